@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// `sluice serve`: the headless host. Runs the core and prints where it listens.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
+import { createCore, type Core } from './core/index.ts';
+import { ConfigError, loadConfigFile } from './core/config/load-config.ts';
+import { defaultDataDir } from './core/config/data-dir.ts';
+
+const USAGE = `Usage: sluice serve [options]
+
+Options:
+  --config FILE       sources and webhook destinations (JSON; see README "Configuration")
+  --data-dir DIR      where messages are stored (default: ${defaultDataDir()})
+  --ingest-port N     ingestion endpoint port (default ${DEFAULT_INGEST_PORT}; 0 = any free port)
+  --ui-port N         inspector UI port (default ${DEFAULT_UI_PORT}; 0 = any free port)
+  --host ADDR         address to listen on (default ${DEFAULT_HOST}, loopback only)
+  --json              print one JSON line with the URLs when ready, nothing else on stdout
+  -h, --help          show this help`;
+
+class UsageError extends Error {}
+
+function parsePort(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${flag} must be a port number (0-65535), not "${value}"`);
+  return port;
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'ingest-port': { type: 'string' },
+      'ui-port': { type: 'string' },
+      host: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const ingestPort = parsePort(values['ingest-port'], '--ingest-port', DEFAULT_INGEST_PORT);
+  parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT); // validated now; the UI host arrives with the inspector
+  const config = values.config ? loadConfigFile(path.resolve(values.config)) : undefined;
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+
+  const core = await createCore({
+    dataDir,
+    ingestPort,
+    host: values.host ?? DEFAULT_HOST,
+    ...(config ? { config } : {}),
+  });
+  handleSignals(core, values.json);
+
+  const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, dataDir, sources })}\n`);
+    return;
+  }
+  const lines = [
+    'Sluice is running.',
+    `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
+    ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
+    `  Data                ${dataDir}`,
+    'Press Ctrl+C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function handleSignals(core: Core, quiet: boolean): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`sluice: ${signal} again, exiting without waiting\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    if (!quiet) process.stderr.write(`sluice: ${signal}, finishing accepted requests and closing the store…\n`);
+    core.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`sluice: error while closing: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    if (command === undefined) process.exitCode = 2;
+    return;
+  }
+  if (command !== 'serve') throw new UsageError(`unknown command "${command}"`);
+  await serve(rest);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`sluice: invalid config ${error.message}\n`);
+  } else if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`sluice: ${(error as Error).message}\n\n${USAGE}\n`);
+  } else {
+    process.stderr.write(`sluice: ${(error as Error).message}\n`);
+  }
+  process.exit(2);
+});

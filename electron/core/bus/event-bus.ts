@@ -1,0 +1,40 @@
+import type { StoredMessage } from '../store/messages-repo.ts';
+
+/** Everything the core announces. A state change is announced only after it is in the store. */
+export interface CoreEvents {
+  /** Messages committed by one group commit, in arrival order. */
+  'messages.stored': StoredMessage[];
+}
+
+type Listener<T> = (payload: T) => void;
+
+/** A small typed event bus. A failing listener is reported, never allowed to break the emitter. */
+export class EventBus {
+  readonly #listeners = new Map<keyof CoreEvents, Set<Listener<never>>>();
+  readonly #onListenerError: (error: unknown, event: string) => void;
+
+  constructor(onListenerError: (error: unknown, event: string) => void = (error, event) => {
+    console.error(`sluice: a listener of "${event}" failed:`, error);
+  }) {
+    this.#onListenerError = onListenerError;
+  }
+
+  on<K extends keyof CoreEvents>(event: K, listener: Listener<CoreEvents[K]>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  emit<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): void {
+    const set = this.#listeners.get(event);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        (listener as Listener<CoreEvents[K]>)(payload);
+      } catch (error) {
+        this.#onListenerError(error, event);
+      }
+    }
+  }
+}

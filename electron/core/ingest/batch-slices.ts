@@ -1,0 +1,94 @@
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const COMMA = 44;
+const COLON = 58;
+
+/** Index of the quote that closes the string opening at `open`; indexOf is far faster than a loop. */
+function closingQuote(text: string, open: number): number {
+  let i = text.indexOf('"', open + 1);
+  while (i !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return i;
+    i = text.indexOf('"', i + 1);
+  }
+  return text.length;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/**
+ * Finds the source text of each element of the top-level `"batch"` array of a JSON document that
+ * JSON.parse has already accepted. Returns [start0, end0, start1, end1, ...] (end exclusive), or
+ * null when there is no such array. Storing these slices keeps each message exactly as the client
+ * sent it and saves re-serializing every event on the ingest path. When the key is written in an
+ * unusual way (escaped), this finds nothing and the caller falls back to JSON.stringify.
+ */
+export function batchElementSlices(text: string): number[] | null {
+  const n = text.length;
+  let depth = 0;
+  let expectKey = false;
+  let keyIsBatch = false;
+  let inBatch = false;
+  let elementStart = -1;
+  let current: number[] = [];
+  let result: number[] | null = null;
+
+  const closeElement = (at: number) => {
+    if (elementStart < 0) return;
+    let end = at;
+    while (end > elementStart && isSpace(text.charCodeAt(end - 1))) end--;
+    current.push(elementStart, end);
+    elementStart = -1;
+  };
+
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      i = closingQuote(text, i);
+      if (depth === 1 && expectKey) {
+        keyIsBatch = i - start === 6 && text.startsWith('"batch"', start);
+        expectKey = false;
+      } else if (inBatch && depth === 2 && elementStart < 0) {
+        elementStart = start;
+      }
+      continue;
+    }
+    if (isSpace(c) || c === COLON) continue;
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (inBatch && depth === 2 && elementStart < 0) elementStart = i;
+      depth++;
+      if (depth === 1) expectKey = c === OPEN_BRACE;
+      else if (depth === 2 && keyIsBatch && c === OPEN_BRACKET) {
+        inBatch = true;
+        current = [];
+        elementStart = -1;
+      }
+      if (depth === 2) keyIsBatch = false;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (inBatch && depth === 2) {
+        closeElement(i);
+        result = current; // a later "batch" key would win in JSON.parse, and here too
+        inBatch = false;
+      }
+      depth--;
+    } else if (c === COMMA) {
+      if (depth === 1) {
+        expectKey = true;
+        keyIsBatch = false;
+      } else if (inBatch && depth === 2) closeElement(i);
+    } else if (inBatch && depth === 2 && elementStart < 0) {
+      elementStart = i; // a number, true, false or null element
+    } else if (depth === 1) {
+      keyIsBatch = false; // "batch" whose value is not an array
+    }
+  }
+  return result;
+}

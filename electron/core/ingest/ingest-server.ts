@@ -1,0 +1,232 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
+import type { MessageType } from '../../../shared/messages.ts';
+import type { Clock } from '../clock.ts';
+import type { StoredMessage } from '../store/messages-repo.ts';
+import type { SourcesRepo } from '../store/sources-repo.ts';
+import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
+import { IngestError } from './ingest-error.ts';
+import type { IngestPipeline } from './ingest-pipeline.ts';
+import { unknownWriteKey } from './prepare-request.ts';
+import { readBody } from './read-body.ts';
+
+/** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */
+const SINGLE_PATHS: Record<string, MessageType> = {
+  identify: 'identify', i: 'identify',
+  track: 'track', t: 'track',
+  page: 'page', p: 'page',
+  screen: 'screen', s: 'screen',
+  group: 'group', g: 'group',
+  alias: 'alias', a: 'alias',
+};
+const BATCH_PATHS = new Set(['batch', 'import']);
+
+export interface IngestServerOptions {
+  sources: SourcesRepo;
+  pipeline: IngestPipeline;
+  clock: Clock;
+  host: string;
+  port: number;
+}
+
+interface RejectedEntry {
+  index: number;
+  code: string;
+  message: string;
+  messageId?: string;
+}
+
+/**
+ * Segment's HTTP Tracking API on node:http. This thread does HTTP only: routing, CORS, the write key
+ * in the Authorization header, reading (and inflating) the body. Parsing, validation and the durable
+ * group commit happen in the ingest worker; a request is answered once its messages are stored.
+ */
+export class IngestServer {
+  readonly #options: IngestServerOptions;
+  readonly #server: http.Server;
+  #url = '';
+
+  constructor(options: IngestServerOptions) {
+    this.#options = options;
+    this.#server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+      this.#handle(req, res).catch((error: unknown) => this.#fail(res, error));
+    });
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  async listen(): Promise<string> {
+    const { host, port } = this.#options;
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.#server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.#url = `http://${shownHost}:${address.port}`;
+    return this.#url;
+  }
+
+  /** Stops accepting; requests already received finish (and are stored) first. */
+  async close(): Promise<void> {
+    if (!this.#server.listening) return;
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections();
+    const force = setTimeout(() => this.#server.closeAllConnections(), 5_000);
+    await closed;
+    clearTimeout(force);
+  }
+
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const rawUrl = req.url ?? '/';
+    const query = rawUrl.indexOf('?');
+    const path = query === -1 ? rawUrl : rawUrl.slice(0, query);
+
+    if (req.method === 'OPTIONS') return answerPreflight(req, res);
+    setCorsHeaders(req, res);
+
+    if (path.startsWith('/v1/projects/')) return this.#projectSettings(req, res, path);
+    if (path === '/health') {
+      if (req.method !== 'GET') throw methodNotAllowed('GET');
+      return sendJson(res, 200, { ok: true });
+    }
+    if (!path.startsWith('/v1/')) throw notFound(path);
+    const segment = path.slice(4).replace(/\/$/, '');
+    const singleType = SINGLE_PATHS[segment];
+    const isBatch = BATCH_PATHS.has(segment);
+    if (!singleType && !isBatch) throw notFound(path);
+    if (req.method !== 'POST') throw methodNotAllowed('POST');
+    return this.#ingest(req, res, segment, isBatch ? null : singleType!);
+  }
+
+  async #ingest(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    endpoint: string,
+    singleType: MessageType | null,
+  ): Promise<void> {
+    checkContentType(req.headers['content-type']);
+    const sourceId = this.#sourceFromAuthorization(req.headers.authorization);
+    const body = await readBody(req, MAX_REQUEST_BYTES);
+    const stored = await this.#options.pipeline.submit({
+      body,
+      sourceId,
+      endpoint,
+      singleType,
+      receivedAt: this.#options.clock.now(),
+      ip: remoteIp(req),
+    });
+    respond(res, stored, singleType !== null);
+  }
+
+  /** The source named by a Basic auth header; null when there is none (the body may name it). */
+  #sourceFromAuthorization(header: string | undefined): number | null {
+    if (header === undefined) return null;
+    const match = /^Basic\s+([A-Za-z0-9+/=_-]*)\s*$/i.exec(header);
+    if (!match) {
+      throw new IngestError(401, 'invalid_authorization', 'Authorization must be "Basic base64(writeKey:)"');
+    }
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const writeKey = colon === -1 ? decoded : decoded.slice(0, colon);
+    if (writeKey === '') throw new IngestError(401, 'missing_write_key', 'the write key in Authorization is empty');
+    const source = this.#options.sources.byWriteKey(writeKey);
+    if (!source) throw unknownWriteKey();
+    return source.id;
+  }
+
+  #projectSettings(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
+    const match = /^\/v1\/projects\/([^/]+)\/settings\/?$/.exec(path);
+    if (!match) throw notFound(path);
+    if (req.method !== 'GET') throw methodNotAllowed('GET');
+    const writeKey = decodeURIComponent(match[1]!);
+    if (!this.#options.sources.byWriteKey(writeKey)) {
+      throw new IngestError(404, 'invalid_write_key', 'no source has this write key');
+    }
+    const host = req.headers.host ?? new URL(this.#url).host;
+    sendJson(res, 200, projectSettings(writeKey, host));
+  }
+
+  #fail(res: http.ServerResponse, error: unknown): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof IngestError) {
+      sendJson(res, error.status, { success: false, error: { code: error.code, message: error.message } });
+      return;
+    }
+    // A store failure: nothing was acknowledged, so the client's retry loses nothing.
+    sendJson(res, 500, {
+      success: false,
+      error: { code: 'internal_error', message: `Sluice could not store the request: ${(error as Error).message}` },
+    });
+  }
+}
+
+function checkContentType(header: string | undefined): void {
+  if (header === undefined) return; // lenient: some HTTP libraries send none
+  const type = header.split(';', 1)[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type === 'text/plain' || (type.startsWith('application/') && type.endsWith('+json'))) {
+    return;
+  }
+  throw new IngestError(
+    400,
+    'unsupported_content_type',
+    `Content-Type "${type}" is not supported; send JSON with Content-Type: application/json`,
+  );
+}
+
+function respond(res: http.ServerResponse, stored: StoredMessage[], single: boolean): void {
+  const rejected: RejectedEntry[] = [];
+  stored.forEach((message, index) => {
+    if (message.status !== 'rejected') return;
+    rejected.push({
+      index,
+      code: message.rejectCode!,
+      message: message.rejectReason!,
+      ...(message.messageId ? { messageId: message.messageId } : {}),
+    });
+  });
+  if (rejected.length === 0) return sendJson(res, 200, { success: true });
+  const first = rejected[0]!;
+  if (single) return sendJson(res, 400, { success: false, error: { code: first.code, message: first.message } });
+  if (rejected.length === stored.length) {
+    return sendJson(res, 400, {
+      success: false,
+      error: { code: 'all_rejected', message: `all ${stored.length} messages were rejected; first: ${first.message}` },
+      rejected,
+    });
+  }
+  sendJson(res, 200, { success: true, rejected });
+}
+
+function remoteIp(req: http.IncomingMessage): string | null {
+  const address = req.socket.remoteAddress;
+  if (!address) return null;
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+function notFound(path: string): IngestError {
+  return new IngestError(
+    404,
+    'not_found',
+    `no endpoint at ${path.slice(0, 200)}; use /v1/identify, /v1/track, /v1/page, /v1/screen, /v1/group, /v1/alias or /v1/batch`,
+  );
+}
+
+function methodNotAllowed(allowed: string): IngestError {
+  return new IngestError(405, 'method_not_allowed', `use ${allowed}`);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}

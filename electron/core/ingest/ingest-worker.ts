@@ -1,0 +1,136 @@
+// The ingest worker: parses, validates and stores requests off the request thread. Requests that
+// arrive while a transaction runs are committed together in the next one (group commit), and each
+// is answered only once its transaction is durable. The request thread is left with HTTP alone, so
+// it stays responsive for the UI and delivery work that share it.
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+import { IngestError } from './ingest-error.ts';
+import type { CommittedColumns, FromIngestWorker, ToIngestWorker } from './ingest-protocol.ts';
+import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
+
+const { file } = workerData as { file: string };
+const port = parentPort!;
+const db = new DatabaseSync(file);
+db.exec('PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000;');
+
+const insertRequest = db.prepare(
+  'INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, ?, ?, ?, ?, ?)',
+);
+// OR IGNORE only ever fires on messages_dedupe: an accepted id this source has sent before.
+const insertAccepted = db.prepare(
+  `INSERT OR IGNORE INTO messages (request_id, source_id, message_id, type, status, user_id, anonymous_id, event,
+     received_at, timestamp, raw) VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?)`,
+);
+const insertOther = db.prepare(
+  `INSERT INTO messages (request_id, source_id, message_id, type, status, reject_code, reject_reason, user_id,
+     anonymous_id, event, received_at, timestamp, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+);
+
+let writeKeys = new Map<string, number>();
+let pending: { job: IngestJob; prepared: PreparedRequest }[] = [];
+let pendingRows = 0;
+let scheduled = false;
+const FLUSH_ROWS = 1000;
+
+function send(message: FromIngestWorker): void {
+  port.postMessage(message);
+}
+
+function store(prepared: PreparedRequest): CommittedColumns {
+  const requestId = Number(
+    insertRequest.run(prepared.sourceId, prepared.endpoint, prepared.receivedAt, prepared.sentAt, prepared.ip, prepared.envelope)
+      .lastInsertRowid,
+  );
+  const n = prepared.messages.length;
+  const columns: CommittedColumns = {
+    requestId,
+    ids: new Float64Array(n),
+    statuses: new Uint8Array(n),
+    messageIds: new Array(n),
+    types: new Array(n),
+    rejectCodes: new Array(n),
+    rejectReasons: new Array(n),
+    userIds: new Array(n),
+    anonymousIds: new Array(n),
+    events: new Array(n),
+    timestamps: new Array(n),
+  };
+  const { sourceId, receivedAt } = prepared;
+  for (let i = 0; i < n; i++) {
+    const m = prepared.messages[i]!;
+    let status = m.status === 'accepted' ? 0 : 1;
+    let result =
+      status === 0
+        ? insertAccepted.run(requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw)
+        : undefined;
+    if (!result || result.changes === 0) {
+      if (status === 0) status = 2;
+      result = insertOther.run(requestId, sourceId, m.messageId, m.type, status === 2 ? 'duplicate' : 'rejected',
+        m.rejectCode, m.rejectReason, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw);
+    }
+    columns.ids[i] = Number(result.lastInsertRowid);
+    columns.statuses[i] = status;
+    columns.messageIds[i] = m.messageId;
+    columns.types[i] = m.type;
+    columns.rejectCodes[i] = m.rejectCode;
+    columns.rejectReasons[i] = m.rejectReason;
+    columns.userIds[i] = m.userId;
+    columns.anonymousIds[i] = m.anonymousId;
+    columns.events[i] = m.event;
+    columns.timestamps[i] = m.timestamp;
+  }
+  return columns;
+}
+
+function flush(): void {
+  scheduled = false;
+  const batch = pending;
+  pending = [];
+  pendingRows = 0;
+  if (batch.length === 0) return;
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    const results = batch.map(({ job, prepared }) => ({
+      jobId: job.id,
+      sourceId: prepared.sourceId,
+      receivedAt: prepared.receivedAt,
+      ...store(prepared),
+    }));
+    db.exec('COMMIT');
+    send({ kind: 'committed', results });
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    send({ kind: 'failed', jobIds: batch.map(({ job }) => job.id), message: (error as Error).message });
+  }
+}
+
+port.on('message', (message: ToIngestWorker) => {
+  switch (message.kind) {
+    case 'sources':
+      writeKeys = new Map(message.writeKeys);
+      return;
+    case 'close':
+      flush();
+      db.close();
+      send({ kind: 'closed' });
+      return;
+    case 'job': {
+      const { job } = message;
+      try {
+        pending.push({ job, prepared: prepareRequest(job, (key) => writeKeys.get(key)) });
+      } catch (error) {
+        if (!(error instanceof IngestError)) throw error;
+        send({ kind: 'refused', jobId: job.id, status: error.status, code: error.code, message: error.message });
+        return;
+      }
+      pendingRows += pending.at(-1)!.prepared.messages.length;
+      // Commit in slices under load, so the first requests are answered (and their clients send
+      // more) while later ones are still being parsed; otherwise commit when the queue is drained.
+      if (pendingRows >= FLUSH_ROWS) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    }
+  }
+});

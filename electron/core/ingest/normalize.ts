@@ -1,0 +1,61 @@
+import { parseTime, type IncomingMessage as SegmentMessage } from '../../../shared/messages.ts';
+
+/** What a batch request carries besides its events; merged into each event (event fields win). */
+export interface BatchEnvelope {
+  context?: Record<string, unknown>;
+  integrations?: Record<string, unknown>;
+  sentAt?: string;
+}
+
+/** What a message's request contributes to it (the `requests` row). */
+export interface RequestInfo {
+  envelope: BatchEnvelope;
+  /** ms since epoch. */
+  receivedAt: number;
+  /** Batch-level sentAt in ms, or null. */
+  sentAt: number | null;
+  ip: string | null;
+}
+
+/**
+ * The message's time corrected for the client's clock skew, as Segment does:
+ * receivedAt − (sentAt − originalTimestamp); the client's timestamp as is when there is no sentAt;
+ * receivedAt when the client gave no timestamp.
+ */
+export function correctedTimestamp(input: Pick<SegmentMessage, 'timestamp' | 'sentAt'>, request: RequestInfo): number {
+  if (input.timestamp === undefined) return request.receivedAt;
+  const sentAt = input.sentAt !== undefined ? parseTime(input.sentAt) : request.sentAt;
+  const original = parseTime(input.timestamp);
+  return sentAt === null ? original : request.receivedAt - (sentAt - original);
+}
+
+/**
+ * The message as Sluice forwards it: what the client sent, plus, as Segment's API does,
+ * - batch-level `context`/`integrations` merged in, `context.ip` from the request when absent;
+ * - `messageId` (generated at ingestion when the client sent none);
+ * - `receivedAt`, the client's `timestamp` kept as `originalTimestamp`, and `timestamp` corrected.
+ * Completes `input` in place and returns it.
+ */
+export function normalizeMessage(
+  input: SegmentMessage,
+  request: RequestInfo,
+  stored: { messageId: string; type: string },
+): Record<string, unknown> {
+  const message = input as Record<string, unknown>;
+  const { envelope, ip } = request;
+  if (message.writeKey !== undefined) delete message.writeKey; // a credential, not part of the message
+  message.type = stored.type;
+  if (envelope.context) message.context = { ...envelope.context, ...input.context };
+  if (ip) {
+    const context = (message.context ??= {}) as Record<string, unknown>;
+    if (context.ip === undefined) context.ip = ip;
+  }
+  if (envelope.integrations) message.integrations = { ...envelope.integrations, ...input.integrations };
+  message.messageId = stored.messageId;
+  if (input.sentAt === undefined && envelope.sentAt !== undefined) message.sentAt = envelope.sentAt;
+  const timestamp = correctedTimestamp(input, request);
+  if (input.timestamp !== undefined) message.originalTimestamp = input.timestamp;
+  message.receivedAt = new Date(request.receivedAt).toISOString();
+  message.timestamp = new Date(timestamp).toISOString();
+  return message;
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
+import { MESSAGE_TYPES, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
+import { batchElementSlices } from './batch-slices.ts';
+import { IngestError } from './ingest-error.ts';
+import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from './normalize.ts';
+
+const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
+
+/** One ingestion request, as the request thread hands it to the ingest worker. */
+export interface IngestJob {
+  id: number;
+  /** The (decompressed) body. */
+  body: Uint8Array;
+  /** The source named by the Authorization header, or null to look for `writeKey` in the body. */
+  sourceId: number | null;
+  /** The path segment after /v1/: batch, import, track, t, ... */
+  endpoint: string;
+  /** The type a single-message endpoint implies; null for batch and import. */
+  singleType: MessageType | null;
+  receivedAt: number;
+  ip: string | null;
+}
+
+/** A message ready to insert; `status` may still become `duplicate` at commit. */
+export interface PreparedMessage {
+  messageId: string | null;
+  type: string | null;
+  status: 'accepted' | 'rejected';
+  rejectCode: string | null;
+  rejectReason: string | null;
+  userId: string | null;
+  anonymousId: string | null;
+  event: string | null;
+  timestamp: number | null;
+  raw: string;
+}
+
+export interface PreparedRequest {
+  sourceId: number;
+  endpoint: string;
+  receivedAt: number;
+  sentAt: number | null;
+  ip: string | null;
+  /** Batch-level fields as JSON, or null when there are none. */
+  envelope: string | null;
+  messages: PreparedMessage[];
+}
+
+/**
+ * Parses and validates one request and prepares its rows. Throws IngestError for a request that is
+ * refused as a whole; a batch's invalid events become `rejected` rows with their reason.
+ */
+export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: string) => number | undefined): PreparedRequest {
+  const text = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8');
+  const body = parseJson(text);
+  const sourceId = job.sourceId ?? sourceFromBody(body, sourceForWriteKey);
+
+  let events: unknown[];
+  let raws: (string | undefined)[];
+  let envelope: BatchEnvelope = {};
+  if (job.singleType) {
+    body.type = job.singleType;
+    events = [body];
+    raws = [text];
+  } else {
+    ({ events, envelope } = readBatch(body));
+    const slices = batchElementSlices(text);
+    raws =
+      slices && slices.length === events.length * 2
+        ? events.map((_, i) => text.slice(slices[2 * i], slices[2 * i + 1]))
+        : events.map(() => undefined); // unusual formatting: serialize instead
+  }
+  const request: RequestInfo = {
+    envelope,
+    receivedAt: job.receivedAt,
+    sentAt: envelope.sentAt === undefined ? null : Date.parse(envelope.sentAt),
+    ip: job.ip,
+  };
+  const hasEnvelope = envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined;
+  return {
+    sourceId,
+    endpoint: job.endpoint,
+    receivedAt: job.receivedAt,
+    sentAt: request.sentAt,
+    ip: job.ip,
+    envelope: hasEnvelope ? JSON.stringify(envelope) : null,
+    messages: events.map((event, i) => prepareMessage(event, raws[i], request)),
+  };
+}
+
+function prepareMessage(event: unknown, raw: string | undefined, request: RequestInfo): PreparedMessage {
+  const text = raw ?? JSON.stringify(event) ?? 'null';
+  // UTF-8 needs at most 3 bytes per UTF-16 unit: only long texts need counting.
+  const bytes = text.length * 3 <= MAX_MESSAGE_BYTES ? text.length : Buffer.byteLength(text);
+  if (bytes > MAX_MESSAGE_BYTES) {
+    const rejection: Rejection = {
+      code: 'message_too_large',
+      message: `the message is ${bytes} bytes; a message may be at most ${MAX_MESSAGE_BYTES / 1024} KB`,
+    };
+    const preview = JSON.stringify({ _sluice: { truncated: true, bytes }, preview: text.slice(0, 2048) });
+    return rejected(event, preview, rejection);
+  }
+  const result = validateMessage(event);
+  if (!result.ok) return rejected(event, text, result.rejection);
+  const input = result.message;
+  const name = input.type === 'track' ? input.event : input.type === 'page' || input.type === 'screen' ? input.name : null;
+  return {
+    messageId: input.messageId ?? `sluice-${randomUUID()}`,
+    type: input.type,
+    status: 'accepted',
+    rejectCode: null,
+    rejectReason: null,
+    userId: idText(input.userId),
+    anonymousId: idText(input.anonymousId),
+    event: name ?? null,
+    timestamp: correctedTimestamp(input, request),
+    raw: text,
+  };
+}
+
+/** A rejected event is kept, with its reason, so the inspector can show what went wrong. */
+function rejected(event: unknown, raw: string, rejection: Rejection): PreparedMessage {
+  const fields = typeof event === 'object' && event !== null && !Array.isArray(event) ? (event as Record<string, unknown>) : {};
+  return {
+    messageId: typeof fields.messageId === 'string' ? fields.messageId.slice(0, 256) : null,
+    type: typeof fields.type === 'string' && KNOWN_TYPES.has(fields.type) ? fields.type : null,
+    status: 'rejected',
+    rejectCode: rejection.code,
+    rejectReason: rejection.message,
+    userId: idText(fields.userId),
+    anonymousId: idText(fields.anonymousId),
+    event: typeof fields.event === 'string' ? fields.event.slice(0, 1024) : null,
+    timestamp: null,
+    raw,
+  };
+}
+
+function parseJson(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new IngestError(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new IngestError(400, 'invalid_body', 'the body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+function sourceFromBody(body: Record<string, unknown>, sourceForWriteKey: (writeKey: string) => number | undefined): number {
+  const writeKey = body.writeKey;
+  if (typeof writeKey !== 'string' || writeKey === '') {
+    throw new IngestError(
+      401,
+      'missing_write_key',
+      'no write key: send it as the Basic auth username (empty password) or as "writeKey" in the body',
+    );
+  }
+  const sourceId = sourceForWriteKey(writeKey);
+  if (sourceId === undefined) throw unknownWriteKey();
+  return sourceId;
+}
+
+export function unknownWriteKey(): IngestError {
+  return new IngestError(401, 'invalid_write_key', "unknown write key; copy it from Sluice's Sources view");
+}
+
+function readBatch(body: Record<string, unknown>): { events: unknown[]; envelope: BatchEnvelope } {
+  const { batch, context, integrations, sentAt } = body;
+  if (!Array.isArray(batch)) throw new IngestError(400, 'invalid_batch', '"batch" must be an array of messages');
+  if (batch.length > MAX_BATCH_EVENTS) {
+    throw new IngestError(
+      400,
+      'too_many_events',
+      `a batch holds at most ${MAX_BATCH_EVENTS} messages; this one has ${batch.length}`,
+    );
+  }
+  const envelope: BatchEnvelope = {};
+  if (context !== undefined) envelope.context = batchObject(context, 'context');
+  if (integrations !== undefined) envelope.integrations = batchObject(integrations, 'integrations');
+  if (sentAt !== undefined) {
+    if (typeof sentAt !== 'string' || Number.isNaN(Date.parse(sentAt))) {
+      throw new IngestError(400, 'invalid_batch', '"sentAt" must be an ISO 8601 date string');
+    }
+    envelope.sentAt = sentAt;
+  }
+  return { events: batch, envelope };
+}
+
+function batchObject(value: unknown, field: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new IngestError(400, 'invalid_batch', `batch-level "${field}" must be an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function idText(value: unknown): string | null {
+  if (typeof value === 'string') return value === '' ? null : value.slice(0, 1024);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}

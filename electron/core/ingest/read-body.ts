@@ -1,0 +1,73 @@
+import type { IncomingMessage } from 'node:http';
+import { gunzip, inflate } from 'node:zlib';
+import { promisify } from 'node:util';
+import { IngestError } from './ingest-error.ts';
+
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
+
+/**
+ * Reads a request body of at most `limit` bytes, decompressing gzip/deflate with the same limit on
+ * the output: zlib stops at `maxOutputLength`, so a gzip bomb costs at most `limit` bytes of memory.
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
+    throw new IngestError(400, 'unsupported_encoding', `Content-Encoding "${encoding}" is not supported; use gzip or none`);
+  }
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) throw tooLarge(limit);
+
+  const raw = await collect(req, limit);
+  if (encoding === 'identity') return raw;
+  try {
+    const inflater = encoding === 'gzip' ? gunzipAsync : inflateAsync;
+    return await inflater(raw, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit, 'after decompression');
+    throw new IngestError(400, 'invalid_encoding', `the body is not valid ${encoding} data`);
+  }
+}
+
+function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > limit) {
+        cleanup();
+        // Stop buffering; node drains the rest of the body after the response is sent.
+        req.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+function tooLarge(limit: number, when = ''): IngestError {
+  return new IngestError(
+    400,
+    'request_too_large',
+    `the request body is over ${limit / 1024} KB${when ? ` ${when}` : ''}; split it into smaller batches`,
+  );
+}

@@ -1,0 +1,26 @@
+// Runs WAL checkpoints on a connection of its own, off the thread that serves requests.
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { file, intervalMs } = workerData as { file: string; intervalMs: number };
+const db = new DatabaseSync(file);
+db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+
+function checkpoint(mode: 'PASSIVE' | 'TRUNCATE'): void {
+  try {
+    db.prepare(`PRAGMA wal_checkpoint(${mode})`).get();
+  } catch {
+    // SQLITE_BUSY: the next tick tries again; a checkpoint is never needed for correctness.
+  }
+}
+
+const timer = setInterval(() => checkpoint('PASSIVE'), intervalMs);
+parentPort?.on('message', (msg: string) => {
+  if (msg === 'close') {
+    clearInterval(timer);
+    checkpoint('TRUNCATE');
+    db.close();
+    parentPort?.postMessage('closed');
+    parentPort?.close();
+  }
+});

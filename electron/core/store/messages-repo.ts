@@ -1,0 +1,141 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
+import { normalizeMessage, type BatchEnvelope } from '../ingest/normalize.ts';
+
+export type MessageOrigin = 'ingest' | 'client' | 'audience';
+
+/** A committed message as lists and the event bus carry it (the columns, not the payload). */
+export interface StoredMessage {
+  id: number;
+  requestId: number | null;
+  sourceId: number;
+  messageId: string | null;
+  type: string | null;
+  status: MessageStatus;
+  rejectCode: string | null;
+  rejectReason: string | null;
+  origin: MessageOrigin;
+  userId: string | null;
+  anonymousId: string | null;
+  event: string | null;
+  receivedAt: number;
+  timestamp: number | null;
+}
+
+/** One message with its payload: exactly as received, and as Sluice forwards it. */
+export interface MessageRecord extends StoredMessage {
+  /** The message's JSON text exactly as the client sent it. */
+  raw: string;
+  /** The normalized message (null for rejected messages, which are never forwarded). */
+  message: Record<string, unknown> | null;
+}
+
+const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
+  m.origin, m.user_id, m.anonymous_id, m.event, m.received_at, m.timestamp`;
+
+interface MessageRow {
+  id: number;
+  request_id: number | null;
+  source_id: number;
+  message_id: string | null;
+  type: string | null;
+  status: MessageStatus;
+  reject_code: string | null;
+  reject_reason: string | null;
+  origin: MessageOrigin;
+  user_id: string | null;
+  anonymous_id: string | null;
+  event: string | null;
+  received_at: number;
+  timestamp: number | null;
+}
+
+interface RecordRow extends MessageRow {
+  raw: string;
+  sent_at: number | null;
+  ip: string | null;
+  envelope: string | null;
+}
+
+function fromRow(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    sourceId: row.source_id,
+    messageId: row.message_id,
+    type: row.type,
+    status: row.status,
+    rejectCode: row.reject_code,
+    rejectReason: row.reject_reason,
+    origin: row.origin,
+    userId: row.user_id,
+    anonymousId: row.anonymous_id,
+    event: row.event,
+    receivedAt: row.received_at,
+    timestamp: row.timestamp,
+  };
+}
+
+export interface ListMessagesQuery {
+  /** Rows with an id below this (paging newest first). */
+  beforeId?: number;
+  limit?: number;
+  sourceId?: number;
+  status?: MessageStatus;
+}
+
+/** Read side of the messages table. Writes go through the ingest worker's group commit. */
+export class MessagesRepo {
+  readonly #db: DatabaseSync;
+  readonly #get: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#get = db.prepare(
+      `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
+       FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id = ?`,
+    );
+  }
+
+  get(id: number): MessageRecord | undefined {
+    const row = this.#get.get(id) as RecordRow | undefined;
+    if (!row) return undefined;
+    const stored = fromRow(row);
+    let message: Record<string, unknown> | null = null;
+    if (row.status !== 'rejected') {
+      message = normalizeMessage(
+        JSON.parse(row.raw) as SegmentMessage,
+        {
+          envelope: row.envelope ? (JSON.parse(row.envelope) as BatchEnvelope) : {},
+          receivedAt: row.received_at,
+          sentAt: row.sent_at,
+          ip: row.ip,
+        },
+        { messageId: row.message_id!, type: row.type! },
+      );
+    }
+    return { ...stored, raw: row.raw, message };
+  }
+
+  list(query: ListMessagesQuery = {}): StoredMessage[] {
+    const where: string[] = [];
+    const params: (number | string)[] = [];
+    if (query.beforeId !== undefined) (where.push('m.id < ?'), params.push(query.beforeId));
+    if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
+    if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
+    const sql = `SELECT ${COLUMNS} FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY m.id DESC LIMIT ?`;
+    params.push(Math.min(Math.max(query.limit ?? 100, 1), 10_000));
+    return (this.#db.prepare(sql).all(...params) as unknown as MessageRow[]).map(fromRow);
+  }
+
+  countByStatus(): Record<MessageStatus, number> {
+    const counts: Record<MessageStatus, number> = { accepted: 0, rejected: 0, duplicate: 0 };
+    const rows = this.#db.prepare('SELECT status, count(*) AS n FROM messages GROUP BY status').all() as unknown as {
+      status: MessageStatus;
+      n: number;
+    }[];
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+}

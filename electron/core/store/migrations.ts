@@ -1,0 +1,139 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/**
+ * Versioned schema. Each entry runs once, in order, inside a transaction; `PRAGMA user_version`
+ * records the last one applied. Never edit an entry that has shipped: append a new one.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'sources, destinations, requests, messages, deliveries, attempts',
+    sql: `
+      CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        write_key TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('web', 'mobile', 'server')),
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE destinations (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL DEFAULT 'webhooks',
+        enabled INTEGER NOT NULL,
+        settings TEXT NOT NULL,            -- JSON: webhooks, sharedSecret, options
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE destination_sources (
+        destination_id INTEGER NOT NULL REFERENCES destinations(id) ON DELETE CASCADE,
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        PRIMARY KEY (destination_id, source_id)
+      ) WITHOUT ROWID;
+
+      -- One row per ingestion request: what its messages share (time, sender, batch-level fields).
+      CREATE TABLE requests (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        endpoint TEXT NOT NULL,                   -- batch, track, t, ...
+        received_at INTEGER NOT NULL,             -- ms since epoch
+        sent_at INTEGER,                          -- batch-level sentAt, ms
+        ip TEXT,
+        envelope TEXT                             -- JSON: batch-level context, integrations, sentAt
+      );
+
+      -- id is the arrival order, so it sorts by time. raw is the message exactly as the client sent
+      -- it; the normalized message is raw + its request + the columns (see normalize.ts), so the
+      -- ingest path never re-serializes a message. The columns are what lists filter on.
+      CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        request_id INTEGER,
+        source_id INTEGER NOT NULL,
+        message_id TEXT,                          -- the client's, or one Sluice generated
+        type TEXT,
+        status TEXT NOT NULL,                     -- accepted | rejected | duplicate
+        reject_code TEXT,
+        reject_reason TEXT,
+        origin TEXT NOT NULL DEFAULT 'ingest',    -- ingest | client | audience
+        user_id TEXT,
+        anonymous_id TEXT,
+        event TEXT,                               -- track event, page/screen name
+        received_at INTEGER NOT NULL,             -- ms since epoch
+        timestamp INTEGER,                        -- corrected for clock skew, ms
+        raw TEXT NOT NULL
+      );
+      -- The only index on the ingest path: it is the dedupe check. Partial, so duplicates and
+      -- rejected rows (which may repeat or lack an id) cost nothing here.
+      CREATE UNIQUE INDEX messages_dedupe ON messages (source_id, message_id) WHERE status = 'accepted';
+
+      CREATE TABLE deliveries (
+        id INTEGER PRIMARY KEY,
+        message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+        destination_id INTEGER NOT NULL REFERENCES destinations(id) ON DELETE CASCADE,
+        trigger TEXT NOT NULL CHECK (trigger IN ('automatic', 'replay', 'audience', 'deletion', 'test')),
+        replay_of INTEGER REFERENCES deliveries(id) ON DELETE SET NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'in_flight', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled')),
+        target_url TEXT,                          -- a replay's own URL; NULL = the destination's webhooks
+        body TEXT,                                -- exact bytes sent (as UTF-8 text)
+        signature TEXT,
+        attempt_count INTEGER NOT NULL DEFAULT 0,
+        first_attempt_at INTEGER,
+        next_attempt_at INTEGER,
+        deadline_at INTEGER,
+        last_error TEXT,
+        skip_reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status IN ('pending', 'retrying', 'in_flight');
+      CREATE INDEX deliveries_message ON deliveries (message_id);
+
+      CREATE TABLE attempts (
+        id INTEGER PRIMARY KEY,
+        delivery_id INTEGER NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        duration_ms REAL,
+        request_headers TEXT NOT NULL,            -- JSON
+        response_status INTEGER,
+        response_headers TEXT,                    -- JSON
+        response_body TEXT,                       -- truncated at 64 KB
+        error_code TEXT CHECK (error_code IN ('timeout', 'tls', 'connect', 'reset', 'http')),
+        error_message TEXT,
+        outcome TEXT NOT NULL CHECK (outcome IN ('success', 'retry', 'final')),
+        retry_at INTEGER
+      );
+      CREATE INDEX attempts_delivery ON attempts (delivery_id);
+
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+export function migrate(db: DatabaseSync): number {
+  const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(
+      `the data folder was written by a newer Sluice (schema ${current}, this build knows ${latest}); upgrade Sluice or use another --data-dir`,
+    );
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(migration.sql);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw new Error(`schema migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+    }
+  }
+  return latest;
+}

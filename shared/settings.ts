@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { MAX_WEBHOOKS } from './limits.ts';
+
+export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** RFC 9110 token: what an HTTP header name may contain. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Headers Sluice sets itself or that HTTP owns; a static header may not replace them. */
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'x-signature',
+  'user-agent',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+]);
+
+const name = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters');
+
+export const writeKeySchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256, 'must be at most 256 characters')
+  .regex(/^[A-Za-z0-9_\-.~]+$/, 'may contain only letters, digits and _ - . ~');
+
+export const sourceSchema = z.strictObject({
+  name,
+  writeKey: writeKeySchema,
+  kind: z.enum(SOURCE_KINDS).default('server'),
+});
+export type SourceConfig = z.infer<typeof sourceSchema>;
+
+export const webhookUrlSchema = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 200)}" is not a valid URL` });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: `must use http or https, not ${url.protocol.replace(':', '')}` });
+  }
+  if (url.username || url.password) {
+    ctx.addIssue({ code: 'custom', message: 'must not contain credentials; use a static header instead' });
+  }
+});
+
+export const webhookHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  for (const [key, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(key)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a valid header name` });
+    } else if (RESERVED_HEADERS.has(key.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is set by Sluice and cannot be overridden` });
+    }
+    if (/[\r\n\0]/.test(value)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'header values may not contain line breaks or NUL' });
+    }
+  }
+});
+
+export const webhookSchema = z.strictObject({
+  url: webhookUrlSchema,
+  headers: webhookHeadersSchema.default({}),
+  /** Extra trusted CA certificate (PEM), for local HTTPS receivers (mkcert and similar). */
+  caCert: z
+    .string()
+    .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM certificate')
+    .optional(),
+});
+export type WebhookConfig = z.infer<typeof webhookSchema>;
+
+export const destinationOptionsSchema = z.strictObject({
+  /** "seed": the seed's table 2.2 bodies; "full": the whole normalized message plus version 1. */
+  bodyShape: z.enum(['seed', 'full']).default('seed'),
+  /** Deliveries of this destination in flight at once. */
+  concurrency: z.number().int().min(1).max(256).default(32),
+});
+export type DestinationOptions = z.infer<typeof destinationOptionsSchema>;
+
+export const destinationSchema = z.strictObject({
+  name,
+  enabled: z.boolean().default(true),
+  /** Names of the sources whose messages this destination receives. */
+  sources: z.array(name).default([]),
+  webhooks: z
+    .array(webhookSchema)
+    .min(1, 'needs at least one webhook')
+    .max(MAX_WEBHOOKS, `at most ${MAX_WEBHOOKS} webhooks per destination`),
+  sharedSecret: z.string().min(1, 'must not be empty; leave it out to send unsigned').max(1024).optional(),
+  options: destinationOptionsSchema.default({ bodyShape: 'seed', concurrency: 32 }),
+});
+export type DestinationConfig = z.infer<typeof destinationSchema>;
+
+export const configFileSchema = z
+  .strictObject({
+    sources: z.array(sourceSchema).default([]),
+    destinations: z.array(destinationSchema).default([]),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    const keys = new Map<string, number>();
+    config.sources.forEach((source, i) => {
+      if (seen.has(source.name)) {
+        ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name "${source.name}"` });
+      }
+      if (keys.has(source.writeKey)) {
+        ctx.addIssue({ code: 'custom', path: ['sources', i, 'writeKey'], message: 'duplicate write key' });
+      }
+      seen.set(source.name, i);
+      keys.set(source.writeKey, i);
+    });
+    const destinations = new Set<string>();
+    config.destinations.forEach((destination, i) => {
+      if (destinations.has(destination.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['destinations', i, 'name'],
+          message: `duplicate destination name "${destination.name}"`,
+        });
+      }
+      destinations.add(destination.name);
+      destination.sources.forEach((sourceName, j) => {
+        if (!seen.has(sourceName)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['destinations', i, 'sources', j],
+            message: `unknown source "${sourceName}"; declare it under "sources"`,
+          });
+        }
+      });
+    });
+  });
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** "destinations[0].webhooks[1].url" — how a person reads a path into a JSON document. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(root)';
+}
+
+/** One line per problem, each naming the field. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
+}

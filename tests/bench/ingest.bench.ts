@@ -1,0 +1,125 @@
+// Ingestion benchmark: events/s durably stored via /v1/batch, against two baselines in the same run.
+// The three servers are measured in interleaved rounds and compared round by round, because this
+// kind of machine (2 shared cores) drifts by tens of percent within a minute.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createCore } from '../../electron/core/index.ts';
+import { startBareServer, startNaiveSqliteServer, type RunningServer } from './baseline-servers.ts';
+
+const execFileAsync = promisify(execFile);
+
+interface LoadResult {
+  eventsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  acceptedTotal: number;
+  failedRequests: number;
+}
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const LOAD = {
+  warmupMs: 1000,
+  durationMs: Number(process.env.BENCH_DURATION_MS ?? 5000),
+  connections: 8,
+  inFlight: 32,
+  eventsPerRequest: 100,
+};
+
+async function load(url: string, writeKey: string): Promise<LoadResult> {
+  const generator = path.join(import.meta.dirname, 'load-generator.ts');
+  const { stdout } = await execFileAsync(process.execPath, [generator, JSON.stringify({ ...LOAD, url, writeKey })], {
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout) as LoadResult;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+interface Contender {
+  name: string;
+  server: RunningServer;
+  writeKey: string;
+  rounds: LoadResult[];
+}
+
+export async function runIngestBench() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-ingest-'));
+  const core = await createCore({ dataDir: path.join(dir, 'sluice'), ingestPort: 0 });
+  const contenders: Contender[] = [
+    { name: '(a) bare node:http + JSON.parse', server: await startBareServer(), writeKey: '', rounds: [] },
+    {
+      name: '(b) + one SQLite txn per request',
+      server: await startNaiveSqliteServer(path.join(dir, 'naive')),
+      writeKey: '',
+      rounds: [],
+    },
+    {
+      name: 'Sluice ingest (validated, durable)',
+      server: { url: core.ingestUrl, storedCount: () => core.messages.countByStatus().accepted, close: () => core.close() },
+      writeKey: core.sources.list()[0]!.writeKey,
+      rounds: [],
+    },
+  ];
+  try {
+    console.log(
+      `ingestion: /v1/batch, ${LOAD.eventsPerRequest} events/request, ${LOAD.connections} connections, ` +
+        `${LOAD.inFlight} in flight; ${ROUNDS} interleaved rounds of ${LOAD.durationMs / 1000} s`,
+    );
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const contender of contenders) {
+        const result = await load(contender.server.url, contender.writeKey);
+        contender.rounds.push(result);
+        console.log(
+          `  round ${round}  ${contender.name.padEnd(36)} ${Math.round(result.eventsPerSecond).toLocaleString('en-US').padStart(9)} events/s` +
+            `  p50 ${result.p50Ms.toFixed(1)} ms  p99 ${result.p99Ms.toFixed(1)} ms`,
+        );
+      }
+    }
+    const summary = contenders.map((c) => {
+      const acknowledged = c.rounds.reduce((sum, r) => sum + r.acceptedTotal, 0);
+      const stored = c.server.storedCount();
+      return {
+        name: c.name,
+        eventsPerSecond: median(c.rounds.map((r) => r.eventsPerSecond)),
+        p50Ms: median(c.rounds.map((r) => r.p50Ms)),
+        p99Ms: median(c.rounds.map((r) => r.p99Ms)),
+        acknowledged,
+        stored,
+        lost: Math.max(0, acknowledged - stored),
+        failedRequests: c.rounds.reduce((sum, r) => sum + r.failedRequests, 0),
+        rounds: c.rounds.map((r) => Math.round(r.eventsPerSecond)),
+      };
+    });
+    const [bare, naive, sluice] = summary as [(typeof summary)[0], (typeof summary)[0], (typeof summary)[0]];
+    const perRound = (i: number) => sluice.rounds.map((v, r) => v / contenders[i]!.rounds[r]!.eventsPerSecond);
+    const figures = {
+      sluice,
+      baselineBare: bare,
+      baselineNaiveSqlite: naive,
+      ratioVsNaiveSqlite: median(perRound(1)),
+      ratioVsBare: median(perRound(0)),
+      nothingLost: sluice.lost === 0,
+    };
+    console.log('median of rounds:');
+    for (const s of summary) {
+      console.log(
+        `  ${s.name.padEnd(36)} ${Math.round(s.eventsPerSecond).toLocaleString('en-US').padStart(9)} events/s  p50 ${s.p50Ms.toFixed(1)} ms  p99 ${s.p99Ms.toFixed(1)} ms  acknowledged ${s.acknowledged}, stored ${s.stored}`,
+      );
+    }
+    console.log(
+      `Sluice / (b) = ${figures.ratioVsNaiveSqlite.toFixed(2)}x   Sluice / (a) = ${figures.ratioVsBare.toFixed(2)}x   ` +
+        `(median of per-round ratios)   lost: ${sluice.lost}`,
+    );
+    return figures;
+  } finally {
+    for (const contender of contenders) await contender.server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

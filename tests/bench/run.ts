@@ -1,0 +1,32 @@
+// `npm run bench`: runs the benchmarks and saves their figures to bench-results/.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runIngestBench } from './ingest.bench.ts';
+
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  ingest: runIngestBench,
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : Object.keys(BENCHES);
+const outDir = path.resolve(import.meta.dirname, '../../bench-results');
+fs.mkdirSync(outDir, { recursive: true });
+
+for (const name of names) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  const figures = await bench();
+  const record = {
+    benchmark: name,
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    figures,
+  };
+  const file = path.join(outDir, `${name}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  console.log(`saved ${path.relative(process.cwd(), file)}\n`);
+}
