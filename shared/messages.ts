@@ -25,14 +25,16 @@ export interface Rejection {
 }
 
 const identifier = z.union([z.string().min(1).max(1024), z.number().finite()]);
+/** userId and anonymousId may each be empty or null, as long as one of them is set (checked after). */
+const userIdentifier = z.union([z.string().max(1024), z.number().finite()]).nullish();
 const jsonObject = z.record(z.string(), z.unknown());
 const isoTime = z.string().max(64).refine((s) => !Number.isNaN(parseTime(s)), 'not an ISO 8601 date');
 
 /** Fields every message may carry. Unknown keys are kept: Segment messages are open-ended. */
 const common = {
   messageId: z.string().min(1).max(256).optional(),
-  userId: identifier.nullish(),
-  anonymousId: identifier.nullish(),
+  userId: userIdentifier,
+  anonymousId: userIdentifier,
   context: jsonObject.optional(),
   integrations: jsonObject.optional(),
   timestamp: isoTime.optional(),
@@ -116,8 +118,8 @@ export function validateMessage(input: unknown): ValidationResult {
 export function conformsToSchema(m: Record<string, unknown>): boolean {
   if (
     !optionalText(m.messageId, 1, 256) ||
-    !optionalIdentifier(m.userId) ||
-    !optionalIdentifier(m.anonymousId) ||
+    !optionalUserIdentifier(m.userId) ||
+    !optionalUserIdentifier(m.anonymousId) ||
     !optionalObject(m.context) ||
     !optionalObject(m.integrations) ||
     !optionalTime(m.timestamp) ||
@@ -145,8 +147,8 @@ export function conformsToSchema(m: Record<string, unknown>): boolean {
 function isIdentifier(v: unknown): boolean {
   return typeof v === 'string' ? v.length >= 1 && v.length <= 1024 : typeof v === 'number' && Number.isFinite(v);
 }
-function optionalIdentifier(v: unknown): boolean {
-  return v === undefined || v === null || isIdentifier(v);
+function optionalUserIdentifier(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || isIdentifier(v);
 }
 function optionalText(v: unknown, min: number, max: number): boolean {
   return v === undefined || (typeof v === 'string' && v.length >= min && v.length <= max);

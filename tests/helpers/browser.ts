@@ -1,0 +1,32 @@
+// A real Chromium for browser tests, driven by Playwright as a library (no Playwright test runner, no
+// downloaded browsers: `npx playwright install` needs the internet). Set SLUICE_CHROMIUM to use
+// another binary.
+import fs from 'node:fs';
+import { chromium, type Browser } from '@playwright/test';
+
+export const chromiumPath: string = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Why browser tests cannot run here, or null when they can. Use with `describe.skipIf`. */
+export function browserUnavailableReason(): string | null {
+  try {
+    fs.accessSync(chromiumPath, fs.constants.X_OK);
+    return null;
+  } catch {
+    return `no executable Chromium at ${chromiumPath} (set SLUICE_CHROMIUM to a Chromium binary)`;
+  }
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}

@@ -1,0 +1,90 @@
+// `sluice serve` as a user runs it: a real child process, real ports, a real data folder.
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { post, startCore, storedMessages, tempDir } from '../helpers/core.ts';
+import { runCli, startCli, type RunningCli } from '../helpers/cli.ts';
+
+const running: RunningCli[] = [];
+afterEach(() => {
+  for (const cli of running.splice(0)) cli.child.kill('SIGKILL');
+});
+
+async function serve(args: string[]): Promise<RunningCli> {
+  const cli = await startCli(args);
+  running.push(cli);
+  return cli;
+}
+
+describe('sluice serve', () => {
+  it('prints one JSON ready line, serves, and on SIGINT stores what it accepted and exits 0', async () => {
+    const dataDir = tempDir();
+    const cli = await serve(['--data-dir', dataDir]);
+    expect(cli.ready.ingest).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(cli.ready.dataDir).toBe(dataDir);
+    const [source] = cli.ready.sources;
+    expect(source).toMatchObject({ name: 'default', kind: 'server', writeKey: expect.stringMatching(/^wk_[0-9a-f]{24}$/) });
+
+    const res = await post({ ingestUrl: cli.ready.ingest, writeKey: source!.writeKey }, '/v1/track', { userId: 'u', event: 'Via CLI' });
+    expect(res.status).toBe(200);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+
+    // Owner-only data.
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(dataDir, 'sluice.db')).mode & 0o777).toBe(0o600);
+    const core = await startCore({ dataDir });
+    try {
+      expect(core.writeKey).toBe(source!.writeKey);
+      expect(storedMessages(core).map((m) => m.event)).toEqual(['Via CLI']);
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  it('loads a config file: its sources and write keys are live', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'sluice.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'hooks', enabled: true, sources: ['web'], sharedSecret: 'abc123', webhooks: [{ url: 'http://127.0.0.1:9000/a', headers: { 'X-Env': 'dev' } }] }],
+      }),
+    );
+    const cli = await serve(['--data-dir', path.join(dir, 'data'), '--config', config]);
+    expect(cli.ready.sources).toEqual([{ name: 'web', writeKey: 'wk_web', kind: 'web' }]);
+    const res = await post({ ingestUrl: cli.ready.ingest, writeKey: 'wk_web' }, '/v1/identify', { userId: 'u' });
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses a bad config with exit code 2 and the bad field named', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'bad.json');
+    fs.writeFileSync(config, JSON.stringify({ destinations: [{ name: 'd', webhooks: [{ url: 'ftp://x' }] }] }));
+    const { code, stdout, stderr } = await runCli(['serve', '--data-dir', path.join(dir, 'data'), '--config', config, '--ingest-port', '0']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('invalid config');
+    expect(stderr).toContain('destinations[0].webhooks[0].url: must use http or https');
+  });
+
+  it.each([
+    [['serve', '--ingest-port', 'eighty'], '--ingest-port must be a port number'],
+    [['serve', '--bogus'], "Unknown option '--bogus'"],
+    [['launch'], 'unknown command "launch"'],
+  ])('refuses %j with exit code 2 and usage', async (args, message) => {
+    const { code, stderr } = await runCli(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain('Usage: sluice serve');
+  });
+
+  it('says clearly when the port is taken', async () => {
+    const first = await serve(['--data-dir', tempDir()]);
+    const port = new URL(first.ready.ingest).port;
+    const { code, stderr } = await runCli(['serve', '--data-dir', tempDir(), '--ingest-port', port]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`port ${port} is in use`);
+  });
+});

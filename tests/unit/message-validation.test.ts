@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { conformsToSchema, incomingMessageSchema, validateMessage } from '../../shared/messages.ts';
+
+describe('validateMessage', () => {
+  it.each([
+    [{ type: 'identify', userId: 'u' }],
+    [{ type: 'identify', anonymousId: 'a', userId: null }],
+    [{ type: 'identify', anonymousId: 'a', userId: '' }],
+    [{ type: 'track', userId: 7, event: 'E', properties: {} }],
+    [{ type: 'page', anonymousId: 'a', name: null, properties: { url: 'x' } }],
+    [{ type: 'screen', userId: 'u' }],
+    [{ type: 'group', userId: 'u', groupId: 'g', traits: { n: 1 } }],
+    [{ type: 'alias', userId: 'u', previousId: 'p' }],
+    [{ type: 'track', userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z', unknownKey: [1] }],
+  ])('accepts %j without copying it', (input) => {
+    const result = validateMessage(input);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.message).toBe(input);
+  });
+
+  it.each([
+    [null, 'invalid_message'],
+    [[1], 'invalid_message'],
+    [{ userId: 'u' }, 'invalid_type'],
+    [{ type: 'delete', userId: 'u' }, 'invalid_type'],
+    [{ type: 'identify' }, 'missing_user'],
+    [{ type: 'identify', userId: '', anonymousId: null }, 'missing_user'],
+    [{ type: 'track', userId: 'u' }, 'missing_event'],
+    [{ type: 'group', userId: 'u', groupId: null }, 'missing_group_id'],
+    [{ type: 'alias', userId: 'u', previousId: '' }, 'missing_previous_id'],
+    [{ type: 'track', userId: 'u', event: 'E', context: 'x' }, 'invalid_field'],
+    [{ type: 'track', userId: 'u', event: 5 }, 'invalid_field'],
+    [{ type: 'track', userId: 'u', event: 'E', sentAt: 'later' }, 'invalid_timestamp'],
+    [{ type: 'track', userId: 'u', event: 'E', messageId: '' }, 'invalid_field'],
+  ])('rejects %j with %s and a message naming the problem', (input, code) => {
+    const result = validateMessage(input);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.rejection.code).toBe(code);
+      expect(result.rejection.message.length).toBeGreaterThan(10);
+    }
+  });
+
+  // The hand-written hot-path check must say exactly what the zod schema says.
+  it('conformsToSchema agrees with the zod schema on generated messages', () => {
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T,>(values: T[]): T => values[Math.floor(rand() * values.length)]!;
+    const anyValue = () =>
+      pick<unknown>([undefined, null, '', 'x', 'y'.repeat(1025), 0, 1.5, Number.NaN, true, {}, { a: 1 }, [], ['a'], '2026-01-01T00:00:00.000Z', 'not a date']);
+    const fields = ['messageId', 'userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'sentAt', 'event', 'name', 'category', 'properties', 'traits', 'groupId', 'previousId'];
+    let agreed = 0;
+    for (let n = 0; n < 5000; n++) {
+      const message: Record<string, unknown> = { type: pick(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete', 5, undefined]) };
+      for (const field of fields) if (rand() < 0.25) message[field] = anyValue();
+      const zod = incomingMessageSchema.safeParse(message).success;
+      expect({ message, verdict: conformsToSchema(message) }).toEqual({ message, verdict: zod });
+      if (zod) agreed++;
+    }
+    expect(agreed).toBeGreaterThan(100); // the generator reaches the accepting side too
+  });
+});
