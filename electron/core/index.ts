@@ -50,8 +50,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   sources.ensureDefault(now);
 
   const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE));
-  const pipeline = new IngestPipeline(path.join(options.dataDir, DATABASE_FILE), (stored) =>
-    bus.emit('messages.stored', stored),
+  const pipeline = new IngestPipeline(path.join(options.dataDir, DATABASE_FILE), (committed) =>
+    bus.emit('messages.stored', committed),
   );
   pipeline.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id]));
   const ingest = new IngestServer({

@@ -37,12 +37,16 @@ export async function startBareServer(): Promise<RunningServer> {
   return { url, storedCount: () => count, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-/** (b) The obvious storage: one transaction per request, one indexed row per event, same durability setting as Sluice. */
-export async function startNaiveSqliteServer(dir: string): Promise<RunningServer> {
+/**
+ * (b) The obvious storage: one transaction per request, one indexed row per event.
+ * `pragmas` "defaults" is SQLite as it comes (rollback journal, synchronous=FULL: each commit is
+ * fsynced); "wal" gives it Sluice's own setting (WAL, synchronous=NORMAL), the same durability promise.
+ */
+export async function startNaiveSqliteServer(dir: string, pragmas: 'defaults' | 'wal'): Promise<RunningServer> {
   fs.mkdirSync(dir, { recursive: true });
   const db = new DatabaseSync(path.join(dir, 'naive.db'));
-  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
-    CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, type TEXT, user_id TEXT, received_at INTEGER, json TEXT);
+  if (pragmas === 'wal') db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+  db.exec(`CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, type TEXT, user_id TEXT, received_at INTEGER, json TEXT);
     CREATE INDEX messages_message_id ON messages (message_id);`);
   const insert = db.prepare('INSERT INTO messages (message_id, type, user_id, received_at, json) VALUES (?, ?, ?, ?, ?)');
   const server = http.createServer(async (req, res) => {

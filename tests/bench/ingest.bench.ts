@@ -42,6 +42,18 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+interface Summary {
+  name: string;
+  eventsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  acknowledged: number;
+  stored: number;
+  lost: number;
+  failedRequests: number;
+  rounds: number[];
+}
+
 interface Contender {
   name: string;
   server: RunningServer;
@@ -55,8 +67,14 @@ export async function runIngestBench() {
   const contenders: Contender[] = [
     { name: '(a) bare node:http + JSON.parse', server: await startBareServer(), writeKey: '', rounds: [] },
     {
-      name: '(b) + one SQLite txn per request',
-      server: await startNaiveSqliteServer(path.join(dir, 'naive')),
+      name: '(b) + SQLite txn/request, defaults',
+      server: await startNaiveSqliteServer(path.join(dir, 'naive'), 'defaults'),
+      writeKey: '',
+      rounds: [],
+    },
+    {
+      name: "(b') + SQLite txn/request, WAL",
+      server: await startNaiveSqliteServer(path.join(dir, 'naive-wal'), 'wal'),
       writeKey: '',
       rounds: [],
     },
@@ -82,7 +100,7 @@ export async function runIngestBench() {
         );
       }
     }
-    const summary = contenders.map((c) => {
+    const summary = contenders.map((c): Summary => {
       const acknowledged = c.rounds.reduce((sum, r) => sum + r.acceptedTotal, 0);
       const stored = c.server.storedCount();
       return {
@@ -97,13 +115,15 @@ export async function runIngestBench() {
         rounds: c.rounds.map((r) => Math.round(r.eventsPerSecond)),
       };
     });
-    const [bare, naive, sluice] = summary as [(typeof summary)[0], (typeof summary)[0], (typeof summary)[0]];
+    const [bare, naive, naiveWal, sluice] = summary as [Summary, Summary, Summary, Summary];
     const perRound = (i: number) => sluice.rounds.map((v, r) => v / contenders[i]!.rounds[r]!.eventsPerSecond);
     const figures = {
       sluice,
       baselineBare: bare,
       baselineNaiveSqlite: naive,
+      baselineNaiveSqliteWal: naiveWal,
       ratioVsNaiveSqlite: median(perRound(1)),
+      ratioVsNaiveSqliteWal: median(perRound(2)),
       ratioVsBare: median(perRound(0)),
       nothingLost: sluice.lost === 0,
     };
@@ -114,7 +134,8 @@ export async function runIngestBench() {
       );
     }
     console.log(
-      `Sluice / (b) = ${figures.ratioVsNaiveSqlite.toFixed(2)}x   Sluice / (a) = ${figures.ratioVsBare.toFixed(2)}x   ` +
+      `Sluice / (b) = ${figures.ratioVsNaiveSqlite.toFixed(2)}x   Sluice / (b') = ${figures.ratioVsNaiveSqliteWal.toFixed(2)}x   ` +
+        `Sluice / (a) = ${figures.ratioVsBare.toFixed(2)}x   ` +
         `(median of per-round ratios)   lost: ${sluice.lost}`,
     );
     return figures;

@@ -62,20 +62,20 @@ export async function post(
   return { status: res.statusCode, json: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
-/** Resolves once `count` messages have been announced on the bus (or rejects after `ms`). */
+/** Resolves with the messages once `count` have been announced on the bus (or rejects after `ms`). */
 export function waitForStored(core: Core, count: number, ms = 10_000): Promise<StoredMessage[]> {
-  const seen: StoredMessage[] = [];
+  const ids: number[] = [];
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();
-      reject(new Error(`only ${seen.length} of ${count} messages were stored within ${ms} ms`));
+      reject(new Error(`only ${ids.length} of ${count} messages were stored within ${ms} ms`));
     }, ms);
-    const off = core.bus.on('messages.stored', (stored) => {
-      seen.push(...stored);
-      if (seen.length >= count) {
+    const off = core.bus.on('messages.stored', (committed) => {
+      for (const request of committed) ids.push(...request.ids);
+      if (ids.length >= count) {
         clearTimeout(timer);
         off();
-        resolve(seen);
+        resolve(core.messages.byIds(ids));
       }
     });
   });

@@ -1,9 +1,12 @@
-import type { StoredMessage } from '../store/messages-repo.ts';
+import type { CommittedRequest } from '../ingest/ingest-protocol.ts';
 
 /** Everything the core announces. A state change is announced only after it is in the store. */
 export interface CoreEvents {
-  /** Messages committed by one group commit, in arrival order. */
-  'messages.stored': StoredMessage[];
+  /**
+   * Requests committed by one group commit, in arrival order: their message ids and statuses.
+   * Listeners read what else they need from the store (MessagesRepo.byIds).
+   */
+  'messages.stored': CommittedRequest[];
 }
 
 type Listener<T> = (payload: T) => void;

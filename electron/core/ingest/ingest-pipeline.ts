@@ -1,28 +1,28 @@
 import { Worker } from 'node:worker_threads';
-import type { StoredMessage } from '../store/messages-repo.ts';
 import { IngestError } from './ingest-error.ts';
-import { STATUS_NAMES, type FromIngestWorker, type ToIngestWorker } from './ingest-protocol.ts';
+import type { CommittedRequest, FromIngestWorker, ToIngestWorker } from './ingest-protocol.ts';
 import type { IngestJob } from './prepare-request.ts';
 
 interface Waiting {
-  resolve: (stored: StoredMessage[]) => void;
+  resolve: (committed: CommittedRequest) => void;
   reject: (error: Error) => void;
 }
 
 /**
  * The request thread's handle on the ingest worker (ingest-worker.ts). `submit` resolves with the
- * stored messages once they are durable, or rejects with the IngestError to answer.
+ * request's stored message ids and statuses once they are durable, or rejects with the IngestError
+ * to answer.
  */
 export class IngestPipeline {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiting>();
-  readonly #onCommitted: (stored: StoredMessage[]) => void;
+  readonly #onCommitted: (committed: CommittedRequest[]) => void;
   #nextId = 1;
   #closed = false;
   #failure: Error | undefined;
   #whenClosed: (() => void) | undefined;
 
-  constructor(file: string, onCommitted: (stored: StoredMessage[]) => void) {
+  constructor(file: string, onCommitted: (committed: CommittedRequest[]) => void) {
     this.#onCommitted = onCommitted;
     this.#worker = new Worker(new URL('./ingest-worker.ts', import.meta.url), { workerData: { file } });
     this.#worker.on('message', (message: FromIngestWorker) => this.#receive(message));
@@ -35,7 +35,7 @@ export class IngestPipeline {
     this.#post({ kind: 'sources', writeKeys });
   }
 
-  submit(job: Omit<IngestJob, 'id'>): Promise<StoredMessage[]> {
+  submit(job: Omit<IngestJob, 'id'>): Promise<CommittedRequest> {
     if (this.#closed) return Promise.reject(new Error('ingestion is closed'));
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#nextId++;
@@ -70,31 +70,8 @@ export class IngestPipeline {
   #receive(message: FromIngestWorker): void {
     switch (message.kind) {
       case 'committed': {
-        const all: StoredMessage[] = [];
-        for (const r of message.results) {
-          const stored: StoredMessage[] = new Array(r.ids.length);
-          for (let i = 0; i < r.ids.length; i++) {
-            stored[i] = {
-              id: r.ids[i]!,
-              requestId: r.requestId,
-              sourceId: r.sourceId,
-              messageId: r.messageIds[i]!,
-              type: r.types[i]!,
-              status: STATUS_NAMES[r.statuses[i]!]!,
-              rejectCode: r.rejectCodes[i]!,
-              rejectReason: r.rejectReasons[i]!,
-              origin: 'ingest',
-              userId: r.userIds[i]!,
-              anonymousId: r.anonymousIds[i]!,
-              event: r.events[i]!,
-              receivedAt: r.receivedAt,
-              timestamp: r.timestamps[i]!,
-            };
-            all.push(stored[i]!);
-          }
-          this.#take(r.jobId)?.resolve(stored);
-        }
-        if (all.length > 0) this.#onCommitted(all);
+        for (const result of message.results) this.#take(result.jobId)?.resolve(result);
+        this.#onCommitted(message.results);
         return;
       }
       case 'refused':

@@ -6,26 +6,32 @@ export type ToIngestWorker =
   | { kind: 'sources'; writeKeys: [writeKey: string, sourceId: number][] }
   | { kind: 'close' };
 
-/** Committed messages travel as parallel columns: cheap to clone, and no per-message objects. */
-export interface CommittedColumns {
+/** Why a message was rejected, by its index in the request. */
+export interface RejectedEntry {
+  index: number;
+  code: string;
+  message: string;
+  messageId?: string;
+}
+
+/**
+ * One committed request. Only ids and statuses travel back (typed arrays, transferred without a
+ * copy): whoever needs more of a message reads it from the store.
+ */
+export interface CommittedRequest {
   requestId: number;
+  sourceId: number;
+  receivedAt: number;
   ids: Float64Array;
-  /** 0 accepted, 1 rejected, 2 duplicate. */
+  /** Index into MESSAGE_STATUS_NAMES. */
   statuses: Uint8Array;
-  messageIds: (string | null)[];
-  types: (string | null)[];
-  rejectCodes: (string | null)[];
-  rejectReasons: (string | null)[];
-  userIds: (string | null)[];
-  anonymousIds: (string | null)[];
-  events: (string | null)[];
-  timestamps: (number | null)[];
+  rejected: RejectedEntry[];
 }
 
 export type FromIngestWorker =
-  | { kind: 'committed'; results: ({ jobId: number; sourceId: number; receivedAt: number } & CommittedColumns)[] }
+  | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
   | { kind: 'refused'; jobId: number; status: number; code: string; message: string }
   | { kind: 'failed'; jobIds: number[]; message: string }
   | { kind: 'closed' };
 
-export const STATUS_NAMES = ['accepted', 'rejected', 'duplicate'] as const;
+export const MESSAGE_STATUS_NAMES = ['accepted', 'rejected', 'duplicate'] as const;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import type { Clock } from '../clock.ts';
-import type { StoredMessage } from '../store/messages-repo.ts';
+import type { CommittedRequest } from './ingest-protocol.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
 import { IngestError } from './ingest-error.ts';
@@ -28,13 +28,6 @@ export interface IngestServerOptions {
   clock: Clock;
   host: string;
   port: number;
-}
-
-interface RejectedEntry {
-  index: number;
-  code: string;
-  message: string;
-  messageId?: string;
 }
 
 /**
@@ -114,7 +107,7 @@ export class IngestServer {
     checkContentType(req.headers['content-type']);
     const sourceId = this.#sourceFromAuthorization(req.headers.authorization);
     const body = await readBody(req, MAX_REQUEST_BYTES);
-    const stored = await this.#options.pipeline.submit({
+    const committed = await this.#options.pipeline.submit({
       body,
       sourceId,
       endpoint,
@@ -122,7 +115,7 @@ export class IngestServer {
       receivedAt: this.#options.clock.now(),
       ip: remoteIp(req),
     });
-    respond(res, stored, singleType !== null);
+    respond(res, committed, singleType !== null);
   }
 
   /** The source named by a Basic auth header; null when there is none (the body may name it). */
@@ -183,24 +176,16 @@ function checkContentType(header: string | undefined): void {
   );
 }
 
-function respond(res: http.ServerResponse, stored: StoredMessage[], single: boolean): void {
-  const rejected: RejectedEntry[] = [];
-  stored.forEach((message, index) => {
-    if (message.status !== 'rejected') return;
-    rejected.push({
-      index,
-      code: message.rejectCode!,
-      message: message.rejectReason!,
-      ...(message.messageId ? { messageId: message.messageId } : {}),
-    });
-  });
+function respond(res: http.ServerResponse, committed: CommittedRequest, single: boolean): void {
+  const { rejected } = committed;
   if (rejected.length === 0) return sendJson(res, 200, { success: true });
   const first = rejected[0]!;
   if (single) return sendJson(res, 400, { success: false, error: { code: first.code, message: first.message } });
-  if (rejected.length === stored.length) {
+  const total = committed.ids.length;
+  if (rejected.length === total) {
     return sendJson(res, 400, {
       success: false,
-      error: { code: 'all_rejected', message: `all ${stored.length} messages were rejected; first: ${first.message}` },
+      error: { code: 'all_rejected', message: `all ${total} messages were rejected; first: ${first.message}` },
       rejected,
     });
   }

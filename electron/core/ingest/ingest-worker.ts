@@ -5,7 +5,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
-import type { CommittedColumns, FromIngestWorker, ToIngestWorker } from './ingest-protocol.ts';
+import type { CommittedRequest, FromIngestWorker, RejectedEntry, ToIngestWorker } from './ingest-protocol.ts';
 import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
 
 const { file } = workerData as { file: string };
@@ -32,54 +32,40 @@ let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
 
-function send(message: FromIngestWorker): void {
-  port.postMessage(message);
+function send(message: FromIngestWorker, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(message, transfer);
 }
 
-function store(prepared: PreparedRequest): CommittedColumns {
+function store(prepared: PreparedRequest): CommittedRequest {
+  const { sourceId, receivedAt } = prepared;
   const requestId = Number(
-    insertRequest.run(prepared.sourceId, prepared.endpoint, prepared.receivedAt, prepared.sentAt, prepared.ip, prepared.envelope)
-      .lastInsertRowid,
+    insertRequest.run(sourceId, prepared.endpoint, receivedAt, prepared.sentAt, prepared.ip, prepared.envelope).lastInsertRowid,
   );
   const n = prepared.messages.length;
-  const columns: CommittedColumns = {
-    requestId,
-    ids: new Float64Array(n),
-    statuses: new Uint8Array(n),
-    messageIds: new Array(n),
-    types: new Array(n),
-    rejectCodes: new Array(n),
-    rejectReasons: new Array(n),
-    userIds: new Array(n),
-    anonymousIds: new Array(n),
-    events: new Array(n),
-    timestamps: new Array(n),
-  };
-  const { sourceId, receivedAt } = prepared;
+  const ids = new Float64Array(n);
+  const statuses = new Uint8Array(n);
+  const rejected: RejectedEntry[] = [];
   for (let i = 0; i < n; i++) {
     const m = prepared.messages[i]!;
-    let status = m.status === 'accepted' ? 0 : 1;
-    let result =
-      status === 0
-        ? insertAccepted.run(requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw)
-        : undefined;
-    if (!result || result.changes === 0) {
-      if (status === 0) status = 2;
-      result = insertOther.run(requestId, sourceId, m.messageId, m.type, status === 2 ? 'duplicate' : 'rejected',
-        m.rejectCode, m.rejectReason, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw);
+    if (m.status === 'accepted') {
+      const result = insertAccepted.run(
+        requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw,
+      );
+      if (result.changes === 1) {
+        ids[i] = Number(result.lastInsertRowid);
+        continue; // status 0: accepted
+      }
     }
-    columns.ids[i] = Number(result.lastInsertRowid);
-    columns.statuses[i] = status;
-    columns.messageIds[i] = m.messageId;
-    columns.types[i] = m.type;
-    columns.rejectCodes[i] = m.rejectCode;
-    columns.rejectReasons[i] = m.rejectReason;
-    columns.userIds[i] = m.userId;
-    columns.anonymousIds[i] = m.anonymousId;
-    columns.events[i] = m.event;
-    columns.timestamps[i] = m.timestamp;
+    const status = m.status === 'accepted' ? 'duplicate' : 'rejected';
+    const result = insertOther.run(requestId, sourceId, m.messageId, m.type, status, m.rejectCode, m.rejectReason,
+      m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw);
+    ids[i] = Number(result.lastInsertRowid);
+    statuses[i] = status === 'duplicate' ? 2 : 1;
+    if (status === 'rejected') {
+      rejected.push({ index: i, code: m.rejectCode!, message: m.rejectReason!, ...(m.messageId ? { messageId: m.messageId } : {}) });
+    }
   }
-  return columns;
+  return { requestId, sourceId, receivedAt, ids, statuses, rejected };
 }
 
 function flush(): void {
@@ -90,14 +76,10 @@ function flush(): void {
   if (batch.length === 0) return;
   try {
     db.exec('BEGIN IMMEDIATE');
-    const results = batch.map(({ job, prepared }) => ({
-      jobId: job.id,
-      sourceId: prepared.sourceId,
-      receivedAt: prepared.receivedAt,
-      ...store(prepared),
-    }));
+    const results = batch.map(({ job, prepared }) => ({ jobId: job.id, ...store(prepared) }));
     db.exec('COMMIT');
-    send({ kind: 'committed', results });
+    const transfer = results.flatMap((r) => [r.ids.buffer as ArrayBuffer, r.statuses.buffer as ArrayBuffer]);
+    send({ kind: 'committed', results }, transfer);
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     send({ kind: 'failed', jobIds: batch.map(({ job }) => job.id), message: (error as Error).message });

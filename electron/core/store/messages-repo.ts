@@ -88,6 +88,7 @@ export interface ListMessagesQuery {
 export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
+  readonly #range: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -95,6 +96,7 @@ export class MessagesRepo {
       `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
        FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id = ?`,
     );
+    this.#range = db.prepare(`SELECT ${COLUMNS} FROM messages m WHERE m.id BETWEEN ? AND ? ORDER BY m.id`);
   }
 
   get(id: number): MessageRecord | undefined {
@@ -115,6 +117,20 @@ export class MessagesRepo {
       );
     }
     return { ...stored, raw: row.raw, message };
+  }
+
+  /** The listed messages (without payloads), in id order; ids from one commit are near each other. */
+  byIds(ids: ArrayLike<number>): StoredMessage[] {
+    if (ids.length === 0) return [];
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < ids.length; i++) {
+      min = Math.min(min, ids[i]!);
+      max = Math.max(max, ids[i]!);
+    }
+    const wanted = new Set(Array.from(ids));
+    const rows = this.#range.all(min, max) as unknown as MessageRow[];
+    return rows.filter((row) => wanted.has(row.id)).map(fromRow);
   }
 
   list(query: ListMessagesQuery = {}): StoredMessage[] {
