@@ -3,6 +3,11 @@ export const MAX_MESSAGE_BYTES = 32 * 1024;
 export const MAX_REQUEST_BYTES = 500 * 1024;
 export const MAX_BATCH_EVENTS = 2500;
 export const MAX_WEBHOOKS = 5;
+/** Deeper messages are refused: serializing them (for webhooks, for the UI) would overflow the stack. */
+export const MAX_NESTING_DEPTH = 100;
+/** Timestamps must fall in years 0001–9999 (ISO 8601's four-digit years), also after skew correction. */
+export const MIN_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+export const MAX_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** Default ports: documented in the README; 0 picks a free port. */
 export const DEFAULT_INGEST_PORT = 8787;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TIME, MIN_TIME } from './limits.ts';
 
 /** Message types a source can send (seed §2.4, §6.1). `delete` is a notification Sluice creates itself. */
 export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
@@ -28,7 +29,7 @@ const identifier = z.union([z.string().min(1).max(1024), z.number().finite()]);
 /** userId and anonymousId may each be empty or null, as long as one of them is set (checked after). */
 const userIdentifier = z.union([z.string().max(1024), z.number().finite()]).nullish();
 const jsonObject = z.record(z.string(), z.unknown());
-const isoTime = z.string().max(64).refine((s) => !Number.isNaN(parseTime(s)), 'not an ISO 8601 date');
+const isoTime = z.string().max(64).refine((s) => isTime(parseTime(s)), 'not an ISO 8601 date between the years 1 and 9999');
 
 /** Fields every message may carry. Unknown keys are kept: Segment messages are open-ended. */
 const common = {
@@ -160,7 +161,12 @@ function optionalObject(v: unknown): boolean {
   return v === undefined || (typeof v === 'object' && v !== null && !Array.isArray(v));
 }
 function optionalTime(v: unknown): boolean {
-  return v === undefined || (typeof v === 'string' && v.length <= 64 && !Number.isNaN(parseTime(v)));
+  return v === undefined || (typeof v === 'string' && v.length <= 64 && isTime(parseTime(v)));
+}
+
+/** A time (ms) that every date function and an INTEGER column take: years 1 to 9999. */
+export function isTime(ms: number): boolean {
+  return ms >= MIN_TIME && ms <= MAX_TIME; // false for NaN too
 }
 
 let lastTimeText = '';
@@ -203,7 +209,7 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, input: object): Reje
     return { code: missingCode, message: `${(input as { type: string }).type} needs "${field}"` };
   }
   if (field === 'timestamp' || field === 'sentAt') {
-    return { code: 'invalid_timestamp', message: `"${field}" must be an ISO 8601 date string` };
+    return { code: 'invalid_timestamp', message: `"${field}" must be an ISO 8601 date string between the years 1 and 9999` };
   }
   return { code: 'invalid_field', message: `"${field}": ${issue?.message ?? 'invalid value'}` };
 }

@@ -166,6 +166,27 @@ describe('limits', () => {
     expect(rejected!.raw.length).toBeLessThan(4096);
   });
 
+  it('refuses a message nested more than 100 levels deep, in a batch and alone', async () => {
+    const nest = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const ok = `{"type":"track","userId":"u","event":"Deep","properties":{"a":${nest(98)}}}`; // 100 levels
+    const deep = `{"type":"track","userId":"u","event":"Deeper","properties":{"a":${nest(99)}}}`;
+    const res = await post(core, '/v1/batch', `{"batch":[${ok},${deep}]}`);
+    expect(res.status).toBe(200);
+    expect(res.json.rejected).toEqual([{ index: 1, code: 'invalid_message', message: expect.stringContaining('100 levels') }]);
+    const single = await post(core, '/v1/track', deep);
+    expect(single.json.error.code).toBe('invalid_message');
+    expect(storedMessages(core).map((r) => r.event)).toEqual(['Deep']);
+  });
+
+  it('refuses timestamps outside the years 1–9999, also when only the skew correction leaves them', async () => {
+    const far = await post(core, '/v1/track', { userId: 'u', event: 'E', timestamp: '+275760-09-13T00:00:00.000Z' });
+    expect(far.json.error.code).toBe('invalid_timestamp');
+    const skewed = await post(core, '/v1/track', { userId: 'u', event: 'E', timestamp: '9999-12-01T00:00:00.000Z', sentAt: '0002-01-01T00:00:00.000Z' });
+    expect(skewed.status).toBe(400);
+    expect(skewed.json.error).toEqual({ code: 'invalid_timestamp', message: expect.stringContaining('sentAt') });
+    expect(core.messages.countByStatus().accepted).toBe(0);
+  });
+
   it('accepts a message just under 32 KB', async () => {
     const res = await post(core, '/v1/track', { userId: 'u1', event: 'E', properties: { blob: big(32 * 1024 - 100) } });
     expect(res.status).toBe(200);

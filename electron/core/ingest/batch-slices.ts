@@ -23,16 +23,24 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
+export interface BatchScan {
+  /** [start0, end0, start1, end1, ...] (end exclusive), or null when there is no batch array. */
+  slices: number[] | null;
+  /** The deepest nesting anywhere in the document (the body object is depth 1). */
+  maxDepth: number;
+}
+
 /**
  * Finds the source text of each element of the top-level `"batch"` array of a JSON document that
- * JSON.parse has already accepted. Returns [start0, end0, start1, end1, ...] (end exclusive), or
- * null when there is no such array. Storing these slices keeps each message exactly as the client
- * sent it and saves re-serializing every event on the ingest path. When the key is written in an
- * unusual way (escaped), this finds nothing and the caller falls back to JSON.stringify.
+ * JSON.parse has already accepted, and how deeply the document nests. Storing these slices keeps
+ * each message exactly as the client sent it and saves re-serializing every event on the ingest
+ * path. When the key is written in an unusual way (escaped), this finds no slices and the caller
+ * falls back to JSON.stringify.
  */
-export function batchElementSlices(text: string): number[] | null {
+export function scanBatch(text: string): BatchScan {
   const n = text.length;
   let depth = 0;
+  let maxDepth = 0;
   let expectKey = false;
   let keyIsBatch = false;
   let inBatch = false;
@@ -65,6 +73,7 @@ export function batchElementSlices(text: string): number[] | null {
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (inBatch && depth === 2 && elementStart < 0) elementStart = i;
       depth++;
+      if (depth > maxDepth) maxDepth = depth;
       if (depth === 1) expectKey = c === OPEN_BRACE;
       else if (depth === 2 && keyIsBatch && c === OPEN_BRACKET) {
         inBatch = true;
@@ -90,5 +99,24 @@ export function batchElementSlices(text: string): number[] | null {
       keyIsBatch = false; // "batch" whose value is not an array
     }
   }
-  return result;
+  return { slices: result, maxDepth };
+}
+
+/** How deeply a JSON text nests (a bare object is depth 1, a scalar 0). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = closingQuote(text, i);
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) max = depth;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return max;
+}
+
+/** Just the slices (see scanBatch). */
+export function batchElementSlices(text: string): number[] | null {
+  return scanBatch(text).slices;
 }

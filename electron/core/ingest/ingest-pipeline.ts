@@ -11,33 +11,33 @@ interface Waiting {
 /**
  * The request thread's handle on the ingest worker (ingest-worker.ts). `submit` resolves with the
  * request's stored message ids and statuses once they are durable, or rejects with the IngestError
- * to answer.
+ * to answer. Should the worker die, the requests it held fail (unacknowledged, so clients retry) and
+ * a new worker takes over.
  */
 export class IngestPipeline {
-  readonly #worker: Worker;
+  readonly #file: string;
   readonly #waiting = new Map<number, Waiting>();
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
+  #worker: Worker;
+  #writeKeys: [string, number][] = [];
   #nextId = 1;
   #closed = false;
-  #failure: Error | undefined;
   #whenClosed: (() => void) | undefined;
 
   constructor(file: string, onCommitted: (committed: CommittedRequest[]) => void) {
+    this.#file = file;
     this.#onCommitted = onCommitted;
-    this.#worker = new Worker(new URL('./ingest-worker.ts', import.meta.url), { workerData: { file } });
-    this.#worker.on('message', (message: FromIngestWorker) => this.#receive(message));
-    this.#worker.on('error', (error) => this.#fail(new Error(`the ingest worker failed: ${error.message}`)));
-    this.#worker.on('exit', (code) => this.#fail(new Error(`the ingest worker stopped (exit code ${code})`)));
+    this.#worker = this.#spawn();
   }
 
   /** Tells the worker which write keys exist (for requests that carry the key in the body). */
   setWriteKeys(writeKeys: [string, number][]): void {
-    this.#post({ kind: 'sources', writeKeys });
+    this.#writeKeys = writeKeys;
+    this.#worker.postMessage({ kind: 'sources', writeKeys } satisfies ToIngestWorker);
   }
 
   submit(job: Omit<IngestJob, 'id'>): Promise<CommittedRequest> {
-    if (this.#closed) return Promise.reject(new Error('ingestion is closed'));
-    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#closed) return Promise.reject(new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later'));
     const id = this.#nextId++;
     // Hand the body over without a copy when it owns its memory; small bodies share node's pool.
     const body = job.body;
@@ -45,9 +45,14 @@ export class IngestPipeline {
     const transferable = owns ? body : new Uint8Array(body);
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      this.#worker.postMessage({ kind: 'job', job: { ...job, id, body: transferable } } satisfies ToIngestWorker, [
-        transferable.buffer as ArrayBuffer,
-      ]);
+      try {
+        this.#worker.postMessage({ kind: 'job', job: { ...job, id, body: transferable } } satisfies ToIngestWorker, [
+          transferable.buffer as ArrayBuffer,
+        ]);
+      } catch (error) {
+        this.#waiting.delete(id);
+        reject(error as Error);
+      }
     });
   }
 
@@ -55,16 +60,29 @@ export class IngestPipeline {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#failure) return;
     await new Promise<void>((resolve) => {
       this.#whenClosed = resolve;
-      this.#post({ kind: 'close' });
+      this.#worker.postMessage({ kind: 'close' } satisfies ToIngestWorker);
     });
     await this.#worker.terminate();
   }
 
-  #post(message: ToIngestWorker): void {
-    this.#worker.postMessage(message);
+  #spawn(): Worker {
+    const worker = new Worker(new URL('./ingest-worker.ts', import.meta.url), { workerData: { file: this.#file } });
+    worker.on('message', (message: FromIngestWorker) => this.#receive(message));
+    worker.on('error', (error) => console.error('sluice: the ingest worker failed:', error));
+    worker.on('exit', (code) => this.#onExit(worker, code));
+    if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToIngestWorker);
+    return worker;
+  }
+
+  #onExit(worker: Worker, code: number): void {
+    if (worker !== this.#worker) return;
+    const error = new Error(`the ingest worker stopped (exit code ${code}); the request was not stored`);
+    for (const waiting of this.#waiting.values()) waiting.reject(error);
+    this.#waiting.clear();
+    if (this.#closed) this.#whenClosed?.();
+    else this.#worker = this.#spawn();
   }
 
   #receive(message: FromIngestWorker): void {
@@ -89,13 +107,5 @@ export class IngestPipeline {
     const waiting = this.#waiting.get(id);
     this.#waiting.delete(id);
     return waiting;
-  }
-
-  #fail(error: Error): void {
-    if (this.#closed && this.#waiting.size === 0) return;
-    this.#failure ??= error;
-    for (const waiting of this.#waiting.values()) waiting.reject(error);
-    this.#waiting.clear();
-    this.#whenClosed?.();
   }
 }

@@ -15,8 +15,8 @@ export interface RejectedEntry {
 }
 
 /**
- * One committed request. Only ids and statuses travel back (typed arrays, transferred without a
- * copy): whoever needs more of a message reads it from the store.
+ * One committed request. Only ids and statuses travel back, as typed arrays (cheap to clone):
+ * whoever needs more of a message reads it from the store.
  */
 export interface CommittedRequest {
   requestId: number;

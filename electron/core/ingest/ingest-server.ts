@@ -12,14 +12,14 @@ import { unknownWriteKey } from './prepare-request.ts';
 import { readBody } from './read-body.ts';
 
 /** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */
-const SINGLE_PATHS: Record<string, MessageType> = {
-  identify: 'identify', i: 'identify',
-  track: 'track', t: 'track',
-  page: 'page', p: 'page',
-  screen: 'screen', s: 'screen',
-  group: 'group', g: 'group',
-  alias: 'alias', a: 'alias',
-};
+const SINGLE_PATHS = new Map<string, MessageType>([
+  ['identify', 'identify'], ['i', 'identify'],
+  ['track', 'track'], ['t', 'track'],
+  ['page', 'page'], ['p', 'page'],
+  ['screen', 'screen'], ['s', 'screen'],
+  ['group', 'group'], ['g', 'group'],
+  ['alias', 'alias'], ['a', 'alias'],
+]);
 const BATCH_PATHS = new Set(['batch', 'import']);
 
 export interface IngestServerOptions {
@@ -39,11 +39,20 @@ export class IngestServer {
   readonly #options: IngestServerOptions;
   readonly #server: http.Server;
   #url = '';
+  #closing = false;
 
   constructor(options: IngestServerOptions) {
     this.#options = options;
     this.#server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       this.#handle(req, res).catch((error: unknown) => this.#fail(res, error));
+    });
+    // Bytes that are not HTTP get a JSON answer too, then the connection is closed.
+    this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+      const body = JSON.stringify({ success: false, error: { code: 'bad_request', message: `not a valid HTTP request (${error.code ?? error.message})` } });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     });
   }
 
@@ -66,9 +75,14 @@ export class IngestServer {
     return this.#url;
   }
 
-  /** Stops accepting; requests already received finish (and are stored) first. */
+  /**
+   * Stops accepting: new connections are refused and requests arriving on open ones are answered
+   * 503 (not acknowledged, so clients retry them later); requests already received finish and are
+   * stored first.
+   */
   async close(): Promise<void> {
     if (!this.#server.listening) return;
+    this.#closing = true;
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
     const force = setTimeout(() => this.#server.closeAllConnections(), 5_000);
@@ -83,6 +97,10 @@ export class IngestServer {
 
     if (req.method === 'OPTIONS') return answerPreflight(req, res);
     setCorsHeaders(req, res);
+    if (this.#closing) {
+      res.setHeader('Connection', 'close');
+      throw new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later');
+    }
 
     if (path.startsWith('/v1/projects/')) return this.#projectSettings(req, res, path);
     if (path === '/health') {
@@ -91,7 +109,7 @@ export class IngestServer {
     }
     if (!path.startsWith('/v1/')) throw notFound(path);
     const segment = path.slice(4).replace(/\/$/, '');
-    const singleType = SINGLE_PATHS[segment];
+    const singleType = SINGLE_PATHS.get(segment);
     const isBatch = BATCH_PATHS.has(segment);
     if (!singleType && !isBatch) throw notFound(path);
     if (req.method !== 'POST') throw methodNotAllowed('POST');
@@ -121,13 +139,10 @@ export class IngestServer {
   /** The source named by a Basic auth header; null when there is none (the body may name it). */
   #sourceFromAuthorization(header: string | undefined): number | null {
     if (header === undefined) return null;
-    const match = /^Basic\s+([A-Za-z0-9+/=_-]*)\s*$/i.exec(header);
-    if (!match) {
+    const writeKey = basicAuthUser(header);
+    if (writeKey === undefined) {
       throw new IngestError(401, 'invalid_authorization', 'Authorization must be "Basic base64(writeKey:)"');
     }
-    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const writeKey = colon === -1 ? decoded : decoded.slice(0, colon);
     if (writeKey === '') throw new IngestError(401, 'missing_write_key', 'the write key in Authorization is empty');
     const source = this.#options.sources.byWriteKey(writeKey);
     if (!source) throw unknownWriteKey();
@@ -138,8 +153,13 @@ export class IngestServer {
     const match = /^\/v1\/projects\/([^/]+)\/settings\/?$/.exec(path);
     if (!match) throw notFound(path);
     if (req.method !== 'GET') throw methodNotAllowed('GET');
-    const writeKey = decodeURIComponent(match[1]!);
-    if (!this.#options.sources.byWriteKey(writeKey)) {
+    let writeKey: string | undefined;
+    try {
+      writeKey = decodeURIComponent(match[1]!);
+    } catch {
+      writeKey = undefined; // malformed percent-encoding names no source
+    }
+    if (writeKey === undefined || !this.#options.sources.byWriteKey(writeKey)) {
       throw new IngestError(404, 'invalid_write_key', 'no source has this write key');
     }
     const host = req.headers.host ?? new URL(this.#url).host;
@@ -161,6 +181,20 @@ export class IngestServer {
       error: { code: 'internal_error', message: `Sluice could not store the request: ${(error as Error).message}` },
     });
   }
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** The username of a Basic Authorization header, or undefined when it is not one. */
+function basicAuthUser(header: string): string | undefined {
+  const value = header.trim();
+  const space = value.indexOf(' ');
+  if (space === -1 || value.slice(0, space).toLowerCase() !== 'basic') return undefined;
+  const encoded = value.slice(space + 1).trim();
+  if (!BASE64.test(encoded)) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? decoded : decoded.slice(0, colon);
 }
 
 function checkContentType(header: string | undefined): void {

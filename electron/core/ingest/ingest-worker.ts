@@ -32,8 +32,8 @@ let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
 
-function send(message: FromIngestWorker, transfer: ArrayBuffer[] = []): void {
-  port.postMessage(message, transfer);
+function send(message: FromIngestWorker): void {
+  port.postMessage(message);
 }
 
 function store(prepared: PreparedRequest): CommittedRequest {
@@ -78,8 +78,7 @@ function flush(): void {
     db.exec('BEGIN IMMEDIATE');
     const results = batch.map(({ job, prepared }) => ({ jobId: job.id, ...store(prepared) }));
     db.exec('COMMIT');
-    const transfer = results.flatMap((r) => [r.ids.buffer as ArrayBuffer, r.statuses.buffer as ArrayBuffer]);
-    send({ kind: 'committed', results }, transfer);
+    send({ kind: 'committed', results });
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     send({ kind: 'failed', jobIds: batch.map(({ job }) => job.id), message: (error as Error).message });
@@ -101,8 +100,12 @@ port.on('message', (message: ToIngestWorker) => {
       try {
         pending.push({ job, prepared: prepareRequest(job, (key) => writeKeys.get(key)) });
       } catch (error) {
-        if (!(error instanceof IngestError)) throw error;
-        send({ kind: 'refused', jobId: job.id, status: error.status, code: error.code, message: error.message });
+        // A request that trips a bug is answered 500 (the client may retry); the worker lives on.
+        const refusal =
+          error instanceof IngestError
+            ? error
+            : new IngestError(500, 'internal_error', `Sluice could not process the request: ${(error as Error).message}`);
+        send({ kind: 'refused', jobId: job.id, status: refusal.status, code: refusal.code, message: refusal.message });
         return;
       }
       pendingRows += pending.at(-1)!.prepared.messages.length;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
-import { MESSAGE_TYPES, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
-import { batchElementSlices } from './batch-slices.ts';
+import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../../shared/limits.ts';
+import { MESSAGE_TYPES, isTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
+import { nestingDepth, scanBatch } from './batch-slices.ts';
 import { IngestError } from './ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from './normalize.ts';
 
@@ -59,13 +59,17 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
   let events: unknown[];
   let raws: (string | undefined)[];
   let envelope: BatchEnvelope = {};
+  // Only when something in the body nests too deeply is each message measured on its own.
+  let measureDepth: boolean;
   if (job.singleType) {
     body.type = job.singleType;
     events = [body];
     raws = [text];
+    measureDepth = true;
   } else {
     ({ events, envelope } = readBatch(body));
-    const slices = batchElementSlices(text);
+    const { slices, maxDepth } = scanBatch(text);
+    measureDepth = maxDepth > MAX_NESTING_DEPTH + 2; // + the body object and the batch array
     raws =
       slices && slices.length === events.length * 2
         ? events.map((_, i) => text.slice(slices[2 * i], slices[2 * i + 1]))
@@ -85,12 +89,21 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
     sentAt: request.sentAt,
     ip: job.ip,
     envelope: hasEnvelope ? JSON.stringify(envelope) : null,
-    messages: events.map((event, i) => prepareMessage(event, raws[i], request)),
+    messages: events.map((event, i) => prepareMessage(event, raws[i], request, measureDepth)),
   };
 }
 
-function prepareMessage(event: unknown, raw: string | undefined, request: RequestInfo): PreparedMessage {
-  const text = raw ?? JSON.stringify(event) ?? 'null';
+function prepareMessage(event: unknown, raw: string | undefined, request: RequestInfo, measureDepth: boolean): PreparedMessage {
+  let text: string;
+  try {
+    text = raw ?? JSON.stringify(event) ?? 'null';
+  } catch {
+    // JSON.stringify recurses: thousands of nested arrays overflow the stack (JSON.parse does not).
+    return rejected(event, '{"_sluice":{"unserializable":true}}', tooDeep());
+  }
+  if ((measureDepth || raw === undefined) && nestingDepth(text) > MAX_NESTING_DEPTH) {
+    return rejected(event, JSON.stringify({ _sluice: { tooDeep: true }, preview: text.slice(0, 2048) }), tooDeep());
+  }
   // UTF-8 needs at most 3 bytes per UTF-16 unit: only long texts need counting.
   const bytes = text.length * 3 <= MAX_MESSAGE_BYTES ? text.length : Buffer.byteLength(text);
   if (bytes > MAX_MESSAGE_BYTES) {
@@ -104,6 +117,13 @@ function prepareMessage(event: unknown, raw: string | undefined, request: Reques
   const result = validateMessage(event);
   if (!result.ok) return rejected(event, text, result.rejection);
   const input = result.message;
+  const timestamp = correctedTimestamp(input, request);
+  if (!isTime(timestamp)) {
+    return rejected(event, text, {
+      code: 'invalid_timestamp',
+      message: 'timestamp corrected by sentAt (receivedAt − (sentAt − timestamp)) falls outside the years 1 to 9999',
+    });
+  }
   const name = input.type === 'track' ? input.event : input.type === 'page' || input.type === 'screen' ? input.name : null;
   return {
     messageId: input.messageId ?? `sluice-${randomUUID()}`,
@@ -114,9 +134,13 @@ function prepareMessage(event: unknown, raw: string | undefined, request: Reques
     userId: idText(input.userId),
     anonymousId: idText(input.anonymousId),
     event: name ?? null,
-    timestamp: correctedTimestamp(input, request),
+    timestamp,
     raw: text,
   };
+}
+
+function tooDeep(): Rejection {
+  return { code: 'invalid_message', message: `the message nests more than ${MAX_NESTING_DEPTH} levels deep` };
 }
 
 /** A rejected event is kept, with its reason, so the inspector can show what went wrong. */
