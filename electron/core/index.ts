@@ -3,10 +3,14 @@ import { DEFAULT_HOST, DEFAULT_INGEST_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { DeliveryEngine } from './delivery/delivery-engine.ts';
+import { WebhookSender } from './delivery/webhook-sender.ts';
 import { IngestPipeline } from './ingest/ingest-pipeline.ts';
+import type { Route } from './ingest/ingest-protocol.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
+import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DestinationsRepo } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
@@ -19,6 +23,10 @@ export interface CoreOptions {
   /** 0 picks a free port. */
   ingestPort?: number;
   clock?: Clock;
+  /** Webhook request timeout (default 5 s, the seed's); tests shorten it. */
+  webhookTimeoutMs?: number;
+  /** Retry jitter source; tests make it exact. */
+  random?: () => number;
 }
 
 export interface Core {
@@ -27,6 +35,8 @@ export interface Core {
   readonly sources: SourcesRepo;
   readonly destinations: DestinationsRepo;
   readonly messages: MessagesRepo;
+  readonly deliveries: DeliveriesRepo;
+  readonly delivery: DeliveryEngine;
   readonly ingestUrl: string;
   readonly dataDir: string;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
@@ -41,6 +51,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const sources = new SourcesRepo(db);
   const destinations = new DestinationsRepo(db, sources);
   const messages = new MessagesRepo(db);
+  const deliveries = new DeliveriesRepo(db);
 
   const now = clock.now();
   if (options.config) {
@@ -50,10 +61,23 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   sources.ensureDefault(now);
 
   const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE));
-  const pipeline = new IngestPipeline(path.join(options.dataDir, DATABASE_FILE), (committed) =>
-    bus.emit('messages.stored', committed),
-  );
+  const pipeline = new IngestPipeline(path.join(options.dataDir, DATABASE_FILE), (committed) => {
+    bus.emit('messages.stored', committed);
+    if (committed.some((request) => request.deliveries > 0)) delivery.kick();
+  });
   pipeline.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id]));
+  pipeline.setRoutes(routesOf(destinations));
+  const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
+  const delivery = new DeliveryEngine({
+    deliveries,
+    messages,
+    destinations,
+    writer: pipeline,
+    bus,
+    clock,
+    sender,
+    ...(options.random ? { random: options.random } : {}),
+  });
   const ingest = new IngestServer({
     sources,
     pipeline,
@@ -65,6 +89,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     await ingest.listen();
   } catch (error) {
     await pipeline.close();
+    await sender.close();
     await checkpointer.close();
     db.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -76,6 +101,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     throw error;
   }
 
+  delivery.kick(); // resume what was pending or retrying when Sluice last stopped
+
   let closing: Promise<void> | undefined;
   return {
     bus,
@@ -83,16 +110,30 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     sources,
     destinations,
     messages,
+    deliveries,
+    delivery,
     dataDir: options.dataDir,
     ingestUrl: ingest.url,
     close() {
       closing ??= (async () => {
         await ingest.close();
+        await delivery.close();
         await pipeline.close();
+        await sender.close();
         await checkpointer.close();
         db.close();
       })();
       return closing;
     },
   };
+}
+
+/** Which enabled destinations each source's messages go to. */
+function routesOf(destinations: DestinationsRepo): Route[] {
+  const bySource = new Map<number, number[]>();
+  for (const destination of destinations.list()) {
+    if (!destination.enabled) continue;
+    for (const sourceId of destination.sourceIds) bySource.set(sourceId, [...(bySource.get(sourceId) ?? []), destination.id]);
+  }
+  return [...bySource].map(([sourceId, destinationIds]) => ({ sourceId, destinationIds }));
 }

@@ -1,3 +1,4 @@
+import type { DeliveryChange } from '../delivery/delivery-engine.ts';
 import type { CommittedRequest } from '../ingest/ingest-protocol.ts';
 
 /** Everything the core announces. A state change is announced only after it is in the store. */
@@ -7,6 +8,8 @@ export interface CoreEvents {
    * Listeners read what else they need from the store (MessagesRepo.byIds).
    */
   'messages.stored': CommittedRequest[];
+  /** Deliveries whose state changed (an attempt round ended), after the change is stored. */
+  'deliveries.changed': DeliveryChange[];
 }
 
 type Listener<T> = (payload: T) => void;

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
-import type { CommittedRequest, FromIngestWorker, ToIngestWorker } from './ingest-protocol.ts';
+import type { CommittedRequest, DeliveryResult, FromIngestWorker, Route, ToIngestWorker } from './ingest-protocol.ts';
 import type { IngestJob } from './prepare-request.ts';
 
 interface Waiting {
@@ -17,9 +17,11 @@ interface Waiting {
 export class IngestPipeline {
   readonly #file: string;
   readonly #waiting = new Map<number, Waiting>();
+  readonly #waitingResults = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
   #worker: Worker;
   #writeKeys: [string, number][] = [];
+  #routes: Route[] = [];
   #nextId = 1;
   #closed = false;
   #whenClosed: (() => void) | undefined;
@@ -34,6 +36,22 @@ export class IngestPipeline {
   setWriteKeys(writeKeys: [string, number][]): void {
     this.#writeKeys = writeKeys;
     this.#worker.postMessage({ kind: 'sources', writeKeys } satisfies ToIngestWorker);
+  }
+
+  /** Tells the worker which destinations each source's new messages go to. */
+  setRoutes(routes: Route[]): void {
+    this.#routes = routes;
+    this.#worker.postMessage({ kind: 'routes', routes } satisfies ToIngestWorker);
+  }
+
+  /** Commits delivery results (the deliveries' new state and their attempts); resolves once durable. */
+  commitResults(results: DeliveryResult[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#waitingResults.set(id, { resolve, reject });
+      this.#worker.postMessage({ kind: 'results', id, results } satisfies ToIngestWorker);
+    });
   }
 
   submit(job: Omit<IngestJob, 'id'>): Promise<CommittedRequest> {
@@ -73,6 +91,7 @@ export class IngestPipeline {
     worker.on('error', (error) => console.error('sluice: the ingest worker failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));
     if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToIngestWorker);
+    if (this.#routes.length > 0) worker.postMessage({ kind: 'routes', routes: this.#routes } satisfies ToIngestWorker);
     return worker;
   }
 
@@ -80,7 +99,9 @@ export class IngestPipeline {
     if (worker !== this.#worker) return;
     const error = new Error(`the ingest worker stopped (exit code ${code}); the request was not stored`);
     for (const waiting of this.#waiting.values()) waiting.reject(error);
+    for (const waiting of this.#waitingResults.values()) waiting.reject(error);
     this.#waiting.clear();
+    this.#waitingResults.clear();
     if (this.#closed) this.#whenClosed?.();
     else this.#worker = this.#spawn();
   }
@@ -97,6 +118,16 @@ export class IngestPipeline {
         return;
       case 'failed':
         for (const id of message.jobIds) this.#take(id)?.reject(new Error(`could not store the request: ${message.message}`));
+        for (const id of message.resultIds) {
+          this.#waitingResults.get(id)?.reject(new Error(`could not store delivery results: ${message.message}`));
+          this.#waitingResults.delete(id);
+        }
+        return;
+      case 'results-committed':
+        for (const id of message.ids) {
+          this.#waitingResults.get(id)?.resolve();
+          this.#waitingResults.delete(id);
+        }
         return;
       case 'closed':
         this.#whenClosed?.();

@@ -1,9 +1,52 @@
-/** Messages between the request thread (IngestPipeline) and the ingest worker. */
+/**
+ * Messages between the request thread (IngestPipeline) and the ingest worker, which is also the
+ * store's single writer: delivery results are committed there too, in the same group commits, so
+ * the request thread never waits for SQLite's write lock.
+ */
 import type { IngestJob } from './prepare-request.ts';
+
+/** Which enabled destinations receive each source's messages: a delivery row is created for each. */
+export interface Route {
+  sourceId: number;
+  destinationIds: number[];
+}
+
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+
+export interface AttemptRecord {
+  url: string;
+  startedAt: number;
+  durationMs: number;
+  /** JSON of the headers sent (never the secret itself). */
+  requestHeaders: string;
+  responseStatus: number | null;
+  responseHeaders: string | null;
+  responseBody: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  outcome: 'success' | 'retry' | 'final';
+  retryAt: number | null;
+}
+
+/** The outcome of one delivery round: the delivery's new state and the attempts it made. */
+export interface DeliveryResult {
+  deliveryId: number;
+  status: DeliveryStatus;
+  attemptCount: number;
+  firstAttemptAt: number;
+  nextAttemptAt: number | null;
+  deadlineAt: number;
+  lastError: string | null;
+  body: string;
+  signature: string | null;
+  attempts: AttemptRecord[];
+}
 
 export type ToIngestWorker =
   | { kind: 'job'; job: IngestJob }
   | { kind: 'sources'; writeKeys: [writeKey: string, sourceId: number][] }
+  | { kind: 'routes'; routes: Route[] }
+  | { kind: 'results'; id: number; results: DeliveryResult[] }
   | { kind: 'close' };
 
 /** Why a message was rejected, by its index in the request. */
@@ -26,12 +69,15 @@ export interface CommittedRequest {
   /** Index into MESSAGE_STATUS_NAMES. */
   statuses: Uint8Array;
   rejected: RejectedEntry[];
+  /** Deliveries created for these messages (pending or skipped). */
+  deliveries: number;
 }
 
 export type FromIngestWorker =
   | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
   | { kind: 'refused'; jobId: number; status: number; code: string; message: string }
-  | { kind: 'failed'; jobIds: number[]; message: string }
+  | { kind: 'failed'; jobIds: number[]; resultIds: number[]; message: string }
+  | { kind: 'results-committed'; ids: number[] }
   | { kind: 'closed' };
 
 export const MESSAGE_STATUS_NAMES = ['accepted', 'rejected', 'duplicate'] as const;

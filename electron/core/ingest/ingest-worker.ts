@@ -2,10 +2,13 @@
 // arrive while a transaction runs are committed together in the next one (group commit), and each
 // is answered only once its transaction is durable. The request thread is left with HTTP alone, so
 // it stays responsive for the UI and delivery work that share it.
+// It is also the store's single writer for deliveries: each accepted message's deliveries are
+// created in the same transaction as the message (nothing stored is ever left without them), and
+// the delivery engine's results are committed here in the same group commits.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
-import type { CommittedRequest, FromIngestWorker, RejectedEntry, ToIngestWorker } from './ingest-protocol.ts';
+import type { CommittedRequest, DeliveryResult, FromIngestWorker, RejectedEntry, ToIngestWorker } from './ingest-protocol.ts';
 import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
 
 const { file } = workerData as { file: string };
@@ -26,8 +29,24 @@ const insertOther = db.prepare(
      anonymous_id, event, received_at, timestamp, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
+const insertDelivery = db.prepare(
+  `INSERT INTO deliveries (message_id, destination_id, trigger, status, skip_reason, next_attempt_at, created_at, updated_at)
+   VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
+);
+const updateDelivery = db.prepare(
+  `UPDATE deliveries SET status = ?, attempt_count = ?, first_attempt_at = ?, next_attempt_at = ?, deadline_at = ?,
+     last_error = ?, body = ?, signature = ?, updated_at = ? WHERE id = ?`,
+);
+const insertAttempt = db.prepare(
+  `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
+     response_body, error_code, error_message, outcome, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+);
+
 let writeKeys = new Map<string, number>();
+/** sourceId → the enabled destinations connected to it. */
+let routes = new Map<number, number[]>();
 let pending: { job: IngestJob; prepared: PreparedRequest }[] = [];
+let pendingResults: { id: number; results: DeliveryResult[] }[] = [];
 let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
@@ -45,6 +64,8 @@ function store(prepared: PreparedRequest): CommittedRequest {
   const ids = new Float64Array(n);
   const statuses = new Uint8Array(n);
   const rejected: RejectedEntry[] = [];
+  const destinations = routes.get(sourceId);
+  let deliveries = 0;
   for (let i = 0; i < n; i++) {
     const m = prepared.messages[i]!;
     if (m.status === 'accepted') {
@@ -52,8 +73,15 @@ function store(prepared: PreparedRequest): CommittedRequest {
         requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw,
       );
       if (result.changes === 1) {
-        ids[i] = Number(result.lastInsertRowid);
-        continue; // status 0: accepted
+        const id = Number(result.lastInsertRowid);
+        ids[i] = id; // status 0: accepted
+        if (destinations) {
+          const status = m.skipReason === null ? 'pending' : 'skipped';
+          const due = m.skipReason === null ? receivedAt : null;
+          for (const destinationId of destinations) insertDelivery.run(id, destinationId, status, m.skipReason, due, receivedAt, receivedAt);
+          deliveries += destinations.length;
+        }
+        continue;
       }
     }
     const status = m.status === 'accepted' ? 'duplicate' : 'rejected';
@@ -65,23 +93,49 @@ function store(prepared: PreparedRequest): CommittedRequest {
       rejected.push({ index: i, code: m.rejectCode!, message: m.rejectReason!, ...(m.messageId ? { messageId: m.messageId } : {}) });
     }
   }
-  return { requestId, sourceId, receivedAt, ids, statuses, rejected };
+  return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries };
+}
+
+function storeResult(result: DeliveryResult, now: number): void {
+  updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
+    result.lastError, result.body, result.signature, now, result.deliveryId);
+  for (const a of result.attempts) {
+    insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.responseStatus,
+      a.responseHeaders, a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
+  }
 }
 
 function flush(): void {
   scheduled = false;
   const batch = pending;
+  const results = pendingResults;
   pending = [];
+  pendingResults = [];
   pendingRows = 0;
-  if (batch.length === 0) return;
+  if (batch.length === 0 && results.length === 0) return;
   try {
     db.exec('BEGIN IMMEDIATE');
-    const results = batch.map(({ job, prepared }) => ({ jobId: job.id, ...store(prepared) }));
+    const committed = batch.map(({ job, prepared }) => ({ jobId: job.id, ...store(prepared) }));
+    const now = Date.now();
+    for (const unit of results) for (const result of unit.results) storeResult(result, now);
     db.exec('COMMIT');
-    send({ kind: 'committed', results });
+    if (committed.length > 0) send({ kind: 'committed', results: committed });
+    if (results.length > 0) send({ kind: 'results-committed', ids: results.map((unit) => unit.id) });
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
-    send({ kind: 'failed', jobIds: batch.map(({ job }) => job.id), message: (error as Error).message });
+    send({
+      kind: 'failed',
+      jobIds: batch.map(({ job }) => job.id),
+      resultIds: results.map((unit) => unit.id),
+      message: (error as Error).message,
+    });
+  }
+}
+
+function schedule(): void {
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
   }
 }
 
@@ -89,6 +143,13 @@ port.on('message', (message: ToIngestWorker) => {
   switch (message.kind) {
     case 'sources':
       writeKeys = new Map(message.writeKeys);
+      return;
+    case 'routes':
+      routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
+      return;
+    case 'results':
+      pendingResults.push({ id: message.id, results: message.results });
+      schedule();
       return;
     case 'close':
       flush();
@@ -112,10 +173,7 @@ port.on('message', (message: ToIngestWorker) => {
       // Commit in slices under load, so the first requests are answered (and their clients send
       // more) while later ones are still being parsed; otherwise commit when the queue is drained.
       if (pendingRows >= FLUSH_ROWS) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      else schedule();
     }
   }
 });

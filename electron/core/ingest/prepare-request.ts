@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../../shared/limits.ts';
 import { MESSAGE_TYPES, isTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
+import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
 import { IngestError } from './ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from './normalize.ts';
@@ -34,6 +35,8 @@ export interface PreparedMessage {
   event: string | null;
   timestamp: number | null;
   raw: string;
+  /** Why webhook destinations skip this message (its integrations), or null. */
+  skipReason: string | null;
 }
 
 export interface PreparedRequest {
@@ -136,6 +139,7 @@ function prepareMessage(event: unknown, raw: string | undefined, request: Reques
     event: name ?? null,
     timestamp,
     raw: text,
+    skipReason: webhooksSkipReason(mergedIntegrations(input, request.envelope.integrations)),
   };
 }
 
@@ -157,6 +161,7 @@ function rejected(event: unknown, raw: string, rejection: Rejection): PreparedMe
     event: typeof fields.event === 'string' ? fields.event.slice(0, 1024) : null,
     timestamp: null,
     raw,
+    skipReason: null,
   };
 }
 

@@ -87,7 +87,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
       );
-      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status IN ('pending', 'retrying', 'in_flight');
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status IN ('pending', 'retrying');
       CREATE INDEX deliveries_message ON deliveries (message_id);
 
       CREATE TABLE attempts (

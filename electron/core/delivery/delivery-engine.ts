@@ -1,0 +1,233 @@
+import { signBody } from '../../../shared/signature.ts';
+import { webhookBody } from '../../../shared/webhook-body.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+import type { Clock } from '../clock.ts';
+import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
+import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
+import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
+import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
+import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
+
+export interface DeliveryEngineOptions {
+  deliveries: DeliveriesRepo;
+  messages: MessagesRepo;
+  destinations: DestinationsRepo;
+  /** The store's writer: results are committed there before they are announced. */
+  writer: IngestPipeline;
+  bus: EventBus;
+  clock: Clock;
+  sender: WebhookSender;
+  /** Deliveries in flight at once, over all destinations. */
+  maxInFlight?: number;
+  random?: () => number;
+}
+
+/** A delivery's new state, as announced on the bus after it is stored. */
+export interface DeliveryChange {
+  deliveryId: number;
+  messageId: number | null;
+  destinationId: number;
+  status: DeliveryResult['status'];
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+}
+
+/** Longest sleep between checks for due deliveries; with an injected clock, call kick() after advancing. */
+const MAX_SLEEP_MS = 30_000;
+
+/**
+ * Sends due deliveries: one round posts the message's body to every webhook of the destination at
+ * once; any 2xx delivers it (no further rounds); otherwise a retryable failure schedules the next
+ * round within the 4-hour window (retry-schedule.ts). Each round's result (the delivery's new state
+ * and one attempt per webhook) is committed by the store's writer before it is announced. Rows
+ * are the queue: a delivery that was in flight when the process died is still pending or retrying
+ * in the store and is sent again on start (at least once).
+ */
+export class DeliveryEngine {
+  readonly #o: DeliveryEngineOptions;
+  readonly #maxInFlight: number;
+  readonly #inFlight = new Set<number>();
+  readonly #perDestination = new Map<number, number>();
+  readonly #rounds = new Set<Promise<void>>();
+  #pumpScheduled = false;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #results: DeliveryResult[] = [];
+  #resultsCommit: Promise<void> | undefined;
+
+  constructor(options: DeliveryEngineOptions) {
+    this.#o = options;
+    this.#maxInFlight = options.maxInFlight ?? 256;
+  }
+
+  /** Looks for due deliveries now (new messages, a settings change, or a test's clock moved). */
+  kick(): void {
+    if (this.#closed || this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
+  /** Resolves when nothing is in flight (for tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.#rounds.size > 0) await Promise.all([...this.#rounds]);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.idle();
+  }
+
+  #pump(): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    const now = this.#o.clock.now();
+    const room = this.#maxInFlight - this.#inFlight.size;
+    if (room > 0) {
+      const destinations = new Map(this.#o.destinations.list().map((d) => [d.id, d]));
+      let started = 0;
+      for (const delivery of this.#o.deliveries.due(now, room + this.#inFlight.size)) {
+        if (started >= room) break;
+        if (this.#inFlight.has(delivery.id)) continue;
+        const destination = destinations.get(delivery.destinationId);
+        if (!destination) continue; // deleted: its deliveries go with it
+        if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) continue;
+        this.#start(delivery, destination);
+        started++;
+      }
+    }
+    const next = this.#o.deliveries.nextDueAt();
+    if (next !== null) {
+      const wait = Math.min(Math.max(next - now, 0), MAX_SLEEP_MS);
+      // Something due but not started (all slots busy): a finishing round kicks again.
+      if (wait > 0) this.#timer = setTimeout(() => this.kick(), wait).unref();
+    }
+  }
+
+  #start(delivery: Delivery, destination: Destination): void {
+    this.#inFlight.add(delivery.id);
+    this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 0) + 1);
+    const round = this.#round(delivery, destination)
+      .catch((error: unknown) => console.error(`sluice: delivery ${delivery.id} failed unexpectedly:`, error))
+      .finally(() => {
+        this.#inFlight.delete(delivery.id);
+        this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 1) - 1);
+        this.#rounds.delete(round);
+        this.kick();
+      });
+    this.#rounds.add(round);
+  }
+
+  async #round(delivery: Delivery, destination: Destination): Promise<void> {
+    const { clock, sender } = this.#o;
+    const startedAt = clock.now();
+    const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+    const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
+    const attemptCount = delivery.attemptCount + 1;
+
+    const record = delivery.messageId === null ? undefined : this.#o.messages.get(delivery.messageId);
+    if (!record?.message) {
+      await this.#commit({
+        deliveryId: delivery.id,
+        status: 'failed',
+        attemptCount: delivery.attemptCount,
+        firstAttemptAt,
+        nextAttemptAt: null,
+        deadlineAt,
+        lastError: 'the message is no longer stored',
+        body: delivery.body ?? '',
+        signature: null,
+        attempts: [],
+      }, delivery);
+      return;
+    }
+    // Settings are read at each round, so edits apply to the next attempt.
+    const body = JSON.stringify(webhookBody(record.message, destination.options.bodyShape));
+    const signature = destination.sharedSecret ? signBody(body, destination.sharedSecret) : null;
+    const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
+    const sent = await Promise.all(
+      targets.map(async (webhook) => {
+        const headers: Record<string, string> = {
+          'User-Agent': USER_AGENT,
+          'Content-Type': 'application/json',
+          ...webhook.headers,
+          ...(signature ? { 'X-Signature': signature } : {}),
+        };
+        const result = await sender.send({ url: webhook.url, body, headers, caCert: 'caCert' in webhook ? webhook.caCert : undefined });
+        return { url: webhook.url, headers, result };
+      }),
+    );
+
+    const now = clock.now();
+    const delivered = sent.some(({ result }) => result.ok);
+    const retryable = !delivered && sent.some(({ result }) => result.retryable);
+    const retryAfterMs = maxRetryAfter(sent.map(({ result }) => result), now);
+    const next = retryable
+      ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(this.#o.random ? { random: this.#o.random } : {}) })
+      : null;
+    const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
+    const firstError = sent.find(({ result }) => !result.ok)?.result.errorMessage ?? null;
+    const lastError = delivered
+      ? null
+      : retryable && next === null
+        ? `${firstError} — gave up: the 4-hour retry window is over`
+        : firstError;
+    const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
+      url,
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+      requestHeaders: JSON.stringify(headers),
+      responseStatus: result.status,
+      responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
+      responseBody: result.responseBody,
+      errorCode: result.errorCode,
+      errorMessage: result.errorMessage,
+      outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
+      retryAt: status === 'retrying' ? next : null,
+    }));
+    await this.#commit(
+      { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
+      delivery,
+    );
+  }
+
+  /** Results of rounds that end together are committed together. */
+  async #commit(result: DeliveryResult, delivery: Delivery): Promise<void> {
+    this.#results.push(result);
+    this.#resultsCommit ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const results = this.#results;
+      this.#results = [];
+      this.#resultsCommit = undefined;
+      return this.#o.writer.commitResults(results);
+    });
+    await this.#resultsCommit;
+    this.#o.bus.emit('deliveries.changed', [
+      {
+        deliveryId: result.deliveryId,
+        messageId: delivery.messageId,
+        destinationId: delivery.destinationId,
+        status: result.status,
+        attemptCount: result.attemptCount,
+        nextAttemptAt: result.nextAttemptAt,
+        lastError: result.lastError,
+      },
+    ]);
+  }
+}
+
+/** The longest Retry-After among 408, 429 and 5xx answers, in ms from now. */
+function maxRetryAfter(results: SendResult[], now: number): number | undefined {
+  let max: number | undefined;
+  for (const result of results) {
+    if (!result.retryable || !result.responseHeaders) continue;
+    const ms = parseRetryAfter(result.responseHeaders['retry-after'], now);
+    if (ms !== undefined) max = Math.max(max ?? 0, ms);
+  }
+  return max;
+}

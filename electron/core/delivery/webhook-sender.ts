@@ -1,0 +1,212 @@
+import tls from 'node:tls';
+import { createHash } from 'node:crypto';
+import { Agent, errors as undiciErrors } from 'undici';
+import type { Dispatcher } from 'undici';
+
+/** Seed §2.1: `<PRODUCT>/1.0`. */
+export const USER_AGENT = 'Sluice/1.0';
+/** Seed §8: each request must be answered within 5 seconds. */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+/** Response bodies are kept up to this size. */
+export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
+
+export type AttemptErrorCode = 'timeout' | 'tls' | 'connect' | 'reset' | 'http';
+
+export interface SendRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  /** Extra trusted CA (PEM) for this webhook. */
+  caCert?: string | undefined;
+}
+
+export interface SendResult {
+  startedAt: number;
+  durationMs: number;
+  status: number | null;
+  responseHeaders: Record<string, string | string[]> | null;
+  responseBody: string | null;
+  errorCode: AttemptErrorCode | null;
+  errorMessage: string | null;
+  /** 2xx. */
+  ok: boolean;
+  /** Worth another round: 5xx, 408, 429, timeout, connection refused or reset (DESIGN.md §5.4). */
+  retryable: boolean;
+}
+
+/**
+ * POSTs webhook bodies with undici: pooled keep-alive connections per origin, one timeout for the
+ * whole request, redirects not followed, the response body kept up to 64 KB.
+ */
+export class WebhookSender {
+  readonly #timeoutMs: number;
+  readonly #agents = new Map<string, Agent>();
+  readonly #now: () => number;
+
+  constructor(options: { timeoutMs?: number; now?: () => number } = {}) {
+    this.#timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async send(request: SendRequest): Promise<SendResult> {
+    const startedAt = this.#now();
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    try {
+      const response = await this.#agent(request.caCert).request({
+        origin: new URL(request.url).origin,
+        path: pathOf(request.url),
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        signal,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+      });
+      const responseBody = await readCapped(response.body, MAX_RESPONSE_BODY_BYTES);
+      const status = response.statusCode;
+      const ok = status >= 200 && status < 300;
+      return {
+        startedAt,
+        durationMs: elapsed(),
+        status,
+        responseHeaders: flattenHeaders(response.headers),
+        responseBody,
+        errorCode: ok ? null : 'http',
+        errorMessage: ok ? null : describeStatus(status),
+        ok,
+        retryable: status >= 500 || status === 408 || status === 429,
+      };
+    } catch (error) {
+      const { code, message, retryable } = classifyError(error, signal.aborted, this.#timeoutMs, request.url);
+      return {
+        startedAt,
+        durationMs: elapsed(),
+        status: null,
+        responseHeaders: null,
+        responseBody: null,
+        errorCode: code,
+        errorMessage: message,
+        ok: false,
+        retryable,
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#agents.values()].map((agent) => agent.close()));
+    this.#agents.clear();
+  }
+
+  #agent(caCert: string | undefined): Agent {
+    const key = caCert ? createHash('sha256').update(caCert).digest('hex') : '';
+    let agent = this.#agents.get(key);
+    if (!agent) {
+      agent = new Agent({
+        connections: 64,
+        keepAliveTimeout: 30_000,
+        connect: {
+          timeout: this.#timeoutMs,
+          // The system's trust store, plus this webhook's own CA when it has one.
+          ...(caCert ? { ca: [...tls.rootCertificates, caCert] } : {}),
+        },
+      });
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+}
+
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > limit) {
+      chunks.push(buffer.subarray(0, limit - size));
+      size = limit;
+      body.destroy();
+      break;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(headers)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function describeStatus(status: number): string {
+  if (status >= 300 && status < 400) return `the receiver answered ${status} (a redirect); Sluice does not follow redirects — use the final URL`;
+  if (status === 408 || status === 429) return `the receiver answered ${status}; will retry`;
+  if (status >= 500) return `the receiver answered ${status}; will retry`;
+  return `the receiver answered ${status}; a 4xx is final, the request will not be retried`;
+}
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_NOT_YET_VALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+]);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** Turns a failed request into an error code and a sentence with the fix. */
+export function classifyError(
+  error: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+  url: string,
+): { code: AttemptErrorCode; message: string; retryable: boolean } {
+  const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = err.code ?? err.cause?.code ?? '';
+  const origin = safeOrigin(url);
+  if (timedOut || err.name === 'TimeoutError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    return { code: 'timeout', message: `${origin} did not answer within ${timeoutMs / 1000} s; will retry`, retryable: true };
+  }
+  if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(err.message ?? '')) {
+    const detail =
+      code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN'
+        ? 'its certificate is self-signed'
+        : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+          ? 'its certificate is for another host name'
+          : `its certificate is not trusted (${code || err.message})`;
+    return {
+      code: 'tls',
+      message: `${origin} — ${detail}; nothing was sent. Add its CA under the webhook's TLS settings (caCert).`,
+      retryable: false,
+    };
+  }
+  if (CONNECT_CODES.has(code)) {
+    const why = code === 'ECONNREFUSED' ? 'refused the connection (is the receiver running?)' : `could not be reached (${code})`;
+    return { code: 'connect', message: `${origin} ${why}; will retry`, retryable: true };
+  }
+  if (RESET_CODES.has(code) || err instanceof undiciErrors.SocketError) {
+    return { code: 'reset', message: `${origin} closed the connection before answering; will retry`, retryable: true };
+  }
+  return { code: 'connect', message: `${origin}: ${err.message || code || 'request failed'}; will retry`, retryable: true };
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}

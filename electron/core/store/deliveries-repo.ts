@@ -1,0 +1,108 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DeliveryStatus } from '../ingest/ingest-protocol.ts';
+
+export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' | 'test';
+
+export interface Delivery {
+  id: number;
+  messageId: number | null;
+  destinationId: number;
+  trigger: DeliveryTrigger;
+  replayOf: number | null;
+  status: DeliveryStatus;
+  targetUrl: string | null;
+  body: string | null;
+  signature: string | null;
+  attemptCount: number;
+  firstAttemptAt: number | null;
+  nextAttemptAt: number | null;
+  deadlineAt: number | null;
+  lastError: string | null;
+  skipReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Attempt {
+  id: number;
+  deliveryId: number;
+  url: string;
+  startedAt: number;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string | string[]> | null;
+  responseBody: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  outcome: 'success' | 'retry' | 'final';
+  retryAt: number | null;
+}
+
+const COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, replay_of AS replayOf, status,
+  target_url AS targetUrl, body, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
+  next_attempt_at AS nextAttemptAt, deadline_at AS deadlineAt, last_error AS lastError, skip_reason AS skipReason,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+/** Read side of deliveries and attempts; the ingest worker writes them. */
+export class DeliveriesRepo {
+  readonly #due: StatementSync;
+  readonly #nextDue: StatementSync;
+  readonly #get: StatementSync;
+  readonly #forMessage: StatementSync;
+  readonly #attempts: StatementSync;
+  readonly #counts: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#due = db.prepare(
+      `SELECT ${COLUMNS} FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
+       ORDER BY next_attempt_at LIMIT ?`,
+    );
+    this.#nextDue = db.prepare(`SELECT min(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`);
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
+    this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
+    this.#attempts = db.prepare(
+      `SELECT id, delivery_id AS deliveryId, url, started_at AS startedAt, duration_ms AS durationMs,
+         request_headers AS requestHeaders, response_status AS responseStatus, response_headers AS responseHeaders,
+         response_body AS responseBody, error_code AS errorCode, error_message AS errorMessage, outcome,
+         retry_at AS retryAt
+       FROM attempts WHERE delivery_id = ? ORDER BY id`,
+    );
+    this.#counts = db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status');
+  }
+
+  /** Deliveries whose next attempt is due at `now`, earliest first. */
+  due(now: number, limit: number): Delivery[] {
+    return this.#due.all(now, limit) as unknown as Delivery[];
+  }
+
+  /** When the earliest pending or retrying delivery is due, or null when none is. */
+  nextDueAt(): number | null {
+    return (this.#nextDue.get() as { at: number | null }).at;
+  }
+
+  get(id: number): Delivery | undefined {
+    return this.#get.get(id) as unknown as Delivery | undefined;
+  }
+
+  forMessage(messageId: number): Delivery[] {
+    return this.#forMessage.all(messageId) as unknown as Delivery[];
+  }
+
+  attempts(deliveryId: number): Attempt[] {
+    return (this.#attempts.all(deliveryId) as unknown as (Omit<Attempt, 'requestHeaders' | 'responseHeaders'> & {
+      requestHeaders: string;
+      responseHeaders: string | null;
+    })[]).map((row) => ({
+      ...row,
+      requestHeaders: JSON.parse(row.requestHeaders) as Record<string, string>,
+      responseHeaders: row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
+    }));
+  }
+
+  countByStatus(): Partial<Record<DeliveryStatus, number>> {
+    const counts: Partial<Record<DeliveryStatus, number>> = {};
+    for (const row of this.#counts.all() as unknown as { status: DeliveryStatus; n: number }[]) counts[row.status] = row.n;
+    return counts;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The JSON body of a webhook request for one message (seed table 2.2, DESIGN.md §5.1). Used by the
+ * delivery engine to send, and by the inspector to show exactly what is sent.
+ */
+
+export type BodyShape = 'seed' | 'full';
+
+export type WebhookBody = Record<string, unknown>;
+
+type Message = Record<string, unknown>;
+
+/** Copies `keys` of `from` that are present and not null, in this order. */
+function pick(from: unknown, keys: readonly string[]): Record<string, unknown> | undefined {
+  if (typeof from !== 'object' || from === null) return undefined;
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const key of keys) {
+    const value = (from as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null) {
+      out[key] = value;
+      any = true;
+    }
+  }
+  return any ? out : undefined;
+}
+
+function set(body: WebhookBody, key: string, value: unknown): void {
+  if (value !== undefined && value !== null) body[key] = value;
+}
+
+/** Ids are strings in webhook bodies (seed §2.2); clients may send numbers. */
+function setId(body: WebhookBody, key: string, value: unknown): void {
+  if (typeof value === 'number') body[key] = String(value);
+  else if (typeof value === 'string' && value !== '') body[key] = value;
+}
+
+/** The message's time as ISO 8601 UTC with milliseconds. */
+function isoTimestamp(message: Message): string {
+  const ms = Date.parse(String(message.timestamp ?? ''));
+  return new Date(Number.isNaN(ms) ? Date.now() : ms).toISOString();
+}
+
+/**
+ * Maps a normalized message to its webhook body. "seed": exactly the seed's fields per type, in the
+ * seed's order, each only when the message has it (never null). "full": the whole message, with
+ * version 1 first.
+ */
+export function webhookBody(message: Message, shape: BodyShape = 'seed'): WebhookBody {
+  const type = String(message.type);
+  if (shape === 'full') {
+    return { version: 1, ...message, timestamp: isoTimestamp(message) };
+  }
+  const body: WebhookBody = { version: 1, type };
+  switch (type) {
+    case 'page':
+      setId(body, 'userId', message.userId);
+      set(body, 'properties', message.properties);
+      break;
+    case 'screen': {
+      setId(body, 'userId', message.userId);
+      set(body, 'name', message.name);
+      const context = message.context as Record<string, unknown> | undefined;
+      const screenContext: Record<string, unknown> = {};
+      const device = pick(context?.device, ['model', 'type']);
+      const os = pick(context?.os, ['name', 'version']);
+      const app = pick(context?.app, ['build', 'name', 'version']);
+      if (device) screenContext.device = device;
+      if (os) screenContext.os = os;
+      if (app) screenContext.app = app;
+      body.timestamp = isoTimestamp(message);
+      if (device || os || app) body.context = screenContext;
+      return body;
+    }
+    case 'identify':
+      setId(body, 'userId', message.userId);
+      set(body, 'traits', message.traits);
+      break;
+    case 'track':
+      setId(body, 'userId', message.userId);
+      set(body, 'event', message.event);
+      set(body, 'properties', message.properties);
+      break;
+    case 'alias':
+      setId(body, 'Previous ID', message.previousId);
+      setId(body, 'User ID', message.userId);
+      break;
+    case 'group':
+      setId(body, 'groupId', message.groupId);
+      setId(body, 'userId', message.userId);
+      set(body, 'traits', message.traits);
+      break;
+    case 'delete':
+      return { type: 'delete', userId: message.userId, timestamp: isoTimestamp(message) };
+  }
+  body.timestamp = isoTimestamp(message);
+  return body;
+}
+
+/** The body of a deletion notification (seed §2.2: no version). */
+export function deleteBody(userId: string, at: number): WebhookBody {
+  return { type: 'delete', userId, timestamp: new Date(at).toISOString() };
+}
