@@ -1,9 +1,12 @@
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT } from '../../shared/limits.ts';
-import type { ConfigFile } from '../../shared/settings.ts';
+import { describeIssues, destinationSchema, type ConfigFile } from '../../shared/settings.ts';
+import { OperationError } from './operation-error.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
+import { replay } from './delivery/replay.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { IngestPipeline } from './ingest/ingest-pipeline.ts';
 import type { Route } from './ingest/ingest-protocol.ts';
@@ -11,7 +14,7 @@ import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
-import { DestinationsRepo } from './store/destinations-repo.ts';
+import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
 
@@ -39,6 +42,16 @@ export interface Core {
   readonly delivery: DeliveryEngine;
   readonly ingestUrl: string;
   readonly dataDir: string;
+  /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
+  replay(request: unknown): Promise<{ deliveryIds: number[] }>;
+  /** Moves retrying deliveries' next attempt to now. */
+  retryNow(deliveryIds: number[]): Promise<number>;
+  /** Cancels pending or retrying deliveries. */
+  cancelDeliveries(deliveryIds: number[]): Promise<number>;
+  /** Creates a deletion request: delete notifications to the user's sources' destinations. */
+  requestDeletion(request: unknown): Promise<DeletionResult>;
+  /** Creates or replaces a destination (validated like the config file); applies to the next attempt. */
+  saveDestination(config: unknown): Destination;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -102,6 +115,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   }
 
   delivery.kick(); // resume what was pending or retrying when Sluice last stopped
+  const afterWrite = <T,>(result: T): T => {
+    delivery.kick();
+    return result;
+  };
 
   let closing: Promise<void> | undefined;
   return {
@@ -114,6 +131,23 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     delivery,
     dataDir: options.dataDir,
     ingestUrl: ingest.url,
+    replay: (request) => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then(afterWrite),
+    retryNow: (deliveryIds) =>
+      pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => afterWrite(outcome.changed)),
+    cancelDeliveries: (deliveryIds) =>
+      pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => outcome.changed),
+    requestDeletion: (request) => requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then(afterWrite),
+    saveDestination(config) {
+      const parsed = destinationSchema.safeParse(config);
+      if (!parsed.success) throw new OperationError('invalid_destination', describeIssues(parsed.error).join('; '));
+      for (const name of parsed.data.sources) {
+        if (!sources.byName(name)) throw new OperationError('invalid_destination', `sources: unknown source "${name}"`);
+      }
+      const saved = destinations.upsert(parsed.data, clock.now());
+      pipeline.setRoutes(routesOf(destinations));
+      delivery.kick();
+      return saved;
+    },
     close() {
       closing ??= (async () => {
         await ingest.close();

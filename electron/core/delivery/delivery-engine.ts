@@ -131,24 +131,30 @@ export class DeliveryEngine {
     const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
     const attemptCount = delivery.attemptCount + 1;
 
-    const record = delivery.messageId === null ? undefined : this.#o.messages.get(delivery.messageId);
-    if (!record?.message) {
-      await this.#commit({
-        deliveryId: delivery.id,
-        status: 'failed',
-        attemptCount: delivery.attemptCount,
-        firstAttemptAt,
-        nextAttemptAt: null,
-        deadlineAt,
-        lastError: 'the message is no longer stored',
-        body: delivery.body ?? '',
-        signature: null,
-        attempts: [],
-      }, delivery);
-      return;
-    }
     // Settings are read at each round, so edits apply to the next attempt.
-    const body = JSON.stringify(webhookBody(record.message, destination.options.bodyShape));
+    let body = delivery.bodyOverride;
+    if (body === null) {
+      const record = delivery.messageId === null ? undefined : this.#o.messages.get(delivery.messageId);
+      if (!record?.message) {
+        await this.#commit(
+          {
+            deliveryId: delivery.id,
+            status: 'failed',
+            attemptCount: delivery.attemptCount,
+            firstAttemptAt,
+            nextAttemptAt: null,
+            deadlineAt,
+            lastError: 'the message is no longer stored (purged?); nothing was sent',
+            body: delivery.body ?? '',
+            signature: null,
+            attempts: [],
+          },
+          delivery,
+        );
+        return;
+      }
+      body = JSON.stringify(webhookBody(record.message, destination.options.bodyShape));
+    }
     const signature = destination.sharedSecret ? signBody(body, destination.sharedSecret) : null;
     const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
     const sent = await Promise.all(

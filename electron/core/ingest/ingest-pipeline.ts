@@ -1,6 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
-import type { CommittedRequest, DeliveryResult, FromIngestWorker, Route, ToIngestWorker } from './ingest-protocol.ts';
+import type {
+  CommittedRequest,
+  DeliveryResult,
+  FromIngestWorker,
+  Route,
+  ToIngestWorker,
+  WriteOp,
+  WriteOutcome,
+} from './ingest-protocol.ts';
 import type { IngestJob } from './prepare-request.ts';
 
 interface Waiting {
@@ -17,7 +25,7 @@ interface Waiting {
 export class IngestPipeline {
   readonly #file: string;
   readonly #waiting = new Map<number, Waiting>();
-  readonly #waitingResults = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
   #worker: Worker;
   #writeKeys: [string, number][] = [];
@@ -49,8 +57,18 @@ export class IngestPipeline {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#waitingResults.set(id, { resolve, reject });
+      this.#waitingResults.set(id, { resolve: () => resolve(), reject });
       this.#worker.postMessage({ kind: 'results', id, results } satisfies ToIngestWorker);
+    });
+  }
+
+  /** Runs one write (deliveries on request, retry now, cancel, deletion request) in the writer. */
+  write(op: WriteOp): Promise<WriteOutcome> {
+    if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#waitingResults.set(id, { resolve: (outcome) => resolve(outcome!), reject });
+      this.#worker.postMessage({ kind: 'write', id, op } satisfies ToIngestWorker);
     });
   }
 
@@ -122,6 +140,10 @@ export class IngestPipeline {
           this.#waitingResults.get(id)?.reject(new Error(`could not store delivery results: ${message.message}`));
           this.#waitingResults.delete(id);
         }
+        return;
+      case 'written':
+        this.#waitingResults.get(message.id)?.resolve(message.outcome);
+        this.#waitingResults.delete(message.id);
         return;
       case 'results-committed':
         for (const id of message.ids) {

@@ -42,11 +42,49 @@ export interface DeliveryResult {
   attempts: AttemptRecord[];
 }
 
+export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' | 'test';
+
+/** A delivery made on request (replay, deletion notification, test), not by ingestion. */
+export interface NewDelivery {
+  messageId: number | null;
+  destinationId: number;
+  trigger: DeliveryTrigger;
+  replayOf: number | null;
+  /** Post here instead of the destination's webhooks. */
+  targetUrl: string | null;
+  /** Send this body instead of the message's mapped body. */
+  bodyOverride: string | null;
+  due: number;
+}
+
+/** Writes the request thread asks the store's writer for, each in one transaction. */
+export type WriteOp =
+  | { op: 'createDeliveries'; deliveries: NewDelivery[]; now: number }
+  | { op: 'retryNow'; deliveryIds: number[]; now: number }
+  | { op: 'cancel'; deliveryIds: number[]; now: number }
+  | {
+      op: 'deletionRequest';
+      userId: string;
+      purge: boolean;
+      sourceIds: number[];
+      deliveries: NewDelivery[];
+      now: number;
+    };
+
+export interface WriteOutcome {
+  /** Ids of created rows (deliveries). */
+  ids: number[];
+  /** Rows changed (retryNow, cancel) or messages purged. */
+  changed: number;
+  deletionRequestId?: number;
+}
+
 export type ToIngestWorker =
   | { kind: 'job'; job: IngestJob }
   | { kind: 'sources'; writeKeys: [writeKey: string, sourceId: number][] }
   | { kind: 'routes'; routes: Route[] }
   | { kind: 'results'; id: number; results: DeliveryResult[] }
+  | { kind: 'write'; id: number; op: WriteOp }
   | { kind: 'close' };
 
 /** Why a message was rejected, by its index in the request. */
@@ -78,6 +116,7 @@ export type FromIngestWorker =
   | { kind: 'refused'; jobId: number; status: number; code: string; message: string }
   | { kind: 'failed'; jobIds: number[]; resultIds: number[]; message: string }
   | { kind: 'results-committed'; ids: number[] }
+  | { kind: 'written'; id: number; outcome: WriteOutcome }
   | { kind: 'closed' };
 
 export const MESSAGE_STATUS_NAMES = ['accepted', 'rejected', 'duplicate'] as const;

@@ -8,13 +8,22 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
-import type { CommittedRequest, DeliveryResult, FromIngestWorker, RejectedEntry, ToIngestWorker } from './ingest-protocol.ts';
+import type {
+  CommittedRequest,
+  DeliveryResult,
+  FromIngestWorker,
+  NewDelivery,
+  RejectedEntry,
+  ToIngestWorker,
+  WriteOp,
+  WriteOutcome,
+} from './ingest-protocol.ts';
 import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
 const db = new DatabaseSync(file);
-db.exec('PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000;');
+db.exec('PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
 
 const insertRequest = db.prepare(
   'INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, ?, ?, ?, ?, ?)',
@@ -42,11 +51,29 @@ const insertAttempt = db.prepare(
      response_body, error_code, error_message, outcome, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
+const insertRequestedDelivery = db.prepare(
+  `INSERT INTO deliveries (message_id, destination_id, trigger, replay_of, status, target_url, body_override,
+     deletion_request_id, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+);
+const retryNow = db.prepare(
+  `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
+);
+const cancel = db.prepare(
+  `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = 'cancelled', updated_at = ?
+   WHERE id = ? AND status IN ('pending', 'retrying')`,
+);
+const insertDeletion = db.prepare(
+  'INSERT INTO deletion_requests (user_id, requested_at, purge, source_ids) VALUES (?, ?, ?, ?)',
+);
+const purgeUser = db.prepare("DELETE FROM messages WHERE user_id = ? AND source_id = ?");
+const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
+
 let writeKeys = new Map<string, number>();
 /** sourceId → the enabled destinations connected to it. */
 let routes = new Map<number, number[]>();
 let pending: { job: IngestJob; prepared: PreparedRequest }[] = [];
 let pendingResults: { id: number; results: DeliveryResult[] }[] = [];
+let pendingOps: { id: number; op: WriteOp }[] = [];
 let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
@@ -105,28 +132,64 @@ function storeResult(result: DeliveryResult, now: number): void {
   }
 }
 
+function createDeliveries(deliveries: NewDelivery[], now: number, deletionRequestId: number | null): number[] {
+  return deliveries.map((d) =>
+    Number(
+      insertRequestedDelivery.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl, d.bodyOverride,
+        deletionRequestId, d.due, now, now).lastInsertRowid,
+    ),
+  );
+}
+
+function applyOp(op: WriteOp): WriteOutcome {
+  switch (op.op) {
+    case 'createDeliveries':
+      return { ids: createDeliveries(op.deliveries, op.now, null), changed: 0 };
+    case 'retryNow':
+      return { ids: [], changed: op.deliveryIds.reduce((n, id) => n + Number(retryNow.run(op.now, op.now, id).changes), 0) };
+    case 'cancel':
+      return { ids: [], changed: op.deliveryIds.reduce((n, id) => n + Number(cancel.run(op.now, id).changes), 0) };
+    case 'deletionRequest': {
+      const deletionRequestId = Number(
+        insertDeletion.run(op.userId, op.now, op.purge ? 1 : 0, JSON.stringify(op.sourceIds)).lastInsertRowid,
+      );
+      const ids = createDeliveries(op.deliveries, op.now, deletionRequestId);
+      let purged = 0;
+      if (op.purge) {
+        for (const sourceId of op.sourceIds) purged += Number(purgeUser.run(op.userId, sourceId).changes);
+        notePurged.run(purged, deletionRequestId);
+      }
+      return { ids, changed: purged, deletionRequestId };
+    }
+  }
+}
+
 function flush(): void {
   scheduled = false;
   const batch = pending;
   const results = pendingResults;
+  const ops = pendingOps;
   pending = [];
   pendingResults = [];
+  pendingOps = [];
   pendingRows = 0;
-  if (batch.length === 0 && results.length === 0) return;
+  if (batch.length === 0 && results.length === 0 && ops.length === 0) return;
   try {
     db.exec('BEGIN IMMEDIATE');
     const committed = batch.map(({ job, prepared }) => ({ jobId: job.id, ...store(prepared) }));
     const now = Date.now();
     for (const unit of results) for (const result of unit.results) storeResult(result, now);
+    const outcomes = ops.map(({ id, op }) => ({ id, outcome: applyOp(op) }));
     db.exec('COMMIT');
     if (committed.length > 0) send({ kind: 'committed', results: committed });
     if (results.length > 0) send({ kind: 'results-committed', ids: results.map((unit) => unit.id) });
+    for (const { id, outcome } of outcomes) send({ kind: 'written', id, outcome });
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     send({
       kind: 'failed',
       jobIds: batch.map(({ job }) => job.id),
-      resultIds: results.map((unit) => unit.id),
+      resultIds: [...results.map((unit) => unit.id), ...ops.map((unit) => unit.id)],
       message: (error as Error).message,
     });
   }
@@ -149,6 +212,10 @@ port.on('message', (message: ToIngestWorker) => {
       return;
     case 'results':
       pendingResults.push({ id: message.id, results: message.results });
+      schedule();
+      return;
+    case 'write':
+      pendingOps.push({ id: message.id, op: message.op });
       schedule();
       return;
     case 'close':

@@ -19,6 +19,9 @@ export interface Delivery {
   deadlineAt: number | null;
   lastError: string | null;
   skipReason: string | null;
+  /** A body fixed at creation (edited replay, deletion notification), or null to map the message. */
+  bodyOverride: string | null;
+  deletionRequestId: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -42,7 +45,7 @@ export interface Attempt {
 const COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, replay_of AS replayOf, status,
   target_url AS targetUrl, body, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
   next_attempt_at AS nextAttemptAt, deadline_at AS deadlineAt, last_error AS lastError, skip_reason AS skipReason,
-  created_at AS createdAt, updated_at AS updatedAt`;
+  body_override AS bodyOverride, deletion_request_id AS deletionRequestId, created_at AS createdAt, updated_at AS updatedAt`;
 
 /** Read side of deliveries and attempts; the ingest worker writes them. */
 export class DeliveriesRepo {
@@ -52,6 +55,8 @@ export class DeliveriesRepo {
   readonly #forMessage: StatementSync;
   readonly #attempts: StatementSync;
   readonly #counts: StatementSync;
+  readonly #forDeletion: StatementSync;
+  readonly #withStatus: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#due = db.prepare(
@@ -69,6 +74,8 @@ export class DeliveriesRepo {
        FROM attempts WHERE delivery_id = ? ORDER BY id`,
     );
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status');
+    this.#forDeletion = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE deletion_request_id = ? ORDER BY id`);
+    this.#withStatus = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = ? ORDER BY id LIMIT ?`);
   }
 
   /** Deliveries whose next attempt is due at `now`, earliest first. */
@@ -87,6 +94,15 @@ export class DeliveriesRepo {
 
   forMessage(messageId: number): Delivery[] {
     return this.#forMessage.all(messageId) as unknown as Delivery[];
+  }
+
+  forDeletionRequest(deletionRequestId: number): Delivery[] {
+    return this.#forDeletion.all(deletionRequestId) as unknown as Delivery[];
+  }
+
+  /** Deliveries matching a status (e.g. all failed ones, for "replay all failed"). */
+  withStatus(status: DeliveryStatus, limit = 10_000): Delivery[] {
+    return this.#withStatus.all(status, limit) as unknown as Delivery[];
   }
 
   attempts(deliveryId: number): Attempt[] {

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
+import type { MessageFilter } from '../../../shared/operations.ts';
 import { normalizeMessage, type BatchEnvelope } from '../ingest/normalize.ts';
 
 export type MessageOrigin = 'ingest' | 'client' | 'audience';
@@ -143,6 +144,30 @@ export class MessagesRepo {
       ORDER BY m.id DESC LIMIT ?`;
     params.push(Math.min(Math.max(query.limit ?? 100, 1), 10_000));
     return (this.#db.prepare(sql).all(...params) as unknown as MessageRow[]).map(fromRow);
+  }
+
+  /** Ids of the messages matching `filter`, oldest first. */
+  findIds(filter: MessageFilter, limit = 10_000): number[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.type) (where.push('type = ?'), params.push(filter.type));
+    if (filter.event) (where.push('event = ?'), params.push(filter.event));
+    if (filter.userId) (where.push('(user_id = ? OR anonymous_id = ?)'), params.push(filter.userId, filter.userId));
+    if (filter.status) (where.push('status = ?'), params.push(filter.status));
+    if (filter.sourceId !== undefined) (where.push('source_id = ?'), params.push(filter.sourceId));
+    if (filter.from !== undefined) (where.push('received_at >= ?'), params.push(filter.from));
+    if (filter.to !== undefined) (where.push('received_at <= ?'), params.push(filter.to));
+    const sql = `SELECT id FROM messages ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`;
+    return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
+  }
+
+  /** Sources holding accepted messages of this user. */
+  sourcesOfUser(userId: string): number[] {
+    return (
+      this.#db.prepare("SELECT DISTINCT source_id AS id FROM messages WHERE user_id = ? AND status = 'accepted'").all(userId) as {
+        id: number;
+      }[]
+    ).map((row) => row.id);
   }
 
   countByStatus(): Record<MessageStatus, number> {

@@ -113,6 +113,26 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: 'replays with their own body, deletion requests',
+    sql: `
+      -- A body fixed at creation (an edited replay, a deletion notification) instead of one mapped
+      -- from the message at each round; it is signed with the destination's secret when sent.
+      ALTER TABLE deliveries ADD COLUMN body_override TEXT;
+      ALTER TABLE deliveries ADD COLUMN deletion_request_id INTEGER REFERENCES deletion_requests(id) ON DELETE SET NULL;
+      CREATE INDEX deliveries_deletion ON deliveries (deletion_request_id) WHERE deletion_request_id IS NOT NULL;
+
+      CREATE TABLE deletion_requests (
+        id INTEGER PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        requested_at INTEGER NOT NULL,
+        purge INTEGER NOT NULL,
+        source_ids TEXT NOT NULL,                 -- JSON: the affected sources
+        purged_messages INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -1,0 +1,86 @@
+import { replayRequestSchema, type ReplayRequest } from '../../../shared/operations.ts';
+import { describeIssues } from '../../../shared/settings.ts';
+import type { Clock } from '../clock.ts';
+import type { NewDelivery } from '../ingest/ingest-protocol.ts';
+import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import { OperationError } from '../operation-error.ts';
+import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
+import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
+
+export interface ReplayDeps {
+  messages: MessagesRepo;
+  deliveries: DeliveriesRepo;
+  destinations: DestinationsRepo;
+  writer: IngestPipeline;
+  clock: Clock;
+}
+
+/**
+ * Replays messages as new deliveries (trigger "replay", linked to the delivery they repeat), each
+ * with its own attempts: one message, a filtered set, or every failed delivery; through a
+ * destination's webhooks or to a URL given for this replay; optionally with an edited body, which
+ * is signed like any other.
+ */
+export async function replay(deps: ReplayDeps, input: unknown): Promise<{ deliveryIds: number[] }> {
+  const parsed = replayRequestSchema.safeParse(input);
+  if (!parsed.success) throw new OperationError('invalid_replay', describeIssues(parsed.error).join('; '));
+  const request: ReplayRequest = parsed.data;
+  const now = deps.clock.now();
+  const destinations = deps.destinations.list();
+  let chosen: Destination | undefined;
+  if (request.destinationId !== undefined) {
+    chosen = destinations.find((d) => d.id === request.destinationId);
+    if (!chosen) throw new OperationError('unknown_destination', `there is no destination ${request.destinationId}`);
+  }
+  const bodyOverride = request.body ? JSON.stringify(request.body) : null;
+  const targetUrl = request.targetUrl ?? null;
+  const planned: NewDelivery[] = [];
+
+  if (request.allFailed) {
+    for (const failed of deps.deliveries.withStatus('failed')) {
+      if (chosen && failed.destinationId !== chosen.id) continue;
+      planned.push({
+        messageId: failed.messageId,
+        destinationId: failed.destinationId,
+        trigger: 'replay',
+        replayOf: failed.id,
+        targetUrl: targetUrl ?? failed.targetUrl,
+        bodyOverride: failed.bodyOverride,
+        due: now,
+      });
+    }
+  } else {
+    const ids = request.messageIds ?? deps.messages.findIds(request.filter!);
+    for (const id of ids) {
+      const message = deps.messages.byIds([id])[0];
+      if (!message) throw new OperationError('unknown_message', `there is no message ${id}`);
+      if (message.status === 'rejected') {
+        if (request.messageIds) throw new OperationError('not_replayable', `message ${id} was rejected (${message.rejectReason}); fix it and send it again`);
+        continue;
+      }
+      const through = chosen ? [chosen] : destinations.filter((d) => d.enabled && d.sourceIds.includes(message.sourceId));
+      if (through.length === 0) {
+        throw new OperationError(
+          'no_destination',
+          `message ${id}'s source has no enabled destination; choose one (destinationId) to sign and shape the replay`,
+        );
+      }
+      const previous = deps.deliveries.forMessage(id);
+      for (const destination of through) {
+        planned.push({
+          messageId: id,
+          destinationId: destination.id,
+          trigger: 'replay',
+          replayOf: previous.filter((d) => d.destinationId === destination.id).at(-1)?.id ?? null,
+          targetUrl,
+          bodyOverride,
+          due: now,
+        });
+      }
+    }
+  }
+  if (planned.length === 0) return { deliveryIds: [] };
+  const outcome = await deps.writer.write({ op: 'createDeliveries', deliveries: planned, now });
+  return { deliveryIds: outcome.ids };
+}
