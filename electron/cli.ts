@@ -2,7 +2,7 @@
 // `sluice serve`: the headless host. Runs the core and prints where it listens.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
+import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { createCore, type Core } from './core/index.ts';
 import { ConfigError, loadConfigFile } from './core/config/load-config.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
@@ -14,6 +14,7 @@ Options:
   --data-dir DIR      where messages are stored (default: ${defaultDataDir()})
   --ingest-port N     ingestion endpoint port (default ${DEFAULT_INGEST_PORT}; 0 = any free port)
   --ui-port N         inspector UI port (default ${DEFAULT_UI_PORT}; 0 = any free port)
+  --receiver-port N   built-in webhook receiver port (default ${DEFAULT_RECEIVER_PORT}; 0 = any free port)
   --host ADDR         address to listen on (default ${DEFAULT_HOST}, loopback only)
   --json              print one JSON line with the URLs when ready, nothing else on stdout
   -h, --help          show this help`;
@@ -35,6 +36,7 @@ async function serve(args: string[]): Promise<void> {
       'data-dir': { type: 'string' },
       'ingest-port': { type: 'string' },
       'ui-port': { type: 'string' },
+      'receiver-port': { type: 'string' },
       host: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -47,6 +49,7 @@ async function serve(args: string[]): Promise<void> {
     return;
   }
   const ingestPort = parsePort(values['ingest-port'], '--ingest-port', DEFAULT_INGEST_PORT);
+  const receiverPort = parsePort(values['receiver-port'], '--receiver-port', DEFAULT_RECEIVER_PORT);
   parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT); // validated now; the UI host arrives with the inspector
   const config = values.config ? loadConfigFile(path.resolve(values.config)) : undefined;
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
@@ -54,6 +57,7 @@ async function serve(args: string[]): Promise<void> {
   const core = await createCore({
     dataDir,
     ingestPort,
+    receiverPort,
     host: values.host ?? DEFAULT_HOST,
     ...(config ? { config } : {}),
   });
@@ -61,13 +65,14 @@ async function serve(args: string[]): Promise<void> {
 
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, dataDir, sources })}\n`);
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, receiver: core.receiver.url, dataDir, sources })}\n`);
     return;
   }
   const lines = [
     'Sluice is running.',
     `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
     ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
+    `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
     `  Data                ${dataDir}`,
     'Press Ctrl+C to stop.',
   ];

@@ -12,4 +12,5 @@ export const MAX_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 /** Default ports: documented in the README; 0 picks a free port. */
 export const DEFAULT_INGEST_PORT = 8787;
 export const DEFAULT_UI_PORT = 8788;
+export const DEFAULT_RECEIVER_PORT = 8789;
 export const DEFAULT_HOST = '127.0.0.1';

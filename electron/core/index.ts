@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { DEFAULT_HOST, DEFAULT_INGEST_PORT } from '../../shared/limits.ts';
+import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import { describeIssues, destinationSchema, type ConfigFile } from '../../shared/settings.ts';
 import { OperationError } from './operation-error.ts';
+import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
@@ -25,10 +26,12 @@ export interface CoreOptions {
   host?: string;
   /** 0 picks a free port. */
   ingestPort?: number;
+  /** The built-in webhook receiver's port; 0 picks a free one. */
+  receiverPort?: number;
   clock?: Clock;
   /** Webhook request timeout (default 5 s, the seed's); tests shorten it. */
   webhookTimeoutMs?: number;
-  /** Retry jitter source; tests make it exact. */
+  /** Randomness for retry jitter and the receiver's random mix; tests make it exact. */
   random?: () => number;
 }
 
@@ -41,6 +44,7 @@ export interface Core {
   readonly deliveries: DeliveriesRepo;
   readonly delivery: DeliveryEngine;
   readonly ingestUrl: string;
+  readonly receiver: BuiltinReceiver;
   readonly dataDir: string;
   /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
   replay(request: unknown): Promise<{ deliveryIds: number[] }>;
@@ -98,19 +102,28 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     host: options.host ?? DEFAULT_HOST,
     port: options.ingestPort ?? DEFAULT_INGEST_PORT,
   });
+  const receiver = new BuiltinReceiver({
+    host: options.host ?? DEFAULT_HOST,
+    port: options.receiverPort ?? DEFAULT_RECEIVER_PORT,
+    bus,
+    clock,
+    secretsFor: (url) =>
+      destinations
+        .list()
+        .filter((d) => d.sharedSecret && d.webhooks.some((w) => sameUrl(w.url, url)))
+        .map((d) => d.sharedSecret!),
+    allSecrets: () => [...new Set(destinations.list().flatMap((d) => (d.sharedSecret ? [d.sharedSecret] : [])))],
+    ...(options.random ? { random: options.random } : {}),
+  });
   try {
-    await ingest.listen();
+    await listenOn(() => ingest.listen(), `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
+    await listenOn(() => receiver.listen(), `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
   } catch (error) {
+    await ingest.close();
     await pipeline.close();
     await sender.close();
     await checkpointer.close();
     db.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new Error(
-        `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`,
-      );
-    }
     throw error;
   }
 
@@ -131,6 +144,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     delivery,
     dataDir: options.dataDir,
     ingestUrl: ingest.url,
+    receiver,
     replay: (request) => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then(afterWrite),
     retryNow: (deliveryIds) =>
       pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => afterWrite(outcome.changed)),
@@ -151,6 +165,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     close() {
       closing ??= (async () => {
         await ingest.close();
+        await receiver.close();
         await delivery.close();
         await pipeline.close();
         await sender.close();
@@ -170,4 +185,27 @@ function routesOf(destinations: DestinationsRepo): Route[] {
     for (const sourceId of destination.sourceIds) bySource.set(sourceId, [...(bySource.get(sourceId) ?? []), destination.id]);
   }
   return [...bySource].map(([sourceId, destinationIds]) => ({ sourceId, destinationIds }));
+}
+
+/** Same webhook URL, ignoring a trailing slash and the query. */
+function sameUrl(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      const url = new URL(u);
+      return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
+    } catch {
+      return u;
+    }
+  };
+  return norm(a) === norm(b);
+}
+
+/** Listens, turning "address in use" into a sentence with the fix. */
+async function listenOn(listen: () => Promise<unknown>, inUse: string): Promise<void> {
+  try {
+    await listen();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(inUse);
+    throw error;
+  }
 }

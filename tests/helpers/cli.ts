@@ -7,6 +7,7 @@ export const CLI = path.resolve(import.meta.dirname, '../../electron/cli.ts');
 
 export interface ReadyLine {
   ingest: string;
+  receiver: string;
   dataDir: string;
   sources: { name: string; writeKey: string; kind: string }[];
 }
@@ -21,7 +22,9 @@ export interface RunningCli {
 
 /** Starts `sluice serve --json ...args` and resolves with its ready line. */
 export function startCli(args: string[]): Promise<RunningCli> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', ...args], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', '--receiver-port', '0', ...args], {
+    stdio: 'pipe',
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

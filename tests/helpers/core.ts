@@ -19,7 +19,7 @@ export function tempDir(prefix = 'sluice-test-'): string {
 
 export async function startCore(options: Partial<CoreOptions> = {}): Promise<TestCore> {
   const dataDir = options.dataDir ?? tempDir();
-  const core = await createCore({ ingestPort: 0, ...options, dataDir });
+  const core = await createCore({ ingestPort: 0, receiverPort: 0, ...options, dataDir });
   const writeKey = core.sources.list()[0]!.writeKey;
   return Object.assign(core, {
     writeKey,

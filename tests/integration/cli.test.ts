@@ -21,6 +21,7 @@ describe('sluice serve', () => {
     const dataDir = tempDir();
     const cli = await serve(['--data-dir', dataDir]);
     expect(cli.ready.ingest).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(cli.ready.receiver).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(cli.ready.dataDir).toBe(dataDir);
     const [source] = cli.ready.sources;
     expect(source).toMatchObject({ name: 'default', kind: 'server', writeKey: expect.stringMatching(/^wk_[0-9a-f]{24}$/) });

@@ -1,5 +1,6 @@
 import type { DeliveryChange } from '../delivery/delivery-engine.ts';
 import type { CommittedRequest } from '../ingest/ingest-protocol.ts';
+import type { InboxEntry } from '../../../shared/receiver.ts';
 
 /** Everything the core announces. A state change is announced only after it is in the store. */
 export interface CoreEvents {
@@ -10,6 +11,8 @@ export interface CoreEvents {
   'messages.stored': CommittedRequest[];
   /** Deliveries whose state changed (an attempt round ended), after the change is stored. */
   'deliveries.changed': DeliveryChange[];
+  /** Requests the built-in receiver got. */
+  'receiver.received': InboxEntry[];
 }
 
 type Listener<T> = (payload: T) => void;

@@ -1,0 +1,153 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { InboxEntry, ReceiverBehaviour, SignatureVerdict } from '../../../shared/receiver.ts';
+import { verifyAsSeedReceiver } from '../../../shared/signature.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+import type { Clock } from '../clock.ts';
+
+/** Requests the inbox keeps (the oldest go first); it is a demo receiver, not an archive. */
+export const INBOX_LIMIT = 10_000;
+const MAX_BODY_BYTES = 1024 * 1024;
+/** A hanging hook drops the connection after this long, so demos do not leak sockets. */
+const HANG_MS = 60_000;
+
+export interface BuiltinReceiverOptions {
+  host: string;
+  port: number;
+  bus: EventBus;
+  clock: Clock;
+  /** The shared secrets of the destinations that post to this URL (for the signature check). */
+  secretsFor: (url: string) => string[];
+  /** Every destination's secret: a replay to this receiver is signed by whichever it went through. */
+  allSecrets: () => string[];
+  random?: () => number;
+}
+
+/**
+ * A webhook receiver started with the app, so a new user sees signed deliveries without writing a
+ * server: POST /hooks/<name> is recorded with its signature verdict and answered as that hook's
+ * behaviour says (200, a status, a random mix, or never).
+ */
+export class BuiltinReceiver {
+  readonly #o: BuiltinReceiverOptions;
+  readonly #server: http.Server;
+  readonly #inbox: InboxEntry[] = [];
+  readonly #behaviours = new Map<string, ReceiverBehaviour>();
+  readonly #sockets = new Set<Socket>();
+  #nextId = 1;
+  #url = '';
+
+  constructor(options: BuiltinReceiverOptions) {
+    this.#o = options;
+    this.#server = http.createServer((req, res) => this.#handle(req, res));
+    this.#server.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  /** The URL of a named hook. */
+  hookUrl(name: string): string {
+    return `${this.#url}/hooks/${encodeURIComponent(name)}`;
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#o.port, this.#o.host, () => resolve());
+    });
+    const { address, port, family } = this.#server.address() as AddressInfo;
+    this.#url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+    return this.#url;
+  }
+
+  inbox(hook?: string): InboxEntry[] {
+    return hook === undefined ? [...this.#inbox] : this.#inbox.filter((entry) => entry.hook === hook);
+  }
+
+  behaviour(hook: string): ReceiverBehaviour {
+    return this.#behaviours.get(hook) ?? { mode: 'ok' };
+  }
+
+  setBehaviour(hook: string, behaviour: ReceiverBehaviour): void {
+    this.#behaviours.set(hook, behaviour);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const path = (req.url ?? '/').split('?', 1)[0]!;
+    const match = /^\/hooks\/([^/]+)\/?$/.exec(path);
+    if (!match || req.method !== 'POST') {
+      res.writeHead(match ? 405 : 404, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: match ? 'use POST' : 'post to /hooks/<name>' }));
+      return;
+    }
+    const hook = safeDecode(match[1]!);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const behaviour = this.behaviour(hook);
+      const status = answer(behaviour, this.#o.random ?? Math.random);
+      const entry: InboxEntry = {
+        id: this.#nextId++,
+        hook,
+        receivedAt: this.#o.clock.now(),
+        headers: { ...req.headers },
+        body,
+        signature: this.#verdict(hook, body, req.headers['x-signature']),
+        answeredStatus: status,
+      };
+      this.#inbox.push(entry);
+      if (this.#inbox.length > INBOX_LIMIT) this.#inbox.splice(0, this.#inbox.length - INBOX_LIMIT);
+      this.#o.bus.emit('receiver.received', [entry]);
+      if (status === null) {
+        setTimeout(() => req.socket.destroy(), HANG_MS).unref();
+        return;
+      }
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ received: entry.id, signature: entry.signature }));
+    });
+  }
+
+  #verdict(hook: string, body: string, header: string | string[] | undefined): SignatureVerdict {
+    const signature = Array.isArray(header) ? header[0] : header;
+    if (signature === undefined) return this.#o.secretsFor(this.hookUrl(hook)).length > 0 ? 'missing' : 'unsigned';
+    const secrets = this.#o.allSecrets();
+    if (secrets.length === 0) return 'unverifiable';
+    return secrets.some((secret) => verifyAsSeedReceiver(body, signature, secret)) ? 'valid' : 'invalid';
+  }
+}
+
+function answer(behaviour: ReceiverBehaviour, random: () => number): number | null {
+  switch (behaviour.mode) {
+    case 'ok':
+      return 200;
+    case 'status':
+      return behaviour.status;
+    case 'random':
+      return random() < behaviour.failureRate ? behaviour.status : 200;
+    case 'hang':
+      return null;
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

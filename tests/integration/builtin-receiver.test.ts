@@ -1,0 +1,99 @@
+// The receiver that ships with Sluice: a first signed delivery with no server of your own.
+import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { post, startCore, type TestCore } from '../helpers/core.ts';
+
+let core: TestCore | undefined;
+afterEach(async () => {
+  await core?.dispose();
+  core = undefined;
+});
+
+async function setup(options: { secret?: string; extra?: Record<string, unknown> } = {}) {
+  // The receiver's URL is known only once it listens: start, then point the destination at it.
+  core = await startCore({
+    config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] },
+    ...options.extra,
+  });
+  core.writeKey = 'wk_web';
+  core.saveDestination({
+    name: 'demo',
+    sources: ['web'],
+    ...(options.secret ? { sharedSecret: options.secret } : {}),
+    webhooks: [{ url: core.receiver.hookUrl('demo') }],
+  });
+  return core;
+}
+
+async function until<T>(read: () => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('built-in receiver', () => {
+  it('records a delivery with a valid signature verdict and answers 200', async () => {
+    const c = await setup({ secret: 's3cret' });
+    const announced: number[] = [];
+    c.bus.on('receiver.received', (entries) => announced.push(...entries.map((e) => e.id)));
+    await post(c, '/v1/track', { userId: 'u', event: 'Hello' });
+    const [entry] = await until(() => (c.receiver.inbox('demo').length ? c.receiver.inbox('demo') : undefined));
+    expect(entry).toMatchObject({ hook: 'demo', signature: 'valid', answeredStatus: 200 });
+    expect(JSON.parse(entry!.body)).toMatchObject({ type: 'track', event: 'Hello', version: 1 });
+    expect(entry!.headers['user-agent']).toBe('Sluice/1.0');
+    expect(announced).toEqual([entry!.id]);
+    await until(() => (c.deliveries.countByStatus().delivered === 1 ? true : undefined));
+  });
+
+  it('says unsigned without a secret, invalid for a forged signature, missing when the secret is set but no header came', async () => {
+    const c = await setup({ secret: 's3cret' });
+    const hook = c.receiver.hookUrl('demo');
+    const send = (headers: Record<string, string>) =>
+      request(hook, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"cool":true}' }).then((r) => r.body.text());
+    await send({ 'x-signature': '5099cab379b3be52908387457007040cc934ef86' }); // signed with abc123, not s3cret
+    await send({});
+    expect(c.receiver.inbox('demo').map((e) => e.signature)).toEqual(['invalid', 'missing']);
+    const other = c.receiver.hookUrl('elsewhere');
+    await request(other, { method: 'POST', body: '{}' }).then((r) => r.body.text());
+    expect(c.receiver.inbox('elsewhere')[0]!.signature).toBe('unsigned');
+  });
+
+  it('answers as told: a status (retried), a random mix, or hanging past the timeout', async () => {
+    let now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await setup({ extra: { clock: { now: () => now }, webhookTimeoutMs: 300, random: () => 0.5 } });
+    c.receiver.setBehaviour('demo', { mode: 'status', status: 503 });
+    await post(c, '/v1/track', { userId: 'u', event: 'E' });
+    const messageId = c.messages.list()[0]!.id;
+    const retrying = await until(() => c.deliveries.forMessage(messageId).find((d) => d.status === 'retrying'));
+    expect(c.deliveries.attempts(retrying.id)[0]).toMatchObject({ responseStatus: 503, errorCode: 'http', outcome: 'retry' });
+
+    c.receiver.setBehaviour('demo', { mode: 'hang' });
+    now = retrying.nextAttemptAt!;
+    c.delivery.kick();
+    await until(() => (c.deliveries.get(retrying.id)!.attemptCount === 2 ? true : undefined));
+    const timedOut = c.deliveries.attempts(retrying.id)[1]!;
+    expect(timedOut).toMatchObject({ errorCode: 'timeout', responseStatus: null, outcome: 'retry' });
+    expect(timedOut.durationMs).toBeGreaterThanOrEqual(290);
+    expect(c.receiver.inbox('demo').at(-1)!.answeredStatus).toBeNull();
+
+    c.receiver.setBehaviour('demo', { mode: 'random', failureRate: 0.4, status: 500 }); // random() = 0.5: succeeds
+    now = c.deliveries.get(retrying.id)!.nextAttemptAt!;
+    c.delivery.kick();
+    await until(() => (c.deliveries.get(retrying.id)!.status === 'delivered' ? true : undefined));
+  });
+
+  it('refuses what is not a hook', async () => {
+    const c = await setup();
+    const res = await request(`${c.receiver.url}/elsewhere`, { method: 'POST', body: '{}' });
+    expect(res.statusCode).toBe(404);
+    await res.body.text();
+    const get = await request(c.receiver.hookUrl('demo'));
+    expect(get.statusCode).toBe(405);
+    await get.body.text();
+    expect(c.receiver.inbox()).toEqual([]);
+  });
+});
