@@ -71,15 +71,6 @@ export const incomingMessageSchema = z.discriminatedUnion('type', [
 
 export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
 
-/** A message as Sluice stores and forwards it: the incoming fields plus the ones ingestion adds. */
-export type NormalizedMessage = IncomingMessage & {
-  messageId: string;
-  receivedAt: string;
-  timestamp: string;
-  originalTimestamp?: string;
-  context?: Record<string, unknown>;
-};
-
 const MISSING_CODES: Partial<Record<string, RejectCode>> = {
   type: 'invalid_type',
   event: 'missing_event',
@@ -169,16 +160,19 @@ export function isTime(ms: number): boolean {
   return ms >= MIN_TIME && ms <= MAX_TIME; // false for NaN too
 }
 
+/** ISO 8601 / RFC 3339 dates and times (Date.parse alone also takes "March 7" or "1"). */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
 let lastTimeText = '';
 let lastTime = Number.NaN;
 /**
- * Date.parse with a one-entry memo: validation and skew correction parse the same timestamp one
- * after the other, and Date.parse is a visible part of the ingest profile.
+ * An ISO 8601 time in ms, or NaN. Memoized for one entry: validation and skew correction parse the
+ * same timestamp one after the other, and Date.parse is a visible part of the ingest profile.
  */
 export function parseTime(text: string): number {
   if (text !== lastTimeText) {
     lastTimeText = text;
-    lastTime = Date.parse(text);
+    lastTime = ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
   }
   return lastTime;
 }

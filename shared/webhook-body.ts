@@ -48,7 +48,8 @@ function isoTimestamp(message: Message): string {
 export function webhookBody(message: Message, shape: BodyShape = 'seed'): WebhookBody {
   const type = String(message.type);
   if (shape === 'full') {
-    return { version: 1, ...message, timestamp: isoTimestamp(message) };
+    const { version: _clientVersion, ...rest } = message; // ours is version 1, whatever the client sent
+    return { version: 1, ...rest, timestamp: isoTimestamp(message) };
   }
   const body: WebhookBody = { version: 1, type };
   switch (type) {
@@ -89,8 +90,12 @@ export function webhookBody(message: Message, shape: BodyShape = 'seed'): Webhoo
       setId(body, 'userId', message.userId);
       set(body, 'traits', message.traits);
       break;
-    case 'delete':
-      return { type: 'delete', userId: message.userId, timestamp: isoTimestamp(message) };
+    case 'delete': {
+      const notification: WebhookBody = { type: 'delete' };
+      setId(notification, 'userId', message.userId);
+      notification.timestamp = isoTimestamp(message);
+      return notification;
+    }
   }
   body.timestamp = isoTimestamp(message);
   return body;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import { describeIssues, destinationSchema, type ConfigFile } from '../../shared/settings.ts';
 import { OperationError } from './operation-error.ts';
+import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -72,12 +73,23 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const now = clock.now();
   if (options.config) {
+    const clashes = options.config.sources.flatMap((source, i) => {
+      const holder = sources.byWriteKey(source.writeKey);
+      return holder && holder.name !== source.name
+        ? [`sources[${i}].writeKey: already the key of the stored source "${holder.name}"; rename that source in the config or use another key`]
+        : [];
+    });
+    if (clashes.length > 0) throw new ConfigError('--config', clashes);
     for (const source of options.config.sources) sources.upsert(source, now);
     for (const destination of options.config.destinations) destinations.upsert(destination, now);
   }
   sources.ensureDefault(now);
 
-  const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE));
+  const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE), (error) => {
+    console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
+    db.exec('PRAGMA wal_autocheckpoint = 1000');
+    pipeline.useAutomaticCheckpoints();
+  });
   const pipeline = new IngestPipeline(path.join(options.dataDir, DATABASE_FILE), (committed) => {
     bus.emit('messages.stored', committed);
     if (committed.some((request) => request.deliveries > 0)) delivery.kick();

@@ -6,13 +6,18 @@ import { chromium, type Browser } from '@playwright/test';
 
 export const chromiumPath: string = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Why browser tests cannot run here, or null when they can. Use with `describe.skipIf`. */
+/**
+ * Why browser tests cannot run here, or null when they can. Use with `describe.skipIf`. In CI a
+ * missing browser is an error, not a skip: .ci/run installs one, so its absence is a broken setup.
+ */
 export function browserUnavailableReason(): string | null {
   try {
     fs.accessSync(chromiumPath, fs.constants.X_OK);
     return null;
   } catch {
-    return `no executable Chromium at ${chromiumPath} (set SLUICE_CHROMIUM to a Chromium binary)`;
+    const reason = `no executable Chromium at ${chromiumPath} (set SLUICE_CHROMIUM to a Chromium binary)`;
+    if (process.env.CI) throw new Error(`browser tests cannot run in CI: ${reason}`);
+    return reason;
   }
 }
 

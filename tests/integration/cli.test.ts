@@ -59,11 +59,24 @@ describe('sluice serve', () => {
     expect(res.status).toBe(200);
   });
 
+  it('refuses a config that gives a stored source\'s write key to another source, naming the field', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'sluice.json');
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_shared' }] }));
+    const first = await serve(['--data-dir', path.join(dir, 'data'), '--config', config]);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'renamed', writeKey: 'wk_shared' }] }));
+    const { code, stderr } = await runCli(['serve', '--data-dir', path.join(dir, 'data'), '--config', config, '--ingest-port', '0', '--receiver-port', '0']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('sources[0].writeKey: already the key of the stored source "web"');
+  });
+
   it('refuses a bad config with exit code 2 and the bad field named', async () => {
     const dir = tempDir();
     const config = path.join(dir, 'bad.json');
     fs.writeFileSync(config, JSON.stringify({ destinations: [{ name: 'd', webhooks: [{ url: 'ftp://x' }] }] }));
-    const { code, stdout, stderr } = await runCli(['serve', '--data-dir', path.join(dir, 'data'), '--config', config, '--ingest-port', '0']);
+    const { code, stdout, stderr } = await runCli(['serve', '--data-dir', path.join(dir, 'data'), '--config', config, '--ingest-port', '0', '--receiver-port', '0']);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain('invalid config');
@@ -84,7 +97,7 @@ describe('sluice serve', () => {
   it('says clearly when the port is taken', async () => {
     const first = await serve(['--data-dir', tempDir()]);
     const port = new URL(first.ready.ingest).port;
-    const { code, stderr } = await runCli(['serve', '--data-dir', tempDir(), '--ingest-port', port]);
+    const { code, stderr } = await runCli(['serve', '--data-dir', tempDir(), '--ingest-port', port, '--receiver-port', '0']);
     expect(code).toBe(2);
     expect(stderr).toContain(`port ${port} is in use`);
   });

@@ -255,7 +255,7 @@ describe('delivery crash safety of the CLI', () => {
     expect(receiver.received.length, 'nothing left to send on the next start').toBe(requestsBefore);
 
     console.log(
-      `delivery crash: ${MESSAGES} acknowledged; at the kill (${ingestedAt - started} ms to ingest) the receiver had ` +
+      `delivery crash: ${MESSAGES} acknowledged; ingested ${ingestedAt - started} ms after the start; at the kill the receiver had ` +
         `${atKill.distinct} distinct / ${atKill.requests} requests with ${atKill.open} open; store after the crash: ` +
         `${deliveredAtCrash.size} delivered, ${pendingAtCrash.size} pending; ${uncommitted.size} sent without a durable result; ` +
         `${duplicates.size} duplicates; max open ${receiver.maxOpen.get(1)}/${receiver.maxOpen.get(2)}; ` +

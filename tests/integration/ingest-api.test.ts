@@ -25,6 +25,7 @@ describe('write key', () => {
     expect(res.status).toBe(200);
     const [record] = storedMessages(core);
     expect(record!.message).not.toHaveProperty('writeKey');
+    expect(JSON.parse(record!.raw)).toEqual({ userId: 'u1', event: 'A' });
   });
 
   it.each([

@@ -126,7 +126,7 @@ async function loadFor(load: Load): Promise<void> {
 
 /** Every accepted messageId in the store at `dataDir`, read with the core (no process may hold it). */
 async function acceptedIds(dataDir: string): Promise<string[]> {
-  const core = await createCore({ dataDir, ingestPort: 0 });
+  const core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0 });
   try {
     const ids: string[] = [];
     let beforeId: number | undefined;

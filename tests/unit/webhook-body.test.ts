@@ -163,8 +163,6 @@ describe('seed body: absent fields, ids and timestamps', () => {
       [{ type: 'screen', userId: null, name: null, timestamp: TS }, '{"version":1,"type":"screen","timestamp":"2026-11-21T10:00:00.123Z"}'],
       [{ type: 'group', anonymousId: 'a', groupId: 'g', timestamp: TS }, '{"version":1,"type":"group","groupId":"g","timestamp":"2026-11-21T10:00:00.123Z"}'],
       [{ type: 'alias', anonymousId: 'a', previousId: 'p', timestamp: TS }, '{"version":1,"type":"alias","Previous ID":"p","timestamp":"2026-11-21T10:00:00.123Z"}'],
-      [{ type: 'delete', timestamp: TS }, '{"type":"delete","timestamp":"2026-11-21T10:00:00.123Z"}'],
-      [{ type: 'delete', userId: null, timestamp: TS }, '{"type":"delete","timestamp":"2026-11-21T10:00:00.123Z"}'],
     ];
     for (const [message, expected] of cases) expect(bodyOf(message), JSON.stringify(message)).toBe(expected);
   });
@@ -191,6 +189,11 @@ describe('seed body: absent fields, ids and timestamps', () => {
     expect(bodyOf({ type: 'alias', userId: 2, previousId: 3, timestamp: TS })).toBe(
       '{"version":1,"type":"alias","Previous ID":"3","User ID":"2","timestamp":"2026-11-21T10:00:00.123Z"}',
     );
+  });
+
+  it("webhookBody's delete branch follows the same rules: no null userId, a numeric userId as a string", () => {
+    expect(bodyOf({ type: 'delete', timestamp: TS })).toBe('{"type":"delete","timestamp":"2026-11-21T10:00:00.123Z"}');
+    expect(bodyOf({ type: 'delete', userId: null, timestamp: TS })).toBe('{"type":"delete","timestamp":"2026-11-21T10:00:00.123Z"}');
     expect(bodyOf({ type: 'delete', userId: 42, timestamp: TS })).toBe('{"type":"delete","userId":"42","timestamp":"2026-11-21T10:00:00.123Z"}');
   });
 
@@ -280,7 +283,7 @@ describe('X-Signature (seed §5.1)', () => {
 
   it('signs the JSON.stringify bytes of a body with emoji, escapes, control characters and big numbers', () => {
     const body = JSON.stringify(tricky);
-    expect(Buffer.byteLength(body)).toBe(195);
+    expect(Buffer.byteLength(body)).toBe(219);
     expect(signBody(body, 'abc123')).toBe('b1b05cfd8eafbfc202fe1ca3f8f9061cf404b6dc');
     expect(signBody(body, 'pässwörd 🔑')).toBe('aee9030ed3e6210e66c846ad6330a025e86833b7');
     expect(signBody(body, 'abc123')).toMatch(/^[0-9a-f]{40}$/);
@@ -306,7 +309,8 @@ describe('X-Signature (seed §5.1)', () => {
     const signature = signBody(body, 'abc123');
     expect(verifyAsSeedReceiver(body, signature, 'abc123')).toBe(true);
     expect(verifyAsSeedReceiver(body.replace('"42"', '"43"'), signature, 'abc123')).toBe(false);
-    expect(verifyAsSeedReceiver(body.replace('12345678901234567000', '12345678901234567001'), signature, 'abc123')).toBe(false);
+    expect(verifyAsSeedReceiver(body.replace('-0.5', '-0.6'), signature, 'abc123')).toBe(false);
+    expect(verifyAsSeedReceiver(body.replace('12345678901234567000', '12345678901234599000'), signature, 'abc123')).toBe(false);
     expect(verifyAsSeedReceiver(body.replace('Zoë', 'Zoe'), signature, 'abc123')).toBe(false);
     expect(verifyAsSeedReceiver(JSON.stringify({ ...tricky, extra: 1 }), signature, 'abc123')).toBe(false);
     expect(verifyAsSeedReceiver(body, signature, 'abc1234')).toBe(false);

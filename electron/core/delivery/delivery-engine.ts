@@ -56,6 +56,8 @@ export class DeliveryEngine {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #results: DeliveryResult[] = [];
+  /** After a failed commit, no new rounds until then (real time): the store needs a moment. */
+  #pausedUntil = 0;
   #resultsCommit: Promise<void> | undefined;
 
   constructor(options: DeliveryEngineOptions) {
@@ -87,6 +89,11 @@ export class DeliveryEngine {
   #pump(): void {
     if (this.#closed) return;
     clearTimeout(this.#timer);
+    const pause = this.#pausedUntil - Date.now();
+    if (pause > 0) {
+      this.#timer = setTimeout(() => this.kick(), pause).unref();
+      return;
+    }
     const now = this.#o.clock.now();
     const room = this.#maxInFlight - this.#inFlight.size;
     if (room > 0) {
@@ -114,7 +121,12 @@ export class DeliveryEngine {
     this.#inFlight.add(delivery.id);
     this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 0) + 1);
     const round = this.#round(delivery, destination)
-      .catch((error: unknown) => console.error(`sluice: delivery ${delivery.id} failed unexpectedly:`, error))
+      .catch((error: unknown) => {
+        // Most likely the store could not record the result: the delivery is still due in the
+        // store and will be sent again (at least once), after a pause rather than in a tight loop.
+        this.#pausedUntil = Date.now() + 1_000;
+        console.error(`sluice: delivery ${delivery.id}: ${(error as Error).message}`);
+      })
       .finally(() => {
         this.#inFlight.delete(delivery.id);
         this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 1) - 1);

@@ -37,9 +37,12 @@ export function nextAttemptAt(input: RetryInput): number | null {
 
 /** Retry-After as ms from `now`: either delay-seconds or an HTTP date. Undefined when absent or invalid. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
-  const at = Date.parse(text);
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // HTTP dates only (RFC 9110: IMF-fixdate, RFC 850, asctime — all GMT); Date.parse alone would
+  // also read "1.5" or "-5" as dates and turn them into "retry now".
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
+  const at = Date.parse(/GMT$/i.test(text) ? text : `${text} GMT`);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -52,19 +52,32 @@ export class WebhookSender {
     const startedAt = this.#now();
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-    const signal = AbortSignal.timeout(this.#timeoutMs);
-    try {
+    // Our own deadline for the whole request: undici acts on an abort only once connected, so a
+    // TLS handshake that never finishes would otherwise outlast the timeout.
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error('timeout');
+        error.name = 'TimeoutError';
+        controller.abort(error);
+        reject(error);
+      }, this.#timeoutMs);
+    });
+    const exchange = (async () => {
       const response = await this.#agent(request.caCert).request({
         origin: new URL(request.url).origin,
         path: pathOf(request.url),
         method: 'POST',
         headers: request.headers,
         body: request.body,
-        signal,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
+        signal: controller.signal,
       });
-      const responseBody = await readCapped(response.body, MAX_RESPONSE_BODY_BYTES);
+      return { response, body: await readCapped(response.body, MAX_RESPONSE_BODY_BYTES) };
+    })();
+    exchange.catch(() => {}); // settled by the race below; an abort after the deadline is expected
+    try {
+      const { response, body: responseBody } = await Promise.race([exchange, deadline]);
       const status = response.statusCode;
       const ok = status >= 200 && status < 300;
       return {
@@ -79,7 +92,8 @@ export class WebhookSender {
         retryable: status >= 500 || status === 408 || status === 429,
       };
     } catch (error) {
-      const { code, message, retryable } = classifyError(error, signal.aborted, this.#timeoutMs, request.url);
+      const timedOut = controller.signal.aborted && (error as Error).name === 'TimeoutError';
+      const { code, message, retryable } = classifyError(error, timedOut, this.#timeoutMs, request.url);
       return {
         startedAt,
         durationMs: elapsed(),
@@ -91,6 +105,8 @@ export class WebhookSender {
         ok: false,
         retryable,
       };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -123,21 +139,26 @@ function pathOf(url: string): string {
   return `${parsed.pathname}${parsed.search}`;
 }
 
+/** The body's first `limit` bytes as text, cut at a character boundary. */
 async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Keep a few bytes past the limit to find where the last whole UTF-8 character ends.
+  const keep = limit + 4;
   for await (const chunk of body) {
     const buffer = chunk as Buffer;
-    if (size + buffer.length > limit) {
-      chunks.push(buffer.subarray(0, limit - size));
-      size = limit;
+    chunks.push(size + buffer.length > keep ? buffer.subarray(0, keep - size) : buffer);
+    size = Math.min(size + buffer.length, keep);
+    if (size >= keep) {
       body.destroy();
       break;
     }
-    chunks.push(buffer);
-    size += buffer.length;
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  const all = Buffer.concat(chunks, size);
+  if (all.length <= limit) return all.toString('utf8');
+  let end = limit;
+  while (end > 0 && (all[end]! & 0xc0) === 0x80) end--; // back off continuation bytes
+  return all.subarray(0, end).toString('utf8');
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
@@ -180,7 +201,15 @@ export function classifyError(
   if (timedOut || err.name === 'TimeoutError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return { code: 'timeout', message: `${origin} did not answer within ${timeoutMs / 1000} s; will retry`, retryable: true };
   }
-  if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(err.message ?? '')) {
+  if (CONNECT_CODES.has(code)) {
+    const why = code === 'ECONNREFUSED' ? 'refused the connection (is the receiver running?)' : `could not be reached (${code})`;
+    return { code: 'connect', message: `${origin} ${why}; will retry`, retryable: true };
+  }
+  // A connection dropped during the TLS handshake says "TLS" in its message but is a reset.
+  if (RESET_CODES.has(code) || err instanceof undiciErrors.SocketError) {
+    return { code: 'reset', message: `${origin} closed the connection before answering; will retry`, retryable: true };
+  }
+  if (TLS_CODES.has(code) || /certificate/i.test(err.message ?? '')) {
     const detail =
       code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN'
         ? 'its certificate is self-signed'
@@ -192,13 +221,6 @@ export function classifyError(
       message: `${origin} — ${detail}; nothing was sent. Add its CA under the webhook's TLS settings (caCert).`,
       retryable: false,
     };
-  }
-  if (CONNECT_CODES.has(code)) {
-    const why = code === 'ECONNREFUSED' ? 'refused the connection (is the receiver running?)' : `could not be reached (${code})`;
-    return { code: 'connect', message: `${origin} ${why}; will retry`, retryable: true };
-  }
-  if (RESET_CODES.has(code) || err instanceof undiciErrors.SocketError) {
-    return { code: 'reset', message: `${origin} closed the connection before answering; will retry`, retryable: true };
   }
   return { code: 'connect', message: `${origin}: ${err.message || code || 'request failed'}; will retry`, retryable: true };
 }

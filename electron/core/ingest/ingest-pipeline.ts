@@ -30,6 +30,10 @@ export class IngestPipeline {
   #worker: Worker;
   #writeKeys: [string, number][] = [];
   #routes: Route[] = [];
+  #autoCheckpoint = false;
+  /** False between a worker's death and its replacement: requests are refused, not queued into the void. */
+  #alive = true;
+  #restarts: number[] = [];
   #nextId = 1;
   #closed = false;
   #whenClosed: (() => void) | undefined;
@@ -46,6 +50,12 @@ export class IngestPipeline {
     this.#worker.postMessage({ kind: 'sources', writeKeys } satisfies ToIngestWorker);
   }
 
+  /** The checkpointer thread is gone: let the writer's connection checkpoint by itself. */
+  useAutomaticCheckpoints(): void {
+    this.#autoCheckpoint = true;
+    this.#worker.postMessage({ kind: 'autocheckpoint' } satisfies ToIngestWorker);
+  }
+
   /** Tells the worker which destinations each source's new messages go to. */
   setRoutes(routes: Route[]): void {
     this.#routes = routes;
@@ -55,6 +65,7 @@ export class IngestPipeline {
   /** Commits delivery results (the deliveries' new state and their attempts); resolves once durable. */
   commitResults(results: DeliveryResult[]): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    if (!this.#alive) return Promise.reject(unavailable());
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: () => resolve(), reject });
@@ -65,6 +76,7 @@ export class IngestPipeline {
   /** Runs one write (deliveries on request, retry now, cancel, deletion request) in the writer. */
   write(op: WriteOp): Promise<WriteOutcome> {
     if (this.#closed) return Promise.reject(new Error('the store is closed'));
+    if (!this.#alive) return Promise.reject(unavailable());
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: (outcome) => resolve(outcome!), reject });
@@ -74,6 +86,7 @@ export class IngestPipeline {
 
   submit(job: Omit<IngestJob, 'id'>): Promise<CommittedRequest> {
     if (this.#closed) return Promise.reject(new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later'));
+    if (!this.#alive) return Promise.reject(unavailable());
     const id = this.#nextId++;
     // Hand the body over without a copy when it owns its memory; small bodies share node's pool.
     const body = job.body;
@@ -96,6 +109,7 @@ export class IngestPipeline {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (!this.#alive) return;
     await new Promise<void>((resolve) => {
       this.#whenClosed = resolve;
       this.#worker.postMessage({ kind: 'close' } satisfies ToIngestWorker);
@@ -108,20 +122,33 @@ export class IngestPipeline {
     worker.on('message', (message: FromIngestWorker) => this.#receive(message));
     worker.on('error', (error) => console.error('sluice: the ingest worker failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));
+    this.#alive = true;
     if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToIngestWorker);
     if (this.#routes.length > 0) worker.postMessage({ kind: 'routes', routes: this.#routes } satisfies ToIngestWorker);
+    if (this.#autoCheckpoint) worker.postMessage({ kind: 'autocheckpoint' } satisfies ToIngestWorker);
     return worker;
   }
 
   #onExit(worker: Worker, code: number): void {
     if (worker !== this.#worker) return;
+    this.#alive = false;
     const error = new Error(`the ingest worker stopped (exit code ${code}); the request was not stored`);
     for (const waiting of this.#waiting.values()) waiting.reject(error);
     for (const waiting of this.#waitingResults.values()) waiting.reject(error);
     this.#waiting.clear();
     this.#waitingResults.clear();
-    if (this.#closed) this.#whenClosed?.();
-    else this.#worker = this.#spawn();
+    if (this.#closed) {
+      this.#whenClosed?.();
+      return;
+    }
+    // Restart, but not in a tight loop when something is broken for good (e.g. an unreadable store).
+    const now = Date.now();
+    this.#restarts = [...this.#restarts.filter((t) => now - t < 60_000), now];
+    const delay = Math.min(100 * 2 ** (this.#restarts.length - 1), 30_000);
+    console.error(`sluice: the ingest worker stopped (exit code ${code}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      if (!this.#closed) this.#worker = this.#spawn();
+    }, delay).unref();
   }
 
   #receive(message: FromIngestWorker): void {
@@ -161,4 +188,8 @@ export class IngestPipeline {
     this.#waiting.delete(id);
     return waiting;
   }
+}
+
+function unavailable(): IngestError {
+  return new IngestError(503, 'store_unavailable', "Sluice's store writer is restarting; retry shortly");
 }

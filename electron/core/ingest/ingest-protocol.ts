@@ -85,6 +85,7 @@ export type ToIngestWorker =
   | { kind: 'routes'; routes: Route[] }
   | { kind: 'results'; id: number; results: DeliveryResult[] }
   | { kind: 'write'; id: number; op: WriteOp }
+  | { kind: 'autocheckpoint' }
   | { kind: 'close' };
 
 /** Why a message was rejected, by its index in the request. */
@@ -104,7 +105,7 @@ export interface CommittedRequest {
   sourceId: number;
   receivedAt: number;
   ids: Float64Array;
-  /** Index into MESSAGE_STATUS_NAMES. */
+  /** Index into MESSAGE_STATUSES (shared/messages.ts): 0 accepted, 1 rejected, 2 duplicate. */
   statuses: Uint8Array;
   rejected: RejectedEntry[];
   /** Deliveries created for these messages (pending or skipped). */
@@ -119,4 +120,3 @@ export type FromIngestWorker =
   | { kind: 'written'; id: number; outcome: WriteOutcome }
   | { kind: 'closed' };
 
-export const MESSAGE_STATUS_NAMES = ['accepted', 'rejected', 'duplicate'] as const;

@@ -40,10 +40,18 @@ export class IngestServer {
   readonly #server: http.Server;
   #url = '';
   #closing = false;
+  readonly #inFlight = new Set<http.ServerResponse>();
 
   constructor(options: IngestServerOptions) {
     this.#options = options;
     this.#server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+      this.#inFlight.add(res);
+      res.on('close', () => this.#inFlight.delete(res));
+      // While closing, answers end their connections, so close() need not wait for clients to hang up.
+      if (this.#closing) res.setHeader('Connection', 'close');
+      res.on('finish', () => {
+        if (this.#closing) this.#server.closeIdleConnections();
+      });
       this.#handle(req, res).catch((error: unknown) => this.#fail(res, error));
     });
     // Bytes that are not HTTP get a JSON answer too, then the connection is closed.
@@ -83,6 +91,8 @@ export class IngestServer {
   async close(): Promise<void> {
     if (!this.#server.listening) return;
     this.#closing = true;
+    // Requests already being handled: their answers close their connections.
+    for (const res of this.#inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
     const force = setTimeout(() => this.#server.closeAllConnections(), 5_000);
@@ -97,10 +107,7 @@ export class IngestServer {
 
     if (req.method === 'OPTIONS') return answerPreflight(req, res);
     setCorsHeaders(req, res);
-    if (this.#closing) {
-      res.setHeader('Connection', 'close');
-      throw new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later');
-    }
+    if (this.#closing) throw new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later');
 
     if (path.startsWith('/v1/projects/')) return this.#projectSettings(req, res, path);
     if (path === '/health') {

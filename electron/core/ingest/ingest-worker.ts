@@ -214,6 +214,9 @@ port.on('message', (message: ToIngestWorker) => {
       pendingResults.push({ id: message.id, results: message.results });
       schedule();
       return;
+    case 'autocheckpoint':
+      db.exec('PRAGMA wal_autocheckpoint = 1000');
+      return;
     case 'write':
       pendingOps.push({ id: message.id, op: message.op });
       schedule();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../../shared/limits.ts';
-import { MESSAGE_TYPES, isTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
+import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
 import { IngestError } from './ingest-error.ts';
@@ -65,9 +65,11 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
   // Only when something in the body nests too deeply is each message measured on its own.
   let measureDepth: boolean;
   if (job.singleType) {
+    // The write key is a credential, not part of the message: keep it out of what is stored.
+    const { writeKey: _credential, ...message } = body;
+    raws = [body.writeKey === undefined ? text : JSON.stringify(message)];
     body.type = job.singleType;
     events = [body];
-    raws = [text];
     measureDepth = true;
   } else {
     ({ events, envelope } = readBatch(body));
@@ -81,7 +83,7 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
   const request: RequestInfo = {
     envelope,
     receivedAt: job.receivedAt,
-    sentAt: envelope.sentAt === undefined ? null : Date.parse(envelope.sentAt),
+    sentAt: envelope.sentAt === undefined ? null : parseTime(envelope.sentAt),
     ip: job.ip,
   };
   const hasEnvelope = envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined;
@@ -210,7 +212,7 @@ function readBatch(body: Record<string, unknown>): { events: unknown[]; envelope
   if (context !== undefined) envelope.context = batchObject(context, 'context');
   if (integrations !== undefined) envelope.integrations = batchObject(integrations, 'integrations');
   if (sentAt !== undefined) {
-    if (typeof sentAt !== 'string' || Number.isNaN(Date.parse(sentAt))) {
+    if (typeof sentAt !== 'string' || !isTime(parseTime(sentAt))) {
       throw new IngestError(400, 'invalid_batch', '"sentAt" must be an ISO 8601 date string');
     }
     envelope.sentAt = sentAt;

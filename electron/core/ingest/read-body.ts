@@ -56,7 +56,6 @@ function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
-      req.off('aborted', onError);
     };
     req.on('data', onData);
     req.on('end', onEnd);

@@ -9,8 +9,10 @@ db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
 function checkpoint(mode: 'PASSIVE' | 'TRUNCATE'): void {
   try {
     db.prepare(`PRAGMA wal_checkpoint(${mode})`).get();
-  } catch {
-    // SQLITE_BUSY: the next tick tries again; a checkpoint is never needed for correctness.
+  } catch (error) {
+    // Busy: the next tick tries again (a checkpoint is never needed for correctness). Anything
+    // else ends the thread, and the owner turns automatic checkpoints back on.
+    if (!/busy|locked/i.test((error as Error).message)) throw error;
   }
 }
 
