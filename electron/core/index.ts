@@ -161,7 +161,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     retryNow: (deliveryIds) =>
       pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => afterWrite(outcome.changed)),
     cancelDeliveries: (deliveryIds) =>
-      pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => outcome.changed),
+      pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => {
+        delivery.forget(deliveryIds);
+        return outcome.changed;
+      }),
     requestDeletion: (request) => requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then(afterWrite),
     saveDestination(config) {
       const parsed = destinationSchema.safeParse(config);

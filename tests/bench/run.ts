@@ -2,10 +2,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runDeliveryBench } from './delivery.bench.ts';
 import { runIngestBench } from './ingest.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
+  delivery: runDeliveryBench,
 };
 
 const wanted = process.argv.slice(2);

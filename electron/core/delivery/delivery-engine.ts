@@ -19,7 +19,7 @@ export interface DeliveryEngineOptions {
   bus: EventBus;
   clock: Clock;
   sender: WebhookSender;
-  /** Deliveries in flight at once, over all destinations. */
+  /** Deliveries in flight (sending, or sent and awaiting their commit) at once, over all destinations. */
   maxInFlight?: number;
   random?: () => number;
 }
@@ -34,6 +34,12 @@ export interface DeliveryChange {
   nextAttemptAt: number | null;
   lastError: string | null;
 }
+
+/**
+ * Deliveries sent but not yet durably recorded, at most: after a crash, at most this many are sent
+ * again (at least once, never lost).
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 256;
 
 /** Longest sleep between checks for due deliveries; with an injected clock, call kick() after advancing. */
 const MAX_SLEEP_MS = 30_000;
@@ -50,6 +56,9 @@ export class DeliveryEngine {
   readonly #o: DeliveryEngineOptions;
   readonly #maxInFlight: number;
   readonly #inFlight = new Set<number>();
+  /** Due deliveries read from the store but not started yet; refilled in batches, not per round. */
+  #ready: Delivery[] = [];
+  readonly #readyIds = new Set<number>();
   readonly #perDestination = new Map<number, number>();
   readonly #rounds = new Set<Promise<void>>();
   #pumpScheduled = false;
@@ -62,7 +71,7 @@ export class DeliveryEngine {
 
   constructor(options: DeliveryEngineOptions) {
     this.#o = options;
-    this.#maxInFlight = options.maxInFlight ?? 256;
+    this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   }
 
   /** Looks for due deliveries now (new messages, a settings change, or a test's clock moved). */
@@ -73,6 +82,12 @@ export class DeliveryEngine {
       this.#pumpScheduled = false;
       this.#pump();
     });
+  }
+
+  /** Drops deliveries from the ready queue (they were cancelled): only the store's state counts. */
+  forget(deliveryIds: number[]): void {
+    const gone = new Set(deliveryIds.filter((id) => this.#readyIds.delete(id)));
+    if (gone.size > 0) this.#ready = this.#ready.filter((delivery) => !gone.has(delivery.id));
   }
 
   /** Resolves when nothing is in flight (for tests and shutdown). */
@@ -95,32 +110,56 @@ export class DeliveryEngine {
       return;
     }
     const now = this.#o.clock.now();
-    const room = this.#maxInFlight - this.#inFlight.size;
-    if (room > 0) {
-      const destinations = new Map(this.#o.destinations.list().map((d) => [d.id, d]));
-      let started = 0;
-      for (const delivery of this.#o.deliveries.due(now, room + this.#inFlight.size)) {
-        if (started >= room) break;
-        if (this.#inFlight.has(delivery.id)) continue;
-        const destination = destinations.get(delivery.destinationId);
-        if (!destination) continue; // deleted: its deliveries go with it
-        if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) continue;
-        this.#start(delivery, destination);
-        started++;
+    if (this.#ready.length < this.#maxInFlight) this.#refill(now);
+    const destinations = new Map(this.#o.destinations.list().map((d) => [d.id, d]));
+    const waiting: Delivery[] = [];
+    let taken = 0;
+    while (taken < this.#ready.length && this.#inFlight.size < this.#maxInFlight) {
+      const delivery = this.#ready[taken++]!;
+      const destination = destinations.get(delivery.destinationId);
+      if (!destination) {
+        this.#readyIds.delete(delivery.id); // deleted: its deliveries go with it
+        continue;
       }
+      if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) {
+        waiting.push(delivery); // this destination is busy; others may not be
+        continue;
+      }
+      this.#readyIds.delete(delivery.id);
+      this.#start(delivery, destination);
     }
+    this.#ready = waiting.length > 0 ? [...waiting, ...this.#ready.slice(taken)] : this.#ready.slice(taken);
+    if (this.#ready.length > 0) return; // a finishing round kicks again
     const next = this.#o.deliveries.nextDueAt();
     if (next !== null) {
       const wait = Math.min(Math.max(next - now, 0), MAX_SLEEP_MS);
-      // Something due but not started (all slots busy): a finishing round kicks again.
       if (wait > 0) this.#timer = setTimeout(() => this.kick(), wait).unref();
+    }
+  }
+
+  /** Reads due deliveries that are neither running nor already queued. */
+  #refill(now: number): void {
+    const batch = Math.max(this.#maxInFlight * 4, 1000);
+    for (const delivery of this.#o.deliveries.due(now, batch + this.#inFlight.size + this.#readyIds.size)) {
+      if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
+      this.#ready.push(delivery);
+      this.#readyIds.add(delivery.id);
     }
   }
 
   #start(delivery: Delivery, destination: Destination): void {
     this.#inFlight.add(delivery.id);
     this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 0) + 1);
-    const round = this.#round(delivery, destination)
+    // The destination's slot bounds requests to its receivers: it is freed when the requests end.
+    // The delivery stays in #inFlight (never picked twice) until its result is durable.
+    let slotHeld = true;
+    const releaseSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 1) - 1);
+      this.kick();
+    };
+    const round = this.#round(delivery, destination, releaseSlot)
       .catch((error: unknown) => {
         // Most likely the store could not record the result: the delivery is still due in the
         // store and will be sent again (at least once), after a pause rather than in a tight loop.
@@ -128,15 +167,15 @@ export class DeliveryEngine {
         console.error(`sluice: delivery ${delivery.id}: ${(error as Error).message}`);
       })
       .finally(() => {
+        releaseSlot();
         this.#inFlight.delete(delivery.id);
-        this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 1) - 1);
         this.#rounds.delete(round);
         this.kick();
       });
     this.#rounds.add(round);
   }
 
-  async #round(delivery: Delivery, destination: Destination): Promise<void> {
+  async #round(delivery: Delivery, destination: Destination, releaseSlot: () => void): Promise<void> {
     const { clock, sender } = this.#o;
     const startedAt = clock.now();
     const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
@@ -182,6 +221,7 @@ export class DeliveryEngine {
       }),
     );
 
+    releaseSlot();
     const now = clock.now();
     const delivered = sent.some(({ result }) => result.ok);
     const retryable = !delivered && sent.some(({ result }) => result.retryable);

@@ -42,9 +42,11 @@ const insertDelivery = db.prepare(
   `INSERT INTO deliveries (message_id, destination_id, trigger, status, skip_reason, next_attempt_at, created_at, updated_at)
    VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
 );
+// A round that was already under way when its delivery was cancelled is recorded (its attempts
+// happened) but does not undo the cancellation.
 const updateDelivery = db.prepare(
   `UPDATE deliveries SET status = ?, attempt_count = ?, first_attempt_at = ?, next_attempt_at = ?, deadline_at = ?,
-     last_error = ?, body = ?, signature = ?, updated_at = ? WHERE id = ?`,
+     last_error = ?, body = ?, signature = ?, updated_at = ? WHERE id = ? AND status != 'cancelled'`,
 );
 const insertAttempt = db.prepare(
   `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,

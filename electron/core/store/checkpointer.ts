@@ -9,6 +9,7 @@ import { once } from 'node:events';
 export class Checkpointer {
   readonly #worker: Worker;
   #exited = false;
+  #closing = false;
 
   constructor(file: string, onFailure: (error: Error) => void, intervalMs = 250) {
     this.#worker = new Worker(new URL('./checkpointer-worker.ts', import.meta.url), {
@@ -18,13 +19,14 @@ export class Checkpointer {
     this.#worker.on('error', (error) => onFailure(error));
     this.#worker.on('exit', (code) => {
       this.#exited = true;
-      if (code !== 0) onFailure(new Error(`the checkpointer stopped (exit code ${code})`));
+      if (code !== 0 && !this.#closing) onFailure(new Error(`the checkpointer stopped (exit code ${code})`));
     });
   }
 
   /** Final checkpoint (TRUNCATE) and stop. Call after the writers are idle. */
   async close(): Promise<void> {
     if (this.#exited) return;
+    this.#closing = true;
     const done = Promise.race([once(this.#worker, 'message'), once(this.#worker, 'exit')]);
     this.#worker.postMessage('close');
     const timeout = new Promise((resolve) => setTimeout(resolve, 5_000).unref());

@@ -27,6 +27,8 @@ type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'options'>
 export class DestinationsRepo {
   readonly #db: DatabaseSync;
   readonly #sources: SourcesRepo;
+  /** Read on every delivery round; changes only through upsert. */
+  #cache: Destination[] | undefined;
 
   constructor(db: DatabaseSync, sources: SourcesRepo) {
     this.#db = db;
@@ -34,6 +36,11 @@ export class DestinationsRepo {
   }
 
   list(): Destination[] {
+    this.#cache ??= this.#load();
+    return this.#cache;
+  }
+
+  #load(): Destination[] {
     const rows = this.#db
       .prepare(
         `SELECT d.id, d.name, d.enabled, d.settings, group_concat(ds.source_id) AS source_ids
@@ -65,6 +72,7 @@ export class DestinationsRepo {
       options: config.options,
       ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
     };
+    this.#cache = undefined;
     transaction(this.#db, () => {
       this.#db
         .prepare(
