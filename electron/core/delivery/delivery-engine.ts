@@ -56,8 +56,11 @@ export class DeliveryEngine {
   readonly #o: DeliveryEngineOptions;
   readonly #maxInFlight: number;
   readonly #inFlight = new Set<number>();
-  /** Due deliveries read from the store but not started yet; refilled in batches, not per round. */
-  #ready: Delivery[] = [];
+  /**
+   * Due deliveries read from the store but not started yet, one FIFO per destination; refilled in
+   * batches, not per round. An id leaving #readyIds (cancelled) is skipped when its turn comes.
+   */
+  readonly #queues = new Map<number, { items: Delivery[]; head: number }>();
   readonly #readyIds = new Set<number>();
   readonly #perDestination = new Map<number, number>();
   readonly #rounds = new Set<Promise<void>>();
@@ -86,8 +89,7 @@ export class DeliveryEngine {
 
   /** Drops deliveries from the ready queue (they were cancelled): only the store's state counts. */
   forget(deliveryIds: number[]): void {
-    const gone = new Set(deliveryIds.filter((id) => this.#readyIds.delete(id)));
-    if (gone.size > 0) this.#ready = this.#ready.filter((delivery) => !gone.has(delivery.id));
+    for (const id of deliveryIds) this.#readyIds.delete(id);
   }
 
   /** Resolves when nothing is in flight (for tests and shutdown). */
@@ -110,26 +112,23 @@ export class DeliveryEngine {
       return;
     }
     const now = this.#o.clock.now();
-    if (this.#ready.length < this.#maxInFlight) this.#refill(now);
+    if (this.#readyIds.size < this.#maxInFlight) this.#refill(now);
     const destinations = new Map(this.#o.destinations.list().map((d) => [d.id, d]));
-    const waiting: Delivery[] = [];
-    let taken = 0;
-    while (taken < this.#ready.length && this.#inFlight.size < this.#maxInFlight) {
-      const delivery = this.#ready[taken++]!;
-      const destination = destinations.get(delivery.destinationId);
-      if (!destination) {
-        this.#readyIds.delete(delivery.id); // deleted: its deliveries go with it
-        continue;
+    for (const [destinationId, queue] of this.#queues) {
+      const destination = destinations.get(destinationId);
+      while (queue.head < queue.items.length && this.#inFlight.size < this.#maxInFlight) {
+        if (destination && (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) break;
+        const delivery = queue.items[queue.head++]!;
+        if (!this.#readyIds.delete(delivery.id)) continue; // cancelled meanwhile
+        if (destination) this.#start(delivery, destination); // else deleted: its deliveries go with it
       }
-      if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) {
-        waiting.push(delivery); // this destination is busy; others may not be
-        continue;
+      if (queue.head >= queue.items.length) this.#queues.delete(destinationId);
+      else if (queue.head > 1024) {
+        queue.items = queue.items.slice(queue.head);
+        queue.head = 0;
       }
-      this.#readyIds.delete(delivery.id);
-      this.#start(delivery, destination);
     }
-    this.#ready = waiting.length > 0 ? [...waiting, ...this.#ready.slice(taken)] : this.#ready.slice(taken);
-    if (this.#ready.length > 0) return; // a finishing round kicks again
+    if (this.#readyIds.size > 0) return; // a finishing round kicks again
     const next = this.#o.deliveries.nextDueAt();
     if (next !== null) {
       const wait = Math.min(Math.max(next - now, 0), MAX_SLEEP_MS);
@@ -142,7 +141,9 @@ export class DeliveryEngine {
     const batch = Math.max(this.#maxInFlight * 4, 1000);
     for (const delivery of this.#o.deliveries.due(now, batch + this.#inFlight.size + this.#readyIds.size)) {
       if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
-      this.#ready.push(delivery);
+      let queue = this.#queues.get(delivery.destinationId);
+      if (!queue) this.#queues.set(delivery.destinationId, (queue = { items: [], head: 0 }));
+      queue.items.push(delivery);
       this.#readyIds.add(delivery.id);
     }
   }

@@ -41,6 +41,7 @@ export interface SendResult {
 export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #agents = new Map<string, Agent>();
+  readonly #targets = new Map<string, { origin: string; path: string }>();
   readonly #now: () => number;
 
   constructor(options: { timeoutMs?: number; now?: () => number } = {}) {
@@ -64,10 +65,11 @@ export class WebhookSender {
         reject(error);
       }, this.#timeoutMs);
     });
+    const target = this.#target(request.url);
     const exchange = (async () => {
       const response = await this.#agent(request.caCert).request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         headers: request.headers,
         body: request.body,
@@ -110,6 +112,18 @@ export class WebhookSender {
     }
   }
 
+  /** Origin and path of a webhook URL, parsed once: the same few URLs are posted to again and again. */
+  #target(url: string): { origin: string; path: string } {
+    let target = this.#targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.#targets.size > 1000) this.#targets.clear();
+      this.#targets.set(url, target);
+    }
+    return target;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#agents.values()].map((agent) => agent.close()));
     this.#agents.clear();
@@ -134,26 +148,26 @@ export class WebhookSender {
   }
 }
 
-function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.pathname}${parsed.search}`;
-}
-
 /** The body's first `limit` bytes as text, cut at a character boundary. */
 async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   // Keep a few bytes past the limit to find where the last whole UTF-8 character ends.
   const keep = limit + 4;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    chunks.push(size + buffer.length > keep ? buffer.subarray(0, keep - size) : buffer);
-    size = Math.min(size + buffer.length, keep);
-    if (size >= keep) {
-      body.destroy();
-      break;
-    }
-  }
+  // Events rather than an async iterator: this runs once per attempt, and iterators cost more.
+  await new Promise<void>((resolve, reject) => {
+    body.on('data', (buffer: Buffer) => {
+      if (size >= keep) return;
+      chunks.push(size + buffer.length > keep ? buffer.subarray(0, keep - size) : buffer);
+      size = Math.min(size + buffer.length, keep);
+      if (size >= keep) {
+        body.destroy();
+        resolve();
+      }
+    });
+    body.on('end', resolve);
+    body.on('error', (error) => (size >= keep ? resolve() : reject(error)));
+  });
   const all = Buffer.concat(chunks, size);
   if (all.length <= limit) return all.toString('utf8');
   let end = limit;
