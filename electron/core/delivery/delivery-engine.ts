@@ -41,6 +41,10 @@ export interface DeliveryChange {
  */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 
+/** A group of results is committed after this long, or at this size. */
+const COMMIT_GROUP_MS = 5;
+const COMMIT_GROUP_MAX = 256;
+
 /** Longest sleep between checks for due deliveries; with an injected clock, call kick() after advancing. */
 const MAX_SLEEP_MS = 30_000;
 
@@ -62,6 +66,11 @@ export class DeliveryEngine {
    */
   readonly #queues = new Map<number, { items: Delivery[]; head: number }>();
   readonly #readyIds = new Set<number>();
+  /**
+   * False once a read of due deliveries found nothing it did not already hold: reading again before
+   * something changes (new deliveries, time passing) would return the same rows, on every round.
+   */
+  #mayHaveMore = true;
   readonly #perDestination = new Map<number, number>();
   readonly #rounds = new Set<Promise<void>>();
   #pumpScheduled = false;
@@ -71,6 +80,7 @@ export class DeliveryEngine {
   /** After a failed commit, no new rounds until then (real time): the store needs a moment. */
   #pausedUntil = 0;
   #resultsCommit: Promise<void> | undefined;
+  #flushResults: (() => void) | undefined;
 
   constructor(options: DeliveryEngineOptions) {
     this.#o = options;
@@ -79,6 +89,11 @@ export class DeliveryEngine {
 
   /** Looks for due deliveries now (new messages, a settings change, or a test's clock moved). */
   kick(): void {
+    this.#mayHaveMore = true;
+    this.#schedulePump();
+  }
+
+  #schedulePump(): void {
     if (this.#closed || this.#pumpScheduled) return;
     this.#pumpScheduled = true;
     setImmediate(() => {
@@ -112,7 +127,7 @@ export class DeliveryEngine {
       return;
     }
     const now = this.#o.clock.now();
-    if (this.#readyIds.size < this.#maxInFlight) this.#refill(now);
+    if (this.#mayHaveMore && this.#readyIds.size < this.#maxInFlight) this.#refill(now);
     const destinations = new Map(this.#o.destinations.list().map((d) => [d.id, d]));
     for (const [destinationId, queue] of this.#queues) {
       const destination = destinations.get(destinationId);
@@ -130,16 +145,23 @@ export class DeliveryEngine {
     }
     if (this.#readyIds.size > 0) return; // a finishing round kicks again
     const next = this.#o.deliveries.nextDueAt();
-    if (next !== null) {
-      const wait = Math.min(Math.max(next - now, 0), MAX_SLEEP_MS);
-      if (wait > 0) this.#timer = setTimeout(() => this.kick(), wait).unref();
-    }
+    if (next === null) return;
+    if (next > now) {
+      this.#timer = setTimeout(() => this.kick(), Math.min(next - now, MAX_SLEEP_MS)).unref();
+    } else if (this.#inFlight.size === 0) {
+      // Due rows we do not hold, and nothing running that would look again: look now.
+      this.#mayHaveMore = true;
+      this.#schedulePump();
+    } // else the rounds in flight pump again as they finish
   }
 
   /** Reads due deliveries that are neither running nor already queued. */
   #refill(now: number): void {
     const batch = Math.max(this.#maxInFlight * 4, 1000);
-    for (const delivery of this.#o.deliveries.due(now, batch + this.#inFlight.size + this.#readyIds.size)) {
+    const limit = batch + this.#inFlight.size + this.#readyIds.size;
+    const due = this.#o.deliveries.due(now, limit);
+    if (due.length < limit) this.#mayHaveMore = false; // we now hold every due delivery
+    for (const delivery of due) {
       if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
       let queue = this.#queues.get(delivery.destinationId);
       if (!queue) this.#queues.set(delivery.destinationId, (queue = { items: [], head: 0 }));
@@ -158,7 +180,7 @@ export class DeliveryEngine {
       if (!slotHeld) return;
       slotHeld = false;
       this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 1) - 1);
-      this.kick();
+      this.#schedulePump();
     };
     const round = this.#round(delivery, destination, releaseSlot)
       .catch((error: unknown) => {
@@ -171,7 +193,7 @@ export class DeliveryEngine {
         releaseSlot();
         this.#inFlight.delete(delivery.id);
         this.#rounds.delete(round);
-        this.kick();
+        this.#schedulePump();
       });
     this.#rounds.add(round);
   }
@@ -256,16 +278,30 @@ export class DeliveryEngine {
     );
   }
 
-  /** Results of rounds that end together are committed together. */
+  /**
+   * Results are committed in groups: every few milliseconds, or sooner when many are waiting. Each
+   * hand-over to the writer thread has a fixed cost (and, on two cores, a context switch), so one
+   * per round would be a visible share of the engine's time; the requests' slots are already free.
+   */
   async #commit(result: DeliveryResult, delivery: Delivery): Promise<void> {
     this.#results.push(result);
-    this.#resultsCommit ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    if (this.#results.length >= COMMIT_GROUP_MAX) this.#flushResults?.();
+    this.#resultsCommit ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#flushResults?.(), COMMIT_GROUP_MS);
+      this.#flushResults = () => {
+        clearTimeout(timer);
+        this.#flushResults = undefined;
+        resolve();
+      };
+    }).then(() => {
       const results = this.#results;
       this.#results = [];
       this.#resultsCommit = undefined;
       return this.#o.writer.commitResults(results);
     });
     await this.#resultsCommit;
+    // Due again at once (e.g. Retry-After: 0): the last read of due rows did not include it.
+    if (result.nextAttemptAt !== null && result.nextAttemptAt <= this.#o.clock.now()) this.#mayHaveMore = true;
     this.#o.bus.emit('deliveries.changed', [
       {
         deliveryId: result.deliveryId,
