@@ -18,7 +18,7 @@ async function serve(args: string[]): Promise<RunningCli> {
 
 describe('sluice serve', () => {
   it('prints one JSON ready line, serves, and on SIGINT stores what it accepted and exits 0', async () => {
-    const dataDir = tempDir();
+    const dataDir = path.join(tempDir(), 'new-folder');
     const cli = await serve(['--data-dir', dataDir]);
     expect(cli.ready.ingest).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(cli.ready.receiver).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -28,12 +28,13 @@ describe('sluice serve', () => {
 
     const res = await post({ ingestUrl: cli.ready.ingest, writeKey: source!.writeKey }, '/v1/track', { userId: 'u', event: 'Via CLI' });
     expect(res.status).toBe(200);
+    // Owner-only data, including SQLite's -wal and -shm files while it runs.
+    for (const file of ['sluice.db', 'sluice.db-wal', 'sluice.db-shm']) {
+      expect({ file, mode: fs.statSync(path.join(dataDir, file)).mode & 0o777 }).toEqual({ file, mode: 0o600 });
+    }
     cli.child.kill('SIGINT');
     expect(await cli.exited).toBe(0);
-
-    // Owner-only data.
-    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
-    expect(fs.statSync(path.join(dataDir, 'sluice.db')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700); // a folder Sluice creates is owner-only
     const core = await startCore({ dataDir });
     try {
       expect(core.writeKey).toBe(source!.writeKey);

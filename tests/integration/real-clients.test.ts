@@ -60,7 +60,9 @@ describe('@segment/analytics-node (v3)', () => {
   it('sends identify, track, page, screen, group and alias; each is stored field by field', async () => {
     const analytics = new Analytics({ writeKey: core.writeKey, host: core.ingestUrl, flushAt: 6, maxRetries: 0 });
     const errors: unknown[] = [];
+    const sent: Record<string, unknown>[] = [];
     analytics.on('error', (error) => errors.push(error));
+    analytics.on('http_request', (request) => sent.push(...(JSON.parse(request.body as string) as { batch: Record<string, unknown>[] }).batch));
     const stored = waitForStored(core, calls.length);
     for (const call of makeCalls()) (analytics as any)[call.method](call.args);
     await analytics.closeAndFlush({ timeout: 10_000 });
@@ -74,6 +76,10 @@ describe('@segment/analytics-node (v3)', () => {
       expect((record.message!.context as any).library.name).toBe('@segment/analytics-node');
       expect(typeof record.message!.sentAt).toBe('string');
     }
+    // What the library put on the wire is exactly what was stored as received (ids, timestamps and all).
+    expect(records.map((r) => JSON.parse(r.raw))).toEqual(sent);
+    expect(records.map((r) => r.messageId)).toEqual(sent.map((m) => m.messageId));
+    expect(records.map((r) => r.message!.originalTimestamp)).toEqual(sent.map((m) => m.timestamp));
   });
 });
 
@@ -81,13 +87,22 @@ describe('analytics-node (v6)', () => {
   it('sends identify, track, page, screen, group and alias; each is stored field by field', async () => {
     const analytics = new LegacyAnalytics(core.writeKey, { host: core.ingestUrl, flushAt: 100, flushInterval: 60_000, errorHandler: () => {} } as any);
     const stored = waitForStored(core, calls.length);
-    for (const call of makeCalls()) (analytics as any)[call.method](call.args);
+    // v6 sends its first message at once and the rest on flush: collect every batch it sent.
+    const sentById = new Map<string, Record<string, unknown>>();
+    const onSent = (error?: Error, data?: { batch: Record<string, unknown>[] }) => {
+      if (!error) for (const message of data!.batch) sentById.set(message.messageId as string, message);
+    };
+    for (const call of makeCalls()) (analytics as any)[call.method](call.args, onSent);
     await new Promise<void>((resolve, reject) => analytics.flush((error?: Error) => (error ? reject(error) : resolve())));
     await stored;
+    const sent = [...sentById.values()];
 
     const records = storedMessages(core);
     expect(records).toHaveLength(calls.length);
     calls.forEach((call, i) => expectStoredLike(records[i]!, call));
     for (const record of records) expect((record.message!.context as any).library.name).toBe('analytics-node');
+    // The library's messages (Dates serialized as it sends them) are exactly what was stored as received.
+    expect(records.map((r) => JSON.parse(r.raw))).toEqual(JSON.parse(JSON.stringify(sent)));
+    expect(records.map((r) => r.messageId)).toEqual(sent.map((m) => m.messageId));
   });
 });

@@ -8,6 +8,6 @@ declare module 'analytics-node' {
     screen(message: object, callback?: (error?: Error) => void): this;
     group(message: object, callback?: (error?: Error) => void): this;
     alias(message: object, callback?: (error?: Error) => void): this;
-    flush(callback?: (error?: Error) => void): Promise<unknown>;
+    flush(callback?: (error?: Error, data?: { batch: Record<string, unknown>[] }) => void): Promise<unknown>;
   }
 }
