@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
-import { createCore, type Core } from './core/index.ts';
+import { createCore } from './core/index.ts';
+import { UiServer } from './headless/ui-server.ts';
 import { ConfigError, loadConfigFile } from './core/config/load-config.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
 
@@ -49,8 +50,8 @@ async function serve(args: string[]): Promise<void> {
     return;
   }
   const ingestPort = parsePort(values['ingest-port'], '--ingest-port', DEFAULT_INGEST_PORT);
+  const uiPort = parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT);
   const receiverPort = parsePort(values['receiver-port'], '--receiver-port', DEFAULT_RECEIVER_PORT);
-  parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT); // validated now; the UI host arrives with the inspector
   const config = values.config ? loadConfigFile(path.resolve(values.config)) : undefined;
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
 
@@ -61,15 +62,30 @@ async function serve(args: string[]): Promise<void> {
     host: values.host ?? DEFAULT_HOST,
     ...(config ? { config } : {}),
   });
-  handleSignals(core, values.json);
+  const host = values.host ?? DEFAULT_HOST;
+  const ui = new UiServer({ core, host, port: uiPort, rendererDir: path.resolve(import.meta.dirname, '../out/renderer') });
+  try {
+    await ui.listen();
+  } catch (error) {
+    await core.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${uiPort} (the inspector) is in use; pick another with --ui-port (0 = any free port)`);
+    }
+    throw error;
+  }
+  handleSignals(async () => {
+    await ui.close();
+    await core.close();
+  }, values.json);
 
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, receiver: core.receiver.url, dataDir, sources })}\n`);
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, sources })}\n`);
     return;
   }
   const lines = [
     'Sluice is running.',
+    `  Inspector           ${ui.url}`,
     `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
     ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
     `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
@@ -79,7 +95,7 @@ async function serve(args: string[]): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-function handleSignals(core: Core, quiet: boolean): void {
+function handleSignals(close: () => Promise<void>, quiet: boolean): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -88,7 +104,7 @@ function handleSignals(core: Core, quiet: boolean): void {
     }
     stopping = true;
     if (!quiet) process.stderr.write(`sluice: ${signal}, finishing accepted requests and closing the store…\n`);
-    core.close().then(
+    close().then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`sluice: error while closing: ${(error as Error).message}\n`);

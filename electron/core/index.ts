@@ -174,6 +174,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       }
       const saved = destinations.upsert(parsed.data, clock.now());
       pipeline.setRoutes(routesOf(destinations));
+      bus.emit('settings.changed', null);
       delivery.kick();
       return saved;
     },

@@ -7,6 +7,7 @@ export const CLI = path.resolve(import.meta.dirname, '../../electron/cli.ts');
 
 export interface ReadyLine {
   ingest: string;
+  ui: string;
   receiver: string;
   dataDir: string;
   sources: { name: string; writeKey: string; kind: string }[];
@@ -22,7 +23,7 @@ export interface RunningCli {
 
 /** Starts `sluice serve --json ...args` and resolves with its ready line. */
 export function startCli(args: string[]): Promise<RunningCli> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', '--receiver-port', '0', ...args], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', '--receiver-port', '0', '--ui-port', '0', ...args], {
     stdio: 'pipe',
   });
   let stderr = '';

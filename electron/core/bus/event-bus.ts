@@ -13,6 +13,8 @@ export interface CoreEvents {
   'deliveries.changed': DeliveryChange[];
   /** Requests the built-in receiver got. */
   'receiver.received': InboxEntry[];
+  /** Sources or destinations changed (stored). */
+  'settings.changed': null;
 }
 
 type Listener<T> = (payload: T) => void;

@@ -57,6 +57,7 @@ export class DeliveriesRepo {
   readonly #counts: StatementSync;
   readonly #forDeletion: StatementSync;
   readonly #withStatus: StatementSync;
+  readonly #forMessages: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#due = db.prepare(
@@ -76,6 +77,9 @@ export class DeliveriesRepo {
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status');
     this.#forDeletion = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE deletion_request_id = ? ORDER BY id`);
     this.#withStatus = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = ? ORDER BY id LIMIT ?`);
+    this.#forMessages = db.prepare(
+      `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    );
   }
 
   /** Deliveries whose next attempt is due at `now`, earliest first. */
@@ -94,6 +98,19 @@ export class DeliveriesRepo {
 
   forMessage(messageId: number): Delivery[] {
     return this.#forMessage.all(messageId) as unknown as Delivery[];
+  }
+
+  /** The deliveries of several messages (a page of the list), by message id. */
+  forMessages(messageIds: number[]): Map<number, Delivery[]> {
+    const out = new Map<number, Delivery[]>();
+    if (messageIds.length === 0) return out;
+    const rows = this.#forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[];
+    for (const row of rows) {
+      const list = out.get(row.messageId!) ?? [];
+      list.push(row);
+      out.set(row.messageId!, list);
+    }
+    return out;
   }
 
   forDeletionRequest(deletionRequestId: number): Delivery[] {

@@ -83,6 +83,9 @@ export interface ListMessagesQuery {
   limit?: number;
   sourceId?: number;
   status?: MessageStatus;
+  type?: string;
+  /** userId, anonymousId, event or messageId contains this. */
+  search?: string;
 }
 
 /** Read side of the messages table. Writes go through the ingest worker's group commit. */
@@ -140,6 +143,14 @@ export class MessagesRepo {
     if (query.beforeId !== undefined) (where.push('m.id < ?'), params.push(query.beforeId));
     if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
     if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
+    if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
+    if (query.search) {
+      const like = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(
+        "(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')",
+      );
+      params.push(like, like, like, like);
+    }
     const sql = `SELECT ${COLUMNS} FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY m.id DESC LIMIT ?`;
     params.push(Math.min(Math.max(query.limit ?? 100, 1), 10_000));

@@ -1,0 +1,140 @@
+import { createRequire } from 'node:module';
+import {
+  requestSchemas,
+  type Channel,
+  type DeliverySummary,
+  type DeliveryView,
+  type DestinationView,
+  type MessageSummary,
+  type ParsedRequestOf,
+  type Responses,
+  type Result,
+} from '../../../shared/contract.ts';
+import { describeIssues } from '../../../shared/settings.ts';
+import type { Core } from '../index.ts';
+import { OperationError } from '../operation-error.ts';
+import type { Delivery } from '../store/deliveries-repo.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+import type { StoredMessage } from '../store/messages-repo.ts';
+
+const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+
+export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };
+
+/** Which delivery state a list row shows when a message has several (one per destination). */
+const STATUS_WEIGHT: Record<string, number> = { failed: 6, retrying: 5, pending: 4, cancelled: 3, delivered: 2, skipped: 1 };
+
+/** The contract's handlers over a core. Hosts (IPC bridge, WebSocket) only route to these. */
+export function createHandlers(core: Core): Handlers {
+  const summarize = (messages: StoredMessage[]): MessageSummary[] => {
+    const deliveries = core.deliveries.forMessages(messages.map((m) => m.id));
+    return messages.map((m) => ({ ...m, delivery: mostTelling(deliveries.get(m.id) ?? []) }));
+  };
+  return {
+    'app.info': () => ({
+      version,
+      ingestUrl: core.ingestUrl,
+      receiverUrl: core.receiver.url,
+      sources: core.sources.list().map(({ id, name, writeKey, kind }) => ({ id, name, writeKey, kind })),
+    }),
+    'messages.list': (request) => ({
+      messages: summarize(
+        core.messages.list({
+          limit: request.limit,
+          ...(request.beforeId !== undefined ? { beforeId: request.beforeId } : {}),
+          ...(request.type !== undefined ? { type: request.type } : {}),
+          ...(request.status !== undefined ? { status: request.status } : {}),
+          ...(request.sourceId !== undefined ? { sourceId: request.sourceId } : {}),
+          ...(request.search ? { search: request.search } : {}),
+        }),
+      ),
+    }),
+    'messages.get': ({ id }) => {
+      const record = core.messages.get(id);
+      if (!record) throw new OperationError('not_found', `there is no message ${id}`);
+      const deliveries = core.deliveries.forMessage(id);
+      return {
+        ...record,
+        delivery: mostTelling(deliveries),
+        deliveries: deliveries.map((d): DeliveryView => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
+      };
+    },
+    'deliveries.replay': (request) => core.replay(request),
+    'deliveries.retryNow': async ({ ids }) => ({ changed: await core.retryNow(ids) }),
+    'deliveries.cancel': async ({ ids }) => ({ changed: await core.cancelDeliveries(ids) }),
+    'destinations.list': () => ({ destinations: core.destinations.list().map(destinationView) }),
+    'destinations.save': (config) => destinationView(core.saveDestination(config)),
+    'destinations.revealSecret': ({ id }) => {
+      const destination = core.destinations.list().find((d) => d.id === id);
+      if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
+      return { secret: destination.sharedSecret ?? null };
+    },
+    'deletions.create': (request) => core.requestDeletion(request),
+    'receiver.inbox': ({ hook }) => ({ entries: core.receiver.inbox(hook) }),
+    'receiver.setBehaviour': ({ hook, behaviour }) => {
+      core.receiver.setBehaviour(hook, behaviour);
+      return { hook, behaviour };
+    },
+  };
+}
+
+/**
+ * Validates and runs one call: an unknown channel, an invalid request, a refused operation and an
+ * unexpected failure all come back as `{ok: false, error: {code, message}}`.
+ */
+export async function invoke(handlers: Handlers, channel: string, request: unknown): Promise<Result<unknown>> {
+  if (!Object.hasOwn(requestSchemas, channel)) {
+    return { ok: false, error: { code: 'unknown_channel', message: `no channel "${String(channel).slice(0, 100)}"` } };
+  }
+  const schema = requestSchemas[channel as Channel];
+  const parsed = schema.safeParse(request ?? {});
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_request', message: describeIssues(parsed.error).join('; ') } };
+  }
+  try {
+    const handler = handlers[channel as Channel] as (request: unknown) => unknown;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (error) {
+    if (error instanceof OperationError) return { ok: false, error: { code: error.code, message: error.message } };
+    return { ok: false, error: { code: 'internal_error', message: (error as Error).message } };
+  }
+}
+
+function mostTelling(deliveries: Delivery[]): DeliverySummary | null {
+  let best: Delivery | undefined;
+  for (const d of deliveries) if (!best || (STATUS_WEIGHT[d.status] ?? 0) > (STATUS_WEIGHT[best.status] ?? 0)) best = d;
+  return best ? summaryOf(best) : null;
+}
+
+function summaryOf(d: Delivery): DeliverySummary {
+  return { id: d.id, status: d.status, attemptCount: d.attemptCount, nextAttemptAt: d.nextAttemptAt, lastError: d.lastError };
+}
+
+function viewOf(d: Delivery): Omit<DeliveryView, 'attempts'> {
+  return {
+    ...summaryOf(d),
+    destinationId: d.destinationId,
+    trigger: d.trigger,
+    replayOf: d.replayOf,
+    targetUrl: d.targetUrl,
+    body: d.body,
+    signature: d.signature,
+    firstAttemptAt: d.firstAttemptAt,
+    deadlineAt: d.deadlineAt,
+    skipReason: d.skipReason,
+    createdAt: d.createdAt,
+  };
+}
+
+export function destinationView(d: Destination): DestinationView {
+  return {
+    id: d.id,
+    name: d.name,
+    enabled: d.enabled,
+    sourceIds: d.sourceIds,
+    webhooks: d.webhooks,
+    hasSecret: d.sharedSecret !== undefined,
+    maskedSecret: d.sharedSecret ? `${d.sharedSecret.slice(0, Math.min(3, Math.floor(d.sharedSecret.length / 3)))}•••••` : null,
+    options: d.options,
+  };
+}

@@ -1,0 +1,47 @@
+import { EVENT_BATCH_MS, type CoreEvent } from '../../../shared/contract.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+
+/**
+ * Subscribes to the core's bus and hands `send` the events in batches, at most one batch per
+ * EVENT_BATCH_MS: a burst of thousands of messages costs a few sends, and a renderer applies each
+ * batch in one update. Message ids of consecutive commits are merged into one event.
+ * Returns the unsubscribe function.
+ */
+export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void, intervalMs = EVENT_BATCH_MS): () => void {
+  let pending: CoreEvent[] = [];
+  let storedIds: number[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (storedIds.length > 0) pending.unshift({ type: 'messages.stored', ids: storedIds });
+    storedIds = [];
+    const events = pending;
+    pending = [];
+    if (events.length > 0) send(events);
+  };
+  const schedule = () => {
+    timer ??= setTimeout(flush, intervalMs);
+  };
+  const offs = [
+    bus.on('messages.stored', (committed) => {
+      for (const request of committed) for (const id of request.ids) storedIds.push(id);
+      schedule();
+    }),
+    bus.on('deliveries.changed', (changes) => {
+      pending.push({ type: 'deliveries.changed', changes });
+      schedule();
+    }),
+    bus.on('receiver.received', (entries) => {
+      pending.push({ type: 'receiver.received', entries });
+      schedule();
+    }),
+    bus.on('settings.changed', () => {
+      pending.push({ type: 'settings.changed' });
+      schedule();
+    }),
+  ];
+  return () => {
+    for (const off of offs) off();
+    clearTimeout(timer);
+  };
+}

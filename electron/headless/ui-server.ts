@@ -1,0 +1,165 @@
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ClientFrame, ServerFrame } from '../../shared/contract.ts';
+import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
+import { streamEvents } from '../core/api/event-stream.ts';
+import type { Core } from '../core/index.ts';
+
+export interface UiServerOptions {
+  core: Core;
+  host: string;
+  port: number;
+  /** The per-run secret the UI must present; random when not given. */
+  token?: string;
+  /** The built renderer (index.html and assets); a placeholder page is served without it. */
+  rendererDir?: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/** Frames above this are refused: the contract's requests are small. */
+const MAX_FRAME_BYTES = 1024 * 1024;
+
+/**
+ * The headless host: serves the inspector to a browser and carries the contract over a WebSocket
+ * (`/api`). Loopback by default; the WebSocket needs the per-run token, a Host that is this server
+ * (against DNS rebinding) and, from a browser, an Origin that is this server too.
+ */
+export class UiServer {
+  readonly token: string;
+  readonly #o: UiServerOptions;
+  readonly #server: http.Server;
+  readonly #wss: WebSocketServer;
+  readonly #handlers;
+  #port = 0;
+
+  constructor(options: UiServerOptions) {
+    this.#o = options;
+    this.token = options.token ?? randomBytes(24).toString('base64url');
+    this.#handlers = createHandlers(options.core);
+    this.#server = http.createServer((req, res) => this.#serve(req, res));
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+    this.#server.on('upgrade', (req, socket, head) => {
+      const refusal = this.#refuseUpgrade(req);
+      if (refusal) {
+        socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        return;
+      }
+      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#connect(ws));
+    });
+  }
+
+  /** The address to open, token included. */
+  get url(): string {
+    return `${this.baseUrl}/?token=${this.token}`;
+  }
+
+  get baseUrl(): string {
+    const host = this.#o.host.includes(':') ? `[${this.#o.host}]` : this.#o.host;
+    return `http://${host}:${this.#port}`;
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#o.port, this.#o.host, () => resolve());
+    });
+    this.#port = (this.#server.address() as AddressInfo).port;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#wss.clients) client.terminate();
+    this.#wss.close();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** Host names this server answers to: its own address, and localhost forms of loopback. */
+  #allowedHosts(): Set<string> {
+    const hosts = new Set([`${this.#o.host}:${this.#port}`, `[${this.#o.host}]:${this.#port}`]);
+    if (['127.0.0.1', '::1', 'localhost'].includes(this.#o.host)) {
+      for (const name of ['127.0.0.1', 'localhost', '[::1]']) hosts.add(`${name}:${this.#port}`);
+    }
+    return hosts;
+  }
+
+  #refuseUpgrade(req: http.IncomingMessage): string | undefined {
+    const url = new URL(req.url ?? '/', 'http://local');
+    if (url.pathname !== '/api') return '404 Not Found';
+    const host = req.headers.host ?? '';
+    if (!this.#allowedHosts().has(host)) return '403 Forbidden';
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) return '403 Forbidden';
+    const token = url.searchParams.get('token') ?? '';
+    const given = Buffer.from(token);
+    const expected = Buffer.from(this.token);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return '401 Unauthorized';
+    return undefined;
+  }
+
+  #connect(ws: WebSocket): void {
+    const send = (frame: ServerFrame) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+    };
+    const unsubscribe = streamEvents(this.#o.core.bus, (events) => send({ kind: 'events', events }));
+    ws.on('close', unsubscribe);
+    ws.on('message', async (data) => {
+      let frame: ClientFrame;
+      try {
+        frame = JSON.parse(data.toString()) as ClientFrame;
+      } catch {
+        ws.close(1003, 'frames are JSON');
+        return;
+      }
+      if (frame?.kind !== 'invoke' || typeof frame.id !== 'number') {
+        ws.close(1003, 'expected {kind: "invoke", id, channel, request}');
+        return;
+      }
+      send({ kind: 'result', id: frame.id, result: await invoke(this.#handlers, frame.channel, frame.request) });
+    });
+  }
+
+  #serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (!this.#allowedHosts().has(req.headers.host ?? '')) {
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('unknown Host');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET' }).end();
+      return;
+    }
+    const security = {
+      'Content-Security-Policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    };
+    const dir = this.#o.rendererDir;
+    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://local').pathname);
+    if (dir && fs.existsSync(path.join(dir, 'index.html'))) {
+      const root = path.resolve(dir);
+      const file = path.resolve(root, `.${pathname}`);
+      // Only files inside the renderer folder; anything else is the app's page (client-side routes).
+      const inside = file.startsWith(root + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
+      const target = inside ? file : path.join(root, 'index.html');
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(target)] ?? 'application/octet-stream', ...security });
+      fs.createReadStream(target).pipe(res);
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...security });
+    res.end(`<!doctype html><meta charset="utf-8"><title>Sluice</title>
+<h1>Sluice is running</h1>
+<p>The inspector's web app is not built in this checkout. The contract is served at <code>/api</code> (WebSocket, token required).</p>`);
+  }
+}

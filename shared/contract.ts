@@ -1,0 +1,170 @@
+/**
+ * The one contract between the core and the inspector, whatever carries it (Electron IPC through the
+ * preload, or a WebSocket to the headless host). Every request/response channel is named here with
+ * the schema of its request; responses are typed; failures come back as typed results, never as
+ * thrown strings. Events travel as batches on one stream.
+ */
+import { z } from 'zod';
+import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
+import { deletionRequestSchema, messageFilterSchema, replayRequestSchema } from './operations.ts';
+import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
+import { destinationSchema, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
+
+const id = z.number().int().positive();
+
+/** Request schemas, one per channel. */
+export const requestSchemas = {
+  'app.info': z.strictObject({}),
+  'messages.list': z.strictObject({
+    beforeId: id.optional(),
+    limit: z.number().int().min(1).max(1000).default(200),
+    type: z.enum(MESSAGE_TYPES).optional(),
+    status: z.enum(MESSAGE_STATUSES).optional(),
+    sourceId: z.number().int().optional(),
+    /** userId, anonymousId, event name or messageId contains this. */
+    search: z.string().max(200).optional(),
+  }),
+  'messages.get': z.strictObject({ id }),
+  'deliveries.replay': replayRequestSchema,
+  'deliveries.retryNow': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
+  'deliveries.cancel': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
+  'destinations.list': z.strictObject({}),
+  'destinations.save': destinationSchema,
+  'destinations.revealSecret': z.strictObject({ id }),
+  'deletions.create': deletionRequestSchema,
+  'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional() }),
+  'receiver.setBehaviour': z.strictObject({ hook: z.string().min(1).max(200), behaviour: receiverBehaviourSchema }),
+} as const;
+
+export type Channel = keyof typeof requestSchemas;
+export const CHANNELS = Object.keys(requestSchemas) as Channel[];
+
+export type RequestOf<C extends Channel> = z.input<(typeof requestSchemas)[C]>;
+export type ParsedRequestOf<C extends Channel> = z.output<(typeof requestSchemas)[C]>;
+
+export interface SourceView {
+  id: number;
+  name: string;
+  writeKey: string;
+  kind: SourceKind;
+}
+
+/** A destination as the UI sees it: the secret masked unless revealed on request. */
+export interface DestinationView {
+  id: number;
+  name: string;
+  enabled: boolean;
+  sourceIds: number[];
+  webhooks: WebhookConfig[];
+  hasSecret: boolean;
+  /** "abc•••••" — enough to recognise it, not to use it. */
+  maskedSecret: string | null;
+  options: DestinationOptions;
+}
+
+/** A list row: what happened to the message, without its payload. */
+export interface MessageSummary {
+  id: number;
+  sourceId: number;
+  messageId: string | null;
+  type: string | null;
+  status: (typeof MESSAGE_STATUSES)[number];
+  rejectCode: string | null;
+  rejectReason: string | null;
+  origin: string;
+  userId: string | null;
+  anonymousId: string | null;
+  event: string | null;
+  receivedAt: number;
+  timestamp: number | null;
+  /** The most telling delivery state over its destinations (failed > retrying > pending > delivered > skipped). */
+  delivery: DeliverySummary | null;
+}
+
+export interface DeliverySummary {
+  id: number;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+}
+
+export interface AttemptView {
+  id: number;
+  url: string;
+  startedAt: number;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string | string[]> | null;
+  responseBody: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  outcome: string;
+  retryAt: number | null;
+}
+
+export interface DeliveryView extends DeliverySummary {
+  destinationId: number;
+  trigger: string;
+  replayOf: number | null;
+  targetUrl: string | null;
+  body: string | null;
+  signature: string | null;
+  firstAttemptAt: number | null;
+  deadlineAt: number | null;
+  skipReason: string | null;
+  createdAt: number;
+  attempts: AttemptView[];
+}
+
+export interface MessageDetail extends MessageSummary {
+  /** Exactly as the client sent it. */
+  raw: string;
+  /** As Sluice forwards it (null when rejected). */
+  message: Record<string, unknown> | null;
+  deliveries: DeliveryView[];
+}
+
+/** Response types, one per channel. */
+export interface Responses {
+  'app.info': { version: string; ingestUrl: string; receiverUrl: string; sources: SourceView[] };
+  'messages.list': { messages: MessageSummary[] };
+  'messages.get': MessageDetail;
+  'deliveries.replay': { deliveryIds: number[] };
+  'deliveries.retryNow': { changed: number };
+  'deliveries.cancel': { changed: number };
+  'destinations.list': { destinations: DestinationView[] };
+  'destinations.save': DestinationView;
+  'destinations.revealSecret': { secret: string | null };
+  'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
+  'receiver.inbox': { entries: InboxEntry[] };
+  'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };
+}
+
+export interface ContractError {
+  /** Stable: `invalid_request`, `not_found`, an operation's own code, or `internal_error`. */
+  code: string;
+  message: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ContractError };
+
+/** Everything the core announces, batched (at most one batch per ~30 ms). */
+export type CoreEvent =
+  | { type: 'messages.stored'; ids: number[] }
+  | {
+      type: 'deliveries.changed';
+      changes: { deliveryId: number; messageId: number | null; status: string; attemptCount: number; nextAttemptAt: number | null; lastError: string | null }[];
+    }
+  | { type: 'receiver.received'; entries: InboxEntry[] }
+  | { type: 'settings.changed' };
+
+/** Events are coalesced to at most one send per this many ms. */
+export const EVENT_BATCH_MS = 30;
+
+/** The messages a WebSocket transport carries. */
+export type ClientFrame = { kind: 'invoke'; id: number; channel: Channel; request: unknown };
+export type ServerFrame =
+  | { kind: 'result'; id: number; result: Result<unknown> }
+  | { kind: 'events'; events: CoreEvent[] };
