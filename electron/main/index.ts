@@ -1,0 +1,67 @@
+// The Electron host: one hardened window over the same core the headless host serves. Kept thin:
+// everything that can be tested without Electron lives in the core and in ipc-bridge.ts.
+import { app, BrowserWindow, ipcMain, session, shell } from 'electron';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createHandlers } from '../core/api/contract-handlers.ts';
+import { defaultDataDir } from '../core/config/data-dir.ts';
+import { createCore, type Core } from '../core/index.ts';
+import { forwardEvents, registerContract } from './ipc-bridge.ts';
+
+const rendererIndex = path.join(import.meta.dirname, '../renderer/index.html');
+const rendererUrl = pathToFileURL(rendererIndex).href;
+const CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'";
+
+let core: Core | undefined;
+
+async function start(): Promise<void> {
+  core = await createCore({ dataDir: app.isPackaged ? app.getPath('userData') : defaultDataDir(), ingestPort: 0 });
+  registerContract(ipcMain, createHandlers(core), { isTrustedUrl: (url) => url === rendererUrl || url.startsWith(`${rendererUrl}#`) });
+
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
+  });
+  session.defaultSession.setPermissionRequestHandler((_contents, _permission, decide) => decide(false));
+
+  const window = new BrowserWindow({
+    width: 1400,
+    height: 900,
+    title: 'Sluice',
+    webPreferences: {
+      preload: path.join(import.meta.dirname, '../preload/index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    },
+  });
+  // No navigation away from the app and no new windows; links open in the user's browser.
+  window.webContents.on('will-navigate', (event, url) => {
+    if (url !== rendererUrl) event.preventDefault();
+  });
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (url.startsWith('https://') || url.startsWith('http://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  forwardEvents(core.bus, {
+    send: (channel, events) => window.webContents.send(channel, events),
+    isDestroyed: () => window.isDestroyed() || window.webContents.isDestroyed(),
+  });
+  await window.loadFile(rendererIndex);
+}
+
+app.on('web-contents-created', (_event, contents) => {
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+});
+app.whenReady().then(start, (error: unknown) => {
+  console.error('sluice: could not start:', error);
+  app.exit(1);
+});
+app.on('window-all-closed', () => app.quit());
+app.on('before-quit', (event) => {
+  if (!core) return;
+  event.preventDefault();
+  const closing = core;
+  core = undefined;
+  void closing.close().finally(() => app.quit());
+});
