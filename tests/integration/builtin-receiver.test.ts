@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { until } from '../helpers/wait.ts';
 
 let core: TestCore | undefined;
 afterEach(async () => {
@@ -23,16 +24,6 @@ async function setup(options: { secret?: string; extra?: Record<string, unknown>
     webhooks: [{ url: core.receiver.hookUrl('demo') }],
   });
   return core;
-}
-
-async function until<T>(read: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('built-in receiver', () => {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signBody, verifyAsSeedReceiver } from '../../shared/signature.ts';
 import { OperationError } from '../../electron/core/operation-error.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { until } from '../helpers/wait.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 let core: TestCore | undefined;
@@ -41,16 +42,6 @@ async function setup(hookUrl: string, extra: Record<string, unknown> = {}) {
   });
   core.writeKey = 'wk_web';
   return core;
-}
-
-async function until<T>(read: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const deliveryStatus = (c: TestCore, id: number, status: string) => () => {

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { AttemptView } from '../../../shared/contract.ts';
 import type { DeliveryStatus } from '../ingest/ingest-protocol.ts';
 
 export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' | 'test';
@@ -26,21 +27,8 @@ export interface Delivery {
   updatedAt: number;
 }
 
-export interface Attempt {
-  id: number;
-  deliveryId: number;
-  url: string;
-  startedAt: number;
-  durationMs: number;
-  requestHeaders: Record<string, string>;
-  responseStatus: number | null;
-  responseHeaders: Record<string, string | string[]> | null;
-  responseBody: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  outcome: 'success' | 'retry' | 'final';
-  retryAt: number | null;
-}
+/** One attempt, as recorded (the contract's view of it is the same shape). */
+export type Attempt = AttemptView & { deliveryId: number };
 
 const COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, replay_of AS replayOf, status,
   target_url AS targetUrl, body, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
