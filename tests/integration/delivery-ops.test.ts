@@ -210,6 +210,26 @@ describe('settings changes', () => {
     expect(() => c.saveDestination({ name: 'hooks', sources: ['nope'], webhooks: [{ url: r.url }] })).toThrow(/unknown source/);
   });
 
+  it('disabling a destination holds its retrying deliveries until it is enabled again', async () => {
+    const r = await receiver();
+    r.script({ status: 503 });
+    let now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await setup(r.url, { clock: { now: () => now } });
+    await post(c, '/v1/track', { userId: 'u', event: 'E' });
+    const messageId = c.messages.list()[0]!.id;
+    const retrying = await until(() => c.deliveries.forMessage(messageId).find((d) => d.status === 'retrying'));
+    const hooks = { name: 'hooks', sources: ['web'], sharedSecret: 'abc123', webhooks: [{ url: r.url }] };
+    c.saveDestination({ ...hooks, enabled: false });
+    now = retrying.nextAttemptAt! + 60_000;
+    c.delivery.kick();
+    await new Promise((res) => setTimeout(res, 150));
+    expect(r.received).toHaveLength(1);
+    expect(c.deliveries.get(retrying.id)!.status).toBe('retrying');
+    c.saveDestination({ ...hooks, enabled: true });
+    await until(deliveryStatus(c, retrying.id, 'delivered'));
+    expect(r.received).toHaveLength(2);
+  });
+
   it('a disabled destination gets no new deliveries', async () => {
     const r = await receiver();
     const c = await setup(r.url);

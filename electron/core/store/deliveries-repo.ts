@@ -48,11 +48,16 @@ export class DeliveriesRepo {
   readonly #forMessages: StatementSync;
 
   constructor(db: DatabaseSync) {
+    // A disabled destination's deliveries wait (pending or retrying) until it is enabled again.
     this.#due = db.prepare(
       `SELECT ${COLUMNS} FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
+         AND destination_id IN (SELECT id FROM destinations WHERE enabled = 1)
        ORDER BY next_attempt_at LIMIT ?`,
     );
-    this.#nextDue = db.prepare(`SELECT min(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`);
+    this.#nextDue = db.prepare(
+      `SELECT min(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')
+         AND destination_id IN (SELECT id FROM destinations WHERE enabled = 1)`,
+    );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
     this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
     this.#attempts = db.prepare(
