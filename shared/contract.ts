@@ -12,6 +12,10 @@ import { destinationSchema, type DestinationOptions, type SourceKind, type Webho
 
 const id = z.number().int().positive();
 
+/** What a delivery can be; `none` in a filter means "no delivery at all" (no destination, rejected, duplicate). */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
+export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
+
 /** Request schemas, one per channel. */
 export const requestSchemas = {
   'app.info': z.strictObject({}),
@@ -23,7 +27,15 @@ export const requestSchemas = {
     sourceId: z.number().int().optional(),
     /** userId, anonymousId, event name or messageId contains this. */
     search: z.string().max(200).optional(),
+    /**
+     * Only messages whose row shows this delivery state (the most telling over their destinations),
+     * or `none` for messages without any delivery. Older messages are scanned in chunks: a page may
+     * come back shorter than `limit` with a `next` cursor to continue from.
+     */
+    delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
   }),
+  /** Summaries of these messages (e.g. the ids of a `messages.stored` event), newest first; unknown ids are left out. */
+  'messages.byIds': z.strictObject({ ids: z.array(id).min(1).max(5000) }),
   'messages.get': z.strictObject({ id }),
   'deliveries.replay': replayRequestSchema,
   'deliveries.retryNow': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
@@ -79,6 +91,8 @@ export interface MessageSummary {
   timestamp: number | null;
   /** The most telling delivery state over its destinations (failed > retrying > pending > delivered > skipped). */
   delivery: DeliverySummary | null;
+  /** How many deliveries the message has (one per destination, plus replays). */
+  deliveryCount: number;
 }
 
 export interface DeliverySummary {
@@ -87,6 +101,8 @@ export interface DeliverySummary {
   attemptCount: number;
   nextAttemptAt: number | null;
   lastError: string | null;
+  /** Why a `skipped` delivery was not sent (e.g. the message's integrations turn webhooks off). */
+  skipReason: string | null;
 }
 
 export interface AttemptView {
@@ -113,7 +129,6 @@ export interface DeliveryView extends DeliverySummary {
   signature: string | null;
   firstAttemptAt: number | null;
   deadlineAt: number | null;
-  skipReason: string | null;
   createdAt: number;
   attempts: AttemptView[];
 }
@@ -129,7 +144,9 @@ export interface MessageDetail extends MessageSummary {
 /** Response types, one per channel. */
 export interface Responses {
   'app.info': { version: string; ingestUrl: string; receiverUrl: string; sources: SourceView[] };
-  'messages.list': { messages: MessageSummary[] };
+  /** `next`: pass it as `beforeId` for the following page; null when nothing older matches. */
+  'messages.list': { messages: MessageSummary[]; next: number | null };
+  'messages.byIds': { messages: MessageSummary[] };
   'messages.get': MessageDetail;
   'deliveries.replay': { deliveryIds: number[] };
   'deliveries.retryNow': { changed: number };

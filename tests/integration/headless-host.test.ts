@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import type { CoreEvent, Result, ServerFrame } from '../../shared/contract.ts';
 import { UiServer } from '../../electron/headless/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { until } from '../helpers/wait.ts';
 
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
@@ -76,6 +77,62 @@ describe('headless host', () => {
     const detail = await api.call('messages.get', { id });
     expect(detail).toMatchObject({ ok: true, value: { id, type: 'track', message: { event: 'Order Completed', type: 'track' }, deliveries: [] } });
     expect(JSON.parse((detail as any).value.raw)).toEqual({ type: 'track', userId: 'u1', event: 'Order Completed' });
+  });
+
+  it('lists by delivery state with a paging cursor, and reads summaries by id for live rows', async () => {
+    const { core, ui } = await setup();
+    const api = await connect(apiUrl(ui));
+    core.saveDestination({ name: 'hooks', sources: ['web'], sharedSecret: 'abc', webhooks: [{ url: core.receiver.hookUrl('demo') }] });
+    const statusOf = (id: number) => core.deliveries.forMessage(id)[0]?.status;
+    const send = async (body: object) => {
+      await post(core, '/v1/track', { userId: 'u1', ...body });
+      return core.messages.list({ limit: 1 })[0]!.id;
+    };
+    const delivered = await send({ event: 'A' });
+    await until(() => (statusOf(delivered) === 'delivered' ? true : undefined), 10_000, 'the first delivery');
+    const skipped = await send({ event: 'B', integrations: { Webhooks: false } });
+    core.receiver.setBehaviour('demo', { mode: 'status', status: 404 });
+    const failed = await send({ event: 'C' });
+    await until(() => (statusOf(failed) === 'failed' ? true : undefined), 10_000, 'the failed delivery');
+    core.saveDestination({ name: 'hooks', sources: [], webhooks: [{ url: core.receiver.hookUrl('demo') }] });
+    const none = await send({ event: 'D' });
+
+    const byDelivery = async (delivery: string, extra: object = {}) => {
+      const result = await api.call('messages.list', { delivery, ...extra });
+      expect(result.ok, JSON.stringify(result)).toBe(true);
+      return result.ok ? (result.value as { messages: any[]; next: number | null }) : { messages: [], next: null };
+    };
+    expect((await byDelivery('delivered')).messages.map((m) => m.id)).toEqual([delivered]);
+    expect((await byDelivery('failed')).messages.map((m) => [m.id, m.delivery.status, m.delivery.lastError])).toEqual([
+      [failed, 'failed', expect.stringContaining('404')],
+    ]);
+    const skippedRows = (await byDelivery('skipped')).messages;
+    expect(skippedRows.map((m) => m.id)).toEqual([skipped]);
+    expect(skippedRows[0].delivery.skipReason).toEqual(expect.stringContaining('Webhooks'));
+    expect(skippedRows[0].deliveryCount).toBe(1);
+    expect((await byDelivery('none')).messages.map((m) => [m.id, m.deliveryCount])).toEqual([[none, 0]]);
+    expect(await byDelivery('pending')).toEqual({ messages: [], next: null });
+    expect(await api.call('messages.list', { delivery: 'bogus' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+
+    // Paging: `next` continues where the page ended, and is null at the end.
+    const first = await api.call('messages.list', { limit: 2 });
+    expect(first.ok && first.value.messages.map((m: any) => m.id)).toEqual([none, failed]);
+    expect(first.ok && first.value.next).toBe(failed);
+    const rest = await api.call('messages.list', { limit: 2, beforeId: failed });
+    expect(rest.ok && rest.value.messages.map((m: any) => m.id)).toEqual([skipped, delivered]);
+    const end = await api.call('messages.list', { limit: 3, beforeId: delivered });
+    expect(end).toEqual({ ok: true, value: { messages: [], next: null } });
+    const byFilterPage = await byDelivery('delivered', { limit: 1, beforeId: failed });
+    expect(byFilterPage.messages.map((m) => m.id)).toEqual([delivered]);
+    expect(byFilterPage.next).toBe(delivered);
+
+    // Live rows: summaries by id, newest first, unknown ids left out.
+    const byIds = await api.call('messages.byIds', { ids: [delivered, 999_999, failed] });
+    expect(byIds.ok && byIds.value.messages.map((m: any) => [m.id, m.delivery?.status])).toEqual([
+      [failed, 'failed'],
+      [delivered, 'delivered'],
+    ]);
+    expect(await api.call('messages.byIds', { ids: [] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 
   it('answers errors as typed results: unknown channel, invalid request, refused operation', async () => {

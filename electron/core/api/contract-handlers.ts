@@ -24,11 +24,18 @@ export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Respon
 /** Which delivery state a list row shows when a message has several (one per destination). */
 const STATUS_WEIGHT: Record<string, number> = { failed: 6, retrying: 5, pending: 4, cancelled: 3, delivered: 2, skipped: 1 };
 
+/** How many messages one `messages.list` call with a `delivery` filter reads at most, and per chunk. */
+const DELIVERY_SCAN_LIMIT = 20_000;
+const DELIVERY_SCAN_CHUNK = 1000;
+
 /** The contract's handlers over a core. Hosts (IPC bridge, WebSocket) only route to these. */
 export function createHandlers(core: Core): Handlers {
   const summarize = (messages: StoredMessage[]): MessageSummary[] => {
     const deliveries = core.deliveries.forMessages(messages.map((m) => m.id));
-    return messages.map((m) => ({ ...m, delivery: mostTelling(deliveries.get(m.id) ?? []) }));
+    return messages.map((m) => {
+      const own = deliveries.get(m.id) ?? [];
+      return { ...m, delivery: mostTelling(own), deliveryCount: own.length };
+    });
   };
   return {
     'app.info': () => ({
@@ -37,18 +44,38 @@ export function createHandlers(core: Core): Handlers {
       receiverUrl: core.receiver.url,
       sources: core.sources.list().map(({ id, name, writeKey, kind }) => ({ id, name, writeKey, kind })),
     }),
-    'messages.list': (request) => ({
-      messages: summarize(
-        core.messages.list({
-          limit: request.limit,
-          ...(request.beforeId !== undefined ? { beforeId: request.beforeId } : {}),
-          ...(request.type !== undefined ? { type: request.type } : {}),
-          ...(request.status !== undefined ? { status: request.status } : {}),
-          ...(request.sourceId !== undefined ? { sourceId: request.sourceId } : {}),
-          ...(request.search ? { search: request.search } : {}),
-        }),
-      ),
-    }),
+    'messages.list': (request) => {
+      const query = {
+        ...(request.type !== undefined ? { type: request.type } : {}),
+        ...(request.status !== undefined ? { status: request.status } : {}),
+        ...(request.sourceId !== undefined ? { sourceId: request.sourceId } : {}),
+        ...(request.search ? { search: request.search } : {}),
+      };
+      const page = (beforeId: number | undefined, limit: number) =>
+        summarize(core.messages.list({ ...query, limit, ...(beforeId !== undefined ? { beforeId } : {}) }));
+      const wanted = request.delivery;
+      if (wanted === undefined) {
+        const messages = page(request.beforeId, request.limit);
+        return { messages, next: messages.length === request.limit ? messages[messages.length - 1]!.id : null };
+      }
+      // The row's delivery state is derived from its deliveries, so scan older pages until enough
+      // match, bounded per call so one request never holds the core for long.
+      const messages: MessageSummary[] = [];
+      let cursor = request.beforeId;
+      for (let scanned = 0; scanned < DELIVERY_SCAN_LIMIT; ) {
+        const chunk = page(cursor, DELIVERY_SCAN_CHUNK);
+        scanned += chunk.length;
+        for (const m of chunk) {
+          if ((m.delivery?.status ?? 'none') !== wanted) continue;
+          messages.push(m);
+          if (messages.length === request.limit) return { messages, next: m.id };
+        }
+        if (chunk.length < DELIVERY_SCAN_CHUNK) return { messages, next: null };
+        cursor = chunk[chunk.length - 1]!.id;
+      }
+      return { messages, next: cursor ?? null };
+    },
+    'messages.byIds': ({ ids }) => ({ messages: summarize(core.messages.byIds(ids).reverse()) }),
     'messages.get': ({ id }) => {
       const record = core.messages.get(id);
       if (!record) throw new OperationError('not_found', `there is no message ${id}`);
@@ -56,6 +83,7 @@ export function createHandlers(core: Core): Handlers {
       return {
         ...record,
         delivery: mostTelling(deliveries),
+        deliveryCount: deliveries.length,
         deliveries: deliveries.map((d): DeliveryView => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
       };
     },
@@ -107,7 +135,14 @@ function mostTelling(deliveries: Delivery[]): DeliverySummary | null {
 }
 
 function summaryOf(d: Delivery): DeliverySummary {
-  return { id: d.id, status: d.status, attemptCount: d.attemptCount, nextAttemptAt: d.nextAttemptAt, lastError: d.lastError };
+  return {
+    id: d.id,
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.nextAttemptAt,
+    lastError: d.lastError,
+    skipReason: d.skipReason,
+  };
 }
 
 function viewOf(d: Delivery): Omit<DeliveryView, 'attempts'> {
@@ -121,7 +156,6 @@ function viewOf(d: Delivery): Omit<DeliveryView, 'attempts'> {
     signature: d.signature,
     firstAttemptAt: d.firstAttemptAt,
     deadlineAt: d.deadlineAt,
-    skipReason: d.skipReason,
     createdAt: d.createdAt,
   };
 }

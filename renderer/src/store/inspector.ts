@@ -1,0 +1,403 @@
+/**
+ * The inspector's state (zustand, vanilla: no React here, so tests drive it in Node with a fake
+ * transport and a manual frame clock). Core events are queued as they arrive and applied once per
+ * animation frame in a single `set`, so a burst of thousands of messages costs one render.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type {
+  Channel,
+  CoreEvent,
+  DestinationView,
+  MessageDetail,
+  MessageSummary,
+  RequestOf,
+  Responses,
+  Result,
+} from '../../../shared/contract.ts';
+import type { ConnectionState, RelayApi } from '../transport/relay-api.ts';
+import {
+  addPage,
+  addRows,
+  applyDeliveryChanges,
+  emptyList,
+  listQuery,
+  neighbour,
+  NO_FILTERS,
+  RateMeter,
+  trimList,
+  type DeliveryChange,
+  type Filters,
+  type ListModel,
+} from './model.ts';
+
+export const FIRST_PAGE = 200;
+export const OLDER_PAGE = 500;
+/** Rows kept in memory; older ones are dropped and paged in again when scrolled to. */
+export const MAX_ROWS = 150_000;
+/** `messages.byIds` takes at most this many ids per call. */
+const BY_IDS_MAX = 5000;
+/** After a pause with more new messages than this, the list reloads instead of fetching each. */
+const RELOAD_AFTER = 5000;
+
+export interface DetailState {
+  id: number;
+  data: MessageDetail | null;
+  error: string | null;
+  loading: boolean;
+}
+
+export interface InspectorState {
+  connection: ConnectionState;
+  info: Responses['app.info'] | null;
+  destinations: DestinationView[];
+  /** A sentence when loading the app's info or the list failed. */
+  problem: string | null;
+  filters: Filters;
+  list: ListModel;
+  /** The list is loading its first page, or an older page. */
+  loadingFirst: boolean;
+  loadingOlder: boolean;
+  /** Live rows are held back (the relay goes on); `held` messages arrived meanwhile. */
+  paused: boolean;
+  held: number;
+  selectedId: number | null;
+  detail: DetailState | null;
+  /** Messages stored per second, recent. */
+  rate: number;
+}
+
+export interface Environment {
+  /** Runs `callback` before the next paint (requestAnimationFrame in a browser). */
+  requestFrame(callback: () => void): void;
+  now(): number;
+}
+
+export interface Inspector {
+  store: StoreApi<InspectorState>;
+  start(): void;
+  setFilters(patch: Partial<Filters>): void;
+  clearFilters(): void;
+  loadOlder(): void;
+  setPaused(paused: boolean): void;
+  select(id: number | null): void;
+  moveSelection(delta: number): void;
+  open(id: number | null): void;
+  refreshDetail(): void;
+  /** Messages per second: call about once a second. */
+  tick(): void;
+  call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<Responses[C]>>;
+  dispose(): void;
+}
+
+const browserEnvironment: Environment = {
+  requestFrame: (callback) => void requestAnimationFrame(() => callback()),
+  now: () => Date.now(),
+};
+
+export function initialState(): InspectorState {
+  return {
+    connection: { kind: 'connecting' },
+    info: null,
+    destinations: [],
+    problem: null,
+    filters: NO_FILTERS,
+    list: emptyList(),
+    loadingFirst: true,
+    loadingOlder: false,
+    paused: false,
+    held: 0,
+    selectedId: null,
+    detail: null,
+    rate: 0,
+  };
+}
+
+export function createInspector(api: RelayApi, env: Environment = browserEnvironment): Inspector {
+  const store = createStore<InspectorState>()(() => initialState());
+  const { getState, setState } = store;
+
+  // Queues between frames (not state: nothing renders them).
+  let queuedChanges: DeliveryChange[] = [];
+  let arrived: { rows: MessageSummary[]; sentSeq: number; query: number }[] = [];
+  const toFetch: number[] = [];
+  const awaited = new Set<number>();
+  let heldIds: number[] = [];
+  let fetching = false;
+  let frameRequested = false;
+
+  // Every change, numbered, kept while a fetch is in flight: a fetch's rows may predate changes that
+  // arrived after it was sent, so those are applied again on top of them.
+  let changeSeq = 0;
+  let changeLog: { seq: number; change: DeliveryChange }[] = [];
+  const inFlight = new Map<number, number>(); // request number → changeSeq when sent
+  let requestNumber = 0;
+
+  // A filter change starts a new query; answers to older ones are dropped.
+  let query = 0;
+  const rate = new RateMeter(3);
+  let detailTimer: ReturnType<typeof setTimeout> | undefined;
+  let detailRequest = 0;
+  let wasOpen = false;
+  let disposed = false;
+  const offs: (() => void)[] = [];
+
+  function beginRequest(): { id: number; seq: number } {
+    const id = ++requestNumber;
+    inFlight.set(id, changeSeq);
+    return { id, seq: changeSeq };
+  }
+
+  function endRequest(id: number): void {
+    inFlight.delete(id);
+    const oldest = Math.min(...inFlight.values());
+    changeLog = inFlight.size === 0 ? [] : changeLog.filter((entry) => entry.seq > oldest);
+  }
+
+  function changesSince(seq: number): DeliveryChange[] {
+    return changeLog.filter((entry) => entry.seq > seq).map((entry) => entry.change);
+  }
+
+  function requestFrame(): void {
+    if (frameRequested || disposed) return;
+    frameRequested = true;
+    env.requestFrame(flush);
+  }
+
+  /** One frame's worth of work, in one `set`. */
+  function flush(): void {
+    frameRequested = false;
+    if (disposed) return;
+    const state = getState();
+    let list = state.list;
+    const refetch: number[] = [];
+    for (const batch of arrived) {
+      if (batch.query !== query) continue;
+      list = addRows(list, batch.rows, state.filters);
+      list = applyDeliveryChanges(list, changesSince(batch.sentSeq)).list;
+    }
+    arrived = [];
+    if (queuedChanges.length > 0) {
+      const outcome = applyDeliveryChanges(list, queuedChanges);
+      list = outcome.list;
+      refetch.push(...outcome.refetch);
+      // Filtering on a delivery state: a row that is not loaded may just have come to match it.
+      const wanted = state.filters.status;
+      if (wanted !== null && !state.paused) {
+        for (const { messageId, status } of outcome.unloaded) if (status === wanted) refetch.push(messageId);
+      }
+      if (state.detail && queuedChanges.some((c) => c.messageId === state.detail!.id)) scheduleDetailRefresh();
+      queuedChanges = [];
+    }
+    list = trimList(list, MAX_ROWS);
+    if (list !== state.list) setState({ list });
+    if (refetch.length > 0) fetchRows(refetch);
+  }
+
+  /** Fetches summaries of these ids (one `messages.byIds` call at a time; ids queue meanwhile). */
+  function fetchRows(ids: readonly number[]): void {
+    for (const id of ids) {
+      if (awaited.has(id)) continue;
+      awaited.add(id);
+      toFetch.push(id);
+    }
+    void pump();
+  }
+
+  async function pump(): Promise<void> {
+    if (fetching || toFetch.length === 0 || disposed) return;
+    fetching = true;
+    try {
+      while (toFetch.length > 0 && !disposed) {
+        const ids = toFetch.splice(0, BY_IDS_MAX);
+        const forQuery = query;
+        const request = beginRequest();
+        const result = await api.invoke('messages.byIds', { ids });
+        for (const id of ids) awaited.delete(id);
+        if (result.ok) {
+          arrived.push({ rows: result.value.messages, sentSeq: request.seq, query: forQuery });
+          requestFrame();
+        }
+        // Kept until the frame has applied the changes logged since this request was sent.
+        env.requestFrame(() => endRequest(request.id));
+      }
+    } finally {
+      fetching = false;
+    }
+  }
+
+  function onEvents(events: CoreEvent[]): void {
+    for (const event of events) {
+      switch (event.type) {
+        case 'messages.stored':
+          rate.record(env.now(), event.ids.length);
+          if (getState().paused) {
+            for (const id of event.ids) heldIds.push(id);
+            setState({ held: heldIds.length });
+          } else {
+            fetchRows(event.ids);
+          }
+          break;
+        case 'deliveries.changed':
+          for (const change of event.changes) {
+            queuedChanges.push(change);
+            if (inFlight.size > 0) changeLog.push({ seq: ++changeSeq, change });
+          }
+          requestFrame();
+          break;
+        case 'settings.changed':
+          void loadInfo();
+          break;
+        case 'receiver.received':
+          break; // the receiver's inbox view is not part of this slice
+      }
+    }
+  }
+
+  async function loadInfo(): Promise<void> {
+    const [info, destinations] = await Promise.all([api.invoke('app.info', {}), api.invoke('destinations.list', {})]);
+    if (disposed) return;
+    if (!info.ok) {
+      setState({ problem: `Could not read Sluice's settings: ${info.error.message}` });
+      return;
+    }
+    setState({ info: info.value, destinations: destinations.ok ? destinations.value.destinations : getState().destinations });
+  }
+
+  async function loadFirstPage(): Promise<void> {
+    const forQuery = ++query;
+    toFetch.length = 0;
+    awaited.clear();
+    arrived = [];
+    setState({ list: emptyList(), loadingFirst: true, loadingOlder: false });
+    const request = beginRequest();
+    const result = await api.invoke('messages.list', { ...listQuery(getState().filters), limit: FIRST_PAGE });
+    if (disposed || forQuery !== query) return endRequest(request.id);
+    if (!result.ok) {
+      endRequest(request.id);
+      setState({ loadingFirst: false, problem: `Could not load messages: ${result.error.message}` });
+      return;
+    }
+    let list = addPage(getState().list, result.value.messages, result.value.next);
+    list = applyDeliveryChanges(list, changesSince(request.seq)).list;
+    endRequest(request.id);
+    setState({ list, loadingFirst: false, problem: null });
+  }
+
+  async function loadOlder(): Promise<void> {
+    const state = getState();
+    if (state.loadingFirst || state.loadingOlder || state.list.next === null || !state.list.loaded) return;
+    const forQuery = query;
+    setState({ loadingOlder: true });
+    const request = beginRequest();
+    const result = await api.invoke('messages.list', { ...listQuery(state.filters), limit: OLDER_PAGE, beforeId: state.list.next });
+    if (disposed || forQuery !== query) return endRequest(request.id);
+    if (!result.ok) {
+      endRequest(request.id);
+      setState({ loadingOlder: false, problem: `Could not load older messages: ${result.error.message}` });
+      return;
+    }
+    let list = addPage(getState().list, result.value.messages, result.value.next);
+    list = applyDeliveryChanges(list, changesSince(request.seq)).list;
+    endRequest(request.id);
+    setState({ list, loadingOlder: false });
+  }
+
+  async function loadDetail(id: number): Promise<void> {
+    const number = ++detailRequest;
+    const result = await api.invoke('messages.get', { id });
+    const current = getState().detail;
+    if (disposed || number !== detailRequest || current?.id !== id) return;
+    if (result.ok) setState({ detail: { id, data: result.value, error: null, loading: false } });
+    else setState({ detail: { id, data: current.data, error: result.error.message, loading: false } });
+  }
+
+  function scheduleDetailRefresh(): void {
+    if (detailTimer !== undefined) return;
+    detailTimer = setTimeout(() => {
+      detailTimer = undefined;
+      const detail = getState().detail;
+      if (detail) void loadDetail(detail.id);
+    }, 250);
+  }
+
+  function onConnection(connection: ConnectionState): void {
+    setState({ connection });
+    if (connection.kind !== 'open') return;
+    // After a reconnect events may have been missed: read everything again.
+    if (wasOpen) {
+      void loadInfo();
+      void loadFirstPage();
+      const detail = getState().detail;
+      if (detail) void loadDetail(detail.id);
+    }
+    wasOpen = true;
+  }
+
+  const inspector: Inspector = {
+    store,
+    start() {
+      offs.push(api.onEvents(onEvents));
+      offs.push(api.onState(onConnection));
+      void loadInfo();
+      void loadFirstPage();
+    },
+    setFilters(patch) {
+      const filters = { ...getState().filters, ...patch };
+      setState({ filters });
+      void loadFirstPage();
+    },
+    clearFilters() {
+      setState({ filters: NO_FILTERS });
+      void loadFirstPage();
+    },
+    loadOlder() {
+      void loadOlder();
+    },
+    setPaused(paused) {
+      if (getState().paused === paused) return;
+      if (paused) {
+        setState({ paused: true, held: 0 });
+        return;
+      }
+      const ids = heldIds;
+      heldIds = [];
+      setState({ paused: false, held: 0 });
+      if (ids.length > RELOAD_AFTER) void loadFirstPage();
+      else fetchRows(ids);
+    },
+    select(id) {
+      setState({ selectedId: id });
+    },
+    moveSelection(delta) {
+      const { list, selectedId } = getState();
+      const id = neighbour(list.order, selectedId, delta);
+      if (id === null) return;
+      setState({ selectedId: id });
+      if (list.order.length - list.order.indexOf(id) < 50) void loadOlder();
+    },
+    open(id) {
+      if (id === null) {
+        setState({ detail: null });
+        return;
+      }
+      const current = getState().detail;
+      setState({ selectedId: id, detail: { id, data: current?.id === id ? current.data : null, error: null, loading: true } });
+      void loadDetail(id);
+    },
+    refreshDetail() {
+      const detail = getState().detail;
+      if (detail) void loadDetail(detail.id);
+    },
+    tick() {
+      const next = Math.round(rate.rate(env.now()) * 10) / 10;
+      if (next !== getState().rate) setState({ rate: next });
+    },
+    call: (channel, request) => api.invoke(channel, request),
+    dispose() {
+      disposed = true;
+      clearTimeout(detailTimer);
+      for (const off of offs.splice(0)) off();
+    },
+  };
+  return inspector;
+}

@@ -1,0 +1,322 @@
+/**
+ * The stream's data model and its reducers: plain TypeScript, no React, no DOM, so the unit tests run
+ * them in Node. The big containers (`byId`, `known`, `deliveryOwner`, `counts`) belong to the model
+ * and are updated in place, incrementally — never rebuilt from the whole list; each reducer returns a
+ * new model object (with a new `rev`, and a new `order` array when the order changed) so React sees
+ * the change. Row objects are immutable: a changed row is a new object, an unchanged one keeps its
+ * identity, so only the rows that changed re-render.
+ */
+import type { CoreEvent, DeliveryStatusName, DeliverySummary, MessageSummary, RequestOf } from '../../../shared/contract.ts';
+import type { MessageType } from '../../../shared/messages.ts';
+
+/**
+ * The message types, as in shared/messages.ts (which imports zod: the renderer keeps it out of its
+ * bundle and imports only types from there; the type below keeps the two lists equal).
+ */
+export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const satisfies readonly MessageType[];
+type _SameTypes = MessageType extends (typeof MESSAGE_TYPES)[number] ? true : never;
+export const SAME_TYPES: _SameTypes = true;
+
+export type DeliveryChange = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
+
+/** What a row says happened: a delivery state, or why there is no delivery. */
+export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
+export const OUTCOME_KINDS: readonly OutcomeKind[] = [
+  'delivered',
+  'retrying',
+  'failed',
+  'pending',
+  'skipped',
+  'cancelled',
+  'rejected',
+  'duplicate',
+  'none',
+];
+
+export interface Filters {
+  type: MessageType | null;
+  /** Filter on the row's outcome (delivery state, rejected, duplicate or no delivery). */
+  status: OutcomeKind | null;
+  sourceId: number | null;
+  /** userId, anonymousId, event name or messageId contains this (case-insensitive). */
+  search: string;
+}
+
+export const NO_FILTERS: Filters = Object.freeze({ type: null, status: null, sourceId: null, search: '' });
+
+export function hasFilters(filters: Filters): boolean {
+  return filters.type !== null || filters.status !== null || filters.sourceId !== null || filters.search.trim() !== '';
+}
+
+/** The `messages.list` request for these filters (without paging). */
+export function listQuery(filters: Filters): Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> {
+  const query: Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> = {};
+  if (filters.type) query.type = filters.type;
+  if (filters.sourceId !== null) query.sourceId = filters.sourceId;
+  const search = filters.search.trim();
+  if (search) query.search = search.slice(0, 200);
+  if (filters.status === 'rejected' || filters.status === 'duplicate') query.status = filters.status;
+  else if (filters.status !== null) {
+    query.status = 'accepted';
+    query.delivery = filters.status;
+  }
+  return query;
+}
+
+/** The row's outcome kind. */
+export function outcomeOf(m: MessageSummary): OutcomeKind {
+  if (m.status === 'rejected') return 'rejected';
+  if (m.status === 'duplicate') return 'duplicate';
+  return (m.delivery?.status as DeliveryStatusName | undefined) ?? 'none';
+}
+
+/** The same test the core's `messages.list` applies, for rows that arrive live. */
+export function matchesFilters(m: MessageSummary, filters: Filters): boolean {
+  if (filters.type !== null && m.type !== filters.type) return false;
+  if (filters.sourceId !== null && m.sourceId !== filters.sourceId) return false;
+  if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
+  const search = filters.search.trim().toLowerCase();
+  if (search) {
+    const fields = [m.userId, m.anonymousId, m.event, m.messageId];
+    if (!fields.some((field) => field !== null && field.toLowerCase().includes(search))) return false;
+  }
+  return true;
+}
+
+/** Which delivery a row shows when a message has several: the core's order (contract-handlers.ts). */
+const STATUS_WEIGHT: Record<string, number> = { failed: 6, retrying: 5, pending: 4, cancelled: 3, delivered: 2, skipped: 1 };
+
+export function mostTelling(deliveries: readonly DeliverySummary[]): DeliverySummary | null {
+  let best: DeliverySummary | null = null;
+  for (const d of deliveries) if (!best || (STATUS_WEIGHT[d.status] ?? 0) > (STATUS_WEIGHT[best.status] ?? 0)) best = d;
+  return best;
+}
+
+export interface ListModel {
+  /** Loaded rows. Owned by the model, updated in place. */
+  readonly byId: Map<number, MessageSummary>;
+  /** Loaded row ids, newest first. A new array whenever it changes. */
+  readonly order: readonly number[];
+  /** The deliveries seen so far for rows that have had a change (the summary only names the most telling one). */
+  readonly known: Map<number, DeliverySummary[]>;
+  /** delivery id → message id, for the loaded rows' known deliveries. */
+  readonly deliveryOwner: Map<number, number>;
+  /** Loaded rows by outcome. */
+  readonly counts: Record<OutcomeKind, number>;
+  /** Cursor for the next older page (`beforeId`), or null when there is none. */
+  readonly next: number | null;
+  /** Whether the first page has arrived. */
+  readonly loaded: boolean;
+  /** Changes whenever anything in the model does. */
+  readonly rev: number;
+}
+
+function zeroCounts(): Record<OutcomeKind, number> {
+  return Object.fromEntries(OUTCOME_KINDS.map((k) => [k, 0])) as Record<OutcomeKind, number>;
+}
+
+export function emptyList(): ListModel {
+  return { byId: new Map(), order: [], known: new Map(), deliveryOwner: new Map(), counts: zeroCounts(), next: null, loaded: false, rev: 0 };
+}
+
+/** Merges ids (any order) into a newest-first order; ids already present are left out. */
+export function mergeDescending(order: readonly number[], ids: readonly number[]): readonly number[] {
+  if (ids.length === 0) return order;
+  const fresh = [...ids].sort((a, b) => b - a);
+  if (order.length === 0) return fresh;
+  // Live rows are newer than everything loaded; older pages are older than everything loaded.
+  if (fresh[fresh.length - 1]! > order[0]!) return fresh.concat(order);
+  if (fresh[0]! < order[order.length - 1]!) return order.concat(fresh);
+  const out: number[] = new Array(order.length + fresh.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < order.length && j < fresh.length) out[k++] = order[i]! > fresh[j]! ? order[i++]! : fresh[j++]!;
+  while (i < order.length) out[k++] = order[i++]!;
+  while (j < fresh.length) out[k++] = fresh[j++]!;
+  return out;
+}
+
+function countRow(list: ListModel, row: MessageSummary, delta: 1 | -1): void {
+  list.counts[outcomeOf(row)] += delta;
+}
+
+function indexDeliveries(list: ListModel, row: MessageSummary): void {
+  if (row.delivery) list.deliveryOwner.set(row.delivery.id, row.id);
+  for (const d of list.known.get(row.id) ?? []) list.deliveryOwner.set(d.id, row.id);
+}
+
+/**
+ * Adds rows: a page from the core (`check` null: the core filtered it) or live rows (`check`: the
+ * filters they must match). Rows already loaded are replaced by the newer summary.
+ */
+export function addRows(list: ListModel, rows: readonly MessageSummary[], check: Filters | null): ListModel {
+  const added: number[] = [];
+  let changed = false;
+  for (const row of rows) {
+    const current = list.byId.get(row.id);
+    if (current) {
+      if (sameRow(current, row)) continue;
+      countRow(list, current, -1);
+      list.known.delete(row.id);
+      list.byId.set(row.id, row);
+      countRow(list, row, 1);
+      indexDeliveries(list, row);
+      changed = true;
+      continue;
+    }
+    if (check && !matchesFilters(row, check)) continue;
+    list.byId.set(row.id, row);
+    countRow(list, row, 1);
+    indexDeliveries(list, row);
+    added.push(row.id);
+  }
+  if (added.length === 0 && !changed) return list;
+  return { ...list, order: mergeDescending(list.order, added), rev: list.rev + 1 };
+}
+
+function sameRow(a: MessageSummary, b: MessageSummary): boolean {
+  const x = a.delivery;
+  const y = b.delivery;
+  return (
+    a.status === b.status &&
+    a.deliveryCount === b.deliveryCount &&
+    (x === y ||
+      (x !== null &&
+        y !== null &&
+        x.id === y.id &&
+        x.status === y.status &&
+        x.attemptCount === y.attemptCount &&
+        x.nextAttemptAt === y.nextAttemptAt &&
+        x.lastError === y.lastError))
+  );
+}
+
+/** The first page of a query, or an older page; `next` is the core's cursor. */
+export function addPage(list: ListModel, rows: readonly MessageSummary[], next: number | null): ListModel {
+  const updated = addRows(list, rows, null);
+  return { ...updated, next, loaded: true, rev: updated.rev + 1 };
+}
+
+export interface ChangesOutcome {
+  list: ListModel;
+  /** Rows whose change left their shown state unsure (a less telling state, other deliveries unseen): fetch them again. */
+  refetch: number[];
+  /** Message ids of changes to rows that are not loaded. */
+  unloaded: { messageId: number; status: string }[];
+}
+
+/**
+ * Applies delivery changes to the loaded rows in place. A change older than what the row already
+ * shows (fewer attempts) is ignored, so changes replayed after a fetch never move a row back.
+ */
+export function applyDeliveryChanges(list: ListModel, changes: readonly DeliveryChange[]): ChangesOutcome {
+  const refetch = new Set<number>();
+  const unloaded: { messageId: number; status: string }[] = [];
+  let changed = false;
+  for (const change of changes) {
+    const owner = change.messageId ?? list.deliveryOwner.get(change.deliveryId);
+    if (owner === undefined) continue;
+    const row = list.byId.get(owner);
+    if (!row) {
+      unloaded.push({ messageId: owner, status: change.status });
+      continue;
+    }
+    const known = list.known.get(owner) ?? (row.delivery ? [row.delivery] : []);
+    const index = known.findIndex((d) => d.id === change.deliveryId);
+    const previous = index >= 0 ? known[index]! : undefined;
+    if (previous && previous.attemptCount > change.attemptCount) continue;
+    const next: DeliverySummary = {
+      id: change.deliveryId,
+      status: change.status,
+      attemptCount: change.attemptCount,
+      nextAttemptAt: change.nextAttemptAt,
+      lastError: change.lastError,
+      skipReason: change.status === 'skipped' ? (previous?.skipReason ?? null) : null,
+    };
+    const deliveries = index >= 0 ? known.map((d, i) => (i === index ? next : d)) : [...known, next];
+    list.known.set(owner, deliveries);
+    list.deliveryOwner.set(change.deliveryId, owner);
+    const shown = mostTelling(deliveries);
+    const updated: MessageSummary = { ...row, delivery: shown, deliveryCount: Math.max(row.deliveryCount, deliveries.length) };
+    countRow(list, row, -1);
+    list.byId.set(owner, updated);
+    countRow(list, updated, 1);
+    changed = true;
+    // The shown delivery became less telling while some deliveries are unseen: one of those may now be the one to show.
+    const before = row.delivery ? (STATUS_WEIGHT[row.delivery.status] ?? 0) : 0;
+    const after = shown ? (STATUS_WEIGHT[shown.status] ?? 0) : 0;
+    if (after < before && updated.deliveryCount > deliveries.length) refetch.add(owner);
+  }
+  return { list: changed ? { ...list, rev: list.rev + 1 } : list, refetch: [...refetch], unloaded };
+}
+
+/** How many rows are newer than `id` in a newest-first order (binary search: ids grow with time). */
+export function newerThan(order: readonly number[], id: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (order[mid]! > id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Keeps the newest `max` rows; the rest can be paged in again. */
+export function trimList(list: ListModel, max: number): ListModel {
+  if (list.order.length <= max) return list;
+  const kept = list.order.slice(0, max);
+  for (let i = max; i < list.order.length; i++) {
+    const id = list.order[i]!;
+    const row = list.byId.get(id);
+    if (!row) continue;
+    countRow(list, row, -1);
+    if (row.delivery) list.deliveryOwner.delete(row.delivery.id);
+    for (const d of list.known.get(id) ?? []) list.deliveryOwner.delete(d.id);
+    list.known.delete(id);
+    list.byId.delete(id);
+  }
+  return { ...list, order: kept, next: kept[kept.length - 1] ?? null, rev: list.rev + 1 };
+}
+
+/** The id `delta` rows away from `current` in the list (clamped), or the first row when none is selected. */
+export function neighbour(order: readonly number[], current: number | null, delta: number): number | null {
+  if (order.length === 0) return null;
+  const index = current === null ? -1 : order.indexOf(current);
+  if (index < 0) return order[0]!;
+  return order[Math.min(order.length - 1, Math.max(0, index + delta))]!;
+}
+
+/** Messages per second over a sliding window of whole seconds. */
+export class RateMeter {
+  readonly #buckets: number[];
+  readonly #seconds: number;
+  #second = -1;
+
+  constructor(seconds = 3) {
+    this.#seconds = seconds;
+    this.#buckets = new Array(seconds + 1).fill(0);
+  }
+
+  record(now: number, count: number): void {
+    this.#advance(now);
+    this.#buckets[this.#second % this.#buckets.length]! += count;
+  }
+
+  /** The mean over the last `seconds` complete seconds. */
+  rate(now: number): number {
+    this.#advance(now);
+    let sum = 0;
+    for (let i = 1; i <= this.#seconds; i++) sum += this.#buckets[(this.#second - i + this.#buckets.length * 2) % this.#buckets.length]!;
+    return sum / this.#seconds;
+  }
+
+  #advance(now: number): void {
+    const second = Math.floor(now / 1000);
+    if (this.#second < 0) this.#second = second;
+    const steps = Math.min(second - this.#second, this.#buckets.length);
+    for (let i = 1; i <= steps; i++) this.#buckets[(this.#second + i) % this.#buckets.length] = 0;
+    if (second > this.#second) this.#second = second;
+  }
+}

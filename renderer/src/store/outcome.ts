@@ -1,0 +1,101 @@
+/** How a row words its outcome: the words, the colour (tone) and the full sentence for its tooltip. */
+import type { MessageSummary } from '../../../shared/contract.ts';
+import { outcomeOf, type OutcomeKind } from './model.ts';
+
+export type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
+
+export interface OutcomeText {
+  kind: OutcomeKind;
+  /** Short, for the row: "✓ delivered", "⟳ retry in 12 s · attempt 3", "✗ failed: timeout". */
+  label: string;
+  /** The whole story, for the tooltip and screen readers. */
+  title: string;
+  tone: Tone;
+}
+
+/**
+ * A short name for a delivery error, from the core's sentence (webhook-sender.ts words them; the
+ * delivery row keeps the sentence, not the attempt's error code).
+ */
+export function errorLabel(sentence: string | null): string {
+  if (!sentence) return 'error';
+  if (/did not answer within/.test(sentence)) return 'timeout';
+  const status = /answered (\d{3})/.exec(sentence);
+  if (status) return `HTTP ${status[1]}`;
+  if (/certificate|TLS/i.test(sentence)) return 'tls';
+  if (/refused the connection|could not be reached/.test(sentence)) return 'connect';
+  if (/closed the connection/.test(sentence)) return 'reset';
+  if (/no longer stored/.test(sentence)) return 'message purged';
+  return 'error';
+}
+
+export function countdown(ms: number): string {
+  if (ms <= 500) return 'now';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `in ${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `in ${m} min ${String(s % 60).padStart(2, '0')} s`;
+  const h = Math.floor(m / 60);
+  return `in ${h} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
+  const kind = outcomeOf(m);
+  const d = m.delivery;
+  const others = m.deliveryCount > 1 ? ` (the most telling of ${m.deliveryCount} deliveries)` : '';
+  switch (kind) {
+    case 'rejected': {
+      const reason = m.rejectCode ?? 'invalid';
+      return { kind, label: `⊘ rejected: ${reason}`, title: `Rejected at ingestion: ${m.rejectReason ?? reason}. It is stored but never delivered.`, tone: 'bad' };
+    }
+    case 'duplicate':
+      return { kind, label: '≡ duplicate', title: 'This source already sent a message with this messageId; it is stored but not delivered again.', tone: 'muted' };
+    case 'none':
+      return { kind, label: '· stored, no destination', title: 'Stored. No enabled webhook destination is connected to this source.', tone: 'muted' };
+    case 'delivered': {
+      const after = d && d.attemptCount > 1 ? ` after ${d.attemptCount} attempts` : '';
+      return { kind, label: `✓ delivered${after}`, title: `Delivered${after}${others}.`, tone: 'ok' };
+    }
+    case 'retrying': {
+      const attempt = (d?.attemptCount ?? 0) + 1;
+      const when = d?.nextAttemptAt ? countdown(d.nextAttemptAt - now) : 'soon';
+      const error = errorLabel(d?.lastError ?? null);
+      return {
+        kind,
+        label: `⟳ retry ${when} · attempt ${attempt} · ${error}`,
+        title: `Retrying: attempt ${attempt} ${when}. Last error: ${d?.lastError ?? 'unknown'}${others}.`,
+        tone: 'warn',
+      };
+    }
+    case 'failed': {
+      const error = errorLabel(d?.lastError ?? null);
+      const attempts = d ? ` after ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}` : '';
+      return { kind, label: `✗ failed: ${error}`, title: `Failed${attempts}: ${d?.lastError ?? 'unknown error'}${others}.`, tone: 'bad' };
+    }
+    case 'skipped': {
+      const reason = d?.skipReason ?? 'integrations turned webhooks off';
+      return { kind, label: `↷ skipped: ${shorten(reason, 40)}`, title: `Skipped: ${reason}.`, tone: 'muted' };
+    }
+    case 'cancelled':
+      return { kind, label: '⊗ cancelled', title: `The delivery was cancelled${d ? ` after ${d.attemptCount} attempts` : ''}.`, tone: 'muted' };
+    case 'pending':
+      return { kind, label: '… queued', title: 'Waiting for its first attempt (a disabled destination keeps it waiting).', tone: 'info' };
+  }
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Names of the outcome filter's options. */
+export const OUTCOME_NAMES: Record<OutcomeKind, string> = {
+  delivered: 'Delivered',
+  retrying: 'Retrying',
+  failed: 'Failed',
+  pending: 'Queued',
+  skipped: 'Skipped',
+  cancelled: 'Cancelled',
+  rejected: 'Rejected',
+  duplicate: 'Duplicate',
+  none: 'No destination',
+};

@@ -1,0 +1,103 @@
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import type { MessageType } from '../../../shared/messages.ts';
+import { MESSAGE_TYPES, OUTCOME_KINDS, type OutcomeKind } from '../store/model.ts';
+import { OUTCOME_NAMES } from '../store/outcome.ts';
+import { useInspector, useInspectorState } from '../store/react.ts';
+
+const NO_SOURCES: never[] = [];
+
+/** Type, status, source and text search. The search applies 200 ms after typing stops. */
+export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
+  const inspector = useInspector();
+  const filters = useInspectorState((s) => s.filters);
+  const sources = useInspectorState((s) => s.info?.sources) ?? NO_SOURCES;
+  const [search, setSearch] = useState(filters.search);
+  const applied = useRef(filters.search);
+
+  // Filters cleared elsewhere (Esc, the top bar's button): follow them.
+  useEffect(() => {
+    if (filters.search !== applied.current) {
+      applied.current = filters.search;
+      setSearch(filters.search);
+    }
+  }, [filters.search]);
+
+  useEffect(() => {
+    if (search === applied.current) return;
+    const timer = setTimeout(() => {
+      applied.current = search;
+      inspector.setFilters({ search });
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [search, inspector]);
+
+  return (
+    <div className="filter-bar" role="search" aria-label="Filter messages">
+      <label className="field">
+        <span className="field-label">Type</span>
+        <select
+          aria-label="Type"
+          value={filters.type ?? ''}
+          onChange={(e) => inspector.setFilters({ type: (e.target.value || null) as MessageType | null })}
+        >
+          <option value="">All types</option>
+          {MESSAGE_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span className="field-label">Status</span>
+        <select
+          aria-label="Status"
+          value={filters.status ?? ''}
+          onChange={(e) => inspector.setFilters({ status: (e.target.value || null) as OutcomeKind | null })}
+        >
+          <option value="">Any status</option>
+          {OUTCOME_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {OUTCOME_NAMES[k]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span className="field-label">Source</span>
+        <select
+          aria-label="Source"
+          value={filters.sourceId ?? ''}
+          onChange={(e) => inspector.setFilters({ sourceId: e.target.value === '' ? null : Number(e.target.value) })}
+        >
+          <option value="">All sources</option>
+          {sources.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field field-grow">
+        <span className="field-label">Search</span>
+        <input
+          ref={searchRef}
+          type="search"
+          aria-label="Search messages"
+          placeholder="userId, anonymousId, event or messageId   ( / )"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              applied.current = search;
+              inspector.setFilters({ search });
+            }
+          }}
+          maxLength={200}
+          spellCheck={false}
+          autoComplete="off"
+        />
+      </label>
+    </div>
+  );
+}

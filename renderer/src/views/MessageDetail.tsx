@@ -1,0 +1,193 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { DeliveryView, DestinationView, MessageDetail as Detail } from '../../../shared/contract.ts';
+import { CopyButton } from '../components/CopyButton.tsx';
+import { JsonTree } from '../components/JsonTree.tsx';
+import { Tabs, type TabDef } from '../components/Tabs.tsx';
+import { absoluteTime } from '../lib/format.ts';
+import { useSecondClock } from '../lib/clock.ts';
+import { describeOutcome } from '../store/outcome.ts';
+import { useInspector, useInspectorState } from '../store/react.ts';
+import { AttemptsTab } from './AttemptsTab.tsx';
+import { rowName } from './StreamRow.tsx';
+import { WebhookTab } from './WebhookTab.tsx';
+
+type TabKey = 'message' | 'webhook' | 'attempts';
+
+/** The detail pane: the selected message, its webhook requests and their attempts. */
+export function MessageDetailPane() {
+  const inspector = useInspector();
+  const detail = useInspectorState((s) => s.detail);
+  const destinations = useInspectorState((s) => s.destinations);
+  const sources = useInspectorState((s) => s.info?.sources);
+  const [tab, setTab] = useState<TabKey>('message');
+  const [deliveryId, setDeliveryId] = useState<number | null>(null);
+  const now = useSecondClock();
+  const data = detail?.data ?? null;
+
+  // A new message: show the delivery its row shows.
+  useEffect(() => {
+    setDeliveryId(data?.delivery?.id ?? data?.deliveries[0]?.id ?? null);
+  }, [data?.id]);
+
+  if (!detail) {
+    return (
+      <section className="detail detail-empty" aria-label="Message detail">
+        <p>Select a message to see its payload, the webhook request Sluice sends for it, and every delivery attempt.</p>
+        <p className="hint">
+          <kbd>↑</kbd> <kbd>↓</kbd> or <kbd>j</kbd> <kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>/</kbd> searches, <kbd>Esc</kbd> clears filters.
+        </p>
+      </section>
+    );
+  }
+  if (!data) {
+    return (
+      <section className="detail" aria-label="Message detail" aria-busy={detail.loading}>
+        {detail.error ? (
+          <p role="alert" className="error-text">
+            Could not load message {detail.id}: {detail.error}
+          </p>
+        ) : (
+          <p className="muted">Loading message {detail.id}…</p>
+        )}
+      </section>
+    );
+  }
+
+  const outcome = describeOutcome(data, now);
+  const delivery = data.deliveries.find((d) => d.id === deliveryId) ?? data.deliveries[0] ?? null;
+  const attemptCount = data.deliveries.reduce((n, d) => n + d.attempts.length, 0);
+  const tabs: TabDef<TabKey>[] = [
+    { key: 'message', label: 'Message' },
+    { key: 'webhook', label: 'Webhook request', badge: data.deliveries.length > 1 ? String(data.deliveries.length) : undefined },
+    { key: 'attempts', label: 'Attempts', badge: attemptCount > 0 ? String(attemptCount) : undefined },
+  ];
+  const sourceName = sources?.find((s) => s.id === data.sourceId)?.name ?? `source ${data.sourceId}`;
+
+  return (
+    <section className="detail" aria-label="Message detail">
+      <header className="detail-head">
+        <div className="detail-title">
+          <span className={`type-badge type-${data.type ?? 'invalid'}`}>{data.type ?? 'invalid'}</span>
+          <h2>{rowName(data) || (data.userId ?? data.anonymousId ?? `message ${data.id}`)}</h2>
+          <button type="button" className="btn btn-small btn-quiet" aria-label="Close detail" onClick={() => inspector.open(null)}>
+            ✕
+          </button>
+        </div>
+        <p className={`detail-outcome tone-${outcome.tone}`} title={outcome.title}>
+          {outcome.label}
+          <span className="muted"> · {sourceName} · received {absoluteTime(data.receivedAt)}</span>
+        </p>
+        {detail.error ? (
+          <p role="alert" className="error-text">
+            Could not refresh: {detail.error}
+          </p>
+        ) : null}
+      </header>
+      {data.deliveries.length > 1 && tab !== 'message' ? (
+        <DeliveryPicker deliveries={data.deliveries} destinations={destinations} value={delivery?.id ?? null} onChange={setDeliveryId} />
+      ) : null}
+      <Tabs tabs={tabs} active={tab} onChange={setTab} label="Message detail">
+        {tab === 'message' ? <MessageTab data={data} sourceName={sourceName} /> : null}
+        {tab === 'webhook' ? <WebhookTab message={data} delivery={delivery} destinations={destinations} /> : null}
+        {tab === 'attempts' ? <AttemptsTab message={data} delivery={delivery} destinations={destinations} /> : null}
+      </Tabs>
+    </section>
+  );
+}
+
+export function destinationLabel(d: DeliveryView, destinations: readonly DestinationView[]): string {
+  const name = destinations.find((x) => x.id === d.destinationId)?.name ?? `destination ${d.destinationId}`;
+  return `${name}${d.trigger === 'replay' ? ' (replay)' : ''} — ${d.status}`;
+}
+
+function DeliveryPicker({ deliveries, destinations, value, onChange }: {
+  deliveries: readonly DeliveryView[];
+  destinations: readonly DestinationView[];
+  value: number | null;
+  onChange: (id: number) => void;
+}) {
+  return (
+    <label className="field delivery-picker">
+      <span className="field-label">Delivery</span>
+      <select aria-label="Delivery" value={value ?? ''} onChange={(e) => onChange(Number(e.target.value))}>
+        {deliveries.map((d) => (
+          <option key={d.id} value={d.id}>
+            {destinationLabel(d, destinations)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) {
+  const [version, setVersion] = useState<'normalized' | 'received'>(data.message ? 'normalized' : 'received');
+  const [view, setView] = useState<'tree' | 'raw'>('tree');
+  const shown = version === 'normalized' && data.message ? data.message : null;
+  const received = useMemo(() => {
+    try {
+      return { ok: true as const, value: JSON.parse(data.raw) as unknown };
+    } catch {
+      return { ok: false as const };
+    }
+  }, [data.raw]);
+  const text = shown ? JSON.stringify(shown, null, 2) : data.raw;
+  const facts: [string, string | null][] = [
+    ['messageId', data.messageId],
+    ['userId', data.userId],
+    ['anonymousId', data.anonymousId],
+    ['source', sourceName],
+    ['received', absoluteTime(data.receivedAt)],
+    ['timestamp', data.timestamp === null ? null : absoluteTime(data.timestamp)],
+    ['status', data.status === 'rejected' ? `rejected — ${data.rejectCode}: ${data.rejectReason}` : data.status],
+    ['origin', data.origin],
+  ];
+  return (
+    <div className="message-tab">
+      {data.status === 'rejected' ? (
+        <p className="banner banner-bad" role="note">
+          Rejected at ingestion: {data.rejectReason} ({data.rejectCode}). It is stored as received and never forwarded.
+        </p>
+      ) : null}
+      <dl className="facts">
+        {facts.map(([k, v]) => (
+          <div key={k} className="fact">
+            <dt>{k}</dt>
+            <dd>{v ?? <span className="muted">—</span>}</dd>
+          </div>
+        ))}
+      </dl>
+      <div className="toolbar">
+        <div className="segmented" role="group" aria-label="Which message">
+          <button type="button" className="btn btn-small" aria-pressed={version === 'normalized'} disabled={!data.message} onClick={() => setVersion('normalized')}>
+            Normalized
+          </button>
+          <button type="button" className="btn btn-small" aria-pressed={version === 'received'} onClick={() => setVersion('received')}>
+            As received
+          </button>
+        </div>
+        <div className="segmented" role="group" aria-label="View">
+          <button type="button" className="btn btn-small" aria-pressed={view === 'tree'} onClick={() => setView('tree')}>
+            Tree
+          </button>
+          <button type="button" className="btn btn-small" aria-pressed={view === 'raw'} onClick={() => setView('raw')}>
+            Raw
+          </button>
+        </div>
+        <CopyButton text={text} label={version === 'normalized' ? 'Copy normalized message' : 'Copy message as received'} />
+      </div>
+      <p className="hint">
+        {version === 'normalized'
+          ? 'As Sluice forwards it: batch context merged, messageId and receivedAt set, timestamp corrected for clock skew.'
+          : 'Exactly the JSON the client sent, byte for byte.'}
+      </p>
+      {view === 'raw' || (!shown && !received.ok) ? (
+        <pre className="code-block" aria-label="Raw JSON">
+          {text}
+        </pre>
+      ) : (
+        <JsonTree value={shown ?? (received.ok ? received.value : null)} label={version === 'normalized' ? 'Normalized message' : 'Message as received'} />
+      )}
+    </div>
+  );
+}

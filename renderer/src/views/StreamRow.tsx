@@ -1,0 +1,68 @@
+import { memo } from 'react';
+import type { MessageSummary } from '../../../shared/contract.ts';
+import { absoluteTime, relativeTime } from '../lib/format.ts';
+import { useSecondClock } from '../lib/clock.ts';
+import { describeOutcome } from '../store/outcome.ts';
+import { useInspectorState } from '../store/react.ts';
+
+export const ROW_HEIGHT = 48;
+
+/** What the row names: the event, page or screen name, or why it was rejected. */
+export function rowName(m: MessageSummary): string {
+  if (m.event) return m.event;
+  if (m.status === 'rejected') return m.rejectReason ?? '';
+  return '';
+}
+
+export const StreamRow = memo(function StreamRow({ id, index, count, selected, open, sourceName, onActivate }: {
+  id: number;
+  index: number;
+  count: number;
+  selected: boolean;
+  open: boolean;
+  sourceName: (sourceId: number) => string;
+  onActivate: (id: number) => void;
+}) {
+  const row = useInspectorState((s) => s.list.byId.get(id));
+  const now = useSecondClock();
+  const style = { transform: `translateY(${index * ROW_HEIGHT}px)` };
+  if (!row) return <div className="row row-missing" style={style} role="option" aria-selected={false} id={`msg-${id}`} />;
+  const outcome = describeOutcome(row, now);
+  const who = row.userId ?? row.anonymousId;
+  return (
+    <div
+      role="option"
+      id={`msg-${id}`}
+      aria-selected={selected}
+      aria-posinset={index + 1}
+      aria-setsize={count}
+      data-id={id}
+      data-outcome={outcome.kind}
+      className={`row${selected ? ' row-selected' : ''}${open ? ' row-open' : ''}`}
+      style={style}
+      onClick={() => onActivate(id)}
+    >
+      <div className="row-line">
+        <time className="row-time" dateTime={new Date(row.receivedAt).toISOString()} title={absoluteTime(row.receivedAt)}>
+          {relativeTime(row.receivedAt, now)}
+        </time>
+        <span className={`type-badge type-${row.type ?? 'invalid'}`}>{row.type ?? 'invalid'}</span>
+        <span className="row-name" title={rowName(row)}>
+          {rowName(row)}
+        </span>
+      </div>
+      <div className="row-line row-sub">
+        <span className={`row-user${row.userId ? '' : ' row-anon'}`} title={who ? `${row.userId ? 'userId' : 'anonymousId'} ${who}` : 'no user'}>
+          {who ?? '—'}
+        </span>
+        <span className="row-sep" aria-hidden="true">
+          ·
+        </span>
+        <span className="row-source">{sourceName(row.sourceId)}</span>
+        <span className={`row-outcome tone-${outcome.tone}`} title={outcome.title}>
+          {outcome.label}
+        </span>
+      </div>
+    </div>
+  );
+});

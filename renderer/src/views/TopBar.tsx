@@ -1,0 +1,66 @@
+import { CopyButton } from '../components/CopyButton.tsx';
+import { formatRate } from '../lib/format.ts';
+import { hasFilters } from '../store/model.ts';
+import { useInspector, useInspectorState } from '../store/react.ts';
+
+/** Ingest URL and write key (with copy), the live rate, pause, clear filters. */
+export function TopBar({ sourceId, onSourceChange }: { sourceId: number | null; onSourceChange: (id: number) => void }) {
+  const inspector = useInspector();
+  const info = useInspectorState((s) => s.info);
+  const rate = useInspectorState((s) => s.rate);
+  const paused = useInspectorState((s) => s.paused);
+  const connected = useInspectorState((s) => s.connection.kind === 'open');
+  const filtered = useInspectorState((s) => hasFilters(s.filters));
+  const sources = info?.sources ?? [];
+  const source = sources.find((s) => s.id === sourceId) ?? sources[0];
+
+  return (
+    <header className="top-bar">
+      <div className="top-item">
+        <span className="top-label" id="ingest-label">
+          Ingest URL
+        </span>
+        <code className="top-value" aria-labelledby="ingest-label">
+          {info?.ingestUrl ?? '…'}
+        </code>
+        <CopyButton text={info?.ingestUrl ?? ''} label="Copy ingest URL" />
+      </div>
+      <div className="top-item">
+        {sources.length > 1 ? (
+          <select aria-label="Source for the write key" className="top-select" value={source?.id ?? ''} onChange={(e) => onSourceChange(Number(e.target.value))}>
+            {sources.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <span className="top-label">{source ? `Write key · ${source.name}` : 'Write key'}</span>
+        )}
+        <code className="top-value top-key" aria-label="Write key">
+          {source?.writeKey ?? '…'}
+        </code>
+        <CopyButton text={source?.writeKey ?? ''} label="Copy write key" />
+      </div>
+      <div className="top-spacer" />
+      <div className={`live${paused ? ' live-paused' : ''}${connected ? '' : ' live-off'}`} aria-label="Live rate" role="status" aria-live="off">
+        <span className="live-dot" aria-hidden="true">●</span>
+        <span className="live-text">{!connected ? 'offline' : paused ? 'paused' : 'live'}</span>
+        <span className="live-rate">{formatRate(rate)} ev/s</span>
+      </div>
+      <button
+        type="button"
+        className="btn btn-small pause"
+        aria-pressed={paused}
+        aria-label="Pause live view"
+        title={paused ? 'Resume: show the messages that arrived meanwhile' : 'Pause the view (Sluice keeps receiving and delivering)'}
+        onClick={() => inspector.setPaused(!paused)}
+      >
+        {paused ? '▶ Resume' : '❚❚ Pause'}
+      </button>
+      <button type="button" className="btn btn-small" disabled={!filtered} onClick={() => inspector.clearFilters()}>
+        Clear filters
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,136 @@
+import { useMemo, useState } from 'react';
+import type { DeliveryView, DestinationView, MessageDetail } from '../../../shared/contract.ts';
+import { webhookBody } from '../../../shared/webhook-body.ts';
+import { CopyButton } from '../components/CopyButton.tsx';
+import { curlCommand } from '../lib/curl.ts';
+import { SignatureCheck } from './SignatureCheck.tsx';
+
+const USER_AGENT = 'Sluice/1.0';
+
+export interface RequestShown {
+  url: string;
+  headers: Record<string, string>;
+  /** The headers are the ones recorded with an attempt (not reconstructed). */
+  recorded: boolean;
+}
+
+/** The requests of a delivery: one per webhook URL, with the headers of its latest attempt when there is one. */
+export function requestsOf(delivery: DeliveryView, destination: DestinationView | undefined): RequestShown[] {
+  const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} as Record<string, string> }] : (destination?.webhooks ?? []);
+  const urls = new Set<string>(targets.map((t) => t.url));
+  for (const attempt of delivery.attempts) urls.add(attempt.url);
+  return [...urls].map((url) => {
+    const last = [...delivery.attempts].reverse().find((a) => a.url === url);
+    if (last) return { url, headers: last.requestHeaders, recorded: true };
+    const webhook = targets.find((t) => t.url === url);
+    return {
+      url,
+      headers: {
+        'User-Agent': USER_AGENT,
+        'Content-Type': 'application/json',
+        ...(webhook?.headers ?? {}),
+        ...(delivery.signature ? { 'X-Signature': delivery.signature } : {}),
+      },
+      recorded: false,
+    };
+  });
+}
+
+function signatureOf(headers: Record<string, string>): string | null {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'x-signature') return v;
+  return null;
+}
+
+export function WebhookTab({ message, delivery, destinations }: {
+  message: MessageDetail;
+  delivery: DeliveryView | null;
+  destinations: readonly DestinationView[];
+}) {
+  const destination = delivery ? destinations.find((d) => d.id === delivery.destinationId) : undefined;
+  const preview = useMemo(() => {
+    if (!delivery || delivery.body !== null || !message.message) return null;
+    return JSON.stringify(webhookBody(message.message, destination?.options.bodyShape ?? 'seed'));
+  }, [delivery, message.message, destination?.options.bodyShape]);
+  const [urlIndex, setUrlIndex] = useState(0);
+
+  if (!delivery) {
+    return (
+      <div className="tab-empty">
+        <p>{noDeliveryReason(message)}</p>
+      </div>
+    );
+  }
+  if (delivery.status === 'skipped') {
+    return (
+      <div className="tab-empty">
+        <p>Nothing was sent: the delivery was skipped — {delivery.skipReason ?? 'its integrations turn webhooks off'}.</p>
+      </div>
+    );
+  }
+  const requests = requestsOf(delivery, destination);
+  const request = requests[Math.min(urlIndex, requests.length - 1)];
+  const body = delivery.body ?? preview ?? '';
+  const sent = delivery.body !== null;
+  const bytes = new TextEncoder().encode(body).length;
+  const signature = request ? signatureOf(request.headers) : delivery.signature;
+
+  return (
+    <div className="webhook-tab">
+      {requests.length > 1 ? (
+        <div className="segmented" role="group" aria-label="Webhook URL">
+          {requests.map((r, i) => (
+            <button key={r.url} type="button" className="btn btn-small" aria-pressed={i === urlIndex} onClick={() => setUrlIndex(i)}>
+              {r.url}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {request ? (
+        <>
+          <div className="request-line">
+            <span className="method">POST</span>
+            <code className="url" aria-label="Webhook URL">
+              {request.url}
+            </code>
+            <CopyButton text={request.url} label="Copy webhook URL" />
+            <CopyButton getText={() => curlCommand(request.url, request.headers, body)} label="Copy as curl">
+              Copy as curl
+            </CopyButton>
+          </div>
+          <h3 className="section-title">
+            Headers{' '}
+            <span className="muted">{request.recorded ? '— as sent with the latest attempt' : '— will be sent (no attempt yet)'}</span>
+          </h3>
+          <table className="headers-table" aria-label="Request headers">
+            <tbody>
+              {Object.entries(request.headers).map(([name, value]) => (
+                <tr key={name} className={name.toLowerCase() === 'x-signature' ? 'header-signature' : undefined}>
+                  <th scope="row">{name}</th>
+                  <td>
+                    <code>{value}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : (
+        <p className="muted">The destination has no webhook URL.</p>
+      )}
+      <h3 className="section-title">
+        Body <span className="muted">{sent ? `— exactly as sent, ${bytes.toLocaleString()} bytes` : `— will be sent (mapped now: ${bytes.toLocaleString()} bytes)`}</span>
+        <CopyButton text={body} label="Copy body" />
+      </h3>
+      <pre className="code-block body-block" aria-label="Request body">
+        {body}
+      </pre>
+      <SignatureCheck body={body} signature={sent ? signature : null} destination={destination} bodySent={sent} />
+    </div>
+  );
+}
+
+function noDeliveryReason(m: MessageDetail): string {
+  if (m.status === 'rejected') return `Not forwarded: the message was rejected at ingestion (${m.rejectCode}: ${m.rejectReason}).`;
+  if (m.status === 'duplicate') return 'Not forwarded: this source already sent a message with this messageId.';
+  return 'Not forwarded: no enabled webhook destination is connected to this message’s source. Add one in the config (sluice serve --config) to see the signed request here.';
+}

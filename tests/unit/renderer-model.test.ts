@@ -1,0 +1,298 @@
+// The stream's reducers and selectors (renderer/src/store/model.ts, outcome.ts): pure, run in Node.
+import { describe, expect, it } from 'vitest';
+import type { DeliverySummary, MessageSummary } from '../../shared/contract.ts';
+import {
+  addPage,
+  addRows,
+  applyDeliveryChanges,
+  emptyList,
+  hasFilters,
+  listQuery,
+  matchesFilters,
+  mergeDescending,
+  neighbour,
+  newerThan,
+  NO_FILTERS,
+  outcomeOf,
+  RateMeter,
+  trimList,
+  type DeliveryChange,
+  type ListModel,
+} from '../../renderer/src/store/model.ts';
+import { countdown, describeOutcome, errorLabel } from '../../renderer/src/store/outcome.ts';
+import { windowFor } from '../../renderer/src/components/virtual.ts';
+
+function delivery(id: number, status: string, extra: Partial<DeliverySummary> = {}): DeliverySummary {
+  return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, skipReason: null, ...extra };
+}
+
+function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
+  return {
+    id,
+    sourceId: 1,
+    messageId: `m-${id}`,
+    type: 'track',
+    status: 'accepted',
+    rejectCode: null,
+    rejectReason: null,
+    origin: 'ingest',
+    userId: `u_${id}`,
+    anonymousId: null,
+    event: 'Order Completed',
+    receivedAt: 1_700_000_000_000 + id,
+    timestamp: null,
+    delivery: null,
+    deliveryCount: 0,
+    ...extra,
+  };
+}
+
+function change(deliveryId: number, messageId: number | null, status: string, attemptCount: number, extra: Partial<DeliveryChange> = {}): DeliveryChange {
+  return { deliveryId, messageId, status, attemptCount, nextAttemptAt: null, lastError: null, ...extra };
+}
+
+/** The incrementally kept indexes agree with a recount from scratch. */
+function expectConsistent(list: ListModel) {
+  const counts: Record<string, number> = {};
+  for (const id of list.order) {
+    const kind = outcomeOf(list.byId.get(id)!);
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  expect(Object.fromEntries(Object.entries(list.counts).filter(([, n]) => n !== 0))).toEqual(counts);
+  expect(list.byId.size).toBe(list.order.length);
+  expect([...list.order]).toEqual([...list.order].sort((a, b) => b - a));
+  expect(new Set(list.order).size).toBe(list.order.length);
+}
+
+describe('mergeDescending', () => {
+  it('puts newer ids first, older ids last, and interleaves the rest', () => {
+    expect(mergeDescending([5, 4, 3], [7, 6])).toEqual([7, 6, 5, 4, 3]);
+    expect(mergeDescending([5, 4, 3], [1, 2])).toEqual([5, 4, 3, 2, 1]);
+    expect(mergeDescending([9, 5, 1], [6, 2, 10])).toEqual([10, 9, 6, 5, 2, 1]);
+    expect(mergeDescending([], [1, 3, 2])).toEqual([3, 2, 1]);
+    const order = [3, 2, 1];
+    expect(mergeDescending(order, [])).toBe(order);
+  });
+});
+
+describe('rows', () => {
+  it('adds a page, then live rows above it; counts and indexes follow incrementally', () => {
+    let list = addPage(emptyList(), [msg(3, { delivery: delivery(30, 'delivered'), deliveryCount: 1 }), msg(2), msg(1, { status: 'rejected', rejectCode: 'missing_user' })], 1);
+    expect(list.loaded).toBe(true);
+    expect(list.next).toBe(1);
+    expect(list.order).toEqual([3, 2, 1]);
+    expect(list.counts).toMatchObject({ delivered: 1, none: 1, rejected: 1 });
+    expect(list.deliveryOwner.get(30)).toBe(3);
+
+    const before = list.order;
+    list = addRows(list, [msg(5), msg(4, { type: 'identify' })], { ...NO_FILTERS, type: 'track' });
+    expect(list.order).toEqual([5, 3, 2, 1]); // 4 does not match the filter
+    expect(list.order).not.toBe(before);
+    expect(list.byId.has(4)).toBe(false);
+    expectConsistent(list);
+  });
+
+  it('replaces a loaded row with a newer summary without moving it, and keeps unchanged rows identical', () => {
+    let list = addPage(emptyList(), [msg(2, { delivery: delivery(20, 'pending'), deliveryCount: 1 }), msg(1)], null);
+    const row1 = list.byId.get(1);
+    const order = list.order;
+    list = addRows(list, [msg(2, { delivery: delivery(20, 'delivered'), deliveryCount: 1 }), msg(1)], null);
+    expect(list.order).toBe(order); // nothing added: same array
+    expect(list.byId.get(1)).toBe(row1);
+    expect(list.byId.get(2)!.delivery!.status).toBe('delivered');
+    expect(list.counts).toMatchObject({ delivered: 1, none: 1, pending: 0 });
+    // Nothing new at all: the very same model.
+    expect(addRows(list, [msg(1)], null)).toBe(list);
+  });
+});
+
+describe('applyDeliveryChanges', () => {
+  const base = () =>
+    addPage(
+      emptyList(),
+      [
+        msg(3, { delivery: delivery(31, 'pending'), deliveryCount: 1 }),
+        msg(2, { delivery: delivery(21, 'retrying', { attemptCount: 2 }), deliveryCount: 2 }),
+        msg(1),
+      ],
+      null,
+    );
+
+  it('updates the row in place: a new row object for it, the same objects for the others, the same order', () => {
+    const list = base();
+    const others = [list.byId.get(2), list.byId.get(1)];
+    const { list: next, refetch, unloaded } = applyDeliveryChanges(list, [change(31, 3, 'retrying', 1, { nextAttemptAt: 5000, lastError: 'x did not answer within 5 s; will retry' })]);
+    expect(next.order).toBe(list.order);
+    expect(next.rev).toBeGreaterThan(list.rev);
+    expect(next.byId.get(3)!.delivery).toMatchObject({ id: 31, status: 'retrying', attemptCount: 1, nextAttemptAt: 5000 });
+    expect([next.byId.get(2), next.byId.get(1)]).toEqual(others);
+    expect(next.byId.get(2)).toBe(others[0]);
+    expect(next.counts).toMatchObject({ retrying: 2, pending: 0 });
+    expect(refetch).toEqual([]);
+    expect(unloaded).toEqual([]);
+    expectConsistent(next);
+  });
+
+  it('finds the message by delivery id when the change has none, and ignores changes older than what is shown', () => {
+    const list = base();
+    const stale = applyDeliveryChanges(list, [change(21, null, 'pending', 1)]);
+    expect(stale.list).toBe(list); // attempt 1 is older than the row's attempt 2
+    const fresh = applyDeliveryChanges(list, [change(21, null, 'failed', 3, { lastError: 'the receiver answered 404; a 4xx is final' })]);
+    expect(fresh.list.byId.get(2)!.delivery).toMatchObject({ status: 'failed', attemptCount: 3 });
+  });
+
+  it('shows the most telling of several deliveries, and asks to refetch when the shown one became less telling with others unseen', () => {
+    let list = base();
+    // Message 2 has two deliveries; only 21 (retrying) is known. Another, 22, fails: failed wins.
+    let out = applyDeliveryChanges(list, [change(22, 2, 'failed', 1)]);
+    expect(out.list.byId.get(2)!.delivery!.id).toBe(22);
+    expect(out.refetch).toEqual([]);
+    // 21 is delivered in the end: the row still shows the failed one.
+    out = applyDeliveryChanges(out.list, [change(21, 2, 'delivered', 3)]);
+    expect(out.list.byId.get(2)!.delivery).toMatchObject({ id: 22, status: 'failed' });
+    // Message 3 (one delivery known of... deliveryCount 1): pending → delivered is less telling, but nothing is unseen.
+    out = applyDeliveryChanges(out.list, [change(31, 3, 'delivered', 1)]);
+    expect(out.refetch).toEqual([]);
+    // A message with 2 deliveries of which only one is known: retrying → delivered may hide the other's state.
+    list = addPage(emptyList(), [msg(9, { delivery: delivery(91, 'retrying'), deliveryCount: 2 })], null);
+    out = applyDeliveryChanges(list, [change(91, 9, 'delivered', 2)]);
+    expect(out.list.byId.get(9)!.delivery!.status).toBe('delivered');
+    expect(out.refetch).toEqual([9]);
+    expectConsistent(out.list);
+  });
+
+  it('reports changes of rows that are not loaded', () => {
+    const out = applyDeliveryChanges(base(), [change(77, 7, 'failed', 1)]);
+    expect(out.unloaded).toEqual([{ messageId: 7, status: 'failed' }]);
+  });
+});
+
+describe('trimList', () => {
+  it('keeps the newest rows, forgets the rest and their indexes, and pages them in again from the cursor', () => {
+    let list = addPage(
+      emptyList(),
+      Array.from({ length: 10 }, (_, i) => msg(10 - i, { delivery: delivery(100 + 10 - i, i % 2 ? 'failed' : 'delivered'), deliveryCount: 1 })),
+      null,
+    );
+    list = trimList(list, 4);
+    expect(list.order).toEqual([10, 9, 8, 7]);
+    expect(list.byId.size).toBe(4);
+    expect(list.deliveryOwner.has(101)).toBe(false);
+    expect(list.deliveryOwner.get(110)).toBe(10);
+    expect(list.next).toBe(7);
+    expect(list.counts).toMatchObject({ delivered: 2, failed: 2 });
+    expectConsistent(list);
+    expect(trimList(list, 4)).toBe(list);
+  });
+});
+
+describe('filters', () => {
+  it('maps to the core query: message statuses as status, delivery states as delivery of accepted messages', () => {
+    expect(listQuery(NO_FILTERS)).toEqual({});
+    expect(listQuery({ type: 'page', status: 'failed', sourceId: 2, search: '  u_1 ' })).toEqual({
+      type: 'page',
+      sourceId: 2,
+      search: 'u_1',
+      status: 'accepted',
+      delivery: 'failed',
+    });
+    expect(listQuery({ ...NO_FILTERS, status: 'duplicate' })).toEqual({ status: 'duplicate' });
+    expect(listQuery({ ...NO_FILTERS, status: 'none' })).toEqual({ status: 'accepted', delivery: 'none' });
+    expect(hasFilters(NO_FILTERS)).toBe(false);
+    expect(hasFilters({ ...NO_FILTERS, search: ' ' })).toBe(false);
+    expect(hasFilters({ ...NO_FILTERS, sourceId: 0 })).toBe(true);
+  });
+
+  it('matches live rows as the core would', () => {
+    const m = msg(1, { userId: 'Ada', anonymousId: 'anon-9', event: 'Signed Up', delivery: delivery(1, 'retrying'), deliveryCount: 1 });
+    expect(matchesFilters(m, NO_FILTERS)).toBe(true);
+    expect(matchesFilters(m, { ...NO_FILTERS, search: 'ada' })).toBe(true);
+    expect(matchesFilters(m, { ...NO_FILTERS, search: 'ANON-' })).toBe(true);
+    expect(matchesFilters(m, { ...NO_FILTERS, search: 'signed' })).toBe(true);
+    expect(matchesFilters(m, { ...NO_FILTERS, search: 'm-1' })).toBe(true);
+    expect(matchesFilters(m, { ...NO_FILTERS, search: 'bob' })).toBe(false);
+    expect(matchesFilters(m, { ...NO_FILTERS, status: 'retrying' })).toBe(true);
+    expect(matchesFilters(m, { ...NO_FILTERS, status: 'failed' })).toBe(false);
+    expect(matchesFilters(m, { ...NO_FILTERS, type: 'identify' })).toBe(false);
+    expect(matchesFilters(m, { ...NO_FILTERS, sourceId: 2 })).toBe(false);
+    expect(matchesFilters(msg(2, { status: 'duplicate' }), { ...NO_FILTERS, status: 'duplicate' })).toBe(true);
+  });
+});
+
+describe('selectors', () => {
+  it('moves the selection by rows, clamped, and starts at the top', () => {
+    expect(neighbour([5, 4, 3], null, 1)).toBe(5);
+    expect(neighbour([5, 4, 3], 5, 1)).toBe(4);
+    expect(neighbour([5, 4, 3], 4, -1)).toBe(5);
+    expect(neighbour([5, 4, 3], 3, 10)).toBe(3);
+    expect(neighbour([5, 4, 3], 99, 1)).toBe(5);
+    expect(neighbour([], null, 1)).toBe(null);
+  });
+
+  it('counts rows newer than an id in a newest-first order', () => {
+    const order = [90, 80, 70, 60];
+    expect(newerThan(order, 70)).toBe(2);
+    expect(newerThan(order, 75)).toBe(2);
+    expect(newerThan(order, 100)).toBe(0);
+    expect(newerThan(order, 1)).toBe(4);
+  });
+
+  it('words each outcome with its colour: delivered, retrying with countdown and attempt, failed with the error, skipped and rejected with the reason, duplicate', () => {
+    const now = 1_000_000;
+    const d = (status: string, extra: Partial<DeliverySummary> = {}) => msg(1, { delivery: delivery(1, status, extra), deliveryCount: 1 });
+    expect(describeOutcome(d('delivered'), now)).toMatchObject({ label: '✓ delivered', tone: 'ok' });
+    expect(describeOutcome(d('delivered', { attemptCount: 3 }), now).label).toBe('✓ delivered after 3 attempts');
+    expect(
+      describeOutcome(d('retrying', { attemptCount: 2, nextAttemptAt: now + 12_000, lastError: 'http://x did not answer within 5 s; will retry' }), now),
+    ).toMatchObject({ label: '⟳ retry in 12 s · attempt 3 · timeout', tone: 'warn' });
+    expect(describeOutcome(d('failed', { lastError: 'the receiver answered 404; a 4xx is final' }), now)).toMatchObject({ label: '✗ failed: HTTP 404', tone: 'bad' });
+    expect(describeOutcome(d('skipped', { skipReason: 'integrations: Webhooks is false' }), now).label).toBe('↷ skipped: integrations: Webhooks is false');
+    expect(describeOutcome(msg(1, { status: 'rejected', rejectCode: 'missing_user', rejectReason: 'no user' }), now)).toMatchObject({
+      label: '⊘ rejected: missing_user',
+      tone: 'bad',
+    });
+    expect(describeOutcome(msg(1, { status: 'duplicate' }), now).label).toBe('≡ duplicate');
+    expect(describeOutcome(msg(1), now).label).toBe('· stored, no destination');
+    expect(describeOutcome(d('pending'), now).kind).toBe('pending');
+  });
+
+  it('names delivery errors from the core’s sentences', () => {
+    expect(errorLabel('https://localhost:8443 — its certificate is self-signed; nothing was sent.')).toBe('tls');
+    expect(errorLabel('http://127.0.0.1:9 refused the connection (is the receiver running?); will retry')).toBe('connect');
+    expect(errorLabel('http://127.0.0.1:9 closed the connection before answering; will retry')).toBe('reset');
+    expect(errorLabel('the receiver answered 503; will retry')).toBe('HTTP 503');
+    expect(errorLabel(null)).toBe('error');
+    expect(countdown(400)).toBe('now');
+    expect(countdown(61_000)).toBe('in 1 min 01 s');
+    expect(countdown(2 * 3_600_000 + 5 * 60_000)).toBe('in 2 h 05 min');
+  });
+
+  it('measures messages per second over whole seconds', () => {
+    const meter = new RateMeter(2);
+    meter.record(10_000, 100);
+    meter.record(10_500, 100);
+    meter.record(11_200, 50);
+    expect(meter.rate(11_900)).toBe(100); // (200 + 0) / 2: the current second is not complete
+    expect(meter.rate(12_100)).toBe(125); // (200 + 50) / 2
+    expect(meter.rate(20_000)).toBe(0);
+  });
+});
+
+describe('virtual window', () => {
+  it('renders the rows in view plus overscan, aligned to chunks, never past the ends', () => {
+    expect(windowFor(0, 480, 100_000, 48, 12)).toEqual({ start: 0, end: 48, size: 48 });
+    const w = windowFor(48 * 50_000, 480, 100_000, 48, 12);
+    expect(w.start).toBeLessThanOrEqual(50_000 - 12);
+    expect(w.end).toBeGreaterThanOrEqual(50_010 + 12);
+    expect(w.end - w.start).toBeLessThan(60);
+    expect(windowFor(48 * 99_995, 480, 100_000, 48, 12).end).toBe(100_000);
+    expect(windowFor(0, 480, 3, 48, 12)).toEqual({ start: 0, end: 3, size: 48 });
+    // The same number of rows wherever the window is, so keys (index % size) recycle rows.
+    for (const top of [0, 4800, 48 * 12_345, 48 * 99_990]) {
+      const { start, end, size } = windowFor(top, 480, 100_000, 48, 12);
+      expect(end - start).toBe(size);
+      expect(start).toBeLessThanOrEqual(Math.floor(top / 48));
+      expect(end).toBeGreaterThanOrEqual(Math.min(100_000, Math.ceil((top + 480) / 48)));
+    }
+  });
+});

@@ -1,0 +1,301 @@
+// The inspector's zustand store driven through a fake transport and a manual animation-frame clock.
+import { describe, expect, it } from 'vitest';
+import type { Channel, CoreEvent, MessageSummary, RequestOf, Responses, Result } from '../../shared/contract.ts';
+import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
+import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
+
+function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
+  return {
+    id,
+    sourceId: 1,
+    messageId: `m-${id}`,
+    type: 'track',
+    status: 'accepted',
+    rejectCode: null,
+    rejectReason: null,
+    origin: 'ingest',
+    userId: `u_${id}`,
+    anonymousId: null,
+    event: 'Order Completed',
+    receivedAt: 1_700_000_000_000 + id,
+    timestamp: null,
+    delivery: null,
+    deliveryCount: 0,
+    ...extra,
+  };
+}
+
+const pendingDelivery = (id: number) => ({ id, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, skipReason: null });
+
+interface Call {
+  channel: Channel;
+  request: any;
+  resolve: (value: unknown) => void;
+  fail: (code: string) => void;
+}
+
+/** A RelayApi whose answers the test gives, one call at a time (or automatically, with `auto`). */
+class FakeApi implements RelayApi {
+  readonly kind = 'websocket';
+  calls: Call[] = [];
+  events = new Set<EventsListener>();
+  states = new Set<(s: ConnectionState) => void>();
+  /** Answers given without the test stepping in. */
+  auto: Partial<{ [C in Channel]: (request: any) => Responses[C] }> = {
+    'app.info': () => ({ version: '0', ingestUrl: 'http://127.0.0.1:1', receiverUrl: 'http://127.0.0.1:2', sources: [{ id: 1, name: 'web', writeKey: 'wk', kind: 'web' }] }),
+    'destinations.list': () => ({ destinations: [] }),
+  };
+
+  invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<Responses[C]>> {
+    const auto = this.auto[channel];
+    if (auto) return Promise.resolve({ ok: true, value: auto(request) as Responses[C] });
+    return new Promise((resolve) => {
+      this.calls.push({
+        channel,
+        request,
+        resolve: (value) => resolve({ ok: true, value: value as Responses[C] }),
+        fail: (code) => resolve({ ok: false, error: { code, message: `${code} happened` } }),
+      });
+    });
+  }
+  onEvents(listener: EventsListener) {
+    this.events.add(listener);
+    return () => this.events.delete(listener);
+  }
+  onState(listener: (s: ConnectionState) => void) {
+    this.states.add(listener);
+    listener({ kind: 'open' });
+    return () => this.states.delete(listener);
+  }
+  close() {}
+  emit(...events: CoreEvent[]) {
+    for (const l of this.events) l(events);
+  }
+  setState(state: ConnectionState) {
+    for (const l of this.states) l(state);
+  }
+  /** Takes the oldest unanswered call on a channel. */
+  take(channel: Channel): Call {
+    const index = this.calls.findIndex((c) => c.channel === channel);
+    if (index < 0) throw new Error(`no pending ${channel} call; pending: ${this.calls.map((c) => c.channel).join(', ')}`);
+    return this.calls.splice(index, 1)[0]!;
+  }
+  pending(channel: Channel) {
+    return this.calls.filter((c) => c.channel === channel);
+  }
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function setup() {
+  const api = new FakeApi();
+  const frames: (() => void)[] = [];
+  let now = 1_000_000;
+  const inspector = createInspector(api, { requestFrame: (cb) => frames.push(cb), now: () => now });
+  let sets = 0;
+  inspector.store.subscribe(() => sets++);
+  const runFrame = async () => {
+    await tick();
+    const due = frames.splice(0);
+    for (const cb of due) cb();
+    await tick();
+  };
+  return {
+    api,
+    inspector,
+    runFrame,
+    sets: () => sets,
+    advance: (ms: number) => (now += ms),
+    state: () => inspector.store.getState(),
+  };
+}
+
+async function started(firstPage: MessageSummary[] = [msg(2), msg(1)], next: number | null = null) {
+  const t = setup();
+  t.inspector.start();
+  t.api.take('messages.list').resolve({ messages: firstPage, next });
+  await tick();
+  await tick();
+  return t;
+}
+
+const ids = (inspector: Inspector) => [...inspector.store.getState().list.order];
+
+describe('inspector store', () => {
+  it('loads app info and the first page', async () => {
+    const t = setup();
+    t.inspector.start();
+    expect(t.state().loadingFirst).toBe(true);
+    const list = t.api.take('messages.list');
+    expect(list.request).toEqual({ limit: 200 });
+    list.resolve({ messages: [msg(2), msg(1)], next: null });
+    await tick();
+    await tick();
+    expect(t.state().loadingFirst).toBe(false);
+    expect(t.state().info?.sources[0]?.writeKey).toBe('wk');
+    expect(ids(t.inspector)).toEqual([2, 1]);
+    expect(t.state().list.loaded).toBe(true);
+  });
+
+  it('queues a burst of stored ids, fetches their summaries, and applies them in one set per frame', async () => {
+    const t = await started();
+    t.api.emit({ type: 'messages.stored', ids: [3, 4] });
+    t.api.emit({ type: 'messages.stored', ids: [5] });
+    // One byIds call in flight at a time; ids that arrive meanwhile wait for the next.
+    const first = t.api.take('messages.byIds');
+    expect(first.request).toEqual({ ids: [3, 4] });
+    first.resolve({ messages: [msg(4), msg(3)] });
+    await tick();
+    const second = t.api.take('messages.byIds');
+    expect(second.request).toEqual({ ids: [5] });
+    second.resolve({ messages: [msg(5)] });
+    await tick();
+    expect(ids(t.inspector)).toEqual([2, 1]); // nothing applied until the frame
+    const before = t.sets();
+    await t.runFrame();
+    expect(ids(t.inspector)).toEqual([5, 4, 3, 2, 1]);
+    expect(t.sets() - before).toBe(1);
+  });
+
+  it('updates rows in place when deliveries change, once per frame', async () => {
+    const t = await started([msg(2, { delivery: pendingDelivery(20), deliveryCount: 1 }), msg(1, { delivery: pendingDelivery(10), deliveryCount: 1 })]);
+    const row1 = t.state().list.byId.get(1);
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'retrying', attemptCount: 1, nextAttemptAt: 5, lastError: 'x' }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 2, nextAttemptAt: null, lastError: null }] });
+    const before = t.sets();
+    await t.runFrame();
+    expect(t.sets() - before).toBe(1);
+    expect(t.state().list.byId.get(2)!.delivery).toMatchObject({ status: 'delivered', attemptCount: 2 });
+    expect(t.state().list.byId.get(1)).toBe(row1);
+    expect(ids(t.inspector)).toEqual([2, 1]);
+  });
+
+  it('applies changes that arrived while a row was being fetched on top of the fetched row', async () => {
+    const t = await started();
+    t.api.emit({ type: 'messages.stored', ids: [3] });
+    const call = t.api.take('messages.byIds');
+    // The core delivers message 3 before the answer to byIds arrives, and the answer was read before that.
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 30, messageId: 3, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null }] });
+    await t.runFrame(); // the change finds no row yet
+    call.resolve({ messages: [msg(3, { delivery: pendingDelivery(30), deliveryCount: 1 })] });
+    await t.runFrame();
+    expect(t.state().list.byId.get(3)!.delivery).toMatchObject({ status: 'delivered', attemptCount: 1 });
+  });
+
+  it('pause holds new rows back (counting them) while deliveries still update; resume shows them', async () => {
+    const t = await started([msg(2, { delivery: pendingDelivery(20), deliveryCount: 1 }), msg(1)]);
+    t.inspector.setPaused(true);
+    t.api.emit({ type: 'messages.stored', ids: [3, 4] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null }] });
+    await t.runFrame();
+    expect(t.api.pending('messages.byIds')).toHaveLength(0);
+    expect(t.state().held).toBe(2);
+    expect(ids(t.inspector)).toEqual([2, 1]);
+    expect(t.state().list.byId.get(2)!.delivery!.status).toBe('delivered');
+    t.inspector.setPaused(false);
+    expect(t.state().held).toBe(0);
+    t.api.take('messages.byIds').resolve({ messages: [msg(4), msg(3)] });
+    await t.runFrame();
+    expect(ids(t.inspector)).toEqual([4, 3, 2, 1]);
+  });
+
+  it('filters: asks the core, keeps live rows that match, and fetches a row whose delivery comes to match', async () => {
+    const t = await started();
+    t.inspector.setFilters({ status: 'failed' });
+    const list = t.api.take('messages.list');
+    expect(list.request).toEqual({ limit: 200, status: 'accepted', delivery: 'failed' });
+    list.resolve({ messages: [msg(1, { delivery: { ...pendingDelivery(10), status: 'failed', attemptCount: 1 }, deliveryCount: 1 })], next: null });
+    await tick();
+    expect(ids(t.inspector)).toEqual([1]);
+    // A new message (pending) does not match; later its delivery fails: it is fetched and shown.
+    t.api.emit({ type: 'messages.stored', ids: [3] });
+    t.api.take('messages.byIds').resolve({ messages: [msg(3, { delivery: pendingDelivery(30), deliveryCount: 1 })] });
+    await t.runFrame();
+    expect(ids(t.inspector)).toEqual([1]);
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 30, messageId: 3, status: 'failed', attemptCount: 1, nextAttemptAt: null, lastError: 'e' }] });
+    await t.runFrame();
+    const refetch = t.api.take('messages.byIds');
+    expect(refetch.request).toEqual({ ids: [3] });
+    refetch.resolve({ messages: [msg(3, { delivery: { ...pendingDelivery(30), status: 'failed', attemptCount: 1 }, deliveryCount: 1 })] });
+    await t.runFrame();
+    expect(ids(t.inspector)).toEqual([3, 1]);
+  });
+
+  it('drops answers to a query that a newer filter replaced', async () => {
+    const t = await started();
+    t.inspector.setFilters({ type: 'page' });
+    t.inspector.setFilters({ type: 'identify' });
+    const [stale, current] = [t.api.take('messages.list'), t.api.take('messages.list')];
+    current.resolve({ messages: [msg(7, { type: 'identify' })], next: null });
+    await tick();
+    stale.resolve({ messages: [msg(8, { type: 'page' })], next: null });
+    await tick();
+    expect(ids(t.inspector)).toEqual([7]);
+    t.inspector.clearFilters();
+    expect(t.state().filters).toEqual({ type: null, status: null, sourceId: null, search: '' });
+    expect(t.api.take('messages.list').request).toEqual({ limit: 200 });
+  });
+
+  it('pages older rows from the cursor', async () => {
+    const t = await started([msg(10), msg(9)], 9);
+    t.inspector.loadOlder();
+    t.inspector.loadOlder(); // one at a time
+    const older = t.api.take('messages.list');
+    expect(t.api.pending('messages.list')).toHaveLength(0);
+    expect(older.request).toEqual({ limit: 500, beforeId: 9 });
+    older.resolve({ messages: [msg(8), msg(7)], next: null });
+    await tick();
+    expect(ids(t.inspector)).toEqual([10, 9, 8, 7]);
+    expect(t.state().list.next).toBe(null);
+    t.inspector.loadOlder();
+    expect(t.api.pending('messages.list')).toHaveLength(0);
+  });
+
+  it('moves the selection with the keyboard model and opens the detail, refreshing it when its deliveries change', async () => {
+    const t = await started([msg(3), msg(2), msg(1)]);
+    t.inspector.moveSelection(1);
+    expect(t.state().selectedId).toBe(3);
+    t.inspector.moveSelection(1);
+    expect(t.state().selectedId).toBe(2);
+    t.inspector.open(2);
+    expect(t.state().detail).toMatchObject({ id: 2, loading: true, data: null });
+    const get = t.api.take('messages.get');
+    expect(get.request).toEqual({ id: 2 });
+    get.resolve({ ...msg(2), raw: '{}', message: {}, deliveries: [] });
+    await tick();
+    expect(t.state().detail).toMatchObject({ id: 2, loading: false, data: { id: 2 } });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null }] });
+    await t.runFrame();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.api.take('messages.get').request).toEqual({ id: 2 });
+  });
+
+  it('says what failed when the list cannot load', async () => {
+    const t = setup();
+    t.inspector.start();
+    t.api.take('messages.list').fail('internal_error');
+    await tick();
+    expect(t.state().problem).toBe('Could not load messages: internal_error happened');
+  });
+
+  it('reloads everything after a reconnect (events may have been missed)', async () => {
+    const t = await started();
+    t.api.setState({ kind: 'reconnecting', retryAt: 0, attempt: 1, reason: 'lost' });
+    expect(t.state().connection.kind).toBe('reconnecting');
+    t.api.setState({ kind: 'open' });
+    const reload = t.api.take('messages.list');
+    reload.resolve({ messages: [msg(5), msg(2), msg(1)], next: null });
+    await tick();
+    expect(ids(t.inspector)).toEqual([5, 2, 1]);
+  });
+
+  it('measures the live rate from stored ids', async () => {
+    const t = await started();
+    t.api.emit({ type: 'messages.stored', ids: Array.from({ length: 30 }, (_, i) => 100 + i) });
+    t.advance(1000);
+    t.api.emit({ type: 'messages.stored', ids: Array.from({ length: 60 }, (_, i) => 200 + i) });
+    t.advance(1000);
+    t.inspector.tick();
+    expect(t.state().rate).toBe(30); // (30 + 60 + 0) / 3
+  });
+});
