@@ -2,12 +2,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runClientBench } from './client.bench.ts';
 import { runDeliveryBench } from './delivery.bench.ts';
 import { runIngestBench } from './ingest.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
   delivery: runDeliveryBench,
+  client: runClientBench,
 };
 
 const wanted = process.argv.slice(2);

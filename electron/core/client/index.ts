@@ -1,0 +1,29 @@
+/**
+ * Sluice's client library: queue analytics messages in memory and send them in batches to a
+ * Segment-compatible endpoint (Sluice's own by default).
+ *
+ * ```ts
+ * import { Client } from 'sluice/client';
+ * ```
+ * @packageDocumentation
+ */
+export { Client } from './client.ts';
+export { ClientError, type ClientErrorCode } from './errors.ts';
+export { DEFAULT_ENDPOINT, type ClientOptions } from './options.ts';
+export type { ClientClock } from './clock.ts';
+export type { BatchResult, ClientState, LastResult, StateListener } from './queue-state.ts';
+export type { RejectedMessage } from './batch-sender.ts';
+export type {
+  AliasParams,
+  CommonFields,
+  GroupParams,
+  Id,
+  Identity,
+  IdentifyParams,
+  Integrations,
+  PageParams,
+  PageTraits,
+  ScreenParams,
+  TrackParams,
+} from './message-builder.ts';
+export { LIBRARY } from './version.ts';

@@ -1,0 +1,135 @@
+import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
+
+/**
+ * Bytes per storage chunk. Messages are stored serialized in chunks of memory outside the JS heap,
+ * one after the other, each followed by a comma: a run of them is a ready-made slice of a batch
+ * body, and a queue of thousands of messages holds no JS objects per message. That keeps the
+ * garbage collector's young generation small under a tight loop of calls (hundreds of MB otherwise).
+ */
+const CHUNK_BYTES = 512 * 1024;
+
+interface Chunk {
+  buffer: Buffer;
+  /** Where the next message is written. */
+  writeOffset: number;
+  /** Where the oldest unread message starts. */
+  readOffset: number;
+  /** Messages written into the chunk, and messages taken out of it. */
+  written: number;
+  read: number;
+}
+
+/**
+ * The client's bounded FIFO of serialized messages. Each queued message has a sequence number
+ * (consecutive, never reused): `flush()` waits for every number below the one it saw. Message sizes
+ * live in a ring indexed by sequence number (the queue never holds more than `maxCount`).
+ */
+export class MessageQueue {
+  readonly maxCount: number;
+  readonly maxBytes: number;
+  #chunks: Chunk[] = [];
+  /** One emptied chunk kept for reuse, so a steady stream does not allocate. */
+  #spare: Buffer | null = null;
+  readonly #sizes: Int32Array;
+  #length = 0;
+  #bytes = 0;
+  #headSeq = 0;
+
+  constructor(maxCount: number, maxBytes: number) {
+    this.maxCount = maxCount;
+    this.maxBytes = maxBytes;
+    this.#sizes = new Int32Array(maxCount);
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Sum of the queued messages' UTF-8 sizes. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Sequence number of the oldest queued message (= `nextSeq` when empty). */
+  get headSeq(): number {
+    return this.#headSeq;
+  }
+
+  /** Sequence number the next queued message gets. */
+  get nextSeq(): number {
+    return this.#headSeq + this.#length;
+  }
+
+  /** True when any valid message (up to 32 KB) would be accepted. */
+  get hasRoom(): boolean {
+    return this.#length < this.maxCount && this.#bytes + MAX_MESSAGE_BYTES <= this.maxBytes;
+  }
+
+  /** True when the queue is down to half its limits: where waiting for room ends. */
+  get belowLowWater(): boolean {
+    return this.#length <= this.maxCount / 2 && this.#bytes <= this.maxBytes / 2;
+  }
+
+  /** True when a message of `bytes` fits within both limits. */
+  accepts(bytes: number): boolean {
+    return this.#length < this.maxCount && this.#bytes + bytes <= this.maxBytes;
+  }
+
+  /** Appends a message; `bytes` is the UTF-8 length of `json` (at most 32 KB). The caller checks `accepts`. */
+  push(json: string, bytes: number): void {
+    if (this.#length >= this.maxCount) throw new RangeError('the queue is full');
+    let chunk = this.#chunks[this.#chunks.length - 1];
+    if (!chunk || chunk.writeOffset + bytes + 1 > chunk.buffer.length) {
+      const buffer = this.#spare ?? Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, bytes + 1));
+      this.#spare = null;
+      chunk = { buffer, writeOffset: 0, readOffset: 0, written: 0, read: 0 };
+      this.#chunks.push(chunk);
+    }
+    chunk.buffer.write(json, chunk.writeOffset, bytes, 'utf8');
+    chunk.buffer[chunk.writeOffset + bytes] = 0x2c; // ,
+    chunk.writeOffset += bytes + 1;
+    chunk.written++;
+    this.#sizes[(this.#headSeq + this.#length) % this.maxCount] = bytes;
+    this.#length++;
+    this.#bytes += bytes;
+  }
+
+  /** Size of the `i`-th message from the oldest (0 ≤ i < length). */
+  sizeAt(i: number): number {
+    return this.#sizes[(this.#headSeq + i) % this.maxCount]!;
+  }
+
+  /**
+   * Removes the `count` oldest messages, copying them into `target` at `offset` as
+   * `m1,m2,…,mN,` (each followed by a comma). Returns the offset after the last comma.
+   */
+  takeInto(count: number, target: Buffer, offset: number): number {
+    let left = Math.min(count, this.#length);
+    while (left > 0) {
+      const chunk = this.#chunks[0]!;
+      const n = Math.min(left, chunk.written - chunk.read);
+      let run = 0;
+      for (let i = 0; i < n; i++) run += this.sizeAt(i) + 1;
+      chunk.buffer.copy(target, offset, chunk.readOffset, chunk.readOffset + run);
+      offset += run;
+      chunk.readOffset += run;
+      chunk.read += n;
+      left -= n;
+      this.#length -= n;
+      this.#bytes -= run - n;
+      this.#headSeq += n;
+      if (chunk.read === chunk.written) this.#release(chunk);
+    }
+    return offset;
+  }
+
+  /** Drops an emptied chunk, unless it is the one being written, which is rewound instead. */
+  #release(chunk: Chunk): void {
+    if (this.#chunks.length === 1) {
+      chunk.writeOffset = chunk.readOffset = chunk.written = chunk.read = 0;
+      return;
+    }
+    this.#chunks.shift();
+    if (chunk.buffer.length === CHUNK_BYTES) this.#spare = chunk.buffer;
+  }
+}
