@@ -46,6 +46,14 @@ export const requestSchemas = {
   'deletions.create': deletionRequestSchema,
   'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional() }),
   'receiver.setBehaviour': z.strictObject({ hook: z.string().min(1).max(200), behaviour: receiverBehaviourSchema }),
+  /** Queue a message in the source's client (Sluice's client library), as an app would. */
+  'composer.send': z.strictObject({
+    sourceId: id,
+    type: z.enum(MESSAGE_TYPES),
+    fields: z.record(z.string(), z.unknown()),
+  }),
+  'composer.flush': z.strictObject({ sourceId: id }),
+  'composer.state': z.strictObject({ sourceId: id }),
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -157,6 +165,9 @@ export interface Responses {
   'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
   'receiver.inbox': { entries: InboxEntry[] };
   'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };
+  'composer.send': { queued: boolean; state: ComposerState };
+  'composer.flush': ComposerState;
+  'composer.state': ComposerState;
 }
 
 export interface ContractError {
@@ -175,7 +186,24 @@ export type CoreEvent =
       changes: { deliveryId: number; messageId: number | null; status: string; attemptCount: number; nextAttemptAt: number | null; lastError: string | null }[];
     }
   | { type: 'receiver.received'; entries: InboxEntry[] }
-  | { type: 'settings.changed' };
+  | { type: 'settings.changed' }
+  /** The latest queue state of a source's composer client (older states in a batch are dropped). */
+  | { type: 'client.state'; sourceId: number; state: ComposerState };
+
+/** The composer client's queue, for display (the client library's ClientState). */
+export interface ComposerState {
+  queued: number;
+  queuedBytes: number;
+  nextFlushAt: number | null;
+  nextFlushInMs: number | null;
+  inFlightBatches: number;
+  inFlightMessages: number;
+  sent: number;
+  failed: number;
+  dropped: number;
+  lastResult: { ok: boolean; at: number; messages: number; status: number | null; attempts: number; durationMs: number; error: { code: string; message: string } | null } | null;
+  closed: boolean;
+}
 
 /** Events are coalesced to at most one send per this many ms. */
 export const EVENT_BATCH_MS = 30;

@@ -4,6 +4,7 @@ import { describeIssues, destinationSchema, type ConfigFile } from '../../shared
 import { OperationError } from './operation-error.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
+import { Composer } from './composer/composer.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
@@ -46,6 +47,8 @@ export interface Core {
   readonly delivery: DeliveryEngine;
   readonly ingestUrl: string;
   readonly receiver: BuiltinReceiver;
+  /** Sends messages built in the inspector through Sluice's client library. */
+  readonly composer: Composer;
   readonly dataDir: string;
   /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
   replay(request: unknown): Promise<{ deliveryIds: number[] }>;
@@ -139,6 +142,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     throw error;
   }
 
+  const composer = new Composer(ingest.url, sources, bus);
   delivery.kick(); // resume what was pending or retrying when Sluice last stopped
   const afterWrite = <T,>(result: T): T => {
     delivery.kick();
@@ -157,6 +161,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     dataDir: options.dataDir,
     ingestUrl: ingest.url,
     receiver,
+    composer,
     replay: (request) => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then(afterWrite),
     retryNow: (deliveryIds) =>
       pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => afterWrite(outcome.changed)),
@@ -180,6 +185,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
     close() {
       closing ??= (async () => {
+        await composer.close(); // its queue goes into the store before ingestion stops
         await ingest.close();
         await receiver.close();
         await delivery.close();

@@ -182,3 +182,33 @@ describe('headless host', () => {
     await ok.body.dump();
   });
 });
+
+describe('composer (the client library inside the app)', () => {
+  it('queues messages in the source\'s client, streams its queue state, and flushes them into the store', async () => {
+    const { core, ui } = await setup();
+    const api = await connect(apiUrl(ui));
+    const sourceId = core.sources.byName('web')!.id;
+    const sent = await api.call('composer.send', { sourceId, type: 'track', fields: { userId: 'u_c', event: 'Composed', properties: { n: 1 } } });
+    expect(sent).toMatchObject({ ok: true, value: { queued: true, state: { queued: 1, inFlightBatches: 0 } } });
+    expect((sent as any).value.state.nextFlushInMs).toBeGreaterThan(0); // batching is visible: waiting for flushAfter
+    await new Promise((r) => setTimeout(r, 100));
+    const states = api.events.flat().filter((e) => e.type === 'client.state');
+    expect(states.at(-1)).toMatchObject({ sourceId, state: { queued: 1 } });
+    expect(core.messages.list()).toEqual([]); // still queued in the client
+
+    const flushed = await api.call('composer.flush', { sourceId });
+    expect(flushed).toMatchObject({ ok: true, value: { queued: 0, sent: 1, lastResult: { ok: true, messages: 1, status: 200 } } });
+    const [stored] = core.messages.list();
+    expect(stored).toMatchObject({ type: 'track', event: 'Composed', userId: 'u_c', status: 'accepted' });
+    expect((core.messages.get(stored!.id)!.message!.context as any).library.name).toBe('sluice-client');
+  });
+
+  it('refuses an invalid message with the client\'s error code, and an unknown source', async () => {
+    const { core, ui } = await setup();
+    const api = await connect(apiUrl(ui));
+    const sourceId = core.sources.byName('web')!.id;
+    const invalid = await api.call('composer.send', { sourceId, type: 'track', fields: { userId: 'u' } });
+    expect(invalid).toMatchObject({ ok: false, error: { code: expect.any(String), message: expect.stringContaining('event') } });
+    expect(await api.call('composer.state', { sourceId: 999 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});

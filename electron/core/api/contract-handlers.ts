@@ -103,6 +103,9 @@ export function createHandlers(core: Core): Handlers {
       core.receiver.setBehaviour(hook, behaviour);
       return { hook, behaviour };
     },
+    'composer.send': ({ sourceId, type, fields }) => core.composer.send(sourceId, type, fields),
+    'composer.flush': ({ sourceId }) => core.composer.flush(sourceId),
+    'composer.state': ({ sourceId }) => core.composer.state(sourceId),
   };
 }
 

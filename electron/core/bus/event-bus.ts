@@ -1,6 +1,7 @@
 import type { DeliveryChange } from '../delivery/delivery-engine.ts';
 import type { CommittedRequest } from '../ingest/ingest-protocol.ts';
 import type { InboxEntry } from '../../../shared/receiver.ts';
+import type { ClientState } from '../client/index.ts';
 
 /** Everything the core announces. A state change is announced only after it is in the store. */
 export interface CoreEvents {
@@ -15,6 +16,8 @@ export interface CoreEvents {
   'receiver.received': InboxEntry[];
   /** Sources or destinations changed (stored). */
   'settings.changed': null;
+  /** The composer's client queue of a source changed. */
+  'client.state': { sourceId: number; state: ClientState };
 }
 
 type Listener<T> = (payload: T) => void;
