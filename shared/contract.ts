@@ -5,6 +5,7 @@
  * thrown strings. Events travel as batches on one stream.
  */
 import { z } from 'zod';
+import type { ClientState } from '../electron/core/client/queue-state.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
 import { deletionRequestSchema, messageFilterSchema, replayRequestSchema } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
@@ -190,20 +191,8 @@ export type CoreEvent =
   /** The latest queue state of a source's composer client (older states in a batch are dropped). */
   | { type: 'client.state'; sourceId: number; state: ComposerState };
 
-/** The composer client's queue, for display (the client library's ClientState). */
-export interface ComposerState {
-  queued: number;
-  queuedBytes: number;
-  nextFlushAt: number | null;
-  nextFlushInMs: number | null;
-  inFlightBatches: number;
-  inFlightMessages: number;
-  sent: number;
-  failed: number;
-  dropped: number;
-  lastResult: { ok: boolean; at: number; messages: number; status: number | null; attempts: number; durationMs: number; error: { code: string; message: string } | null } | null;
-  closed: boolean;
-}
+/** The composer client's queue, for display: the client library's own state snapshot. */
+export type ComposerState = ClientState;
 
 /** Events are coalesced to at most one send per this many ms. */
 export const EVENT_BATCH_MS = 30;
