@@ -147,6 +147,7 @@ export async function runDeliveryBench() {
       `delivery: ${MESSAGES} messages per round, one webhook, concurrency ${CONCURRENCY}, signed, receiver in its own process; ` +
         `${ROUNDS} interleaved rounds (a fresh store each)`,
     );
+    await baseline(sink.url); // warm-up (JIT, connections), not measured
     const raws: Awaited<ReturnType<typeof baseline>>[] = [];
     const ours: Awaited<ReturnType<typeof sluice>>[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
