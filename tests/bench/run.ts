@@ -5,11 +5,13 @@ import path from 'node:path';
 import { runClientBench } from './client.bench.ts';
 import { runDeliveryBench } from './delivery.bench.ts';
 import { runIngestBench } from './ingest.bench.ts';
+import { runUiBench } from './ui.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
   delivery: runDeliveryBench,
   client: runClientBench,
+  ui: runUiBench,
 };
 
 const wanted = process.argv.slice(2);
