@@ -82,7 +82,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         ? [`sources[${i}].writeKey: already the key of the stored source "${holder.name}"; rename that source in the config or use another key`]
         : [];
     });
-    if (clashes.length > 0) throw new ConfigError('--config', clashes);
+    if (clashes.length > 0) {
+      db.close();
+      throw new ConfigError('--config', clashes);
+    }
     for (const source of options.config.sources) sources.upsert(source, now);
     for (const destination of options.config.destinations) destinations.upsert(destination, now);
   }
