@@ -1,5 +1,6 @@
 // A real webhook receiver on 127.0.0.1:0 that records what arrives and answers as a test scripts it.
 import http from 'node:http';
+import { afterEach } from 'vitest';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -82,4 +83,17 @@ export async function startReceiver(tlsOptions?: { key: string; cert: string }):
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   receiver.url = `${tlsOptions ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return receiver;
+}
+
+/** A receiver factory for a test file: every receiver it starts is closed after each test. */
+export function receiversClosedAfterEach(): (tls?: { key: string; cert: string }) => Promise<Receiver> {
+  const open: Receiver[] = [];
+  afterEach(async () => {
+    for (const receiver of open.splice(0)) await receiver.close();
+  });
+  return async (tls) => {
+    const receiver = await startReceiver(tls);
+    open.push(receiver);
+    return receiver;
+  };
 }

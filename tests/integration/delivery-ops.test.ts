@@ -4,21 +4,14 @@ import { signBody, verifyAsSeedReceiver } from '../../shared/signature.ts';
 import { OperationError } from '../../electron/core/operation-error.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 
 let core: TestCore | undefined;
-const receivers: Receiver[] = [];
+const receiver = receiversClosedAfterEach();
 afterEach(async () => {
   await core?.dispose();
   core = undefined;
-  for (const r of receivers.splice(0)) await r.close();
 });
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 async function setup(hookUrl: string, extra: Record<string, unknown> = {}) {
   core = await startCore({

@@ -3,21 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAsSeedReceiver } from '../../shared/signature.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 
 let core: TestCore | undefined;
-const receivers: Receiver[] = [];
+const receiver = receiversClosedAfterEach();
 afterEach(async () => {
   await core?.dispose();
   core = undefined;
-  for (const r of receivers.splice(0)) await r.close();
 });
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 async function coreWith(destination: Partial<DestinationConfig> & { webhooks: DestinationConfig['webhooks'] }, extra = {}) {
   core = await startCore({

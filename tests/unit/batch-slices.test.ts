@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchElementSlices } from '../../electron/core/ingest/batch-slices.ts';
+import { nestingDepth, scanBatch } from '../../electron/core/ingest/batch-slices.ts';
+
+const batchElementSlices = (text: string) => scanBatch(text).slices;
 
 /** The element texts the scanner finds, checked against what JSON.parse sees. */
 function elements(text: string): string[] | null {
@@ -53,5 +55,21 @@ describe('batchElementSlices', () => {
       const text = JSON.stringify({ pre: value(1), batch, post: value(1) }, null, n % 3 === 0 ? 2 : undefined);
       expect(elements(text)!.map((e) => JSON.parse(e))).toEqual(batch);
     }
+  });
+});
+
+describe('nesting depth', () => {
+  it.each([
+    ['1', 0],
+    ['{}', 1],
+    ['{"a":[1,{"b":[]}]}', 4],
+    ['{"s":"[[[[{{{{"}', 1], // brackets inside strings do not count
+    ['{"s":"\\"[[["}', 1],
+  ])('%s nests %i deep', (text, depth) => {
+    expect(nestingDepth(text)).toBe(depth);
+  });
+
+  it('scanBatch reports the deepest nesting of the whole body', () => {
+    expect(scanBatch('{"batch":[{"a":{"b":[1]}}]}').maxDepth).toBe(5);
   });
 });

@@ -21,30 +21,10 @@ import {
 } from '../../renderer/src/store/model.ts';
 import { countdown, describeOutcome, errorLabel } from '../../renderer/src/store/outcome.ts';
 import { windowFor } from '../../renderer/src/components/virtual.ts';
+import { msg } from '../helpers/renderer-fixtures.ts';
 
 function delivery(id: number, status: string, extra: Partial<DeliverySummary> = {}): DeliverySummary {
   return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, skipReason: null, ...extra };
-}
-
-function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
-  return {
-    id,
-    sourceId: 1,
-    messageId: `m-${id}`,
-    type: 'track',
-    status: 'accepted',
-    rejectCode: null,
-    rejectReason: null,
-    origin: 'ingest',
-    userId: `u_${id}`,
-    anonymousId: null,
-    event: 'Order Completed',
-    receivedAt: 1_700_000_000_000 + id,
-    timestamp: null,
-    delivery: null,
-    deliveryCount: 0,
-    ...extra,
-  };
 }
 
 function change(deliveryId: number, messageId: number | null, status: string, attemptCount: number, extra: Partial<DeliveryChange> = {}): DeliveryChange {

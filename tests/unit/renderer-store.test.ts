@@ -3,27 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Channel, CoreEvent, MessageSummary, RequestOf, Responses, Result } from '../../shared/contract.ts';
 import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
 import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
-
-function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
-  return {
-    id,
-    sourceId: 1,
-    messageId: `m-${id}`,
-    type: 'track',
-    status: 'accepted',
-    rejectCode: null,
-    rejectReason: null,
-    origin: 'ingest',
-    userId: `u_${id}`,
-    anonymousId: null,
-    event: 'Order Completed',
-    receivedAt: 1_700_000_000_000 + id,
-    timestamp: null,
-    delivery: null,
-    deliveryCount: 0,
-    ...extra,
-  };
-}
+import { msg } from '../helpers/renderer-fixtures.ts';
 
 const pendingDelivery = (id: number) => ({ id, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, skipReason: null });
 

@@ -116,7 +116,3 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
-/** Just the slices (see scanBatch). */
-export function batchElementSlices(text: string): number[] | null {
-  return scanBatch(text).slices;
-}

@@ -1,8 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AttemptView } from '../../../shared/contract.ts';
-import type { DeliveryStatus } from '../ingest/ingest-protocol.ts';
+import type { DeliveryStatus, DeliveryTrigger } from '../ingest/ingest-protocol.ts';
 
-export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' | 'test';
 
 export interface Delivery {
   id: number;

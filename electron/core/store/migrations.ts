@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { transaction } from './database.ts';
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction; `PRAGMA user_version`
@@ -145,13 +146,12 @@ export function migrate(db: DatabaseSync): number {
   }
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
-    db.exec('BEGIN IMMEDIATE');
     try {
-      db.exec(migration.sql);
-      db.exec(`PRAGMA user_version = ${migration.version}`);
-      db.exec('COMMIT');
+      transaction(db, () => {
+        db.exec(migration.sql);
+        db.exec(`PRAGMA user_version = ${migration.version}`);
+      });
     } catch (error) {
-      db.exec('ROLLBACK');
       throw new Error(`schema migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
     }
   }

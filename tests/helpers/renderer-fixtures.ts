@@ -1,0 +1,23 @@
+import type { MessageSummary } from '../../shared/contract.ts';
+
+/** A list row as the core sends it, for renderer tests. */
+export function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
+  return {
+    id,
+    sourceId: 1,
+    messageId: `m-${id}`,
+    type: 'track',
+    status: 'accepted',
+    rejectCode: null,
+    rejectReason: null,
+    origin: 'ingest',
+    userId: `u_${id}`,
+    anonymousId: null,
+    event: 'Order Completed',
+    receivedAt: 1_700_000_000_000 + id,
+    timestamp: null,
+    delivery: null,
+    deliveryCount: 0,
+    ...extra,
+  };
+}
