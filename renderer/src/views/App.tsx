@@ -11,6 +11,8 @@ import { MessageDetailPane } from './MessageDetail.tsx';
 import { NavRail } from './NavRail.tsx';
 import { StreamList } from './StreamList.tsx';
 import { TopBar } from './TopBar.tsx';
+import { VIEWS } from './nav/registry.tsx';
+import { useView } from './nav/route.ts';
 
 const LIST_WIDTH_KEY = 'sluice.listWidth';
 
@@ -26,15 +28,21 @@ export function App({ transport }: { transport: string }) {
   const searchRef = useRef<HTMLInputElement>(null);
   const [sourceId, setSourceId] = useState<number | null>(null);
   const [listWidth, setListWidth] = useState(() => Number(localStorage.getItem(LIST_WIDTH_KEY)) || 560);
+  const view = useView();
+  const View = view === 'stream' ? undefined : VIEWS[view];
+  const streamShown = View === undefined;
 
   useEffect(() => {
     localStorage.setItem(LIST_WIDTH_KEY, String(listWidth));
   }, [listWidth]);
+  const streamShownRef = useRef(streamShown);
+  streamShownRef.current = streamShown;
 
   // Keys that work anywhere: / searches, Esc clears the filters, and the list's keys when nothing else has focus.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (!streamShownRef.current) return;
       const editable = isEditable(event.target);
       if (event.key === 'Escape') {
         if (editable && event.target !== searchRef.current) return;
@@ -79,14 +87,20 @@ export function App({ transport }: { transport: string }) {
             {problem}
           </p>
         ) : null}
-        <div className="panes">
-          <section className="list-pane" aria-label="Stream">
-            <FilterBar searchRef={searchRef} />
-            <StreamBody sourceId={sourceId} />
-          </section>
-          <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" />
-          <MessageDetailPane />
-        </div>
+        {View ? (
+          <div className="view-pane">
+            <View />
+          </div>
+        ) : (
+          <div className="panes">
+            <section className="list-pane" aria-label="Stream">
+              <FilterBar searchRef={searchRef} />
+              <StreamBody sourceId={sourceId} />
+            </section>
+            <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" />
+            <MessageDetailPane />
+          </div>
+        )}
       </div>
     </div>
   );

@@ -1,16 +1,20 @@
-/** The navigation rail. This build has the stream; the other views arrive with the next slices. */
-const ITEMS: { key: string; label: string; icon: string; ready: boolean }[] = [
-  { key: 'stream', label: 'Stream', icon: '≋', ready: true },
-  { key: 'destinations', label: 'Destinations', icon: '⇥', ready: false },
-  { key: 'sources', label: 'Sources', icon: '⇤', ready: false },
-  { key: 'composer', label: 'Composer', icon: '✎', ready: false },
-  { key: 'audiences', label: 'Audiences', icon: '◎', ready: false },
-  { key: 'deletions', label: 'Deletions', icon: '⌫', ready: false },
-  { key: 'receiver', label: 'Receiver', icon: '⇲', ready: false },
-  { key: 'settings', label: 'Settings', icon: '⚙', ready: false },
+import { VIEWS } from './nav/registry.tsx';
+import { navigate, useView, type ViewKey } from './nav/route.ts';
+
+/** The navigation rail: one button per view; a view not in the registry yet is shown disabled. */
+const ITEMS: { key: ViewKey; label: string; icon: string }[] = [
+  { key: 'stream', label: 'Stream', icon: '≋' },
+  { key: 'destinations', label: 'Destinations', icon: '⇥' },
+  { key: 'sources', label: 'Sources', icon: '⇤' },
+  { key: 'composer', label: 'Composer', icon: '✎' },
+  { key: 'audiences', label: 'Audiences', icon: '◎' },
+  { key: 'deletions', label: 'Deletions', icon: '⌫' },
+  { key: 'receiver', label: 'Receiver', icon: '⇲' },
+  { key: 'settings', label: 'Settings', icon: '⚙' },
 ];
 
 export function NavRail({ transport }: { transport: string }) {
+  const view = useView();
   return (
     <nav className="nav-rail" aria-label="Views">
       <div className="brand" title={`Sluice (${transport})`}>
@@ -18,14 +22,17 @@ export function NavRail({ transport }: { transport: string }) {
         <span className="brand-name">Sluice</span>
       </div>
       <ul>
-        {ITEMS.map((item) => (
+        {ITEMS.map((item) => {
+          const ready = item.key === 'stream' || VIEWS[item.key] !== undefined;
+          return (
           <li key={item.key}>
             <button
               type="button"
-              className={`nav-item${item.key === 'stream' ? ' active' : ''}`}
-              aria-current={item.key === 'stream' ? 'page' : undefined}
-              disabled={!item.ready}
-              title={item.ready ? item.label : `${item.label} — not in this build yet`}
+              className={`nav-item${item.key === view ? ' active' : ''}`}
+              aria-current={item.key === view ? 'page' : undefined}
+              disabled={!ready}
+              title={ready ? item.label : `${item.label} — not in this build yet`}
+              onClick={() => navigate(item.key)}
             >
               <span className="nav-icon" aria-hidden="true">
                 {item.icon}
@@ -33,7 +40,8 @@ export function NavRail({ transport }: { transport: string }) {
               <span className="nav-label">{item.label}</span>
             </button>
           </li>
-        ))}
+          );
+        })}
       </ul>
     </nav>
   );

@@ -1,0 +1,9 @@
+import type { ComponentType } from 'react';
+import type { ViewKey } from './route.ts';
+
+/**
+ * The views other than the stream (which App lays out itself). A view missing here shows as disabled
+ * in the rail. Each view lives in its own folder (`views/<key>/`) and takes no props: it reads the
+ * inspector through `useInspector()` and calls the core through `inspector.call(channel, request)`.
+ */
+export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> = {};
