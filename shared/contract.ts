@@ -44,6 +44,8 @@ export const requestSchemas = {
   'destinations.list': z.strictObject({}),
   'destinations.save': destinationSchema,
   'destinations.revealSecret': z.strictObject({ id }),
+  /** One signed test track message to this destination's webhooks, through the delivery engine; watch its `deliveries.changed`. */
+  'destinations.sendTest': z.strictObject({ id }),
   'deletions.create': deletionRequestSchema,
   'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional() }),
   'receiver.setBehaviour': z.strictObject({ hook: z.string().min(1).max(200), behaviour: receiverBehaviourSchema }),
@@ -163,6 +165,8 @@ export interface Responses {
   'destinations.list': { destinations: DestinationView[] };
   'destinations.save': DestinationView;
   'destinations.revealSecret': { secret: string | null };
+  /** The test delivery's id and the body it sends. */
+  'destinations.sendTest': { deliveryId: number; body: string };
   'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
   'receiver.inbox': { entries: InboxEntry[] };
   'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { replay } from './delivery/replay.ts';
+import { sendTestEvent } from './delivery/test-event.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { IngestPipeline } from './ingest/ingest-pipeline.ts';
 import type { Route } from './ingest/ingest-protocol.ts';
@@ -60,6 +61,8 @@ export interface Core {
   requestDeletion(request: unknown): Promise<DeletionResult>;
   /** Creates or replaces a destination (validated like the config file); applies to the next attempt. */
   saveDestination(config: unknown): Destination;
+  /** Sends one signed test track message to this destination's webhooks (a delivery with trigger `test`). */
+  sendTestEvent(destinationId: number): Promise<{ deliveryId: number; body: string }>;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -174,6 +177,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         return outcome.changed;
       }),
     requestDeletion: (request) => requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then(afterWrite),
+    sendTestEvent: (destinationId) => sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then(afterWrite),
     saveDestination(config) {
       const parsed = destinationSchema.safeParse(config);
       if (!parsed.success) throw new OperationError('invalid_destination', describeIssues(parsed.error).join('; '));

@@ -97,6 +97,7 @@ export function createHandlers(core: Core): Handlers {
       if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
       return { secret: destination.sharedSecret ?? null };
     },
+    'destinations.sendTest': ({ id }) => core.sendTestEvent(id),
     'deletions.create': (request) => core.requestDeletion(request),
     'receiver.inbox': ({ hook }) => ({ entries: core.receiver.inbox(hook) }),
     'receiver.setBehaviour': ({ hook, behaviour }) => {

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { webhookBody } from '../../../shared/webhook-body.ts';
+import type { Clock } from '../clock.ts';
+import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import { OperationError } from '../operation-error.ts';
+import type { DestinationsRepo } from '../store/destinations-repo.ts';
+
+export interface TestEventDeps {
+  destinations: DestinationsRepo;
+  writer: IngestPipeline;
+  clock: Clock;
+}
+
+/** The event name a test delivery carries, so a receiver can tell it from real traffic. */
+export const TEST_EVENT_NAME = 'Sluice Test Event';
+
+/**
+ * "Send test event": one track message, shaped by the destination's body shape, delivered to this
+ * destination only (not to the other destinations of its sources) by the delivery engine like any
+ * other delivery — signed with its secret, with its headers, retried, its attempts recorded. It is
+ * a delivery with trigger `test` and no stored message, so it does not show up in the stream.
+ */
+export async function sendTestEvent(deps: TestEventDeps, destinationId: number): Promise<{ deliveryId: number; body: string }> {
+  const destination = deps.destinations.list().find((d) => d.id === destinationId);
+  if (!destination) throw new OperationError('not_found', `there is no destination ${destinationId}; it may have been removed — reload the list`);
+  if (!destination.enabled) {
+    // A disabled destination's deliveries wait until it is enabled: the test would never be sent.
+    throw new OperationError('destination_disabled', `“${destination.name}” is disabled; enable it and save, then send the test event again`);
+  }
+  const now = deps.clock.now();
+  const message = {
+    type: 'track',
+    messageId: `sluice-test-${randomUUID()}`,
+    userId: 'sluice-test-user',
+    event: TEST_EVENT_NAME,
+    properties: { destination: destination.name, test: true },
+    context: { library: { name: 'sluice', version: '1' } },
+    timestamp: new Date(now).toISOString(),
+  };
+  const body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
+  const outcome = await deps.writer.write({
+    op: 'createDeliveries',
+    deliveries: [{ messageId: null, destinationId, trigger: 'test', replayOf: null, targetUrl: null, bodyOverride: body, due: now }],
+    now,
+  });
+  return { deliveryId: outcome.ids[0]!, body };
+}
