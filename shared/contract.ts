@@ -47,6 +47,8 @@ export const requestSchemas = {
   /** One signed test track message to this destination's webhooks, through the delivery engine; watch its `deliveries.changed`. */
   'destinations.sendTest': z.strictObject({ id }),
   'deletions.create': deletionRequestSchema,
+  /** The most recent deletion requests with their delete notifications (deliveries). */
+  'deletions.list': z.strictObject({ limit: z.number().int().min(1).max(500).default(100) }),
   'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional() }),
   'receiver.setBehaviour': z.strictObject({ hook: z.string().min(1).max(200), behaviour: receiverBehaviourSchema }),
   /** Queue a message in the source's client (Sluice's client library), as an app would. */
@@ -57,6 +59,11 @@ export const requestSchemas = {
   }),
   'composer.flush': z.strictObject({ sourceId: id }),
   'composer.state': z.strictObject({ sourceId: id }),
+  /**
+   * A handful of realistic messages through the source's composer client; when no enabled destination
+   * receives the source, first a "Built-in receiver" destination (signed) — reused on repeats.
+   */
+  'samples.send': z.strictObject({ sourceId: id }),
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -144,6 +151,17 @@ export interface DeliveryView extends DeliverySummary {
   attempts: AttemptView[];
 }
 
+/** A deletion request and its delete notifications, one per affected destination. */
+export interface DeletionRequestView {
+  id: number;
+  userId: string;
+  requestedAt: number;
+  purge: boolean;
+  sourceIds: number[];
+  purgedMessages: number;
+  deliveries: DeliveryView[];
+}
+
 export interface MessageDetail extends MessageSummary {
   /** Exactly as the client sent it. */
   raw: string;
@@ -168,11 +186,18 @@ export interface Responses {
   /** The test delivery's id and the body it sends. */
   'destinations.sendTest': { deliveryId: number; body: string };
   'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
+  'deletions.list': { requests: DeletionRequestView[] };
   'receiver.inbox': { entries: InboxEntry[] };
   'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };
   'composer.send': { queued: boolean; state: ComposerState };
   'composer.flush': ComposerState;
   'composer.state': ComposerState;
+  'samples.send': {
+    sent: number;
+    /** Set when the call created the built-in receiver destination or connected the source to it. */
+    destination: { id: number; name: string; hookUrl: string; created: boolean } | null;
+    state: ComposerState;
+  };
 }
 
 export interface ContractError {

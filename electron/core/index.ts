@@ -18,6 +18,7 @@ import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
+import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
@@ -36,6 +37,8 @@ export interface CoreOptions {
   webhookTimeoutMs?: number;
   /** Randomness for retry jitter and the receiver's random mix; tests make it exact. */
   random?: () => number;
+  /** The composer's client options (default: the client library's flushAt 20, flushAfter 5 s). */
+  composer?: { flushAt?: number; flushAfter?: number };
 }
 
 export interface Core {
@@ -45,6 +48,8 @@ export interface Core {
   readonly destinations: DestinationsRepo;
   readonly messages: MessagesRepo;
   readonly deliveries: DeliveriesRepo;
+  /** Deletion requests made so far (their notifications are deliveries). */
+  readonly deletionRequests: DeletionRequestsRepo;
   readonly delivery: DeliveryEngine;
   readonly ingestUrl: string;
   readonly receiver: BuiltinReceiver;
@@ -76,6 +81,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const destinations = new DestinationsRepo(db, sources);
   const messages = new MessagesRepo(db);
   const deliveries = new DeliveriesRepo(db);
+  const deletionRequests = new DeletionRequestsRepo(db);
 
   const now = clock.now();
   if (options.config) {
@@ -148,7 +154,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     throw error;
   }
 
-  const composer = new Composer(ingest.url, sources, bus);
+  const composer = new Composer(ingest.url, sources, bus, options.composer);
   delivery.kick(); // resume what was pending or retrying when Sluice last stopped
   const afterWrite = <T,>(result: T): T => {
     delivery.kick();
@@ -163,6 +169,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     destinations,
     messages,
     deliveries,
+    deletionRequests,
     delivery,
     dataDir: options.dataDir,
     ingestUrl: ingest.url,

@@ -11,6 +11,7 @@ import {
   type Result,
 } from '../../../shared/contract.ts';
 import { describeIssues } from '../../../shared/settings.ts';
+import { sendSamples } from '../composer/samples.ts';
 import type { Core } from '../index.ts';
 import { OperationError } from '../operation-error.ts';
 import type { Delivery } from '../store/deliveries-repo.ts';
@@ -99,6 +100,12 @@ export function createHandlers(core: Core): Handlers {
     },
     'destinations.sendTest': ({ id }) => core.sendTestEvent(id),
     'deletions.create': (request) => core.requestDeletion(request),
+    'deletions.list': ({ limit }) => ({
+      requests: core.deletionRequests.recent(limit).map((request) => ({
+        ...request,
+        deliveries: core.deliveries.forDeletionRequest(request.id).map((d) => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
+      })),
+    }),
     'receiver.inbox': ({ hook }) => ({ entries: core.receiver.inbox(hook) }),
     'receiver.setBehaviour': ({ hook, behaviour }) => {
       core.receiver.setBehaviour(hook, behaviour);
@@ -107,6 +114,17 @@ export function createHandlers(core: Core): Handlers {
     'composer.send': ({ sourceId, type, fields }) => core.composer.send(sourceId, type, fields),
     'composer.flush': ({ sourceId }) => core.composer.flush(sourceId),
     'composer.state': ({ sourceId }) => core.composer.state(sourceId),
+    'samples.send': ({ sourceId }) =>
+      sendSamples(
+        {
+          sources: core.sources,
+          destinations: core.destinations,
+          composer: core.composer,
+          hookUrl: (hook) => core.receiver.hookUrl(hook),
+          saveDestination: (config) => core.saveDestination(config),
+        },
+        sourceId,
+      ),
   };
 }
 
