@@ -7,15 +7,14 @@
 import { z } from 'zod';
 import type { ClientState } from '../electron/core/client/queue-state.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
-import { deletionRequestSchema, messageFilterSchema, replayRequestSchema } from './operations.ts';
+import { deletionRequestSchema, DELIVERY_STATUSES, messageFilterSchema, replayRequestSchema, type ReplayOutcome } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
 import { destinationSchema, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
 
 const id = z.number().int().positive();
 
-/** What a delivery can be; `none` in a filter means "no delivery at all" (no destination, rejected, duplicate). */
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
-export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
+/** What a delivery can be (defined beside the message filter that uses it). */
+export { DELIVERY_STATUSES, type DeliveryStatusName, type ReplayOutcome } from './operations.ts';
 
 /** Request schemas, one per channel. */
 export const requestSchemas = {
@@ -34,7 +33,10 @@ export const requestSchemas = {
      * come back shorter than `limit` with a `next` cursor to continue from.
      */
     delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
-  }),
+    /** receivedAt bounds, ms since epoch, inclusive (the stream's time range). */
+    from: z.number().int().nonnegative().optional(),
+    to: z.number().int().nonnegative().optional(),
+  }).refine((r) => r.from === undefined || r.to === undefined || r.from <= r.to, { message: 'from must not be after to', path: ['from'] }),
   /** Summaries of these messages (e.g. the ids of a `messages.stored` event), newest first; unknown ids are left out. */
   'messages.byIds': z.strictObject({ ids: z.array(id).min(1).max(5000) }),
   'messages.get': z.strictObject({ id }),
@@ -49,7 +51,8 @@ export const requestSchemas = {
   'deletions.create': deletionRequestSchema,
   /** The most recent deletion requests with their delete notifications (deliveries). */
   'deletions.list': z.strictObject({ limit: z.number().int().min(1).max(500).default(100) }),
-  'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional() }),
+  /** What the built-in receiver got (the newest `limit`, oldest first) and how each hook answers. */
+  'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional(), limit: z.number().int().min(1).max(10_000).optional() }),
   'receiver.setBehaviour': z.strictObject({ hook: z.string().min(1).max(200), behaviour: receiverBehaviourSchema }),
   /** Queue a message in the source's client (Sluice's client library), as an app would. */
   'composer.send': z.strictObject({
@@ -177,7 +180,8 @@ export interface Responses {
   'messages.list': { messages: MessageSummary[]; next: number | null };
   'messages.byIds': { messages: MessageSummary[] };
   'messages.get': MessageDetail;
-  'deliveries.replay': { deliveryIds: number[] };
+  /** A dry run (`dryRun: true`) only counts: `deliveryIds` is empty. */
+  'deliveries.replay': ReplayOutcome;
   'deliveries.retryNow': { changed: number };
   'deliveries.cancel': { changed: number };
   'destinations.list': { destinations: DestinationView[] };
@@ -187,7 +191,7 @@ export interface Responses {
   'destinations.sendTest': { deliveryId: number; body: string };
   'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
   'deletions.list': { requests: DeletionRequestView[] };
-  'receiver.inbox': { entries: InboxEntry[] };
+  'receiver.inbox': { entries: InboxEntry[]; behaviours: Record<string, ReceiverBehaviour> };
   'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };
   'composer.send': { queued: boolean; state: ComposerState };
   'composer.flush': ComposerState;

@@ -17,13 +17,12 @@ import { OperationError } from '../operation-error.ts';
 import type { Delivery } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { StoredMessage } from '../store/messages-repo.ts';
+import { STATUS_WEIGHT } from '../store/shown-delivery.ts';
 
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };
 
-/** Which delivery state a list row shows when a message has several (one per destination). */
-const STATUS_WEIGHT: Record<string, number> = { failed: 6, retrying: 5, pending: 4, cancelled: 3, delivered: 2, skipped: 1 };
 
 /** How many messages one `messages.list` call with a `delivery` filter reads at most, and per chunk. */
 const DELIVERY_SCAN_LIMIT = 20_000;
@@ -51,6 +50,8 @@ export function createHandlers(core: Core): Handlers {
         ...(request.status !== undefined ? { status: request.status } : {}),
         ...(request.sourceId !== undefined ? { sourceId: request.sourceId } : {}),
         ...(request.search ? { search: request.search } : {}),
+        ...(request.from !== undefined ? { from: request.from } : {}),
+        ...(request.to !== undefined ? { to: request.to } : {}),
       };
       const page = (beforeId: number | undefined, limit: number) =>
         summarize(core.messages.list({ ...query, limit, ...(beforeId !== undefined ? { beforeId } : {}) }));
@@ -106,7 +107,10 @@ export function createHandlers(core: Core): Handlers {
         deliveries: core.deliveries.forDeletionRequest(request.id).map((d) => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
       })),
     }),
-    'receiver.inbox': ({ hook }) => ({ entries: core.receiver.inbox(hook) }),
+    'receiver.inbox': ({ hook, limit }) => ({
+      entries: limit === undefined ? core.receiver.inbox(hook) : core.receiver.inbox(hook).slice(-limit),
+      behaviours: core.receiver.behaviours(),
+    }),
     'receiver.setBehaviour': ({ hook, behaviour }) => {
       core.receiver.setBehaviour(hook, behaviour);
       return { hook, behaviour };

@@ -73,6 +73,11 @@ export class BuiltinReceiver {
     return this.#behaviours.get(hook) ?? { mode: 'ok' };
   }
 
+  /** The hooks told to answer other than 200 (and any set back to it). */
+  behaviours(): Record<string, ReceiverBehaviour> {
+    return Object.fromEntries(this.#behaviours);
+  }
+
   setBehaviour(hook: string, behaviour: ReceiverBehaviour): void {
     this.#behaviours.set(hook, behaviour);
   }

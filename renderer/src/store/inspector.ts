@@ -86,6 +86,8 @@ export interface Inspector {
   /** Messages per second: call about once a second. */
   tick(): void;
   call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Result<Responses[C]>>;
+  /** Every batch of core events as it arrives, for views with their own live data (composer queue, receiver inbox). */
+  subscribe(listener: (events: CoreEvent[]) => void): () => void;
   dispose(): void;
 }
 
@@ -140,6 +142,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
   let wasOpen = false;
   let disposed = false;
   const offs: (() => void)[] = [];
+  const eventListeners = new Set<(events: CoreEvent[]) => void>();
 
   function beginRequest(): { id: number; seq: number } {
     const id = ++requestNumber;
@@ -226,6 +229,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
   }
 
   function onEvents(events: CoreEvent[]): void {
+    for (const listener of eventListeners) listener(events);
     for (const event of events) {
       switch (event.type) {
         case 'messages.stored':
@@ -393,6 +397,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       if (next !== getState().rate) setState({ rate: next });
     },
     call: (channel, request) => api.invoke(channel, request),
+    subscribe(listener) {
+      eventListeners.add(listener);
+      return () => eventListeners.delete(listener);
+    },
     dispose() {
       disposed = true;
       clearTimeout(detailTimer);
