@@ -1,17 +1,13 @@
-import { useState } from 'react';
+import { ClientSnippets } from '../components/ClientSnippets.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
-import { clientSnippets } from '../lib/snippets.ts';
 import { useInspector, useInspectorState } from '../store/react.ts';
 
 /** The stream with no messages: what to send, where, with which key — ready to paste. */
 export function EmptyState({ sourceId }: { sourceId: number | null }) {
   const info = useInspectorState((s) => s.info);
-  const [tab, setTab] = useState('analytics-node');
   if (!info) return <div className="empty" aria-busy="true" />;
   const source = info.sources.find((s) => s.id === sourceId) ?? info.sources[0];
   const writeKey = source?.writeKey ?? 'YOUR_WRITE_KEY';
-  const snippets = clientSnippets(info.ingestUrl, writeKey);
-  const current = snippets.find((s) => s.id === tab) ?? snippets[0]!;
   return (
     <section className="empty" aria-labelledby="empty-title">
       <h2 id="empty-title">No messages yet</h2>
@@ -29,22 +25,7 @@ export function EmptyState({ sourceId }: { sourceId: number | null }) {
           <code>{writeKey}</code> <CopyButton text={writeKey} label="Copy write key for the snippet" />
         </dd>
       </dl>
-      <div className="snippet-tabs" role="group" aria-label="Client snippets">
-        {snippets.map((s) => (
-          <button key={s.id} type="button" className={`btn btn-small${s.id === current.id ? ' on' : ''}`} aria-pressed={s.id === current.id} onClick={() => setTab(s.id)}>
-            {s.title}
-          </button>
-        ))}
-      </div>
-      <div className="snippet">
-        <div className="snippet-head">
-          <span>{current.title}</span>
-          <CopyButton text={current.code} label={`Copy ${current.title} snippet`} />
-        </div>
-        <pre aria-label={`${current.title} snippet`}>
-          <code>{current.code}</code>
-        </pre>
-      </div>
+      <ClientSnippets ingestUrl={info.ingestUrl} writeKey={writeKey} />
       <p className="hint">
         Webhook destinations, with their URLs and shared secret, come from <code>sluice serve --config</code>. A destination pointed at the
         built-in receiver (<code>{info.receiverUrl}/hooks/demo</code>) shows a signed delivery end to end.
