@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
 import { webhookUrlSchema } from './settings.ts';
 
+/** What a delivery can be; `none` in a filter means "no delivery at all" (no destination, rejected, duplicate). */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
+export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
+
 /** Which stored messages an operation applies to. */
 export const messageFilterSchema = z.strictObject({
   type: z.enum(MESSAGE_TYPES).optional(),
@@ -13,6 +17,10 @@ export const messageFilterSchema = z.strictObject({
   /** receivedAt range, ms since epoch, inclusive. */
   from: z.number().optional(),
   to: z.number().optional(),
+  /** userId, anonymousId, event name or messageId contains this (the stream's search). */
+  search: z.string().max(200).optional(),
+  /** The delivery state the message's row shows (its most telling delivery), or `none` for no delivery. */
+  delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
 });
 export type MessageFilter = z.infer<typeof messageFilterSchema>;
 
@@ -28,6 +36,8 @@ export const replayRequestSchema = z
     targetUrl: webhookUrlSchema.optional(),
     /** An edited body to send instead (one message only); it is re-signed. */
     body: z.record(z.string(), z.unknown()).optional(),
+    /** Only count what would be replayed (for a confirmation); nothing is created. */
+    dryRun: z.boolean().optional(),
   })
   .superRefine((request, ctx) => {
     const ways = [request.messageIds, request.filter, request.allFailed].filter((w) => w !== undefined).length;
@@ -37,6 +47,21 @@ export const replayRequestSchema = z
     }
   });
 export type ReplayRequest = z.infer<typeof replayRequestSchema>;
+
+/** What a replay created (or, for a dry run, would create). */
+export interface ReplayOutcome {
+  /** The new deliveries; empty for a dry run. */
+  deliveryIds: number[];
+  /** Messages replayed (a notification without a message, e.g. a deletion's, counts as none). */
+  messages: number;
+  /** Deliveries replayed: one per message and destination. */
+  deliveries: number;
+  /** Messages a filter matched that cannot be replayed: rejected ones, and ones whose source has no enabled destination. */
+  leftOut: { rejected: number; noDestination: number };
+}
+
+/** A filter replay covers at most this many messages; more is refused with a hint to narrow it. */
+export const REPLAY_FILTER_MAX = 10_000;
 
 export const deletionRequestSchema = z.strictObject({
   userId: z.string().min(1, 'must not be empty').max(1024),

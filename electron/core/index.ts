@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import { describeIssues, destinationSchema, type ConfigFile } from '../../shared/settings.ts';
+import type { ReplayOutcome } from '../../shared/operations.ts';
 import { OperationError } from './operation-error.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
@@ -57,7 +58,7 @@ export interface Core {
   readonly composer: Composer;
   readonly dataDir: string;
   /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
-  replay(request: unknown): Promise<{ deliveryIds: number[] }>;
+  replay(request: unknown): Promise<ReplayOutcome>;
   /** Moves retrying deliveries' next attempt to now. */
   retryNow(deliveryIds: number[]): Promise<number>;
   /** Cancels pending or retrying deliveries. */

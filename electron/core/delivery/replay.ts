@@ -1,4 +1,4 @@
-import { replayRequestSchema, type ReplayRequest } from '../../../shared/operations.ts';
+import { REPLAY_FILTER_MAX, replayRequestSchema, type ReplayOutcome, type ReplayRequest } from '../../../shared/operations.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import type { Clock } from '../clock.ts';
 import type { NewDelivery } from '../ingest/ingest-protocol.ts';
@@ -20,9 +20,10 @@ export interface ReplayDeps {
  * Replays messages as new deliveries (trigger "replay", linked to the delivery they repeat), each
  * with its own attempts: one message, a filtered set, or every failed delivery; through a
  * destination's webhooks or to a URL given for this replay; optionally with an edited body, which
- * is signed like any other.
+ * is signed like any other. Listed messages must all be replayable; a filter's rejected messages
+ * and messages without an enabled destination are left out and counted. A dry run only counts.
  */
-export async function replay(deps: ReplayDeps, input: unknown): Promise<{ deliveryIds: number[] }> {
+export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOutcome> {
   const parsed = replayRequestSchema.safeParse(input);
   if (!parsed.success) throw new OperationError('invalid_replay', describeIssues(parsed.error).join('; '));
   const request: ReplayRequest = parsed.data;
@@ -36,6 +37,7 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<{ delive
   const bodyOverride = request.body ? JSON.stringify(request.body) : null;
   const targetUrl = request.targetUrl ?? null;
   const planned: NewDelivery[] = [];
+  const leftOut = { rejected: 0, noDestination: 0 };
 
   if (request.allFailed) {
     for (const failed of deps.deliveries.withStatus('failed')) {
@@ -51,16 +53,27 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<{ delive
       });
     }
   } else {
-    const ids = request.messageIds ?? deps.messages.findIds(request.filter!);
+    const ids = request.messageIds ?? deps.messages.findIds(request.filter!, REPLAY_FILTER_MAX + 1);
+    if (ids.length > REPLAY_FILTER_MAX) {
+      throw new OperationError(
+        'too_many',
+        `more than ${REPLAY_FILTER_MAX.toLocaleString('en')} messages match; replay at most ${REPLAY_FILTER_MAX.toLocaleString('en')} at a time — narrow the filters, e.g. with a time range`,
+      );
+    }
     for (const id of ids) {
       const message = deps.messages.byIds([id])[0];
       if (!message) throw new OperationError('unknown_message', `there is no message ${id}`);
       if (message.status === 'rejected') {
         if (request.messageIds) throw new OperationError('not_replayable', `message ${id} was rejected (${message.rejectReason}); fix it and send it again`);
+        leftOut.rejected++;
         continue;
       }
       const through = chosen ? [chosen] : destinations.filter((d) => d.enabled && d.sourceIds.includes(message.sourceId));
       if (through.length === 0) {
+        if (request.filter) {
+          leftOut.noDestination++;
+          continue;
+        }
         throw new OperationError(
           'no_destination',
           `message ${id}'s source has no enabled destination; choose one (destinationId) to sign and shape the replay`,
@@ -80,7 +93,12 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<{ delive
       }
     }
   }
-  if (planned.length === 0) return { deliveryIds: [] };
+  const counts = {
+    messages: new Set(planned.flatMap((d) => (d.messageId === null ? [] : [d.messageId]))).size,
+    deliveries: planned.length,
+    leftOut,
+  };
+  if (planned.length === 0 || request.dryRun) return { deliveryIds: [], ...counts };
   const outcome = await deps.writer.write({ op: 'createDeliveries', deliveries: planned, now });
-  return { deliveryIds: outcome.ids };
+  return { deliveryIds: outcome.ids, ...counts };
 }

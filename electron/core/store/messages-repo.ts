@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
 import type { MessageFilter } from '../../../shared/operations.ts';
 import { normalizeMessage, type BatchEnvelope } from '../ingest/normalize.ts';
+import { shownDeliverySql } from './shown-delivery.ts';
 
 export type MessageOrigin = 'ingest' | 'client' | 'audience';
 
@@ -86,7 +87,16 @@ export interface ListMessagesQuery {
   type?: string;
   /** userId, anonymousId, event or messageId contains this. */
   search?: string;
+  /** receivedAt bounds, ms since epoch, inclusive. */
+  from?: number;
+  to?: number;
 }
+
+/**
+ * A time range holding fewer rows than this is read through the received_at index and sorted; a
+ * bigger one is read newest first by id, where its rows are dense enough to fill a page quickly.
+ */
+const INDEXED_RANGE_MAX = 10_000;
 
 /** Read side of the messages table. Writes go through the ingest worker's group commit. */
 export class MessagesRepo {
@@ -144,31 +154,40 @@ export class MessagesRepo {
     if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
     if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
     if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
-    if (query.search) {
-      const like = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(
-        "(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')",
-      );
-      params.push(like, like, like, like);
-    }
-    const sql = `SELECT ${COLUMNS} FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY m.id DESC LIMIT ?`;
+    if (query.search) searchClause(query.search, where, params);
+    const timed = timeClause(query, where, params);
+    const indexed = timed && this.#rangeIsSmall(query);
+    const sql = `SELECT ${COLUMNS} FROM messages m ${indexed ? 'INDEXED BY messages_received' : ''}
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id DESC LIMIT ?`;
     params.push(Math.min(Math.max(query.limit ?? 100, 1), 10_000));
     return (this.#db.prepare(sql).all(...params) as unknown as MessageRow[]).map(fromRow);
+  }
+
+  /** Whether the time range (below `beforeId`) holds fewer than INDEXED_RANGE_MAX rows; counted on the index, capped. */
+  #rangeIsSmall(query: ListMessagesQuery): boolean {
+    const where: string[] = [];
+    const params: number[] = [];
+    timeClause(query, where, params);
+    if (query.beforeId !== undefined) (where.push('m.id < ?'), params.push(query.beforeId));
+    const { n } = this.#db
+      .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM messages m INDEXED BY messages_received WHERE ${where.join(' AND ')} LIMIT ?)`)
+      .get(...params, INDEXED_RANGE_MAX) as { n: number };
+    return n < INDEXED_RANGE_MAX;
   }
 
   /** Ids of the messages matching `filter`, oldest first. */
   findIds(filter: MessageFilter, limit = 10_000): number[] {
     const where: string[] = [];
     const params: (string | number)[] = [];
-    if (filter.type) (where.push('type = ?'), params.push(filter.type));
-    if (filter.event) (where.push('event = ?'), params.push(filter.event));
-    if (filter.userId) (where.push('(user_id = ? OR anonymous_id = ?)'), params.push(filter.userId, filter.userId));
-    if (filter.status) (where.push('status = ?'), params.push(filter.status));
-    if (filter.sourceId !== undefined) (where.push('source_id = ?'), params.push(filter.sourceId));
-    if (filter.from !== undefined) (where.push('received_at >= ?'), params.push(filter.from));
-    if (filter.to !== undefined) (where.push('received_at <= ?'), params.push(filter.to));
-    const sql = `SELECT id FROM messages ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`;
+    if (filter.type) (where.push('m.type = ?'), params.push(filter.type));
+    if (filter.event) (where.push('m.event = ?'), params.push(filter.event));
+    if (filter.userId) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
+    if (filter.status) (where.push('m.status = ?'), params.push(filter.status));
+    if (filter.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(filter.sourceId));
+    if (filter.search) searchClause(filter.search, where, params);
+    timeClause(filter, where, params);
+    if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
+    const sql = `SELECT m.id FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id LIMIT ?`;
     return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
   }
 
@@ -190,4 +209,20 @@ export class MessagesRepo {
     for (const row of rows) counts[row.status] = row.n;
     return counts;
   }
+}
+
+/** userId, anonymousId, event or messageId contains `search` (LIKE, its wildcards escaped). */
+function searchClause(search: string, where: string[], params: (string | number)[]): void {
+  const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  where.push(
+    "(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')",
+  );
+  params.push(like, like, like, like);
+}
+
+/** receivedAt bounds; true when there is one. */
+function timeClause(range: { from?: number | undefined; to?: number | undefined }, where: string[], params: (string | number)[]): boolean {
+  if (range.from !== undefined) (where.push('m.received_at >= ?'), params.push(range.from));
+  if (range.to !== undefined) (where.push('m.received_at <= ?'), params.push(range.to));
+  return range.from !== undefined || range.to !== undefined;
 }

@@ -134,6 +134,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       );
     `,
   },
+  {
+    version: 3,
+    name: 'messages by time received',
+    sql: `
+      -- The stream's time-range filter and time-bounded replays. received_at grows with arrival, so
+      -- each insert appends to the right edge of this index: a small cost on the ingest path.
+      CREATE INDEX messages_received ON messages (received_at);
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {
