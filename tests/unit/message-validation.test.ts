@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conformsToSchema, incomingMessageSchema, validateMessage } from '../../shared/messages.ts';
+import { conformsToSchema, findRejection, incomingMessageSchema, validateMessage } from '../../shared/messages.ts';
 
 describe('validateMessage', () => {
   it.each([
@@ -43,20 +43,48 @@ describe('validateMessage', () => {
 
   // The hand-written hot-path check must say exactly what the zod schema says.
   it('conformsToSchema agrees with the zod schema on generated messages', () => {
-    let seed = 11;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const pick = <T,>(values: T[]): T => values[Math.floor(rand() * values.length)]!;
-    const anyValue = () =>
-      pick<unknown>([undefined, null, '', 'x', 'y'.repeat(1025), 0, 1.5, Number.NaN, true, {}, { a: 1 }, [], ['a'], '2026-01-01T00:00:00.000Z', 'not a date']);
-    const fields = ['messageId', 'userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'sentAt', 'event', 'name', 'category', 'properties', 'traits', 'groupId', 'previousId'];
     let agreed = 0;
-    for (let n = 0; n < 5000; n++) {
-      const message: Record<string, unknown> = { type: pick(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete', 5, undefined]) };
-      for (const field of fields) if (rand() < 0.25) message[field] = anyValue();
+    for (const message of generatedMessages(5000)) {
       const zod = incomingMessageSchema.safeParse(message).success;
       expect({ message, verdict: conformsToSchema(message) }).toEqual({ message, verdict: zod });
       if (zod) agreed++;
     }
     expect(agreed).toBeGreaterThan(100); // the generator reaches the accepting side too
   });
+
+  // The client library validates with findRejection (no zod): its verdicts must be ingestion's.
+  it('findRejection gives the code, and names the field, that validateMessage (zod) gives', () => {
+    const seen = new Set<string>();
+    for (const message of generatedMessages(5000, 7)) {
+      const zod = validateMessage(message);
+      const hand = findRejection(message);
+      const field = (r: { message: string } | null | undefined) => /^"(\w+)"/.exec(r?.message ?? '')?.[1] ?? null;
+      const expected = zod.ok ? null : { code: zod.rejection.code, field: field(zod.rejection) };
+      expect({ message, verdict: hand && { code: hand.code, field: field(hand) } }).toEqual({ message, verdict: expected });
+      if (!zod.ok) {
+        expect(hand!.message).toMatch(zod.rejection.code === 'invalid_field' ? /^"\w+" must be / : /./);
+        if (zod.rejection.code !== 'invalid_field') expect(hand!.message).toBe(zod.rejection.message);
+      }
+      seen.add(zod.ok ? 'ok' : zod.rejection.code);
+    }
+    // The generator reaches every verdict.
+    expect([...seen].sort()).toEqual(
+      ['invalid_field', 'invalid_timestamp', 'invalid_type', 'missing_event', 'missing_group_id', 'missing_previous_id', 'missing_user', 'ok'],
+    );
+    expect(findRejection([1])?.code).toBe('invalid_message');
+  });
 });
+
+/** Messages of every type (and some of none), each field present at random with a random, often wrong, value. */
+function generatedMessages(count: number, seed = 11): Record<string, unknown>[] {
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = <T,>(values: T[]): T => values[Math.floor(rand() * values.length)]!;
+  const anyValue = () =>
+    pick<unknown>([undefined, null, '', 'x', 'y'.repeat(1025), 0, 1.5, Number.NaN, true, {}, { a: 1 }, [], ['a'], '2026-01-01T00:00:00.000Z', 'not a date']);
+  const fields = ['messageId', 'userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'sentAt', 'event', 'name', 'category', 'properties', 'traits', 'groupId', 'previousId'];
+  return Array.from({ length: count }, () => {
+    const message: Record<string, unknown> = { type: pick(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete', 5, undefined]) };
+    for (const field of fields) if (rand() < 0.25) message[field] = anyValue();
+    return message;
+  });
+}

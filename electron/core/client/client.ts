@@ -1,4 +1,4 @@
-import type { MessageType } from '../../../shared/messages.ts';
+import type { MessageType } from '../../../shared/message-rules.ts';
 import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import { backoffDelay } from './backoff.ts';
 import { BatchBody, BodyBuffers, ENVELOPE_BYTES, nextBatch } from './batch-splitter.ts';

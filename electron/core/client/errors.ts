@@ -1,4 +1,4 @@
-import type { RejectCode } from '../../../shared/messages.ts';
+import type { RejectCode } from '../../../shared/message-rules.ts';
 
 /**
  * Why a message was not queued or not delivered.

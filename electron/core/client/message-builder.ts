@@ -1,6 +1,6 @@
 import { messageId } from './message-id.ts';
 import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
-import { validateMessage, type MessageType } from '../../../shared/messages.ts';
+import { findRejection, type MessageType } from '../../../shared/message-rules.ts';
 import { ClientError } from './errors.ts';
 import { LIBRARY } from './version.ts';
 
@@ -139,9 +139,9 @@ export function buildMessage<T extends MessageType>(type: T, params: ParamsByTyp
   message.context = { ...(p.context as Loose | undefined), library: LIBRARY };
   message.integrations = p.integrations;
 
-  const verdict = validateMessage(message);
-  if (!verdict.ok) {
-    const { code, message: reason } = verdict.rejection;
+  const rejection = findRejection(message);
+  if (rejection) {
+    const { code, message: reason } = rejection;
     throw new ClientError(code, `${type}: ${reason.startsWith(`${type} `) ? reason.slice(type.length + 1) : reason}`);
   }
   let json: string;

@@ -8,6 +8,13 @@ import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
  */
 const CHUNK_BYTES = 512 * 1024;
 
+/**
+ * Emptied chunks kept for reuse (4 MiB). Under back-pressure the queue swings between its limit and
+ * half of it, a few chunks each way: with only one kept, every swing dropped the others for the
+ * garbage collector, which frees memory outside the heap only after tens of MB have piled up.
+ */
+const SPARE_CHUNKS = 8;
+
 interface Chunk {
   buffer: Buffer;
   /** Where the next message is written. */
@@ -28,8 +35,9 @@ export class MessageQueue {
   readonly maxCount: number;
   readonly maxBytes: number;
   #chunks: Chunk[] = [];
-  /** One emptied chunk kept for reuse, so a steady stream does not allocate. */
-  #spare: Buffer | null = null;
+  /** Emptied chunks kept for reuse, so a steady stream does not allocate. */
+  readonly #spares: Buffer[] = [];
+  #chunksAllocated = 0;
   readonly #sizes: Int32Array;
   #length = 0;
   #bytes = 0;
@@ -48,6 +56,11 @@ export class MessageQueue {
   /** Sum of the queued messages' UTF-8 sizes. */
   get bytes(): number {
     return this.#bytes;
+  }
+
+  /** Storage chunks allocated so far (reused ones are not counted again): how much the queue churns memory. */
+  get chunksAllocated(): number {
+    return this.#chunksAllocated;
   }
 
   /** Sequence number of the oldest queued message (= `nextSeq` when empty). */
@@ -80,8 +93,7 @@ export class MessageQueue {
     if (this.#length >= this.maxCount) throw new RangeError('the queue is full');
     let chunk = this.#chunks[this.#chunks.length - 1];
     if (!chunk || chunk.writeOffset + bytes + 1 > chunk.buffer.length) {
-      const buffer = this.#spare ?? Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, bytes + 1));
-      this.#spare = null;
+      const buffer = this.#spares.pop() ?? this.#allocate(Math.max(CHUNK_BYTES, bytes + 1));
       chunk = { buffer, writeOffset: 0, readOffset: 0, written: 0, read: 0 };
       this.#chunks.push(chunk);
     }
@@ -130,6 +142,11 @@ export class MessageQueue {
       return;
     }
     this.#chunks.shift();
-    if (chunk.buffer.length === CHUNK_BYTES) this.#spare = chunk.buffer;
+    if (chunk.buffer.length === CHUNK_BYTES && this.#spares.length < SPARE_CHUNKS) this.#spares.push(chunk.buffer);
+  }
+
+  #allocate(size: number): Buffer {
+    this.#chunksAllocated++;
+    return Buffer.allocUnsafeSlow(size);
   }
 }
