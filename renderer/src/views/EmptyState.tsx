@@ -1,6 +1,7 @@
 import { ClientSnippets } from '../components/ClientSnippets.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { useInspector, useInspectorState } from '../store/react.ts';
+import { SampleEventsButton } from './composer/SampleEventsButton.tsx';
 
 /** The stream with no messages: what to send, where, with which key — ready to paste. */
 export function EmptyState({ sourceId }: { sourceId: number | null }) {
@@ -25,6 +26,7 @@ export function EmptyState({ sourceId }: { sourceId: number | null }) {
           <code>{writeKey}</code> <CopyButton text={writeKey} label="Copy write key for the snippet" />
         </dd>
       </dl>
+      <SampleEventsButton sourceId={source?.id ?? null} />
       <ClientSnippets ingestUrl={info.ingestUrl} writeKey={writeKey} />
       <p className="hint">
         Webhook destinations, with their URLs and shared secret, come from <code>sluice serve --config</code>. A destination pointed at the

@@ -1,9 +1,16 @@
 import type { ComponentType } from 'react';
 import type { ViewKey } from './route.ts';
+import { ComposerView } from '../composer/ComposerView.tsx';
+import { DeletionsView } from '../deletions/DeletionsView.tsx';
+import { ReceiverView } from '../receiver/ReceiverView.tsx';
 
 /**
  * The views other than the stream (which App lays out itself). A view missing here shows as disabled
  * in the rail. Each view lives in its own folder (`views/<key>/`) and takes no props: it reads the
  * inspector through `useInspector()` and calls the core through `inspector.call(channel, request)`.
  */
-export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> = {};
+export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> = {
+  composer: ComposerView,
+  receiver: ReceiverView,
+  deletions: DeletionsView,
+};

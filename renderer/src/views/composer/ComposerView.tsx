@@ -1,0 +1,227 @@
+import { useId, useState } from 'react';
+import { FIELDS_BY_TYPE, TEMPLATES, templateById } from '../../../../shared/composer-templates.ts';
+import { MESSAGE_TYPES, type MessageType } from '../../../../shared/messages.ts';
+import { clockTime } from '../../lib/format.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
+import {
+  emptyForm,
+  errorField,
+  explainClientError,
+  FIELD_LABELS,
+  fieldsToSend,
+  formFromTemplate,
+  JSON_FIELDS,
+  jsonErrors,
+  switchType,
+  type ComposerForm,
+  type FieldErrors,
+  type FormField,
+} from './composer-form.ts';
+import { QueuePanel } from './QueuePanel.tsx';
+import { useComposerQueue } from './use-composer-queue.ts';
+
+const PLACEHOLDERS: Partial<Record<FormField, string>> = {
+  userId: 'u_123',
+  anonymousId: 'anon_9f2c',
+  event: 'Order Completed',
+  name: 'Pricing',
+  category: 'Marketing',
+  properties: '{"plan": "pro"}',
+  traits: '{"email": "ada@example.com"}',
+  groupId: 'acme',
+  previousId: 'anon_9f2c',
+};
+
+interface Sent {
+  at: number;
+  type: MessageType;
+  what: string;
+}
+
+/**
+ * Builds identify/track/page/screen/group/alias messages and sends them through Sluice's client
+ * library (the core's composer), beside the client's live queue.
+ */
+export function ComposerView() {
+  const inspector = useInspector();
+  const sources = useInspectorState((s) => s.info?.sources ?? null);
+  const [chosenSource, setChosenSource] = useState<number | null>(null);
+  const sourceId = chosenSource ?? sources?.[0]?.id ?? null;
+  const [form, setForm] = useState<ComposerForm>(() => formFromTemplate(templateById('order-completed')!));
+  const [templateId, setTemplateId] = useState('order-completed');
+  const [sendErrors, setSendErrors] = useState<FieldErrors>({});
+  const [sending, setSending] = useState(false);
+  const [sent, setSent] = useState<Sent[]>([]);
+  const { queue, error: queueError, replace } = useComposerQueue(sourceId);
+  const typing = jsonErrors(form);
+  const errors: FieldErrors = { ...sendErrors, ...typing };
+  const base = useId();
+
+  const edit = (patch: Partial<ComposerForm>) => {
+    setForm((f) => ({ ...f, ...patch }));
+    setSendErrors({});
+  };
+
+  const send = async () => {
+    if (sourceId === null) return;
+    const built = fieldsToSend(form);
+    if (!built.ok) {
+      setSendErrors(built.errors);
+      return;
+    }
+    setSending(true);
+    const result = await inspector.call('composer.send', { sourceId, type: form.type, fields: built.fields });
+    setSending(false);
+    if (!result.ok) {
+      const { code, message } = result.error;
+      setSendErrors({ [errorField(code, message)]: explainClientError(code, message) });
+      return;
+    }
+    setSendErrors({});
+    replace(result.value.state);
+    const what = form.event || form.name || form.groupId || form.previousId || form.userId || form.anonymousId;
+    setSent((list) => [{ at: Date.now(), type: form.type, what }, ...list].slice(0, 8));
+  };
+
+  const flush = async (): Promise<string | null> => {
+    if (sourceId === null) return null;
+    const result = await inspector.call('composer.flush', { sourceId });
+    if (!result.ok) return `Flush failed: ${result.error.message}`;
+    replace(result.value);
+    return null;
+  };
+
+  return (
+    <section className="tool-view composer" aria-labelledby="composer-title">
+      <header className="tool-view-head">
+        <h2 id="composer-title">Composer</h2>
+        <p className="hint">
+          Build a message and send it through Sluice’s client library into Sluice’s own endpoint, as an app would. It shows up in the stream
+          and is delivered like any other.
+        </p>
+      </header>
+      <div className="composer-grid">
+        <form
+          className="composer-form"
+          aria-label="Message"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void send();
+          }}
+        >
+          <div className="toolbar">
+            <label className="field">
+              <span className="field-label">Source</span>
+              <select value={sourceId ?? ''} onChange={(e) => setChosenSource(Number(e.target.value))} disabled={!sources}>
+                {(sources ?? []).map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.name} ({s.writeKey})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="field">
+              <span className="field-label">Template</span>
+              <select
+                value={templateId}
+                onChange={(e) => {
+                  const template = templateById(e.target.value);
+                  setTemplateId(e.target.value);
+                  setSendErrors({});
+                  setForm(template ? formFromTemplate(template) : emptyForm(form.type));
+                }}
+              >
+                <option value="">Blank {form.type}</option>
+                {MESSAGE_TYPES.map((type) => (
+                  <optgroup key={type} label={type}>
+                    {TEMPLATES.filter((t) => t.type === type).map((t) => (
+                      <option key={t.id} value={t.id}>
+                        {t.label}
+                      </option>
+                    ))}
+                  </optgroup>
+                ))}
+              </select>
+            </label>
+          </div>
+          <div className="segmented composer-types" role="group" aria-label="Message type">
+            {MESSAGE_TYPES.map((type) => (
+              <button
+                key={type}
+                type="button"
+                className="btn btn-small"
+                aria-pressed={form.type === type}
+                onClick={() => {
+                  if (form.type === type) return;
+                  setTemplateId('');
+                  setSendErrors({});
+                  setForm(switchType(form, type));
+                }}
+              >
+                {type}
+              </button>
+            ))}
+          </div>
+          {FIELDS_BY_TYPE[form.type].map((field) => {
+            const id = `${base}-${field}`;
+            const error = errors[field];
+            const common = {
+              id,
+              value: form[field],
+              placeholder: PLACEHOLDERS[field],
+              'aria-invalid': error ? true : undefined,
+              'aria-describedby': error ? `${id}-error` : undefined,
+              spellCheck: false,
+            } as const;
+            return (
+              <div key={field} className={`field composer-field${JSON_FIELDS.includes(field) ? ' composer-json' : ''}`}>
+                <label className="field-label" htmlFor={id}>
+                  {FIELD_LABELS[field]}
+                </label>
+                {JSON_FIELDS.includes(field) ? (
+                  <textarea {...common} rows={8} onChange={(e) => edit({ [field]: e.target.value })} />
+                ) : (
+                  <input {...common} type="text" autoComplete="off" onChange={(e) => edit({ [field]: e.target.value })} />
+                )}
+                <p id={`${id}-error`} className="tool-field-error" aria-live="polite">
+                  {error ?? ''}
+                </p>
+              </div>
+            );
+          })}
+          {errors.form ? (
+            <p className="error-text" role="alert">
+              {errors.form}
+            </p>
+          ) : null}
+          <div className="toolbar">
+            <button type="submit" className="btn btn-primary" disabled={sending || sourceId === null || Object.keys(typing).length > 0}>
+              Send {form.type}
+            </button>
+            <span className="muted" role="status">
+              {sent[0] ? `Queued ${sent[0].type}${sent[0].what ? ` “${sent[0].what}”` : ''} at ${clockTime(sent[0].at)}` : ''}
+            </span>
+          </div>
+        </form>
+        <div className="composer-side">
+          <QueuePanel queue={queue} error={queueError} onFlush={flush} />
+          {sent.length > 0 ? (
+            <section aria-labelledby="composer-sent">
+              <h3 id="composer-sent" className="section-title">
+                Sent from here
+              </h3>
+              <ul className="composer-sent" aria-label="Sent from here">
+                {sent.map((s, i) => (
+                  <li key={`${s.at}-${i}`}>
+                    <span className="muted mono">{clockTime(s.at)}</span> <span className={`type-badge type-${s.type}`}>{s.type}</span>{' '}
+                    {s.what}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+        </div>
+      </div>
+    </section>
+  );
+}

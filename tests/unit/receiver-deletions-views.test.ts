@@ -1,0 +1,94 @@
+// The receiver and deletions views' pure parts: verdict sentences, behaviour switches checked before
+// they are sent, the inbox merge, hook names from webhook URLs, and how a delete notification reads.
+import { describe, expect, it } from 'vitest';
+import type { DeliveryView } from '../../shared/contract.ts';
+import type { InboxEntry } from '../../shared/receiver.ts';
+import { describeNotification } from '../../renderer/src/views/deletions/notification-status.ts';
+import { behaviourOf, describeBehaviour, draftOf } from '../../renderer/src/views/receiver/behaviour-form.ts';
+import { hookOf } from '../../renderer/src/views/receiver/hook-url.ts';
+import { mergeEntries } from '../../renderer/src/views/receiver/use-inbox.ts';
+import { explainVerdict } from '../../renderer/src/views/receiver/verdict.ts';
+
+describe('explainVerdict', () => {
+  it('names the destinations whose secret made a signature valid', () => {
+    const valid = explainVerdict('valid', ['Built-in receiver']);
+    expect(valid).toMatchObject({ label: '✓ valid', tone: 'ok' });
+    expect(valid.why).toContain('the shared secret of “Built-in receiver”');
+  });
+
+  it('says why a signature is invalid, missing, absent or uncheckable, each differently', () => {
+    const whys = (['invalid', 'missing', 'unsigned', 'unverifiable'] as const).map((v) => explainVerdict(v, ['hooks']));
+    expect(whys.map((w) => w.tone)).toEqual(['bad', 'bad', 'muted', 'warn']);
+    expect(whys[0]!.why).toMatch(/changed after signing|another secret|does not know/);
+    expect(whys[1]!.why).toContain('“hooks” has a shared secret');
+    expect(whys[2]!.why).toContain('Give the destination a shared secret');
+    expect(new Set(whys.map((w) => w.why)).size).toBe(4);
+  });
+});
+
+describe('behaviour switches', () => {
+  it('turn drafts into the receiver’s behaviours', () => {
+    expect(behaviourOf({ mode: 'ok', status: 'x', failurePercent: 'y' })).toEqual({ ok: true, behaviour: { mode: 'ok' } });
+    expect(behaviourOf({ mode: 'status', status: '503', failurePercent: '' })).toEqual({ ok: true, behaviour: { mode: 'status', status: 503 } });
+    expect(behaviourOf({ mode: 'random', status: '500', failurePercent: '30' })).toEqual({ ok: true, behaviour: { mode: 'random', failureRate: 0.3, status: 500 } });
+    expect(behaviourOf({ mode: 'hang', status: '', failurePercent: '' })).toEqual({ ok: true, behaviour: { mode: 'hang' } });
+  });
+
+  it('refuse what the receiver would refuse, with the range to use', () => {
+    expect(behaviourOf({ mode: 'status', status: '99', failurePercent: '' })).toEqual({ ok: false, error: 'The status must be a whole number from 100 to 599, e.g. 503.' });
+    expect(behaviourOf({ mode: 'status', status: '503.5', failurePercent: '' }).ok).toBe(false);
+    expect(behaviourOf({ mode: 'random', status: '200', failurePercent: '30' })).toMatchObject({ ok: false, error: expect.stringContaining('400 to 599') });
+    expect(behaviourOf({ mode: 'random', status: '500', failurePercent: '120' })).toMatchObject({ ok: false, error: expect.stringContaining('0 to 100') });
+  });
+
+  it('round-trip through a draft and read as words', () => {
+    const random = { mode: 'random', failureRate: 0.25, status: 502 } as const;
+    expect(behaviourOf(draftOf(random))).toEqual({ ok: true, behaviour: random });
+    expect(describeBehaviour(random)).toBe('answers 502 to 25 % of requests, 200 otherwise');
+    expect(describeBehaviour({ mode: 'hang' })).toContain('timeout');
+  });
+});
+
+describe('the inbox', () => {
+  const entry = (id: number): InboxEntry => ({ id, hook: 'demo', receivedAt: id, headers: {}, body: '{}', signature: 'unsigned', answeredStatus: 200 });
+
+  it('keeps entries newest first, once each, up to the cap', () => {
+    expect(mergeEntries([entry(3), entry(2)], [entry(4), entry(3), entry(5)]).map((e) => e.id)).toEqual([5, 4, 3, 2]);
+    expect(mergeEntries([entry(2), entry(1)], [entry(3)], 2).map((e) => e.id)).toEqual([3, 2]);
+  });
+
+  it('finds hook names in webhook URLs that point at the receiver', () => {
+    const base = 'http://127.0.0.1:4001';
+    expect(hookOf(`${base}/hooks/demo`, base)).toBe('demo');
+    expect(hookOf(`${base}/hooks/my%20hook/?x=1`, base)).toBe('my hook');
+    expect(hookOf('http://127.0.0.1:4002/hooks/demo', base)).toBeNull();
+    expect(hookOf(`${base}/hooks/`, base)).toBeNull();
+    expect(hookOf(`${base}/hooks/demo`, '')).toBeNull();
+  });
+});
+
+describe('delete notifications', () => {
+  const delivery = (patch: Partial<DeliveryView>): DeliveryView => ({
+    id: 1, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, skipReason: null, destinationId: 1, trigger: 'deletion',
+    replayOf: null, targetUrl: null, body: null, signature: null, firstAttemptAt: null, deadlineAt: null, createdAt: 0, attempts: [], ...patch,
+  });
+  const attempt = (status: number | null, errorCode: string | null = null) => ({
+    id: 1, url: 'http://x', startedAt: 0, durationMs: 12.4, requestHeaders: {}, responseStatus: status, responseHeaders: null, responseBody: null,
+    errorCode, errorMessage: null, outcome: 'retry', retryAt: null,
+  });
+
+  it('read as delivered, retrying with a countdown and the answer, or failed with the error', () => {
+    expect(describeNotification(delivery({ status: 'delivered', attemptCount: 1, attempts: [attempt(200)] }), 0)).toEqual({
+      label: '✓ delivered', tone: 'ok', lastAnswer: 'HTTP 200 in 12 ms',
+    });
+    const retrying = describeNotification(
+      delivery({ status: 'retrying', attemptCount: 1, nextAttemptAt: 15_000, lastError: 'the webhook answered 503', attempts: [attempt(503)] }),
+      3_000,
+    );
+    expect(retrying).toEqual({ label: '⟳ retry in 12 s · attempt 2 · HTTP 503', tone: 'warn', lastAnswer: 'HTTP 503 in 12 ms' });
+    expect(describeNotification(delivery({ status: 'failed', attemptCount: 3, attempts: [attempt(null, 'timeout')] }), 0)).toMatchObject({
+      label: '✗ failed after 3 attempts: error', tone: 'bad', lastAnswer: 'timeout',
+    });
+    expect(describeNotification(delivery({}), 0)).toEqual({ label: '… queued', tone: 'info', lastAnswer: null });
+  });
+});
