@@ -169,7 +169,7 @@ describe('trimList', () => {
 describe('filters', () => {
   it('maps to the core query: message statuses as status, delivery states as delivery of accepted messages', () => {
     expect(listQuery(NO_FILTERS)).toEqual({});
-    expect(listQuery({ type: 'page', status: 'failed', sourceId: 2, search: '  u_1 ' })).toEqual({
+    expect(listQuery({ ...NO_FILTERS, type: 'page', status: 'failed', sourceId: 2, search: '  u_1 ' })).toEqual({
       type: 'page',
       sourceId: 2,
       search: 'u_1',

@@ -212,7 +212,7 @@ describe('inspector store', () => {
     await tick();
     expect(ids(t.inspector)).toEqual([7]);
     t.inspector.clearFilters();
-    expect(t.state().filters).toEqual({ type: null, status: null, sourceId: null, search: '' });
+    expect(t.state().filters).toEqual({ type: null, status: null, sourceId: null, search: '', time: { kind: 'all' } });
     expect(t.api.take('messages.list').request).toEqual({ limit: 200 });
   });
 

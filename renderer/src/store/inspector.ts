@@ -19,6 +19,7 @@ import {
   addPage,
   addRows,
   applyDeliveryChanges,
+  dropExpired,
   emptyList,
   listQuery,
   neighbour,
@@ -175,7 +176,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     const refetch: number[] = [];
     for (const batch of arrived) {
       if (batch.query !== query) continue;
-      list = addRows(list, batch.rows, state.filters);
+      list = addRows(list, batch.rows, state.filters, env.now());
       list = applyDeliveryChanges(list, changesSince(batch.sentSeq)).list;
     }
     arrived = [];
@@ -274,7 +275,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     arrived = [];
     setState({ list: emptyList(), loadingFirst: true, loadingOlder: false });
     const request = beginRequest();
-    const result = await api.invoke('messages.list', { ...listQuery(getState().filters), limit: FIRST_PAGE });
+    const result = await api.invoke('messages.list', { ...listQuery(getState().filters, env.now()), limit: FIRST_PAGE });
     if (disposed || forQuery !== query) return endRequest(request.id);
     if (!result.ok) {
       endRequest(request.id);
@@ -293,7 +294,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     const forQuery = query;
     setState({ loadingOlder: true });
     const request = beginRequest();
-    const result = await api.invoke('messages.list', { ...listQuery(state.filters), limit: OLDER_PAGE, beforeId: state.list.next });
+    const result = await api.invoke('messages.list', { ...listQuery(state.filters, env.now()), limit: OLDER_PAGE, beforeId: state.list.next });
     if (disposed || forQuery !== query) return endRequest(request.id);
     if (!result.ok) {
       endRequest(request.id);
@@ -395,6 +396,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     tick() {
       const next = Math.round(rate.rate(env.now()) * 10) / 10;
       if (next !== getState().rate) setState({ rate: next });
+      // A sliding time range ("last 5 min"): rows it has left behind leave the list (not while paused: a frozen view).
+      const { filters, list, paused } = getState();
+      const kept = paused ? list : dropExpired(list, filters.time, env.now());
+      if (kept !== list) setState({ list: kept });
     },
     call: (channel, request) => api.invoke(channel, request),
     subscribe(listener) {

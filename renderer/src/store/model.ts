@@ -33,6 +33,34 @@ export const OUTCOME_KINDS: readonly OutcomeKind[] = [
   'none',
 ];
 
+/**
+ * The stream's time range on receivedAt: everything, a window sliding with the clock (the rows that
+ * fall out of it leave the list), or fixed inclusive bounds, either of which may be open.
+ */
+export type TimeRange = { kind: 'all' } | { kind: 'last'; ms: number } | { kind: 'between'; from: number | null; to: number | null };
+
+export const ALL_TIME: TimeRange = Object.freeze({ kind: 'all' });
+
+/** The sliding windows offered as presets. */
+export const TIME_PRESETS: readonly { ms: number; label: string }[] = [
+  { ms: 5 * 60_000, label: 'Last 5 min' },
+  { ms: 60 * 60_000, label: 'Last 1 h' },
+  { ms: 24 * 60 * 60_000, label: 'Last 24 h' },
+];
+
+/** The receivedAt bounds of a range at `now` (ms since epoch, inclusive); none for "all". */
+export function timeBounds(range: TimeRange, now: number): { from?: number; to?: number } {
+  if (range.kind === 'last') return { from: Math.max(0, now - range.ms) };
+  if (range.kind === 'between') {
+    return { ...(range.from !== null ? { from: range.from } : {}), ...(range.to !== null ? { to: range.to } : {}) };
+  }
+  return {};
+}
+
+export function hasTimeRange(range: TimeRange): boolean {
+  return range.kind === 'last' || (range.kind === 'between' && (range.from !== null || range.to !== null));
+}
+
 export interface Filters {
   type: MessageType | null;
   /** Filter on the row's outcome (delivery state, rejected, duplicate or no delivery). */
@@ -40,17 +68,21 @@ export interface Filters {
   sourceId: number | null;
   /** userId, anonymousId, event name or messageId contains this (case-insensitive). */
   search: string;
+  /** When the messages were received. */
+  time: TimeRange;
 }
 
-export const NO_FILTERS: Filters = Object.freeze({ type: null, status: null, sourceId: null, search: '' });
+export const NO_FILTERS: Filters = Object.freeze({ type: null, status: null, sourceId: null, search: '', time: ALL_TIME });
 
 export function hasFilters(filters: Filters): boolean {
-  return filters.type !== null || filters.status !== null || filters.sourceId !== null || filters.search.trim() !== '';
+  return (
+    filters.type !== null || filters.status !== null || filters.sourceId !== null || filters.search.trim() !== '' || hasTimeRange(filters.time)
+  );
 }
 
-/** The `messages.list` request for these filters (without paging). */
-export function listQuery(filters: Filters): Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> {
-  const query: Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> = {};
+/** The `messages.list` request for these filters at `now` (without paging). */
+export function listQuery(filters: Filters, now: number = Date.now()): Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> {
+  const query: Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> = { ...timeBounds(filters.time, now) };
   if (filters.type) query.type = filters.type;
   if (filters.sourceId !== null) query.sourceId = filters.sourceId;
   const search = filters.search.trim();
@@ -70,9 +102,10 @@ export function outcomeOf(m: MessageSummary): OutcomeKind {
   return (m.delivery?.status as DeliveryStatusName | undefined) ?? 'none';
 }
 
-/** The same test the core's `messages.list` applies, for rows that arrive live. */
-export function matchesFilters(m: MessageSummary, filters: Filters): boolean {
+/** The same test the core's `messages.list` applies, for rows that arrive live (at `now`, for a sliding time range). */
+export function matchesFilters(m: MessageSummary, filters: Filters, now: number = Date.now()): boolean {
   if (filters.type !== null && m.type !== filters.type) return false;
+  if (!withinTime(m, filters.time, now)) return false;
   if (filters.sourceId !== null && m.sourceId !== filters.sourceId) return false;
   if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
   const search = filters.search.trim().toLowerCase();
@@ -83,7 +116,12 @@ export function matchesFilters(m: MessageSummary, filters: Filters): boolean {
   return true;
 }
 
-/** Which delivery a row shows when a message has several: the core's order (contract-handlers.ts). */
+export function withinTime(m: MessageSummary, range: TimeRange, now: number): boolean {
+  const { from, to } = timeBounds(range, now);
+  return (from === undefined || m.receivedAt >= from) && (to === undefined || m.receivedAt <= to);
+}
+
+/** Which delivery a row shows when a message has several: the core's order (electron/core/store/shown-delivery.ts). */
 const STATUS_WEIGHT: Record<string, number> = { failed: 6, retrying: 5, pending: 4, cancelled: 3, delivered: 2, skipped: 1 };
 
 export function mostTelling(deliveries: readonly DeliverySummary[]): DeliverySummary | null {
@@ -150,7 +188,7 @@ function indexDeliveries(list: ListModel, row: MessageSummary): void {
  * Adds rows: a page from the core (`check` null: the core filtered it) or live rows (`check`: the
  * filters they must match). Rows already loaded are replaced by the newer summary.
  */
-export function addRows(list: ListModel, rows: readonly MessageSummary[], check: Filters | null): ListModel {
+export function addRows(list: ListModel, rows: readonly MessageSummary[], check: Filters | null, now: number = Date.now()): ListModel {
   const added: number[] = [];
   let changed = false;
   for (const row of rows) {
@@ -165,7 +203,7 @@ export function addRows(list: ListModel, rows: readonly MessageSummary[], check:
       changed = true;
       continue;
     }
-    if (check && !matchesFilters(row, check)) continue;
+    if (check && !matchesFilters(row, check, now)) continue;
     list.byId.set(row.id, row);
     countRow(list, row, 1);
     indexDeliveries(list, row);
@@ -263,6 +301,15 @@ export function newerThan(order: readonly number[], id: number): number {
   return lo;
 }
 
+/** Removes a row from the containers and counts (the caller rebuilds `order`). */
+function forgetRow(list: ListModel, row: MessageSummary): void {
+  countRow(list, row, -1);
+  if (row.delivery) list.deliveryOwner.delete(row.delivery.id);
+  for (const d of list.known.get(row.id) ?? []) list.deliveryOwner.delete(d.id);
+  list.known.delete(row.id);
+  list.byId.delete(row.id);
+}
+
 /** Keeps the newest `max` rows; the rest can be paged in again. */
 export function trimList(list: ListModel, max: number): ListModel {
   if (list.order.length <= max) return list;
@@ -270,14 +317,31 @@ export function trimList(list: ListModel, max: number): ListModel {
   for (let i = max; i < list.order.length; i++) {
     const id = list.order[i]!;
     const row = list.byId.get(id);
-    if (!row) continue;
-    countRow(list, row, -1);
-    if (row.delivery) list.deliveryOwner.delete(row.delivery.id);
-    for (const d of list.known.get(id) ?? []) list.deliveryOwner.delete(d.id);
-    list.known.delete(id);
-    list.byId.delete(id);
+    if (row) forgetRow(list, row);
   }
   return { ...list, order: kept, next: kept[kept.length - 1] ?? null, rev: list.rev + 1 };
+}
+
+/**
+ * Drops the rows a sliding time range has left behind (received before `now − window`). Older pages
+ * hold only older rows, so the cursor stops too once a row has gone.
+ */
+export function dropExpired(list: ListModel, range: TimeRange, now: number): ListModel {
+  if (range.kind !== 'last') return list;
+  const from = now - range.ms;
+  let kept: number[] | null = null;
+  for (let i = 0; i < list.order.length; i++) {
+    const id = list.order[i]!;
+    const row = list.byId.get(id);
+    if (!row || row.receivedAt >= from) {
+      kept?.push(id);
+      continue;
+    }
+    kept ??= list.order.slice(0, i);
+    forgetRow(list, row);
+  }
+  if (kept === null) return list;
+  return { ...list, order: kept, next: null, rev: list.rev + 1 };
 }
 
 /** The id `delta` rows away from `current` in the list (clamped), or the first row when none is selected. */

@@ -1,0 +1,54 @@
+/**
+ * The words of a bulk replay's confirmation: which messages (the stream's filters, in words) and how
+ * many a dry run found, with what is left out and why. Pure, tested in Node.
+ */
+import type { ReplayOutcome } from '../../../../shared/contract.ts';
+import { TIME_PRESETS, type Filters, type TimeRange } from '../../store/model.ts';
+import { OUTCOME_NAMES } from '../../store/outcome.ts';
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+export function describeTimeRange(range: TimeRange, formatTime: (ms: number) => string): string | null {
+  if (range.kind === 'last') return (TIME_PRESETS.find((p) => p.ms === range.ms)?.label ?? `last ${Math.round(range.ms / 60_000)} min`).toLowerCase();
+  if (range.kind === 'between') {
+    if (range.from !== null && range.to !== null) return `received ${formatTime(range.from)} – ${formatTime(range.to)}`;
+    if (range.from !== null) return `received since ${formatTime(range.from)}`;
+    if (range.to !== null) return `received until ${formatTime(range.to)}`;
+  }
+  return null;
+}
+
+/** "type track · failed · search “alice” · last 1 h", or that there is no filter. */
+export function describeFilters(filters: Filters, sourceName: (id: number) => string, formatTime: (ms: number) => string): string {
+  const parts: string[] = [];
+  if (filters.type) parts.push(`type ${filters.type}`);
+  if (filters.status) parts.push(OUTCOME_NAMES[filters.status].toLowerCase());
+  if (filters.sourceId !== null) parts.push(`source ${sourceName(filters.sourceId)}`);
+  if (filters.search.trim()) parts.push(`search “${filters.search.trim()}”`);
+  const time = describeTimeRange(filters.time, formatTime);
+  if (time) parts.push(time);
+  return parts.length ? parts.join(' · ') : 'no filters: every stored message';
+}
+
+export interface Confirmation {
+  /** The sentence above the button. */
+  text: string;
+  /** The button's label, with the count ("Replay 12 messages"); null when there is nothing to replay. */
+  button: string | null;
+}
+
+export function confirmation(outcome: ReplayOutcome): Confirmation {
+  const { messages, deliveries, leftOut } = outcome;
+  const notes: string[] = [];
+  if (leftOut.rejected > 0) notes.push(`${plural(leftOut.rejected, 'rejected message')} left out (rejected messages are never forwarded)`);
+  if (leftOut.noDestination > 0) {
+    notes.push(`${plural(leftOut.noDestination, 'message')} left out: their source has no enabled destination — choose a destination above to replay them through it`);
+  }
+  const tail = notes.length ? ` ${notes.join('; ')}.` : '';
+  if (deliveries === 0) return { text: `Nothing to replay.${tail}`, button: null };
+  const what = messages > 0 ? plural(messages, 'message') : plural(deliveries, 'delivery', 'deliveries');
+  const how = deliveries === messages ? '' : ` as ${plural(deliveries, 'new delivery', 'new deliveries')}`;
+  return { text: `This replays ${what}${how}.${tail}`, button: `Replay ${what}` };
+}
