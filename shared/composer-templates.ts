@@ -25,6 +25,9 @@ export interface ComposerTemplate {
   fields: ComposerFields;
 }
 
+/** The message types, in the composer's order (kept here so the renderer need not load the zod schemas of messages.ts). */
+export const COMPOSER_TYPES: readonly MessageType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias'];
+
 /** Which form fields a message type has, in the form's order. */
 export const FIELDS_BY_TYPE: Record<MessageType, readonly (keyof ComposerFields)[]> = {
   identify: ['userId', 'anonymousId', 'traits'],

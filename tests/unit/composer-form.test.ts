@@ -2,7 +2,7 @@
 // mapping, the JSON field check with where it breaks, and which field a client error belongs to.
 import { describe, expect, it } from 'vitest';
 import { buildMessage } from '../../electron/core/client/message-builder.ts';
-import { FIELDS_BY_TYPE, sampleMessages, TEMPLATES, templatesFor } from '../../shared/composer-templates.ts';
+import { COMPOSER_TYPES, FIELDS_BY_TYPE, sampleMessages, TEMPLATES, templatesFor } from '../../shared/composer-templates.ts';
 import { MESSAGE_TYPES } from '../../shared/messages.ts';
 import {
   emptyForm,
@@ -17,6 +17,7 @@ import { parseJsonObject } from '../../renderer/src/views/composer/json-field.ts
 
 describe('templates', () => {
   it('offers at least one per message type, the brief’s named ones among them', () => {
+    expect(COMPOSER_TYPES).toEqual(MESSAGE_TYPES);
     for (const type of MESSAGE_TYPES) expect(templatesFor(type).length).toBeGreaterThan(0);
     expect(TEMPLATES.map((t) => t.label)).toEqual(expect.arrayContaining(['Order Completed', 'Signed Up', 'Pricing page']));
     expect(new Set(TEMPLATES.map((t) => t.id)).size).toBe(TEMPLATES.length);

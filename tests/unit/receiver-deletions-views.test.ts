@@ -5,6 +5,7 @@ import type { DeliveryView } from '../../shared/contract.ts';
 import type { InboxEntry } from '../../shared/receiver.ts';
 import { describeNotification } from '../../renderer/src/views/deletions/notification-status.ts';
 import { behaviourOf, describeBehaviour, draftOf } from '../../renderer/src/views/receiver/behaviour-form.ts';
+import { bodySummary } from '../../renderer/src/views/receiver/body-summary.ts';
 import { hookOf } from '../../renderer/src/views/receiver/hook-url.ts';
 import { mergeEntries } from '../../renderer/src/views/receiver/use-inbox.ts';
 import { explainVerdict } from '../../renderer/src/views/receiver/verdict.ts';
@@ -90,5 +91,17 @@ describe('delete notifications', () => {
       label: '✗ failed after 3 attempts: error', tone: 'bad', lastAnswer: 'timeout',
     });
     expect(describeNotification(delivery({}), 0)).toEqual({ label: '… queued', tone: 'info', lastAnswer: null });
+  });
+});
+
+describe('bodySummary', () => {
+  it('says what a webhook body carries in one line', () => {
+    expect(bodySummary('{"version":1,"type":"track","userId":"u_ada","event":"Order Completed"}')).toBe('track “Order Completed” · u_ada');
+    expect(bodySummary('{"type":"delete","userId":"u_1"}')).toBe('delete · u_1');
+    expect(bodySummary('{"type":"alias","Previous ID":"anon","User ID":"u_2"}')).toBe('alias · u_2');
+    expect(bodySummary('{"type":"page","anonymousId":"a","name":"Pricing"}')).toBe('page “Pricing” · a');
+    expect(bodySummary('not json')).toBe('not JSON');
+    expect(bodySummary('')).toBe('(empty body)');
+    expect(bodySummary('[1]')).toBe('JSON, not an object');
   });
 });

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
-import { FIELDS_BY_TYPE, TEMPLATES, templateById } from '../../../../shared/composer-templates.ts';
-import { MESSAGE_TYPES, type MessageType } from '../../../../shared/messages.ts';
+import { COMPOSER_TYPES, FIELDS_BY_TYPE, TEMPLATES, templateById } from '../../../../shared/composer-templates.ts';
+import type { MessageType } from '../../../../shared/messages.ts';
 import { clockTime } from '../../lib/format.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import {
@@ -20,16 +20,17 @@ import {
 import { QueuePanel } from './QueuePanel.tsx';
 import { useComposerQueue } from './use-composer-queue.ts';
 
+/** Examples, worded so they are not mistaken for values. */
 const PLACEHOLDERS: Partial<Record<FormField, string>> = {
-  userId: 'u_123',
-  anonymousId: 'anon_9f2c',
-  event: 'Order Completed',
-  name: 'Pricing',
-  category: 'Marketing',
-  properties: '{"plan": "pro"}',
-  traits: '{"email": "ada@example.com"}',
-  groupId: 'acme',
-  previousId: 'anon_9f2c',
+  userId: 'e.g. u_123 (or give an Anonymous ID)',
+  anonymousId: 'e.g. anon_9f2c (optional with a User ID)',
+  event: 'e.g. Order Completed',
+  name: 'e.g. Pricing (optional)',
+  category: 'e.g. Marketing (optional)',
+  properties: 'optional, e.g. {"plan": "pro"}',
+  traits: 'optional, e.g. {"email": "ada@example.com"}',
+  groupId: 'e.g. acme',
+  previousId: 'e.g. anon_9f2c',
 };
 
 interface Sent {
@@ -132,7 +133,7 @@ export function ComposerView() {
                 }}
               >
                 <option value="">Blank {form.type}</option>
-                {MESSAGE_TYPES.map((type) => (
+                {COMPOSER_TYPES.map((type) => (
                   <optgroup key={type} label={type}>
                     {TEMPLATES.filter((t) => t.type === type).map((t) => (
                       <option key={t.id} value={t.id}>
@@ -145,7 +146,7 @@ export function ComposerView() {
             </label>
           </div>
           <div className="segmented composer-types" role="group" aria-label="Message type">
-            {MESSAGE_TYPES.map((type) => (
+            {COMPOSER_TYPES.map((type) => (
               <button
                 key={type}
                 type="button"
@@ -179,7 +180,7 @@ export function ComposerView() {
                   {FIELD_LABELS[field]}
                 </label>
                 {JSON_FIELDS.includes(field) ? (
-                  <textarea {...common} rows={8} onChange={(e) => edit({ [field]: e.target.value })} />
+                  <textarea {...common} rows={12} onChange={(e) => edit({ [field]: e.target.value })} />
                 ) : (
                   <input {...common} type="text" autoComplete="off" onChange={(e) => edit({ [field]: e.target.value })} />
                 )}

@@ -6,6 +6,7 @@ import { JsonTree } from '../../components/JsonTree.tsx';
 import { absoluteTime, clockTime, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { useInspectorState } from '../../store/react.ts';
+import { bodySummary } from './body-summary.ts';
 import { HookBehaviour } from './HookBehaviour.tsx';
 import { hookOf } from './hook-url.ts';
 import { INBOX_SHOWN, useInbox } from './use-inbox.ts';
@@ -142,6 +143,7 @@ function InboxItem({ entry, signers }: { entry: InboxEntry; signers: string[] })
   const [open, setOpen] = useState(false);
   const now = useSecondClock();
   const verdict = explainVerdict(entry.signature, signers);
+  const summary = useMemo(() => bodySummary(entry.body), [entry.body]);
   const answered = entry.answeredStatus === null ? 'hung (no answer)' : `answered ${entry.answeredStatus}`;
   const answeredTone = entry.answeredStatus === null ? 'warn' : entry.answeredStatus < 300 ? 'ok' : 'bad';
   return (
@@ -152,6 +154,7 @@ function InboxItem({ entry, signers }: { entry: InboxEntry; signers: string[] })
         </time>
         <span className="inbox-hook mono">{entry.hook}</span>
         <span className="inbox-request mono">POST /hooks/{encodeURIComponent(entry.hook)}</span>
+        <span className="inbox-body">{summary}</span>
         <span className={`inbox-verdict tone-${verdict.tone}`} title={verdict.why}>
           signature {verdict.label}
         </span>
