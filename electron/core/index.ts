@@ -184,7 +184,11 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         delivery.forget(deliveryIds);
         return outcome.changed;
       }),
-    requestDeletion: (request) => requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then(afterWrite),
+    requestDeletion: (request) =>
+      requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then((result) => {
+        if (result.purgedMessages > 0) delivery.dropPrefetched(); // queued deliveries must not send purged messages
+        return afterWrite(result);
+      }),
     sendTestEvent: (destinationId) => sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then(afterWrite),
     saveDestination(config) {
       const parsed = destinationSchema.safeParse(config);

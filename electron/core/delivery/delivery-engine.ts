@@ -6,7 +6,7 @@ import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessagesRepo } from '../store/messages-repo.ts';
+import type { MessageRecord, MessagesRepo } from '../store/messages-repo.ts';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
@@ -67,6 +67,11 @@ export class DeliveryEngine {
   readonly #queues = new Map<number, { items: Delivery[]; head: number }>();
   readonly #readyIds = new Set<number>();
   /**
+   * The messages of queued deliveries, read with them in one query at refill (one read per message
+   * would be a visible share of a delivery's cost). Dropped when messages may have been purged.
+   */
+  readonly #prefetched = new Map<number, MessageRecord>();
+  /**
    * False once a read of due deliveries found nothing it did not already hold: reading again before
    * something changes (new deliveries, time passing) would return the same rows, on every round.
    */
@@ -76,6 +81,8 @@ export class DeliveryEngine {
   #pumpScheduled = false;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Held by the user (or a benchmark): rounds in flight finish, no new ones start. */
+  #held = false;
   #results: DeliveryResult[] = [];
   /** After a failed commit, no new rounds until then (real time): the store needs a moment. */
   #pausedUntil = 0;
@@ -102,9 +109,24 @@ export class DeliveryEngine {
     });
   }
 
+  /** Holds deliveries (nothing new is sent; rows stay due) or lets them go again. */
+  setHeld(held: boolean): void {
+    this.#held = held;
+    if (!held) this.kick();
+  }
+
+  get held(): boolean {
+    return this.#held;
+  }
+
   /** Drops deliveries from the ready queue (they were cancelled): only the store's state counts. */
   forget(deliveryIds: number[]): void {
     for (const id of deliveryIds) this.#readyIds.delete(id);
+  }
+
+  /** Stored messages were deleted (a deletion request's purge): read them again before sending. */
+  dropPrefetched(): void {
+    this.#prefetched.clear();
   }
 
   /** Resolves when nothing is in flight (for tests and shutdown). */
@@ -119,7 +141,7 @@ export class DeliveryEngine {
   }
 
   #pump(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#held) return;
     clearTimeout(this.#timer);
     const pause = this.#pausedUntil - Date.now();
     if (pause > 0) {
@@ -134,8 +156,12 @@ export class DeliveryEngine {
       while (queue.head < queue.items.length && this.#inFlight.size < this.#maxInFlight) {
         if (destination && (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) break;
         const delivery = queue.items[queue.head++]!;
-        if (!this.#readyIds.delete(delivery.id)) continue; // cancelled meanwhile
-        if (destination) this.#start(delivery, destination); // else deleted: its deliveries go with it
+        if (!this.#readyIds.delete(delivery.id)) {
+          this.#prefetched.delete(delivery.id);
+          continue; // cancelled meanwhile
+        }
+        if (destination) this.#start(delivery, destination);
+        else this.#prefetched.delete(delivery.id); // deleted: its deliveries go with it
       }
       if (queue.head >= queue.items.length) this.#queues.delete(destinationId);
       else if (queue.head > 1024) {
@@ -161,8 +187,16 @@ export class DeliveryEngine {
     const limit = batch + this.#inFlight.size + this.#readyIds.size;
     const due = this.#o.deliveries.due(now, limit);
     if (due.length < limit) this.#mayHaveMore = false; // we now hold every due delivery
+    const wanted: number[] = [];
     for (const delivery of due) {
       if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
+      if (delivery.bodyOverride === null && delivery.messageId !== null) wanted.push(delivery.messageId);
+    }
+    const records = this.#o.messages.getMany(wanted);
+    for (const delivery of due) {
+      if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
+      const record = delivery.messageId === null ? undefined : records.get(delivery.messageId);
+      if (record && delivery.bodyOverride === null) this.#prefetched.set(delivery.id, record);
       let queue = this.#queues.get(delivery.destinationId);
       if (!queue) this.#queues.set(delivery.destinationId, (queue = { items: [], head: 0 }));
       queue.items.push(delivery);
@@ -208,7 +242,9 @@ export class DeliveryEngine {
     // Settings are read at each round, so edits apply to the next attempt.
     let body = delivery.bodyOverride;
     if (body === null) {
-      const record = delivery.messageId === null ? undefined : this.#o.messages.get(delivery.messageId);
+      const prefetched = this.#prefetched.get(delivery.id);
+      this.#prefetched.delete(delivery.id);
+      const record = prefetched ?? (delivery.messageId === null ? undefined : this.#o.messages.get(delivery.messageId));
       if (!record?.message) {
         await this.#commit(
           {

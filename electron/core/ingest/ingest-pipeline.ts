@@ -69,7 +69,7 @@ export class IngestPipeline {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: () => resolve(), reject });
-      this.#worker.postMessage({ kind: 'results', id, results } satisfies ToIngestWorker);
+      this.#worker.postMessage({ kind: 'results', id, json: JSON.stringify(results) } satisfies ToIngestWorker);
     });
   }
 

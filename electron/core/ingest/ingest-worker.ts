@@ -213,7 +213,7 @@ port.on('message', (message: ToIngestWorker) => {
       routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
       return;
     case 'results':
-      pendingResults.push({ id: message.id, results: message.results });
+      pendingResults.push({ id: message.id, results: JSON.parse(message.json) as DeliveryResult[] });
       schedule();
       return;
     case 'autocheckpoint':

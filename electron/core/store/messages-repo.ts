@@ -78,6 +78,25 @@ function fromRow(row: MessageRow): StoredMessage {
   };
 }
 
+/** A row with its payload: the raw text, and the normalized message derived from it (none for a rejected one). */
+function toRecord(row: RecordRow): MessageRecord {
+  const stored = fromRow(row);
+  let message: Record<string, unknown> | null = null;
+  if (row.status !== 'rejected') {
+    message = normalizeMessage(
+      JSON.parse(row.raw) as SegmentMessage,
+      {
+        envelope: row.envelope ? (JSON.parse(row.envelope) as BatchEnvelope) : {},
+        receivedAt: row.received_at,
+        sentAt: row.sent_at,
+        ip: row.ip,
+      },
+      { messageId: row.message_id!, type: row.type! },
+    );
+  }
+  return { ...stored, raw: row.raw, message };
+}
+
 export interface ListMessagesQuery {
   /** Rows with an id below this (paging newest first). */
   beforeId?: number;
@@ -102,6 +121,7 @@ const INDEXED_RANGE_MAX = 10_000;
 export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
+  #getMany: StatementSync | undefined;
   readonly #range: StatementSync;
 
   constructor(db: DatabaseSync) {
@@ -115,22 +135,19 @@ export class MessagesRepo {
 
   get(id: number): MessageRecord | undefined {
     const row = this.#get.get(id) as RecordRow | undefined;
-    if (!row) return undefined;
-    const stored = fromRow(row);
-    let message: Record<string, unknown> | null = null;
-    if (row.status !== 'rejected') {
-      message = normalizeMessage(
-        JSON.parse(row.raw) as SegmentMessage,
-        {
-          envelope: row.envelope ? (JSON.parse(row.envelope) as BatchEnvelope) : {},
-          receivedAt: row.received_at,
-          sentAt: row.sent_at,
-          ip: row.ip,
-        },
-        { messageId: row.message_id!, type: row.type! },
-      );
-    }
-    return { ...stored, raw: row.raw, message };
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Several messages in one query (the delivery engine reads a batch of due deliveries' messages at once). */
+  getMany(ids: number[]): Map<number, MessageRecord> {
+    const records = new Map<number, MessageRecord>();
+    if (ids.length === 0) return records;
+    this.#getMany ??= this.#db.prepare(
+      `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
+       FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id IN (SELECT value FROM json_each(?))`,
+    );
+    for (const row of this.#getMany.all(JSON.stringify(ids)) as unknown as RecordRow[]) records.set(row.id, toRecord(row));
+    return records;
   }
 
   /** The listed messages (without payloads), in id order; ids from one commit are near each other. */
