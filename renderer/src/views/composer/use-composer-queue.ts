@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ComposerState } from '../../../../shared/contract.ts';
-import { useInspector } from '../../store/react.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 
 export interface QueueSnapshot {
   state: ComposerState;
@@ -20,10 +20,12 @@ export function useComposerQueue(sourceId: number | null): {
   const inspector = useInspector();
   const [queue, setQueue] = useState<QueueSnapshot | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Read when connected, and again after a reconnect (events may have been missed meanwhile).
+  const open = useInspectorState((s) => s.connection.kind === 'open');
   useEffect(() => {
     setQueue(null);
     setError(null);
-    if (sourceId === null) return;
+    if (sourceId === null || !open) return;
     let current = true;
     // Events first, so a change between the read and the subscription is not missed.
     const off = inspector.subscribe((events) => {
@@ -40,6 +42,6 @@ export function useComposerQueue(sourceId: number | null): {
       current = false;
       off();
     };
-  }, [inspector, sourceId]);
+  }, [inspector, sourceId, open]);
   return { queue, error, replace: (state) => setQueue({ state, at: Date.now() }) };
 }

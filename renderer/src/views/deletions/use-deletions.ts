@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DeletionRequestView } from '../../../../shared/contract.ts';
-import { useInspector } from '../../store/react.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 
 /** A burst of delivery changes costs one reload at most this often. */
 const RELOAD_MS = 250;
@@ -36,7 +36,10 @@ export function useDeletions(): { requests: DeletionRequestView[] | null; error:
     }, RELOAD_MS);
   }, [load]);
 
+  // Read when connected, and again after a reconnect (events may have been missed meanwhile).
+  const open = useInspectorState((s) => s.connection.kind === 'open');
   useEffect(() => {
+    if (!open) return;
     const off = inspector.subscribe((events) => {
       if (events.some((e) => e.type === 'deliveries.changed' && e.changes.some((c) => c.messageId === null))) reload();
       if (events.some((e) => e.type === 'settings.changed')) reload();
@@ -48,7 +51,7 @@ export function useDeletions(): { requests: DeletionRequestView[] | null; error:
       timer.current = undefined;
       generation.current++;
     };
-  }, [inspector, load, reload]);
+  }, [inspector, load, reload, open]);
 
   return { requests, error, reload: () => void load() };
 }

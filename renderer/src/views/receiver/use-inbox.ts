@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { InboxEntry, ReceiverBehaviour } from '../../../../shared/receiver.ts';
-import { useInspector } from '../../store/react.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 
 /** Entries the view keeps (the receiver keeps more; this is what a person scrolls through). */
 export const INBOX_SHOWN = 500;
@@ -23,7 +23,10 @@ export function useInbox(): {
   const [entries, setEntries] = useState<InboxEntry[] | null>(null);
   const [behaviours, setBehaviours] = useState<Record<string, ReceiverBehaviour>>({});
   const [error, setError] = useState<string | null>(null);
+  // Read when connected, and again after a reconnect (events may have been missed meanwhile).
+  const open = useInspectorState((s) => s.connection.kind === 'open');
   useEffect(() => {
+    if (!open) return;
     let current = true;
     let early: InboxEntry[] = [];
     let loaded = false;
@@ -50,7 +53,7 @@ export function useInbox(): {
       current = false;
       off();
     };
-  }, [inspector]);
+  }, [inspector, open]);
   const setBehaviour = useCallback(
     async (hook: string, behaviour: ReceiverBehaviour) => {
       const result = await inspector.call('receiver.setBehaviour', { hook, behaviour });
