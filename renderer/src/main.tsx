@@ -1,3 +1,4 @@
+import './lib/zod-jitless.ts'; // before any module that builds a zod schema
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createInspector } from './store/inspector.ts';

@@ -1,5 +1,7 @@
 import type { ComponentType } from 'react';
 import type { ViewKey } from './route.ts';
+import { DestinationsView } from '../destinations/DestinationsView.tsx';
+import { SourcesView } from '../sources/SourcesView.tsx';
 import { ComposerView } from '../composer/ComposerView.tsx';
 import { DeletionsView } from '../deletions/DeletionsView.tsx';
 import { ReceiverView } from '../receiver/ReceiverView.tsx';
@@ -13,4 +15,6 @@ export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> =
   composer: ComposerView,
   receiver: ReceiverView,
   deletions: DeletionsView,
+  destinations: DestinationsView,
+  sources: SourcesView,
 };

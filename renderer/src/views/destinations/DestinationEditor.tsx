@@ -1,0 +1,262 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { DestinationView, RequestOf, SourceView } from '../../../../shared/contract.ts';
+import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
+import { clockTime } from '../../lib/format.ts';
+import { useInspector } from '../../store/react.ts';
+import {
+  emptyWebhook,
+  errorsFromRefusal,
+  formOf,
+  newForm,
+  requestOf,
+  sameSettings,
+  validate,
+  type DestinationForm,
+  type FieldErrors,
+} from './destination-form.ts';
+import { SecretField } from './SecretField.tsx';
+import { TestEventPanel } from './TestEventPanel.tsx';
+import { WebhookCard } from './WebhookCard.tsx';
+
+/**
+ * Creates or edits one destination. Problems show next to their field as the user types (the core's
+ * schema, run here), and the core's own refusal of a save lands on the same fields. A save applies
+ * to the next delivery attempt.
+ */
+export function DestinationEditor({ destination, sources, takenNames, onSaved }: {
+  /** null: a new destination. */
+  destination: DestinationView | null;
+  sources: readonly SourceView[];
+  /** The other destinations' names. */
+  takenNames: readonly string[];
+  onSaved: (id: number) => void;
+}) {
+  const inspector = useInspector();
+  const initial = () => (destination ? formOf(destination, sources) : newForm(sources.map((s) => s.name)));
+  const [form, setForm] = useState<DestinationForm>(initial);
+  const [baseline, setBaseline] = useState<DestinationForm>(() => form);
+  // The view the baseline was read from: a refreshed list that says the same changes nothing.
+  const basedOn = useRef(destination ? JSON.stringify(destination) : null);
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const [refusal, setRefusal] = useState<FieldErrors>({});
+  const [saving, setSaving] = useState(false);
+  const [savedAt, setSavedAt] = useState<number | null>(null);
+
+  const dirty = !sameSettings(form, baseline);
+  const problems = useMemo(() => validate(form, takenNames), [form, takenNames]);
+  // What the user sees: a field's problem once they have changed it or tried to save; the webhook count at once.
+  const shown: FieldErrors = {};
+  for (const [field, message] of Object.entries(problems)) {
+    if (submitted || field === 'webhooks' || touched.has(field)) shown[field] = message;
+  }
+  for (const [field, message] of Object.entries(refusal)) shown[field] ??= message;
+
+  // Someone else saved this destination (another window, the config): follow it unless the user is editing.
+  useEffect(() => {
+    if (!destination) return;
+    const json = JSON.stringify(destination);
+    if (json === basedOn.current || dirty) return;
+    basedOn.current = json;
+    const next = formOf(destination, sources);
+    setForm(next);
+    setBaseline(next);
+  }, [destination]); // only a new view of the destination resyncs
+
+  const change = (next: DestinationForm, field: string) => {
+    setForm(next);
+    setTouched((t) => (t.has(field) ? t : new Set([...t, field])));
+    setRefusal({});
+    setSavedAt(null);
+  };
+
+  const reveal = async (): Promise<string | null> => {
+    if (form.id === null) return null;
+    const result = await inspector.call('destinations.revealSecret', { id: form.id });
+    if (!result.ok) return `Could not read the stored secret: ${result.error.message}.`;
+    const value = result.value.secret;
+    if (value === null) return 'The destination has no secret any more (it was saved elsewhere); reload the list.';
+    // Revealing changes nothing to save: the baseline learns the value too.
+    setForm((f) => ({ ...f, secret: { kind: 'value', value } }));
+    setBaseline((b) => (b.secret.kind === 'stored' ? { ...b, secret: { kind: 'value', value } } : b));
+    return null;
+  };
+
+  const save = async () => {
+    setSubmitted(true);
+    if (Object.keys(problems).length > 0) return;
+    setSaving(true);
+    let stored: string | undefined;
+    if (form.secret.kind === 'stored' && form.id !== null) {
+      const secret = await inspector.call('destinations.revealSecret', { id: form.id });
+      if (!secret.ok || secret.value.secret === null) {
+        setSaving(false);
+        setRefusal({ sharedSecret: `Could not keep the stored secret (${secret.ok ? 'it is gone' : secret.error.message}); generate or type one, or remove it.` });
+        return;
+      }
+      stored = secret.value.secret;
+    }
+    const result = await inspector.call('destinations.save', requestOf(form, stored) as RequestOf<'destinations.save'>);
+    setSaving(false);
+    if (!result.ok) {
+      setRefusal(errorsFromRefusal(result.error.message, form));
+      return;
+    }
+    const saved = formOf(result.value, sources);
+    basedOn.current = JSON.stringify(result.value);
+    setForm(saved);
+    setBaseline(saved);
+    setTouched(new Set());
+    setSubmitted(false);
+    setSavedAt(Date.now());
+    onSaved(result.value.id);
+  };
+
+  const fieldProblems = Object.keys(shown).filter((field) => field !== 'form').length;
+  const askToFix = fieldProblems > 0 && (submitted || Object.keys(refusal).length > 0);
+  const isNew = form.id === null;
+  return (
+    <form
+      className="dst-editor"
+      aria-label={isNew ? 'New destination' : `Destination ${baseline.name}`}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <header className="dst-editor-head">
+        <h2>{isNew ? 'New destination' : baseline.name}</h2>
+        <span className={`dst-dirty${dirty ? '' : ' dst-hidden'}`} aria-hidden={!dirty}>
+          ● unsaved changes
+        </span>
+      </header>
+
+      <div className="dst-grid">
+        <div className="dst-field">
+          <label className="field-label" htmlFor="dst-name">
+            Name
+          </label>
+          <input
+            id="dst-name"
+            type="text"
+            value={form.name}
+            readOnly={!isNew}
+            placeholder="e.g. my-app"
+            aria-invalid={shown.name ? true : undefined}
+            aria-describedby={shown.name ? 'dst-name-error' : 'dst-name-hint'}
+            onChange={(e) => change({ ...form, name: e.target.value }, 'name')}
+          />
+          {shown.name ? (
+            <p className="dst-error" id="dst-name-error">
+              {shown.name}
+            </p>
+          ) : (
+            <p className="hint" id="dst-name-hint">
+              {isNew ? 'Names a destination: saving under an existing name would replace it.' : 'The name identifies the destination; create a new one to use another name.'}
+            </p>
+          )}
+        </div>
+        <div className="dst-field dst-enabled">
+          <label className="dst-check">
+            <input type="checkbox" role="switch" checked={form.enabled} onChange={(e) => change({ ...form, enabled: e.target.checked }, 'enabled')} />
+            Enabled
+          </label>
+          <p className="hint">{form.enabled ? 'Messages of the connected sources are delivered.' : 'Deliveries wait (pending) until it is enabled again.'}</p>
+        </div>
+      </div>
+
+      <fieldset className="dst-fieldset" aria-describedby={shown.sources ? 'dst-sources-error' : undefined}>
+        <legend className="field-label">Connected sources</legend>
+        <div className="dst-checks">
+          {sources.map((s) => (
+            <label key={s.id} className="dst-check">
+              <input
+                type="checkbox"
+                checked={form.sources.includes(s.name)}
+                onChange={(e) =>
+                  change({ ...form, sources: e.target.checked ? [...form.sources, s.name] : form.sources.filter((n) => n !== s.name) }, 'sources')
+                }
+              />
+              {s.name} <span className="muted">· {s.kind}</span>
+            </label>
+          ))}
+        </div>
+        {shown.sources ? (
+          <p className="dst-error" id="dst-sources-error">
+            {shown.sources}
+          </p>
+        ) : form.sources.length === 0 ? (
+          <p className="hint">No source connected: this destination receives nothing but test events and replays.</p>
+        ) : null}
+      </fieldset>
+
+      <section className="dst-webhooks" aria-labelledby="dst-webhooks-title">
+        <h3 id="dst-webhooks-title" className="section-title">
+          Webhooks <span className="muted">{form.webhooks.length} of {MAX_WEBHOOKS} · each delivery is posted to all of them; any 2xx delivers it</span>
+        </h3>
+        {form.webhooks.map((w, i) => (
+          <WebhookCard
+            key={w.key}
+            webhook={w}
+            index={i}
+            errors={shown}
+            canRemove={form.webhooks.length > 1}
+            onChange={(next, field) => change({ ...form, webhooks: form.webhooks.map((x, k) => (k === i ? next : x)) }, field)}
+            onRemove={() => change({ ...form, webhooks: form.webhooks.filter((_, k) => k !== i) }, 'webhooks')}
+          />
+        ))}
+        {shown.webhooks ? (
+          <p className="dst-error" role="alert">
+            {shown.webhooks}
+          </p>
+        ) : null}
+        <button type="button" className="btn btn-small" onClick={() => change({ ...form, webhooks: [...form.webhooks, emptyWebhook()] }, 'webhooks')}>
+          + Add webhook
+        </button>
+      </section>
+
+      <section className="dst-signing" aria-label="Signing and body">
+        <SecretField secret={form.secret} error={shown.sharedSecret} onChange={(secret) => change({ ...form, secret }, 'sharedSecret')} onReveal={reveal} />
+        <fieldset className="dst-fieldset">
+          <legend className="field-label">Body shape</legend>
+          <div className="dst-checks dst-radios">
+            <label className="dst-check">
+              <input type="radio" name="dst-shape" checked={form.bodyShape === 'seed'} onChange={() => change({ ...form, bodyShape: 'seed' }, 'bodyShape')} />
+              Mapped <span className="muted">— the documented fields per type (version, type, userId, event, properties, timestamp…)</span>
+            </label>
+            <label className="dst-check">
+              <input type="radio" name="dst-shape" checked={form.bodyShape === 'full'} onChange={() => change({ ...form, bodyShape: 'full' }, 'bodyShape')} />
+              Full message <span className="muted">— the whole normalized message plus version 1 (anonymousId, messageId, context…)</span>
+            </label>
+          </div>
+        </fieldset>
+      </section>
+
+      <footer className="dst-actions">
+        <button type="submit" className="btn btn-primary" disabled={saving}>
+          {saving ? 'Saving…' : isNew ? 'Create destination' : 'Save changes'}
+        </button>
+        <button type="button" className="btn" disabled={!dirty || saving} onClick={() => { setForm(baseline); setTouched(new Set()); setSubmitted(false); setRefusal({}); }}>
+          Discard changes
+        </button>
+        <p className="dst-save-status" role="status">
+          {shown.form
+            ? <span className="tone-bad">{shown.form}</span>
+            : askToFix
+              ? <span className="tone-bad">{fieldProblems === 1 ? 'Fix the problem marked above, then save.' : `Fix the ${fieldProblems} problems marked above, then save.`}</span>
+              : savedAt !== null
+                ? <span className="tone-ok">Saved at {clockTime(savedAt)} — applies from the next delivery attempt.</span>
+                : null}
+        </p>
+      </footer>
+
+      {form.id !== null ? (
+        <TestEventPanel
+          destinationId={form.id}
+          blockedBy={dirty ? 'Save your changes first: the test uses the saved settings.' : !baseline.enabled ? 'Enable the destination and save to send a test event.' : null}
+        />
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,93 @@
+import { useState } from 'react';
+import type { DestinationView } from '../../../../shared/contract.ts';
+import { useInspectorState } from '../../store/react.ts';
+import { DestinationEditor } from './DestinationEditor.tsx';
+import './destinations.css';
+
+/**
+ * Webhook destinations: the list (refreshed on `settings.changed` by the store) beside the editor of
+ * the one chosen, or of a new one.
+ */
+export function DestinationsView() {
+  const info = useInspectorState((s) => s.info);
+  const destinations = useInspectorState((s) => s.destinations);
+  const [chosen, setChosen] = useState<number | 'new' | null>(null);
+  // A new editor for each choice; a save keeps the editor (and its "Saved" note) while the list catches up.
+  const [session, setSession] = useState(0);
+  if (!info) return <div className="dst-view" aria-busy="true" />;
+  const choose = (next: number | 'new') => {
+    setChosen(next);
+    setSession((n) => n + 1);
+  };
+  // Nothing chosen: the first destination, or a new one when there is none.
+  const editing: number | 'new' = chosen ?? destinations[0]?.id ?? 'new';
+  const selected = editing === 'new' ? null : (destinations.find((d) => d.id === editing) ?? null);
+  const sourceNames = new Map(info.sources.map((s) => [s.id, s.name]));
+
+  return (
+    <div className="dst-view">
+      <aside className="dst-list" aria-label="Destinations">
+        <div className="dst-list-head">
+          <h2>Destinations</h2>
+          <button type="button" className="btn btn-small" aria-pressed={editing === 'new'} onClick={() => choose('new')}>
+            + New destination
+          </button>
+        </div>
+        {destinations.length === 0 ? (
+          <p className="hint dst-list-empty">
+            No destinations yet. Add one to forward every message of your sources to webhook URLs, signed with a shared secret.
+          </p>
+        ) : (
+          <ul>
+            {destinations.map((d) => (
+              <li key={d.id}>
+                <DestinationItem destination={d} sources={sourceNames} current={editing === d.id} onOpen={() => choose(d.id)} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </aside>
+      <div className="dst-editor-pane">
+        <DestinationEditor
+          key={session}
+          destination={selected}
+          sources={info.sources}
+          takenNames={destinations.filter((d) => d.id !== editing).map((d) => d.name)}
+          onSaved={(id) => setChosen(id)}
+        />
+      </div>
+    </div>
+  );
+}
+
+function DestinationItem({ destination: d, sources, current, onOpen }: {
+  destination: DestinationView;
+  sources: Map<number, string>;
+  current: boolean;
+  onOpen: () => void;
+}) {
+  const connected = d.sourceIds.map((id) => sources.get(id) ?? `#${id}`);
+  return (
+    <button type="button" className={`dst-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={onOpen}>
+      <span className="dst-item-line">
+        <span className="dst-item-name">{d.name}</span>
+        <span className={`dst-badge ${d.enabled ? 'tone-ok' : 'tone-muted'}`}>{d.enabled ? 'enabled' : 'disabled'}</span>
+      </span>
+      <span className="dst-item-sub">
+        {d.webhooks.length === 1 ? hostOf(d.webhooks[0]!.url) : `${d.webhooks.length} webhooks`} · {connected.length > 0 ? connected.join(', ') : 'no source'}
+      </span>
+      <span className="dst-item-sub">
+        {d.hasSecret ? <>signed · <span className="mono">{d.maskedSecret}</span></> : 'unsigned'} · {d.options.bodyShape === 'full' ? 'full body' : 'mapped body'}
+      </span>
+    </button>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return url;
+  }
+}

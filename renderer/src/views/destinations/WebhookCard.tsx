@@ -1,0 +1,137 @@
+import { useState } from 'react';
+import { emptyHeader, type FieldErrors, type WebhookForm } from './destination-form.ts';
+
+/** One webhook of the destination: its URL, static headers (rows added and removed), and an extra trusted CA. */
+export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRemove }: {
+  webhook: WebhookForm;
+  index: number;
+  /** The errors to show now, by field (`webhooks.<index>.url`, ...). */
+  errors: FieldErrors;
+  canRemove: boolean;
+  /** `field` is the error key the change touches. */
+  onChange: (webhook: WebhookForm, field: string) => void;
+  onRemove: () => void;
+}) {
+  const n = index + 1;
+  const prefix = `webhooks.${index}`;
+  const id = `dst-wh-${webhook.key}`;
+  const urlError = errors[`${prefix}.url`];
+  const caError = errors[`${prefix}.caCert`];
+  const cardError = errors[prefix];
+  // Open when there is a certificate or a problem with it, then as the user leaves it.
+  const [caOpen, setCaOpen] = useState(webhook.caCert !== '');
+  const setHeader = (j: number, patch: { name?: string; value?: string }) =>
+    onChange({ ...webhook, headers: webhook.headers.map((row, k) => (k === j ? { ...row, ...patch } : row)) }, `${prefix}.headers.${j}`);
+
+  return (
+    <fieldset className="dst-webhook" aria-invalid={urlError || caError || cardError ? true : undefined}>
+      <legend className="dst-webhook-title">Webhook {n}</legend>
+      <button type="button" className="btn btn-small btn-quiet dst-webhook-remove" aria-label={`Remove webhook ${n}`} disabled={!canRemove} onClick={onRemove}>
+        Remove
+      </button>
+      <div className="dst-field">
+        <label className="field-label" htmlFor={`${id}-url`}>
+          URL
+        </label>
+        <input
+          id={`${id}-url`}
+          type="text"
+          className="dst-url mono"
+          inputMode="url"
+          spellCheck={false}
+          placeholder="http://localhost:3000/hook"
+          aria-label={`Webhook ${n} URL`}
+          aria-invalid={urlError ? true : undefined}
+          aria-describedby={urlError ? `${id}-url-error` : undefined}
+          value={webhook.url}
+          onChange={(e) => onChange({ ...webhook, url: e.target.value }, `${prefix}.url`)}
+        />
+        {urlError ? (
+          <p className="dst-error" id={`${id}-url-error`}>
+            {urlError}
+          </p>
+        ) : null}
+      </div>
+
+      <div className="dst-headers" role="group" aria-label={`Webhook ${n} static headers`}>
+        <div className="field-label">Static headers</div>
+        {webhook.headers.length === 0 ? <p className="hint dst-none">None. Sluice sends User-Agent, Content-Type and X-Signature itself.</p> : null}
+        {webhook.headers.map((row, j) => {
+          const error = errors[`${prefix}.headers.${j}`];
+          const rowId = `${id}-h-${row.key}`;
+          return (
+            <div key={row.key} className="dst-header-row">
+              <input
+                type="text"
+                className="mono"
+                spellCheck={false}
+                placeholder="X-Header-Name"
+                aria-label={`Webhook ${n} header ${j + 1} name`}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `${rowId}-error` : undefined}
+                value={row.name}
+                onChange={(e) => setHeader(j, { name: e.target.value })}
+              />
+              <input
+                type="text"
+                className="mono"
+                spellCheck={false}
+                placeholder="value"
+                aria-label={`Webhook ${n} header ${j + 1} value`}
+                aria-invalid={error ? true : undefined}
+                value={row.value}
+                onChange={(e) => setHeader(j, { value: e.target.value })}
+              />
+              <button
+                type="button"
+                className="btn btn-small btn-quiet"
+                aria-label={`Remove header ${j + 1} of webhook ${n}`}
+                onClick={() => onChange({ ...webhook, headers: webhook.headers.filter((_, k) => k !== j) }, prefix)}
+              >
+                ✕
+              </button>
+              {error ? (
+                <p className="dst-error dst-row-error" id={`${rowId}-error`}>
+                  {error}
+                </p>
+              ) : null}
+            </div>
+          );
+        })}
+        <button
+          type="button"
+          className="btn btn-small"
+          aria-label={`Add header to webhook ${n}`}
+          onClick={() => onChange({ ...webhook, headers: [...webhook.headers, emptyHeader()] }, prefix)}
+        >
+          + Header
+        </button>
+      </div>
+
+      <details className="dst-ca" open={caOpen || caError !== undefined} onToggle={(e) => setCaOpen(e.currentTarget.open)}>
+        <summary>TLS: extra trusted CA certificate{webhook.caCert.trim() ? ' (set)' : ' (optional)'}</summary>
+        <p className="hint">
+          For a local HTTPS receiver whose certificate the system does not trust (mkcert and the like): paste its CA certificate (PEM). Without it such
+          a receiver fails with <code>tls</code> and nothing is sent.
+        </p>
+        <textarea
+          className="dst-pem mono"
+          rows={4}
+          spellCheck={false}
+          placeholder={'-----BEGIN CERTIFICATE-----\n…\n-----END CERTIFICATE-----'}
+          aria-label={`Webhook ${n} extra CA certificate (PEM)`}
+          aria-invalid={caError ? true : undefined}
+          aria-describedby={caError ? `${id}-ca-error` : undefined}
+          value={webhook.caCert}
+          onChange={(e) => onChange({ ...webhook, caCert: e.target.value }, `${prefix}.caCert`)}
+        />
+        {caError ? (
+          <p className="dst-error" id={`${id}-ca-error`}>
+            {caError}
+          </p>
+        ) : null}
+      </details>
+      {cardError ? <p className="dst-error">{cardError}</p> : null}
+    </fieldset>
+  );
+}

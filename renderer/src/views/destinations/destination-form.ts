@@ -1,0 +1,278 @@
+/**
+ * The destination editor's model, without React: the form's state, the `destinations.save` request
+ * it makes, and its validation — the core's own zod schema (shared/settings.ts), so the errors shown
+ * as the user types are the ones the core would answer, each placed next to its field.
+ */
+import type { DestinationView, SourceView } from '../../../../shared/contract.ts';
+import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
+import { destinationSchema, webhookSchema } from '../../../../shared/settings.ts';
+
+export interface HeaderRow {
+  /** React key: rows are added and removed in the middle. */
+  key: number;
+  name: string;
+  value: string;
+}
+
+export interface WebhookForm {
+  key: number;
+  url: string;
+  headers: HeaderRow[];
+  /** Extra trusted CA (PEM); empty for none. */
+  caCert: string;
+}
+
+/**
+ * The shared secret as the form holds it. `stored`: the destination has one that the inspector has
+ * not read (shown masked; read with destinations.revealSecret only on Reveal or at save).
+ */
+export type SecretState = { kind: 'none' } | { kind: 'stored'; masked: string } | { kind: 'value'; value: string };
+
+export interface DestinationForm {
+  /** null while creating. */
+  id: number | null;
+  name: string;
+  enabled: boolean;
+  /** Names of the connected sources (what the save request takes). */
+  sources: string[];
+  webhooks: WebhookForm[];
+  secret: SecretState;
+  bodyShape: 'seed' | 'full';
+  /** Not edited here; kept so a save does not reset it. */
+  concurrency: number;
+}
+
+/** Where an error is shown: `name`, `sources`, `webhooks`, `webhooks.0.url`, `webhooks.0.headers.1`, `webhooks.0.caCert`, `webhooks.0`, `sharedSecret`, `bodyShape`, or `form`. */
+export type FieldErrors = Record<string, string>;
+
+let lastKey = 0;
+const key = () => ++lastKey;
+
+export function emptyWebhook(): WebhookForm {
+  return { key: key(), url: '', headers: [], caCert: '' };
+}
+
+export function emptyHeader(): HeaderRow {
+  return { key: key(), name: '', value: '' };
+}
+
+export function newForm(sourceNames: string[]): DestinationForm {
+  return {
+    id: null,
+    name: '',
+    enabled: true,
+    // With a single source there is nothing to choose: connect it.
+    sources: sourceNames.length === 1 ? [...sourceNames] : [],
+    webhooks: [emptyWebhook()],
+    secret: { kind: 'none' },
+    bodyShape: 'seed',
+    concurrency: 32,
+  };
+}
+
+export function formOf(view: DestinationView, sources: readonly SourceView[]): DestinationForm {
+  return {
+    id: view.id,
+    name: view.name,
+    enabled: view.enabled,
+    sources: view.sourceIds.flatMap((id) => sources.filter((s) => s.id === id).map((s) => s.name)),
+    webhooks: view.webhooks.map((w) => ({
+      key: key(),
+      url: w.url,
+      headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ key: key(), name, value })),
+      caCert: w.caCert ?? '',
+    })),
+    secret: view.hasSecret ? { kind: 'stored', masked: view.maskedSecret ?? '•••••' } : { kind: 'none' },
+    bodyShape: view.options.bodyShape,
+    concurrency: view.options.concurrency,
+  };
+}
+
+/** What the form would save, keys omitted where the form says "none"; `secret` is the stored secret's value when known. */
+export function requestOf(form: DestinationForm, storedSecret?: string): Record<string, unknown> {
+  const secret = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
+  return {
+    name: form.name.trim(),
+    enabled: form.enabled,
+    sources: form.sources,
+    webhooks: form.webhooks.map((w) => {
+      const headers: Record<string, string> = {};
+      for (const row of w.headers) if (!isBlank(row)) headers[row.name.trim()] = row.value;
+      const caCert = w.caCert.trim();
+      return { url: w.url.trim(), headers, ...(caCert ? { caCert } : {}) };
+    }),
+    // An emptied secret field means "unsigned", not "an empty secret".
+    ...(secret ? { sharedSecret: secret } : {}),
+    options: { bodyShape: form.bodyShape, concurrency: form.concurrency },
+  };
+}
+
+function isBlank(row: HeaderRow): boolean {
+  return row.name.trim() === '' && row.value === '';
+}
+
+/**
+ * Every problem the core would refuse the form for, by field, first problem per field. `takenNames`
+ * are the other destinations' names: saving under one of them would replace that destination.
+ */
+export function validate(form: DestinationForm, takenNames: readonly string[] = []): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => {
+    errors[field] ??= message;
+  };
+  const name = form.name.trim();
+  if (form.id === null && takenNames.includes(name)) {
+    add('name', `A destination called “${name}” already exists; choose another name (saving would replace it).`);
+  }
+  form.webhooks.forEach((w, i) => {
+    if (w.url.trim() === '') add(`webhooks.${i}.url`, 'Enter the URL to post to, e.g. http://localhost:3000/hook.');
+    const seen = new Set<string>();
+    w.headers.forEach((row, j) => {
+      const header = row.name.trim().toLowerCase();
+      if (header === '' && row.value !== '') add(`webhooks.${i}.headers.${j}`, 'Give this header a name, or remove the row.');
+      else if (header !== '' && seen.has(header)) add(`webhooks.${i}.headers.${j}`, `“${row.name.trim()}” is already set above; a header may appear once.`);
+      seen.add(header);
+    });
+  });
+  // A stored secret is valid as it is: check the form with a stand-in.
+  const request = requestOf(form, 'stored');
+  const parsed = destinationSchema.safeParse(request);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = fieldOf(issue.path, form);
+      add(field, sentence(field, issue.message, issue.code));
+    }
+  }
+  // zod does not look into the webhooks once there are too many: check each one by itself too.
+  (request.webhooks as unknown[]).forEach((webhook, i) => {
+    const one = webhookSchema.safeParse(webhook);
+    if (one.success) return;
+    for (const issue of one.error.issues) {
+      const field = fieldOf(['webhooks', i, ...issue.path], form);
+      add(field, sentence(field, issue.message, issue.code));
+    }
+  });
+  return errors;
+}
+
+/**
+ * The form field a problem belongs to, from its path in the save request (a zod issue's path, or
+ * one read back from the core's message). Header problems name the header, not the row: the row
+ * is found by its name.
+ */
+export function fieldOf(path: readonly PropertyKey[], form: DestinationForm): string {
+  const [root, index, part, header] = path;
+  switch (root) {
+    case 'name':
+    case 'sharedSecret':
+      return root;
+    case 'enabled':
+      return 'form';
+    case 'sources':
+      return 'sources';
+    case 'options':
+      return index === 'bodyShape' ? 'bodyShape' : 'form';
+    case 'webhooks': {
+      if (typeof index !== 'number') return 'webhooks';
+      if (part === 'url' || part === 'caCert') return `webhooks.${index}.${part}`;
+      if (part === 'headers' && typeof header === 'string') {
+        const row = form.webhooks[index]?.headers.findIndex((r) => r.name.trim() === header) ?? -1;
+        if (row >= 0) return `webhooks.${index}.headers.${row}`;
+      }
+      return `webhooks.${index}`;
+    }
+    default:
+      return 'form';
+  }
+}
+
+const LABELS: Record<string, string> = {
+  name: 'The name',
+  sharedSecret: 'The shared secret',
+  sources: 'Connected sources',
+  bodyShape: 'The body shape',
+};
+
+/** A schema message ("must use http or https, not ftp") as a sentence that names its field and, where it can, the fix. */
+export function sentence(field: string, message: string, code?: string): string {
+  if (field === 'webhooks' && (code === 'too_big' || /at most/.test(message))) {
+    return `A destination has at most ${MAX_WEBHOOKS} webhooks; remove one before saving.`;
+  }
+  if (field === 'webhooks' && (code === 'too_small' || /at least/.test(message))) return 'Add at least one webhook URL.';
+  const label = LABELS[field] ?? (/\.url$/.test(field) ? 'The URL' : /\.caCert$/.test(field) ? 'The CA certificate' : null);
+  let text = message;
+  if (label && /^(must|may|needs|is|at most|should)\b/.test(message)) text = `${label} ${message}`;
+  text = text.charAt(0).toUpperCase() + text.slice(1);
+  if (/not a valid URL$/.test(text)) text = `${text}; use a full URL such as http://localhost:3000/hook`;
+  if (/\.caCert$/.test(field) && /PEM/.test(message)) text = `${text}: paste the whole file, from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----`;
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+const ROOT_FIELDS = '(?:name|enabled|sources|webhooks|sharedSecret|options|\\(root\\))';
+
+/**
+ * The core's refusal ("webhooks[5]: …; sharedSecret: …", as shared/settings.ts `describeIssues`
+ * writes it, joined with "; ") back into one problem per path. A message may itself contain "; ",
+ * so only a "; " followed by a field of the request starts a new problem.
+ */
+export function issuesFromMessage(message: string): { path: PropertyKey[]; message: string }[] {
+  const parts = message.split(new RegExp(`; (?=${ROOT_FIELDS}[\\[.:])`));
+  return parts.map((part) => {
+    const match = new RegExp(`^(${ROOT_FIELDS}(?:\\[\\d+\\]|\\.[^:]+?)*): (.*)$`, 's').exec(part);
+    return match ? { path: parsePath(match[1]!), message: match[2]! } : { path: [], message: part };
+  });
+}
+
+/** "webhooks[0].headers.X-Api.Key" → ['webhooks', 0, 'headers', 'X-Api.Key'] (a header name may hold dots). */
+export function parsePath(path: string): PropertyKey[] {
+  if (path === '(root)') return [];
+  const out: PropertyKey[] = [];
+  let rest = path;
+  const head = /^[^.[]+/.exec(rest);
+  if (!head) return [];
+  out.push(head[0]);
+  rest = rest.slice(head[0].length);
+  while (rest.length > 0) {
+    const index = /^\[(\d+)\]/.exec(rest);
+    if (index) {
+      out.push(Number(index[1]));
+      rest = rest.slice(index[0].length);
+      continue;
+    }
+    if (out.at(-1) === 'headers') {
+      out.push(rest.slice(1)); // the rest is the header's name
+      break;
+    }
+    const prop = /^\.([^.[]+)/.exec(rest);
+    if (!prop) break;
+    out.push(prop[1]!);
+    rest = rest.slice(prop[0].length);
+  }
+  return out;
+}
+
+/** The core's refusal of a save, placed next to the fields it names. */
+export function errorsFromRefusal(message: string, form: DestinationForm): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issuesFromMessage(message)) {
+    const field = fieldOf(issue.path, form);
+    errors[field] ??= issue.path.length === 0 ? sentence('form', issue.message) : sentence(field, issue.message);
+  }
+  return errors;
+}
+
+/** A new shared secret: 32 random bytes as lowercase hex. */
+export function generateSecret(fill: (bytes: Uint8Array<ArrayBuffer>) => void = (b) => crypto.getRandomValues(b)): string {
+  const bytes = new Uint8Array(32);
+  fill(bytes);
+  let hex = '';
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** Whether two forms would save the same thing (row keys aside): the editor's "unsaved changes". */
+export function sameSettings(a: DestinationForm, b: DestinationForm): boolean {
+  const secretKind = (f: DestinationForm) => (f.secret.kind === 'value' && f.secret.value === '' ? 'none' : f.secret.kind);
+  const plain = (f: DestinationForm) => JSON.stringify([requestOf(f, '\u0000stored'), secretKind(f)]);
+  return plain(a) === plain(b);
+}

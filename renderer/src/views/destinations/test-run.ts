@@ -1,0 +1,55 @@
+/**
+ * A "Send test event" run as the editor follows it: sent, then each `deliveries.changed` of its
+ * delivery, told as one sentence (with the fix when it failed).
+ */
+import type { CoreEvent } from '../../../../shared/contract.ts';
+import { countdown } from '../../store/outcome.ts';
+
+export type TestRun =
+  | { phase: 'sending' }
+  | { phase: 'refused'; message: string }
+  | { phase: 'sent'; deliveryId: number; status: string; attemptCount: number; nextAttemptAt: number | null; lastError: string | null };
+
+type Change = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
+
+/** The run once this change (of any delivery) is known; changes older than what the run shows are ignored. */
+export function applyChange(run: TestRun, change: Change): TestRun {
+  if (run.phase !== 'sent' || change.deliveryId !== run.deliveryId || change.attemptCount < run.attemptCount) return run;
+  return { ...run, status: change.status, attemptCount: change.attemptCount, nextAttemptAt: change.nextAttemptAt, lastError: change.lastError };
+}
+
+export interface Told {
+  tone: 'ok' | 'warn' | 'bad' | 'info' | 'muted';
+  text: string;
+}
+
+export function tell(run: TestRun, now: number): Told {
+  if (run.phase === 'sending') return { tone: 'info', text: 'Sending a test event…' };
+  if (run.phase === 'refused') return { tone: 'bad', text: `The test event was not sent: ${withPeriod(run.message)}` };
+  const which = `test delivery #${run.deliveryId}`;
+  const attempt = run.attemptCount === 1 ? 'first attempt' : `attempt ${run.attemptCount}`;
+  switch (run.status) {
+    case 'delivered':
+      return { tone: 'ok', text: `✓ Delivered — a webhook answered 2xx on the ${attempt} (${which}).` };
+    case 'retrying': {
+      const when = run.nextAttemptAt === null ? 'soon' : countdown(run.nextAttemptAt - now);
+      return { tone: 'warn', text: `⟳ Not delivered yet: ${withPeriod(run.lastError ?? 'the attempt failed')} Next attempt ${when} (${which}).` };
+    }
+    case 'failed':
+      return { tone: 'bad', text: `✗ Failed: ${withPeriod(run.lastError ?? 'the attempt failed')}${fixFor(run.lastError)} (${which})` };
+    case 'cancelled':
+      return { tone: 'muted', text: `Cancelled; nothing more will be sent (${which}).` };
+    default:
+      return { tone: 'info', text: `Queued; waiting for the first attempt (${which})…` };
+  }
+}
+
+/** The sender's sentences carry the fix for TLS and redirects; a final 4xx needs a word about the receiver. */
+function fixFor(error: string | null): string {
+  if (error && /answered 4\d\d/.test(error)) return ' Check the URL’s path and any header the receiver expects (e.g. Authorization).';
+  return '';
+}
+
+function withPeriod(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -1,0 +1,36 @@
+// "Send test event" as the destination editor follows and tells it.
+import { describe, expect, it } from 'vitest';
+import { applyChange, tell, type TestRun } from '../../renderer/src/views/destinations/test-run.ts';
+
+const sent: TestRun = { phase: 'sent', deliveryId: 9, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null };
+const change = (patch: object) => ({ deliveryId: 9, messageId: null, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, ...patch });
+
+describe('a test run', () => {
+  it("follows its own delivery's changes and ignores others and stale ones", () => {
+    const retrying = applyChange(sent, change({ status: 'retrying', nextAttemptAt: 5_000, lastError: 'the receiver answered 503; will retry' }));
+    expect(retrying).toMatchObject({ status: 'retrying', attemptCount: 1 });
+    expect(applyChange(retrying, change({ deliveryId: 10, status: 'failed' }))).toBe(retrying);
+    const delivered = applyChange(retrying, change({ status: 'delivered', attemptCount: 2 }));
+    expect(delivered).toMatchObject({ status: 'delivered', attemptCount: 2 });
+    expect(applyChange(delivered, change({ status: 'retrying', attemptCount: 1 }))).toBe(delivered);
+    expect(applyChange({ phase: 'sending' }, change({}))).toEqual({ phase: 'sending' });
+  });
+
+  it('tells each state as a sentence, with the next attempt and the fix', () => {
+    expect(tell(sent, 0)).toEqual({ tone: 'info', text: 'Queued; waiting for the first attempt (test delivery #9)…' });
+    expect(tell(applyChange(sent, change({})), 0)).toEqual({ tone: 'ok', text: '✓ Delivered — a webhook answered 2xx on the first attempt (test delivery #9).' });
+    expect(tell(applyChange(sent, change({ status: 'retrying', nextAttemptAt: 15_000, lastError: 'the receiver answered 503; will retry' })), 0)).toEqual({
+      tone: 'warn',
+      text: '⟳ Not delivered yet: the receiver answered 503; will retry. Next attempt in 15 s (test delivery #9).',
+    });
+    const failed = tell(applyChange(sent, change({ status: 'failed', lastError: 'the receiver answered 404; a 4xx is final, the request will not be retried' })), 0);
+    expect(failed.tone).toBe('bad');
+    expect(failed.text).toMatch(/^✗ Failed: the receiver answered 404; .* Check the URL’s path/);
+    const tls = tell(applyChange(sent, change({ status: 'failed', lastError: "https://localhost:8443 — its certificate is self-signed; nothing was sent. Add its CA under the webhook's TLS settings (caCert)." })), 0);
+    expect(tls.text).not.toMatch(/Check the URL/);
+    expect(tell({ phase: 'refused', message: '“x” is disabled; enable it and save, then send the test event again' }, 0)).toEqual({
+      tone: 'bad',
+      text: 'The test event was not sent: “x” is disabled; enable it and save, then send the test event again.',
+    });
+  });
+});
