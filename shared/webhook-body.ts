@@ -34,8 +34,23 @@ function setId(body: WebhookBody, key: string, value: unknown): void {
   else if (typeof value === 'string' && value !== '') body[key] = value;
 }
 
+/** What `Date.prototype.toISOString()` produces for years 0000–9999. */
+const CANONICAL_ISO = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+function isCanonicalIso(text: string): boolean {
+  if (!CANONICAL_ISO.test(text)) return false;
+  const day = Number(text.slice(8, 10));
+  if (day <= 28) return true;
+  // 29–31: a day the month really has (Date.parse would roll 02-30 over into March).
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
 /** The message's time as ISO 8601 UTC with milliseconds. */
 function isoTimestamp(message: Message): string {
+  // Normalized messages already carry toISOString()'s form: keep it rather than parse and format again.
+  if (typeof message.timestamp === 'string' && isCanonicalIso(message.timestamp)) return message.timestamp;
   const ms = Date.parse(String(message.timestamp ?? ''));
   return new Date(Number.isNaN(ms) ? Date.now() : ms).toISOString();
 }

@@ -204,6 +204,11 @@ describe('seed body: absent fields, ids and timestamps', () => {
     expect(at('2026-11-21T05:00:00.123-05:00')).toBe('2026-11-21T10:00:00.123Z');
     expect(at('2026-11-21T10:00:00.123456Z')).toBe('2026-11-21T10:00:00.123Z');
     expect(at('1999-12-31T23:59:59.999Z')).toBe('1999-12-31T23:59:59.999Z');
+    // Already in toISOString()'s form (what normalization writes): kept as is, leap days included.
+    expect(at('2024-02-29T10:00:00.000Z')).toBe('2024-02-29T10:00:00.000Z');
+    // A day the month does not have is read the way Date.parse reads it, not passed through.
+    expect(at('2026-02-30T10:00:00.000Z')).toBe(new Date(Date.parse('2026-02-30T10:00:00.000Z')).toISOString());
+    expect(at('2026-02-30T10:00:00.000Z')).not.toBe('2026-02-30T10:00:00.000Z');
     for (const type of ['page', 'screen', 'identify', 'track', 'alias', 'group', 'delete']) {
       expect(String(webhookBody({ type, userId: 'u', timestamp: '2026-11-21T10:00:00+01:00' }).timestamp), type).toMatch(
         /^2026-11-21T09:00:00\.000Z$/,
