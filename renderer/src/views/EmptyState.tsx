@@ -29,8 +29,9 @@ export function EmptyState({ sourceId }: { sourceId: number | null }) {
       <SampleEventsButton sourceId={source?.id ?? null} />
       <ClientSnippets ingestUrl={info.ingestUrl} writeKey={writeKey} />
       <p className="hint">
-        Webhook destinations, with their URLs and shared secret, come from <code>sluice serve --config</code>. A destination pointed at the
-        built-in receiver (<code>{info.receiverUrl}/hooks/demo</code>) shows a signed delivery end to end.
+        Add webhook destinations, with their URLs and shared secret, under <a href="#/destinations">Destinations</a> (or with{' '}
+        <code>sluice serve --config</code>). A destination pointed at the built-in receiver (<code>{info.receiverUrl}/hooks/demo</code>) shows a
+        signed delivery end to end.
       </p>
     </section>
   );
