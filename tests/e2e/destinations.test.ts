@@ -58,6 +58,14 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     await webhook(1).getByLabel('Webhook 1 header 1 value').fill('e2e');
     await secretInput().fill(SECRET);
 
+    // The extra CA is checked as typed too; emptied, it is left out.
+    await webhook(1).getByText('TLS: extra trusted CA certificate (optional)').click();
+    const pem = webhook(1).getByLabel('Webhook 1 extra CA certificate (PEM)');
+    await pem.fill('not a certificate');
+    await expect.poll(() => webhook(1).getByText(/^The CA certificate must be a PEM certificate: paste the whole file/).isVisible()).toBe(true);
+    await pem.fill('');
+    await expect.poll(() => webhook(1).getByText(/^The CA certificate/).count()).toBe(0);
+
     // A second webhook with an ftp:// URL: the error shows next to that URL as it is typed.
     await editor().getByRole('button', { name: '+ Add webhook' }).click();
     await webhook(2).getByLabel('Webhook 2 URL').fill('ftp://example.com/in');
