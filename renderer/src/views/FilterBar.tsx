@@ -3,10 +3,15 @@ import type { MessageType } from '../../../shared/messages.ts';
 import { MESSAGE_TYPES, OUTCOME_KINDS, type OutcomeKind } from '../store/model.ts';
 import { OUTCOME_NAMES } from '../store/outcome.ts';
 import { useInspector, useInspectorState } from '../store/react.ts';
+import { BulkReplayButton } from './replay/BulkReplay.tsx';
+import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
 
 const NO_SOURCES: never[] = [];
 
-/** Type, status, source and text search. The search applies 200 ms after typing stops. */
+/**
+ * Type, status, source, time range and text search (applied 200 ms after typing stops), and the
+ * "Replay…" action for the filtered set or every failed delivery.
+ */
 export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const inspector = useInspector();
   const filters = useInspectorState((s) => s.filters);
@@ -32,72 +37,77 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
   }, [search, inspector]);
 
   return (
-    <div className="filter-bar" role="search" aria-label="Filter messages">
-      <label className="field">
-        <span className="field-label">Type</span>
-        <select
-          aria-label="Type"
-          value={filters.type ?? ''}
-          onChange={(e) => inspector.setFilters({ type: (e.target.value || null) as MessageType | null })}
-        >
-          <option value="">All types</option>
-          {MESSAGE_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span className="field-label">Status</span>
-        <select
-          aria-label="Status"
-          value={filters.status ?? ''}
-          onChange={(e) => inspector.setFilters({ status: (e.target.value || null) as OutcomeKind | null })}
-        >
-          <option value="">Any status</option>
-          {OUTCOME_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {OUTCOME_NAMES[k]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span className="field-label">Source</span>
-        <select
-          aria-label="Source"
-          value={filters.sourceId ?? ''}
-          onChange={(e) => inspector.setFilters({ sourceId: e.target.value === '' ? null : Number(e.target.value) })}
-        >
-          <option value="">All sources</option>
-          {sources.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field field-grow">
-        <span className="field-label">Search</span>
-        <input
-          ref={searchRef}
-          type="search"
-          aria-label="Search messages"
-          placeholder="userId, anonymousId, event or messageId   ( / )"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') {
-              applied.current = search;
-              inspector.setFilters({ search });
-            }
-          }}
-          maxLength={200}
-          spellCheck={false}
-          autoComplete="off"
-        />
-      </label>
+    <div className="filters" role="search" aria-label="Filter messages">
+      <div className="filter-bar">
+        <label className="field">
+          <span className="field-label">Type</span>
+          <select
+            aria-label="Type"
+            value={filters.type ?? ''}
+            onChange={(e) => inspector.setFilters({ type: (e.target.value || null) as MessageType | null })}
+          >
+            <option value="">All types</option>
+            {MESSAGE_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Status</span>
+          <select
+            aria-label="Status"
+            value={filters.status ?? ''}
+            onChange={(e) => inspector.setFilters({ status: (e.target.value || null) as OutcomeKind | null })}
+          >
+            <option value="">Any status</option>
+            {OUTCOME_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {OUTCOME_NAMES[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Source</span>
+          <select
+            aria-label="Source"
+            value={filters.sourceId ?? ''}
+            onChange={(e) => inspector.setFilters({ sourceId: e.target.value === '' ? null : Number(e.target.value) })}
+          >
+            <option value="">All sources</option>
+            {sources.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <TimeRangeSelect />
+        <label className="field field-grow">
+          <span className="field-label">Search</span>
+          <input
+            ref={searchRef}
+            type="search"
+            aria-label="Search messages"
+            placeholder="userId, anonymousId, event or messageId   ( / )"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') {
+                applied.current = search;
+                inspector.setFilters({ search });
+              }
+            }}
+            maxLength={200}
+            spellCheck={false}
+            autoComplete="off"
+          />
+        </label>
+        <BulkReplayButton />
+      </div>
+      <CustomTimeRange />
     </div>
   );
 }

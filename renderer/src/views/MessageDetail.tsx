@@ -10,10 +10,11 @@ import { useInspector, useInspectorState } from '../store/react.ts';
 import { AttemptsTab } from './AttemptsTab.tsx';
 import { rowName } from './StreamRow.tsx';
 import { WebhookTab } from './WebhookTab.tsx';
+import { ReplayTab } from './replay/ReplayTab.tsx';
 
-type TabKey = 'message' | 'webhook' | 'attempts';
+type TabKey = 'message' | 'webhook' | 'attempts' | 'replay';
 
-/** The detail pane: the selected message, its webhook requests and their attempts. */
+/** The detail pane: the selected message, its webhook requests, their attempts, and its replays. */
 export function MessageDetailPane() {
   const inspector = useInspector();
   const detail = useInspectorState((s) => s.detail);
@@ -56,10 +57,12 @@ export function MessageDetailPane() {
   const outcome = describeOutcome(data, now);
   const delivery = data.deliveries.find((d) => d.id === deliveryId) ?? data.deliveries[0] ?? null;
   const attemptCount = data.deliveries.reduce((n, d) => n + d.attempts.length, 0);
+  const replayCount = data.deliveries.filter((d) => d.trigger === 'replay').length;
   const tabs: TabDef<TabKey>[] = [
     { key: 'message', label: 'Message' },
     { key: 'webhook', label: 'Webhook request', badge: data.deliveries.length > 1 ? String(data.deliveries.length) : undefined },
     { key: 'attempts', label: 'Attempts', badge: attemptCount > 0 ? String(attemptCount) : undefined },
+    { key: 'replay', label: 'Replay', badge: replayCount > 0 ? String(replayCount) : undefined },
   ];
   const sourceName = sources?.find((s) => s.id === data.sourceId)?.name ?? `source ${data.sourceId}`;
 
@@ -90,6 +93,18 @@ export function MessageDetailPane() {
         {tab === 'message' ? <MessageTab data={data} sourceName={sourceName} /> : null}
         {tab === 'webhook' ? <WebhookTab message={data} delivery={delivery} destinations={destinations} /> : null}
         {tab === 'attempts' ? <AttemptsTab message={data} delivery={delivery} destinations={destinations} /> : null}
+        {tab === 'replay' ? (
+          <ReplayTab
+            key={data.id}
+            message={data}
+            delivery={delivery}
+            destinations={destinations}
+            onShowAttempts={(id) => {
+              setDeliveryId(id);
+              setTab('attempts');
+            }}
+          />
+        ) : null}
       </Tabs>
     </section>
   );

@@ -1,0 +1,204 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import type { ReplayOutcome, RequestOf } from '../../../../shared/contract.ts';
+import { absoluteTime } from '../../lib/format.ts';
+import { listQuery, type Filters } from '../../store/model.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
+import { countProgress, describeProgress } from './bulk-progress.ts';
+import { confirmation, describeFilters } from './bulk-plan.ts';
+import { useReplayState, useReplayStore } from './replay-store.ts';
+import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.tsx';
+import './replay.css';
+
+type Scope = 'filtered' | 'failed';
+
+/** The stream's "Replay…" action: the filtered set or all failed, confirmed with a count, then live progress. */
+export function BulkReplayButton() {
+  const store = useReplayStore();
+  const open = useReplayState((s) => s.dialogOpen);
+  const bulk = useReplayState((s) => s.bulk);
+  useReplayState((s) => s.rev);
+  const progress = bulk ? countProgress(bulk.deliveryIds, store.getState().deliveries) : null;
+  return (
+    <>
+      <button
+        type="button"
+        className="btn replay-button"
+        aria-haspopup="dialog"
+        title="Replay the messages matching these filters, or every failed delivery"
+        onClick={() => store.setState({ dialogOpen: true })}
+      >
+        Replay…{progress && !progress.done ? ` ${progress.finished}/${progress.total}` : ''}
+      </button>
+      {/* In <body>, not in the filter bar: a dialog is not part of the search landmark, and the bar's styles stay out. */}
+      {open
+        ? createPortal(<BulkReplayDialog onClose={() => store.setState({ dialogOpen: false, ...(progress?.done ? { bulk: null } : {}) })} />, document.body)
+        : null}
+    </>
+  );
+}
+
+function BulkReplayDialog({ onClose }: { onClose: () => void }) {
+  const inspector = useInspector();
+  const store = useReplayStore();
+  const bulk = useReplayState((s) => s.bulk);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+
+  useEffect(() => {
+    const el = dialog.current;
+    if (el && !el.open) el.showModal();
+    return () => el?.close();
+  }, []);
+
+  return (
+    <dialog
+      ref={dialog}
+      className="bulk-replay"
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      onKeyDown={(e) => {
+        // Esc closes the dialog only (the stream's Esc would clear its filters).
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <h2 id={titleId}>Replay messages</h2>
+      {bulk ? <BulkProgress onClose={onClose} /> : <BulkChoice inspectorFilters={inspector.store.getState().filters} onClose={onClose} onStarted={(job) => store.setState({ bulk: job })} />}
+    </dialog>
+  );
+}
+
+function BulkChoice({ inspectorFilters, onClose, onStarted }: {
+  inspectorFilters: Filters;
+  onClose: () => void;
+  onStarted: (job: { label: string; messages: number; deliveryIds: number[] }) => void;
+}) {
+  const inspector = useInspector();
+  const destinations = useInspectorState((s) => s.destinations);
+  const sources = useInspectorState((s) => s.info?.sources);
+  const scopeName = useId();
+  // The filtered set as it is now: the count and the replay use the same bounds (a sliding window does not move between them).
+  const [snapshot] = useState(() => ({ filters: inspectorFilters, query: listQuery(inspectorFilters, Date.now()) }));
+  const [scope, setScope] = useState<Scope>(inspectorFilters.status === 'failed' ? 'failed' : 'filtered');
+  const [choice, setChoice] = useState<TargetChoice>({ destinationId: null, sendTo: 'webhooks', url: '' });
+  const [count, setCount] = useState<{ outcome: ReplayOutcome } | { error: string } | null>(null);
+  const [starting, setStarting] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const target = targetRequest(choice);
+
+  const request = (): RequestOf<'deliveries.replay'> | null => {
+    if (!target.ok) return null;
+    const { ok: _ok, ...fields } = target;
+    return scope === 'failed' ? { allFailed: true, ...fields } : { filter: snapshot.query, ...fields };
+  };
+  const requestKey = JSON.stringify(request());
+
+  useEffect(() => {
+    const base = request();
+    setCount(null);
+    if (!base) return;
+    let current = true;
+    const timer = setTimeout(async () => {
+      const result = await inspector.call('deliveries.replay', { ...base, dryRun: true });
+      if (!current) return;
+      setCount(result.ok ? { outcome: result.value } : { error: result.error.message });
+    }, 150);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [requestKey]);
+
+  const sourceName = (id: number) => sources?.find((s) => s.id === id)?.name ?? `#${id}`;
+  const confirm = count && 'outcome' in count ? confirmation(count.outcome) : null;
+  const start = async () => {
+    const base = request();
+    if (!base || !confirm?.button || !count || !('outcome' in count)) return;
+    setStarting(true);
+    setProblem(null);
+    const result = await inspector.call('deliveries.replay', base);
+    setStarting(false);
+    if (!result.ok) {
+      setProblem(`The replay was refused: ${result.error.message}.`);
+      return;
+    }
+    const label = scope === 'failed' ? 'all failed deliveries' : `the messages matching: ${describeFilters(snapshot.filters, sourceName, absoluteTime)}`;
+    onStarted({ label, messages: result.value.messages, deliveryIds: result.value.deliveryIds });
+  };
+
+  return (
+    <div className="bulk-choice">
+      <fieldset className="send-to">
+        <legend className="field-label">What to replay</legend>
+        <label className="radio">
+          <input type="radio" name={scopeName} checked={scope === 'filtered'} onChange={() => setScope('filtered')} />
+          <span>
+            The messages matching the stream’s filters <span className="muted">({describeFilters(snapshot.filters, sourceName, absoluteTime)})</span>
+          </span>
+        </label>
+        <label className="radio">
+          <input type="radio" name={scopeName} checked={scope === 'failed'} onChange={() => setScope('failed')} />
+          <span>All failed deliveries, whatever the filters</span>
+        </label>
+      </fieldset>
+      <ReplayTarget destinations={destinations} choice={choice} onChange={setChoice} eachOwn />
+      <p className="bulk-count" aria-live="polite">
+        {!target.ok
+          ? 'Fix the URL above to count the messages.'
+          : count === null
+            ? 'Counting…'
+            : 'error' in count
+              ? `Could not count the messages: ${count.error}.`
+              : confirm!.text}
+      </p>
+      {problem ? (
+        <p role="alert" className="error-text">
+          {problem}
+        </p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" className="btn btn-primary" disabled={!confirm?.button || starting} onClick={() => void start()}>
+          {starting ? 'Starting…' : (confirm?.button ?? 'Replay')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function BulkProgress({ onClose }: { onClose: () => void }) {
+  const store = useReplayStore();
+  const bulk = useReplayState((s) => s.bulk)!;
+  useReplayState((s) => s.rev);
+  const progress = countProgress(bulk.deliveryIds, store.getState().deliveries);
+  const line = describeProgress(progress);
+  return (
+    <div className="bulk-progress">
+      <p>
+        Replaying {bulk.messages > 0 ? `${bulk.messages.toLocaleString('en-US')} message${bulk.messages === 1 ? '' : 's'}` : `${bulk.deliveryIds.length} deliveries`} —{' '}
+        {bulk.label}.
+      </p>
+      <progress className="bulk-bar" aria-label="Replay progress" max={Math.max(1, progress.total)} value={progress.finished} />
+      <p role="status" className={progress.done ? (progress.failed > 0 ? 'tone-warn' : 'tone-ok') : undefined}>
+        {progress.done ? `Done: ${line}.` : `${line}.`}
+      </p>
+      {!progress.done && progress.pending > 0 ? (
+        <p className="hint">Deliveries that fail with a retryable error go on retrying on the usual schedule (up to 4 hours); you can close this and keep working.</p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" className="btn btn-primary" onClick={onClose}>
+          {progress.done ? 'Done' : 'Close'}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * The replay views' own live state, one per inspector: the latest state of deliveries seen in the
+ * core's `deliveries.changed` events (so a replay's new delivery shows its status the moment it
+ * changes, even when the change arrives before the replay call has answered), and the bulk replay
+ * in progress (which outlives its dialog).
+ */
+import { useStore } from 'zustand';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { Inspector } from '../../store/inspector.ts';
+import { useInspector } from '../../store/react.ts';
+import { recordChanges, type DeliveryState } from './bulk-progress.ts';
+
+/** Deliveries remembered at most (the oldest-changed go first; those of a running bulk replay stay). */
+export const REMEMBERED_MAX = 50_000;
+
+export interface BulkJob {
+  /** What was replayed, in words ("all failed deliveries", "the 12 messages matching the filters"). */
+  label: string;
+  messages: number;
+  deliveryIds: number[];
+}
+
+export interface ReplayState {
+  /** Owned by the store, updated in place; `rev` changes whenever it does. */
+  deliveries: Map<number, DeliveryState>;
+  rev: number;
+  bulk: BulkJob | null;
+  dialogOpen: boolean;
+}
+
+const stores = new WeakMap<Inspector, StoreApi<ReplayState>>();
+
+export function replayStore(inspector: Inspector): StoreApi<ReplayState> {
+  let store = stores.get(inspector);
+  if (store) return store;
+  const created = createStore<ReplayState>()(() => ({ deliveries: new Map(), rev: 0, bulk: null, dialogOpen: false }));
+  inspector.subscribe((events) => {
+    const { deliveries, rev, bulk } = created.getState();
+    let changed = false;
+    for (const event of events) if (event.type === 'deliveries.changed') changed = recordChanges(deliveries, event.changes) || changed;
+    if (!changed) return;
+    trim(deliveries, new Set(bulk?.deliveryIds));
+    created.setState({ rev: rev + 1 });
+  });
+  stores.set(inspector, created);
+  return created;
+}
+
+function trim(deliveries: Map<number, DeliveryState>, keep: ReadonlySet<number>): void {
+  if (deliveries.size <= REMEMBERED_MAX) return;
+  for (const id of deliveries.keys()) {
+    if (deliveries.size <= REMEMBERED_MAX) break;
+    if (!keep.has(id)) deliveries.delete(id);
+  }
+}
+
+export function useReplayStore(): StoreApi<ReplayState> {
+  return replayStore(useInspector());
+}
+
+/** A slice of the replay state; re-renders when it changes (read `deliveries` after selecting `rev`). */
+export function useReplayState<T>(selector: (state: ReplayState) => T): T {
+  return useStore(useReplayStore(), selector);
+}
