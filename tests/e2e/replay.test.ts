@@ -101,6 +101,9 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
     await expect.poll(() => detail.locator('.detail-outcome').textContent(), { timeout: 10_000 }).toMatch(/^✓ delivered/);
     await replayCard.scrollIntoViewIfNeeded();
     await s.shot('replay-single');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await s.shot('replay-single-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // "Show attempts" on the replay opens its attempt, to the typed URL.
     await replayCard.getByRole('button', { name: 'Show attempts' }).click();
