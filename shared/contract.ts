@@ -9,6 +9,16 @@ import type { ClientState } from '../electron/core/client/queue-state.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
 import { deletionRequestSchema, DELIVERY_STATUSES, messageFilterSchema, replayRequestSchema, type ReplayOutcome } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
+import {
+  audienceInputSchema,
+  audiencePreviewSchema,
+  type AudienceMemberView,
+  type AudienceMessageTag,
+  type AudiencePreviewView,
+  type AudienceSyncMessageView,
+  type AudienceSyncView,
+  type AudienceView,
+} from './audiences.ts';
 import { destinationSchema, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
 
 const id = z.number().int().positive();
@@ -67,6 +77,26 @@ export const requestSchemas = {
    * receives the source, first a "Built-in receiver" destination (signed) — reused on repeats.
    */
   'samples.send': z.strictObject({ sourceId: id }),
+  /** Audiences and computed traits (shared/audiences.ts), with their schedule and last sync. */
+  'audiences.list': z.strictObject({}),
+  /** Creates (no `id`) or edits an audience or computed trait; validated, errors name the field. */
+  'audiences.save': audienceInputSchema,
+  'audiences.delete': z.strictObject({ id }),
+  /** Members count and a sample of a definition before it is saved (and, for an edit, who would join and leave). */
+  'audiences.preview': audiencePreviewSchema,
+  /** Syncs now, whatever the schedule; answers once its identify messages are stored (deliveries follow). */
+  'audiences.syncNow': z.strictObject({ id }),
+  /** Syncs of an audience, newest first. */
+  'audiences.history': z.strictObject({ id, limit: z.number().int().min(1).max(200).default(20), beforeId: id.optional() }),
+  /** The identify messages of one sync with their delivery status, in the order stored. */
+  'audiences.syncMessages': z.strictObject({ syncId: id, afterId: z.number().int().nonnegative().default(0), limit: z.number().int().min(1).max(1000).default(100) }),
+  /** Members as of the last sync, by userId. */
+  'audiences.members': z.strictObject({
+    id,
+    search: z.string().max(200).optional(),
+    after: z.string().max(1024).optional(),
+    limit: z.number().int().min(1).max(1000).default(100),
+  }),
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -114,6 +144,8 @@ export interface MessageSummary {
   delivery: DeliverySummary | null;
   /** How many deliveries the message has (one per destination, plus replays). */
   deliveryCount: number;
+  /** Set on an identify an audience sync sent (origin `audience`): which audience, and what it said. */
+  audience?: AudienceMessageTag;
 }
 
 export interface DeliverySummary {
@@ -202,6 +234,17 @@ export interface Responses {
     destination: { id: number; name: string; hookUrl: string; created: boolean } | null;
     state: ComposerState;
   };
+  'audiences.list': { audiences: AudienceView[] };
+  'audiences.save': AudienceView;
+  'audiences.delete': { deleted: true };
+  'audiences.preview': AudiencePreviewView;
+  'audiences.syncNow': AudienceSyncView;
+  /** `next`: pass it as `beforeId` for older syncs; null when there are none. */
+  'audiences.history': { syncs: AudienceSyncView[]; next: number | null };
+  /** `next`: pass it as `afterId` for the following messages; null at the end. */
+  'audiences.syncMessages': { sync: AudienceSyncView; messages: AudienceSyncMessageView[]; next: number | null };
+  /** `total` matches the search; `next`: pass it as `after`; null at the end. */
+  'audiences.members': { members: AudienceMemberView[]; total: number; next: string | null };
 }
 
 export interface ContractError {
@@ -222,7 +265,9 @@ export type CoreEvent =
   | { type: 'receiver.received'; entries: InboxEntry[] }
   | { type: 'settings.changed' }
   /** The latest queue state of a source's composer client (older states in a batch are dropped). */
-  | { type: 'client.state'; sourceId: number; state: ComposerState };
+  | { type: 'client.state'; sourceId: number; state: ComposerState }
+  /** An audience was saved, deleted or synced, or its sync failed: read it again. */
+  | { type: 'audiences.changed'; audienceId: number; reason: 'saved' | 'deleted' | 'synced' | 'failed' };
 
 /** The composer client's queue, for display: the client library's own state snapshot. */
 export type ComposerState = ClientState;

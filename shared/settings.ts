@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_WEBHOOKS } from './limits.ts';
+import { audienceConfigSchema } from './audiences.ts';
 
 export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -102,6 +103,8 @@ export const configFileSchema = z
   .strictObject({
     sources: z.array(sourceSchema).default([]),
     destinations: z.array(destinationSchema).default([]),
+    /** Audiences and computed traits (shared/audiences.ts), created or updated by name on start. */
+    audiences: z.array(audienceConfigSchema).optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Map<string, number>();
@@ -135,6 +138,16 @@ export const configFileSchema = z
           });
         }
       });
+    });
+    const audiences = new Set<string>();
+    (config.audiences ?? []).forEach((audience, i) => {
+      if (audiences.has(audience.name)) {
+        ctx.addIssue({ code: 'custom', path: ['audiences', i, 'name'], message: `duplicate audience name "${audience.name}"` });
+      }
+      audiences.add(audience.name);
+      if (!seen.has(audience.source)) {
+        ctx.addIssue({ code: 'custom', path: ['audiences', i, 'source'], message: `unknown source "${audience.source}"; declare it under "sources"` });
+      }
     });
   });
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -6,6 +6,7 @@ import { OperationError } from './operation-error.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
 import { Composer } from './composer/composer.ts';
+import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
@@ -56,6 +57,8 @@ export interface Core {
   readonly receiver: BuiltinReceiver;
   /** Sends messages built in the inspector through Sluice's client library. */
   readonly composer: Composer;
+  /** Audiences and computed traits: definitions, previews, the sync scheduler (audiences/). */
+  readonly audiences: AudienceService;
   readonly dataDir: string;
   /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
   replay(request: unknown): Promise<ReplayOutcome>;
@@ -162,8 +165,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     return result;
   };
 
+  const audiences = new AudienceService({
+    db,
+    writer: pipeline,
+    sources,
+    bus,
+    clock,
+    onDeliveries: () => delivery.kick(),
+    ...(options.random ? { random: options.random } : {}),
+  });
+
   let closing: Promise<void> | undefined;
-  return {
+  const core: Core = {
     bus,
     clock,
     sources,
@@ -176,6 +189,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     ingestUrl: ingest.url,
     receiver,
     composer,
+    audiences,
     replay: (request) => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then(afterWrite),
     retryNow: (deliveryIds) =>
       pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => afterWrite(outcome.changed)),
@@ -205,6 +219,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     close() {
       closing ??= (async () => {
         await composer.close(); // its queue goes into the store before ingestion stops
+        await audiences.close(); // a sync under way commits
         await ingest.close();
         await receiver.close();
         await delivery.close();
@@ -216,6 +231,16 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       return closing;
     },
   };
+  if (options.config?.audiences?.length) {
+    try {
+      await audiences.applyConfig(options.config.audiences);
+    } catch (error) {
+      await core.close();
+      throw new ConfigError('--config', [(error as Error).message]);
+    }
+  }
+  audiences.start();
+  return core;
 }
 
 /** Which enabled destinations each source's messages go to. */

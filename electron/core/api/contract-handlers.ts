@@ -32,9 +32,11 @@ const DELIVERY_SCAN_CHUNK = 1000;
 export function createHandlers(core: Core): Handlers {
   const summarize = (messages: StoredMessage[]): MessageSummary[] => {
     const deliveries = core.deliveries.forMessages(messages.map((m) => m.id));
+    const tags = core.audiences.repo.tags(messages.filter((m) => m.origin === 'audience').map((m) => m.id));
     return messages.map((m) => {
       const own = deliveries.get(m.id) ?? [];
-      return { ...m, delivery: mostTelling(own), deliveryCount: own.length };
+      const audience = tags.get(m.id);
+      return { ...m, delivery: mostTelling(own), deliveryCount: own.length, ...(audience ? { audience } : {}) };
     });
   };
   return {
@@ -118,6 +120,33 @@ export function createHandlers(core: Core): Handlers {
     'composer.send': ({ sourceId, type, fields }) => core.composer.send(sourceId, type, fields),
     'composer.flush': ({ sourceId }) => core.composer.flush(sourceId),
     'composer.state': ({ sourceId }) => core.composer.state(sourceId),
+    'audiences.list': () => ({ audiences: core.audiences.list() }),
+    'audiences.save': (input) => core.audiences.save(input),
+    'audiences.delete': async ({ id }) => {
+      await core.audiences.delete(id);
+      return { deleted: true };
+    },
+    'audiences.preview': (request) => core.audiences.preview(request),
+    'audiences.syncNow': async ({ id }) => {
+      const sync = await core.audiences.syncNow(id);
+      return core.audiences.repo.sync(sync.syncId)!;
+    },
+    'audiences.history': ({ id, limit, beforeId }) => {
+      core.audiences.view(id); // not_found for an unknown audience
+      const syncs = core.audiences.repo.syncs(id, limit, beforeId);
+      return { syncs, next: syncs.length === limit ? syncs[syncs.length - 1]!.id : null };
+    },
+    'audiences.syncMessages': ({ syncId, afterId, limit }) => {
+      const sync = core.audiences.repo.sync(syncId);
+      if (!sync) throw new OperationError('not_found', `there is no audience sync ${syncId}; its audience may have been deleted`);
+      const messages = core.audiences.repo.syncMessages(syncId, afterId, limit);
+      return { sync, messages, next: messages.length === limit ? messages[messages.length - 1]!.id : null };
+    },
+    'audiences.members': ({ id, search, after, limit }) => {
+      core.audiences.view(id);
+      const page = core.audiences.repo.members(id, { limit, ...(search ? { search } : {}), ...(after !== undefined ? { after } : {}) });
+      return { ...page, next: page.members.length === limit ? page.members[page.members.length - 1]!.userId : null };
+    },
     'samples.send': ({ sourceId }) =>
       sendSamples(
         {

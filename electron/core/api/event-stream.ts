@@ -40,6 +40,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'client.state', sourceId, state });
       schedule();
     }),
+    bus.on('audiences.changed', ({ audienceId, reason }) => {
+      pending.push({ type: 'audiences.changed', audienceId, reason });
+      schedule();
+    }),
     bus.on('settings.changed', () => {
       pending.push({ type: 'settings.changed' });
       schedule();

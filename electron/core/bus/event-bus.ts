@@ -18,6 +18,8 @@ export interface CoreEvents {
   'settings.changed': null;
   /** The composer's client queue of a source changed. */
   'client.state': { sourceId: number; state: ClientState };
+  /** An audience was saved, deleted or synced, or its sync failed (after the change is stored). */
+  'audiences.changed': { audienceId: number; reason: 'saved' | 'deleted' | 'synced' | 'failed' };
 }
 
 type Listener<T> = (payload: T) => void;

@@ -4,6 +4,7 @@
  * the request thread never waits for SQLite's write lock.
  */
 import type { IngestJob } from './prepare-request.ts';
+import type { AudienceOp, AudienceOutcome } from '../audiences/audience-ops.ts';
 
 /** Which enabled destinations receive each source's messages: a delivery row is created for each. */
 export interface Route {
@@ -69,7 +70,8 @@ export type WriteOp =
       sourceIds: number[];
       deliveries: NewDelivery[];
       now: number;
-    };
+    }
+  | AudienceOp;
 
 export interface WriteOutcome {
   /** Ids of created rows (deliveries). */
@@ -77,6 +79,8 @@ export interface WriteOutcome {
   /** Rows changed (retryNow, cancel) or messages purged. */
   changed: number;
   deletionRequestId?: number;
+  /** What an audience op did (audiences/audience-ops.ts). */
+  audience?: AudienceOutcome;
 }
 
 export type ToIngestWorker =

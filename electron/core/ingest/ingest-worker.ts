@@ -19,6 +19,7 @@ import type {
   WriteOutcome,
 } from './ingest-protocol.ts';
 import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
+import { AudienceWriter } from '../audiences/audience-writer.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
@@ -69,6 +70,7 @@ const insertDeletion = db.prepare(
 );
 const purgeUser = db.prepare("DELETE FROM messages WHERE user_id = ? AND source_id = ?");
 const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
+const audiences = new AudienceWriter(db);
 
 let writeKeys = new Map<string, number>();
 /** sourceId → the enabled destinations connected to it. */
@@ -158,11 +160,16 @@ function applyOp(op: WriteOp): WriteOutcome {
       const ids = createDeliveries(op.deliveries, op.now, deletionRequestId);
       let purged = 0;
       if (op.purge) {
-        for (const sourceId of op.sourceIds) purged += Number(purgeUser.run(op.userId, sourceId).changes);
+        for (const sourceId of op.sourceIds) {
+          purged += Number(purgeUser.run(op.userId, sourceId).changes);
+          audiences.forgetPurgedUser(sourceId, op.userId);
+        }
         notePurged.run(purged, deletionRequestId);
       }
       return { ids, changed: purged, deletionRequestId };
     }
+    default:
+      return { ids: [], changed: 0, audience: audiences.apply(op, routes) };
   }
 }
 

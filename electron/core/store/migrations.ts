@@ -143,6 +143,88 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX messages_received ON messages (received_at);
     `,
   },
+  {
+    version: 4,
+    name: 'audiences and computed traits, user profiles folded from messages',
+    sql: `
+      CREATE TABLE audiences (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('audience', 'computed_trait')),
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        property TEXT NOT NULL,                   -- snake_case of the name: the trait the identifies carry
+        definition TEXT NOT NULL,                 -- JSON: the rule (audience) or the computation
+        mode TEXT NOT NULL CHECK (mode IN ('demo', 'realistic')),
+        interval_seconds INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        next_sync_at INTEGER,
+        last_sync_at INTEGER
+      );
+
+      -- Who the destinations were last told about, with the value sent: what the next sync diffs against.
+      CREATE TABLE audience_members (
+        audience_id INTEGER NOT NULL REFERENCES audiences(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        value TEXT NOT NULL,                      -- JSON
+        since INTEGER NOT NULL,
+        PRIMARY KEY (audience_id, user_id)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE audience_syncs (
+        id INTEGER PRIMARY KEY,
+        audience_id INTEGER NOT NULL REFERENCES audiences(id) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        reason TEXT NOT NULL CHECK (reason IN ('scheduled', 'manual')),
+        initial INTEGER NOT NULL,                 -- 1: nothing was synced before (every member sent)
+        property TEXT NOT NULL,
+        members INTEGER NOT NULL,
+        joined INTEGER NOT NULL,                  -- computed traits: users whose value is new or changed
+        left_count INTEGER NOT NULL,              -- computed traits: users who no longer have a value
+        deliveries INTEGER NOT NULL,
+        duration_ms REAL NOT NULL
+      );
+      CREATE INDEX audience_syncs_audience ON audience_syncs (audience_id, id);
+
+      -- The identify messages (origin 'audience') each sync stored, and what they said.
+      CREATE TABLE audience_sync_messages (
+        sync_id INTEGER NOT NULL REFERENCES audience_syncs(id) ON DELETE CASCADE,
+        message_id INTEGER NOT NULL,              -- messages.id; no foreign key: a purge may delete it
+        user_id TEXT NOT NULL,
+        value TEXT NOT NULL,                      -- JSON
+        change TEXT NOT NULL CHECK (change IN ('joined', 'left', 'changed')),
+        PRIMARY KEY (sync_id, message_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX audience_sync_messages_message ON audience_sync_messages (message_id);
+
+      -- Each source's users as the stored messages describe them, folded in incrementally (by message
+      -- id, see audiences/profile-fold.ts) so that evaluating a rule never scans the messages.
+      CREATE TABLE profile_users (
+        source_id INTEGER NOT NULL,
+        user_id TEXT NOT NULL,
+        PRIMARY KEY (source_id, user_id)
+      ) WITHOUT ROWID;
+      -- Latest value of each trait, merged over the user's identify calls.
+      CREATE TABLE profile_traits (
+        source_id INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        type TEXT NOT NULL,                       -- json_each's: null, true, false, integer, real, text, array, object
+        value ANY,                                -- the SQL value (JSON text for arrays and objects)
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (source_id, key, user_id)
+      ) WITHOUT ROWID;
+      -- One row per track event, ordered for "user performed E at least N times within T".
+      CREATE TABLE profile_events (
+        source_id INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        at INTEGER NOT NULL,                      -- the event's timestamp (corrected), else when it arrived
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (source_id, event, user_id, at, message_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -1,0 +1,80 @@
+// The audience writes the request thread asks the store's writer (the ingest worker) for, and what
+// comes back. Everything an audience writes — its definition, profile folding, a sync's identify
+// messages with their deliveries and the new member snapshot — is one transaction in the writer.
+import type { AudienceKind, AudienceRule, Computation, SyncMode } from '../../../shared/audiences.ts';
+
+export interface AudienceRecord {
+  /** Absent: a new audience. */
+  id?: number;
+  name: string;
+  kind: AudienceKind;
+  sourceId: number;
+  property: string;
+  definition: AudienceRule | Computation;
+  mode: SyncMode;
+  intervalSeconds: number;
+}
+
+export type AudienceOp =
+  | {
+      op: 'audience.save';
+      audience: AudienceRecord;
+      nextSyncAt: number;
+      /** The property or source changed: forget the snapshot, so the next sync is an initial one. */
+      resetMembers: boolean;
+      now: number;
+    }
+  | { op: 'audience.delete'; audienceId: number }
+  /** Folds up to `limit` more stored messages into the profiles. */
+  | { op: 'audience.fold'; limit: number }
+  | {
+      op: 'audience.preview';
+      kind: AudienceKind;
+      sourceId: number;
+      definition: AudienceRule | Computation;
+      /** An existing audience: also count who would join and leave against its snapshot. */
+      audienceId: number | null;
+      sampleSize: number;
+      now: number;
+    }
+  | {
+      op: 'audience.sync';
+      audienceId: number;
+      reason: 'scheduled' | 'manual';
+      now: number;
+      nextSyncAt: number;
+    };
+
+export interface PreviewOutcome {
+  members: number;
+  sample: { userId: string; value: unknown }[];
+  joining: number | null;
+  leaving: number | null;
+  /** Users the source has (with any stored message and a userId). */
+  users: number;
+  durationMs: number;
+}
+
+export interface SyncOutcome {
+  syncId: number;
+  audienceId: number;
+  sourceId: number;
+  initial: boolean;
+  members: number;
+  joined: number;
+  left: number;
+  /** Ids of the identify messages stored (origin 'audience'). */
+  messageIds: number[];
+  deliveries: number;
+  durationMs: number;
+}
+
+export type AudienceOutcome =
+  | { op: 'audience.save'; audienceId: number }
+  | { op: 'audience.delete'; deleted: boolean }
+  | { op: 'audience.fold'; through: number; latest: number }
+  | { op: 'audience.preview'; preview: PreviewOutcome }
+  /** null: the audience was deleted before its sync ran. */
+  | { op: 'audience.sync'; sync: SyncOutcome | null }
+  /** The op failed and was undone (nothing else in the writer's transaction was). */
+  | { op: 'error'; message: string };

@@ -1,0 +1,235 @@
+// The writer's side of audiences (runs in the ingest worker, inside its transactions): saves
+// definitions, folds profiles, previews, and syncs. A sync evaluates the rule into a temp table,
+// diffs it against the member snapshot of the last sync, and for each user whose membership (or
+// value) changed stores one identify message (origin 'audience') with a delivery per destination of
+// the source (trigger 'audience') — the delivery engine then sends them like any message — and
+// updates the snapshot. All of it commits together, or not at all.
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import type { AudienceKind, AudienceRule, Computation } from '../../../shared/audiences.ts';
+import type { AudienceOp, AudienceOutcome, PreviewOutcome, SyncOutcome } from './audience-ops.ts';
+import { ProfileFold } from './profile-fold.ts';
+import { compile, leavingValue } from './rule-sql.ts';
+
+/** Messages folded per fold call: bounds how long one call holds the writer (and ingestion). */
+export const FOLD_CHUNK = 20_000;
+
+interface AudienceRow {
+  id: number;
+  kind: AudienceKind;
+  source_id: number;
+  property: string;
+  definition: string;
+}
+
+export class AudienceWriter {
+  readonly #db: DatabaseSync;
+  readonly fold: ProfileFold;
+  readonly #s: ReturnType<typeof prepare>;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.fold = new ProfileFold(db);
+    db.exec(`PRAGMA temp_store = MEMORY;
+      CREATE TEMP TABLE IF NOT EXISTS audience_current (user_id TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`);
+    this.#s = prepare(db);
+  }
+
+  /**
+   * Runs one op inside the writer's transaction, in a savepoint: an op that fails (a broken rule, a
+   * constraint) is undone alone and reported, without failing the ingestion requests committed with it.
+   * `routes`: the enabled destinations of each source, as ingestion uses them.
+   */
+  apply(op: AudienceOp, routes: ReadonlyMap<number, number[]>): AudienceOutcome {
+    this.#db.exec('SAVEPOINT audience_op');
+    try {
+      const outcome = this.#apply(op, routes);
+      this.#db.exec('RELEASE audience_op');
+      return outcome;
+    } catch (error) {
+      this.#db.exec('ROLLBACK TO audience_op');
+      this.#db.exec('RELEASE audience_op');
+      return { op: 'error', message: (error as Error).message };
+    }
+  }
+
+  #apply(op: AudienceOp, routes: ReadonlyMap<number, number[]>): AudienceOutcome {
+    switch (op.op) {
+      case 'audience.save':
+        return { op: op.op, audienceId: this.#save(op) };
+      case 'audience.delete':
+        return { op: op.op, deleted: Number(this.#s.deleteAudience.run(op.audienceId).changes) > 0 };
+      case 'audience.fold': {
+        const { through, latest } = this.fold.fold(op.limit);
+        return { op: op.op, through, latest };
+      }
+      case 'audience.preview':
+        return { op: op.op, preview: this.#preview(op) };
+      case 'audience.sync':
+        return { op: op.op, sync: this.#sync(op, routes) };
+    }
+  }
+
+  /** A deletion request purged the user's messages: their profile and audience memberships go too (no identify follows). */
+  forgetPurgedUser(sourceId: number, userId: string): void {
+    this.fold.forgetUser(sourceId, userId);
+    this.#s.forgetPurged.run(userId, sourceId);
+  }
+
+  #save(op: Extract<AudienceOp, { op: 'audience.save' }>): number {
+    const a = op.audience;
+    const definition = JSON.stringify(a.definition);
+    if (a.id === undefined) {
+      return Number(
+        this.#s.insertAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, op.now, op.now, op.nextSyncAt)
+          .lastInsertRowid,
+      );
+    }
+    this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, op.now, op.nextSyncAt, a.id);
+    if (op.resetMembers) this.#s.forgetMembers.run(a.id);
+    return a.id;
+  }
+
+  /** Folds whatever is left, then fills temp.audience_current with the definition's current values. */
+  #evaluate(kind: AudienceKind, definition: AudienceRule | Computation, sourceId: number, now: number): void {
+    while (true) {
+      const { through, latest } = this.fold.fold(FOLD_CHUNK);
+      if (through >= latest) break;
+    }
+    const query = compile(kind, definition, sourceId, now);
+    this.#s.clearCurrent.run();
+    this.#db.prepare(`INSERT INTO temp.audience_current (user_id, value) ${query.sql}`).run(...query.params);
+  }
+
+  #preview(op: Extract<AudienceOp, { op: 'audience.preview' }>): PreviewOutcome {
+    const started = performance.now();
+    this.#evaluate(op.kind, op.definition, op.sourceId, op.now);
+    const members = count(this.#s.countCurrent.get());
+    const sample = (this.#s.sample.all(op.sampleSize) as { user_id: string; value: string }[]).map((row) => ({
+      userId: row.user_id,
+      value: JSON.parse(row.value) as unknown,
+    }));
+    let joining: number | null = null;
+    let leaving: number | null = null;
+    if (op.audienceId !== null) {
+      joining = this.#s.changed.all(op.audienceId).length;
+      leaving = this.#s.left.all(op.audienceId).length;
+    }
+    const users = count(this.#s.users.get(op.sourceId));
+    this.#s.clearCurrent.run();
+    return { members, sample, joining, leaving, users, durationMs: performance.now() - started };
+  }
+
+  #sync(op: Extract<AudienceOp, { op: 'audience.sync' }>, routes: ReadonlyMap<number, number[]>): SyncOutcome | null {
+    const started = performance.now();
+    const row = this.#s.audience.get(op.audienceId) as AudienceRow | undefined;
+    if (!row) return null;
+    const definition = JSON.parse(row.definition) as AudienceRule | Computation;
+    const sourceId = row.source_id;
+    this.#evaluate(row.kind, definition, sourceId, op.now);
+
+    const initial = count(this.#s.snapshotSize.get(row.id)) === 0;
+    const syncId = Number(this.#s.insertSync.run(row.id, op.now, op.reason, initial ? 1 : 0, row.property).lastInsertRowid);
+    const destinations = routes.get(sourceId) ?? [];
+    const timestamp = new Date(op.now).toISOString();
+    const computationClass = row.kind === 'audience' ? 'audience' : 'trait';
+    const messageIds: number[] = [];
+    let deliveries = 0;
+
+    const send = (userId: string, value: string, change: 'joined' | 'left' | 'changed') => {
+      const messageId = randomUUID();
+      // Built as text around the value's JSON so the value is sent exactly as computed.
+      const raw =
+        `{"type":"identify","userId":${JSON.stringify(userId)},"traits":{${JSON.stringify(row.property)}:${value}},` +
+        `"messageId":"${messageId}","timestamp":"${timestamp}",` +
+        `"context":{"personas":{"computation_class":"${computationClass}","computation_id":"${row.id}","computation_key":${JSON.stringify(row.property)}}}}`;
+      const id = Number(this.#s.insertMessage.run(sourceId, messageId, userId, op.now, op.now, raw).lastInsertRowid);
+      for (const destinationId of destinations) this.#s.insertDelivery.run(id, destinationId, op.now, op.now, op.now);
+      deliveries += destinations.length;
+      this.#s.link.run(syncId, id, userId, value, change);
+      messageIds.push(id);
+    };
+
+    let joined = 0;
+    for (const { user_id, value, previous } of this.#s.changed.all(row.id) as { user_id: string; value: string; previous: string | null }[]) {
+      send(user_id, value, previous === null ? 'joined' : 'changed');
+      this.#s.upsertMember.run(row.id, user_id, value, op.now);
+      joined++;
+    }
+    const gone = leavingValue(row.kind, definition);
+    let left = 0;
+    for (const { user_id } of this.#s.left.all(row.id) as { user_id: string }[]) {
+      send(user_id, gone, 'left');
+      this.#s.removeMember.run(row.id, user_id);
+      left++;
+    }
+    const members = count(this.#s.countCurrent.get());
+    this.#s.clearCurrent.run();
+    this.#s.synced.run(op.now, op.nextSyncAt, row.id);
+    const durationMs = performance.now() - started;
+    this.#s.finishSync.run(members, joined, left, deliveries, durationMs, syncId);
+    return { syncId, audienceId: row.id, sourceId, initial, members, joined, left, messageIds, deliveries, durationMs };
+  }
+}
+
+function count(row: unknown): number {
+  return Number((row as { n: number }).n);
+}
+
+/** The writer's statements, prepared once (the temp table must exist first). */
+function prepare(db: DatabaseSync) {
+  return {
+    insertAudience: db.prepare(
+      `INSERT INTO audiences (name, kind, source_id, property, definition, mode, interval_seconds, created_at, updated_at, next_sync_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    updateAudience: db.prepare(
+      `UPDATE audiences SET name = ?, kind = ?, source_id = ?, property = ?, definition = ?, mode = ?, interval_seconds = ?,
+         updated_at = ?, next_sync_at = ? WHERE id = ?`,
+    ),
+    forgetMembers: db.prepare('DELETE FROM audience_members WHERE audience_id = ?'),
+    deleteAudience: db.prepare('DELETE FROM audiences WHERE id = ?'),
+    audience: db.prepare('SELECT id, kind, source_id, property, definition FROM audiences WHERE id = ?'),
+    clearCurrent: db.prepare('DELETE FROM temp.audience_current'),
+    countCurrent: db.prepare('SELECT count(*) AS n FROM temp.audience_current'),
+    sample: db.prepare('SELECT user_id, value FROM temp.audience_current ORDER BY user_id LIMIT ?'),
+    users: db.prepare('SELECT count(*) AS n FROM profile_users WHERE source_id = ?'),
+    snapshotSize: db.prepare('SELECT count(*) AS n FROM audience_members WHERE audience_id = ?'),
+    // Users whose value is new or differs from what was last sent.
+    changed: db.prepare(
+      `SELECT c.user_id, c.value, m.value AS previous FROM temp.audience_current c
+       LEFT JOIN audience_members m ON m.audience_id = ? AND m.user_id = c.user_id
+       WHERE m.value IS NOT c.value ORDER BY c.user_id`,
+    ),
+    // Users in the snapshot who no longer match (or no longer have a value).
+    left: db.prepare(
+      `SELECT m.user_id FROM audience_members m WHERE m.audience_id = ?
+         AND NOT EXISTS (SELECT 1 FROM temp.audience_current c WHERE c.user_id = m.user_id) ORDER BY m.user_id`,
+    ),
+    insertSync: db.prepare(
+      `INSERT INTO audience_syncs (audience_id, at, reason, initial, property, members, joined, left_count, deliveries, duration_ms)
+       VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0, 0)`,
+    ),
+    finishSync: db.prepare(
+      'UPDATE audience_syncs SET members = ?, joined = ?, left_count = ?, deliveries = ?, duration_ms = ? WHERE id = ?',
+    ),
+    insertMessage: db.prepare(
+      `INSERT INTO messages (request_id, source_id, message_id, type, status, origin, user_id, received_at, timestamp, raw)
+       VALUES (NULL, ?, ?, 'identify', 'accepted', 'audience', ?, ?, ?, ?)`,
+    ),
+    insertDelivery: db.prepare(
+      `INSERT INTO deliveries (message_id, destination_id, trigger, status, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, 'audience', 'pending', ?, ?, ?)`,
+    ),
+    link: db.prepare('INSERT INTO audience_sync_messages (sync_id, message_id, user_id, value, change) VALUES (?, ?, ?, ?, ?)'),
+    upsertMember: db.prepare(
+      `INSERT INTO audience_members (audience_id, user_id, value, since) VALUES (?, ?, ?, ?)
+       ON CONFLICT (audience_id, user_id) DO UPDATE SET value = excluded.value`,
+    ),
+    removeMember: db.prepare('DELETE FROM audience_members WHERE audience_id = ? AND user_id = ?'),
+    synced: db.prepare('UPDATE audiences SET last_sync_at = ?, next_sync_at = ? WHERE id = ?'),
+    forgetPurged: db.prepare(
+      'DELETE FROM audience_members WHERE user_id = ? AND audience_id IN (SELECT id FROM audiences WHERE source_id = ?)',
+    ),
+  };
+}

@@ -1,0 +1,98 @@
+// Folds stored messages into the per-user profile tables (profile_users, profile_traits,
+// profile_events) that audience rules are evaluated over. Incremental: a cursor in `settings`
+// remembers the last message id folded, and each call folds the next messages in id order, so the
+// cost is paid once per message and a rule never scans the messages table. Runs in the store's
+// writer (the ingest worker), in bounded chunks, between group commits.
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+const CURSOR_KEY = 'profiles.folded_through';
+
+/** What the profiles are made of: accepted messages with a userId, never the audiences' own identifies (see also the traits query). */
+const FOLDABLE = `status = 'accepted' AND origin != 'audience' AND user_id IS NOT NULL`;
+
+export interface FoldResult {
+  /** Last message id folded so far. */
+  through: number;
+  /** Highest message id stored: the fold has caught up when `through` reaches it. */
+  latest: number;
+  /** Message ids this call went over. */
+  folded: number;
+}
+
+export class ProfileFold {
+  readonly #cursor: StatementSync;
+  readonly #setCursor: StatementSync;
+  readonly #latest: StatementSync;
+  readonly #upTo: StatementSync;
+  readonly #users: StatementSync;
+  readonly #events: StatementSync;
+  readonly #traits: StatementSync;
+  readonly #forgetUser: StatementSync[];
+
+  constructor(db: DatabaseSync) {
+    this.#cursor = db.prepare(`SELECT value FROM settings WHERE key = '${CURSOR_KEY}'`);
+    this.#setCursor = db.prepare(
+      `INSERT INTO settings (key, value) VALUES ('${CURSOR_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
+    this.#latest = db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages');
+    // The id the chunk ends at: the `limit`-th message after the cursor, or the latest one.
+    this.#upTo = db.prepare('SELECT coalesce(max(id), ?) AS id FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
+    this.#users = db.prepare(
+      `INSERT INTO profile_users (source_id, user_id)
+       SELECT DISTINCT source_id, user_id FROM messages WHERE id > ? AND id <= ? AND ${FOLDABLE}
+       ON CONFLICT DO NOTHING`,
+    );
+    // Sorted by the key first: inserting in key order touches each b-tree page once per chunk.
+    this.#events = db.prepare(
+      `INSERT OR IGNORE INTO profile_events (source_id, event, user_id, at, message_id)
+       SELECT source_id, event, user_id, coalesce(timestamp, received_at), id FROM messages
+       WHERE id > ? AND id <= ? AND ${FOLDABLE} AND type = 'track' AND event IS NOT NULL
+       ORDER BY 1, 2, 3`,
+    );
+    // Later identifies win, key by key (the upsert keeps the value of the highest message id).
+    this.#traits = db.prepare(
+      `INSERT INTO profile_traits (source_id, key, user_id, type, value, message_id)
+       SELECT m.source_id, t.key, m.user_id, t.type, t.value, m.id
+       FROM messages m, json_each(m.raw, '$.traits') t
+       WHERE m.id > ? AND m.id <= ? AND m.status = 'accepted' AND m.origin != 'audience' AND m.user_id IS NOT NULL
+         AND m.type = 'identify'
+         AND json_type(m.raw, '$.traits') = 'object'
+       ORDER BY m.id
+       ON CONFLICT (source_id, key, user_id) DO UPDATE SET type = excluded.type, value = excluded.value,
+         message_id = excluded.message_id WHERE excluded.message_id > profile_traits.message_id`,
+    );
+    this.#forgetUser = [
+      db.prepare('DELETE FROM profile_users WHERE source_id = ? AND user_id = ?'),
+      db.prepare('DELETE FROM profile_traits WHERE source_id = ? AND user_id = ?'),
+      db.prepare('DELETE FROM profile_events WHERE source_id = ? AND user_id = ?'),
+    ];
+  }
+
+  through(): number {
+    const row = this.#cursor.get() as { value: string } | undefined;
+    return row ? Number(row.value) : 0;
+  }
+
+  /** Folds at most `limit` messages after the cursor. Call inside a transaction. */
+  fold(limit: number): FoldResult {
+    const from = this.through();
+    const latest = Number((this.#latest.get() as { id: number }).id);
+    if (latest <= from) return { through: from, latest, folded: 0 };
+    const to = Number((this.#upTo.get(from, from, limit) as { id: number }).id);
+    this.#users.run(from, to);
+    this.#events.run(from, to);
+    this.#traits.run(from, to);
+    this.#setCursor.run(String(to));
+    return { through: to, latest, folded: to - from };
+  }
+
+  /**
+   * A purged user's messages are gone: their profile goes too. SQLite reuses the highest ids after a
+   * delete, so the cursor moves back to the highest id still stored, or new messages would be skipped.
+   */
+  forgetUser(sourceId: number, userId: string): void {
+    for (const statement of this.#forgetUser) statement.run(sourceId, userId);
+    const latest = Number((this.#latest.get() as { id: number }).id);
+    if (this.through() > latest) this.#setCursor.run(String(latest));
+  }
+}
