@@ -84,11 +84,13 @@ export function createHandlers(core: Core): Handlers {
       const record = core.messages.get(id);
       if (!record) throw new OperationError('not_found', `there is no message ${id}`);
       const deliveries = core.deliveries.forMessage(id);
+      const audience = record.origin === 'audience' ? core.audiences.repo.tags([id]).get(id) : undefined;
       return {
         ...record,
         delivery: mostTelling(deliveries),
         deliveryCount: deliveries.length,
         deliveries: deliveries.map((d): DeliveryView => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
+        ...(audience ? { audience } : {}),
       };
     },
     'deliveries.replay': (request) => core.replay(request),

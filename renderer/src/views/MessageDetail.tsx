@@ -155,7 +155,12 @@ function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) 
     ['received', absoluteTime(data.receivedAt)],
     ['timestamp', data.timestamp === null ? null : absoluteTime(data.timestamp)],
     ['status', data.status === 'rejected' ? `rejected — ${data.rejectCode}: ${data.rejectReason}` : data.status],
-    ['origin', data.origin],
+    [
+      'origin',
+      data.audience
+        ? `audience sync — ${data.audience.kind === 'audience' ? 'audience' : 'computed trait'} “${data.audience.audienceName ?? 'deleted'}”, ${data.audience.property} = ${JSON.stringify(data.audience.value)} (${data.audience.change})`
+        : data.origin,
+    ],
   ];
   return (
     <div className="message-tab">

@@ -7,9 +7,10 @@ import { useInspectorState } from '../store/react.ts';
 
 export const ROW_HEIGHT = 48;
 
-/** What the row names: the event, page or screen name, or why it was rejected. */
+/** What the row names: the event, page or screen name, why it was rejected, or what an audience sync said. */
 export function rowName(m: MessageSummary): string {
   if (m.event) return m.event;
+  if (m.audience) return `${m.audience.property}: ${JSON.stringify(m.audience.value)}`;
   if (m.status === 'rejected') return m.rejectReason ?? '';
   return '';
 }
@@ -50,6 +51,11 @@ export const StreamRow = memo(function StreamRow({ id, index, count, selected, o
         <span className="row-name" title={rowName(row)}>
           {rowName(row)}
         </span>
+        {row.audience ? (
+          <span className="row-audience" title={`Sent by a sync of the ${row.audience.kind === 'audience' ? 'audience' : 'computed trait'} “${row.audience.audienceName ?? 'deleted'}” (${row.audience.change})`}>
+            audience sync
+          </span>
+        ) : null}
       </div>
       <div className="row-line row-sub">
         <span className={`row-user${row.userId ? '' : ' row-anon'}`} title={who ? `${row.userId ? 'userId' : 'anonymousId'} ${who}` : 'no user'}>

@@ -5,6 +5,7 @@ import { SourcesView } from '../sources/SourcesView.tsx';
 import { ComposerView } from '../composer/ComposerView.tsx';
 import { DeletionsView } from '../deletions/DeletionsView.tsx';
 import { ReceiverView } from '../receiver/ReceiverView.tsx';
+import { AudiencesView } from '../audiences/AudiencesView.tsx';
 
 /**
  * The views other than the stream (which App lays out itself). A view missing here shows as disabled
@@ -17,4 +18,5 @@ export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> =
   deletions: DeletionsView,
   destinations: DestinationsView,
   sources: SourcesView,
+  audiences: AudiencesView,
 };
