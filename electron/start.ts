@@ -1,33 +1,20 @@
-// `npm start`: the desktop app where Electron can start, otherwise the headless relay
-// (`sluice serve`), saying why. Checks by looking at files: requiring the `electron` package would
-// try to download its binary, which cannot work offline.
+// `npm start` (after `npm run build`): the desktop app where Electron can start, otherwise the
+// headless relay (`sluice serve`, which serves the same built inspector), saying why.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { electronBinary, whyElectronCannotStart } from './electron-binary.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const electronPackage = path.join(root, 'node_modules', 'electron');
 const desktopEntry = path.join(root, 'out', 'main', 'index.js');
 
-function electronBinary(): string | undefined {
-  const pathFile = path.join(electronPackage, 'path.txt');
-  if (!fs.existsSync(pathFile)) return undefined;
-  const binary = path.join(electronPackage, 'dist', fs.readFileSync(pathFile, 'utf8').trim());
-  return fs.existsSync(binary) ? binary : undefined;
-}
-
 function whyNotElectron(): string | undefined {
-  if (!fs.existsSync(electronPackage)) return 'the electron package is not installed (run npm ci)';
-  if (!electronBinary()) {
-    return "Electron's binary is not downloaded (npx install-electron fetches it; that needs internet access)";
-  }
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display';
-  if (!fs.existsSync(desktopEntry)) return 'the desktop shell is not built (out/main/index.js is missing)';
-  return undefined;
+  return whyElectronCannotStart() ?? (fs.existsSync(desktopEntry) ? undefined : 'the desktop app is not built (npm run build writes out/main/index.js)');
 }
 
 const reason = whyNotElectron();
 if (reason === undefined) {
+  // Electron runs package.json's "main": out/main/index.js.
   const child = spawn(electronBinary()!, [root, ...process.argv.slice(2)], { stdio: 'inherit' });
   child.on('exit', (code) => process.exit(code ?? 1));
 } else {

@@ -1,0 +1,128 @@
+// The desktop app's bundle (electron-vite build): built into a directory of its own, then its main
+// process is run in plain Node with a stand-in for the `electron` module (no Electron binary here).
+// It must open the core — whose worker threads are separate bundle entries — register the contract
+// over IPC, load the built renderer with a CommonJS preload, store a message POSTed to it, and quit.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+// Inside the checkout, so that the bundle's external packages (zod, undici, ws) resolve from node_modules;
+// deeper than out/, so that a path the sources take relative to themselves (which holds from sources
+// but not in the bundle) finds nothing here either.
+const outDir = path.join(root, 'test-results', 'electron-bundle', String(process.pid));
+// Builds as from a shell: vitest sets NODE_ENV=test, which makes Vite build something else.
+const { NODE_ENV: _testEnv, ...shellEnv } = process.env;
+
+beforeAll(() => {
+  fs.rmSync(outDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: root,
+    env: { ...shellEnv, SLUICE_BUILD_OUT: outDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: 120_000,
+  });
+}, 180_000);
+
+afterAll(() => {
+  fs.rmSync(outDir, { recursive: true, force: true });
+  try {
+    fs.rmdirSync(path.dirname(outDir)); // only when no other run's copy is left in it
+  } catch {
+    // another run's copy is
+  }
+});
+
+const read = (file: string) => fs.readFileSync(path.join(outDir, file), 'utf8');
+
+describe('electron-vite build', () => {
+  it('writes the main process as an ES module, each worker thread as its own entry, and points the core at them', () => {
+    const main = read('main/index.js');
+    expect(main).toMatch(/^import .* from "electron";$/m);
+    for (const worker of ['ingest-worker', 'checkpointer-worker']) {
+      expect(fs.existsSync(path.join(outDir, 'main', `${worker}.js`))).toBe(true);
+      // The core's `new URL('./<worker>.ts', import.meta.url)`, rewritten relative to the chunk it ended up in.
+      const chunk = [path.join(outDir, 'main/index.js'), ...fs.readdirSync(path.join(outDir, 'main/chunks')).map((f) => path.join(outDir, 'main/chunks', f))].find(
+        (file) => fs.readFileSync(file, 'utf8').includes(`${worker}.js", import.meta.url`),
+      );
+      expect(chunk, `${worker}: no chunk starts it`).toBeDefined();
+      const specifier = /new URL\("([^"]+)", import\.meta\.url\)/.exec(
+        fs.readFileSync(chunk!, 'utf8').split('\n').find((line) => line.includes(`${worker}.js"`))!,
+      )![1]!;
+      expect(fs.existsSync(path.resolve(path.dirname(chunk!), specifier))).toBe(true);
+    }
+    expect(main).not.toMatch(/-worker\.ts["'],\s*import\.meta\.url/);
+  });
+
+  it('writes a self-contained CommonJS preload: it requires electron and nothing else', () => {
+    const preload = read('preload/index.cjs');
+    const required = [...preload.matchAll(/\brequire\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]);
+    expect(required).toEqual(['electron']);
+    expect(preload).not.toMatch(/^\s*(import|export)\s/m);
+    expect(fs.existsSync(path.join(outDir, 'preload/index.mjs'))).toBe(false);
+  });
+
+  it('builds the same renderer the headless host serves (`npm run build:renderer`), file for file', () => {
+    const headless = path.join(outDir, 'headless-renderer');
+    execFileSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--outDir', headless, '--logLevel', 'error'], {
+      cwd: root,
+      env: shellEnv,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 120_000,
+    });
+    const tree = (dir: string) =>
+      (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+    const files = tree(path.join(outDir, 'renderer'));
+    expect(files).toEqual(tree(headless));
+    for (const file of files) expect(read(`renderer/${file}`), file).toBe(fs.readFileSync(path.join(headless, file), 'utf8'));
+  }, 120_000);
+
+  it('builds the renderer with relative asset URLs and no inline scripts (the window loads it from disk under a strict CSP)', () => {
+    const html = read('renderer/index.html');
+    const scripts = [...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      expect(src.startsWith('./')).toBe(true);
+      expect(fs.existsSync(path.join(outDir, 'renderer', src))).toBe(true);
+    }
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  });
+
+  it('runs: the main process opens the core, serves the contract over IPC to its own page only, stores a message, and quits', () => {
+    const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-'));
+    try {
+      const run = spawnSync(process.execPath, ['--import', path.join(root, 'tests/helpers/fake-electron-hooks.ts'), path.join(outDir, 'main/index.js')], {
+        cwd: root,
+        env: { ...process.env, SLUICE_FAKE_USER_DATA: userData },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const line = run.stdout.trim().split('\n').at(-1) ?? '';
+      expect(line, `stderr: ${run.stderr}`).toMatch(/^\{/);
+      const report = JSON.parse(line);
+      expect(report.error).toBeUndefined();
+      expect(report.windows).toEqual([
+        expect.objectContaining({
+          webPreferences: expect.objectContaining({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: path.join(outDir, 'preload/index.cjs') }),
+          preloadExists: true,
+          preloadIsCommonJs: true,
+        }),
+      ]);
+      expect(report.loadedFile).toBe(path.join(outDir, 'renderer/index.html'));
+      expect(report.loadedFileExists).toBe(true);
+      expect(report.untrusted).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
+      expect(report.info).toBe(true);
+      expect(report.ingestStatus).toBe(200);
+      expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+      expect(report.eventSends).toBeGreaterThan(0);
+      expect(report.exitCode).toBe(0);
+      expect(run.status).toBe(0);
+      // The store is where a packaged app keeps it (userData), written through the bundled worker.
+      expect(fs.readdirSync(userData).some((f) => f.endsWith('.db') || f.endsWith('.sqlite'))).toBe(true);
+    } finally {
+      fs.rmSync(userData, { recursive: true, force: true });
+    }
+  });
+});

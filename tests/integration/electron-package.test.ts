@@ -1,0 +1,109 @@
+// electron-builder's configuration (build/electron-builder.yml), checked as far as this machine
+// allows: it passes electron-builder's own schema, and an unpacked Linux package (`--linux dir`) is
+// made from it with a stand-in Electron distribution (the real one is a download). The app.asar must
+// hold the built app, package.json and the production dependencies — and nothing else.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const config = path.join(root, 'build/electron-builder.yml');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  main: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+// electron-builder's own modules (app-builder-lib, @electron/asar), as it resolves them.
+const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-package-'));
+
+/** `npm test` builds out/ first; run alone, the test builds it when it is missing. */
+function ensureBuilt(): void {
+  const outputs = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+  if (outputs.every((f) => fs.existsSync(path.join(root, f)))) return;
+  execFileSync(process.execPath, [path.join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: 120_000,
+  });
+}
+
+/** Enough of an unpacked Electron for electron-builder's Linux `dir` target to copy and rename. */
+function fakeElectronDist(): string {
+  const dist = path.join(work, 'electron-dist');
+  fs.mkdirSync(dist, { recursive: true });
+  fs.writeFileSync(path.join(dist, 'electron'), '#!/bin/sh\necho "a stand-in for Electron"\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(dist, 'version'), `v${builderRequire('electron/package.json').version}`);
+  fs.writeFileSync(path.join(dist, 'LICENSE'), '');
+  fs.writeFileSync(path.join(dist, 'LICENSES.chromium.html'), '');
+  return dist;
+}
+
+let unpacked: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  const output = path.join(work, 'dist');
+  execFileSync(
+    process.execPath,
+    [
+      path.join(root, 'node_modules/electron-builder/cli.js'),
+      '--config', config,
+      '--linux', 'dir',
+      '--publish', 'never',
+      `-c.electronDist=${fakeElectronDist()}`,
+      `-c.directories.output=${output}`,
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 },
+  );
+  unpacked = path.join(output, 'linux-unpacked');
+}, 180_000);
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+describe('electron-builder configuration', () => {
+  it('passes electron-builder’s schema', async () => {
+    const { getConfig, validateConfiguration } = builderRequire('app-builder-lib/out/util/config/config.js');
+    const loaded = await getConfig(root, config, null);
+    await expect(validateConfiguration(loaded, { isEnabled: false, add() {} })).resolves.toBeUndefined();
+    expect(loaded).toMatchObject({ appId: expect.any(String), productName: 'Sluice', asar: true, files: [{ filter: ['out/**', 'package.json'] }] });
+    expect(loaded.linux.target).toEqual(['AppImage', 'deb']);
+    expect(loaded.mac.target).toBe('dmg');
+    expect(loaded.win.target).toBe('nsis');
+    // The icon electron-builder makes every platform's from: a 512×512 PNG.
+    const icon = fs.readFileSync(path.join(root, loaded.icon));
+    expect(icon.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect([icon.readUInt32BE(16), icon.readUInt32BE(20)]).toEqual([512, 512]);
+  });
+
+  it('packs the built app, package.json and the production dependencies into app.asar, and nothing else', () => {
+    const asar = builderRequire('@electron/asar') as { listPackage(file: string): string[]; extractFile(file: string, inner: string): Buffer };
+    const archive = path.join(unpacked, 'resources/app.asar');
+    const files = asar.listPackage(archive).map((f) => f.replaceAll('\\', '/'));
+    for (const file of ['/package.json', '/out/main/index.js', '/out/main/ingest-worker.js', '/out/main/checkpointer-worker.js', '/out/preload/index.cjs', '/out/renderer/index.html']) {
+      expect(files).toContain(file);
+    }
+    const topLevel = new Set(files.map((f) => f.split('/')[1]));
+    expect([...topLevel].sort()).toEqual(['node_modules', 'out', 'package.json']);
+    const modules = new Set(
+      files.filter((f) => f.startsWith('/node_modules/')).map((f) => f.split('/').slice(2, f.split('/')[2]!.startsWith('@') ? 4 : 3).join('/')),
+    );
+    for (const dependency of Object.keys(pkg.dependencies)) expect(modules).toContain(dependency);
+    for (const devDependency of Object.keys(pkg.devDependencies)) expect(modules).not.toContain(devDependency);
+    // No sources: the app runs from out/.
+    expect(files.filter((f) => !f.startsWith('/node_modules/') && f.endsWith('.ts'))).toEqual([]);
+    // No native modules to unpack: node:sqlite is part of Electron's Node.
+    expect(files.filter((f) => f.endsWith('.node'))).toEqual([]);
+    expect(fs.existsSync(path.join(unpacked, 'resources/app.asar.unpacked'))).toBe(false);
+    const packed = JSON.parse(asar.extractFile(archive, 'package.json').toString('utf8')) as { main: string; type: string };
+    expect(packed).toMatchObject({ main: 'out/main/index.js', type: 'module' });
+    expect(packed.main).toBe(pkg.main);
+  });
+
+  it('names the Linux executable sluice', () => {
+    expect(fs.statSync(path.join(unpacked, 'sluice')).mode & 0o111).not.toBe(0);
+  });
+});
