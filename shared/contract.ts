@@ -53,8 +53,19 @@ export const requestSchemas = {
   'deliveries.replay': replayRequestSchema,
   'deliveries.retryNow': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   'deliveries.cancel': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
+  /** One delivery with its attempts (e.g. a test delivery, read again after a reconnect). */
+  'deliveries.get': z.strictObject({ id }),
   'destinations.list': z.strictObject({}),
-  'destinations.save': destinationSchema,
+  /**
+   * With `id`: edits that destination, whose name may change (its deliveries stay). Without: creates
+   * one. A name another destination has is refused (`name_taken`, an issue on `name`).
+   */
+  'destinations.save': destinationSchema.extend({ id: id.optional() }),
+  /**
+   * Deletes a destination: its pending and retrying deliveries are cancelled; delivered and failed ones
+   * and their attempts stay readable. `dryRun` only counts the deliveries it would cancel.
+   */
+  'destinations.delete': z.strictObject({ id, dryRun: z.boolean().default(false) }),
   'destinations.revealSecret': z.strictObject({ id }),
   /** One signed test track message to this destination's webhooks, through the delivery engine; watch its `deliveries.changed`. */
   'destinations.sendTest': z.strictObject({ id }),
@@ -216,9 +227,12 @@ export interface Responses {
   'deliveries.replay': ReplayOutcome;
   'deliveries.retryNow': { changed: number };
   'deliveries.cancel': { changed: number };
+  'deliveries.get': DeliveryView;
   'destinations.list': { destinations: DestinationView[] };
   'destinations.save': DestinationView;
   'destinations.revealSecret': { secret: string | null };
+  /** `deleted` is false for a dry run; `cancelledDeliveries`: cancelled, or that a deletion would cancel. */
+  'destinations.delete': { deleted: boolean; cancelledDeliveries: number };
   /** The test delivery's id and the body it sends. */
   'destinations.sendTest': { deliveryId: number; body: string };
   'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
@@ -250,6 +264,14 @@ export interface Responses {
 export interface ContractError {
   /** Stable: `invalid_request`, `not_found`, an operation's own code, or `internal_error`. */
   code: string;
+  message: string;
+  /** Each problem on the field it is about (invalid requests, refused settings); `message` says them all. */
+  issues?: ContractIssue[];
+}
+
+/** A problem with one field of a request: `path` as in the request, e.g. `['webhooks', 0, 'headers', 'X-Api.Key']`. */
+export interface ContractIssue {
+  path: (string | number)[];
   message: string;
 }
 

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
-import { describeIssues, destinationSchema, type ConfigFile } from '../../shared/settings.ts';
+import type { ConfigFile } from '../../shared/settings.ts';
 import type { ReplayOutcome } from '../../shared/operations.ts';
-import { OperationError } from './operation-error.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
 import { Composer } from './composer/composer.ts';
@@ -13,6 +12,7 @@ import { requestDeletion, type DeletionResult } from './deletions/deletion-reque
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { replay } from './delivery/replay.ts';
 import { sendTestEvent } from './delivery/test-event.ts';
+import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from './destinations/destination-settings.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { IngestPipeline } from './ingest/ingest-pipeline.ts';
 import type { Route } from './ingest/ingest-protocol.ts';
@@ -68,8 +68,13 @@ export interface Core {
   cancelDeliveries(deliveryIds: number[]): Promise<number>;
   /** Creates a deletion request: delete notifications to the user's sources' destinations. */
   requestDeletion(request: unknown): Promise<DeletionResult>;
-  /** Creates or replaces a destination (validated like the config file); applies to the next attempt. */
-  saveDestination(config: unknown): Destination;
+  /**
+   * Creates or replaces a destination by name (validated like the config file), or with `id` in the
+   * config edits that one, rename included; applies to the next attempt (destinations/destination-settings.ts).
+   */
+  saveDestination(config: unknown, options?: SaveOptions): Destination;
+  /** Deletes a destination, cancelling its pending and retrying deliveries (their count); history stays. */
+  deleteDestination(id: number, options?: { dryRun?: boolean }): Promise<number>;
   /** Sends one signed test track message to this destination's webhooks (a delivery with trigger `test`). */
   sendTestEvent(destinationId: number): Promise<{ deliveryId: number; body: string }>;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
@@ -175,6 +180,19 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     ...(options.random ? { random: options.random } : {}),
   });
 
+  const destinationSettings: DestinationSettingsDeps = {
+    sources,
+    destinations,
+    writer: pipeline,
+    clock,
+    applied() {
+      pipeline.setRoutes(routesOf(destinations));
+      bus.emit('settings.changed', null);
+      delivery.kick();
+    },
+    cancelDeliveries: (ids) => core.cancelDeliveries(ids),
+  };
+
   let closing: Promise<void> | undefined;
   const core: Core = {
     bus,
@@ -204,18 +222,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         return afterWrite(result);
       }),
     sendTestEvent: (destinationId) => sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then(afterWrite),
-    saveDestination(config) {
-      const parsed = destinationSchema.safeParse(config);
-      if (!parsed.success) throw new OperationError('invalid_destination', describeIssues(parsed.error).join('; '));
-      for (const name of parsed.data.sources) {
-        if (!sources.byName(name)) throw new OperationError('invalid_destination', `sources: unknown source "${name}"`);
-      }
-      const saved = destinations.upsert(parsed.data, clock.now());
-      pipeline.setRoutes(routesOf(destinations));
-      bus.emit('settings.changed', null);
-      delivery.kick();
-      return saved;
-    },
+    saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
+    deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
     close() {
       closing ??= (async () => {
         await composer.close(); // its queue goes into the store before ingestion stops

@@ -13,7 +13,7 @@ import {
 import { describeIssues } from '../../../shared/settings.ts';
 import { sendSamples } from '../composer/samples.ts';
 import type { Core } from '../index.ts';
-import { OperationError } from '../operation-error.ts';
+import { issuesOf, OperationError } from '../operation-error.ts';
 import type { Delivery } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { StoredMessage } from '../store/messages-repo.ts';
@@ -96,8 +96,17 @@ export function createHandlers(core: Core): Handlers {
     'deliveries.replay': (request) => core.replay(request),
     'deliveries.retryNow': async ({ ids }) => ({ changed: await core.retryNow(ids) }),
     'deliveries.cancel': async ({ ids }) => ({ changed: await core.cancelDeliveries(ids) }),
+    'deliveries.get': ({ id }) => {
+      const delivery = core.deliveries.get(id);
+      if (!delivery) throw new OperationError('not_found', `there is no delivery ${id}`);
+      return { ...viewOf(delivery), attempts: core.deliveries.attempts(id) };
+    },
     'destinations.list': () => ({ destinations: core.destinations.list().map(destinationView) }),
-    'destinations.save': (config) => destinationView(core.saveDestination(config)),
+    'destinations.save': (config) => destinationView(core.saveDestination(config, { ifNameTaken: 'refuse' })),
+    'destinations.delete': async ({ id, dryRun }) => {
+      const cancelledDeliveries = await core.deleteDestination(id, { dryRun });
+      return { deleted: !dryRun, cancelledDeliveries };
+    },
     'destinations.revealSecret': ({ id }) => {
       const destination = core.destinations.list().find((d) => d.id === id);
       if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
@@ -174,13 +183,15 @@ export async function invoke(handlers: Handlers, channel: string, request: unkno
   const schema = requestSchemas[channel as Channel];
   const parsed = schema.safeParse(request ?? {});
   if (!parsed.success) {
-    return { ok: false, error: { code: 'invalid_request', message: describeIssues(parsed.error).join('; ') } };
+    return { ok: false, error: { code: 'invalid_request', message: describeIssues(parsed.error).join('; '), issues: issuesOf(parsed.error) } };
   }
   try {
     const handler = handlers[channel as Channel] as (request: unknown) => unknown;
     return { ok: true, value: await handler(parsed.data) };
   } catch (error) {
-    if (error instanceof OperationError) return { ok: false, error: { code: error.code, message: error.message } };
+    if (error instanceof OperationError) {
+      return { ok: false, error: { code: error.code, message: error.message, ...(error.issues ? { issues: error.issues } : {}) } };
+    }
     return { ok: false, error: { code: 'internal_error', message: (error as Error).message } };
   }
 }

@@ -23,11 +23,14 @@ interface DestinationRow {
 
 type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'options'>;
 
-/** Webhook destinations and the sources connected to them. */
+/**
+ * Webhook destinations and the sources connected to them. A deleted destination keeps its row (its
+ * deliveries' history references it) but is left out of everything here.
+ */
 export class DestinationsRepo {
   readonly #db: DatabaseSync;
   readonly #sources: SourcesRepo;
-  /** Read on every delivery round; changes only through upsert. */
+  /** Read on every delivery round; changes only through this repo's writes. */
   #cache: Destination[] | undefined;
 
   constructor(db: DatabaseSync, sources: SourcesRepo) {
@@ -45,6 +48,7 @@ export class DestinationsRepo {
       .prepare(
         `SELECT d.id, d.name, d.enabled, d.settings, group_concat(ds.source_id) AS source_ids
          FROM destinations d LEFT JOIN destination_sources ds ON ds.destination_id = d.id
+         WHERE d.deleted_at IS NULL
          GROUP BY d.id ORDER BY d.id`,
       )
       .all() as unknown as DestinationRow[];
@@ -60,32 +64,99 @@ export class DestinationsRepo {
     });
   }
 
-  /** Creates or replaces the destination called `config.name`; its sources must exist. */
+  /** The live destination called `name`, if any. */
+  byName(name: string): Destination | undefined {
+    return this.list().find((d) => d.name === name);
+  }
+
+  /** Creates or replaces the destination called `config.name` (how the config file applies); its sources must exist. */
   upsert(config: DestinationConfig, now: number): Destination {
-    const sourceIds = config.sources.map((name) => {
-      const source = this.#sources.byName(name);
-      if (!source) throw new Error(`destination "${config.name}": unknown source "${name}"`);
-      return source.id;
-    });
-    const settings: StoredSettings = {
-      webhooks: config.webhooks,
-      options: config.options,
-      ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
-    };
+    const sourceIds = this.#sourceIds(config);
     this.#cache = undefined;
     transaction(this.#db, () => {
+      // Deleted destinations carry another name, so only a live one can be the conflict.
       this.#db
         .prepare(
           `INSERT INTO destinations (name, enabled, settings, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, settings = excluded.settings,
              updated_at = excluded.updated_at`,
         )
-        .run(config.name, config.enabled ? 1 : 0, JSON.stringify(settings), now, now);
+        .run(config.name, config.enabled ? 1 : 0, settingsOf(config), now, now);
       const { id } = this.#db.prepare('SELECT id FROM destinations WHERE name = ?').get(config.name) as { id: number };
-      this.#db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
-      const link = this.#db.prepare('INSERT INTO destination_sources (destination_id, source_id) VALUES (?, ?)');
-      for (const sourceId of new Set(sourceIds)) link.run(id, sourceId);
+      this.#link(id, sourceIds);
     });
     return this.list().find((d) => d.name === config.name)!;
   }
+
+  /**
+   * Replaces the settings of destination `id`, name included (a rename keeps its id, so its
+   * deliveries stay its own). Undefined when there is no such live destination. A name another
+   * destination has fails on the UNIQUE constraint: check first for a sentence.
+   */
+  update(id: number, config: DestinationConfig, now: number): Destination | undefined {
+    const sourceIds = this.#sourceIds(config);
+    this.#cache = undefined;
+    const changed = transaction(this.#db, () => {
+      const result = this.#db
+        .prepare('UPDATE destinations SET name = ?, enabled = ?, settings = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL')
+        .run(config.name, config.enabled ? 1 : 0, settingsOf(config), now, id);
+      if (result.changes === 0) return false;
+      this.#link(id, sourceIds);
+      return true;
+    });
+    return changed ? this.list().find((d) => d.id === id) : undefined;
+  }
+
+  /**
+   * Marks destination `id` deleted: disabled (its deliveries are never due again), connected to no
+   * source, and renamed so its name is free. Its row stays for the history. False when there was no
+   * such live destination. Cancelling its open deliveries is the caller's (the writer's) job.
+   */
+  markDeleted(id: number, now: number): boolean {
+    this.#cache = undefined;
+    return transaction(this.#db, () => {
+      // Stored names are trimmed (the schema), so one that ends in a space never clashes with a live name.
+      const result = this.#db
+        .prepare(
+          `UPDATE destinations SET deleted_at = ?, enabled = 0, updated_at = ?, name = name || ' (deleted #' || id || ') '
+           WHERE id = ? AND deleted_at IS NULL`,
+        )
+        .run(now, now, id);
+      if (result.changes === 0) return false;
+      this.#db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
+      return true;
+    });
+  }
+
+  /** Ids of this destination's deliveries that are still to be sent (pending or retrying). */
+  openDeliveryIds(id: number): number[] {
+    return (
+      this.#db.prepare("SELECT id FROM deliveries WHERE destination_id = ? AND status IN ('pending', 'retrying') ORDER BY id").all(id) as {
+        id: number;
+      }[]
+    ).map((row) => row.id);
+  }
+
+  #sourceIds(config: DestinationConfig): number[] {
+    return config.sources.map((name) => {
+      const source = this.#sources.byName(name);
+      if (!source) throw new Error(`destination "${config.name}": unknown source "${name}"`);
+      return source.id;
+    });
+  }
+
+  #link(id: number, sourceIds: number[]): void {
+    this.#db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
+    const link = this.#db.prepare('INSERT INTO destination_sources (destination_id, source_id) VALUES (?, ?)');
+    for (const sourceId of new Set(sourceIds)) link.run(id, sourceId);
+  }
+}
+
+function settingsOf(config: DestinationConfig): string {
+  const settings: StoredSettings = {
+    webhooks: config.webhooks,
+    options: config.options,
+    ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
+  };
+  return JSON.stringify(settings);
 }

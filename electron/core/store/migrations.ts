@@ -225,6 +225,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    name: 'deleted destinations keep their history',
+    sql: `
+      -- A deleted destination stays as a row (its deliveries and attempts reference it, with ON DELETE
+      -- CASCADE) but is no longer listed, routed or sent to. Its name is changed to free the UNIQUE name.
+      ALTER TABLE destinations ADD COLUMN deleted_at INTEGER;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -1,0 +1,89 @@
+/**
+ * Saving, renaming and deleting destinations: validation with issues on the fields, name clashes,
+ * and what a deletion does to the destination's deliveries.
+ */
+import { requestSchemas, type ContractIssue } from '../../../shared/contract.ts';
+import { describeIssues, formatIssuePath } from '../../../shared/settings.ts';
+import type { Clock } from '../clock.ts';
+import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import { issuesOf, OperationError } from '../operation-error.ts';
+import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
+import type { SourcesRepo } from '../store/sources-repo.ts';
+
+export interface DestinationSettingsDeps {
+  sources: SourcesRepo;
+  destinations: DestinationsRepo;
+  writer: IngestPipeline;
+  clock: Clock;
+  /** Routes, `settings.changed`, a delivery kick: what follows any stored change of destinations. */
+  applied(): void;
+  /** Cancels deliveries through the writer (the core's cancelDeliveries); resolves to how many changed. */
+  cancelDeliveries(ids: number[]): Promise<number>;
+}
+
+export interface SaveOptions {
+  /**
+   * A save without `id` whose name another destination has: `replace` it (how the config file
+   * applies, by name) or `refuse` (the inspector: a new destination never overwrites another).
+   */
+  ifNameTaken?: 'replace' | 'refuse';
+}
+
+const saveSchema = requestSchemas['destinations.save'];
+
+/**
+ * Validates and stores a destination. With `id` it edits that destination, whose name may change
+ * (the id, and with it every delivery and attempt, stays); a name another destination has is
+ * refused. Refusals carry each problem on its field (`issues`) and all of them in the message.
+ */
+export function saveDestination(deps: DestinationSettingsDeps, input: unknown, options: SaveOptions = {}): Destination {
+  const parsed = saveSchema.safeParse(input);
+  if (!parsed.success) throw new OperationError('invalid_destination', describeIssues(parsed.error).join('; '), issuesOf(parsed.error));
+  const { id, ...config } = parsed.data;
+
+  const unknown: ContractIssue[] = config.sources.flatMap((name, i) =>
+    deps.sources.byName(name) ? [] : [{ path: ['sources', i], message: `unknown source "${name}"; choose one of the sources listed` }],
+  );
+  if (unknown.length > 0) throw refusal('invalid_destination', unknown);
+
+  const holder = deps.destinations.byName(config.name);
+  if (holder && holder.id !== id && (id !== undefined || options.ifNameTaken === 'refuse')) {
+    const message = `another destination is already called “${config.name}”; choose another name`;
+    throw new OperationError('name_taken', message, [{ path: ['name'], message }]);
+  }
+
+  const now = deps.clock.now();
+  let saved: Destination;
+  if (id === undefined) saved = deps.destinations.upsert(config, now);
+  else {
+    const updated = deps.destinations.update(id, config, now);
+    if (!updated) throw new OperationError('not_found', `there is no destination ${id}; it may have been deleted meanwhile — reload the list`);
+    saved = updated;
+  }
+  deps.applied();
+  return saved;
+}
+
+/**
+ * Deletes destination `id`: it leaves the list, the routes and the engine at once; its pending and
+ * retrying deliveries are cancelled (nothing more is sent for them). Delivered and failed deliveries
+ * and every attempt stay readable: the row is kept, marked deleted. Resolves to the number of
+ * deliveries cancelled — or, for a dry run, that would be.
+ */
+export async function deleteDestination(deps: DestinationSettingsDeps, id: number, options: { dryRun?: boolean } = {}): Promise<number> {
+  const destination = deps.destinations.list().find((d) => d.id === id);
+  if (!destination) throw new OperationError('not_found', `there is no destination ${id}; it may have been deleted already — reload the list`);
+  if (options.dryRun) return deps.destinations.openDeliveryIds(id).length;
+
+  deps.destinations.markDeleted(id, deps.clock.now());
+  deps.applied(); // new routes: the writer creates no more deliveries for it
+  // A write already under way when the routes changed may still add some: one round trip through
+  // the writer (an empty cancel) lets it commit them, so the read below sees them.
+  await deps.writer.write({ op: 'cancel', deliveryIds: [], now: deps.clock.now() });
+  const open = deps.destinations.openDeliveryIds(id);
+  return open.length === 0 ? 0 : deps.cancelDeliveries(open);
+}
+
+function refusal(code: string, issues: ContractIssue[]): OperationError {
+  return new OperationError(code, issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`).join('; '), issues);
+}
