@@ -1,18 +1,21 @@
 // The destination editor's model: the save request it builds, its validation with the core's own
-// schema, and the core's refusals read back onto the fields they name.
+// schema, the core's refusals (structured issues) placed on the fields their paths name, and what the
+// delete confirmation says.
 import { describe, expect, it } from 'vitest';
 import type { DestinationView, SourceView } from '../../shared/contract.ts';
-import { describeIssues, destinationSchema } from '../../shared/settings.ts';
+import { destinationSchema } from '../../shared/settings.ts';
+import { issuesOf } from '../../electron/core/operation-error.ts';
+import { deletedNote, deleteQuestion } from '../../renderer/src/views/destinations/delete-wording.ts';
 import {
+  CONCURRENCY_MAX,
+  CONCURRENCY_MIN,
   emptyHeader,
   emptyWebhook,
   errorsFromRefusal,
   fieldOf,
   formOf,
   generateSecret,
-  issuesFromMessage,
   newForm,
-  parsePath,
   requestOf,
   sameSettings,
   validate,
@@ -49,11 +52,12 @@ function withHeaders(...rows: [string, string][]): DestinationForm {
 }
 
 describe('the save request', () => {
-  it('reads a stored destination and writes it back unchanged, the stored secret filled in at save', () => {
+  it('reads a stored destination and writes it back unchanged by its id, the stored secret filled in at save', () => {
     const f = formOf(view, sources);
     expect(f.sources).toEqual(['ios']);
     expect(f.secret).toEqual({ kind: 'stored', masked: 'abc•••••' });
     expect(requestOf(f, 'the-secret')).toEqual({
+      id: 7,
       name: 'hooks',
       enabled: true,
       sources: ['ios'],
@@ -78,6 +82,12 @@ describe('the save request', () => {
       options: { bodyShape: 'seed', concurrency: 32 },
     });
     expect(destinationSchema.safeParse(request).success).toBe(true);
+  });
+
+  it('saves a rename and a new concurrency under the same id', () => {
+    const f = { ...formOf(view, sources), name: ' renamed ', concurrency: ' 12 ' };
+    expect(requestOf(f, 's')).toMatchObject({ id: 7, name: 'renamed', options: { bodyShape: 'full', concurrency: 12 } });
+    expect(requestOf(form())).not.toHaveProperty('id'); // a new destination
   });
 
   it('connects the only source of a new destination, and none when there is a choice', () => {
@@ -135,48 +145,83 @@ describe('validation with the core schema, by field', () => {
     expect(validate(f)['webhooks.0.caCert']).toMatch(/^The CA certificate must be a PEM certificate: paste the whole file/);
   });
 
-  it('warns that a new destination would replace one of the same name, but not when editing it', () => {
-    expect(validate(form(), ['hooks'])).toEqual({ name: 'A destination called “hooks” already exists; choose another name (saving would replace it).' });
-    expect(validate(formOf(view, sources), ['hooks'])).toEqual({});
+  it('refuses a name another destination has, for a new one and for a rename', () => {
+    const taken = { name: 'Another destination is already called “hooks”; choose another name.' };
+    expect(validate(form(), ['hooks'])).toEqual(taken);
+    expect(validate({ ...formOf(view, sources), name: 'hooks ' }, ['other', 'hooks'])).toEqual(taken);
+    // `takenNames` are the others': its own name is no clash.
+    expect(validate(formOf(view, sources), ['other'])).toEqual({});
+  });
+
+  it('checks concurrency against the schema’s bounds, with one sentence for every way it is wrong', () => {
+    expect([CONCURRENCY_MIN, CONCURRENCY_MAX]).toEqual([1, 256]);
+    const wrong = { concurrency: 'Concurrency must be a whole number from 1 to 256.' };
+    for (const typed of ['', '0', '257', '2.5', '-3', 'abc']) expect(validate(form({ concurrency: typed })), typed).toEqual(wrong);
+    for (const typed of ['1', '256', ' 8 ']) expect(validate(form({ concurrency: typed })), typed).toEqual({});
+    expect(formOf(view, sources).concurrency).toBe('4');
+    expect(newForm([]).concurrency).toBe('32'); // the schema's default
   });
 });
 
-describe("the core's refusals, read back onto the fields", () => {
-  it('splits a joined message only where a new field starts, keeping "; " inside a message', () => {
-    expect(
-      issuesFromMessage('webhooks[0].url: must not contain credentials; use a static header instead; webhooks: at most 5 webhooks per destination'),
-    ).toEqual([
-      { path: ['webhooks', 0, 'url'], message: 'must not contain credentials; use a static header instead' },
-      { path: ['webhooks'], message: 'at most 5 webhooks per destination' },
-    ]);
-    expect(issuesFromMessage('something else went wrong')).toEqual([{ path: [], message: 'something else went wrong' }]);
-  });
-
-  it('reads header names with dots and brackets as one segment', () => {
-    expect(parsePath('webhooks[2].headers.X-Api.Key')).toEqual(['webhooks', 2, 'headers', 'X-Api.Key']);
-    expect(parsePath('options.bodyShape')).toEqual(['options', 'bodyShape']);
-    expect(parsePath('(root)')).toEqual([]);
-  });
-
-  it('maps what the core answers for an invalid save (describeIssues joined) to the same fields as validation', () => {
+describe("the core's refusals, placed by their issues' paths", () => {
+  it('puts each issue of an invalid save on the field its path names (what the core answers: issuesOf its zod error)', () => {
     const f = withHeaders(['X-Env', 'dev'], ['X-Signature', 'forged']);
     f.webhooks.push({ ...emptyWebhook(), url: 'ftp://x/in' });
     const refused = destinationSchema.safeParse(requestOf(f));
     expect(refused.success).toBe(false);
-    const message = describeIssues(refused.error!).join('; ');
-    expect(errorsFromRefusal(message, f)).toEqual({
+    expect(errorsFromRefusal({ message: 'joined', issues: issuesOf(refused.error!) }, f)).toEqual({
       'webhooks.0.headers.1': '"X-Signature" is set by Sluice and cannot be overridden.',
       'webhooks.1.url': 'The URL must use http or https, not ftp.',
     });
-    expect(errorsFromRefusal('sources: unknown source "gone"', f)).toEqual({ sources: 'Unknown source "gone".' });
-    expect(errorsFromRefusal('the store is closed', f)).toEqual({ form: 'The store is closed.' });
+  });
+
+  it('finds a header row by its name, dots and all, and the fields of the core’s own refusals', () => {
+    const f = withHeaders(['X-Env', 'dev'], ['X-Api.Key', 'a\nb']);
+    expect(errorsFromRefusal({ message: 'm', issues: [{ path: ['webhooks', 0, 'headers', 'X-Api.Key'], message: 'header values may not contain line breaks or NUL' }] }, f)).toEqual({
+      'webhooks.0.headers.1': 'Header values may not contain line breaks or NUL.',
+    });
+    const taken = 'another destination is already called “a”; choose another name';
+    expect(errorsFromRefusal({ message: taken, issues: [{ path: ['name'], message: taken }] }, f)).toEqual({
+      name: 'Another destination is already called “a”; choose another name.',
+    });
+    expect(errorsFromRefusal({ message: 'm', issues: [{ path: ['sources', 1], message: 'unknown source "gone"; choose one of the sources listed' }] }, f)).toEqual({
+      sources: 'Unknown source "gone"; choose one of the sources listed.',
+    });
+    expect(errorsFromRefusal({ message: 'm', issues: [{ path: ['options', 'concurrency'], message: 'Too big: expected number to be <=256' }] }, f)).toEqual({
+      concurrency: 'Concurrency must be a whole number from 1 to 256.',
+    });
+  });
+
+  it('keeps the first problem per field, and shows a refusal without issues on the form', () => {
+    const f = form();
+    expect(
+      errorsFromRefusal({ message: 'm', issues: [{ path: ['webhooks', 0, 'url'], message: 'first' }, { path: ['webhooks', 0, 'url'], message: 'second' }] }, f),
+    ).toEqual({ 'webhooks.0.url': 'First.' });
+    expect(errorsFromRefusal({ message: 'there is no destination 7; it may have been deleted meanwhile — reload the list' }, f)).toEqual({
+      form: 'There is no destination 7; it may have been deleted meanwhile — reload the list.',
+    });
+    expect(errorsFromRefusal({ message: 'the store is closed', issues: [] }, f)).toEqual({ form: 'The store is closed.' });
   });
 
   it('falls back to the webhook, then to the form, for paths it cannot place', () => {
     const f = withHeaders(['X-Env', 'dev']);
     expect(fieldOf(['webhooks', 0, 'headers', 'X-Gone'], f)).toBe('webhooks.0');
-    expect(fieldOf(['options', 'concurrency'], f)).toBe('form');
+    expect(fieldOf(['options', 'other'], f)).toBe('form');
+    expect(fieldOf(['id'], f)).toBe('form');
     expect(fieldOf([], f)).toBe('form');
+  });
+});
+
+describe('the delete confirmation', () => {
+  it('says what happens to the pending and retrying deliveries, and that history stays', () => {
+    expect(deleteQuestion('hooks', 3)).toBe(
+      'Delete “hooks”? Its 3 pending or retrying deliveries will be cancelled: nothing more is sent for them. Its delivered and failed deliveries and their attempts stay in the message history; new messages of its sources are no longer sent to it.',
+    );
+    expect(deleteQuestion('hooks', 1)).toMatch(/^Delete “hooks”\? Its 1 pending or retrying delivery will be cancelled: nothing more is sent for it\. /);
+    expect(deleteQuestion('hooks', 0)).toMatch(/^Delete “hooks”\? Nothing is waiting to be sent to it\. Its delivered and failed/);
+    expect(deletedNote('hooks', 2)).toBe('Deleted “hooks”; 2 pending or retrying deliveries were cancelled.');
+    expect(deletedNote('hooks', 1)).toBe('Deleted “hooks”; 1 pending or retrying delivery was cancelled.');
+    expect(deletedNote('hooks', 0)).toBe('Deleted “hooks”.');
   });
 });
 

@@ -24,8 +24,6 @@ export function AttemptsTab({ message, delivery, destinations }: {
   const [problem, setProblem] = useState<string | null>(null);
   if (!delivery) return <div className="tab-empty"><p>No delivery, so no attempts{message.status !== 'accepted' ? ` (the message is ${message.status})` : ''}.</p></div>;
   const destination = destinations.find((d) => d.id === delivery.destinationId);
-  const scale = scaleFor(delivery.attempts);
-  const timeoutAt = (TIMEOUT_MS / scale) * 100;
   const act = async (what: 'deliveries.retryNow' | 'deliveries.cancel') => {
     setBusy(true);
     setProblem(null);
@@ -71,21 +69,27 @@ export function AttemptsTab({ message, delivery, destinations }: {
           {problem ? <span role="alert" className="error-text">{problem}</span> : null}
         </div>
       ) : null}
-      {delivery.attempts.length === 0 ? (
-        <p className="muted">No attempt yet.</p>
-      ) : (
-        <ol className="waterfall" aria-label="Attempts">
-          <li className="waterfall-axis" aria-hidden="true">
-            <span className="axis-label" style={{ left: `${timeoutAt}%` }}>
-              5 s timeout
-            </span>
-          </li>
-          {delivery.attempts.map((attempt, i) => (
-            <AttemptRow key={attempt.id} attempt={attempt} n={i + 1} scale={scale} timeoutAt={timeoutAt} />
-          ))}
-        </ol>
-      )}
+      <AttemptsWaterfall attempts={delivery.attempts} />
     </div>
+  );
+}
+
+/** A delivery's attempts drawn against the 5 s timeout, each with its result, error and response (also used by the destination's test panel). */
+export function AttemptsWaterfall({ attempts }: { attempts: readonly AttemptView[] }) {
+  if (attempts.length === 0) return <p className="muted">No attempt yet.</p>;
+  const scale = scaleFor(attempts);
+  const timeoutAt = (TIMEOUT_MS / scale) * 100;
+  return (
+    <ol className="waterfall" aria-label="Attempts">
+      <li className="waterfall-axis" aria-hidden="true">
+        <span className="axis-label" style={{ left: `${timeoutAt}%` }}>
+          5 s timeout
+        </span>
+      </li>
+      {attempts.map((attempt, i) => (
+        <AttemptRow key={attempt.id} attempt={attempt} n={i + 1} scale={scale} timeoutAt={timeoutAt} />
+      ))}
+    </ol>
   );
 }
 

@@ -1,9 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import type { DestinationView, RequestOf, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
 import { clockTime } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
+import { DeleteDestinationDialog } from './DeleteDestinationDialog.tsx';
 import {
+  CONCURRENCY_MAX,
+  CONCURRENCY_MIN,
   emptyWebhook,
   errorsFromRefusal,
   formOf,
@@ -19,17 +23,19 @@ import { TestEventPanel } from './TestEventPanel.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
 
 /**
- * Creates or edits one destination. Problems show next to their field as the user types (the core's
- * schema, run here), and the core's own refusal of a save lands on the same fields. A save applies
- * to the next delivery attempt.
+ * Creates, edits (rename included) or deletes one destination. Problems show next to their field as
+ * the user types (the core's schema, run here), and the core's own refusal of a save lands on the
+ * fields its issues name. A save applies to the next delivery attempt.
  */
-export function DestinationEditor({ destination, sources, takenNames, onSaved }: {
+export function DestinationEditor({ destination, sources, takenNames, onSaved, onDeleted }: {
   /** null: a new destination. */
   destination: DestinationView | null;
   sources: readonly SourceView[];
   /** The other destinations' names. */
   takenNames: readonly string[];
   onSaved: (id: number) => void;
+  /** After a confirmed deletion: its name and how many deliveries were cancelled. */
+  onDeleted: (id: number, name: string, cancelled: number) => void;
 }) {
   const inspector = useInspector();
   const initial = () => (destination ? formOf(destination, sources) : newForm(sources.map((s) => s.name)));
@@ -42,6 +48,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved }:
   const [refusal, setRefusal] = useState<FieldErrors>({});
   const [saving, setSaving] = useState(false);
   const [savedAt, setSavedAt] = useState<number | null>(null);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
 
   const dirty = !sameSettings(form, baseline);
   const problems = useMemo(() => validate(form, takenNames), [form, takenNames]);
@@ -99,7 +106,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved }:
     const result = await inspector.call('destinations.save', requestOf(form, stored) as RequestOf<'destinations.save'>);
     setSaving(false);
     if (!result.ok) {
-      setRefusal(errorsFromRefusal(result.error.message, form));
+      setRefusal(errorsFromRefusal(result.error, form));
       return;
     }
     const saved = formOf(result.value, sources);
@@ -141,7 +148,6 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved }:
             id="dst-name"
             type="text"
             value={form.name}
-            readOnly={!isNew}
             placeholder="e.g. my-app"
             aria-invalid={shown.name ? true : undefined}
             aria-describedby={shown.name ? 'dst-name-error' : 'dst-name-hint'}
@@ -153,7 +159,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved }:
             </p>
           ) : (
             <p className="hint" id="dst-name-hint">
-              {isNew ? 'Names a destination: saving under an existing name would replace it.' : 'The name identifies the destination; create a new one to use another name.'}
+              {isNew ? 'Each destination has its own name.' : 'Renaming keeps its deliveries and their history.'}
             </p>
           )}
         </div>
@@ -231,6 +237,32 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved }:
             </label>
           </div>
         </fieldset>
+        <div className="dst-field dst-concurrency">
+          <label className="field-label" htmlFor="dst-concurrency">
+            Concurrency
+          </label>
+          <input
+            id="dst-concurrency"
+            type="number"
+            inputMode="numeric"
+            min={CONCURRENCY_MIN}
+            max={CONCURRENCY_MAX}
+            step={1}
+            value={form.concurrency}
+            aria-invalid={shown.concurrency ? true : undefined}
+            aria-describedby={shown.concurrency ? 'dst-concurrency-error' : 'dst-concurrency-hint'}
+            onChange={(e) => change({ ...form, concurrency: e.target.value }, 'concurrency')}
+          />
+          {shown.concurrency ? (
+            <p className="dst-error" id="dst-concurrency-error">
+              {shown.concurrency}
+            </p>
+          ) : (
+            <p className="hint" id="dst-concurrency-hint">
+              Deliveries of this destination in flight at once ({CONCURRENCY_MIN}–{CONCURRENCY_MAX}); lower it for a receiver that cannot take many requests at once.
+            </p>
+          )}
+        </div>
       </section>
 
       <footer className="dst-actions">
@@ -249,7 +281,23 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved }:
                 ? <span className="tone-ok">Saved at {clockTime(savedAt)} — applies from the next delivery attempt.</span>
                 : null}
         </p>
+        {form.id !== null ? (
+          <button type="button" className="btn dst-delete" aria-haspopup="dialog" disabled={saving} onClick={() => setConfirmingDelete(true)}>
+            Delete destination…
+          </button>
+        ) : null}
       </footer>
+      {confirmingDelete && form.id !== null
+        ? createPortal(
+            <DeleteDestinationDialog
+              id={form.id}
+              name={baseline.name}
+              onClose={() => setConfirmingDelete(false)}
+              onDeleted={(cancelled) => onDeleted(form.id!, baseline.name, cancelled)}
+            />,
+            document.body,
+          )
+        : null}
 
       {form.id !== null ? (
         <TestEventPanel

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
 import { useInspectorState } from '../../store/react.ts';
+import { deletedNote } from './delete-wording.ts';
 import { DestinationEditor } from './DestinationEditor.tsx';
 import './destinations.css';
 
@@ -10,12 +11,16 @@ import './destinations.css';
  */
 export function DestinationsView() {
   const info = useInspectorState((s) => s.info);
-  const destinations = useInspectorState((s) => s.destinations);
+  const listed = useInspectorState((s) => s.destinations);
   const [chosen, setChosen] = useState<number | 'new' | null>(null);
   // A new editor for each choice; a save keeps the editor (and its "Saved" note) while the list catches up.
   const [session, setSession] = useState(0);
+  // Deleted here: left out at once, before settings.changed refreshes the list.
+  const [deleted, setDeleted] = useState<ReadonlySet<number>>(new Set());
+  const [note, setNote] = useState<string | null>(null);
   if (!info) return <div className="dst-view" aria-busy="true" />;
-  const choose = (next: number | 'new') => {
+  const destinations = deleted.size === 0 ? listed : listed.filter((d) => !deleted.has(d.id));
+  const choose = (next: number | 'new' | null) => {
     setChosen(next);
     setSession((n) => n + 1);
   };
@@ -29,10 +34,13 @@ export function DestinationsView() {
       <aside className="dst-list" aria-label="Destinations">
         <div className="dst-list-head">
           <h2>Destinations</h2>
-          <button type="button" className="btn btn-small" aria-pressed={editing === 'new'} onClick={() => choose('new')}>
+          <button type="button" className="btn btn-small" aria-pressed={editing === 'new'} onClick={() => { setNote(null); choose('new'); }}>
             + New destination
           </button>
         </div>
+        <p className="dst-list-note" role="status">
+          {note ?? ''}
+        </p>
         {destinations.length === 0 ? (
           <p className="hint dst-list-empty">
             No destinations yet. Add one to forward every message of your sources to webhook URLs, signed with a shared secret.
@@ -41,7 +49,15 @@ export function DestinationsView() {
           <ul>
             {destinations.map((d) => (
               <li key={d.id}>
-                <DestinationItem destination={d} sources={sourceNames} current={editing === d.id} onOpen={() => choose(d.id)} />
+                <DestinationItem
+                  destination={d}
+                  sources={sourceNames}
+                  current={editing === d.id}
+                  onOpen={() => {
+                    setNote(null);
+                    choose(d.id);
+                  }}
+                />
               </li>
             ))}
           </ul>
@@ -54,6 +70,11 @@ export function DestinationsView() {
           sources={info.sources}
           takenNames={destinations.filter((d) => d.id !== editing).map((d) => d.name)}
           onSaved={(id) => setChosen(id)}
+          onDeleted={(id, name, cancelled) => {
+            setDeleted((gone) => new Set([...gone, id]));
+            setNote(deletedNote(name, cancelled));
+            choose(null);
+          }}
         />
       </div>
     </div>

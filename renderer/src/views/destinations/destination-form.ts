@@ -3,9 +3,15 @@
  * it makes, and its validation — the core's own zod schema (shared/settings.ts), so the errors shown
  * as the user types are the ones the core would answer, each placed next to its field.
  */
-import type { DestinationView, SourceView } from '../../../../shared/contract.ts';
+import type { ContractError, DestinationView, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
-import { destinationSchema, webhookSchema } from '../../../../shared/settings.ts';
+import { destinationOptionsSchema, destinationSchema, webhookSchema } from '../../../../shared/settings.ts';
+
+const concurrencySchema = destinationOptionsSchema.shape.concurrency.unwrap();
+/** Deliveries of one destination in flight at once: the bounds and default of the core's schema. */
+export const CONCURRENCY_MIN = concurrencySchema.minValue ?? 1;
+export const CONCURRENCY_MAX = concurrencySchema.maxValue ?? 256;
+const CONCURRENCY_DEFAULT = destinationOptionsSchema.parse({}).concurrency;
 
 export interface HeaderRow {
   /** React key: rows are added and removed in the middle. */
@@ -38,11 +44,11 @@ export interface DestinationForm {
   webhooks: WebhookForm[];
   secret: SecretState;
   bodyShape: 'seed' | 'full';
-  /** Not edited here; kept so a save does not reset it. */
-  concurrency: number;
+  /** As typed (a number input may be empty or hold "2.5" for a moment). */
+  concurrency: string;
 }
 
-/** Where an error is shown: `name`, `sources`, `webhooks`, `webhooks.0.url`, `webhooks.0.headers.1`, `webhooks.0.caCert`, `webhooks.0`, `sharedSecret`, `bodyShape`, or `form`. */
+/** Where an error is shown: `name`, `sources`, `webhooks`, `webhooks.0.url`, `webhooks.0.headers.1`, `webhooks.0.caCert`, `webhooks.0`, `sharedSecret`, `bodyShape`, `concurrency`, or `form`. */
 export type FieldErrors = Record<string, string>;
 
 let lastKey = 0;
@@ -66,7 +72,7 @@ export function newForm(sourceNames: string[]): DestinationForm {
     webhooks: [emptyWebhook()],
     secret: { kind: 'none' },
     bodyShape: 'seed',
-    concurrency: 32,
+    concurrency: String(CONCURRENCY_DEFAULT),
   };
 }
 
@@ -84,14 +90,19 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
     })),
     secret: view.hasSecret ? { kind: 'stored', masked: view.maskedSecret ?? '•••••' } : { kind: 'none' },
     bodyShape: view.options.bodyShape,
-    concurrency: view.options.concurrency,
+    concurrency: String(view.options.concurrency),
   };
 }
 
-/** What the form would save, keys omitted where the form says "none"; `secret` is the stored secret's value when known. */
+/**
+ * What the form would save, keys omitted where the form says "none"; `secret` is the stored secret's
+ * value when known. An existing destination is saved by its `id`, so its name may change.
+ */
 export function requestOf(form: DestinationForm, storedSecret?: string): Record<string, unknown> {
   const secret = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
+  const concurrency = form.concurrency.trim();
   return {
+    ...(form.id !== null ? { id: form.id } : {}),
     name: form.name.trim(),
     enabled: form.enabled,
     sources: form.sources,
@@ -103,7 +114,8 @@ export function requestOf(form: DestinationForm, storedSecret?: string): Record<
     }),
     // An emptied secret field means "unsigned", not "an empty secret".
     ...(secret ? { sharedSecret: secret } : {}),
-    options: { bodyShape: form.bodyShape, concurrency: form.concurrency },
+    // An empty field is no number (NaN fails the schema as "expected number").
+    options: { bodyShape: form.bodyShape, concurrency: concurrency === '' ? Number.NaN : Number(concurrency) },
   };
 }
 
@@ -113,7 +125,7 @@ function isBlank(row: HeaderRow): boolean {
 
 /**
  * Every problem the core would refuse the form for, by field, first problem per field. `takenNames`
- * are the other destinations' names: saving under one of them would replace that destination.
+ * are the other destinations' names, which the core refuses (`name_taken`).
  */
 export function validate(form: DestinationForm, takenNames: readonly string[] = []): FieldErrors {
   const errors: FieldErrors = {};
@@ -121,9 +133,7 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
     errors[field] ??= message;
   };
   const name = form.name.trim();
-  if (form.id === null && takenNames.includes(name)) {
-    add('name', `A destination called “${name}” already exists; choose another name (saving would replace it).`);
-  }
+  if (takenNames.includes(name)) add('name', `Another destination is already called “${name}”; choose another name.`);
   form.webhooks.forEach((w, i) => {
     if (w.url.trim() === '') add(`webhooks.${i}.url`, 'Enter the URL to post to, e.g. http://localhost:3000/hook.');
     const seen = new Set<string>();
@@ -134,8 +144,8 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
       seen.add(header);
     });
   });
-  // A stored secret is valid as it is: check the form with a stand-in.
-  const request = requestOf(form, 'stored');
+  // A stored secret is valid as it is: check the form with a stand-in. The id is the core's to check.
+  const { id: _id, ...request } = requestOf(form, 'stored');
   const parsed = destinationSchema.safeParse(request);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -171,7 +181,7 @@ export function fieldOf(path: readonly PropertyKey[], form: DestinationForm): st
     case 'sources':
       return 'sources';
     case 'options':
-      return index === 'bodyShape' ? 'bodyShape' : 'form';
+      return index === 'bodyShape' || index === 'concurrency' ? index : 'form';
     case 'webhooks': {
       if (typeof index !== 'number') return 'webhooks';
       if (part === 'url' || part === 'caCert') return `webhooks.${index}.${part}`;
@@ -199,6 +209,8 @@ export function sentence(field: string, message: string, code?: string): string 
     return `A destination has at most ${MAX_WEBHOOKS} webhooks; remove one before saving.`;
   }
   if (field === 'webhooks' && (code === 'too_small' || /at least/.test(message))) return 'Add at least one webhook URL.';
+  // zod's own wording ("Too small: expected number to be >=1") says less than the bounds do.
+  if (field === 'concurrency') return `Concurrency must be a whole number from ${CONCURRENCY_MIN} to ${CONCURRENCY_MAX}.`;
   const label = LABELS[field] ?? (/\.url$/.test(field) ? 'The URL' : /\.caCert$/.test(field) ? 'The CA certificate' : null);
   let text = message;
   if (label && /^(must|may|needs|is|at most|should)\b/.test(message)) text = `${label} ${message}`;
@@ -208,55 +220,17 @@ export function sentence(field: string, message: string, code?: string): string 
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
-const ROOT_FIELDS = '(?:name|enabled|sources|webhooks|sharedSecret|options|\\(root\\))';
-
 /**
- * The core's refusal ("webhooks[5]: …; sharedSecret: …", as shared/settings.ts `describeIssues`
- * writes it, joined with "; ") back into one problem per path. A message may itself contain "; ",
- * so only a "; " followed by a field of the request starts a new problem.
+ * The core's refusal of a save, placed next to the fields its issues name (their paths are the save
+ * request's). A refusal without issues (the store failed, the destination was deleted meanwhile) is
+ * the form's.
  */
-export function issuesFromMessage(message: string): { path: PropertyKey[]; message: string }[] {
-  const parts = message.split(new RegExp(`; (?=${ROOT_FIELDS}[\\[.:])`));
-  return parts.map((part) => {
-    const match = new RegExp(`^(${ROOT_FIELDS}(?:\\[\\d+\\]|\\.[^:]+?)*): (.*)$`, 's').exec(part);
-    return match ? { path: parsePath(match[1]!), message: match[2]! } : { path: [], message: part };
-  });
-}
-
-/** "webhooks[0].headers.X-Api.Key" → ['webhooks', 0, 'headers', 'X-Api.Key'] (a header name may hold dots). */
-export function parsePath(path: string): PropertyKey[] {
-  if (path === '(root)') return [];
-  const out: PropertyKey[] = [];
-  let rest = path;
-  const head = /^[^.[]+/.exec(rest);
-  if (!head) return [];
-  out.push(head[0]);
-  rest = rest.slice(head[0].length);
-  while (rest.length > 0) {
-    const index = /^\[(\d+)\]/.exec(rest);
-    if (index) {
-      out.push(Number(index[1]));
-      rest = rest.slice(index[0].length);
-      continue;
-    }
-    if (out.at(-1) === 'headers') {
-      out.push(rest.slice(1)); // the rest is the header's name
-      break;
-    }
-    const prop = /^\.([^.[]+)/.exec(rest);
-    if (!prop) break;
-    out.push(prop[1]!);
-    rest = rest.slice(prop[0].length);
-  }
-  return out;
-}
-
-/** The core's refusal of a save, placed next to the fields it names. */
-export function errorsFromRefusal(message: string, form: DestinationForm): FieldErrors {
+export function errorsFromRefusal(error: Pick<ContractError, 'message' | 'issues'>, form: DestinationForm): FieldErrors {
   const errors: FieldErrors = {};
-  for (const issue of issuesFromMessage(message)) {
+  const issues = error.issues?.length ? error.issues : [{ path: [], message: error.message }];
+  for (const issue of issues) {
     const field = fieldOf(issue.path, form);
-    errors[field] ??= issue.path.length === 0 ? sentence('form', issue.message) : sentence(field, issue.message);
+    errors[field] ??= sentence(field, issue.message);
   }
   return errors;
 }
