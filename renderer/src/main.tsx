@@ -7,6 +7,9 @@ import { pickTransport } from './transport/pick.ts';
 import { App } from './views/App.tsx';
 import { ConnectionPage } from './views/ConnectionPage.tsx';
 import './styles.css';
+import { startTheme } from './views/settings/theme.ts';
+
+startTheme(); // before the first render: no flash of the other theme
 
 const root = createRoot(document.getElementById('root')!);
 const choice = pickTransport(window as unknown as Parameters<typeof pickTransport>[0]);

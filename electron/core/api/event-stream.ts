@@ -44,6 +44,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'audiences.changed', audienceId, reason });
       schedule();
     }),
+    bus.on('delivery.held', ({ held }) => {
+      pending.push({ type: 'delivery.held', held });
+      schedule();
+    }),
     bus.on('settings.changed', () => {
       pending.push({ type: 'settings.changed' });
       schedule();

@@ -16,6 +16,8 @@ export interface CoreEvents {
   'receiver.received': InboxEntry[];
   /** Sources or destinations changed (stored). */
   'settings.changed': null;
+  /** Deliveries were held or let go (in memory; the engine's state already changed). */
+  'delivery.held': { held: boolean };
   /** The composer's client queue of a source changed. */
   'client.state': { sourceId: number; state: ClientState };
   /** An audience was saved, deleted or synced, or its sync failed (after the change is stored). */

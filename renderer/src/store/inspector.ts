@@ -75,6 +75,8 @@ export interface Environment {
 
 export interface Inspector {
   store: StoreApi<InspectorState>;
+  /** Which transport carries the contract (shown in Settings). */
+  readonly transport: RelayApi['kind'];
   start(): void;
   setFilters(patch: Partial<Filters>): void;
   clearFilters(): void;
@@ -340,6 +342,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
 
   const inspector: Inspector = {
     store,
+    transport: api.kind,
     start() {
       offs.push(api.onEvents(onEvents));
       offs.push(api.onState(onConnection));

@@ -12,6 +12,7 @@ import { NavRail } from './NavRail.tsx';
 import { StreamList } from './StreamList.tsx';
 import { TopBar } from './TopBar.tsx';
 import { VIEWS } from './nav/registry.tsx';
+import { HoldBanner } from './settings/HoldBanner.tsx';
 import { useView } from './nav/route.ts';
 
 const LIST_WIDTH_KEY = 'sluice.listWidth';
@@ -81,6 +82,7 @@ export function App({ transport }: { transport: string }) {
       <NavRail transport={transport} />
       <div className="main">
         <TopBar sourceId={sourceId} onSourceChange={setSourceId} />
+        <HoldBanner />
         <ConnectionBanner />
         {problem ? (
           <p className="banner banner-bad" role="alert">

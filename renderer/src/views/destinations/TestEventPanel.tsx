@@ -1,13 +1,15 @@
-import { useEffect, useRef, useState } from 'react';
-import type { CoreEvent } from '../../../../shared/contract.ts';
-import { useInspector, useNow } from '../../store/react.ts';
-import { applyChange, tell, type TestRun } from './test-run.ts';
+import { useEffect, useId, useRef, useState } from 'react';
+import type { CoreEvent, DeliveryView } from '../../../../shared/contract.ts';
+import { useInspector, useInspectorState, useNow } from '../../store/react.ts';
+import { AttemptsWaterfall } from '../AttemptsTab.tsx';
+import { applyChange, applyDelivery, tell, type TestRun } from './test-run.ts';
 
 type Change = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
 
 /**
  * "Send test event": one signed track message through the delivery engine to the saved
- * destination (destinations.sendTest), its outcome followed live from `deliveries.changed`.
+ * destination (destinations.sendTest), its outcome followed live from `deliveries.changed` and read
+ * again (`deliveries.get`) after a reconnect, when changes may have been missed; its attempts on demand.
  */
 export function TestEventPanel({ destinationId, blockedBy }: { destinationId: number; blockedBy: string | null }) {
   const inspector = useInspector();
@@ -18,6 +20,29 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
   // Changes that arrive before sendTest answers (a fast receiver) are kept and applied to the run.
   const early = useRef<Change[]>([]);
   const awaitingId = useRef(false);
+  const open = useInspectorState((s) => s.connection.kind === 'open');
+  const [showAttempts, setShowAttempts] = useState(false);
+  const [delivery, setDelivery] = useState<{ view: DeliveryView | null; problem: string | null }>({ view: null, problem: null });
+  const reads = useRef(0);
+  const attemptsId = useId();
+  const deliveryId = run?.phase === 'sent' ? run.deliveryId : null;
+  // What the attempts shown depend on: read again when it changes while they are open.
+  const progress = run?.phase === 'sent' ? `${run.status}:${run.attemptCount}` : null;
+
+  // The delivery as stored: once its id is known, after every reconnect, and on each change while its attempts are shown.
+  useEffect(() => {
+    if (!open || deliveryId === null) return;
+    const read = ++reads.current;
+    void inspector.call('deliveries.get', { id: deliveryId }).then((result) => {
+      if (read !== reads.current) return; // a newer read is under way
+      if (!result.ok) {
+        setDelivery((d) => ({ ...d, problem: `Could not read the test delivery: ${result.error.message}.` }));
+        return;
+      }
+      setDelivery({ view: result.value, problem: null });
+      setRun((current) => (current?.phase === 'sent' && current.deliveryId === deliveryId ? applyDelivery(current, result.value) : current));
+    });
+  }, [inspector, open, deliveryId, showAttempts ? progress : null]);
 
   useEffect(
     () =>
@@ -35,6 +60,7 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
     awaitingId.current = true;
     setRun({ phase: 'sending' });
     setBody(null);
+    setDelivery({ view: null, problem: null });
     const result = await inspector.call('destinations.sendTest', { id: destinationId });
     awaitingId.current = false;
     if (!result.ok) {
@@ -58,6 +84,7 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
 
   const told = run ? tell(run, now) : null;
   const retrying = run?.phase === 'sent' && run.status === 'retrying';
+  const shownView = delivery.view?.id === deliveryId ? delivery.view : null;
   return (
     <section className="dst-test" aria-labelledby="dst-test-title">
       <h3 id="dst-test-title" className="section-title">
@@ -74,15 +101,41 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
       <div className={`dst-test-outcome${told ? ` tone-${told.tone}` : ''}`} role="status" aria-label="Test event outcome">
         {told?.text ?? ''}
       </div>
-      {retrying ? (
+      {deliveryId !== null ? (
         <div className="toolbar">
-          <button type="button" className="btn btn-small" disabled={acting !== null} onClick={() => void act('retry')}>
-            Retry now
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-expanded={showAttempts}
+            aria-controls={attemptsId}
+            onClick={() => setShowAttempts((shown) => !shown)}
+          >
+            {showAttempts ? 'Hide attempts' : 'Show attempts'}
           </button>
-          <button type="button" className="btn btn-small" disabled={acting !== null} onClick={() => void act('cancel')}>
-            Stop retrying
-          </button>
+          {retrying ? (
+            <>
+              <button type="button" className="btn btn-small" disabled={acting !== null} onClick={() => void act('retry')}>
+                Retry now
+              </button>
+              <button type="button" className="btn btn-small" disabled={acting !== null} onClick={() => void act('cancel')}>
+                Stop retrying
+              </button>
+            </>
+          ) : null}
         </div>
+      ) : null}
+      {deliveryId !== null && showAttempts ? (
+        <section id={attemptsId} className="dst-test-attempts" aria-label={`Attempts of test delivery #${deliveryId}`}>
+          {delivery.problem ? (
+            <p className="dst-error" role="alert">
+              {delivery.problem}
+            </p>
+          ) : shownView ? (
+            <AttemptsWaterfall attempts={shownView.attempts} />
+          ) : (
+            <p className="muted">Reading its attempts…</p>
+          )}
+        </section>
       ) : null}
       {body ? (
         <details className="dst-test-body">

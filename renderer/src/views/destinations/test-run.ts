@@ -2,7 +2,7 @@
  * A "Send test event" run as the editor follows it: sent, then each `deliveries.changed` of its
  * delivery, told as one sentence (with the fix when it failed).
  */
-import type { CoreEvent } from '../../../../shared/contract.ts';
+import type { CoreEvent, DeliverySummary } from '../../../../shared/contract.ts';
 import { countdown } from '../../store/outcome.ts';
 
 export type TestRun =
@@ -18,6 +18,15 @@ export function applyChange(run: TestRun, change: Change): TestRun {
   return { ...run, status: change.status, attemptCount: change.attemptCount, nextAttemptAt: change.nextAttemptAt, lastError: change.lastError };
 }
 
+/**
+ * The run once its delivery, as read again (`deliveries.get`, e.g. after a reconnect that may have
+ * missed changes), is known: the same rules as a live change.
+ */
+export function applyDelivery(run: TestRun, d: DeliverySummary): TestRun {
+  const { id, skipReason: _skipReason, ...state } = d; // the summary's state fields are a change's
+  return applyChange(run, { deliveryId: id, messageId: null, ...state });
+}
+
 export interface Told {
   tone: 'ok' | 'warn' | 'bad' | 'info' | 'muted';
   text: string;
@@ -27,10 +36,10 @@ export function tell(run: TestRun, now: number): Told {
   if (run.phase === 'sending') return { tone: 'info', text: 'Sending a test event…' };
   if (run.phase === 'refused') return { tone: 'bad', text: `The test event was not sent: ${withPeriod(run.message)}` };
   const which = `test delivery #${run.deliveryId}`;
-  const attempt = run.attemptCount === 1 ? 'first attempt' : `attempt ${run.attemptCount}`;
+  const attempt = run.attemptCount === 1 ? 'the first attempt' : `attempt ${run.attemptCount}`;
   switch (run.status) {
     case 'delivered':
-      return { tone: 'ok', text: `✓ Delivered — a webhook answered 2xx on the ${attempt} (${which}).` };
+      return { tone: 'ok', text: `✓ Delivered — a webhook answered 2xx on ${attempt} (${which}).` };
     case 'retrying': {
       const when = run.nextAttemptAt === null ? 'soon' : countdown(run.nextAttemptAt - now);
       return { tone: 'warn', text: `⟳ Not delivered yet: ${withPeriod(run.lastError ?? 'the attempt failed')} Next attempt ${when} (${which}).` };

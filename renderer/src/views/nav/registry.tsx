@@ -6,6 +6,7 @@ import { ComposerView } from '../composer/ComposerView.tsx';
 import { DeletionsView } from '../deletions/DeletionsView.tsx';
 import { ReceiverView } from '../receiver/ReceiverView.tsx';
 import { AudiencesView } from '../audiences/AudiencesView.tsx';
+import { SettingsView } from '../settings/SettingsView.tsx';
 
 /**
  * The views other than the stream (which App lays out itself). A view missing here shows as disabled
@@ -19,4 +20,5 @@ export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> =
   destinations: DestinationsView,
   sources: SourcesView,
   audiences: AudiencesView,
+  settings: SettingsView,
 };

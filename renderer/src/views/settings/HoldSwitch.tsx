@@ -1,0 +1,33 @@
+import { useDeliveryHold } from './use-delivery-hold.ts';
+
+/** The Settings control for holding deliveries, with what holding means. */
+export function HoldSwitch() {
+  const { held, waiting, busy, error, setHeld } = useDeliveryHold();
+  const known = held !== null;
+  return (
+    <div className="settings-row hold-switch">
+      <label className="switch">
+        <input
+          type="checkbox"
+          role="switch"
+          checked={held === true}
+          disabled={!known || busy}
+          aria-describedby="hold-explained"
+          onChange={(event) => void setHeld(event.target.checked)}
+        />
+        <span>Hold deliveries</span>
+      </label>
+      <p className="hint" id="hold-explained">
+        {held
+          ? `Held: ${waiting} waiting. Sluice keeps receiving and storing messages; nothing is sent to webhooks until you resume. `
+          : 'Stops sending to webhooks while you look at what queued up; messages are still received and stored. '}
+        Held in memory only: restarting Sluice resumes delivery.
+      </p>
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
