@@ -228,6 +228,27 @@ describe('deleting a destination', () => {
   });
 });
 
+describe('replaying after a deletion', () => {
+  it('leaves a deleted destination’s failed deliveries out of “all failed”, and replays the others', async () => {
+    const { c, handlers } = await setup();
+    const gone = await receiver();
+    const live = await receiver();
+    gone.fallback = { status: 404 };
+    live.script({ status: 404 });
+    const doomed = value(await save(handlers, { name: 'doomed', sources: ['web'], webhooks: [{ url: gone.url }] }));
+    const kept = value(await save(handlers, { name: 'kept', sources: ['web'], webhooks: [{ url: live.url }] }));
+    await post(c, '/v1/track', { userId: 'u', event: 'Fails' });
+    const message = await until(() => c.messages.list()[0]);
+    await until(() => (c.deliveries.forMessage(message.id).filter((d) => d.status === 'failed').length === 2 ? true : undefined));
+    value(await invoke(handlers, 'destinations.delete', { id: doomed.id }));
+
+    const { deliveryIds } = await c.replay({ allFailed: true });
+    expect(deliveryIds.map((id) => c.deliveries.get(id)!.destinationId)).toEqual([kept.id]);
+    await until(() => (c.deliveries.get(deliveryIds[0]!)?.status === 'delivered' ? true : undefined));
+    expect(gone.received).toHaveLength(1); // only the first, failed attempt
+  });
+});
+
 describe('deliveries.get', () => {
   it('answers one delivery with its attempts, and not_found for an unknown id', async () => {
     const { c, handlers } = await setup();

@@ -42,6 +42,8 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
   if (request.allFailed) {
     for (const failed of deps.deliveries.withStatus('failed')) {
       if (chosen && failed.destinationId !== chosen.id) continue;
+      // A deleted destination's failures are history: there is nothing left to send them through.
+      if (!destinations.some((d) => d.id === failed.destinationId)) continue;
       planned.push({
         messageId: failed.messageId,
         destinationId: failed.destinationId,
