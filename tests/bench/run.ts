@@ -6,12 +6,14 @@ import { runClientBench } from './client.bench.ts';
 import { runDeliveryBench } from './delivery.bench.ts';
 import { runIngestBench } from './ingest.bench.ts';
 import { runUiBench } from './ui.bench.ts';
+import { runAudiencesBench } from './audiences.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
   delivery: runDeliveryBench,
   client: runClientBench,
   ui: runUiBench,
+  audiences: runAudiencesBench,
 };
 
 const wanted = process.argv.slice(2);

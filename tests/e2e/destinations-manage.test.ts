@@ -186,6 +186,18 @@ describe.skipIf(skipReason !== null)('Managing destinations', () => {
     expect(session.core.deliveries.get(history.id)).toMatchObject({ status: 'delivered', destinationId: hooksId });
     expect(session.core.deliveries.attempts(history.id)).toHaveLength(1);
     session.core.delivery.setHeld(false);
+  });
+
+  it('says so when the open destination is deleted elsewhere, and saves nothing to it', async () => {
+    const other = session.core.destinations.byName('other')!;
+    await session.core.deleteDestination(other.id);
+    const alert = editor().getByRole('alert').filter({ hasText: 'This destination was deleted elsewhere' });
+    await expect.poll(() => alert.isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await editor().getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
+    expect(await editor().getByRole('button', { name: 'Delete destination…' }).count()).toBe(0);
+    expect(await editor().getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+    await list().getByRole('button', { name: '+ New destination' }).click();
+    await expect.poll(() => editor().getByRole('heading', { name: 'New destination', exact: true }).isVisible()).toBe(true);
 
     expect(session.problems).toEqual([]);
     expect(session.offsite).toEqual([]);

@@ -4,7 +4,7 @@
 // value) changed stores one identify message (origin 'audience') with a delivery per destination of
 // the source (trigger 'audience') — the delivery engine then sends them like any message — and
 // updates the snapshot. All of it commits together, or not at all.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { AudienceKind, AudienceRule, Computation } from '../../../shared/audiences.ts';
 import type { AudienceOp, AudienceOutcome, PreviewOutcome, SyncOutcome } from './audience-ops.ts';
@@ -135,9 +135,10 @@ export class AudienceWriter {
     const computationClass = row.kind === 'audience' ? 'audience' : 'trait';
     const messageIds: number[] = [];
     let deliveries = 0;
+    const nextMessageId = timeOrderedIds(op.now);
 
     const send = (userId: string, value: string, change: 'joined' | 'left' | 'changed') => {
-      const messageId = randomUUID();
+      const messageId = nextMessageId();
       // Built as text around the value's JSON so the value is sent exactly as computed.
       const raw =
         `{"type":"identify","userId":${JSON.stringify(userId)},"traits":{${JSON.stringify(row.property)}:${value}},` +
@@ -170,6 +171,23 @@ export class AudienceWriter {
     this.#s.finishSync.run(members, joined, left, deliveries, durationMs, syncId);
     return { syncId, audienceId: row.id, sourceId, initial, members, joined, left, messageIds, deliveries, durationMs };
   }
+}
+
+/**
+ * UUIDv7-shaped messageIds (RFC 9562: the time in the first 48 bits, then a counter, then random bits
+ * fixed per sync): they sort by creation, so a sync of thousands of members appends to the
+ * messages' dedupe index instead of touching a random page of it per message.
+ */
+export function timeOrderedIds(now: number): () => string {
+  const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12);
+  const node = randomBytes(6).toString('hex');
+  let seq = 0;
+  return () => {
+    const n = seq++;
+    const high = ((n / 0x4000) & 0xfff).toString(16).padStart(3, '0');
+    const low = (0x8000 | (n & 0x3fff)).toString(16);
+    return `${time.slice(0, 8)}-${time.slice(8)}-7${high}-${low}-${node}`;
+  };
 }
 
 function count(row: unknown): number {

@@ -42,12 +42,12 @@ export class ProfileFold {
        SELECT DISTINCT source_id, user_id FROM messages WHERE id > ? AND id <= ? AND ${FOLDABLE}
        ON CONFLICT DO NOTHING`,
     );
-    // Sorted by the key first: inserting in key order touches each b-tree page once per chunk.
+    // In key order: each event's new rows mostly append at the end of its range (keyed by time).
     this.#events = db.prepare(
-      `INSERT OR IGNORE INTO profile_events (source_id, event, user_id, at, message_id)
-       SELECT source_id, event, user_id, coalesce(timestamp, received_at), id FROM messages
+      `INSERT OR IGNORE INTO profile_events (source_id, event, at, message_id, user_id)
+       SELECT source_id, event, coalesce(timestamp, received_at), id, user_id FROM messages
        WHERE id > ? AND id <= ? AND ${FOLDABLE} AND type = 'track' AND event IS NOT NULL
-       ORDER BY 1, 2, 3`,
+       ORDER BY 1, 2, 3, 4`,
     );
     // Later identifies win, key by key (the upsert keeps the value of the highest message id).
     this.#traits = db.prepare(
@@ -64,6 +64,7 @@ export class ProfileFold {
     this.#forgetUser = [
       db.prepare('DELETE FROM profile_users WHERE source_id = ? AND user_id = ?'),
       db.prepare('DELETE FROM profile_traits WHERE source_id = ? AND user_id = ?'),
+      // No index by user: a purge (rare) scans the source's events once.
       db.prepare('DELETE FROM profile_events WHERE source_id = ? AND user_id = ?'),
     ];
   }

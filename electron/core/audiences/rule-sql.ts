@@ -17,52 +17,70 @@ export function compile(kind: AudienceKind, definition: AudienceRule | Computati
   return kind === 'audience' ? compileRule(definition as AudienceRule, sourceId, now) : compileComputation(definition as Computation, sourceId, now);
 }
 
-/** Members of an audience: every user of the source for whom the rule holds, with the value `true`. */
+/**
+ * Members of an audience: every user of the source for whom the rule holds, with the value `true`.
+ * Each condition is a set of users computed once — "plan equals pro" is one range of profile_traits,
+ * "Order Completed at least 3 times in 7 days" one range of profile_events grouped by user — and
+ * the users are tested against the sets (SQLite builds each IN set once, as a temporary index).
+ * A negative condition (not equals, does not exist, at most N times) is "not in" the positive set,
+ * so users without the trait or without the event count too.
+ */
 export function compileRule(rule: AudienceRule, sourceId: number, now: number): CompiledQuery {
   const params: (string | number)[] = [sourceId];
-  const parts = rule.conditions.map((condition) => `(${conditionSql(condition, now, params)})`);
+  const parts = rule.conditions.map((condition) => {
+    const { sql, negated } = conditionSet(condition, sourceId, now, params);
+    return `u.user_id ${negated ? 'NOT IN' : 'IN'} (${sql})`;
+  });
   return {
     sql: `SELECT u.user_id, 'true' AS value FROM profile_users u WHERE u.source_id = ? AND (${parts.join(rule.match === 'all' ? ' AND ' : ' OR ')})`,
     params,
   };
 }
 
-function conditionSql(condition: Condition, now: number, params: (string | number)[]): string {
+/** The users for whom a condition's positive form holds, and whether the condition is its negation. */
+function conditionSet(condition: Condition, sourceId: number, now: number, params: (string | number)[]): { sql: string; negated: boolean } {
   if (condition.kind === 'event') {
-    params.push(condition.event);
+    params.push(sourceId, condition.event);
     let window = '';
     if (condition.within) {
-      window = ' AND e.at >= ?';
+      window = ' AND at >= ?';
       params.push(now - windowMs(condition.within));
     }
-    params.push(condition.count);
-    return `(SELECT count(*) FROM profile_events e WHERE e.source_id = u.source_id AND e.event = ? AND e.user_id = u.user_id${window}) ${condition.operator === 'at_least' ? '>=' : '<='} ?`;
+    // at least N: count >= N; at most N: not (count > N), which includes users who never did it.
+    params.push(condition.operator === 'at_least' ? condition.count : condition.count + 1);
+    return {
+      sql: `SELECT user_id FROM profile_events WHERE source_id = ? AND event = ?${window} GROUP BY user_id HAVING count(*) >= ?`,
+      negated: condition.operator === 'at_most',
+    };
   }
-  const has = (test: string, ...values: (string | number)[]) => {
-    params.push(condition.trait, ...values);
-    return `EXISTS (SELECT 1 FROM profile_traits t WHERE t.source_id = u.source_id AND t.key = ? AND t.user_id = u.user_id AND ${test})`;
+  const users = (test: string, ...values: (string | number)[]) => {
+    params.push(sourceId, condition.trait, ...values);
+    return `SELECT user_id FROM profile_traits t WHERE source_id = ? AND key = ? AND ${test}`;
   };
   switch (condition.operator) {
     case 'exists':
-      return has(`t.type != 'null'`);
+      return { sql: users(`t.type != 'null'`), negated: false };
     case 'not_exists':
-      return `NOT ${has(`t.type != 'null'`)}`;
+      return { sql: users(`t.type != 'null'`), negated: true };
     case 'equals':
-      return has(...equalsTest(condition));
+      return { sql: users(...equalsTest(condition)), negated: false };
     case 'not_equals':
       // Users without the trait are "not equal" too: "plan is not free" includes users with no plan.
-      return `NOT ${has(...equalsTest(condition))}`;
+      return { sql: users(...equalsTest(condition)), negated: true };
     case 'contains':
       // A string containing the text (case-sensitive), or an array with an element equal to it.
-      return has(
-        `((t.type = 'text' AND instr(t.value, ?) > 0) OR (t.type = 'array' AND EXISTS (SELECT 1 FROM json_each(t.value) a WHERE a.type = 'text' AND a.value = ?)))`,
-        condition.value as string,
-        condition.value as string,
-      );
+      return {
+        sql: users(
+          `((t.type = 'text' AND instr(t.value, ?) > 0) OR (t.type = 'array' AND EXISTS (SELECT 1 FROM json_each(t.value) a WHERE a.type = 'text' AND a.value = ?)))`,
+          condition.value as string,
+          condition.value as string,
+        ),
+        negated: false,
+      };
     case 'greater_than':
-      return has(`t.type IN ('integer', 'real') AND t.value > ?`, condition.value as number);
+      return { sql: users(`t.type IN ('integer', 'real') AND t.value > ?`, condition.value as number), negated: false };
     case 'less_than':
-      return has(`t.type IN ('integer', 'real') AND t.value < ?`, condition.value as number);
+      return { sql: users(`t.type IN ('integer', 'real') AND t.value < ?`, condition.value as number), negated: false };
   }
 }
 

@@ -214,14 +214,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         message_id INTEGER NOT NULL,
         PRIMARY KEY (source_id, key, user_id)
       ) WITHOUT ROWID;
-      -- One row per track event, ordered for "user performed E at least N times within T".
+      -- One row per track event, ordered for "performed E (within T)": by event, then time, so new
+      -- events append at the end of their event's range instead of landing all over the table.
       CREATE TABLE profile_events (
         source_id INTEGER NOT NULL,
         event TEXT NOT NULL,
-        user_id TEXT NOT NULL,
         at INTEGER NOT NULL,                      -- the event's timestamp (corrected), else when it arrived
         message_id INTEGER NOT NULL,
-        PRIMARY KEY (source_id, event, user_id, at, message_id)
+        user_id TEXT NOT NULL,
+        PRIMARY KEY (source_id, event, at, message_id)
       ) WITHOUT ROWID;
     `,
   },

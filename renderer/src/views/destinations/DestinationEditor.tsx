@@ -122,6 +122,11 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
   const fieldProblems = Object.keys(shown).filter((field) => field !== 'form').length;
   const askToFix = fieldProblems > 0 && (submitted || Object.keys(refusal).length > 0);
   const isNew = form.id === null;
+  // Shown once and then gone from the list: deleted elsewhere (another window). A destination just
+  // created is not listed yet either, but it has not been seen.
+  const seen = useRef(destination !== null);
+  if (destination) seen.current = true;
+  const vanished = seen.current && destination === null;
   return (
     <form
       className="dst-editor"
@@ -138,6 +143,11 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
           ● unsaved changes
         </span>
       </header>
+      {vanished ? (
+        <p className="dst-vanished" role="alert">
+          This destination was deleted elsewhere (in another window), so these settings can no longer be saved. Choose another destination, or create a new one.
+        </p>
+      ) : null}
 
       <div className="dst-grid">
         <div className="dst-field">
@@ -266,7 +276,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       </section>
 
       <footer className="dst-actions">
-        <button type="submit" className="btn btn-primary" disabled={saving}>
+        <button type="submit" className="btn btn-primary" disabled={saving || vanished}>
           {saving ? 'Saving…' : isNew ? 'Create destination' : 'Save changes'}
         </button>
         <button type="button" className="btn" disabled={!dirty || saving} onClick={() => { setForm(baseline); setTouched(new Set()); setSubmitted(false); setRefusal({}); }}>
@@ -281,7 +291,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
                 ? <span className="tone-ok">Saved at {clockTime(savedAt)} — applies from the next delivery attempt.</span>
                 : null}
         </p>
-        {form.id !== null ? (
+        {form.id !== null && !vanished ? (
           <button type="button" className="btn dst-delete" aria-haspopup="dialog" disabled={saving} onClick={() => setConfirmingDelete(true)}>
             Delete destination…
           </button>
@@ -299,7 +309,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
           )
         : null}
 
-      {form.id !== null ? (
+      {form.id !== null && !vanished ? (
         <TestEventPanel
           destinationId={form.id}
           blockedBy={dirty ? 'Save your changes first: the test uses the saved settings.' : !baseline.enabled ? 'Enable the destination and save to send a test event.' : null}

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { deletedNote } from './delete-wording.ts';
@@ -18,8 +18,14 @@ export function DestinationsView() {
   // Deleted here: left out at once, before settings.changed refreshes the list.
   const [deleted, setDeleted] = useState<ReadonlySet<number>>(new Set());
   const [note, setNote] = useState<string | null>(null);
-  if (!info) return <div className="dst-view" aria-busy="true" />;
   const destinations = deleted.size === 0 ? listed : listed.filter((d) => !deleted.has(d.id));
+  // The implicit choice (the first destination, or a new one) is pinned once known: a list that
+  // changes later (a destination deleted or created elsewhere) never swaps what the editor holds.
+  const implicit = destinations[0]?.id ?? 'new';
+  useEffect(() => {
+    if (info && chosen === null) setChosen(implicit);
+  }, [info, chosen, implicit]);
+  if (!info) return <div className="dst-view" aria-busy="true" />;
   const choose = (next: number | 'new' | null) => {
     setChosen(next);
     setSession((n) => n + 1);
