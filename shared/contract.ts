@@ -29,6 +29,13 @@ export { DELIVERY_STATUSES, type DeliveryStatusName, type ReplayOutcome } from '
 /** Request schemas, one per channel. */
 export const requestSchemas = {
   'app.info': z.strictObject({}),
+  /** Whether deliveries are held, and how many wait (pending or retrying). */
+  'delivery.state': z.strictObject({}),
+  /**
+   * Holds deliveries (nothing new is sent; rounds under way finish) or lets them go. In memory only:
+   * a restart resumes delivery. Every open window hears a `delivery.held` event.
+   */
+  'delivery.hold': z.strictObject({ held: z.boolean() }),
   'messages.list': z.strictObject({
     beforeId: id.optional(),
     limit: z.number().int().min(1).max(1000).default(200),
@@ -136,6 +143,12 @@ export interface DestinationView {
   options: DestinationOptions;
 }
 
+/** Whether the delivery engine is held, and how many deliveries wait to be sent (pending or retrying). */
+export interface DeliveryHoldState {
+  held: boolean;
+  waiting: number;
+}
+
 /** A list row: what happened to the message, without its payload. */
 export interface MessageSummary {
   id: number;
@@ -159,12 +172,19 @@ export interface MessageSummary {
   audience?: AudienceMessageTag;
 }
 
+/** Why an attempt failed (the attempts table's error_code); `http` comes with the status it answered. */
+export type DeliveryErrorCode = 'timeout' | 'tls' | 'connect' | 'reset' | 'http';
+
 export interface DeliverySummary {
   id: number;
   status: string;
   attemptCount: number;
   nextAttemptAt: number | null;
   lastError: string | null;
+  /** The last attempt's error code while the delivery is retrying or failed (else null). */
+  lastErrorCode: DeliveryErrorCode | null;
+  /** The status the last attempt got when its error is `http` (else null). */
+  lastHttpStatus: number | null;
   /** Why a `skipped` delivery was not sent (e.g. the message's integrations turn webhooks off). */
   skipReason: string | null;
 }
@@ -178,7 +198,7 @@ export interface AttemptView {
   responseStatus: number | null;
   responseHeaders: Record<string, string | string[]> | null;
   responseBody: string | null;
-  errorCode: string | null;
+  errorCode: DeliveryErrorCode | null;
   errorMessage: string | null;
   outcome: string;
   retryAt: number | null;
@@ -218,7 +238,10 @@ export interface MessageDetail extends MessageSummary {
 
 /** Response types, one per channel. */
 export interface Responses {
-  'app.info': { version: string; ingestUrl: string; receiverUrl: string; sources: SourceView[] };
+  /** `dataDir`: where the store lives. */
+  'app.info': { version: string; ingestUrl: string; receiverUrl: string; dataDir: string; sources: SourceView[] };
+  'delivery.state': DeliveryHoldState;
+  'delivery.hold': DeliveryHoldState;
   /** `next`: pass it as `beforeId` for the following page; null when nothing older matches. */
   'messages.list': { messages: MessageSummary[]; next: number | null };
   'messages.byIds': { messages: MessageSummary[] };
@@ -282,10 +305,22 @@ export type CoreEvent =
   | { type: 'messages.stored'; ids: number[] }
   | {
       type: 'deliveries.changed';
-      changes: { deliveryId: number; messageId: number | null; status: string; attemptCount: number; nextAttemptAt: number | null; lastError: string | null }[];
+      changes: {
+        deliveryId: number;
+        messageId: number | null;
+        status: string;
+        attemptCount: number;
+        nextAttemptAt: number | null;
+        lastError: string | null;
+        /** As in DeliverySummary: the last attempt's error code and, for `http`, its status. */
+        lastErrorCode: DeliveryErrorCode | null;
+        lastHttpStatus: number | null;
+      }[];
     }
   | { type: 'receiver.received'; entries: InboxEntry[] }
   | { type: 'settings.changed' }
+  /** Deliveries were held or let go (delivery.hold), from any window. */
+  | { type: 'delivery.held'; held: boolean }
   /** The latest queue state of a source's composer client (older states in a batch are dropped). */
   | { type: 'client.state'; sourceId: number; state: ComposerState }
   /** An audience was saved, deleted or synced, or its sync failed: read it again. */

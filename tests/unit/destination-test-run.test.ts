@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyChange, tell, type TestRun } from '../../renderer/src/views/destinations/test-run.ts';
 
-const sent: TestRun = { phase: 'sent', deliveryId: 9, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null };
-const change = (patch: object) => ({ deliveryId: 9, messageId: null, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, ...patch });
+const sent: TestRun = { phase: 'sent', deliveryId: 9, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null };
+const change = (patch: object) => ({ deliveryId: 9, messageId: null, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, ...patch });
 
 describe('a test run', () => {
   it("follows its own delivery's changes and ignores others and stale ones", () => {
@@ -23,10 +23,10 @@ describe('a test run', () => {
       tone: 'warn',
       text: '⟳ Not delivered yet: the receiver answered 503; will retry. Next attempt in 15 s (test delivery #9).',
     });
-    const failed = tell(applyChange(sent, change({ status: 'failed', lastError: 'the receiver answered 404; a 4xx is final, the request will not be retried' })), 0);
+    const failed = tell(applyChange(sent, change({ status: 'failed', lastError: 'the receiver answered 404; a 4xx is final, the request will not be retried', lastErrorCode: 'http', lastHttpStatus: 404 })), 0);
     expect(failed.tone).toBe('bad');
     expect(failed.text).toMatch(/^✗ Failed: the receiver answered 404; .* Check the URL’s path/);
-    const tls = tell(applyChange(sent, change({ status: 'failed', lastError: "https://localhost:8443 — its certificate is self-signed; nothing was sent. Add its CA under the webhook's TLS settings (caCert)." })), 0);
+    const tls = tell(applyChange(sent, change({ status: 'failed', lastError: "https://localhost:8443 — its certificate is self-signed; nothing was sent. Add its CA under the webhook's TLS settings (caCert).", lastErrorCode: 'tls' })), 0);
     expect(tls.text).not.toMatch(/Check the URL/);
     expect(tell({ phase: 'refused', message: '“x” is disabled; enable it and save, then send the test event again' }, 0)).toEqual({
       tone: 'bad',

@@ -1,7 +1,7 @@
 // The receiver and deletions views' pure parts: verdict sentences, behaviour switches checked before
 // they are sent, the inbox merge, hook names from webhook URLs, and how a delete notification reads.
 import { describe, expect, it } from 'vitest';
-import type { DeliveryView } from '../../shared/contract.ts';
+import type { DeliveryErrorCode, DeliveryView } from '../../shared/contract.ts';
 import type { InboxEntry } from '../../shared/receiver.ts';
 import { describeNotification } from '../../renderer/src/views/deletions/notification-status.ts';
 import { behaviourOf, describeBehaviour, draftOf } from '../../renderer/src/views/receiver/behaviour-form.ts';
@@ -70,10 +70,10 @@ describe('the inbox', () => {
 
 describe('delete notifications', () => {
   const delivery = (patch: Partial<DeliveryView>): DeliveryView => ({
-    id: 1, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, skipReason: null, destinationId: 1, trigger: 'deletion',
+    id: 1, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, destinationId: 1, trigger: 'deletion',
     replayOf: null, targetUrl: null, body: null, signature: null, firstAttemptAt: null, deadlineAt: null, createdAt: 0, attempts: [], ...patch,
   });
-  const attempt = (status: number | null, errorCode: string | null = null) => ({
+  const attempt = (status: number | null, errorCode: DeliveryErrorCode | null = null) => ({
     id: 1, url: 'http://x', startedAt: 0, durationMs: 12.4, requestHeaders: {}, responseStatus: status, responseHeaders: null, responseBody: null,
     errorCode, errorMessage: null, outcome: 'retry', retryAt: null,
   });
@@ -83,12 +83,12 @@ describe('delete notifications', () => {
       label: '✓ delivered', tone: 'ok', lastAnswer: 'HTTP 200 in 12 ms',
     });
     const retrying = describeNotification(
-      delivery({ status: 'retrying', attemptCount: 1, nextAttemptAt: 15_000, lastError: 'the webhook answered 503', attempts: [attempt(503)] }),
+      delivery({ status: 'retrying', attemptCount: 1, nextAttemptAt: 15_000, lastError: 'the webhook answered 503', lastErrorCode: 'http', lastHttpStatus: 503, attempts: [attempt(503, 'http')] }),
       3_000,
     );
     expect(retrying).toEqual({ label: '⟳ retry in 12 s · attempt 2 · HTTP 503', tone: 'warn', lastAnswer: 'HTTP 503 in 12 ms' });
-    expect(describeNotification(delivery({ status: 'failed', attemptCount: 3, attempts: [attempt(null, 'timeout')] }), 0)).toMatchObject({
-      label: '✗ failed after 3 attempts: error', tone: 'bad', lastAnswer: 'timeout',
+    expect(describeNotification(delivery({ status: 'failed', attemptCount: 3, lastErrorCode: 'timeout', attempts: [attempt(null, 'timeout')] }), 0)).toMatchObject({
+      label: '✗ failed after 3 attempts: timeout', tone: 'bad', lastAnswer: 'timeout',
     });
     expect(describeNotification(delivery({}), 0)).toEqual({ label: '… queued', tone: 'info', lastAnswer: null });
   });

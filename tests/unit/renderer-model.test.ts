@@ -24,11 +24,11 @@ import { windowFor } from '../../renderer/src/components/virtual.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
 function delivery(id: number, status: string, extra: Partial<DeliverySummary> = {}): DeliverySummary {
-  return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, skipReason: null, ...extra };
+  return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, ...extra };
 }
 
 function change(deliveryId: number, messageId: number | null, status: string, attemptCount: number, extra: Partial<DeliveryChange> = {}): DeliveryChange {
-  return { deliveryId, messageId, status, attemptCount, nextAttemptAt: null, lastError: null, ...extra };
+  return { deliveryId, messageId, status, attemptCount, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, ...extra };
 }
 
 /** The incrementally kept indexes agree with a recount from scratch. */
@@ -119,6 +119,19 @@ describe('applyDeliveryChanges', () => {
     expect(stale.list).toBe(list); // attempt 1 is older than the row's attempt 2
     const fresh = applyDeliveryChanges(list, [change(21, null, 'failed', 3, { lastError: 'the receiver answered 404; a 4xx is final' })]);
     expect(fresh.list.byId.get(2)!.delivery).toMatchObject({ status: 'failed', attemptCount: 3 });
+  });
+
+  it('carries the error code and HTTP status of a change into the row, so its label follows the code', () => {
+    const list = base();
+    const timedOut = applyDeliveryChanges(list, [change(31, 3, 'retrying', 1, { nextAttemptAt: 5000, lastError: 'x did not answer within 5 s; will retry', lastErrorCode: 'timeout' })]).list;
+    expect(timedOut.byId.get(3)!.delivery).toMatchObject({ lastErrorCode: 'timeout', lastHttpStatus: null });
+    expect(describeOutcome(timedOut.byId.get(3)!, 0).label).toMatch(/· timeout$/);
+    // Same status and attempt count, only the code differs: still a new row (not dropped as unchanged).
+    const asHttp = addRows(timedOut, [{ ...timedOut.byId.get(3)!, delivery: { ...timedOut.byId.get(3)!.delivery!, lastErrorCode: 'http', lastHttpStatus: 502 } }], null);
+    expect(asHttp.byId.get(3)!.delivery).toMatchObject({ lastErrorCode: 'http', lastHttpStatus: 502 });
+    expect(describeOutcome(asHttp.byId.get(3)!, 0).label).toMatch(/· HTTP 502$/);
+    const delivered = applyDeliveryChanges(asHttp, [change(31, 3, 'delivered', 2)]).list;
+    expect(delivered.byId.get(3)!.delivery).toMatchObject({ status: 'delivered', lastErrorCode: null, lastHttpStatus: null });
   });
 
   it('shows the most telling of several deliveries, and asks to refetch when the shown one became less telling with others unseen', () => {
@@ -223,9 +236,14 @@ describe('selectors', () => {
     expect(describeOutcome(d('delivered'), now)).toMatchObject({ label: '✓ delivered', tone: 'ok' });
     expect(describeOutcome(d('delivered', { attemptCount: 3 }), now).label).toBe('✓ delivered after 3 attempts');
     expect(
-      describeOutcome(d('retrying', { attemptCount: 2, nextAttemptAt: now + 12_000, lastError: 'http://x did not answer within 5 s; will retry' }), now),
+      describeOutcome(
+        d('retrying', { attemptCount: 2, nextAttemptAt: now + 12_000, lastError: 'http://x did not answer within 5 s; will retry', lastErrorCode: 'timeout' }),
+        now,
+      ),
     ).toMatchObject({ label: '⟳ retry in 12 s · attempt 3 · timeout', tone: 'warn' });
-    expect(describeOutcome(d('failed', { lastError: 'the receiver answered 404; a 4xx is final' }), now)).toMatchObject({ label: '✗ failed: HTTP 404', tone: 'bad' });
+    const failed = describeOutcome(d('failed', { lastError: 'the receiver answered 404; a 4xx is final', lastErrorCode: 'http', lastHttpStatus: 404 }), now);
+    expect(failed).toMatchObject({ label: '✗ failed: HTTP 404', tone: 'bad' });
+    expect(failed.title).toContain('the receiver answered 404; a 4xx is final'); // the sentence stays in the tooltip
     expect(describeOutcome(d('skipped', { skipReason: 'integrations: Webhooks is false' }), now).label).toBe('↷ skipped: integrations: Webhooks is false');
     expect(describeOutcome(msg(1, { status: 'rejected', rejectCode: 'missing_user', rejectReason: 'no user' }), now)).toMatchObject({
       label: '⊘ rejected: missing_user',
@@ -236,12 +254,21 @@ describe('selectors', () => {
     expect(describeOutcome(d('pending'), now).kind).toBe('pending');
   });
 
-  it('names delivery errors from the core’s sentences', () => {
-    expect(errorLabel('https://localhost:8443 — its certificate is self-signed; nothing was sent.')).toBe('tls');
-    expect(errorLabel('http://127.0.0.1:9 refused the connection (is the receiver running?); will retry')).toBe('connect');
-    expect(errorLabel('http://127.0.0.1:9 closed the connection before answering; will retry')).toBe('reset');
-    expect(errorLabel('the receiver answered 503; will retry')).toBe('HTTP 503');
-    expect(errorLabel(null)).toBe('error');
+  it('names delivery errors from the code the core lists, not from the sentence', () => {
+    expect(errorLabel('tls')).toBe('tls');
+    expect(errorLabel('connect')).toBe('connect');
+    expect(errorLabel('reset')).toBe('reset');
+    expect(errorLabel('timeout')).toBe('timeout');
+    expect(errorLabel('http', 503)).toBe('HTTP 503');
+    expect(errorLabel('http', null)).toBe('HTTP error');
+    expect(errorLabel(null)).toBe('not sent');
+    // A sentence that reads like another error does not matter: the code decides.
+    const now = 0;
+    const row = msg(1, {
+      delivery: delivery(1, 'failed', { lastError: 'http://x refused the connection… then answered 500', lastErrorCode: 'timeout' }),
+      deliveryCount: 1,
+    });
+    expect(describeOutcome(row, now).label).toBe('✗ failed: timeout');
     expect(countdown(400)).toBe('now');
     expect(countdown(61_000)).toBe('in 1 min 01 s');
     expect(countdown(2 * 3_600_000 + 5 * 60_000)).toBe('in 2 h 05 min');

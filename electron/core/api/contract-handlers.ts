@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import pkg from '../../../package.json' with { type: 'json' };
 import {
   requestSchemas,
   type Channel,
@@ -12,14 +12,16 @@ import {
 } from '../../../shared/contract.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import { sendSamples } from '../composer/samples.ts';
+import { deliveryHoldState, setDeliveriesHeld } from '../delivery/delivery-hold.ts';
 import type { Core } from '../index.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
-import type { Delivery } from '../store/deliveries-repo.ts';
+import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { StoredMessage } from '../store/messages-repo.ts';
 import { STATUS_WEIGHT } from '../store/shown-delivery.ts';
 
-const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+// A JSON import rather than a require relative to this file: the path also holds in the bundled main process.
+const { version } = pkg;
 
 export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };
 
@@ -33,10 +35,16 @@ export function createHandlers(core: Core): Handlers {
   const summarize = (messages: StoredMessage[]): MessageSummary[] => {
     const deliveries = core.deliveries.forMessages(messages.map((m) => m.id));
     const tags = core.audiences.repo.tags(messages.filter((m) => m.origin === 'audience').map((m) => m.id));
+    const shown = new Map(messages.map((m) => [m.id, mostTelling(deliveries.get(m.id) ?? [])]));
+    // The error codes of the shown deliveries that have one, read for the whole page at once.
+    const erring = [...shown.values()].flatMap((d) => (d && (d.status === 'retrying' || d.status === 'failed') ? [d.id] : []));
+    const lastAttempts = core.deliveries.lastAttempts(erring);
     return messages.map((m) => {
       const own = deliveries.get(m.id) ?? [];
       const audience = tags.get(m.id);
-      return { ...m, delivery: mostTelling(own), deliveryCount: own.length, ...(audience ? { audience } : {}) };
+      const d = shown.get(m.id);
+      const delivery = d ? summaryOf(d, lastAttempts.get(d.id)) : null;
+      return { ...m, delivery, deliveryCount: own.length, ...(audience ? { audience } : {}) };
     });
   };
   return {
@@ -44,8 +52,11 @@ export function createHandlers(core: Core): Handlers {
       version,
       ingestUrl: core.ingestUrl,
       receiverUrl: core.receiver.url,
+      dataDir: core.dataDir,
       sources: core.sources.list().map(({ id, name, writeKey, kind }) => ({ id, name, writeKey, kind })),
     }),
+    'delivery.state': () => deliveryHoldState(core),
+    'delivery.hold': ({ held }) => setDeliveriesHeld(core, held),
     'messages.list': (request) => {
       const query = {
         ...(request.type !== undefined ? { type: request.type } : {}),
@@ -83,13 +94,14 @@ export function createHandlers(core: Core): Handlers {
     'messages.get': ({ id }) => {
       const record = core.messages.get(id);
       if (!record) throw new OperationError('not_found', `there is no message ${id}`);
-      const deliveries = core.deliveries.forMessage(id);
+      const deliveries = core.deliveries.forMessage(id).map((d) => viewWithAttempts(d, core.deliveries.attempts(d.id)));
+      const shown = mostTelling(deliveries);
       const audience = record.origin === 'audience' ? core.audiences.repo.tags([id]).get(id) : undefined;
       return {
         ...record,
-        delivery: mostTelling(deliveries),
+        delivery: shown ? summaryFields(shown) : null,
         deliveryCount: deliveries.length,
-        deliveries: deliveries.map((d): DeliveryView => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
+        deliveries,
         ...(audience ? { audience } : {}),
       };
     },
@@ -99,7 +111,7 @@ export function createHandlers(core: Core): Handlers {
     'deliveries.get': ({ id }) => {
       const delivery = core.deliveries.get(id);
       if (!delivery) throw new OperationError('not_found', `there is no delivery ${id}`);
-      return { ...viewOf(delivery), attempts: core.deliveries.attempts(id) };
+      return viewWithAttempts(delivery, core.deliveries.attempts(id));
     },
     'destinations.list': () => ({ destinations: core.destinations.list().map(destinationView) }),
     'destinations.save': (config) => destinationView(core.saveDestination(config, { ifNameTaken: 'refuse' })),
@@ -117,7 +129,7 @@ export function createHandlers(core: Core): Handlers {
     'deletions.list': ({ limit }) => ({
       requests: core.deletionRequests.recent(limit).map((request) => ({
         ...request,
-        deliveries: core.deliveries.forDeletionRequest(request.id).map((d) => ({ ...viewOf(d), attempts: core.deliveries.attempts(d.id) })),
+        deliveries: core.deliveries.forDeletionRequest(request.id).map((d) => viewWithAttempts(d, core.deliveries.attempts(d.id))),
       })),
     }),
     'receiver.inbox': ({ hook, limit }) => ({
@@ -196,26 +208,38 @@ export async function invoke(handlers: Handlers, channel: string, request: unkno
   }
 }
 
-function mostTelling(deliveries: Delivery[]): DeliverySummary | null {
-  let best: Delivery | undefined;
+function mostTelling<D extends { status: string }>(deliveries: D[]): D | null {
+  let best: D | null = null;
   for (const d of deliveries) if (!best || (STATUS_WEIGHT[d.status] ?? 0) > (STATUS_WEIGHT[best.status] ?? 0)) best = d;
-  return best ? summaryOf(best) : null;
+  return best;
 }
 
-function summaryOf(d: Delivery): DeliverySummary {
+/** `last`: the delivery's newest attempt, which names its error (DeliveriesRepo.lastAttempts). */
+function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliverySummary {
   return {
     id: d.id,
     status: d.status,
     attemptCount: d.attemptCount,
     nextAttemptAt: d.nextAttemptAt,
     lastError: d.lastError,
+    ...lastErrorOf(d, last),
     skipReason: d.skipReason,
   };
 }
 
-function viewOf(d: Delivery): Omit<DeliveryView, 'attempts'> {
+/** A view's summary part, without the view's own fields. */
+function summaryFields(v: DeliveryView): DeliverySummary {
+  const { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason } = v;
+  return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason };
+}
+
+function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
+  return { ...viewOf(d, attempts.at(-1)), attempts };
+}
+
+function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 'attempts'> {
   return {
-    ...summaryOf(d),
+    ...summaryOf(d, last),
     destinationId: d.destinationId,
     trigger: d.trigger,
     replayOf: d.replayOf,

@@ -2,6 +2,7 @@ import { signBody } from '../../../shared/signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
+import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
@@ -33,6 +34,9 @@ export interface DeliveryChange {
   attemptCount: number;
   nextAttemptAt: number | null;
   lastError: string | null;
+  /** The last attempt's error code and, for `http`, its status (null when delivered or nothing was sent). */
+  lastErrorCode: DeliveryErrorCode | null;
+  lastHttpStatus: number | null;
 }
 
 /**
@@ -289,12 +293,14 @@ export class DeliveryEngine {
       ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(this.#o.random ? { random: this.#o.random } : {}) })
       : null;
     const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
-    const firstError = sent.find(({ result }) => !result.ok)?.result.errorMessage ?? null;
+    // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
+    // store's summaries pair with its code (DeliveriesRepo.lastErrors).
+    const lastAttemptError = sent.findLast(({ result }) => !result.ok)?.result.errorMessage ?? null;
     const lastError = delivered
       ? null
       : retryable && next === null
-        ? `${firstError} — gave up: the 4-hour retry window is over`
-        : firstError;
+        ? `${lastAttemptError} — gave up: the 4-hour retry window is over`
+        : lastAttemptError;
     const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
       url,
       startedAt: result.startedAt,
@@ -338,6 +344,7 @@ export class DeliveryEngine {
     await this.#resultsCommit;
     // Due again at once (e.g. Retry-After: 0): the last read of due rows did not include it.
     if (result.nextAttemptAt !== null && result.nextAttemptAt <= this.#o.clock.now()) this.#mayHaveMore = true;
+    const last = result.status === 'delivered' ? undefined : result.attempts.at(-1);
     this.#o.bus.emit('deliveries.changed', [
       {
         deliveryId: result.deliveryId,
@@ -347,6 +354,8 @@ export class DeliveryEngine {
         attemptCount: result.attemptCount,
         nextAttemptAt: result.nextAttemptAt,
         lastError: result.lastError,
+        lastErrorCode: last?.errorCode ?? null,
+        lastHttpStatus: last?.errorCode === 'http' ? last.responseStatus : null,
       },
     ]);
   }

@@ -4,6 +4,7 @@
  * the request thread never waits for SQLite's write lock.
  */
 import type { IngestJob } from './prepare-request.ts';
+import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AudienceOp, AudienceOutcome } from '../audiences/audience-ops.ts';
 
 /** Which enabled destinations receive each source's messages: a delivery row is created for each. */
@@ -23,7 +24,7 @@ export interface AttemptRecord {
   responseStatus: number | null;
   responseHeaders: string | null;
   responseBody: string | null;
-  errorCode: string | null;
+  errorCode: DeliveryErrorCode | null;
   errorMessage: string | null;
   outcome: 'success' | 'retry' | 'final';
   retryAt: number | null;

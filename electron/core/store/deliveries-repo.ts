@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { AttemptView } from '../../../shared/contract.ts';
+import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from '../ingest/ingest-protocol.ts';
 
 
@@ -29,10 +29,32 @@ export interface Delivery {
 /** One attempt, as recorded (the contract's view of it is the same shape). */
 export type Attempt = AttemptView & { deliveryId: number };
 
+/** What a delivery's last attempt ended with: enough to name its error without reading the sentence. */
+export interface LastAttempt {
+  errorCode: DeliveryErrorCode | null;
+  responseStatus: number | null;
+  /** success, retry or final. */
+  outcome: string;
+}
+
 const COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, replay_of AS replayOf, status,
   target_url AS targetUrl, body, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
   next_attempt_at AS nextAttemptAt, deadline_at AS deadlineAt, last_error AS lastError, skip_reason AS skipReason,
   body_override AS bodyOverride, deletion_request_id AS deletionRequestId, created_at AS createdAt, updated_at AS updatedAt`;
+
+/**
+ * The contract's `lastErrorCode`/`lastHttpStatus` of a delivery from its newest attempt: only while it
+ * is retrying or failed, and only when that attempt is the round that put it there (a delivery failed
+ * without sending, e.g. its message was purged, keeps older attempts that are not its last error).
+ */
+export function lastErrorOf(
+  d: Pick<Delivery, 'status'>,
+  last: LastAttempt | undefined,
+): { lastErrorCode: DeliveryErrorCode | null; lastHttpStatus: number | null } {
+  const outcome = d.status === 'retrying' ? 'retry' : d.status === 'failed' ? 'final' : null;
+  if (!last || outcome === null || last.outcome !== outcome || last.errorCode === null) return { lastErrorCode: null, lastHttpStatus: null };
+  return { lastErrorCode: last.errorCode, lastHttpStatus: last.errorCode === 'http' ? last.responseStatus : null };
+}
 
 /** Read side of deliveries and attempts; the ingest worker writes them. */
 export class DeliveriesRepo {
@@ -45,6 +67,8 @@ export class DeliveriesRepo {
   readonly #forDeletion: StatementSync;
   readonly #withStatus: StatementSync;
   readonly #forMessages: StatementSync;
+  readonly #lastAttempts: StatementSync;
+  readonly #waiting: StatementSync;
 
   constructor(db: DatabaseSync) {
     // A disabled destination's deliveries wait (pending or retrying) until it is enabled again.
@@ -71,6 +95,13 @@ export class DeliveriesRepo {
     this.#withStatus = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = ? ORDER BY id LIMIT ?`);
     this.#forMessages = db.prepare(
       `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    );
+    // Counted from the partial index deliveries_due (its WHERE is this one), not the table.
+    this.#waiting = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')`);
+    // One probe of attempts_delivery per delivery (its newest attempt), not a scan of their attempts.
+    this.#lastAttempts = db.prepare(
+      `SELECT a.delivery_id AS deliveryId, a.error_code AS errorCode, a.response_status AS responseStatus, a.outcome
+       FROM json_each(?) AS j JOIN attempts a ON a.id = (SELECT max(id) FROM attempts WHERE delivery_id = j.value)`,
     );
   }
 
@@ -101,6 +132,21 @@ export class DeliveriesRepo {
       const list = out.get(row.messageId!) ?? [];
       list.push(row);
       out.set(row.messageId!, list);
+    }
+    return out;
+  }
+
+  /** Deliveries waiting to be sent (pending or retrying), whatever their destination's state. */
+  waitingCount(): number {
+    return (this.#waiting.get() as { n: number }).n;
+  }
+
+  /** The newest attempt of each of these deliveries (a page's shown deliveries), in one query. */
+  lastAttempts(deliveryIds: number[]): Map<number, LastAttempt> {
+    const out = new Map<number, LastAttempt>();
+    if (deliveryIds.length === 0) return out;
+    for (const row of this.#lastAttempts.all(JSON.stringify(deliveryIds)) as unknown as (LastAttempt & { deliveryId: number })[]) {
+      out.set(row.deliveryId, { errorCode: row.errorCode, responseStatus: row.responseStatus, outcome: row.outcome });
     }
     return out;
   }

@@ -226,7 +226,9 @@ function sameRow(a: MessageSummary, b: MessageSummary): boolean {
         x.status === y.status &&
         x.attemptCount === y.attemptCount &&
         x.nextAttemptAt === y.nextAttemptAt &&
-        x.lastError === y.lastError))
+        x.lastError === y.lastError &&
+        x.lastErrorCode === y.lastErrorCode &&
+        x.lastHttpStatus === y.lastHttpStatus))
   );
 }
 
@@ -270,6 +272,8 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
       attemptCount: change.attemptCount,
       nextAttemptAt: change.nextAttemptAt,
       lastError: change.lastError,
+      lastErrorCode: change.lastErrorCode,
+      lastHttpStatus: change.lastHttpStatus,
       skipReason: change.status === 'skipped' ? (previous?.skipReason ?? null) : null,
     };
     const deliveries = index >= 0 ? known.map((d, i) => (i === index ? next : d)) : [...known, next];

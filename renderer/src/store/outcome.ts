@@ -1,5 +1,5 @@
 /** How a row words its outcome: the words, the colour (tone) and the full sentence for its tooltip. */
-import type { MessageSummary } from '../../../shared/contract.ts';
+import type { DeliveryErrorCode, MessageSummary } from '../../../shared/contract.ts';
 import { outcomeOf, type OutcomeKind } from './model.ts';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
@@ -14,19 +14,21 @@ export interface OutcomeText {
 }
 
 /**
- * A short name for a delivery error, from the core's sentence (webhook-sender.ts words them; the
- * delivery row keeps the sentence, not the attempt's error code).
+ * A short name for a delivery's last error, from the code the core lists with it (the attempt's
+ * error code, and the status for `http`); the sentence itself goes in the tooltip.
  */
-export function errorLabel(sentence: string | null): string {
-  if (!sentence) return 'error';
-  if (/did not answer within/.test(sentence)) return 'timeout';
-  const status = /answered (\d{3})/.exec(sentence);
-  if (status) return `HTTP ${status[1]}`;
-  if (/certificate|TLS/i.test(sentence)) return 'tls';
-  if (/refused the connection|could not be reached/.test(sentence)) return 'connect';
-  if (/closed the connection/.test(sentence)) return 'reset';
-  if (/no longer stored/.test(sentence)) return 'message purged';
-  return 'error';
+export function errorLabel(code: DeliveryErrorCode | null, httpStatus: number | null = null): string {
+  switch (code) {
+    case 'http':
+      return httpStatus === null ? 'HTTP error' : `HTTP ${httpStatus}`;
+    case 'timeout':
+    case 'tls':
+    case 'connect':
+    case 'reset':
+      return code;
+    default:
+      return 'not sent'; // failed without an attempt (its message was purged): the sentence says why
+  }
 }
 
 export function countdown(ms: number): string {
@@ -59,7 +61,7 @@ export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
     case 'retrying': {
       const attempt = (d?.attemptCount ?? 0) + 1;
       const when = d?.nextAttemptAt ? countdown(d.nextAttemptAt - now) : 'soon';
-      const error = errorLabel(d?.lastError ?? null);
+      const error = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
       return {
         kind,
         label: `⟳ retry ${when} · attempt ${attempt} · ${error}`,
@@ -68,7 +70,7 @@ export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
       };
     }
     case 'failed': {
-      const error = errorLabel(d?.lastError ?? null);
+      const error = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
       const attempts = d ? ` after ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}` : '';
       return { kind, label: `✗ failed: ${error}`, title: `Failed${attempts}: ${d?.lastError ?? 'unknown error'}${others}.`, tone: 'bad' };
     }
@@ -79,7 +81,7 @@ export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
     case 'cancelled':
       return { kind, label: '⊗ cancelled', title: `The delivery was cancelled${d ? ` after ${d.attemptCount} attempts` : ''}.`, tone: 'muted' };
     case 'pending':
-      return { kind, label: '… queued', title: 'Waiting for its first attempt (a disabled destination keeps it waiting).', tone: 'info' };
+      return { kind, label: '… queued', title: 'Waiting for its first attempt (a disabled destination, or deliveries held in Settings, keep it waiting).', tone: 'info' };
   }
 }
 

@@ -22,12 +22,12 @@ export function describeNotification(d: DeliveryView, now: number): Notification
       return { label: d.attemptCount > 1 ? `✓ delivered after ${attempts}` : '✓ delivered', tone: 'ok', lastAnswer };
     case 'retrying':
       return {
-        label: `⟳ retry ${d.nextAttemptAt ? countdown(d.nextAttemptAt - now) : 'soon'} · attempt ${d.attemptCount + 1} · ${errorLabel(d.lastError)}`,
+        label: `⟳ retry ${d.nextAttemptAt ? countdown(d.nextAttemptAt - now) : 'soon'} · attempt ${d.attemptCount + 1} · ${errorLabel(d.lastErrorCode, d.lastHttpStatus)}`,
         tone: 'warn',
         lastAnswer,
       };
     case 'failed':
-      return { label: `✗ failed after ${attempts}: ${errorLabel(d.lastError)}`, tone: 'bad', lastAnswer };
+      return { label: `✗ failed after ${attempts}: ${errorLabel(d.lastErrorCode, d.lastHttpStatus)}`, tone: 'bad', lastAnswer };
     case 'cancelled':
       return { label: '⊗ cancelled', tone: 'muted', lastAnswer };
     case 'skipped':

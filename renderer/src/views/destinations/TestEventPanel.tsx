@@ -68,7 +68,7 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
       return;
     }
     setBody(result.value.body);
-    const sent: TestRun = { phase: 'sent', deliveryId: result.value.deliveryId, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null };
+    const sent: TestRun = { phase: 'sent', deliveryId: result.value.deliveryId, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null };
     setRun(early.current.reduce(applyChange, sent));
     early.current = [];
   };

@@ -8,14 +8,32 @@ import { countdown } from '../../store/outcome.ts';
 export type TestRun =
   | { phase: 'sending' }
   | { phase: 'refused'; message: string }
-  | { phase: 'sent'; deliveryId: number; status: string; attemptCount: number; nextAttemptAt: number | null; lastError: string | null };
+  | {
+      phase: 'sent';
+      deliveryId: number;
+      status: string;
+      attemptCount: number;
+      nextAttemptAt: number | null;
+      lastError: string | null;
+      /** The last attempt's error code and HTTP status, as the core announces them. */
+      lastErrorCode: Change['lastErrorCode'];
+      lastHttpStatus: number | null;
+    };
 
 type Change = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
 
 /** The run once this change (of any delivery) is known; changes older than what the run shows are ignored. */
 export function applyChange(run: TestRun, change: Change): TestRun {
   if (run.phase !== 'sent' || change.deliveryId !== run.deliveryId || change.attemptCount < run.attemptCount) return run;
-  return { ...run, status: change.status, attemptCount: change.attemptCount, nextAttemptAt: change.nextAttemptAt, lastError: change.lastError };
+  return {
+    ...run,
+    status: change.status,
+    attemptCount: change.attemptCount,
+    nextAttemptAt: change.nextAttemptAt,
+    lastError: change.lastError,
+    lastErrorCode: change.lastErrorCode,
+    lastHttpStatus: change.lastHttpStatus,
+  };
 }
 
 /**
@@ -23,8 +41,16 @@ export function applyChange(run: TestRun, change: Change): TestRun {
  * missed changes), is known: the same rules as a live change.
  */
 export function applyDelivery(run: TestRun, d: DeliverySummary): TestRun {
-  const { id, skipReason: _skipReason, ...state } = d; // the summary's state fields are a change's
-  return applyChange(run, { deliveryId: id, messageId: null, ...state });
+  return applyChange(run, {
+    deliveryId: d.id,
+    messageId: null,
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.nextAttemptAt,
+    lastError: d.lastError,
+    lastErrorCode: d.lastErrorCode,
+    lastHttpStatus: d.lastHttpStatus,
+  });
 }
 
 export interface Told {
@@ -45,7 +71,7 @@ export function tell(run: TestRun, now: number): Told {
       return { tone: 'warn', text: `⟳ Not delivered yet: ${withPeriod(run.lastError ?? 'the attempt failed')} Next attempt ${when} (${which}).` };
     }
     case 'failed':
-      return { tone: 'bad', text: `✗ Failed: ${withPeriod(run.lastError ?? 'the attempt failed')}${fixFor(run.lastError)} (${which})` };
+      return { tone: 'bad', text: `✗ Failed: ${withPeriod(run.lastError ?? 'the attempt failed')}${fixFor(run)} (${which})` };
     case 'cancelled':
       return { tone: 'muted', text: `Cancelled; nothing more will be sent (${which}).` };
     default:
@@ -54,8 +80,8 @@ export function tell(run: TestRun, now: number): Told {
 }
 
 /** The sender's sentences carry the fix for TLS and redirects; a final 4xx needs a word about the receiver. */
-function fixFor(error: string | null): string {
-  if (error && /answered 4\d\d/.test(error)) return ' Check the URL’s path and any header the receiver expects (e.g. Authorization).';
+function fixFor(run: { lastErrorCode: Change['lastErrorCode']; lastHttpStatus: number | null }): string {
+  if (run.lastErrorCode === 'http' && run.lastHttpStatus !== null && run.lastHttpStatus >= 400 && run.lastHttpStatus < 500) return ' Check the URL’s path and any header the receiver expects (e.g. Authorization).';
   return '';
 }
 

@@ -18,8 +18,15 @@ export interface CardDelivery {
 /** The live state wins when it is at least as far along (more attempts, or a final state at the same count). */
 export function liveState(stored: DeliveryView | undefined, live: DeliveryState | undefined): DeliveryState {
   const base: DeliveryState = stored
-    ? { status: stored.status, attemptCount: stored.attemptCount, nextAttemptAt: stored.nextAttemptAt, lastError: stored.lastError }
-    : { status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null };
+    ? {
+        status: stored.status,
+        attemptCount: stored.attemptCount,
+        nextAttemptAt: stored.nextAttemptAt,
+        lastError: stored.lastError,
+        lastErrorCode: stored.lastErrorCode,
+        lastHttpStatus: stored.lastHttpStatus,
+      }
+    : { status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null };
   if (!live || live.attemptCount < base.attemptCount) return base;
   return live;
 }

@@ -10,6 +10,8 @@ export interface DeliveryState {
   attemptCount: number;
   nextAttemptAt: number | null;
   lastError: string | null;
+  lastErrorCode: DeliveryChange['lastErrorCode'];
+  lastHttpStatus: number | null;
 }
 
 export interface Progress {
@@ -53,7 +55,14 @@ export function recordChanges(states: Map<number, DeliveryState>, changes: reado
     if (known && known.attemptCount > c.attemptCount) continue;
     if (known && known.status === c.status && known.attemptCount === c.attemptCount && known.nextAttemptAt === c.nextAttemptAt) continue;
     states.delete(c.deliveryId); // re-inserted last: the map's order is recency, for trimming
-    states.set(c.deliveryId, { status: c.status, attemptCount: c.attemptCount, nextAttemptAt: c.nextAttemptAt, lastError: c.lastError });
+    states.set(c.deliveryId, {
+      status: c.status,
+      attemptCount: c.attemptCount,
+      nextAttemptAt: c.nextAttemptAt,
+      lastError: c.lastError,
+      lastErrorCode: c.lastErrorCode,
+      lastHttpStatus: c.lastHttpStatus,
+    });
     changed = true;
   }
   return changed;
