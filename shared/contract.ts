@@ -164,7 +164,11 @@ export interface MessageSummary {
   event: string | null;
   receivedAt: number;
   timestamp: number | null;
-  /** The most telling delivery state over its destinations (failed > retrying > pending > delivered > skipped). */
+  /**
+   * The delivery the row shows (shared/shown-delivery.ts): per destination the latest delivery to its
+   * webhooks (a replay supersedes the original; one to a typed URL does not), then the most telling
+   * state (failed > retrying > pending > cancelled > delivered > skipped).
+   */
   delivery: DeliverySummary | null;
   /** How many deliveries the message has (one per destination, plus replays). */
   deliveryCount: number;
@@ -187,6 +191,16 @@ export interface DeliverySummary {
   lastHttpStatus: number | null;
   /** Why a `skipped` delivery was not sent (e.g. the message's integrations turn webhooks off). */
   skipReason: string | null;
+  /**
+   * Where it goes and what made it: which delivery a row shows depends on them (a replay supersedes
+   * earlier deliveries to its destination, one to a typed `targetUrl` does not: shared/shown-delivery.ts),
+   * and a row says when the delivery it shows is a replay.
+   */
+  destinationId: number;
+  /** automatic, replay, audience, deletion or test. */
+  trigger: string;
+  /** A replay's own URL; null: the destination's webhooks. */
+  targetUrl: string | null;
 }
 
 export interface AttemptView {
@@ -205,10 +219,7 @@ export interface AttemptView {
 }
 
 export interface DeliveryView extends DeliverySummary {
-  destinationId: number;
-  trigger: string;
   replayOf: number | null;
-  targetUrl: string | null;
   body: string | null;
   signature: string | null;
   firstAttemptAt: number | null;
@@ -315,6 +326,10 @@ export type CoreEvent =
         /** As in DeliverySummary: the last attempt's error code and, for `http`, its status. */
         lastErrorCode: DeliveryErrorCode | null;
         lastHttpStatus: number | null;
+        /** As in DeliverySummary: which delivery a row shows depends on them. */
+        destinationId: number;
+        trigger: string;
+        targetUrl: string | null;
       }[];
     }
   | { type: 'receiver.received'; entries: InboxEntry[] }

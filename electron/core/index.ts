@@ -10,6 +10,7 @@ import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
+import { announceStored } from './delivery/announce.ts';
 import { replay } from './delivery/replay.ts';
 import { sendTestEvent } from './delivery/test-event.ts';
 import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from './destinations/destination-settings.ts';
@@ -169,6 +170,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     delivery.kick();
     return result;
   };
+  // Deliveries created, moved or cancelled on request are announced as stored (delivery/announce.ts),
+  // like the engine's attempts: new rows show at once and a cancelled one counts as finished.
+  const announce = (ids: readonly number[]) => announceStored(deliveries, bus, ids);
 
   const audiences = new AudienceService({
     db,
@@ -208,20 +212,33 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     receiver,
     composer,
     audiences,
-    replay: (request) => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then(afterWrite),
+    replay: (request) =>
+      replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then((outcome) => {
+        announce(outcome.deliveryIds);
+        return afterWrite(outcome);
+      }),
     retryNow: (deliveryIds) =>
-      pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => afterWrite(outcome.changed)),
+      pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => {
+        if (outcome.changed > 0) announce(deliveryIds);
+        return afterWrite(outcome.changed);
+      }),
     cancelDeliveries: (deliveryIds) =>
       pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => {
         delivery.forget(deliveryIds);
+        if (outcome.changed > 0) announce(deliveryIds);
         return outcome.changed;
       }),
     requestDeletion: (request) =>
       requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then((result) => {
         if (result.purgedMessages > 0) delivery.dropPrefetched(); // queued deliveries must not send purged messages
+        announce(result.deliveryIds);
         return afterWrite(result);
       }),
-    sendTestEvent: (destinationId) => sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then(afterWrite),
+    sendTestEvent: (destinationId) =>
+      sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then((result) => {
+        announce([result.deliveryId]);
+        return afterWrite(result);
+      }),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
     close() {

@@ -171,24 +171,34 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
     expect(hooks.received.slice(5).map((r) => JSON.parse(r.body).userId)).toEqual(['alice', 'alice']);
     await dialog.getByRole('button', { name: 'Done' }).click();
     expect(await dialog.isVisible()).toBe(false);
+    // The replays supersede the failures: alice's rows now read delivered, by a replay.
+    await expect.poll(() => list.getByRole('option').filter({ hasText: '✓ delivered (replayed)' }).count(), { timeout: 10_000 }).toBe(2);
+    expect(await list.getByRole('option').filter({ hasText: '✗ failed' }).count()).toBe(0);
 
-    // All failed: the five original deliveries are still failed; three replays succeed and two are refused.
+    // All failed means failed now: alice's two were recovered, so three are replayed; two succeed, one is refused.
     await page.getByRole('searchbox', { name: 'Search messages' }).fill('');
     await expect.poll(() => list.getByRole('option').count()).toBe(5);
-    hooks.script({ status: 200 }, { status: 200 }, { status: 200 }, { status: 400 }, { status: 400 });
+    expect(await list.getByRole('option').filter({ hasText: '✗ failed' }).count()).toBe(3);
+    hooks.script({ status: 200 }, { status: 200 }, { status: 400 });
     await page.getByRole('button', { name: /^Replay…/ }).click();
     expect(await dialog.textContent()).toContain('no filters: every stored message');
     await dialog.getByRole('radio', { name: 'All failed deliveries, whatever the filters' }).check();
-    await expect.poll(() => dialog.getByText('This replays 5 messages.').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => dialog.getByText('This replays 3 messages.').isVisible(), { timeout: 10_000 }).toBe(true);
     await s.shot('replay-bulk-confirm');
-    await dialog.getByRole('button', { name: 'Replay 5 messages' }).click();
-    await expect.poll(() => status.textContent(), { timeout: 10_000 }).toBe('Done: 5 of 5 finished — 3 delivered · 2 failed · 0 pending.');
+    await dialog.getByRole('button', { name: 'Replay 3 messages' }).click();
+    await expect.poll(() => status.textContent(), { timeout: 10_000 }).toBe('Done: 3 of 3 finished — 2 delivered · 1 failed · 0 pending.');
     const bar = dialog.getByRole('progressbar', { name: 'Replay progress' });
-    expect(await bar.getAttribute('value')).toBe('5');
-    expect(await bar.getAttribute('max')).toBe('5');
+    expect(await bar.getAttribute('value')).toBe('3');
+    expect(await bar.getAttribute('max')).toBe('3');
     await s.shot('replay-bulk-done');
-    expect(hooks.received).toHaveLength(12);
-    expect(s.core.deliveries.countByStatus()).toMatchObject({ delivered: 5, failed: 7 });
+    expect(hooks.received).toHaveLength(10);
+    expect(new Set(hooks.received.slice(7).map((r) => JSON.parse(r.body).userId))).toEqual(new Set(['bob', 'carol', 'dave']));
+    expect(s.core.deliveries.countByStatus()).toMatchObject({ delivered: 4, failed: 6 });
+    // In the stream, live: four recovered by a replay, one whose replay failed too.
+    await expect.poll(() => list.getByRole('option').filter({ hasText: '✓ delivered (replayed)' }).count(), { timeout: 10_000 }).toBe(4);
+    expect(await list.getByRole('option').filter({ hasText: '✗ replay failed: HTTP 400' }).count()).toBe(1);
+    // Nothing is failed now but that one: a second "all failed" would send it alone.
+    expect(await s.core.replay({ allFailed: true, dryRun: true })).toMatchObject({ messages: 1, deliveries: 1 });
     // Esc closes the dialog and leaves the stream's filters alone.
     await page.keyboard.press('Escape');
     expect(await dialog.isVisible()).toBe(false);

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody, verifyAsSeedReceiver } from '../../shared/signature.ts';
 import { OperationError } from '../../electron/core/operation-error.ts';
+import type { DeliveryChange } from '../../electron/core/delivery/delivery-engine.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
@@ -95,10 +96,74 @@ describe('replay', () => {
     await until(deliveryStatus(c, filtered.deliveryIds[0]!, 'delivered'));
     expect(JSON.parse(r.received.at(-1)!.body)).toMatchObject({ event: 'Keep' });
 
+    // "All failed" means failed now: the filtered replay has delivered a's track since, so only the
+    // other two are replayed (this test used to expect 3, re-sending the recovered message).
     const all = await c.replay({ allFailed: true });
-    expect(all.deliveryIds).toHaveLength(3);
+    expect(all.deliveryIds).toHaveLength(2);
     for (const id of all.deliveryIds) await until(deliveryStatus(c, id, 'delivered'));
     expect(all.deliveryIds.map((id) => c.deliveries.get(id)!.replayOf).every((id) => id !== null)).toBe(true);
+    expect(r.received.slice(-2).map((req) => JSON.parse(req.body).event ?? JSON.parse(req.body).type).sort()).toEqual(['Other', 'identify']);
+    expect(await c.replay({ allFailed: true })).toMatchObject({ deliveryIds: [], deliveries: 0 });
+  });
+
+  it('all failed = failed now: per message and destination only the latest delivery counts; typed-URL replays are side experiments', async () => {
+    const r = await receiver();
+    const side = await receiver();
+    r.fallback = { status: 400 };
+    const now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await setup(r.url, { clock: { now: () => now } });
+    await post(c, '/v1/batch', { batch: ['Recovered', 'Retrying', 'SideOnly', 'Untouched'].map((event) => ({ type: 'track', userId: 'u', event })) });
+    await until(() => (c.deliveries.countByStatus().failed === 4 ? true : undefined));
+    const id = (event: string) => c.messages.list().find((m) => m.event === event)!.id;
+
+    r.fallback = { status: 200 };
+    const recovered = await c.replay({ messageIds: [id('Recovered')] });
+    await until(deliveryStatus(c, recovered.deliveryIds[0]!, 'delivered'));
+    r.fallback = { status: 503 }; // retried later (the clock stands still): already being retried
+    const retrying = await c.replay({ messageIds: [id('Retrying')] });
+    await until(deliveryStatus(c, retrying.deliveryIds[0]!, 'retrying'));
+    // Delivered to a typed URL only: the destination itself still never got it.
+    const sideTrip = await c.replay({ messageIds: [id('SideOnly')], targetUrl: side.url });
+    await until(deliveryStatus(c, sideTrip.deliveryIds[0]!, 'delivered'));
+    // A typed-URL replay that fails is not "failed" for the destination either.
+    side.fallback = { status: 400 };
+    const failedSide = await c.replay({ messageIds: [id('Recovered')], targetUrl: side.url });
+    await until(deliveryStatus(c, failedSide.deliveryIds[0]!, 'failed'));
+
+    expect(c.deliveries.failedNow().map((d) => d.messageId).sort()).toEqual([id('SideOnly'), id('Untouched')].sort());
+    expect(await c.replay({ allFailed: true, dryRun: true })).toMatchObject({ messages: 2, deliveries: 2 });
+    r.fallback = { status: 200 };
+    const before = r.received.length;
+    const all = await c.replay({ allFailed: true });
+    expect(all.deliveryIds).toHaveLength(2);
+    for (const d of all.deliveryIds) await until(deliveryStatus(c, d, 'delivered'));
+    expect(r.received.slice(before).map((req) => JSON.parse(req.body).event).sort()).toEqual(['SideOnly', 'Untouched']);
+    // Each replays the destination's own latest delivery, to the destination's webhooks.
+    for (const d of all.deliveryIds.map((x) => c.deliveries.get(x)!)) {
+      expect(d.targetUrl).toBeNull();
+      expect(c.deliveries.get(d.replayOf!)).toMatchObject({ messageId: d.messageId, targetUrl: null, status: 'failed', trigger: 'automatic' });
+    }
+    // Twice in a row sends nothing twice.
+    expect(await c.replay({ allFailed: true })).toMatchObject({ deliveryIds: [], deliveries: 0 });
+    expect(r.received.length).toBe(before + 2);
+  });
+
+  it('all failed replays a failed delete notification once, kept with its deletion request', async () => {
+    const r = await receiver();
+    const c = await setup(r.url);
+    await post(c, '/v1/track', { userId: 'gone', event: 'E' });
+    await r.waitFor(1);
+    r.fallback = { status: 400 };
+    const deletion = await c.requestDeletion({ userId: 'gone' });
+    await until(deliveryStatus(c, deletion.deliveryIds[0]!, 'failed'));
+    r.fallback = { status: 200 };
+    const all = await c.replay({ allFailed: true });
+    expect(all).toMatchObject({ messages: 0, deliveries: 1 });
+    const replayed = await until(deliveryStatus(c, all.deliveryIds[0]!, 'delivered'));
+    expect(replayed).toMatchObject({ messageId: null, replayOf: deletion.deliveryIds[0], deletionRequestId: deletion.deletionRequestId });
+    expect(JSON.parse(r.received.at(-1)!.body)).toMatchObject({ type: 'delete', userId: 'gone' });
+    expect(c.deliveries.forDeletionRequest(deletion.deletionRequestId).map((d) => d.status)).toEqual(['failed', 'delivered']);
+    expect(await c.replay({ allFailed: true })).toMatchObject({ deliveries: 0 });
   });
 
   it('refuses bad replay requests with a clear error', async () => {
@@ -135,6 +200,89 @@ describe('retry now and cancel', () => {
     expect(await c.retryNow([retrying.id])).toBe(0); // a cancelled delivery stays cancelled
     await new Promise((res) => setTimeout(res, 100));
     expect(r.received).toHaveLength(2);
+  });
+});
+
+describe('deliveries.changed for changes made on request', () => {
+  /** Every change the bus announces, in order. */
+  function record(c: TestCore) {
+    const changes: DeliveryChange[] = [];
+    c.bus.on('deliveries.changed', (batch) => changes.push(...batch));
+    return { changes, of: (id: number) => changes.filter((x) => x.deliveryId === id) };
+  }
+
+  it('announces created deliveries (replay, deletion, test event) as soon as they are stored, before any attempt', async () => {
+    const r = await receiver();
+    const c = await setup(r.url);
+    c.delivery.setHeld(true); // nothing is sent: whatever is announced comes from the creation
+    await post(c, '/v1/track', { userId: 'u', event: 'E' });
+    const messageId = await until(() => c.messages.list()[0]?.id);
+    const destinationId = c.destinations.list()[0]!.id;
+    const seen = record(c);
+
+    const replayed = await c.replay({ messageIds: [messageId], targetUrl: `${r.url}/side` });
+    expect(seen.of(replayed.deliveryIds[0]!)).toEqual([
+      expect.objectContaining({ messageId, destinationId, status: 'pending', attemptCount: 0, trigger: 'replay', targetUrl: `${r.url}/side`, lastErrorCode: null }),
+    ]);
+    const deletion = await c.requestDeletion({ userId: 'u' });
+    expect(seen.of(deletion.deliveryIds[0]!)).toEqual([expect.objectContaining({ messageId: null, status: 'pending', trigger: 'deletion' })]);
+    const test = await c.sendTestEvent(destinationId);
+    expect(seen.of(test.deliveryId)).toEqual([expect.objectContaining({ messageId: null, status: 'pending', trigger: 'test' })]);
+    expect(r.received).toHaveLength(0);
+    // A dry run creates nothing and announces nothing.
+    const count = seen.changes.length;
+    await c.replay({ allFailed: true, dryRun: true });
+    await c.replay({ messageIds: [messageId], dryRun: true });
+    expect(seen.changes).toHaveLength(count);
+  });
+
+  it('announces retry now and cancel with the stored state; a cancelled replay is final for bulk progress', async () => {
+    const r = await receiver();
+    r.fallback = { status: 503 };
+    const now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await setup(r.url, { clock: { now: () => now } });
+    await post(c, '/v1/track', { userId: 'u', event: 'E' });
+    const messageId = await until(() => c.messages.list()[0]?.id);
+    const retrying = await until(() => c.deliveries.forMessage(messageId).find((d) => d.status === 'retrying'));
+    const seen = record(c);
+    c.delivery.setHeld(true); // retry now moves it; the engine does not take it yet
+    expect(await c.retryNow([retrying.id])).toBe(1);
+    expect(seen.of(retrying.id)).toEqual([
+      expect.objectContaining({ status: 'retrying', attemptCount: 1, nextAttemptAt: now, lastErrorCode: 'http', lastHttpStatus: 503 }),
+    ]);
+    expect(await c.cancelDeliveries([retrying.id])).toBe(1);
+    expect(seen.of(retrying.id).at(-1)).toMatchObject({ status: 'cancelled', attemptCount: 1, nextAttemptAt: null, lastErrorCode: null });
+    // Cancelling again changes nothing and announces nothing.
+    const count = seen.changes.length;
+    expect(await c.cancelDeliveries([retrying.id])).toBe(0);
+    expect(seen.changes).toHaveLength(count);
+
+    // A replay cancelled before its first attempt: announced created, then cancelled (bulk progress: finished).
+    const replayed = await c.replay({ messageIds: [messageId] });
+    await c.cancelDeliveries(replayed.deliveryIds);
+    expect(seen.of(replayed.deliveryIds[0]!).map((x) => x.status)).toEqual(['pending', 'cancelled']);
+    c.delivery.setHeld(false);
+    await new Promise((res) => setTimeout(res, 100));
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('a delivery cancelled while its round is in flight is never announced in the state the cancel replaced', async () => {
+    const r = await receiver();
+    r.fallback = { hang: true };
+    const now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await setup(r.url, { clock: { now: () => now }, webhookTimeoutMs: 300 });
+    const seen = record(c);
+    await post(c, '/v1/track', { userId: 'u', event: 'E' });
+    await r.waitFor(1); // the round is in flight: the receiver does not answer
+    const messageId = c.messages.list()[0]!.id;
+    const [delivery] = c.deliveries.forMessage(messageId);
+    expect(await c.cancelDeliveries([delivery!.id])).toBe(1);
+    expect(seen.of(delivery!.id).map((x) => x.status)).toEqual(['cancelled']);
+    // The round times out (it would have been "retrying"); its attempt is recorded, the state stays.
+    await until(() => (c.deliveries.attempts(delivery!.id).length === 1 ? true : undefined));
+    await until(() => (seen.of(delivery!.id).length === 2 ? true : undefined));
+    expect(seen.of(delivery!.id).map((x) => x.status)).toEqual(['cancelled', 'cancelled']);
+    expect(c.deliveries.get(delivery!.id)!.status).toBe('cancelled');
   });
 });
 

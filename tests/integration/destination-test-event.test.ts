@@ -63,9 +63,12 @@ describe('destinations.sendTest', () => {
     const [arrived] = await r.waitFor(1);
     expect(arrived!.headers['x-signature']).toBeUndefined(); // no secret, no signature
     expect(JSON.parse(arrived!.body)).toMatchObject({ version: 1, type: 'track', messageId: expect.stringMatching(/^sluice-test-/) });
-    const change = await until(() => changes.find((ch) => ch.deliveryId === (result.value as { deliveryId: number }).deliveryId));
+    // Announced when created (pending), then with the attempt's outcome.
+    const id = (result.value as { deliveryId: number }).deliveryId;
+    const change = await until(() => changes.find((ch) => ch.deliveryId === id && ch.status !== 'pending'));
     expect(change.status).toBe('failed');
     expect(change.lastError).toContain('404');
+    expect(changes.filter((ch) => ch.deliveryId === id).map((ch) => ch.status)).toEqual(['pending', 'failed']);
   });
 
   it('refuses a disabled or unknown destination with a sentence saying what to do', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { applyChange, tell, type TestRun } from '../../renderer/src/views/destinations/test-run.ts';
 
 const sent: TestRun = { phase: 'sent', deliveryId: 9, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null };
-const change = (patch: object) => ({ deliveryId: 9, messageId: null, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, ...patch });
+const change = (patch: object) => ({ deliveryId: 9, messageId: null, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'test', targetUrl: null, ...patch });
 
 describe('a test run', () => {
   it("follows its own delivery's changes and ignores others and stale ones", () => {

@@ -24,11 +24,11 @@ import { windowFor } from '../../renderer/src/components/virtual.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
 function delivery(id: number, status: string, extra: Partial<DeliverySummary> = {}): DeliverySummary {
-  return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, ...extra };
+  return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, destinationId: 1, trigger: 'automatic', targetUrl: null, ...extra };
 }
 
 function change(deliveryId: number, messageId: number | null, status: string, attemptCount: number, extra: Partial<DeliveryChange> = {}): DeliveryChange {
-  return { deliveryId, messageId, status, attemptCount, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, ...extra };
+  return { deliveryId, messageId, status, attemptCount, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null, ...extra };
 }
 
 /** The incrementally kept indexes agree with a recount from scratch. */
@@ -136,10 +136,11 @@ describe('applyDeliveryChanges', () => {
 
   it('shows the most telling of several deliveries, and asks to refetch when the shown one became less telling with others unseen', () => {
     let list = base();
-    // Message 2 has two deliveries; only 21 (retrying) is known. Another, 22, fails: failed wins.
-    let out = applyDeliveryChanges(list, [change(22, 2, 'failed', 1)]);
+    // Message 2 has two deliveries; only 21 (retrying) is known. The other destination's, 22, fails:
+    // failed wins — shown at once, and asked again, since a replay the row has not seen may supersede 22.
+    let out = applyDeliveryChanges(list, [change(22, 2, 'failed', 1, { destinationId: 2 })]);
     expect(out.list.byId.get(2)!.delivery!.id).toBe(22);
-    expect(out.refetch).toEqual([]);
+    expect(out.refetch).toEqual([2]);
     // 21 is delivered in the end: the row still shows the failed one.
     out = applyDeliveryChanges(out.list, [change(21, 2, 'delivered', 3)]);
     expect(out.list.byId.get(2)!.delivery).toMatchObject({ id: 22, status: 'failed' });

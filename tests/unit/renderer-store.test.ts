@@ -5,7 +5,7 @@ import { createInspector, type Inspector } from '../../renderer/src/store/inspec
 import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
-const pendingDelivery = (id: number) => ({ id, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null });
+const pendingDelivery = (id: number) => ({ id, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, destinationId: 1, trigger: 'automatic', targetUrl: null });
 
 interface Call {
   channel: Channel;
@@ -140,8 +140,8 @@ describe('inspector store', () => {
   it('updates rows in place when deliveries change, once per frame', async () => {
     const t = await started([msg(2, { delivery: pendingDelivery(20), deliveryCount: 1 }), msg(1, { delivery: pendingDelivery(10), deliveryCount: 1 })]);
     const row1 = t.state().list.byId.get(1);
-    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'retrying', attemptCount: 1, nextAttemptAt: 5, lastError: 'x', lastErrorCode: 'timeout', lastHttpStatus: null }] });
-    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 2, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'retrying', attemptCount: 1, nextAttemptAt: 5, lastError: 'x', lastErrorCode: 'timeout', lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 2, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
     const before = t.sets();
     await t.runFrame();
     expect(t.sets() - before).toBe(1);
@@ -155,7 +155,7 @@ describe('inspector store', () => {
     t.api.emit({ type: 'messages.stored', ids: [3] });
     const call = t.api.take('messages.byIds');
     // The core delivers message 3 before the answer to byIds arrives, and the answer was read before that.
-    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 30, messageId: 3, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 30, messageId: 3, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
     await t.runFrame(); // the change finds no row yet
     call.resolve({ messages: [msg(3, { delivery: pendingDelivery(30), deliveryCount: 1 })] });
     await t.runFrame();
@@ -166,7 +166,7 @@ describe('inspector store', () => {
     const t = await started([msg(2, { delivery: pendingDelivery(20), deliveryCount: 1 }), msg(1)]);
     t.inspector.setPaused(true);
     t.api.emit({ type: 'messages.stored', ids: [3, 4] });
-    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
     await t.runFrame();
     expect(t.api.pending('messages.byIds')).toHaveLength(0);
     expect(t.state().held).toBe(2);
@@ -192,7 +192,7 @@ describe('inspector store', () => {
     t.api.take('messages.byIds').resolve({ messages: [msg(3, { delivery: pendingDelivery(30), deliveryCount: 1 })] });
     await t.runFrame();
     expect(ids(t.inspector)).toEqual([1]);
-    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 30, messageId: 3, status: 'failed', attemptCount: 1, nextAttemptAt: null, lastError: 'e', lastErrorCode: 'connect', lastHttpStatus: null }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 30, messageId: 3, status: 'failed', attemptCount: 1, nextAttemptAt: null, lastError: 'e', lastErrorCode: 'connect', lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
     await t.runFrame();
     const refetch = t.api.take('messages.byIds');
     expect(refetch.request).toEqual({ ids: [3] });
@@ -244,7 +244,7 @@ describe('inspector store', () => {
     get.resolve({ ...msg(2), raw: '{}', message: {}, deliveries: [] });
     await tick();
     expect(t.state().detail).toMatchObject({ id: 2, loading: false, data: { id: 2 } });
-    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null }] });
+    t.api.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 20, messageId: 2, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
     await t.runFrame();
     await new Promise((r) => setTimeout(r, 300));
     expect(t.api.take('messages.get').request).toEqual({ id: 2 });

@@ -80,7 +80,7 @@ describe('live rows and the time range', () => {
 
 describe('the sliding window expires rows', () => {
   it('drops rows older than the window, with their counts and delivery index, and stops paging', () => {
-    const delivered = { id: 90, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null };
+    const delivered = { id: 90, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, destinationId: 1, trigger: 'automatic', targetUrl: null };
     let list = addPage(emptyList(), [at(3, NOW), at(2, NOW - 3 * MIN), msg(1, { receivedAt: NOW - 4 * MIN, delivery: delivered, deliveryCount: 1 })], 1);
     list = dropExpired(list, last(5 * MIN), NOW + 90_000); // window starts at NOW − 3.5 min
     expect([...list.order]).toEqual([3, 2]);

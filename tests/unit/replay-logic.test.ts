@@ -93,7 +93,7 @@ describe('replay URL check', () => {
 });
 
 describe('bulk replay progress', () => {
-  const change = (deliveryId: number, status: string, attemptCount: number) => ({ deliveryId, messageId: 1, status, attemptCount, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null });
+  const change = (deliveryId: number, status: string, attemptCount: number) => ({ deliveryId, messageId: 1, status, attemptCount, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null });
 
   it('counts delivered, failed, pending (including deliveries without an event yet) and is done when none is pending', () => {
     const states = new Map<number, DeliveryState>();

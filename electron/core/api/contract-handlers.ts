@@ -18,7 +18,7 @@ import { issuesOf, OperationError } from '../operation-error.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { StoredMessage } from '../store/messages-repo.ts';
-import { STATUS_WEIGHT } from '../store/shown-delivery.ts';
+import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
 
 // A JSON import rather than a require relative to this file: the path also holds in the bundled main process.
 const { version } = pkg;
@@ -208,10 +208,9 @@ export async function invoke(handlers: Handlers, channel: string, request: unkno
   }
 }
 
-function mostTelling<D extends { status: string }>(deliveries: D[]): D | null {
-  let best: D | null = null;
-  for (const d of deliveries) if (!best || (STATUS_WEIGHT[d.status] ?? 0) > (STATUS_WEIGHT[best.status] ?? 0)) best = d;
-  return best;
+/** The delivery a message's row shows: the rule the SQL filter and the renderer share (shared/shown-delivery.ts). */
+function mostTelling<D extends LaneDelivery>(deliveries: D[]): D | null {
+  return shownDelivery(deliveries);
 }
 
 /** `last`: the delivery's newest attempt, which names its error (DeliveriesRepo.lastAttempts). */
@@ -224,13 +223,16 @@ function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliverySummary 
     lastError: d.lastError,
     ...lastErrorOf(d, last),
     skipReason: d.skipReason,
+    destinationId: d.destinationId,
+    trigger: d.trigger,
+    targetUrl: d.targetUrl,
   };
 }
 
 /** A view's summary part, without the view's own fields. */
 function summaryFields(v: DeliveryView): DeliverySummary {
-  const { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason } = v;
-  return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason };
+  const { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl } = v;
+  return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl };
 }
 
 function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
@@ -240,10 +242,7 @@ function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
 function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 'attempts'> {
   return {
     ...summaryOf(d, last),
-    destinationId: d.destinationId,
-    trigger: d.trigger,
     replayOf: d.replayOf,
-    targetUrl: d.targetUrl,
     body: d.body,
     signature: d.signature,
     firstAttemptAt: d.firstAttemptAt,

@@ -8,6 +8,7 @@ import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessageRecord, MessagesRepo } from '../store/messages-repo.ts';
+import { announceStored } from './announce.ts';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
@@ -30,6 +31,9 @@ export interface DeliveryChange {
   deliveryId: number;
   messageId: number | null;
   destinationId: number;
+  /** What made it (automatic, replay, ...) and a replay's own URL: which delivery a row shows depends on them (shared/shown-delivery.ts). */
+  trigger: Delivery['trigger'];
+  targetUrl: string | null;
   status: DeliveryResult['status'];
   attemptCount: number;
   nextAttemptAt: number | null;
@@ -64,6 +68,8 @@ export class DeliveryEngine {
   readonly #o: DeliveryEngineOptions;
   readonly #maxInFlight: number;
   readonly #inFlight = new Set<number>();
+  /** Deliveries cancelled while their round was in flight: their result announces the stored state (see #commit). */
+  readonly #cancelledInFlight = new Set<number>();
   /**
    * Due deliveries read from the store but not started yet, one FIFO per destination; refilled in
    * batches, not per round. An id leaving #readyIds (cancelled) is skipped when its turn comes.
@@ -125,7 +131,10 @@ export class DeliveryEngine {
 
   /** Drops deliveries from the ready queue (they were cancelled): only the store's state counts. */
   forget(deliveryIds: number[]): void {
-    for (const id of deliveryIds) this.#readyIds.delete(id);
+    for (const id of deliveryIds) {
+      this.#readyIds.delete(id);
+      if (this.#inFlight.has(id)) this.#cancelledInFlight.add(id);
+    }
   }
 
   /** Stored messages were deleted (a deletion request's purge): read them again before sending. */
@@ -230,6 +239,7 @@ export class DeliveryEngine {
       .finally(() => {
         releaseSlot();
         this.#inFlight.delete(delivery.id);
+        this.#cancelledInFlight.delete(delivery.id);
         this.#rounds.delete(round);
         this.#schedulePump();
       });
@@ -344,12 +354,20 @@ export class DeliveryEngine {
     await this.#resultsCommit;
     // Due again at once (e.g. Retry-After: 0): the last read of due rows did not include it.
     if (result.nextAttemptAt !== null && result.nextAttemptAt <= this.#o.clock.now()) this.#mayHaveMore = true;
+    if (this.#cancelledInFlight.delete(result.deliveryId)) {
+      // Cancelled while this round ran: the store kept "cancelled" unless the result got there first.
+      // Announce what is stored, never a state the cancel already replaced.
+      announceStored(this.#o.deliveries, this.#o.bus, [result.deliveryId]);
+      return;
+    }
     const last = result.status === 'delivered' ? undefined : result.attempts.at(-1);
     this.#o.bus.emit('deliveries.changed', [
       {
         deliveryId: result.deliveryId,
         messageId: delivery.messageId,
         destinationId: delivery.destinationId,
+        trigger: delivery.trigger,
+        targetUrl: delivery.targetUrl,
         status: result.status,
         attemptCount: result.attemptCount,
         nextAttemptAt: result.nextAttemptAt,

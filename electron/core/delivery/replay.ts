@@ -1,5 +1,6 @@
 import { REPLAY_FILTER_MAX, replayRequestSchema, type ReplayOutcome, type ReplayRequest } from '../../../shared/operations.ts';
 import { describeIssues } from '../../../shared/settings.ts';
+import { currentDeliveries } from '../../../shared/shown-delivery.ts';
 import type { Clock } from '../clock.ts';
 import type { NewDelivery } from '../ingest/ingest-protocol.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
@@ -18,7 +19,7 @@ export interface ReplayDeps {
 
 /**
  * Replays messages as new deliveries (trigger "replay", linked to the delivery they repeat), each
- * with its own attempts: one message, a filtered set, or every failed delivery; through a
+ * with its own attempts: one message, a filtered set, or every delivery that is failed now; through a
  * destination's webhooks or to a URL given for this replay; optionally with an edited body, which
  * is signed like any other. Listed messages must all be replayable; a filter's rejected messages
  * and messages without an enabled destination are left out and counted. A dry run only counts.
@@ -40,7 +41,9 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
   const leftOut = { rejected: 0, noDestination: 0 };
 
   if (request.allFailed) {
-    for (const failed of deps.deliveries.withStatus('failed')) {
+    // What is failed now: a delivery a later replay or retry has delivered (or is still sending) is
+    // not, so running "all failed" twice sends nothing twice (DeliveriesRepo.failedNow).
+    for (const failed of deps.deliveries.failedNow()) {
       if (chosen && failed.destinationId !== chosen.id) continue;
       // A deleted destination's failures are history: there is nothing left to send them through.
       if (!destinations.some((d) => d.id === failed.destinationId)) continue;
@@ -49,9 +52,10 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
         destinationId: failed.destinationId,
         trigger: 'replay',
         replayOf: failed.id,
-        targetUrl: targetUrl ?? failed.targetUrl,
+        targetUrl,
         bodyOverride: failed.bodyOverride,
         due: now,
+        deletionRequestId: failed.deletionRequestId,
       });
     }
   } else {
@@ -83,11 +87,13 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
       }
       const previous = deps.deliveries.forMessage(id);
       for (const destination of through) {
+        // It repeats the delivery that stands for this destination now (shared/shown-delivery.ts).
+        const [repeated] = currentDeliveries(previous.filter((d) => d.destinationId === destination.id));
         planned.push({
           messageId: id,
           destinationId: destination.id,
           trigger: 'replay',
-          replayOf: previous.filter((d) => d.destinationId === destination.id).at(-1)?.id ?? null,
+          replayOf: repeated?.id ?? null,
           targetUrl,
           bodyOverride,
           due: now,

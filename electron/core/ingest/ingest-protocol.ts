@@ -57,6 +57,8 @@ export interface NewDelivery {
   /** Send this body instead of the message's mapped body. */
   bodyOverride: string | null;
   due: number;
+  /** The deletion request a delete notification belongs to (set on its replays; a deletionRequest op sets its own). */
+  deletionRequestId?: number | null;
 }
 
 /** Writes the request thread asks the store's writer for, each in one transaction. */

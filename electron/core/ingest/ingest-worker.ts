@@ -140,7 +140,7 @@ function createDeliveries(deliveries: NewDelivery[], now: number, deletionReques
   return deliveries.map((d) =>
     Number(
       insertRequestedDelivery.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl, d.bodyOverride,
-        deletionRequestId, d.due, now, now).lastInsertRowid,
+        d.deletionRequestId ?? deletionRequestId, d.due, now, now).lastInsertRowid,
     ),
   );
 }

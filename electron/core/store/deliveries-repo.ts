@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from '../ingest/ingest-protocol.ts';
+import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 
 
 export interface Delivery {
@@ -65,7 +66,8 @@ export class DeliveriesRepo {
   readonly #attempts: StatementSync;
   readonly #counts: StatementSync;
   readonly #forDeletion: StatementSync;
-  readonly #withStatus: StatementSync;
+  readonly #failedNow: StatementSync;
+  readonly #byIds: StatementSync;
   readonly #forMessages: StatementSync;
   readonly #lastAttempts: StatementSync;
   readonly #waiting: StatementSync;
@@ -92,7 +94,20 @@ export class DeliveriesRepo {
     );
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status');
     this.#forDeletion = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE deletion_request_id = ? ORDER BY id`);
-    this.#withStatus = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE status = ? ORDER BY id LIMIT ?`);
+    // "Failed now": the latest delivery to the destination's own webhooks of its message (or of its
+    // deletion request), when that one failed. Replays to a typed URL are side experiments, and test
+    // events are probes: neither counts. Each check is a range seek on deliveries_message or
+    // deliveries_deletion; only the failed rows are checked.
+    this.#failedNow = db.prepare(
+      `SELECT ${COLUMNS} FROM deliveries d WHERE d.status = 'failed' AND d.target_url IS NULL AND CASE
+         WHEN d.message_id IS NOT NULL THEN ${LATEST_IN_LANE_SQL}
+         WHEN d.deletion_request_id IS NOT NULL THEN NOT EXISTS (SELECT 1 FROM deliveries later
+           WHERE later.deletion_request_id = d.deletion_request_id AND later.destination_id = d.destination_id
+             AND later.id > d.id AND later.target_url IS NULL)
+         ELSE 0 END
+       ORDER BY d.id LIMIT ?`,
+    );
+    this.#byIds = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`);
     this.#forMessages = db.prepare(
       `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
     );
@@ -155,9 +170,19 @@ export class DeliveriesRepo {
     return this.#forDeletion.all(deletionRequestId) as unknown as Delivery[];
   }
 
-  /** Deliveries matching a status (e.g. all failed ones, for "replay all failed"). */
-  withStatus(status: DeliveryStatus, limit = 10_000): Delivery[] {
-    return this.#withStatus.all(status, limit) as unknown as Delivery[];
+  /**
+   * What "replay all failed" replays: for each message (or deletion request) and destination, the
+   * latest delivery to the destination's webhooks when it is `failed` — not one a later replay or
+   * retry has since delivered or is still sending. Oldest first.
+   */
+  failedNow(limit = 10_000): Delivery[] {
+    return this.#failedNow.all(limit) as unknown as Delivery[];
+  }
+
+  /** These deliveries as stored (ids that do not exist are left out), in id order. */
+  byIds(ids: readonly number[]): Delivery[] {
+    if (ids.length === 0) return [];
+    return this.#byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
   }
 
   attempts(deliveryId: number): Attempt[] {

@@ -8,6 +8,7 @@
  */
 import type { CoreEvent, DeliveryStatusName, DeliverySummary, MessageSummary, RequestOf } from '../../../shared/contract.ts';
 import type { MessageType } from '../../../shared/messages.ts';
+import { shownDelivery, STATUS_WEIGHT } from '../../../shared/shown-delivery.ts';
 
 /**
  * The message types, as in shared/messages.ts (which imports zod: the renderer keeps it out of its
@@ -96,7 +97,7 @@ export function listQuery(filters: Filters, now: number = Date.now()): Omit<Requ
 }
 
 /** The row's outcome kind. */
-export function outcomeOf(m: MessageSummary): OutcomeKind {
+export function outcomeOf(m: Pick<MessageSummary, 'status'> & { delivery: { status: string } | null }): OutcomeKind {
   if (m.status === 'rejected') return 'rejected';
   if (m.status === 'duplicate') return 'duplicate';
   return (m.delivery?.status as DeliveryStatusName | undefined) ?? 'none';
@@ -121,21 +122,15 @@ export function withinTime(m: MessageSummary, range: TimeRange, now: number): bo
   return (from === undefined || m.receivedAt >= from) && (to === undefined || m.receivedAt <= to);
 }
 
-/** Which delivery a row shows when a message has several: the core's order (electron/core/store/shown-delivery.ts). */
-const STATUS_WEIGHT: Record<string, number> = { failed: 6, retrying: 5, pending: 4, cancelled: 3, delivered: 2, skipped: 1 };
-
-export function mostTelling(deliveries: readonly DeliverySummary[]): DeliverySummary | null {
-  let best: DeliverySummary | null = null;
-  for (const d of deliveries) if (!best || (STATUS_WEIGHT[d.status] ?? 0) > (STATUS_WEIGHT[best.status] ?? 0)) best = d;
-  return best;
-}
-
 export interface ListModel {
   /** Loaded rows. Owned by the model, updated in place. */
   readonly byId: Map<number, MessageSummary>;
   /** Loaded row ids, newest first. A new array whenever it changes. */
   readonly order: readonly number[];
-  /** The deliveries seen so far for rows that have had a change (the summary only names the most telling one). */
+  /**
+   * The deliveries seen so far for rows that have had a change (the summary names only the one it
+   * shows); the row shows the one shared/shown-delivery.ts picks from them.
+   */
   readonly known: Map<number, DeliverySummary[]>;
   /** delivery id → message id, for the loaded rows' known deliveries. */
   readonly deliveryOwner: Map<number, number>;
@@ -275,20 +270,29 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
       lastErrorCode: change.lastErrorCode,
       lastHttpStatus: change.lastHttpStatus,
       skipReason: change.status === 'skipped' ? (previous?.skipReason ?? null) : null,
+      destinationId: change.destinationId,
+      trigger: change.trigger,
+      targetUrl: change.targetUrl,
     };
     const deliveries = index >= 0 ? known.map((d, i) => (i === index ? next : d)) : [...known, next];
+    // Deliveries of the row not seen here. An unknown delivery when there are none is a new one (a
+    // replay just created); when there are some, it may be one of them or a new one.
+    const unseen = row.deliveryCount - known.length;
+    const deliveryCount = index < 0 && unseen <= 0 ? known.length + 1 : Math.max(row.deliveryCount, deliveries.length);
     list.known.set(owner, deliveries);
     list.deliveryOwner.set(change.deliveryId, owner);
-    const shown = mostTelling(deliveries);
-    const updated: MessageSummary = { ...row, delivery: shown, deliveryCount: Math.max(row.deliveryCount, deliveries.length) };
+    const shown = shownDelivery(deliveries);
+    const updated: MessageSummary = { ...row, delivery: shown, deliveryCount };
     countRow(list, row, -1);
     list.byId.set(owner, updated);
     countRow(list, updated, 1);
     changed = true;
-    // The shown delivery became less telling while some deliveries are unseen: one of those may now be the one to show.
-    const before = row.delivery ? (STATUS_WEIGHT[row.delivery.status] ?? 0) : 0;
-    const after = shown ? (STATUS_WEIGHT[shown.status] ?? 0) : 0;
-    if (after < before && updated.deliveryCount > deliveries.length) refetch.add(owner);
+    // With deliveries unseen, the row is sure only while it shows the same delivery, no less telling:
+    // the unseen ones rank below it. Otherwise one of them may be the one to show now, or may
+    // supersede the delivery shown (a replay of it): ask the core.
+    const before = row.delivery;
+    const sure = before !== null && shown?.id === before.id && (STATUS_WEIGHT[shown.status] ?? 0) >= (STATUS_WEIGHT[before.status] ?? 0);
+    if (unseen > 0 && !sure) refetch.add(owner);
   }
   return { list: changed ? { ...list, rev: list.rev + 1 } : list, refetch: [...refetch], unloaded };
 }

@@ -1,5 +1,5 @@
 /** How a row words its outcome: the words, the colour (tone) and the full sentence for its tooltip. */
-import type { DeliveryErrorCode, MessageSummary } from '../../../shared/contract.ts';
+import type { DeliveryErrorCode, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
 import { outcomeOf, type OutcomeKind } from './model.ts';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
@@ -41,10 +41,20 @@ export function countdown(ms: number): string {
   return `in ${h} h ${String(m % 60).padStart(2, '0')} min`;
 }
 
-export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
+/**
+ * What describeOutcome reads of a row. A delivery card passes its one delivery, which need not say
+ * where it goes; `trigger: 'replay'` makes the words say so ("✓ delivered (replayed)").
+ */
+export type OutcomeSubject = Pick<MessageSummary, 'status' | 'rejectCode' | 'rejectReason' | 'deliveryCount'> & {
+  delivery: (Omit<DeliverySummary, 'destinationId' | 'trigger' | 'targetUrl'> & { trigger?: string }) | null;
+};
+
+export function describeOutcome(m: OutcomeSubject, now: number): OutcomeText {
   const kind = outcomeOf(m);
   const d = m.delivery;
-  const others = m.deliveryCount > 1 ? ` (the most telling of ${m.deliveryCount} deliveries)` : '';
+  const replay = d?.trigger === 'replay';
+  const others =
+    m.deliveryCount > 1 ? ` (of ${m.deliveryCount} deliveries, the latest to each destination counts; this one is the most telling)` : '';
   switch (kind) {
     case 'rejected': {
       const reason = m.rejectCode ?? 'invalid';
@@ -56,7 +66,12 @@ export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
       return { kind, label: '· stored, no destination', title: 'Stored. No enabled webhook destination is connected to this source.', tone: 'muted' };
     case 'delivered': {
       const after = d && d.attemptCount > 1 ? ` after ${d.attemptCount} attempts` : '';
-      return { kind, label: `✓ delivered${after}`, title: `Delivered${after}${others}.`, tone: 'ok' };
+      return {
+        kind,
+        label: `✓ delivered${after}${replay ? ' (replayed)' : ''}`,
+        title: `${replay ? 'Delivered by a replay' : 'Delivered'}${after}${others}.`,
+        tone: 'ok',
+      };
     }
     case 'retrying': {
       const attempt = (d?.attemptCount ?? 0) + 1;
@@ -64,24 +79,34 @@ export function describeOutcome(m: MessageSummary, now: number): OutcomeText {
       const error = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
       return {
         kind,
-        label: `⟳ retry ${when} · attempt ${attempt} · ${error}`,
-        title: `Retrying: attempt ${attempt} ${when}. Last error: ${d?.lastError ?? 'unknown'}${others}.`,
+        label: `⟳ ${replay ? 'replay: ' : ''}retry ${when} · attempt ${attempt} · ${error}`,
+        title: `${replay ? 'Retrying a replay' : 'Retrying'}: attempt ${attempt} ${when}. Last error: ${d?.lastError ?? 'unknown'}${others}.`,
         tone: 'warn',
       };
     }
     case 'failed': {
       const error = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
       const attempts = d ? ` after ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}` : '';
-      return { kind, label: `✗ failed: ${error}`, title: `Failed${attempts}: ${d?.lastError ?? 'unknown error'}${others}.`, tone: 'bad' };
+      return {
+        kind,
+        label: `✗ ${replay ? 'replay ' : ''}failed: ${error}`,
+        title: `${replay ? 'A replay failed' : 'Failed'}${attempts}: ${d?.lastError ?? 'unknown error'}${others}.`,
+        tone: 'bad',
+      };
     }
     case 'skipped': {
       const reason = d?.skipReason ?? 'integrations turned webhooks off';
       return { kind, label: `↷ skipped: ${shorten(reason, 40)}`, title: `Skipped: ${reason}.`, tone: 'muted' };
     }
     case 'cancelled':
-      return { kind, label: '⊗ cancelled', title: `The delivery was cancelled${d ? ` after ${d.attemptCount} attempts` : ''}.`, tone: 'muted' };
+      return {
+        kind,
+        label: replay ? '⊗ replay cancelled' : '⊗ cancelled',
+        title: `The ${replay ? 'replay' : 'delivery'} was cancelled${d ? ` after ${d.attemptCount} attempts` : ''}.`,
+        tone: 'muted',
+      };
     case 'pending':
-      return { kind, label: '… queued', title: 'Waiting for its first attempt (a disabled destination, or deliveries held in Settings, keep it waiting).', tone: 'info' };
+      return { kind, label: replay ? '… replay queued' : '… queued', title: 'Waiting for its first attempt (a disabled destination, or deliveries held in Settings, keep it waiting).', tone: 'info' };
   }
 }
 

@@ -152,7 +152,8 @@ function RequestItem({ request }: { request: DeletionRequestView }) {
               const destination = destinations.find((x) => x.id === d.destinationId)?.name ?? `destination ${d.destinationId}`;
               return (
                 <tr key={d.id}>
-                  <td>{destination}</td>
+                  {/* "Replay all failed" replays a failed notification under its request. */}
+                  <td>{d.trigger === 'replay' ? `${destination} (replay)` : destination}</td>
                   <td className={`tone-${text.tone}`} title={d.lastError ?? undefined}>
                     {text.label}
                   </td>

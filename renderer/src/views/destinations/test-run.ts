@@ -50,6 +50,9 @@ export function applyDelivery(run: TestRun, d: DeliverySummary): TestRun {
     lastError: d.lastError,
     lastErrorCode: d.lastErrorCode,
     lastHttpStatus: d.lastHttpStatus,
+    destinationId: d.destinationId,
+    trigger: d.trigger,
+    targetUrl: d.targetUrl,
   });
 }
 

@@ -1,0 +1,33 @@
+import type { EventBus } from '../bus/event-bus.ts';
+import { lastErrorOf, type DeliveriesRepo, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
+import type { DeliveryChange } from './delivery-engine.ts';
+
+/** A stored delivery as a `deliveries.changed` entry; `last` is its newest attempt (for the error code). */
+export function changeOf(d: Delivery, last: LastAttempt | undefined): DeliveryChange {
+  return {
+    deliveryId: d.id,
+    messageId: d.messageId,
+    destinationId: d.destinationId,
+    trigger: d.trigger,
+    targetUrl: d.targetUrl,
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.nextAttemptAt,
+    lastError: d.lastError,
+    ...lastErrorOf(d, last),
+  };
+}
+
+/**
+ * Announces these deliveries as they are stored, for changes made outside an attempt round (the
+ * engine announces those): deliveries created (replay, deletion notification, test event), moved
+ * to now (retry now) or cancelled. Read back after the write, so what is announced is what is
+ * stored — a cancel that came too late for a delivery announces the delivery's real state.
+ */
+export function announceStored(deliveries: DeliveriesRepo, bus: EventBus, ids: readonly number[]): void {
+  const rows = deliveries.byIds(ids);
+  if (rows.length === 0) return;
+  const erring = rows.filter((d) => d.status === 'retrying' || d.status === 'failed').map((d) => d.id);
+  const last = deliveries.lastAttempts(erring);
+  bus.emit('deliveries.changed', rows.map((d) => changeOf(d, last.get(d.id))));
+}
