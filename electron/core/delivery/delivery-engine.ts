@@ -7,7 +7,7 @@ import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessageRecord, MessagesRepo } from '../store/messages-repo.ts';
+import { normalizedMessage, type MessagePayload, type MessagesRepo } from '../store/messages-repo.ts';
 import { announceStored } from './announce.ts';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
@@ -80,7 +80,7 @@ export class DeliveryEngine {
    * The messages of queued deliveries, read with them in one query at refill (one read per message
    * would be a visible share of a delivery's cost). Dropped when messages may have been purged.
    */
-  readonly #prefetched = new Map<number, MessageRecord>();
+  readonly #prefetched = new Map<number, MessagePayload>();
   /**
    * False once a read of due deliveries found nothing it did not already hold: reading again before
    * something changes (new deliveries, time passing) would return the same rows, on every round.
@@ -163,9 +163,8 @@ export class DeliveryEngine {
     }
     const now = this.#o.clock.now();
     if (this.#mayHaveMore && this.#readyIds.size < this.#maxInFlight) this.#refill(now);
-    const destinations = new Map(this.#o.destinations.list().map((d) => [d.id, d]));
     for (const [destinationId, queue] of this.#queues) {
-      const destination = destinations.get(destinationId);
+      const destination = this.#o.destinations.byId(destinationId);
       while (queue.head < queue.items.length && this.#inFlight.size < this.#maxInFlight) {
         if (destination && (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) break;
         const delivery = queue.items[queue.head++]!;
@@ -205,7 +204,7 @@ export class DeliveryEngine {
       if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
       if (delivery.bodyOverride === null && delivery.messageId !== null) wanted.push(delivery.messageId);
     }
-    const records = this.#o.messages.getMany(wanted);
+    const records = this.#o.messages.payloads(wanted);
     for (const delivery of due) {
       if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
       const record = delivery.messageId === null ? undefined : records.get(delivery.messageId);
@@ -214,6 +213,28 @@ export class DeliveryEngine {
       if (!queue) this.#queues.set(delivery.destinationId, (queue = { items: [], head: 0 }));
       queue.items.push(delivery);
       this.#readyIds.add(delivery.id);
+    }
+  }
+
+  /**
+   * Hands a freed slot straight to the destination's next ready delivery, as a plain request loop
+   * would: waiting for the pump (after every other callback of this loop turn) would leave the
+   * slot, and the receiver, idle meanwhile.
+   */
+  #startNext(destinationId: number): void {
+    if (this.#closed || this.#held || this.#inFlight.size >= this.#maxInFlight) return;
+    const queue = this.#queues.get(destinationId);
+    if (!queue) return;
+    const destination = this.#o.destinations.byId(destinationId);
+    if (!destination || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
+    while (queue.head < queue.items.length) {
+      const delivery = queue.items[queue.head++]!;
+      if (!this.#readyIds.delete(delivery.id)) {
+        this.#prefetched.delete(delivery.id);
+        continue; // cancelled meanwhile
+      }
+      this.#start(delivery, destination);
+      return;
     }
   }
 
@@ -227,6 +248,7 @@ export class DeliveryEngine {
       if (!slotHeld) return;
       slotHeld = false;
       this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 1) - 1);
+      this.#startNext(destination.id);
       this.#schedulePump();
     };
     const round = this.#round(delivery, destination, releaseSlot)
@@ -258,8 +280,12 @@ export class DeliveryEngine {
     if (body === null) {
       const prefetched = this.#prefetched.get(delivery.id);
       this.#prefetched.delete(delivery.id);
-      const record = prefetched ?? (delivery.messageId === null ? undefined : this.#o.messages.get(delivery.messageId));
-      if (!record?.message) {
+      const message = prefetched
+        ? normalizedMessage(prefetched)
+        : delivery.messageId === null
+          ? null
+          : (this.#o.messages.get(delivery.messageId)?.message ?? null);
+      if (!message) {
         await this.#commit(
           {
             deliveryId: delivery.id,
@@ -277,7 +303,7 @@ export class DeliveryEngine {
         );
         return;
       }
-      body = JSON.stringify(webhookBody(record.message, destination.options.bodyShape));
+      body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
     }
     const signature = destination.sharedSecret ? signBody(body, destination.sharedSecret) : null;
     const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;

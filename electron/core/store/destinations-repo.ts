@@ -32,6 +32,8 @@ export class DestinationsRepo {
   readonly #sources: SourcesRepo;
   /** Read on every delivery round; changes only through this repo's writes. */
   #cache: Destination[] | undefined;
+  #byIdFor: Destination[] | undefined;
+  #byId = new Map<number, Destination>();
 
   constructor(db: DatabaseSync, sources: SourcesRepo) {
     this.#db = db;
@@ -41,6 +43,16 @@ export class DestinationsRepo {
   list(): Destination[] {
     this.#cache ??= this.#load();
     return this.#cache;
+  }
+
+  /** The destination with this id (deleted ones are not listed), from the same cache as list(). */
+  byId(id: number): Destination | undefined {
+    const list = this.list();
+    if (this.#byIdFor !== list) {
+      this.#byIdFor = list;
+      this.#byId = new Map(list.map((d) => [d.id, d]));
+    }
+    return this.#byId.get(id);
   }
 
   #load(): Destination[] {

@@ -78,12 +78,13 @@ function fromRow(row: MessageRow): StoredMessage {
   };
 }
 
-/** A row with its payload: the raw text, and the normalized message derived from it (none for a rejected one). */
-function toRecord(row: RecordRow): MessageRecord {
-  const stored = fromRow(row);
-  let message: Record<string, unknown> | null = null;
-  if (row.status !== 'rejected') {
-    message = normalizeMessage(
+/** What deriving the normalized message takes: the message's row and its request's. */
+export type MessagePayload = Pick<RecordRow, 'raw' | 'status' | 'message_id' | 'type' | 'received_at' | 'sent_at' | 'ip' | 'envelope'>;
+
+/** The message as Sluice forwards it (null for a rejected one, which is never forwarded). */
+export function normalizedMessage(row: MessagePayload): Record<string, unknown> | null {
+  if (row.status === 'rejected') return null;
+  return normalizeMessage(
       JSON.parse(row.raw) as SegmentMessage,
       {
         envelope: row.envelope ? (JSON.parse(row.envelope) as BatchEnvelope) : {},
@@ -91,10 +92,13 @@ function toRecord(row: RecordRow): MessageRecord {
         sentAt: row.sent_at,
         ip: row.ip,
       },
-      { messageId: row.message_id!, type: row.type! },
-    );
-  }
-  return { ...stored, raw: row.raw, message };
+    { messageId: row.message_id!, type: row.type! },
+  );
+}
+
+/** A row with its payload: the raw text, and the normalized message derived from it. */
+function toRecord(row: RecordRow): MessageRecord {
+  return { ...fromRow(row), raw: row.raw, message: normalizedMessage(row) };
 }
 
 export interface ListMessagesQuery {
@@ -121,7 +125,7 @@ const INDEXED_RANGE_MAX = 10_000;
 export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
-  #getMany: StatementSync | undefined;
+  #payloads: StatementSync | undefined;
   readonly #range: StatementSync;
 
   constructor(db: DatabaseSync) {
@@ -138,16 +142,19 @@ export class MessagesRepo {
     return row ? toRecord(row) : undefined;
   }
 
-  /** Several messages in one query (the delivery engine reads a batch of due deliveries' messages at once). */
-  getMany(ids: number[]): Map<number, MessageRecord> {
-    const records = new Map<number, MessageRecord>();
-    if (ids.length === 0) return records;
-    this.#getMany ??= this.#db.prepare(
-      `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
+  /**
+   * Several messages' payloads in one query: the delivery engine reads those of a batch of due
+   * deliveries at once, and normalizes each only when it is sent (normalizedMessage).
+   */
+  payloads(ids: number[]): Map<number, MessagePayload> {
+    const payloads = new Map<number, MessagePayload>();
+    if (ids.length === 0) return payloads;
+    this.#payloads ??= this.#db.prepare(
+      `SELECT m.id, m.raw, m.status, m.message_id, m.type, m.received_at, r.sent_at, r.ip, r.envelope
        FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id IN (SELECT value FROM json_each(?))`,
     );
-    for (const row of this.#getMany.all(JSON.stringify(ids)) as unknown as RecordRow[]) records.set(row.id, toRecord(row));
-    return records;
+    for (const row of this.#payloads.all(JSON.stringify(ids)) as unknown as (MessagePayload & { id: number })[]) payloads.set(row.id, row);
+    return payloads;
   }
 
   /** The listed messages (without payloads), in id order; ids from one commit are near each other. */
