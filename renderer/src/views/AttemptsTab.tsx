@@ -87,7 +87,7 @@ export function AttemptsWaterfall({ attempts }: { attempts: readonly AttemptView
         </span>
       </li>
       {attempts.map((attempt, i) => (
-        <AttemptRow key={attempt.id} attempt={attempt} n={i + 1} scale={scale} timeoutAt={timeoutAt} />
+        <AttemptRow key={attempt.id} attempt={attempt} next={attempts[i + 1]} n={i + 1} scale={scale} timeoutAt={timeoutAt} />
       ))}
     </ol>
   );
@@ -102,11 +102,12 @@ function attemptSummary(a: AttemptView): { text: string; tone: string } {
   return { text: `${a.errorCode ?? 'error'} after ${formatDuration(a.durationMs)}`, tone: 'bad' };
 }
 
-function AttemptRow({ attempt, n, scale, timeoutAt }: { attempt: AttemptView; n: number; scale: number; timeoutAt: number }) {
+function AttemptRow({ attempt, next, n, scale, timeoutAt }: { attempt: AttemptView; next: AttemptView | undefined; n: number; scale: number; timeoutAt: number }) {
   const summary = attemptSummary(attempt);
   const width = Math.max(0.5, Math.min(100, (attempt.durationMs / scale) * 100));
+  const timedOut = attempt.errorCode === 'timeout';
   return (
-    <li className={`attempt attempt-${summary.tone}${attempt.errorCode === 'timeout' ? ' attempt-timeout' : ''}`} aria-label={`Attempt ${n}: ${summary.text}`}>
+    <li className={`attempt attempt-${summary.tone}${timedOut ? ' attempt-timeout' : ''}`} aria-label={`Attempt ${n}: ${summary.text}`}>
       <div className="attempt-head">
         <span className="attempt-n">#{n}</span>
         <time title={absoluteTime(attempt.startedAt)}>{clockTime(attempt.startedAt)}</time>
@@ -118,9 +119,21 @@ function AttemptRow({ attempt, n, scale, timeoutAt }: { attempt: AttemptView; n:
       <div className="bar-track" aria-hidden="true">
         <div className="bar" style={{ width: `${width}%` }} />
         <div className="timeout-line" style={{ left: `${timeoutAt}%` }} />
+        {/* Beside the line the bar ran into, so a timeout reads at a glance (the row's name says it for screen readers). */}
+        {timedOut ? (
+          <span className="timeout-mark" style={{ left: `calc(${timeoutAt}% + 6px)` }}>
+            timed out at {TIMEOUT_MS / 1000} s
+          </span>
+        ) : null}
       </div>
       {attempt.errorMessage ? <p className="attempt-error">{attempt.errorCode ? <strong>{attempt.errorCode}: </strong> : null}{attempt.errorMessage}</p> : null}
-      {attempt.retryAt !== null ? <p className="muted">Retry scheduled for {absoluteTime(attempt.retryAt)}</p> : null}
+      {attempt.retryAt !== null ? (
+        <p className="muted">
+          Retry scheduled for {absoluteTime(attempt.retryAt)}
+          {/* Retry now sends the next attempt before its time: say so rather than leave a time that did not happen. */}
+          {next && next.startedAt < attempt.retryAt ? ` — sent earlier, at ${clockTime(next.startedAt)}` : ''}
+        </p>
+      ) : null}
       {attempt.responseStatus !== null ? (
         <details className="response">
           <summary>Response {attempt.responseStatus}{attempt.responseBody ? ` · ${attempt.responseBody.length.toLocaleString()} characters` : ''}</summary>
