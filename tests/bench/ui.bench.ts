@@ -14,7 +14,13 @@ import { startCore } from '../helpers/core.ts';
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const rendererDir = path.join(repoRoot, 'out/renderer');
+/** BENCH_UI_RENDERER: another build to serve (e.g. an unminified one, for readable profiles). */
+const rendererDir = process.env.BENCH_UI_RENDERER ?? path.join(repoRoot, 'out/renderer');
+/**
+ * BENCH_UI_TRACE=<file>: records a Chromium trace (<file>) and a V8 CPU profile (<file>.cpuprofile)
+ * of the scroll, for tests/bench/ui-trace-summary.ts. Diagnostic: the tracing itself costs time.
+ */
+const TRACE = process.env.BENCH_UI_TRACE;
 const loader = path.join(import.meta.dirname, 'ui-load.ts');
 
 const STORED = Number(process.env.BENCH_UI_STORED ?? 100_000);
@@ -151,6 +157,15 @@ export async function runUiBench() {
     const scrollSeconds = Math.min(5, Math.max(2, SECONDS * 0.3));
     const remaining = SECONDS * 1000 - (Date.now() - streamStart);
     await page.waitForTimeout(Math.max(0, Math.min(2000, remaining - scrollSeconds * 1000 - 1000)));
+    if (TRACE) {
+      await browser.startTracing(page, {
+        path: TRACE,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'disabled-by-default-v8.gc', 'blink.user_timing', 'toplevel'],
+      });
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
+      await cdp.send('Profiler.start');
+    }
     const scroll = await page.evaluate(async (ms: number) => {
       const list = document.querySelector('[role="listbox"]') as HTMLElement;
       const start = performance.now();
@@ -167,6 +182,11 @@ export async function runUiBench() {
       const end = performance.now();
       return { start, end, frames, scrolledPx: list.scrollTop };
     }, scrollSeconds * 1000);
+    if (TRACE) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.writeFileSync(`${TRACE}.cpuprofile`, JSON.stringify(profile));
+      await browser.stopTracing();
+    }
     await page.evaluate(() => ((document.querySelector('[role="listbox"]') as HTMLElement).scrollTop = 0));
     const follow = page.getByRole('button', { name: 'Follow tail' });
     if ((await follow.count()) && (await follow.getAttribute('aria-pressed')) === 'false') await follow.click();

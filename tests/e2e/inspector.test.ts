@@ -283,6 +283,43 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     expect(await page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('true');
   });
 
+  it('on a long run keeps in memory only the newest rows and those around the view; rows let go come back in place when scrolled to', async () => {
+    const state = () =>
+      page.evaluate(() => {
+        const { order, byId } = (window as any).__sluice.store.getState().list;
+        return { listed: order.length as number, loaded: byId.size as number, oldestLoaded: byId.has(order[order.length - 1]) as boolean };
+      });
+    const before = (await state()).listed;
+    for (let b = 0; b < 4; b++) {
+      const batch = Array.from({ length: 2500 }, (_, i) => ({ type: 'track', userId: `far_${b}_${i}`, event: 'Far Event' }));
+      expect((await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_bulk' }, '/v1/batch', { batch })).status).toBe(200);
+    }
+    await expect.poll(async () => (await state()).listed, { timeout: 20_000 }).toBe(before + 10_000);
+    const grown = await state();
+    expect(grown.loaded).toBeLessThan(grown.listed - 5000);
+    expect(grown.oldestLoaded).toBe(false); // the first message, far down, was let go
+
+    // At the end of the list the first message is back, in its place, with its outcome.
+    await list().evaluate((el) => (el.scrollTop = el.scrollHeight));
+    const first = row('Order Completed').last();
+    await expect.poll(() => first.textContent(), { timeout: 10_000 }).toContain('✓ delivered');
+    expect(await first.textContent()).toContain('u_ada');
+    await expect.poll(() => list().getByRole('option').filter({ hasText: 'Loading…' }).count(), { timeout: 10_000 }).toBe(0);
+    expect((await state()).oldestLoaded).toBe(true);
+
+    // Rows arriving meanwhile are held above the view (counted); Home selects the newest, which shows them
+    // and goes back to the top.
+    await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_bulk' }, '/v1/batch', { batch: Array.from({ length: 3 }, (_, i) => ({ type: 'track', userId: `held_${i}`, event: 'Held Event' })) });
+    await expect.poll(() => page.getByRole('button', { name: /↑ 3 new/ }).count(), { timeout: 10_000 }).toBe(1);
+    expect(await first.textContent()).toContain('✓ delivered'); // still in view
+    await list().focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => list().evaluate((el) => el.scrollTop)).toBe(0);
+    expect(await list().getByRole('option').first().textContent()).toContain('Held Event');
+    expect(await list().getByRole('option').first().getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('true');
+  });
+
   it('pause freezes the view, not the relay', async () => {
     const count = () => page.evaluate(() => (window as any).__sluice.store.getState().list.order.length as number);
     const before = await count();

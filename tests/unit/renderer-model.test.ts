@@ -5,8 +5,11 @@ import {
   addPage,
   addRows,
   applyDeliveryChanges,
+  dropExpired,
   emptyList,
+  evictRows,
   hasFilters,
+  isListed,
   listQuery,
   matchesFilters,
   mergeDescending,
@@ -20,7 +23,7 @@ import {
   type ListModel,
 } from '../../renderer/src/store/model.ts';
 import { countdown, describeOutcome, errorLabel } from '../../renderer/src/store/outcome.ts';
-import { windowFor } from '../../renderer/src/components/virtual.ts';
+import { slotIndex, windowFor } from '../../renderer/src/components/virtual.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
 function delivery(id: number, status: string, extra: Partial<DeliverySummary> = {}): DeliverySummary {
@@ -31,15 +34,21 @@ function change(deliveryId: number, messageId: number | null, status: string, at
   return { deliveryId, messageId, status, attemptCount, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null, ...extra };
 }
 
-/** The incrementally kept indexes agree with a recount from scratch. */
+/** The incrementally kept indexes agree with a recount from scratch (over the loaded rows: every loaded row is listed). */
 function expectConsistent(list: ListModel) {
   const counts: Record<string, number> = {};
+  let loaded = 0;
   for (const id of list.order) {
-    const kind = outcomeOf(list.byId.get(id)!);
+    const row = list.byId.get(id);
+    if (!row) continue;
+    loaded++;
+    const kind = outcomeOf(row);
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
   expect(Object.fromEntries(Object.entries(list.counts).filter(([, n]) => n !== 0))).toEqual(counts);
-  expect(list.byId.size).toBe(list.order.length);
+  expect(list.byId.size).toBe(loaded);
+  for (const [owner] of list.known) expect(list.byId.has(owner)).toBe(true);
+  for (const [, owner] of list.deliveryOwner) expect(list.byId.has(owner)).toBe(true);
   expect([...list.order]).toEqual([...list.order].sort((a, b) => b - a));
   expect(new Set(list.order).size).toBe(list.order.length);
 }
@@ -180,6 +189,72 @@ describe('trimList', () => {
   });
 });
 
+describe('a sparse list: rows let go and loaded again', () => {
+  const ten = () =>
+    addPage(
+      emptyList(),
+      Array.from({ length: 10 }, (_, i) => msg(10 - i, { delivery: delivery(100 + 10 - i, i % 2 ? 'failed' : 'delivered'), deliveryCount: 1 })),
+      7,
+    );
+
+  it('evicts the rows outside the kept index ranges, with their indexes, and keeps them listed', () => {
+    let list = applyDeliveryChanges(ten(), [change(104, 4, 'failed', 2)]).list; // 4 gets a known delivery
+    const order = list.order;
+    list = evictRows(list, [
+      [0, 2],
+      [5, 7],
+    ]);
+    expect(list.order).toBe(order);
+    expect([...list.byId.keys()].sort((a, b) => b - a)).toEqual([10, 9, 5, 4]);
+    expect(list.deliveryOwner.has(108)).toBe(false);
+    expect(list.known.has(4)).toBe(true);
+    expect(list.counts).toMatchObject({ delivered: 1, failed: 3 }); // 10 delivered; 9, 5 and 4 failed
+    expect(list.next).toBe(7);
+    expectConsistent(list);
+    // Nothing to let go: the same model.
+    expect(evictRows(list, [[0, 10]])).toBe(list);
+  });
+
+  it('loads an evicted row again in its place (not as a new row, whatever the filters), and never adds a row that was only to be restored', () => {
+    let list = evictRows(ten(), [[0, 3]]);
+    expect(isListed(list.order, 5)).toBe(true);
+    expect(list.byId.has(5)).toBe(false);
+    const order = list.order;
+    // The view asked for 5 and 2 again; 5 comes back, and a row 11 that was never listed does not sneak in.
+    list = addRows(list, [msg(5, { type: 'identify' }), msg(11)], { ...NO_FILTERS, type: 'track' }, Date.now(), new Set([5, 11]));
+    expect(list.order).toBe(order);
+    expect(list.byId.get(5)!.type).toBe('identify');
+    expect(list.byId.has(11)).toBe(false);
+    expectConsistent(list);
+    // Live rows (not asked for) are added as before.
+    list = addRows(list, [msg(12)], NO_FILTERS);
+    expect(list.order[0]).toBe(12);
+    expect(isListed(list.order, 11)).toBe(false);
+    expectConsistent(list);
+  });
+
+  it('a sliding window drops evicted rows older than an expired loaded row, and keeps the ones it cannot judge until they are loaded', () => {
+    const NOW = 1_800_000_000_000;
+    const rows = Array.from({ length: 8 }, (_, i) => msg(8 - i, { receivedAt: NOW - (i + 1) * 60_000 })); // 8: 1 min ago … 1: 8 min ago
+    let list = addPage(emptyList(), rows, null);
+    list = evictRows(list, [
+      [0, 2],
+      [4, 5],
+    ]); // loaded: 8, 7 (1–2 min), 4 (5 min)
+    list = dropExpired(list, { kind: 'last', ms: 4.5 * 60_000 }, NOW);
+    // 4 has expired: it goes, and 3, 2, 1 below it; 6 and 5 (not loaded, newer than 4) stay listed.
+    expect([...list.order]).toEqual([8, 7, 6, 5]);
+    expect(list.next).toBeNull();
+    expectConsistent(list);
+    // A minute later 5 (now 5 min old) is loaded again (it came into view): outside, it goes at the next check;
+    // 6, not loaded and newer, stays listed.
+    list = addRows(list, [rows[3]!], null);
+    list = dropExpired(list, { kind: 'last', ms: 4.5 * 60_000 }, NOW + 60_000);
+    expect([...list.order]).toEqual([8, 7, 6]);
+    expectConsistent(list);
+  });
+});
+
 describe('filters', () => {
   it('maps to the core query: message statuses as status, delivery states as delivery of accepted messages', () => {
     expect(listQuery(NO_FILTERS)).toEqual({});
@@ -301,6 +376,15 @@ describe('virtual window', () => {
       expect(end - start).toBe(size);
       expect(start).toBeLessThanOrEqual(Math.floor(top / 48));
       expect(end).toBeGreaterThanOrEqual(Math.min(100_000, Math.ceil((top + 480) / 48)));
+    }
+  });
+
+  it('maps each slot (key) to the one row of the window it shows, so the children keep one order as the window moves', () => {
+    for (const [top, count] of [[0, 100_000], [48 * 50_003, 100_000], [48 * 99_990, 100_000], [0, 3], [48 * 7, 30]] as const) {
+      const { start, end, size } = windowFor(top, 480, count, 48, 12);
+      const shown = Array.from({ length: size }, (_, slot) => slotIndex(slot, start, end, size));
+      expect(shown.filter((i) => i >= 0).sort((a, b) => a - b)).toEqual(Array.from({ length: end - start }, (_, k) => start + k));
+      shown.forEach((i, slot) => i >= 0 && expect(i % size).toBe(slot));
     }
   });
 });

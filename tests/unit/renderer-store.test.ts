@@ -1,7 +1,7 @@
 // The inspector's zustand store driven through a fake transport and a manual animation-frame clock.
 import { describe, expect, it } from 'vitest';
 import type { Channel, CoreEvent, MessageSummary, RequestOf, Responses, Result } from '../../shared/contract.ts';
-import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
+import { createInspector, LOADED_AROUND_VIEW, LOADED_NEWEST, type Inspector } from '../../renderer/src/store/inspector.ts';
 import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
@@ -267,6 +267,50 @@ describe('inspector store', () => {
     reload.resolve({ messages: [msg(5), msg(2), msg(1)], next: null });
     await tick();
     expect(ids(t.inspector)).toEqual([5, 2, 1]);
+  });
+
+  it('keeps a bounded set of rows loaded on a long live run: the newest and those around the view; the rest stay listed and are fetched again when shown', async () => {
+    const t = await started([], null);
+    /** Live ids from..to arrive and their summaries are answered (one byIds call per 5,000 ids). */
+    const arrive = async (from: number, to: number) => {
+      t.api.emit({ type: 'messages.stored', ids: Array.from({ length: to - from + 1 }, (_, i) => from + i) });
+      while (t.api.pending('messages.byIds').length > 0) {
+        const call = t.api.take('messages.byIds');
+        call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
+        await tick();
+      }
+      await t.runFrame();
+    };
+    const loaded = () => t.state().list.byId;
+    await arrive(1, 8000);
+    expect(t.state().list.order).toHaveLength(8000);
+    expect(loaded().size).toBe(LOADED_NEWEST); // 8,000 loaded went over the budget: back to the newest 5,000
+    expect(loaded().has(8000) && loaded().has(3001)).toBe(true);
+    expect(loaded().has(3000)).toBe(false);
+
+    // The user scrolls to rows 7,000–7,049 (ids 1000…951): the rows around them that were let go are fetched
+    // (and a few ahead), and come back in place, in one frame.
+    const order = t.state().list.order;
+    t.inspector.showing(7000, 7050);
+    const call = t.api.take('messages.byIds');
+    const asked = call.request.ids as number[];
+    expect(asked).toContain(1000);
+    expect(asked).toContain(951);
+    expect(asked.length).toBeLessThan(600);
+    t.inspector.showing(7000, 7050); // asked again meanwhile: nothing asked twice
+    expect(t.api.pending('messages.byIds')).toHaveLength(0);
+    call.resolve({ messages: asked.map((id) => msg(id)) });
+    await tick();
+    await t.runFrame();
+    expect(t.state().list.order).toBe(order);
+    expect(loaded().get(1000)).toMatchObject({ id: 1000 });
+
+    // The stream goes on while the user reads there: the rows in view stay loaded, the heap does not grow.
+    for (let from = 8001; from <= 20_000; from += 1000) await arrive(from, from + 999);
+    expect(t.state().list.order).toHaveLength(20_000);
+    expect(loaded().has(1000) && loaded().has(951) && loaded().has(20_000)).toBe(true);
+    expect(loaded().has(8000)).toBe(false);
+    expect(loaded().size).toBeLessThanOrEqual(LOADED_NEWEST + 50 + 2 * LOADED_AROUND_VIEW + 2000);
   });
 
   it('measures the live rate from stored ids', async () => {

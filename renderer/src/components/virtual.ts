@@ -1,4 +1,5 @@
-import { useCallback, useLayoutEffect, useState, type RefObject } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState, type RefObject } from 'react';
+import { flushSync } from 'react-dom';
 
 export interface VirtualWindow {
   /** First and one-past-last row index to render. */
@@ -7,6 +8,7 @@ export interface VirtualWindow {
   /**
    * The window's fixed size (rows) for this viewport: key rendered rows by `index % size` and a row
    * leaving the window hands its DOM to the row entering it, instead of one being removed and one created.
+   * Render them in key order too (see `slotIndex`): then no DOM node is ever moved.
    */
   size: number;
   viewportHeight: number;
@@ -15,46 +17,91 @@ export interface VirtualWindow {
 /** Rows are rendered in chunks of this many, so scrolling re-renders once per chunk, not per pixel. */
 const CHUNK = 8;
 
+function windowSize(viewportHeight: number, rowHeight: number, overscan: number): number {
+  return Math.ceil((Math.ceil(viewportHeight / rowHeight) + 1 + 2 * overscan + CHUNK) / CHUNK) * CHUNK;
+}
+
+/** The window's first row for a scroll position, before it is clamped to the row count. */
+function chunkStart(scrollTop: number, rowHeight: number, overscan: number): number {
+  const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
+  return Math.max(0, Math.floor((first - overscan) / CHUNK) * CHUNK);
+}
+
+function clampWindow(start: number, size: number, count: number): { start: number; end: number; size: number } {
+  const clamped = Math.max(0, Math.min(start, Math.ceil((count - size) / CHUNK) * CHUNK));
+  return { start: clamped, end: Math.max(clamped, Math.min(count, clamped + size)), size };
+}
+
+/**
+ * The row index that slot `slot` (0 ≤ slot < size, the key `index % size`) shows in the window that
+ * starts at `start`, or -1 past the end. Rendering the slots in order keeps the children in the same
+ * order whatever the window: rows are absolutely positioned, so DOM order is free, and React, seeing
+ * the keys in the same order, updates the rows that changed instead of moving nodes around.
+ */
+export function slotIndex(slot: number, start: number, end: number, size: number): number {
+  const index = start + ((slot - (start % size) + size) % size);
+  return index < end ? index : -1;
+}
+
 /**
  * Which rows [start, end) to render: those in view plus `overscan` rows either side, the start
  * aligned to a chunk, and always the same number of rows (`size`) for a given viewport height.
  */
 export function windowFor(scrollTop: number, viewportHeight: number, count: number, rowHeight: number, overscan: number): { start: number; end: number; size: number } {
-  const size = Math.ceil((Math.ceil(viewportHeight / rowHeight) + 1 + 2 * overscan + CHUNK) / CHUNK) * CHUNK;
-  const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
-  const start = Math.max(0, Math.min(Math.floor((first - overscan) / CHUNK) * CHUNK, Math.ceil((count - size) / CHUNK) * CHUNK));
-  const end = Math.min(count, start + size);
-  return { start, end: Math.max(start, end), size };
+  return clampWindow(chunkStart(scrollTop, rowHeight, overscan), windowSize(viewportHeight, rowHeight, overscan), count);
 }
 
 /**
  * A fixed-row-height virtualizer: the container scrolls a spacer `count × rowHeight` tall, and only
- * the rows in view are rendered, absolutely positioned. Re-renders only when the window moves by a chunk.
+ * the rows in view are rendered, absolutely positioned. Its state is the scroll position rounded to
+ * a chunk and the viewport's height: it re-renders only when the window moves by a chunk, and a
+ * change of `count` (rows arriving) is applied during render — no effect, no layout read.
+ * `scrolledTo(top)` tells it a scroll position the caller has just set (so the rows for it render
+ * before the paint, without reading the layout back).
  */
-export function useVirtualWindow(ref: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan = 12): VirtualWindow & { recompute: () => void } {
-  const [state, setState] = useState<VirtualWindow>({ start: 0, end: Math.min(count, 40), size: 40, viewportHeight: 0 });
-  const recompute = useCallback(() => {
-    const el = ref.current;
-    if (!el) return;
-    const viewportHeight = el.clientHeight;
-    const { start, end, size } = windowFor(el.scrollTop, viewportHeight, count, rowHeight, overscan);
-    setState((prev) =>
-      prev.start === start && prev.end === end && prev.size === size && prev.viewportHeight === viewportHeight ? prev : { start, end, size, viewportHeight },
-    );
-  }, [ref, count, rowHeight, overscan]);
+export function useVirtualWindow(ref: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan = 12): VirtualWindow & { scrolledTo: (scrollTop: number) => void } {
+  const [position, setPosition] = useState({ start: 0, viewportHeight: 0 });
+  const current = useRef(position);
+  current.current = position;
+  /** Sets the position; true when it changed. */
+  const update = useCallback(
+    (scrollTop: number, viewportHeight?: number) => {
+      const prev = current.current;
+      const start = chunkStart(scrollTop, rowHeight, overscan);
+      const height = viewportHeight ?? prev.viewportHeight;
+      if (prev.start === start && prev.viewportHeight === height) return false;
+      current.current = { start, viewportHeight: height };
+      setPosition(current.current);
+      return true;
+    },
+    [rowHeight, overscan],
+  );
+  const scrolledTo = useCallback((scrollTop: number) => void update(scrollTop), [update]);
 
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    recompute();
-    el.addEventListener('scroll', recompute, { passive: true });
-    const observer = new ResizeObserver(recompute);
+    update(el.scrollTop, el.clientHeight);
+    // The rows for the new position are rendered in the scroll event itself, so they are laid out and
+    // painted in this frame; left to React's scheduler they would render after it, between frames, and
+    // the next frame's scroll event would have to lay them out (a forced layout) before it could read
+    // the scroll position.
+    const onScroll = () => {
+      const top = el.scrollTop;
+      if (chunkStart(top, rowHeight, overscan) !== current.current.start) flushSync(() => update(top));
+    };
+    el.addEventListener('scroll', onScroll, { passive: true });
+    const observer = new ResizeObserver((entries) => {
+      const entry = entries[entries.length - 1];
+      if (entry) update(el.scrollTop, entry.contentRect.height);
+    });
     observer.observe(el);
     return () => {
-      el.removeEventListener('scroll', recompute);
+      el.removeEventListener('scroll', onScroll);
       observer.disconnect();
     };
-  }, [ref, recompute]);
+  }, [ref, update, rowHeight, overscan]);
 
-  return { ...state, recompute };
+  const size = windowSize(position.viewportHeight, rowHeight, overscan);
+  return { ...clampWindow(position.start, size, count), viewportHeight: position.viewportHeight, scrolledTo };
 }

@@ -31,8 +31,11 @@ export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
+// One formatter, made once: toLocaleString builds one per call, which shows in a busy frame.
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  return COUNT_FORMAT.format(n);
 }
 
 export function formatRate(perSecond: number): string {

@@ -21,8 +21,10 @@ import {
   applyDeliveryChanges,
   dropExpired,
   emptyList,
+  evictRows,
   listQuery,
   neighbour,
+  newerThan,
   NO_FILTERS,
   RateMeter,
   trimList,
@@ -33,8 +35,18 @@ import {
 
 export const FIRST_PAGE = 200;
 export const OLDER_PAGE = 500;
-/** Rows kept in memory; older ones are dropped and paged in again when scrolled to. */
+/** Rows listed (ids); older ones are dropped and paged in again when scrolled to. */
 export const MAX_ROWS = 150_000;
+/**
+ * Rows loaded (whole summaries): the newest ones, and those around the view. The others stay listed
+ * and are fetched again by id when scrolled to, so the heap does not grow with a long live run.
+ */
+export const LOADED_NEWEST = 5000;
+export const LOADED_AROUND_VIEW = 1000;
+/** Rows beyond the view fetched ahead, so scrolling rarely meets rows still loading. */
+const FETCH_AHEAD = 200;
+/** Eviction runs once this many rows more than it keeps are loaded (not every frame). */
+const EVICT_SLACK = 2000;
 /** `messages.byIds` takes at most this many ids per call. */
 const BY_IDS_MAX = 5000;
 /** After a pause with more new messages than this, the list reloads instead of fetching each. */
@@ -81,6 +93,11 @@ export interface Inspector {
   setFilters(patch: Partial<Filters>): void;
   clearFilters(): void;
   loadOlder(): void;
+  /**
+   * The rows [from, to) of `list.order` are in view: rows that are not loaded are fetched, and rows
+   * around them stay loaded. Call whenever the rows in view change.
+   */
+  showing(from: number, to: number): void;
   setPaused(paused: boolean): void;
   select(id: number | null): void;
   moveSelection(delta: number): void;
@@ -129,6 +146,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
   let heldIds: number[] = [];
   let fetching = false;
   let frameRequested = false;
+  /** The newest and oldest ids in view (ids, not indexes: rows arriving above do not move them). */
+  let view: { top: number; bottom: number } | null = null;
+  /** Ids fetched to fill the view: loaded again if still listed, never added as new rows. */
+  const restoring = new Set<number>();
 
   // Every change, numbered, kept while a fetch is in flight: a fetch's rows may predate changes that
   // arrived after it was sent, so those are applied again on top of them.
@@ -178,8 +199,9 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     const refetch: number[] = [];
     for (const batch of arrived) {
       if (batch.query !== query) continue;
-      list = addRows(list, batch.rows, state.filters, env.now());
+      list = addRows(list, batch.rows, state.filters, env.now(), restoring.size > 0 ? restoring : null);
       list = applyDeliveryChanges(list, changesSince(batch.sentSeq)).list;
+      if (restoring.size > 0) for (const row of batch.rows) restoring.delete(row.id);
     }
     arrived = [];
     if (queuedChanges.length > 0) {
@@ -195,8 +217,22 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       queuedChanges = [];
     }
     list = trimList(list, MAX_ROWS);
+    list = evict(list);
     if (list !== state.list) setState({ list });
     if (refetch.length > 0) fetchRows(refetch);
+  }
+
+  /** Unloads the rows that are neither among the newest nor around the view, once there are enough. */
+  function evict(list: ListModel): ListModel {
+    const keep: [number, number][] = [[0, LOADED_NEWEST]];
+    let budget = LOADED_NEWEST;
+    if (view) {
+      const from = newerThan(list.order, view.top);
+      const to = newerThan(list.order, view.bottom - 1);
+      keep.push([from - LOADED_AROUND_VIEW, to + LOADED_AROUND_VIEW]);
+      budget += to - from + 2 * LOADED_AROUND_VIEW;
+    }
+    return list.byId.size > budget + EVICT_SLACK ? evictRows(list, keep) : list;
   }
 
   /** Fetches summaries of these ids (one `messages.byIds` call at a time; ids queue meanwhile). */
@@ -219,6 +255,11 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         const request = beginRequest();
         const result = await api.invoke('messages.byIds', { ids });
         for (const id of ids) awaited.delete(id);
+        if (restoring.size > 0) {
+          // Ids asked for that did not come back (or no answer): nothing left to restore for them.
+          const got = new Set(result.ok ? result.value.messages.map((m) => m.id) : []);
+          for (const id of ids) if (!got.has(id)) restoring.delete(id);
+        }
         if (result.ok) {
           arrived.push({ rows: result.value.messages, sentSeq: request.seq, query: forQuery });
           requestFrame();
@@ -274,6 +315,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     const forQuery = ++query;
     toFetch.length = 0;
     awaited.clear();
+    restoring.clear();
     arrived = [];
     setState({ list: emptyList(), loadingFirst: true, loadingOlder: false });
     const request = beginRequest();
@@ -360,6 +402,24 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     },
     loadOlder() {
       void loadOlder();
+    },
+    showing(from, to) {
+      const { order, byId } = getState().list;
+      const first = Math.max(0, from);
+      const last = Math.min(order.length, to) - 1;
+      if (last < first) {
+        view = null;
+        return;
+      }
+      view = { top: order[first]!, bottom: order[last]! };
+      const missing: number[] = [];
+      for (let i = Math.max(0, first - FETCH_AHEAD); i < Math.min(order.length, last + 1 + FETCH_AHEAD); i++) {
+        const id = order[i]!;
+        if (!byId.has(id) && !awaited.has(id)) missing.push(id);
+      }
+      if (missing.length === 0) return;
+      for (const id of missing) restoring.add(id);
+      fetchRows(missing);
     },
     setPaused(paused) {
       if (getState().paused === paused) return;

@@ -5,6 +5,10 @@
  * new model object (with a new `rev`, and a new `order` array when the order changed) so React sees
  * the change. Row objects are immutable: a changed row is a new object, an unchanged one keeps its
  * identity, so only the rows that changed re-render.
+ *
+ * The list is sparse: `order` lists every row's id (a number each), `byId` holds only the rows worth
+ * keeping in memory (the newest, and those around the view; see `evictRows`). A listed row that is not
+ * loaded is fetched again by id when it comes into view, so a long live run keeps the heap flat.
  */
 import type { CoreEvent, DeliveryStatusName, DeliverySummary, MessageSummary, RequestOf } from '../../../shared/contract.ts';
 import type { MessageType } from '../../../shared/messages.ts';
@@ -123,9 +127,9 @@ export function withinTime(m: MessageSummary, range: TimeRange, now: number): bo
 }
 
 export interface ListModel {
-  /** Loaded rows. Owned by the model, updated in place. */
+  /** Loaded rows: some of the listed ones (see `evictRows`). Owned by the model, updated in place. */
   readonly byId: Map<number, MessageSummary>;
-  /** Loaded row ids, newest first. A new array whenever it changes. */
+  /** Listed row ids, newest first, loaded or not. A new array whenever it changes. */
   readonly order: readonly number[];
   /**
    * The deliveries seen so far for rows that have had a change (the summary names only the one it
@@ -179,11 +183,25 @@ function indexDeliveries(list: ListModel, row: MessageSummary): void {
   for (const d of list.known.get(row.id) ?? []) list.deliveryOwner.set(d.id, row.id);
 }
 
+/** Whether `id` is in a newest-first order (binary search). */
+export function isListed(order: readonly number[], id: number): boolean {
+  if (order.length === 0 || id > order[0]!) return false;
+  return order[newerThan(order, id)] === id;
+}
+
 /**
  * Adds rows: a page from the core (`check` null: the core filtered it) or live rows (`check`: the
- * filters they must match). Rows already loaded are replaced by the newer summary.
+ * filters they must match). Rows already loaded are replaced by the newer summary; listed rows that
+ * were evicted are loaded again in place. Ids in `restoreOnly` were asked for to fill the view: they
+ * are loaded only if still listed, never added.
  */
-export function addRows(list: ListModel, rows: readonly MessageSummary[], check: Filters | null, now: number = Date.now()): ListModel {
+export function addRows(
+  list: ListModel,
+  rows: readonly MessageSummary[],
+  check: Filters | null,
+  now: number = Date.now(),
+  restoreOnly: ReadonlySet<number> | null = null,
+): ListModel {
   const added: number[] = [];
   let changed = false;
   for (const row of rows) {
@@ -198,6 +216,14 @@ export function addRows(list: ListModel, rows: readonly MessageSummary[], check:
       changed = true;
       continue;
     }
+    if (isListed(list.order, row.id)) {
+      list.byId.set(row.id, row);
+      countRow(list, row, 1);
+      indexDeliveries(list, row);
+      changed = true;
+      continue;
+    }
+    if (restoreOnly?.has(row.id)) continue;
     if (check && !matchesFilters(row, check, now)) continue;
     list.byId.set(row.id, row);
     countRow(list, row, 1);
@@ -318,6 +344,27 @@ function forgetRow(list: ListModel, row: MessageSummary): void {
   list.byId.delete(row.id);
 }
 
+/**
+ * Unloads the rows outside `keep` (index ranges [from, to) of `order`): they stay listed, and are
+ * fetched again by id when they come into view. Runs over the loaded rows only, not the whole list.
+ */
+export function evictRows(list: ListModel, keep: readonly (readonly [number, number])[]): ListModel {
+  // Index ranges as id ranges (order is newest first): kept ids lie in [low, high].
+  const ranges: [number, number][] = [];
+  for (const [from, to] of keep) {
+    const start = Math.max(0, from);
+    const end = Math.min(list.order.length, to);
+    if (start < end) ranges.push([list.order[end - 1]!, list.order[start]!]);
+  }
+  let evicted = false;
+  for (const [id, row] of list.byId) {
+    if (ranges.some(([low, high]) => id >= low && id <= high)) continue;
+    forgetRow(list, row);
+    evicted = true;
+  }
+  return evicted ? { ...list, rev: list.rev + 1 } : list;
+}
+
 /** Keeps the newest `max` rows; the rest can be paged in again. */
 export function trimList(list: ListModel, max: number): ListModel {
   if (list.order.length <= max) return list;
@@ -332,7 +379,9 @@ export function trimList(list: ListModel, max: number): ListModel {
 
 /**
  * Drops the rows a sliding time range has left behind (received before `now − window`). Older pages
- * hold only older rows, so the cursor stops too once a row has gone.
+ * hold only older rows, so the cursor stops too once a row has gone. A listed row that is not loaded
+ * goes when a newer loaded row has expired (ids grow with time); one older than every loaded row that
+ * is still inside stays listed until it is loaded again (in view), and goes then.
  */
 export function dropExpired(list: ListModel, range: TimeRange, now: number): ListModel {
   if (range.kind !== 'last') return list;
@@ -341,12 +390,12 @@ export function dropExpired(list: ListModel, range: TimeRange, now: number): Lis
   for (let i = 0; i < list.order.length; i++) {
     const id = list.order[i]!;
     const row = list.byId.get(id);
-    if (!row || row.receivedAt >= from) {
+    if (row ? row.receivedAt >= from : kept === null) {
       kept?.push(id);
       continue;
     }
     kept ??= list.order.slice(0, i);
-    forgetRow(list, row);
+    if (row) forgetRow(list, row);
   }
   if (kept === null) return list;
   return { ...list, order: kept, next: null, rev: list.rev + 1 };

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { useVirtualWindow } from '../components/virtual.ts';
+import { slotIndex, useVirtualWindow } from '../components/virtual.ts';
 import { formatCount } from '../lib/format.ts';
 import { newerThan } from '../store/model.ts';
 import { useInspector, useInspectorState } from '../store/react.ts';
@@ -7,8 +7,9 @@ import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
 
 /**
  * The virtualized stream. Newest first: following the tail means staying at the top. Scrolled away,
- * the rows in view stay put when new ones arrive above them (the scroll position is moved by exactly
- * the rows inserted), and an "N new" pill offers the way back.
+ * the rows that arrive are held above the view, out of the layout: the rows in view keep their
+ * positions (a live batch changes nothing on screen but the "N new" pill, which offers the way back),
+ * and going back to the top shows them. Row positions count from the first row shown.
  */
 export function StreamList() {
   const inspector = useInspector();
@@ -21,15 +22,22 @@ export function StreamList() {
   const held = useInspectorState((s) => s.held);
   const sources = useInspectorState((s) => s.info?.sources);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const { start, end, size, viewportHeight, recompute } = useVirtualWindow(scrollRef, order.length, ROW_HEIGHT);
 
   const [follow, setFollowState] = useState(true);
   const followRef = useRef(true);
-  /** The newest row when the user stopped following: rows newer than it are "new". */
+  /** The newest row when the user stopped following: rows newer than it are "new", held above the view. */
   const [leftAt, setLeftAt] = useState<number | null>(null);
+  const hidden = !follow && leftAt !== null ? newerThan(order, leftAt) : 0;
+  /** Rows shown: row i of the view is order[i + hidden]. */
+  const count = order.length - hidden;
+  const { start, end, size, viewportHeight, scrolledTo } = useVirtualWindow(scrollRef, count, ROW_HEIGHT);
+
   const anchor = useRef<{ id: number; offset: number } | null>(null);
   const orderRef = useRef(order);
   orderRef.current = order;
+  const hiddenRef = useRef(hidden);
+  hiddenRef.current = hidden;
+  /** The scroll position as last seen in a scroll event or set here: known without reading the layout. */
   const lastTop = useRef(0);
 
   const setFollow = useCallback((value: boolean) => {
@@ -38,12 +46,12 @@ export function StreamList() {
     setLeftAt(value ? null : (orderRef.current[0] ?? 0));
   }, []);
 
-  const remember = useCallback(() => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const index = Math.min(Math.floor(el.scrollTop / ROW_HEIGHT), Math.max(0, orderRef.current.length - 1));
-    const id = orderRef.current[index];
-    anchor.current = id === undefined ? null : { id, offset: el.scrollTop - index * ROW_HEIGHT };
+  /** Remembers the row at the top of the view and how far into it the view starts. */
+  const remember = useCallback((top: number) => {
+    const shown = orderRef.current.length - hiddenRef.current;
+    const index = Math.min(Math.floor(top / ROW_HEIGHT), Math.max(0, shown - 1));
+    const id = orderRef.current[index + hiddenRef.current];
+    anchor.current = id === undefined ? null : { id, offset: top - index * ROW_HEIGHT };
   }, []);
 
   const onScroll = useCallback(() => {
@@ -53,50 +61,66 @@ export function StreamList() {
     if (top < 4 && lastTop.current >= 4) setFollow(true);
     else if (top >= 4 && followRef.current) setFollow(false);
     lastTop.current = top;
-    remember();
+    remember(top);
   }, [remember, setFollow]);
 
-  // New rows above the ones in view: keep the view still unless following the tail.
-  const previousOrder = useRef(order);
+  // The rows shown changed (usually: a batch arrived, held above the view, and nothing moved). Keep the
+  // row at the top of the view where it is — rows may have come or gone below the held ones — or, when
+  // following, stay at the top. The layout is not read: the scroll position is known.
+  const previous = useRef({ order, hidden });
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    const before = previousOrder.current;
-    previousOrder.current = order;
-    if (!el || before === order) return;
+    const before = previous.current;
+    previous.current = { order, hidden };
+    if (!el || (before.order === order && before.hidden === hidden)) return;
     if (followRef.current) {
-      if (el.scrollTop !== 0) el.scrollTop = 0;
-      lastTop.current = 0;
+      if (lastTop.current !== 0) {
+        el.scrollTop = 0;
+        lastTop.current = 0;
+        scrolledTo(0);
+      }
       return;
     }
     const a = anchor.current;
     if (!a) return;
-    // Usually rows were added at the top only: try that guess before searching.
-    const guess = Math.floor(el.scrollTop / ROW_HEIGHT) + order.length - before.length;
-    const index = order[guess] === a.id ? guess : order.indexOf(a.id);
-    if (index < 0) return;
-    const target = index * ROW_HEIGHT + a.offset;
-    if (Math.abs(el.scrollTop - target) >= 1) {
+    const at = newerThan(order, a.id);
+    if (order[at] !== a.id) return;
+    const target = (at - hidden) * ROW_HEIGHT + a.offset;
+    if (Math.abs(lastTop.current - target) >= 1) {
       el.scrollTop = target;
-      lastTop.current = el.scrollTop;
-      recompute();
+      lastTop.current = target;
+      scrolledTo(target);
     }
-  }, [order, recompute]);
+  }, [order, hidden, scrolledTo]);
 
-  // Keep the selected row in view when it moves (keyboard).
+  // Keep the selected row in view when it moves (keyboard). A row held above the view is shown first
+  // (the held rows join the view, which stays still), then scrolled to.
+  const scrolledToSelection = useRef<number | null>(null);
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    if (!el || selectedId === null) return;
-    const index = orderRef.current.indexOf(selectedId);
-    if (index < 0) return;
+    if (!el || selectedId === null || scrolledToSelection.current === selectedId) return;
+    const at = newerThan(orderRef.current, selectedId);
+    if (orderRef.current[at] !== selectedId) return;
+    const index = at - hidden;
+    if (index < 0) {
+      setLeftAt(orderRef.current[0] ?? null);
+      return;
+    }
+    scrolledToSelection.current = selectedId;
     const top = index * ROW_HEIGHT;
     if (top < el.scrollTop) el.scrollTop = top;
     else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
-  }, [selectedId]);
+  }, [selectedId, hidden]);
 
   // Near the end: page in older rows.
   useEffect(() => {
-    if (next !== null && !loadingOlder && order.length > 0 && end >= order.length - 30) inspector.loadOlder();
-  }, [end, order.length, next, loadingOlder, inspector]);
+    if (next !== null && !loadingOlder && count > 0 && end >= count - 30) inspector.loadOlder();
+  }, [end, count, next, loadingOlder, inspector]);
+
+  // Tell the store which rows are in view: it loads those it has let go, and keeps those around them.
+  useEffect(() => {
+    inspector.showing(start + hidden, end + hidden);
+  }, [inspector, start, end, hidden, order]);
 
   const sourceName = useMemo(() => {
     const names = new Map((sources ?? []).map((s) => [s.id, s.name]));
@@ -122,18 +146,22 @@ export function StreamList() {
     }
   };
 
-  const unseen = !follow && leftAt !== null ? newerThan(order, leftAt) : 0;
   const rows = [];
   let selectedInView = false;
-  for (let i = start; i < end && i < order.length; i++) {
-    const id = order[i]!;
+  // More rows than listed may exist (older pages): then the set's size is unknown (-1). It is also
+  // what keeps a live batch, held above the view, from re-rendering every row in it.
+  const setSize = next === null ? count : -1;
+  for (let slot = 0; slot < size; slot++) {
+    const i = slotIndex(slot, start, end, size);
+    if (i < 0) continue;
+    const id = order[i + hidden]!;
     if (id === selectedId) selectedInView = true;
     rows.push(
       <StreamRow
-        key={i % size}
+        key={slot}
         id={id}
         index={i}
-        count={order.length}
+        count={setSize}
         selected={id === selectedId}
         open={id === openId}
         sourceName={sourceName}
@@ -155,10 +183,10 @@ export function StreamList() {
         onScroll={onScroll}
         onKeyDown={onKeyDown}
       >
-        <div className="stream-spacer" style={{ height: (order.length + (next !== null ? 1 : 0)) * ROW_HEIGHT }}>
+        <div className="stream-spacer" style={{ height: (count + (next !== null ? 1 : 0)) * ROW_HEIGHT }}>
           {rows}
           {next !== null ? (
-            <div className="row row-more" style={{ transform: `translateY(${order.length * ROW_HEIGHT}px)` }} aria-hidden="true">
+            <div className="row row-more" style={{ transform: `translateY(${count * ROW_HEIGHT}px)` }} aria-hidden="true">
               {loadingOlder ? 'Loading older messages…' : 'Older messages'}
             </div>
           ) : null}
@@ -168,7 +196,7 @@ export function StreamList() {
         <button type="button" className="pill" onClick={() => inspector.setPaused(false)}>
           Paused · {formatCount(held)} new — resume
         </button>
-      ) : unseen > 0 ? (
+      ) : hidden > 0 ? (
         <button
           type="button"
           className="pill"
@@ -178,7 +206,7 @@ export function StreamList() {
             if (el) el.scrollTop = 0;
           }}
         >
-          ↑ {formatCount(unseen)} new
+          ↑ {formatCount(hidden)} new
         </button>
       ) : null}
       <div className="stream-footer" aria-live="off">
@@ -190,7 +218,7 @@ export function StreamList() {
           onClick={() => {
             if (follow) {
               setFollow(false);
-              remember();
+              remember(lastTop.current);
             } else {
               setFollow(true);
               const el = scrollRef.current;

@@ -27,7 +27,14 @@ export const StreamRow = memo(function StreamRow({ id, index, count, selected, o
   const row = useInspectorState((s) => s.list.byId.get(id));
   const now = useSecondClock();
   const style = { transform: `translateY(${index * ROW_HEIGHT}px)` };
-  if (!row) return <div className="row row-missing" style={style} role="option" aria-selected={false} id={`msg-${id}`} />;
+  // A listed row the store has let go (far from the view) is being fetched again: same height, no jump.
+  if (!row) {
+    return (
+      <div className="row row-missing" style={style} role="option" aria-selected={selected} aria-posinset={index + 1} aria-setsize={count} id={`msg-${id}`}>
+        Loading…
+      </div>
+    );
+  }
   const outcome = describeOutcome(row, now);
   const who = row.userId ?? row.anonymousId;
   return (
