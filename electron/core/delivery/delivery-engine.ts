@@ -142,9 +142,13 @@ export class DeliveryEngine {
     this.#prefetched.clear();
   }
 
-  /** Resolves when nothing is in flight (for tests and shutdown). */
+  /** Resolves when nothing is in flight and no pump is pending (for tests and shutdown). */
   async idle(): Promise<void> {
-    while (this.#rounds.size > 0) await Promise.all([...this.#rounds]);
+    // A kick just before this call has only scheduled its pump: let it run and start its rounds.
+    while (this.#pumpScheduled || this.#rounds.size > 0) {
+      if (this.#rounds.size > 0) await Promise.all([...this.#rounds]);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   async close(): Promise<void> {
@@ -164,7 +168,10 @@ export class DeliveryEngine {
     const now = this.#o.clock.now();
     if (this.#mayHaveMore && this.#readyIds.size < this.#maxInFlight) this.#refill(now);
     for (const [destinationId, queue] of this.#queues) {
-      const destination = this.#o.destinations.byId(destinationId);
+      // Deleted or disabled since its deliveries were read: they are dropped from the queue, not sent.
+      // A disabled destination's stay pending in the store; due() reads them again once it is enabled.
+      const found = this.#o.destinations.byId(destinationId);
+      const destination = found?.enabled ? found : undefined;
       while (queue.head < queue.items.length && this.#inFlight.size < this.#maxInFlight) {
         if (destination && (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) break;
         const delivery = queue.items[queue.head++]!;
@@ -173,7 +180,7 @@ export class DeliveryEngine {
           continue; // cancelled meanwhile
         }
         if (destination) this.#start(delivery, destination);
-        else this.#prefetched.delete(delivery.id); // deleted: its deliveries go with it
+        else this.#prefetched.delete(delivery.id);
       }
       if (queue.head >= queue.items.length) this.#queues.delete(destinationId);
       else if (queue.head > 1024) {
@@ -226,7 +233,7 @@ export class DeliveryEngine {
     const queue = this.#queues.get(destinationId);
     if (!queue) return;
     const destination = this.#o.destinations.byId(destinationId);
-    if (!destination || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
+    if (!destination?.enabled || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
     while (queue.head < queue.items.length) {
       const delivery = queue.items[queue.head++]!;
       if (!this.#readyIds.delete(delivery.id)) {
