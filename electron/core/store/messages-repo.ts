@@ -127,6 +127,7 @@ export class MessagesRepo {
   readonly #get: StatementSync;
   #payloads: StatementSync | undefined;
   readonly #range: StatementSync;
+  #some: StatementSync | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -167,6 +168,11 @@ export class MessagesRepo {
       max = Math.max(max, ids[i]!);
     }
     const wanted = new Set(Array.from(ids));
+    // Far apart (an old row's update beside new ones): look each up, rather than read every row between.
+    if (max - min + 1 > wanted.size * 4 + 64) {
+      this.#some ??= this.#db.prepare(`SELECT ${COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`);
+      return (this.#some.all(JSON.stringify([...wanted])) as unknown as MessageRow[]).map(fromRow);
+    }
     const rows = this.#range.all(min, max) as unknown as MessageRow[];
     return rows.filter((row) => wanted.has(row.id)).map(fromRow);
   }
