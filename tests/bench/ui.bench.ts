@@ -110,6 +110,25 @@ const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((x, y) => x - y);
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 };
+/** Least-squares slope of y over t, per minute (t in seconds). */
+function slopePerMinute(points: { t: number; y: number }[]): number | null {
+  if (points.length < 2) return null;
+  const mt = points.reduce((s, p) => s + p.t, 0) / points.length;
+  const my = points.reduce((s, p) => s + p.y, 0) / points.length;
+  const den = points.reduce((s, p) => s + (p.t - mt) ** 2, 0);
+  return den === 0 ? null : Math.round((points.reduce((s, p) => s + (p.t - mt) * (p.y - my), 0) / den) * 60 * 10) / 10;
+}
+
+/**
+ * The heap's floor over time: the lowest sample in each 5 s window of at least 3 samples (the samples
+ * are taken without a GC, so they saw-tooth with garbage; the floors follow what stays alive).
+ */
+function floors(samples: { t: number; usedMB: number }[]): { t: number; usedMB: number }[] {
+  const windows = new Map<number, { t: number; usedMB: number }[]>();
+  for (const s of samples) windows.set(Math.floor(s.t / 5), [...(windows.get(Math.floor(s.t / 5)) ?? []), s]);
+  return [...windows.values()].filter((w) => w.length >= 3).map((w) => w.reduce((low, s) => (s.usedMB < low.usedMB ? s : low)));
+}
+
 const lagFigures = (samples: [number, number][]) => {
   const v = samples.map((s) => s[1]);
   return { samples: v.length, p50Ms: pct(v, 50), p95Ms: pct(v, 95), p99Ms: pct(v, 99), maxMs: v.length ? Math.round(Math.max(...v)) : null };
@@ -209,6 +228,7 @@ export async function runUiBench() {
     const heapEnd = await heap(cdp, true);
     const b = await page.evaluate(() => (window as any).__bench);
     const rowsInStore = await page.evaluate(() => (window as any).__sluice.store.getState().list.order.length as number);
+    const rowsLoaded = await page.evaluate(() => (window as any).__sluice.store.getState().list.byId.size as number);
 
     const inScroll = ([t]: [number, number]) => t >= scroll.start && t <= scroll.end + 100;
     const scrollTasks = (b.longtasks as [number, number][]).filter(([s, d]) => s + d >= scroll.start && s <= scroll.end);
@@ -237,7 +257,17 @@ export async function runUiBench() {
         targetMs: 1000,
         ok: (pct((b.storeLag as [number, number][]).map((s) => s[1]), 99) ?? Infinity) < 1000,
       },
-      memory: { start: heapStart, end: heapEnd, growthMB: Math.round((heapEnd.usedMB - heapStart.usedMB) * 10) / 10, samples: heapSamples, rowsInStoreAtEnd: rowsInStore },
+      memory: {
+        start: heapStart,
+        end: heapEnd,
+        growthMB: Math.round((heapEnd.usedMB - heapStart.usedMB) * 10) / 10,
+        slopeMBPerMinute: slopePerMinute(heapSamples.map((x) => ({ t: x.t, y: x.usedMB }))),
+        floorSlopeMBPerMinute: slopePerMinute(floors(heapSamples).map((x) => ({ t: x.t, y: x.usedMB }))),
+        floors: floors(heapSamples),
+        samples: heapSamples,
+        rowsInStoreAtEnd: rowsInStore,
+        rowsLoadedAtEnd: rowsLoaded,
+      },
       pageErrors: errors,
     };
     const f = figures;
@@ -246,7 +276,8 @@ export async function runUiBench() {
     console.log(`  scroll ${f.scroll.seconds} s: ${f.scroll.fps} fps, ${f.scroll.longTasks} long tasks, longest ${f.scroll.longestTaskMs} ms, longest frame gap ${f.scroll.longestFrameGapMs} ms (target ≤ 50)`);
     console.log(`  during stream: ${f.streamLongTasks.count} long tasks, longest ${f.streamLongTasks.longestMs} ms`);
     console.log(`  lag core→store: p50 ${f.lag.store.p50Ms} ms, p95 ${f.lag.store.p95Ms} ms, p99 ${f.lag.store.p99Ms} ms, max ${f.lag.store.maxMs} ms (${f.lag.store.samples} samples); newest row in DOM p50 ${f.lag.newestRow.p50Ms} ms, max ${f.lag.newestRow.maxMs} ms; caught up ${caughtUpMs} ms after the stream`);
-    console.log(`  JS heap (after GC): ${heapStart.usedMB} MB → ${heapEnd.usedMB} MB (${f.memory.growthMB >= 0 ? '+' : ''}${f.memory.growthMB} MB), ${rowsInStore.toLocaleString('en-US')} rows in the store, DOM nodes ${heapStart.domNodes} → ${heapEnd.domNodes}`);
+    console.log(`  JS heap (after GC): ${heapStart.usedMB} MB → ${heapEnd.usedMB} MB (${f.memory.growthMB >= 0 ? '+' : ''}${f.memory.growthMB} MB), ${rowsInStore.toLocaleString('en-US')} rows in the store (${rowsLoaded.toLocaleString('en-US')} loaded), DOM nodes ${heapStart.domNodes} → ${heapEnd.domNodes}`);
+    console.log(`  JS heap over the run (1 s samples, no GC): slope ${f.memory.slopeMBPerMinute} MB/min; 5 s floors ${f.memory.floors.map((x) => x.usedMB).join(', ')} MB, slope ${f.memory.floorSlopeMBPerMinute} MB/min`);
     if (errors.length) console.log(`  page errors: ${errors.join('; ')}`);
     await context.close();
     return figures;

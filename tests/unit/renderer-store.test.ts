@@ -1,7 +1,7 @@
 // The inspector's zustand store driven through a fake transport and a manual animation-frame clock.
 import { describe, expect, it } from 'vitest';
 import type { Channel, CoreEvent, MessageSummary, RequestOf, Responses, Result } from '../../shared/contract.ts';
-import { createInspector, LOADED_AROUND_VIEW, LOADED_NEWEST, type Inspector } from '../../renderer/src/store/inspector.ts';
+import { createInspector, LOADED_AROUND_VIEW, LOADED_NEWEST, MAX_ROWS, type Inspector } from '../../renderer/src/store/inspector.ts';
 import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
@@ -311,6 +311,36 @@ describe('inspector store', () => {
     expect(loaded().has(1000) && loaded().has(951) && loaded().has(20_000)).toBe(true);
     expect(loaded().has(8000)).toBe(false);
     expect(loaded().size).toBeLessThanOrEqual(LOADED_NEWEST + 50 + 2 * LOADED_AROUND_VIEW + 2000);
+  });
+
+  it('drops the oldest listed rows past the cap (to be paged in again), but not the ones the user is reading', async () => {
+    const t = await started([], null);
+    const arrive = async (from: number, to: number) => {
+      t.api.emit({ type: 'messages.stored', ids: Array.from({ length: to - from + 1 }, (_, i) => from + i) });
+      while (t.api.pending('messages.byIds').length > 0) {
+        const call = t.api.take('messages.byIds');
+        call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
+        await tick();
+      }
+      await t.runFrame();
+    };
+    await arrive(1, 10_000);
+    t.inspector.showing(9000, 9050); // reading ids 1000…951, far down
+    const call = t.api.take('messages.byIds');
+    call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
+    await tick();
+    await t.runFrame();
+    for (let from = 10_001; from <= MAX_ROWS + 10_000; from += 5000) await arrive(from, from + 4999);
+    // Past the cap, but the rows in view (and those below them, up to the margin) stay listed and loaded.
+    expect(t.state().list.order.length).toBe(MAX_ROWS + 10_000);
+    expect(t.state().list.byId.get(951)).toMatchObject({ id: 951 });
+    // Back at the top: the oldest go, down to the cap, and the cursor pages them in again.
+    t.inspector.showing(0, 50);
+    await arrive(MAX_ROWS + 10_001, MAX_ROWS + 15_000);
+    expect(t.state().list.order.length).toBe(MAX_ROWS);
+    expect(t.state().list.order[0]).toBe(MAX_ROWS + 15_000);
+    expect(t.state().list.next).toBe(15_001);
+    expect(t.state().list.byId.has(951)).toBe(false);
   });
 
   it('measures the live rate from stored ids', async () => {

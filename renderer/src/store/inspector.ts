@@ -35,8 +35,15 @@ import {
 
 export const FIRST_PAGE = 200;
 export const OLDER_PAGE = 500;
-/** Rows listed (ids); older ones are dropped and paged in again when scrolled to. */
-export const MAX_ROWS = 150_000;
+/**
+ * Rows listed (ids, a number each); older ones are dropped and paged in again when scrolled to. The
+ * rows the user is reading (and those around them) are not dropped while the list stays under
+ * `MAX_ROWS_READING` — rows keep arriving above them.
+ */
+export const MAX_ROWS = 50_000;
+export const MAX_ROWS_READING = 150_000;
+/** Trimming waits for this many more rows, so the whole list is not copied once more for every batch at the cap. */
+const TRIM_SLACK = 5000;
 /**
  * Rows loaded (whole summaries): the newest ones, and those around the view. The others stay listed
  * and are fetched again by id when scrolled to, so the heap does not grow with a long live run.
@@ -216,7 +223,9 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       if (state.detail && queuedChanges.some((c) => c.messageId === state.detail!.id)) scheduleDetailRefresh();
       queuedChanges = [];
     }
-    list = trimList(list, MAX_ROWS);
+    const reading = view ? newerThan(list.order, view.bottom - 1) + LOADED_AROUND_VIEW : 0;
+    const listed = Math.min(MAX_ROWS_READING, Math.max(MAX_ROWS, reading));
+    if (list.order.length > listed + TRIM_SLACK) list = trimList(list, listed);
     list = evict(list);
     if (list !== state.list) setState({ list });
     if (refetch.length > 0) fetchRows(refetch);
