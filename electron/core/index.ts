@@ -198,6 +198,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   };
 
   let closing: Promise<void> | undefined;
+  let replays: Promise<unknown> = Promise.resolve();
   const core: Core = {
     bus,
     clock,
@@ -212,28 +213,39 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     receiver,
     composer,
     audiences,
-    replay: (request) =>
-      replay({ messages, deliveries, destinations, writer: pipeline, clock }, request).then((outcome) => {
+    replay: (request) => {
+      // One replay at a time: each plans from the store (e.g. "what is failed now") and writes
+      // later, so two planned together would both replay the same deliveries.
+      const run = replays.then(() => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request));
+      replays = run.catch(() => undefined);
+      return run.then((outcome) => {
         announce(outcome.deliveryIds);
         return afterWrite(outcome);
-      }),
+      });
+    },
     retryNow: (deliveryIds) =>
       pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => {
         if (outcome.changed > 0) announce(deliveryIds);
         return afterWrite(outcome.changed);
       }),
-    cancelDeliveries: (deliveryIds) =>
-      pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => {
-        delivery.forget(deliveryIds);
+    cancelDeliveries: (deliveryIds) => {
+      // Out of the ready queue first: none of them may start while the cancel is being written.
+      // (Should the write fail, they are still due in the store and the next refill reads them.)
+      delivery.forget(deliveryIds);
+      return pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => {
         if (outcome.changed > 0) announce(deliveryIds);
         return outcome.changed;
-      }),
-    requestDeletion: (request) =>
-      requestDeletion({ messages, destinations, writer: pipeline, clock }, request).then((result) => {
-        if (result.purgedMessages > 0) delivery.dropPrefetched(); // queued deliveries must not send purged messages
-        announce(result.deliveryIds);
-        return afterWrite(result);
-      }),
+      });
+    },
+    requestDeletion: (request) => {
+      const purged = delivery.purging(); // queued deliveries must not send purged messages
+      return requestDeletion({ messages, destinations, writer: pipeline, clock }, request)
+        .finally(purged)
+        .then((result) => {
+          announce(result.deliveryIds);
+          return afterWrite(result);
+        });
+    },
     sendTestEvent: (destinationId) =>
       sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then((result) => {
         announce([result.deliveryId]);

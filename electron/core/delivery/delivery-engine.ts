@@ -81,6 +81,8 @@ export class DeliveryEngine {
    * would be a visible share of a delivery's cost). Dropped when messages may have been purged.
    */
   readonly #prefetched = new Map<number, MessagePayload>();
+  /** Purges under way (see purging()). */
+  #purges = 0;
   /**
    * False once a read of due deliveries found nothing it did not already hold: reading again before
    * something changes (new deliveries, time passing) would return the same rows, on every round.
@@ -137,9 +139,17 @@ export class DeliveryEngine {
     }
   }
 
-  /** Stored messages were deleted (a deletion request's purge): read them again before sending. */
-  dropPrefetched(): void {
-    this.#prefetched.clear();
+  /**
+   * Around a purge: until the returned function is called, rounds read their message from the store
+   * (not from what a refill read earlier), and then what was read before is dropped. So no round
+   * sends a purged message, not even one starting between the commit and its announcement here.
+   */
+  purging(): () => void {
+    this.#purges++;
+    return () => {
+      this.#prefetched.clear();
+      this.#purges--;
+    };
   }
 
   /** Resolves when nothing is in flight and no pump is pending (for tests and shutdown). */
@@ -229,7 +239,7 @@ export class DeliveryEngine {
    * slot, and the receiver, idle meanwhile.
    */
   #startNext(destinationId: number): void {
-    if (this.#closed || this.#held || this.#inFlight.size >= this.#maxInFlight) return;
+    if (this.#closed || this.#held || this.#inFlight.size >= this.#maxInFlight || Date.now() < this.#pausedUntil) return;
     const queue = this.#queues.get(destinationId);
     if (!queue) return;
     const destination = this.#o.destinations.byId(destinationId);
@@ -285,7 +295,7 @@ export class DeliveryEngine {
     // Settings are read at each round, so edits apply to the next attempt.
     let body = delivery.bodyOverride;
     if (body === null) {
-      const prefetched = this.#prefetched.get(delivery.id);
+      const prefetched = this.#purges > 0 ? undefined : this.#prefetched.get(delivery.id);
       this.#prefetched.delete(delivery.id);
       const message = prefetched
         ? normalizedMessage(prefetched)

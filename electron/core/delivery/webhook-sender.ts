@@ -157,7 +157,9 @@ export class WebhookSender {
     let agent = this.#agents.get(key);
     if (!agent) {
       agent = new Agent({
-        connections: 64,
+        // As many as a destination may have in flight (options.concurrency ≤ 256): a request
+        // waiting for a connection would spend its 5 s in undici's queue, never sent.
+        connections: 256,
         keepAliveTimeout: 30_000,
         connect: {
           timeout: this.#timeoutMs,
