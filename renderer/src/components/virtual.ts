@@ -1,5 +1,4 @@
 import { useCallback, useLayoutEffect, useRef, useState, type RefObject } from 'react';
-import { flushSync } from 'react-dom';
 
 export interface VirtualWindow {
   /** First and one-past-last row index to render. */
@@ -82,14 +81,9 @@ export function useVirtualWindow(ref: RefObject<HTMLElement | null>, count: numb
     const el = ref.current;
     if (!el) return;
     update(el.scrollTop, el.clientHeight);
-    // The rows for the new position are rendered in the scroll event itself, so they are laid out and
-    // painted in this frame; left to React's scheduler they would render after it, between frames, and
-    // the next frame's scroll event would have to lay them out (a forced layout) before it could read
-    // the scroll position.
-    const onScroll = () => {
-      const top = el.scrollTop;
-      if (chunkStart(top, rowHeight, overscan) !== current.current.start) flushSync(() => update(top));
-    };
+    // React renders the rows for the new position in a task of its own, after this frame (the
+    // overscan covers the frame they are late): the frame's task stays short.
+    const onScroll = () => void update(el.scrollTop);
     el.addEventListener('scroll', onScroll, { passive: true });
     const observer = new ResizeObserver((entries) => {
       const entry = entries[entries.length - 1];
@@ -100,7 +94,7 @@ export function useVirtualWindow(ref: RefObject<HTMLElement | null>, count: numb
       el.removeEventListener('scroll', onScroll);
       observer.disconnect();
     };
-  }, [ref, update, rowHeight, overscan]);
+  }, [ref, update]);
 
   const size = windowSize(position.viewportHeight, rowHeight, overscan);
   return { ...clampWindow(position.start, size, count), viewportHeight: position.viewportHeight, scrolledTo };

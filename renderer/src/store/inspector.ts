@@ -153,6 +153,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
   let heldIds: number[] = [];
   let fetching = false;
   let frameRequested = false;
+  let evictionScheduled = false;
   /** The newest and oldest ids in view (ids, not indexes: rows arriving above do not move them). */
   let view: { top: number; bottom: number } | null = null;
   /** Ids fetched to fill the view: loaded again if still listed, never added as new rows. */
@@ -226,9 +227,25 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     const reading = view ? newerThan(list.order, view.bottom - 1) + LOADED_AROUND_VIEW : 0;
     const listed = Math.min(MAX_ROWS_READING, Math.max(MAX_ROWS, reading));
     if (list.order.length > listed + TRIM_SLACK) list = trimList(list, listed);
-    list = evict(list);
     if (list !== state.list) setState({ list });
+    if (list.byId.size > LOADED_NEWEST + EVICT_SLACK) scheduleEviction();
     if (refetch.length > 0) fetchRows(refetch);
+  }
+
+  /**
+   * Eviction runs in a task of its own, after the frame: it changes no row in view, so it need not
+   * lengthen the frame that shows the new rows.
+   */
+  function scheduleEviction(): void {
+    if (evictionScheduled || disposed) return;
+    evictionScheduled = true;
+    setTimeout(() => {
+      evictionScheduled = false;
+      if (disposed) return;
+      const list = getState().list;
+      const kept = evict(list);
+      if (kept !== list) setState({ list: kept });
+    }, 0);
   }
 
   /** Unloads the rows that are neither among the newest nor around the view, once there are enough. */

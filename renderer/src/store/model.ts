@@ -358,7 +358,9 @@ export function evictRows(list: ListModel, keep: readonly (readonly [number, num
   }
   let evicted = false;
   for (const [id, row] of list.byId) {
-    if (ranges.some(([low, high]) => id >= low && id <= high)) continue;
+    let kept = false;
+    for (let r = 0; r < ranges.length && !kept; r++) kept = id >= ranges[r]![0] && id <= ranges[r]![1];
+    if (kept) continue;
     forgetRow(list, row);
     evicted = true;
   }
