@@ -318,6 +318,18 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     expect(await list().getByRole('option').first().textContent()).toContain('Held Event');
     expect(await list().getByRole('option').first().getAttribute('aria-selected')).toBe('true');
     await expect.poll(() => page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('true');
+
+    // Scrolled away with rows held, a new search shows its newest results from the top (nothing held back).
+    await list().evaluate((el) => (el.scrollTop = 48 * 100));
+    await expect.poll(() => page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('false');
+    await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_bulk' }, '/v1/batch', { batch: [0, 1].map((i) => ({ type: 'track', userId: `fresh_${i}`, event: 'Fresh Event' })) });
+    await expect.poll(() => page.getByRole('button', { name: /↑ 2 new/ }).count(), { timeout: 10_000 }).toBe(1);
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('fresh_');
+    await expect.poll(() => list().getByRole('option').allTextContents()).toEqual([expect.stringContaining('fresh_1'), expect.stringContaining('fresh_0')]);
+    expect(await page.getByRole('button', { name: /new$/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('button', { name: 'Clear filters', exact: true }).click();
+    await expect.poll(() => list().getByRole('option').first().textContent()).toContain('Fresh Event');
   });
 
   it('pause freezes the view, not the relay', async () => {

@@ -18,6 +18,7 @@ export function StreamList() {
   const openId = useInspectorState((s) => s.detail?.id ?? null);
   const next = useInspectorState((s) => s.list.next);
   const loadingOlder = useInspectorState((s) => s.loadingOlder);
+  const loadingFirst = useInspectorState((s) => s.loadingFirst);
   const paused = useInspectorState((s) => s.paused);
   const held = useInspectorState((s) => s.held);
   const sources = useInspectorState((s) => s.info?.sources);
@@ -92,6 +93,16 @@ export function StreamList() {
       scrolledTo(target);
     }
   }, [order, hidden, scrolledTo]);
+
+  // A new query (the filters changed, or a reconnect reloads the list): its newest rows, from the top.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!loadingFirst || followRef.current || !el) return;
+    setFollow(true);
+    el.scrollTop = 0;
+    lastTop.current = 0;
+    scrolledTo(0);
+  }, [loadingFirst, setFollow, scrolledTo]);
 
   // Keep the selected row in view when it moves (keyboard). A row held above the view is shown first
   // (the held rows join the view, which stays still), then scrolled to.
