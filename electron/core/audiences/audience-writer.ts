@@ -70,10 +70,15 @@ export class AudienceWriter {
     }
   }
 
-  /** A deletion request purged the user's messages: their profile and audience memberships go too (no identify follows). */
+  /**
+   * A deletion request purged the user's messages: everything the audiences keep of them goes too —
+   * profile, memberships (no identify follows) and the syncs' record of what was sent to them (their
+   * id, the value, and a message id that a later message may reuse: SQLite reuses the highest ids).
+   */
   forgetPurgedUser(sourceId: number, userId: string): void {
     this.fold.forgetUser(sourceId, userId);
     this.#s.forgetPurged.run(userId, sourceId);
+    this.#s.forgetPurgedSyncMessages.run(userId, sourceId);
   }
 
   #save(op: Extract<AudienceOp, { op: 'audience.save' }>): number {
@@ -248,6 +253,11 @@ function prepare(db: DatabaseSync) {
     synced: db.prepare('UPDATE audiences SET last_sync_at = ?, next_sync_at = ? WHERE id = ?'),
     forgetPurged: db.prepare(
       'DELETE FROM audience_members WHERE user_id = ? AND audience_id IN (SELECT id FROM audiences WHERE source_id = ?)',
+    ),
+    // No index by user: a purge (rare) goes over the source's syncs' rows once.
+    forgetPurgedSyncMessages: db.prepare(
+      `DELETE FROM audience_sync_messages WHERE user_id = ? AND sync_id IN
+         (SELECT s.id FROM audience_syncs s JOIN audiences a ON a.id = s.audience_id WHERE a.source_id = ?)`,
     ),
   };
 }

@@ -162,10 +162,15 @@ export class IngestPipeline {
         this.#take(message.jobId)?.reject(new IngestError(message.status, message.code, message.message));
         return;
       case 'failed':
-        for (const id of message.jobIds) this.#take(id)?.reject(new Error(`could not store the request: ${message.message}`));
-        for (const id of message.resultIds) {
-          this.#waitingResults.get(id)?.reject(new Error(`could not store delivery results: ${message.message}`));
-          this.#waitingResults.delete(id);
+        for (const failure of message.failures) {
+          if (failure.kind === 'job') {
+            // The ingest server answers 500 "Sluice could not store the request: <this>".
+            this.#take(failure.id)?.reject(new Error(failure.message));
+            continue;
+          }
+          const what = failure.kind === 'results' ? 'delivery results' : OP_NAMES[failure.op];
+          this.#waitingResults.get(failure.id)?.reject(new Error(`could not store ${what}: ${failure.message}`));
+          this.#waitingResults.delete(failure.id);
         }
         return;
       case 'written':
@@ -189,6 +194,19 @@ export class IngestPipeline {
     return waiting;
   }
 }
+
+/** What each write op stores, for its error sentence. */
+const OP_NAMES: Record<WriteOp['op'], string> = {
+  createDeliveries: 'the new deliveries',
+  retryNow: 'the retry',
+  cancel: 'the cancellation',
+  deletionRequest: 'the deletion request',
+  'audience.save': 'the audience',
+  'audience.delete': 'the audience deletion',
+  'audience.fold': 'the user profiles',
+  'audience.preview': 'the audience preview',
+  'audience.sync': 'the audience sync',
+};
 
 function unavailable(): IngestError {
   return new IngestError(503, 'store_unavailable', "Sluice's store writer is restarting; retry shortly");

@@ -77,8 +77,13 @@ export type WriteOp =
   | AudienceOp;
 
 export interface WriteOutcome {
-  /** Ids of created rows (deliveries). */
+  /**
+   * Ids of created rows (deliveries). createDeliveries leaves out the deliveries of messages that no
+   * longer exist (purged after the caller planned them), so it may return fewer ids than asked for.
+   */
   ids: number[];
+  /** createDeliveries: messages that were gone when the write ran (no delivery created for them). */
+  goneMessageIds?: number[];
   /** Rows changed (retryNow, cancel) or messages purged. */
   changed: number;
   deletionRequestId?: number;
@@ -120,10 +125,17 @@ export interface CommittedRequest {
   deliveries: number;
 }
 
+/** One unit of a group commit that failed, with the store's error (see ingest-worker.ts). */
+export type UnitFailure =
+  | { kind: 'job'; id: number; message: string }
+  | { kind: 'results'; id: number; message: string }
+  | { kind: 'op'; id: number; op: WriteOp['op']; message: string };
+
 export type FromIngestWorker =
   | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
   | { kind: 'refused'; jobId: number; status: number; code: string; message: string }
-  | { kind: 'failed'; jobIds: number[]; resultIds: number[]; message: string }
+  /** Units of a group commit that were not stored (the rest of the group was). */
+  | { kind: 'failed'; failures: UnitFailure[] }
   | { kind: 'results-committed'; ids: number[] }
   | { kind: 'written'; id: number; outcome: WriteOutcome }
   | { kind: 'closed' };

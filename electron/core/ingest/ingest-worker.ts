@@ -5,6 +5,9 @@
 // It is also the store's single writer for deliveries: each accepted message's deliveries are
 // created in the same transaction as the message (nothing stored is ever left without them), and
 // the delivery engine's results are committed here in the same group commits.
+// Each unit of a group (an ingestion request, one commitResults call, one write op) runs in its own
+// savepoint: a unit that fails is undone and rejected alone, with its own error, and the others
+// still commit. Only a failure of the transaction itself (BEGIN, COMMIT, I/O) fails them all.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
@@ -15,6 +18,7 @@ import type {
   NewDelivery,
   RejectedEntry,
   ToIngestWorker,
+  UnitFailure,
   WriteOp,
   WriteOutcome,
 } from './ingest-protocol.ts';
@@ -54,9 +58,13 @@ const insertAttempt = db.prepare(
      response_body, error_code, error_message, outcome, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
+// A delivery of a message only while the message exists: a purge committed between planning a
+// replay and writing it (often in the same group) deleted it, and its deliveries are not created.
 const insertRequestedDelivery = db.prepare(
   `INSERT INTO deliveries (message_id, destination_id, trigger, replay_of, status, target_url, body_override,
-     deletion_request_id, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+     deletion_request_id, next_attempt_at, created_at, updated_at)
+   SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10
+   WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = ?1)`,
 );
 const retryNow = db.prepare(
   `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
@@ -71,6 +79,30 @@ const insertDeletion = db.prepare(
 const purgeUser = db.prepare("DELETE FROM messages WHERE user_id = ? AND source_id = ?");
 const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
 const audiences = new AudienceWriter(db);
+const savepoint = db.prepare('SAVEPOINT unit');
+const release = db.prepare('RELEASE unit');
+const rollbackTo = db.prepare('ROLLBACK TO unit');
+
+type Unit<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * Runs one unit of the group's transaction in a savepoint: on failure only its writes are undone.
+ * When SQLite has rolled back the whole transaction itself (an I/O error, a full disk), there is
+ * nothing left to keep: the error goes up and the whole group fails.
+ */
+function inSavepoint<T>(work: () => T): Unit<T> {
+  savepoint.run();
+  try {
+    const value = work();
+    release.run();
+    return { ok: true, value };
+  } catch (error) {
+    if (!db.isTransaction) throw error;
+    rollbackTo.run();
+    release.run();
+    return { ok: false, error: (error as Error).message };
+  }
+}
 
 let writeKeys = new Map<string, number>();
 /** sourceId → the enabled destinations connected to it. */
@@ -136,19 +168,29 @@ function storeResult(result: DeliveryResult, now: number): void {
   }
 }
 
-function createDeliveries(deliveries: NewDelivery[], now: number, deletionRequestId: number | null): number[] {
-  return deliveries.map((d) =>
-    Number(
-      insertRequestedDelivery.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl, d.bodyOverride,
-        d.deletionRequestId ?? deletionRequestId, d.due, now, now).lastInsertRowid,
-    ),
-  );
+/** Creates the deliveries whose message (if any) still exists; the others are left out and listed. */
+function createDeliveries(
+  deliveries: NewDelivery[],
+  now: number,
+  deletionRequestId: number | null,
+): { ids: number[]; goneMessageIds: number[] } {
+  const ids: number[] = [];
+  const gone = new Set<number>();
+  for (const d of deliveries) {
+    const result = insertRequestedDelivery.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl,
+      d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now);
+    if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
+    else gone.add(d.messageId!);
+  }
+  return { ids, goneMessageIds: [...gone] };
 }
 
 function applyOp(op: WriteOp): WriteOutcome {
   switch (op.op) {
-    case 'createDeliveries':
-      return { ids: createDeliveries(op.deliveries, op.now, null), changed: 0 };
+    case 'createDeliveries': {
+      const { ids, goneMessageIds } = createDeliveries(op.deliveries, op.now, null);
+      return { ids, changed: 0, ...(goneMessageIds.length > 0 ? { goneMessageIds } : {}) };
+    }
     case 'retryNow':
       return { ids: [], changed: op.deliveryIds.reduce((n, id) => n + Number(retryNow.run(op.now, op.now, id).changes), 0) };
     case 'cancel':
@@ -157,7 +199,7 @@ function applyOp(op: WriteOp): WriteOutcome {
       const deletionRequestId = Number(
         insertDeletion.run(op.userId, op.now, op.purge ? 1 : 0, JSON.stringify(op.sourceIds)).lastInsertRowid,
       );
-      const ids = createDeliveries(op.deliveries, op.now, deletionRequestId);
+      const { ids } = createDeliveries(op.deliveries, op.now, deletionRequestId); // delete notifications: no message
       let purged = 0;
       if (op.purge) {
         for (const sourceId of op.sourceIds) {
@@ -185,21 +227,45 @@ function flush(): void {
   if (batch.length === 0 && results.length === 0 && ops.length === 0) return;
   try {
     db.exec('BEGIN IMMEDIATE');
-    const committed = batch.map(({ job, prepared }) => ({ jobId: job.id, ...store(prepared) }));
+    const jobs = batch.map(({ job, prepared }) => ({ id: job.id, unit: inSavepoint(() => store(prepared)) }));
     const now = Date.now();
-    for (const unit of results) for (const result of unit.results) storeResult(result, now);
-    const outcomes = ops.map(({ id, op }) => ({ id, outcome: applyOp(op) }));
+    const stored = results.map(({ id, results: unit }) => ({
+      id,
+      unit: inSavepoint(() => {
+        for (const result of unit) storeResult(result, now);
+      }),
+    }));
+    const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     db.exec('COMMIT');
+    const committed: (CommittedRequest & { jobId: number })[] = [];
+    const failures: UnitFailure[] = [];
+    for (const { id, unit } of jobs) {
+      if (unit.ok) committed.push({ jobId: id, ...unit.value });
+      else failures.push({ kind: 'job', id, message: unit.error });
+    }
+    const resultIds: number[] = [];
+    for (const { id, unit } of stored) {
+      if (unit.ok) resultIds.push(id);
+      else failures.push({ kind: 'results', id, message: unit.error });
+    }
     if (committed.length > 0) send({ kind: 'committed', results: committed });
-    if (results.length > 0) send({ kind: 'results-committed', ids: results.map((unit) => unit.id) });
-    for (const { id, outcome } of outcomes) send({ kind: 'written', id, outcome });
+    if (resultIds.length > 0) send({ kind: 'results-committed', ids: resultIds });
+    for (const { id, op, unit } of outcomes) {
+      if (unit.ok) send({ kind: 'written', id, outcome: unit.value });
+      else failures.push({ kind: 'op', id, op, message: unit.error });
+    }
+    if (failures.length > 0) send({ kind: 'failed', failures });
   } catch (error) {
+    // The transaction itself failed: nothing of the group was stored.
     if (db.isTransaction) db.exec('ROLLBACK');
+    const message = (error as Error).message;
     send({
       kind: 'failed',
-      jobIds: batch.map(({ job }) => job.id),
-      resultIds: [...results.map((unit) => unit.id), ...ops.map((unit) => unit.id)],
-      message: (error as Error).message,
+      failures: [
+        ...batch.map(({ job }): UnitFailure => ({ kind: 'job', id: job.id, message })),
+        ...results.map(({ id }): UnitFailure => ({ kind: 'results', id, message })),
+        ...ops.map(({ id, op }): UnitFailure => ({ kind: 'op', id, op: op.op, message })),
+      ],
     });
   }
 }
