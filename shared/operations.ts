@@ -58,6 +58,8 @@ export interface ReplayOutcome {
   deliveries: number;
   /** Messages a filter matched that cannot be replayed: rejected ones, and ones whose source has no enabled destination. */
   leftOut: { rejected: number; noDestination: number };
+  /** "All failed" found more failed deliveries than it replays at once (the oldest 10,000); run it again for the rest. */
+  truncated?: true;
 }
 
 /** A filter replay covers at most this many messages; more is refused with a hint to narrow it. */

@@ -130,7 +130,7 @@ describe('replay', () => {
     const failedSide = await c.replay({ messageIds: [id('Recovered')], targetUrl: side.url });
     await until(deliveryStatus(c, failedSide.deliveryIds[0]!, 'failed'));
 
-    expect(c.deliveries.failedNow().map((d) => d.messageId).sort()).toEqual([id('SideOnly'), id('Untouched')].sort());
+    expect(c.deliveries.failedNow().deliveries.map((d) => d.messageId).sort()).toEqual([id('SideOnly'), id('Untouched')].sort());
     expect(await c.replay({ allFailed: true, dryRun: true })).toMatchObject({ messages: 2, deliveries: 2 });
     r.fallback = { status: 200 };
     const before = r.received.length;

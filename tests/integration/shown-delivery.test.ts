@@ -130,7 +130,7 @@ describe('failed now (replay all failed)', () => {
     const failedAgain = store.add([own(1, 'failed'), own(1, 'failed', 'replay'), side(1, 'failed')]);
     const twoDestinations = store.add([own(1, 'failed'), own(2, 'failed'), own(2, 'delivered', 'replay')]);
     store.db.exec(`INSERT INTO deliveries (message_id, destination_id, trigger, status, created_at, updated_at) VALUES (NULL, 1, 'test', 'failed', 0, 0)`);
-    expect(deliveries.failedNow().map((d) => d.id)).toEqual([sideOnly.rows[0]!.id, failedAgain.rows[1]!.id, twoDestinations.rows[0]!.id]);
-    expect([recovered, retrying].flatMap((m) => m.rows).some((d) => deliveries.failedNow().some((f) => f.id === d.id))).toBe(false);
+    expect(deliveries.failedNow().deliveries.map((d) => d.id)).toEqual([sideOnly.rows[0]!.id, failedAgain.rows[1]!.id, twoDestinations.rows[0]!.id]);
+    expect([recovered, retrying].flatMap((m) => m.rows).some((d) => deliveries.failedNow().deliveries.some((f) => f.id === d.id))).toBe(false);
   });
 });

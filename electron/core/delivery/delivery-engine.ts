@@ -57,6 +57,24 @@ const COMMIT_GROUP_MAX = 256;
 const MAX_SLEEP_MS = 30_000;
 
 /**
+ * Due deliveries a destination may hold in the ready queue: a few rounds' worth per slot, and at
+ * least 256, so that a refill (one query, which also re-reads the deliveries in flight: they are
+ * due until committed) serves many rounds; refilled once half are gone. Per destination, so that
+ * one destination's backlog never takes the queue from the others.
+ */
+function readyCap(destination: Destination): number {
+  return Math.max(destination.options.concurrency * 8, 256);
+}
+
+/** A destination's due deliveries, read from the store but not started yet, in due order. */
+interface ReadyQueue {
+  items: Delivery[];
+  head: number;
+  /** Items from head still in #readyIds (not cancelled). */
+  ready: number;
+}
+
+/**
  * Sends due deliveries: one round posts the message's body to every webhook of the destination at
  * once; any 2xx delivers it (no further rounds); otherwise a retryable failure schedules the next
  * round within the 4-hour window (retry-schedule.ts). Each round's result (the delivery's new state
@@ -74,8 +92,11 @@ export class DeliveryEngine {
    * Due deliveries read from the store but not started yet, one FIFO per destination; refilled in
    * batches, not per round. An id leaving #readyIds (cancelled) is skipped when its turn comes.
    */
-  readonly #queues = new Map<number, { items: Delivery[]; head: number }>();
-  readonly #readyIds = new Set<number>();
+  readonly #queues = new Map<number, ReadyQueue>();
+  /** Queued delivery id → its destination. */
+  readonly #readyIds = new Map<number, number>();
+  /** Per destination: its deliveries in #inFlight (they are still due in the store until committed). */
+  readonly #inFlightBy = new Map<number, number>();
   /**
    * The messages of queued deliveries, read with them in one query at refill (one read per message
    * would be a visible share of a delivery's cost). Dropped when messages may have been purged.
@@ -84,10 +105,12 @@ export class DeliveryEngine {
   /** Purges under way (see purging()). */
   #purges = 0;
   /**
-   * False once a read of due deliveries found nothing it did not already hold: reading again before
-   * something changes (new deliveries, time passing) would return the same rows, on every round.
+   * Destinations whose every due delivery we hold (queued or in flight), as the last read found:
+   * reading again before something changes (new deliveries, time passing) would return the same
+   * rows, on every round. The value is when its next stored delivery falls due (null: none is
+   * stored); kick() forgets them all.
    */
-  #mayHaveMore = true;
+  readonly #heldAll = new Map<number, number | null>();
   readonly #perDestination = new Map<number, number>();
   readonly #rounds = new Set<Promise<void>>();
   #pumpScheduled = false;
@@ -108,7 +131,7 @@ export class DeliveryEngine {
 
   /** Looks for due deliveries now (new messages, a settings change, or a test's clock moved). */
   kick(): void {
-    this.#mayHaveMore = true;
+    this.#heldAll.clear();
     this.#schedulePump();
   }
 
@@ -134,7 +157,12 @@ export class DeliveryEngine {
   /** Drops deliveries from the ready queue (they were cancelled): only the store's state counts. */
   forget(deliveryIds: number[]): void {
     for (const id of deliveryIds) {
-      this.#readyIds.delete(id);
+      const destinationId = this.#readyIds.get(id);
+      if (destinationId !== undefined) {
+        this.#readyIds.delete(id);
+        const queue = this.#queues.get(destinationId);
+        if (queue) queue.ready--;
+      }
       if (this.#inFlight.has(id)) this.#cancelledInFlight.add(id);
     }
   }
@@ -176,60 +204,102 @@ export class DeliveryEngine {
       return;
     }
     const now = this.#o.clock.now();
-    if (this.#mayHaveMore && this.#readyIds.size < this.#maxInFlight) this.#refill(now);
+    // Each enabled destination's queue is refilled on its own once it runs low; disabled and
+    // deleted destinations are never read (their deliveries stay due in the store).
+    let wakeAt = Infinity;
+    for (const destination of this.#o.destinations.list()) {
+      if (!destination.enabled) continue;
+      const nextAt = this.#heldAll.get(destination.id);
+      if (nextAt !== undefined && nextAt !== null && nextAt <= now) this.#heldAll.delete(destination.id);
+      const cap = readyCap(destination);
+      if (!this.#heldAll.has(destination.id) && (this.#queues.get(destination.id)?.ready ?? 0) <= cap / 2) {
+        this.#refill(destination.id, cap, now);
+      }
+      const heldUntil = this.#heldAll.get(destination.id);
+      if (heldUntil !== undefined && heldUntil !== null) wakeAt = Math.min(wakeAt, heldUntil);
+    }
+
+    // Start rounds one destination at a time, in turn, so that the free slots are shared.
+    const turns: { queue: ReadyQueue; destination: Destination }[] = [];
     for (const [destinationId, queue] of this.#queues) {
       // Deleted or disabled since its deliveries were read: they are dropped from the queue, not sent.
-      // A disabled destination's stay pending in the store; due() reads them again once it is enabled.
-      const found = this.#o.destinations.byId(destinationId);
-      const destination = found?.enabled ? found : undefined;
-      while (queue.head < queue.items.length && this.#inFlight.size < this.#maxInFlight) {
-        if (destination && (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) break;
-        const delivery = queue.items[queue.head++]!;
-        if (!this.#readyIds.delete(delivery.id)) {
-          this.#prefetched.delete(delivery.id);
-          continue; // cancelled meanwhile
-        }
-        if (destination) this.#start(delivery, destination);
-        else this.#prefetched.delete(delivery.id);
+      // A disabled destination's stay pending in the store and are read again once it is enabled.
+      const destination = this.#o.destinations.byId(destinationId);
+      if (destination?.enabled) turns.push({ queue, destination });
+      else this.#drop(destinationId, queue);
+    }
+    let started = true;
+    while (started && this.#inFlight.size < this.#maxInFlight) {
+      started = false;
+      for (const { queue, destination } of turns) {
+        if (this.#inFlight.size >= this.#maxInFlight) break;
+        if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) continue;
+        const delivery = this.#take(queue);
+        if (!delivery) continue;
+        this.#start(delivery, destination);
+        started = true;
       }
-      if (queue.head >= queue.items.length) this.#queues.delete(destinationId);
+    }
+    for (const { queue, destination } of turns) {
+      if (queue.head >= queue.items.length) this.#queues.delete(destination.id);
       else if (queue.head > 1024) {
         queue.items = queue.items.slice(queue.head);
         queue.head = 0;
       }
     }
-    if (this.#readyIds.size > 0) return; // a finishing round kicks again
-    const next = this.#o.deliveries.nextDueAt();
-    if (next === null) return;
-    if (next > now) {
-      this.#timer = setTimeout(() => this.kick(), Math.min(next - now, MAX_SLEEP_MS)).unref();
-    } else if (this.#inFlight.size === 0) {
-      // Due rows we do not hold, and nothing running that would look again: look now.
-      this.#mayHaveMore = true;
-      this.#schedulePump();
-    } // else the rounds in flight pump again as they finish
+    // Queued deliveries start as rounds finish (each pumps again); a destination whose due rows we
+    // all hold is read again when its next one falls due, or on kick().
+    if (wakeAt !== Infinity) this.#timer = setTimeout(() => this.kick(), Math.min(Math.max(wakeAt - now, 0), MAX_SLEEP_MS)).unref();
   }
 
-  /** Reads due deliveries that are neither running nor already queued. */
-  #refill(now: number): void {
-    const batch = Math.max(this.#maxInFlight * 4, 1000);
-    const limit = batch + this.#inFlight.size + this.#readyIds.size;
-    const due = this.#o.deliveries.due(now, limit);
-    if (due.length < limit) this.#mayHaveMore = false; // we now hold every due delivery
+  /** The queue's next delivery that was not cancelled meanwhile, out of the queue. */
+  #take(queue: ReadyQueue): Delivery | undefined {
+    while (queue.head < queue.items.length) {
+      const delivery = queue.items[queue.head++]!;
+      if (this.#readyIds.delete(delivery.id)) {
+        queue.ready--;
+        return delivery;
+      }
+      this.#prefetched.delete(delivery.id); // cancelled meanwhile
+    }
+    return undefined;
+  }
+
+  #drop(destinationId: number, queue: ReadyQueue): void {
+    for (let i = queue.head; i < queue.items.length; i++) {
+      const id = queue.items[i]!.id;
+      this.#readyIds.delete(id);
+      this.#prefetched.delete(id);
+    }
+    this.#queues.delete(destinationId);
+    this.#heldAll.delete(destinationId); // read again once it is enabled
+  }
+
+  /**
+   * Reads the destination's due deliveries that are neither running nor already queued, up to its
+   * cap. The store returns the ones we hold too (they are due until their result is committed), so
+   * the read asks for that many more.
+   */
+  #refill(destinationId: number, cap: number, now: number): void {
+    let queue = this.#queues.get(destinationId);
+    const limit = cap + (this.#inFlightBy.get(destinationId) ?? 0);
+    const due = this.#o.deliveries.dueFor(destinationId, now, limit);
+    // We now hold every due delivery of this destination: wait for the next one to fall due.
+    if (due.length < limit) this.#heldAll.set(destinationId, this.#o.deliveries.nextDueAfter(destinationId, now));
+    const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id));
+    if (fresh.length === 0) return;
     const wanted: number[] = [];
-    for (const delivery of due) {
-      if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
+    for (const delivery of fresh) {
       if (delivery.bodyOverride === null && delivery.messageId !== null) wanted.push(delivery.messageId);
     }
     const records = this.#o.messages.payloads(wanted);
-    for (const delivery of due) {
-      if (this.#inFlight.has(delivery.id) || this.#readyIds.has(delivery.id)) continue;
+    if (!queue) this.#queues.set(destinationId, (queue = { items: [], head: 0, ready: 0 }));
+    for (const delivery of fresh) {
       const record = delivery.messageId === null ? undefined : records.get(delivery.messageId);
       if (record && delivery.bodyOverride === null) this.#prefetched.set(delivery.id, record);
-      let queue = this.#queues.get(delivery.destinationId);
-      if (!queue) this.#queues.set(delivery.destinationId, (queue = { items: [], head: 0 }));
       queue.items.push(delivery);
-      this.#readyIds.add(delivery.id);
+      queue.ready++;
+      this.#readyIds.set(delivery.id, destinationId);
     }
   }
 
@@ -244,19 +314,13 @@ export class DeliveryEngine {
     if (!queue) return;
     const destination = this.#o.destinations.byId(destinationId);
     if (!destination?.enabled || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
-    while (queue.head < queue.items.length) {
-      const delivery = queue.items[queue.head++]!;
-      if (!this.#readyIds.delete(delivery.id)) {
-        this.#prefetched.delete(delivery.id);
-        continue; // cancelled meanwhile
-      }
-      this.#start(delivery, destination);
-      return;
-    }
+    const delivery = this.#take(queue);
+    if (delivery) this.#start(delivery, destination);
   }
 
   #start(delivery: Delivery, destination: Destination): void {
     this.#inFlight.add(delivery.id);
+    this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 0) + 1);
     this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 0) + 1);
     // The destination's slot bounds requests to its receivers: it is freed when the requests end.
     // The delivery stays in #inFlight (never picked twice) until its result is durable.
@@ -273,11 +337,13 @@ export class DeliveryEngine {
         // Most likely the store could not record the result: the delivery is still due in the
         // store and will be sent again (at least once), after a pause rather than in a tight loop.
         this.#pausedUntil = Date.now() + 1_000;
+        this.#heldAll.delete(destination.id); // read it again
         console.error(`sluice: delivery ${delivery.id}: ${(error as Error).message}`);
       })
       .finally(() => {
         releaseSlot();
         this.#inFlight.delete(delivery.id);
+        this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 1) - 1);
         this.#cancelledInFlight.delete(delivery.id);
         this.#rounds.delete(round);
         this.#schedulePump();
@@ -395,8 +461,14 @@ export class DeliveryEngine {
       return this.#o.writer.commitResults(results);
     });
     await this.#resultsCommit;
-    // Due again at once (e.g. Retry-After: 0): the last read of due rows did not include it.
-    if (result.nextAttemptAt !== null && result.nextAttemptAt <= this.#o.clock.now()) this.#mayHaveMore = true;
+    // Due again (at once, e.g. Retry-After: 0, or later): the last read of due rows did not include it.
+    if (result.nextAttemptAt !== null) {
+      const heldUntil = this.#heldAll.get(delivery.destinationId);
+      if (result.nextAttemptAt <= this.#o.clock.now()) this.#heldAll.delete(delivery.destinationId);
+      else if (heldUntil === null || (heldUntil !== undefined && result.nextAttemptAt < heldUntil)) {
+        this.#heldAll.set(delivery.destinationId, result.nextAttemptAt);
+      }
+    }
     if (this.#cancelledInFlight.delete(result.deliveryId)) {
       // Cancelled while this round ran: the store kept "cancelled" unless the result got there first.
       // Announce what is stored, never a state the cancel already replaced.

@@ -40,13 +40,15 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
   const planned: NewDelivery[] = [];
   const leftOut = { rejected: 0, noDestination: 0 };
 
+  let truncated = false;
+
   if (request.allFailed) {
     // What is failed now: a delivery a later replay or retry has delivered (or is still sending) is
-    // not, so running "all failed" twice sends nothing twice (DeliveriesRepo.failedNow).
-    for (const failed of deps.deliveries.failedNow()) {
-      if (chosen && failed.destinationId !== chosen.id) continue;
-      // A deleted destination's failures are history: there is nothing left to send them through.
-      if (!destinations.some((d) => d.id === failed.destinationId)) continue;
+    // not, so running "all failed" twice sends nothing twice. The store leaves out other destinations'
+    // (when one is chosen) and deleted destinations' failures before its limit (DeliveriesRepo.failedNow).
+    const failedNow = deps.deliveries.failedNow(chosen ? { destinationId: chosen.id } : {});
+    truncated = failedNow.truncated;
+    for (const failed of failedNow.deliveries) {
       planned.push({
         messageId: failed.messageId,
         destinationId: failed.destinationId,
@@ -105,6 +107,8 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
     messages: new Set(planned.flatMap((d) => (d.messageId === null ? [] : [d.messageId]))).size,
     deliveries: planned.length,
     leftOut,
+    // Only the oldest FAILED_NOW_MAX were replayed: running it again replays the next ones.
+    ...(truncated ? { truncated: true as const } : {}),
   };
   if (planned.length === 0 || request.dryRun) return { deliveryIds: [], ...counts };
   const outcome = await deps.writer.write({ op: 'createDeliveries', deliveries: planned, now });

@@ -57,32 +57,54 @@ export function lastErrorOf(
   return { lastErrorCode: last.errorCode, lastHttpStatus: last.errorCode === 'http' ? last.responseStatus : null };
 }
 
+// One destination's due deliveries: a seek on the partial index deliveries_destination_due, so
+// another destination's backlog is never read past. (Exported for the query-plan tests.)
+export const DUE_FOR_SQL = `SELECT ${COLUMNS} FROM deliveries
+  WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ?
+  ORDER BY next_attempt_at LIMIT ?`;
+export const NEXT_DUE_AFTER_SQL = `SELECT min(next_attempt_at) AS at FROM deliveries
+  WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at > ?`;
+
+/**
+ * "Failed now" (see DeliveriesRepo.failedNow), read from the partial index deliveries_failed in id
+ * order (oldest first, no sort). A deleted destination's failures are history (nothing is left to
+ * send them through) and are left out here, before the LIMIT, like another destination's when one
+ * is chosen. Each check is a range seek on deliveries_message or deliveries_deletion.
+ */
+export function failedNowSql(forDestination: boolean): string {
+  return `SELECT ${COLUMNS} FROM deliveries d
+    WHERE d.status = 'failed' AND d.target_url IS NULL ${forDestination ? 'AND d.destination_id = ?' : ''}
+      AND d.destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL) AND CASE
+      WHEN d.message_id IS NOT NULL THEN ${LATEST_IN_LANE_SQL}
+      WHEN d.deletion_request_id IS NOT NULL THEN NOT EXISTS (SELECT 1 FROM deliveries later
+        WHERE later.deletion_request_id = d.deletion_request_id AND later.destination_id = d.destination_id
+          AND later.id > d.id AND later.target_url IS NULL)
+      ELSE 0 END
+    ORDER BY d.id LIMIT ?`;
+}
+
+/** "Replay all failed" replays at most this many deliveries at a time (the oldest). */
+export const FAILED_NOW_MAX = 10_000;
+
 /** Read side of deliveries and attempts; the ingest worker writes them. */
 export class DeliveriesRepo {
-  readonly #due: StatementSync;
-  readonly #nextDue: StatementSync;
+  readonly #dueFor: StatementSync;
+  readonly #nextDueAfter: StatementSync;
   readonly #get: StatementSync;
   readonly #forMessage: StatementSync;
   readonly #attempts: StatementSync;
   readonly #counts: StatementSync;
   readonly #forDeletion: StatementSync;
   readonly #failedNow: StatementSync;
+  readonly #failedNowFor: StatementSync;
   readonly #byIds: StatementSync;
   readonly #forMessages: StatementSync;
   readonly #lastAttempts: StatementSync;
   readonly #waiting: StatementSync;
 
   constructor(db: DatabaseSync) {
-    // A disabled destination's deliveries wait (pending or retrying) until it is enabled again.
-    this.#due = db.prepare(
-      `SELECT ${COLUMNS} FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
-         AND destination_id IN (SELECT id FROM destinations WHERE enabled = 1)
-       ORDER BY next_attempt_at LIMIT ?`,
-    );
-    this.#nextDue = db.prepare(
-      `SELECT min(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')
-         AND destination_id IN (SELECT id FROM destinations WHERE enabled = 1)`,
-    );
+    this.#dueFor = db.prepare(DUE_FOR_SQL);
+    this.#nextDueAfter = db.prepare(NEXT_DUE_AFTER_SQL);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
     this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
     this.#attempts = db.prepare(
@@ -98,15 +120,8 @@ export class DeliveriesRepo {
     // deletion request), when that one failed. Replays to a typed URL are side experiments, and test
     // events are probes: neither counts. Each check is a range seek on deliveries_message or
     // deliveries_deletion; only the failed rows are checked.
-    this.#failedNow = db.prepare(
-      `SELECT ${COLUMNS} FROM deliveries d WHERE d.status = 'failed' AND d.target_url IS NULL AND CASE
-         WHEN d.message_id IS NOT NULL THEN ${LATEST_IN_LANE_SQL}
-         WHEN d.deletion_request_id IS NOT NULL THEN NOT EXISTS (SELECT 1 FROM deliveries later
-           WHERE later.deletion_request_id = d.deletion_request_id AND later.destination_id = d.destination_id
-             AND later.id > d.id AND later.target_url IS NULL)
-         ELSE 0 END
-       ORDER BY d.id LIMIT ?`,
-    );
+    this.#failedNow = db.prepare(failedNowSql(false));
+    this.#failedNowFor = db.prepare(failedNowSql(true));
     this.#byIds = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`);
     this.#forMessages = db.prepare(
       `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
@@ -120,14 +135,14 @@ export class DeliveriesRepo {
     );
   }
 
-  /** Deliveries whose next attempt is due at `now`, earliest first. */
-  due(now: number, limit: number): Delivery[] {
-    return this.#due.all(now, limit) as unknown as Delivery[];
+  /** The destination's deliveries whose next attempt is due at `now`, earliest first. */
+  dueFor(destinationId: number, now: number, limit: number): Delivery[] {
+    return this.#dueFor.all(destinationId, now, limit) as unknown as Delivery[];
   }
 
-  /** When the earliest pending or retrying delivery is due, or null when none is. */
-  nextDueAt(): number | null {
-    return (this.#nextDue.get() as { at: number | null }).at;
+  /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
+  nextDueAfter(destinationId: number, now: number): number | null {
+    return (this.#nextDueAfter.get(destinationId, now) as { at: number | null }).at;
   }
 
   get(id: number): Delivery | undefined {
@@ -173,10 +188,17 @@ export class DeliveriesRepo {
   /**
    * What "replay all failed" replays: for each message (or deletion request) and destination, the
    * latest delivery to the destination's webhooks when it is `failed` — not one a later replay or
-   * retry has since delivered or is still sending. Oldest first.
+   * retry has since delivered or is still sending; only a destination's that is not deleted (and
+   * only `destinationId`'s when given). Oldest first, at most `limit`: `truncated` says more were.
    */
-  failedNow(limit = 10_000): Delivery[] {
-    return this.#failedNow.all(limit) as unknown as Delivery[];
+  failedNow(options: { destinationId?: number; limit?: number } = {}): { deliveries: Delivery[]; truncated: boolean } {
+    const limit = options.limit ?? FAILED_NOW_MAX;
+    const rows = (
+      options.destinationId === undefined
+        ? this.#failedNow.all(limit + 1)
+        : this.#failedNowFor.all(options.destinationId, limit + 1)
+    ) as unknown as Delivery[];
+    return { deliveries: rows.slice(0, limit), truncated: rows.length > limit };
   }
 
   /** These deliveries as stored (ids that do not exist are left out), in id order. */

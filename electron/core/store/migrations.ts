@@ -235,6 +235,18 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE destinations ADD COLUMN deleted_at INTEGER;
     `,
   },
+  {
+    version: 6,
+    name: 'per-destination due deliveries; failed deliveries',
+    sql: `
+      -- The delivery engine reads each destination's due deliveries on its own (a slow destination's
+      -- backlog must not stand before another's), earliest first: a seek per destination.
+      CREATE INDEX deliveries_destination_due ON deliveries (destination_id, next_attempt_at)
+        WHERE status IN ('pending', 'retrying');
+      -- "Replay all failed" reads the failed deliveries oldest first, not every delivery.
+      CREATE INDEX deliveries_failed ON deliveries (id) WHERE status = 'failed';
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

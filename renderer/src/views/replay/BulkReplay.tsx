@@ -129,7 +129,7 @@ function BulkChoice({ inspectorFilters, onClose, onStarted }: {
       setProblem(`The replay was refused: ${result.error.message}.`);
       return;
     }
-    const label = scope === 'failed' ? 'all failed deliveries' : `the messages matching: ${describeFilters(snapshot.filters, sourceName, absoluteTime)}`;
+    const label = scope === 'failed' ? `all failed deliveries${result.value.truncated ? ' (the oldest 10,000; replay all failed again for the rest)' : ''}` : `the messages matching: ${describeFilters(snapshot.filters, sourceName, absoluteTime)}`;
     onStarted({ label, messages: result.value.messages, deliveryIds: result.value.deliveryIds });
   };
 

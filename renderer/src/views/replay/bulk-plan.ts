@@ -39,6 +39,10 @@ export interface Confirmation {
   button: string | null;
 }
 
+/** Said when "all failed" found more failed deliveries than one replay takes (ReplayOutcome.truncated). */
+export const TRUNCATED_SENTENCE =
+  'There are more failed deliveries than one replay takes: this replays the oldest 10,000; replay all failed again afterwards for the rest.';
+
 export function confirmation(outcome: ReplayOutcome): Confirmation {
   const { messages, deliveries, leftOut } = outcome;
   const notes: string[] = [];
@@ -46,7 +50,8 @@ export function confirmation(outcome: ReplayOutcome): Confirmation {
   if (leftOut.noDestination > 0) {
     notes.push(`${plural(leftOut.noDestination, 'message')} left out: their source has no enabled destination — choose a destination above to replay them through it`);
   }
-  const tail = notes.length ? ` ${notes.join('; ')}.` : '';
+  const more = outcome.truncated ? ` ${TRUNCATED_SENTENCE}` : '';
+  const tail = (notes.length ? ` ${notes.join('; ')}.` : '') + more;
   if (deliveries === 0) return { text: `Nothing to replay.${tail}`, button: null };
   const what = messages > 0 ? plural(messages, 'message') : plural(deliveries, 'delivery', 'deliveries');
   const how = deliveries === messages ? '' : ` as ${plural(deliveries, 'new delivery', 'new deliveries')}`;
