@@ -308,7 +308,7 @@ async function listenOn(listen: () => Promise<unknown>, inUse: string): Promise<
   try {
     await listen();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(inUse);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw Object.assign(new Error(inUse), { code: 'EADDRINUSE' });
     throw error;
   }
 }

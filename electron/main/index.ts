@@ -5,7 +5,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHandlers } from '../core/api/contract-handlers.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { createCore, type Core } from '../core/index.ts';
+import type { Core } from '../core/index.ts';
+import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
 
 const rendererIndex = path.join(import.meta.dirname, '../renderer/index.html');
@@ -15,7 +16,9 @@ const CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 
 let core: Core | undefined;
 
 async function start(): Promise<void> {
-  core = await createCore({ dataDir: app.isPackaged ? app.getPath('userData') : defaultDataDir(), ingestPort: 0 });
+  const started = await createDesktopCore({ dataDir: app.isPackaged ? app.getPath('userData') : defaultDataDir() });
+  core = started.core;
+  if (started.movedBecause) console.warn(`sluice: ${started.movedBecause} — using free ports instead: ingestion at ${core.ingestUrl}, receiver at ${core.receiver.url}`);
   registerContract(ipcMain, createHandlers(core), { isTrustedUrl: (url) => url === rendererUrl || url.startsWith(`${rendererUrl}#`) });
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
