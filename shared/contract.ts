@@ -234,6 +234,7 @@ export interface DeletionRequestView {
   userId: string;
   requestedAt: number;
   purge: boolean;
+  /** The sources that held messages of the user when it was requested. */
   sourceIds: number[];
   purgedMessages: number;
   deliveries: DeliveryView[];

@@ -1,7 +1,7 @@
 // The audience writes the request thread asks the store's writer (the ingest worker) for, and what
 // comes back. Everything an audience writes — its definition, profile folding, a sync's identify
 // messages with their deliveries and the new member snapshot — is one transaction in the writer.
-import type { AudienceKind, AudienceRule, Computation, SyncMode } from '../../../shared/audiences.ts';
+import type { AudienceKind, AudiencePreviewView, AudienceRule, Computation, SyncMode } from '../../../shared/audiences.ts';
 
 export interface AudienceRecord {
   /** Absent: a new audience. */
@@ -45,15 +45,8 @@ export type AudienceOp =
       nextSyncAt: number;
     };
 
-export interface PreviewOutcome {
-  members: number;
-  sample: { userId: string; value: unknown }[];
-  joining: number | null;
-  leaving: number | null;
-  /** Users the source has (with any stored message and a userId). */
-  users: number;
-  durationMs: number;
-}
+/** What a preview found: the contract's view of it, as the writer computes it. */
+export type PreviewOutcome = AudiencePreviewView;
 
 export interface SyncOutcome {
   syncId: number;

@@ -1,14 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DeletionRequestView } from '../../../shared/contract.ts';
 
-export interface StoredDeletionRequest {
-  id: number;
-  userId: string;
-  requestedAt: number;
-  purge: boolean;
-  /** The sources that held messages of the user when it was requested. */
-  sourceIds: number[];
-  purgedMessages: number;
-}
+/** A stored deletion request: the contract's view without its deliveries. */
+export type StoredDeletionRequest = Omit<DeletionRequestView, 'deliveries'>;
 
 interface Row {
   id: number;
