@@ -1,31 +1,20 @@
 // The store's reads behind per-destination delivery and "replay all failed", in a real SQLite file
 // migrated like the app's: what they return (a destination filter and deleted destinations applied
 // before the limit; the limit reported), and that they seek their indexes instead of scanning.
-import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
 import { replay } from '../../electron/core/delivery/replay.ts';
-import { openDatabase, transaction } from '../../electron/core/store/database.ts';
+import { transaction } from '../../electron/core/store/database.ts';
 import { DeliveriesRepo, DUE_FOR_SQL, failedNowSql, NEXT_DUE_AFTER_SQL } from '../../electron/core/store/deliveries-repo.ts';
 import { DestinationsRepo } from '../../electron/core/store/destinations-repo.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { SourcesRepo } from '../../electron/core/store/sources-repo.ts';
-import { tempDir } from '../helpers/core.ts';
+import { scratchStores } from '../helpers/scratch-store.ts';
 
-let dir: string | undefined;
-let db: DatabaseSync | undefined;
-afterEach(() => {
-  db?.close();
-  db = undefined;
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const scratchStore = scratchStores();
 
 /** A store with destinations 1 (A), 2 (B) and 3 (C, deleted); `add` stores a message with one delivery. */
 function open() {
-  dir = tempDir('sluice-store-queries-');
-  db = openDatabase(dir);
-  db.exec(`INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'web', 'wk', 'web', 0)`);
+  const db = scratchStore('sluice-store-queries-');
   for (const [id, name] of [[1, 'A'], [2, 'B'], [3, 'C']] as const) {
     db.exec(`INSERT INTO destinations (id, name, enabled, settings, created_at, updated_at) VALUES (${id}, '${name}', 1, '{"webhooks":[],"options":{"bodyShape":"seed","concurrency":4}}', 0, 0)`);
     db.exec(`INSERT INTO destination_sources (destination_id, source_id) VALUES (${id}, 1)`);

@@ -2,34 +2,20 @@
 // (electron/core/store/shown-delivery.ts, used by MessagesRepo.findIds for replays by filter) selects
 // exactly the rows the rule puts in each state — over hand-picked histories and random ones, in a
 // real SQLite file migrated like the app's. Also which indexes the SQL uses.
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
+import { describe, expect, it } from 'vitest';
 import { DeliveriesRepo } from '../../electron/core/store/deliveries-repo.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { LATEST_IN_LANE_SQL, shownDeliverySql } from '../../electron/core/store/shown-delivery.ts';
 import { DELIVERY_STATUSES } from '../../shared/operations.ts';
 import { shownDelivery, type LaneDelivery } from '../../shared/shown-delivery.ts';
-import { tempDir } from '../helpers/core.ts';
-import type { DatabaseSync } from 'node:sqlite';
+import { scratchStores } from '../helpers/scratch-store.ts';
 
 type D = Omit<LaneDelivery, 'id'> & { trigger?: string };
 
-let dir: string | undefined;
-let db: DatabaseSync | undefined;
-afterEach(() => {
-  db?.close();
-  db = undefined;
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const scratchStore = scratchStores();
 
 function open() {
-  dir = tempDir('sluice-shown-');
-  db = openDatabase(dir);
-  expect(fs.existsSync(path.join(dir, DATABASE_FILE))).toBe(true);
-  db.exec(`INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'web', 'wk', 'web', 0)`);
+  const db = scratchStore('sluice-shown-');
   for (const id of [1, 2, 3]) db.exec(`INSERT INTO destinations (id, name, enabled, settings, created_at, updated_at) VALUES (${id}, 'd${id}', 1, '{}', 0, 0)`);
   const insertMessage = db.prepare(`INSERT INTO messages (source_id, message_id, type, status, received_at, raw) VALUES (1, ?, 'track', 'accepted', 0, '{}')`);
   const insertDelivery = db.prepare(
