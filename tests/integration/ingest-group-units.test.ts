@@ -136,6 +136,27 @@ describe('group commit units', () => {
   });
 });
 
+describe('message ids reused after a purge', () => {
+  it('a replay planned before a purge is not sent as the new message that took the purged one’s id', async () => {
+    const { pipeline, submit, rows } = await writerOnStore();
+    const alice = (await submit(1, { type: 'track', userId: 'alice', event: 'A' })).ids[0]!;
+    const aliceDelivery = (rows('SELECT id FROM deliveries WHERE message_id = ?', alice) as { id: number }[])[0]!.id;
+    // The replay is planned now (alice's delivery, alice's message id), the purge lands first...
+    await pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [1], deliveries: [], now: NOW });
+    // ...then bob's message, which takes the newest id again (no AUTOINCREMENT): alice's old id.
+    const bob = (await submit(1, { type: 'track', userId: 'bob', event: 'B' })).ids[0]!;
+    expect(bob).toBe(alice);
+    const replay = await pipeline.write({
+      op: 'createDeliveries',
+      now: NOW,
+      deliveries: [{ messageId: alice, destinationId: 1, trigger: 'replay', replayOf: aliceDelivery, targetUrl: null, bodyOverride: null, due: NOW }],
+    });
+    expect(replay.ids).toEqual([]);
+    expect(replay.goneMessageIds).toEqual([alice]);
+    expect(rows("SELECT count(*) AS n FROM deliveries WHERE trigger = 'replay'")).toEqual([{ n: 0 }]);
+  });
+});
+
 describe("the reviewer's scenario over a real core", () => {
   it('a purge, a replay of the purged message and another client under load: nothing fails but the replayed delivery', async () => {
     const receiver = await newReceiver();

@@ -60,11 +60,15 @@ const insertAttempt = db.prepare(
 
 // A delivery of a message only while the message exists: a purge committed between planning a
 // replay and writing it (often in the same group) deleted it, and its deliveries are not created.
+// Message ids can be reused once the newest rows are purged (the table has no AUTOINCREMENT): a
+// replay also needs the delivery it repeats to still point at the message — a purge sets that
+// link to NULL — or a new message that took the id would be sent in the purged one's place.
 const insertRequestedDelivery = db.prepare(
   `INSERT INTO deliveries (message_id, destination_id, trigger, replay_of, status, target_url, body_override,
      deletion_request_id, next_attempt_at, created_at, updated_at)
    SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10
-   WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = ?1)`,
+   WHERE ?1 IS NULL OR (EXISTS (SELECT 1 FROM messages WHERE id = ?1)
+     AND (?4 IS NULL OR EXISTS (SELECT 1 FROM deliveries repeated WHERE repeated.id = ?4 AND repeated.message_id = ?1)))`,
 );
 const retryNow = db.prepare(
   `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
