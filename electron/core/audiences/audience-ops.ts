@@ -1,19 +1,13 @@
 // The audience writes the request thread asks the store's writer (the ingest worker) for, and what
 // comes back. Everything an audience writes — its definition, profile folding, a sync's identify
 // messages with their deliveries and the new member snapshot — is one transaction in the writer.
-import type { AudienceKind, AudiencePreviewView, AudienceRule, Computation, SyncMode } from '../../../shared/audiences.ts';
+import type { AudiencePreviewView } from '../../../shared/audiences.ts';
+import type { Audience } from './audiences-repo.ts';
 
-export interface AudienceRecord {
-  /** Absent: a new audience. */
+/** What a save writes: a stored audience's definition (without id: a new one). */
+export type AudienceRecord = Pick<Audience, 'name' | 'kind' | 'sourceId' | 'property' | 'definition' | 'mode' | 'intervalSeconds'> & {
   id?: number;
-  name: string;
-  kind: AudienceKind;
-  sourceId: number;
-  property: string;
-  definition: AudienceRule | Computation;
-  mode: SyncMode;
-  intervalSeconds: number;
-}
+};
 
 export type AudienceOp =
   | {
@@ -29,9 +23,9 @@ export type AudienceOp =
   | { op: 'audience.fold'; limit: number }
   | {
       op: 'audience.preview';
-      kind: AudienceKind;
+      kind: Audience['kind'];
       sourceId: number;
-      definition: AudienceRule | Computation;
+      definition: Audience['definition'];
       /** An existing audience: also count who would join and leave against its snapshot. */
       audienceId: number | null;
       sampleSize: number;

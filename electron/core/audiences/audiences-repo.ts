@@ -57,6 +57,7 @@ export class AudiencesRepo {
   readonly #syncs: StatementSync;
   readonly #sync: StatementSync;
   readonly #syncMessages: StatementSync;
+  #count: StatementSync | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -90,8 +91,10 @@ export class AudiencesRepo {
     return (this.#nextDue.get(now) as { at: number | null }).at;
   }
 
+  /** Asked on every stored batch (is there anything to fold for?): the statement is prepared once. */
   count(): number {
-    return Number((this.#db.prepare('SELECT count(*) AS n FROM audiences').get() as { n: number }).n);
+    this.#count ??= this.#db.prepare('SELECT count(*) AS n FROM audiences');
+    return Number((this.#count.get() as { n: number }).n);
   }
 
   /** Syncs of an audience, newest first, with their deliveries counted by status. */
