@@ -8,7 +8,7 @@ import type { DestinationConfig } from '../../shared/settings.ts';
 import type { Attempt, Delivery } from '../../electron/core/store/deliveries-repo.ts';
 import { makeTestCerts, type TestCerts } from '../helpers/certs.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const TIMEOUT_MS = 300;
@@ -16,6 +16,8 @@ let now = T0;
 const clock = { now: () => now };
 
 let core: TestCore | undefined;
+// Registered before the afterEach below, so that it runs after it: the core stops before its receivers go.
+const receiver = receiversClosedAfterEach();
 const closers: (() => Promise<void>)[] = [];
 let certs: TestCerts;
 
@@ -32,57 +34,45 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function receiver(tls?: { key: string; cert: string }): Promise<Receiver> {
-  const r = await startReceiver(tls);
-  closers.push(() => r.close());
-  return r;
+/** Listens on 127.0.0.1:0 and closes the server (dropping open connections) after the test; its port. */
+async function listenUntilTestEnds(server: net.Server): Promise<number> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return (server.address() as AddressInfo).port;
 }
 
 /** A plain HTTP server with a hand-written handler; counts the requests that reached it. */
 async function rawHttpServer(handler: (req: http.IncomingMessage, res: http.ServerResponse, n: number) => void) {
-  const sockets = new Set<Socket>();
   const state = { url: '', requests: 0 };
   const server = http.createServer((req, res) => {
     state.requests++;
     req.resume();
     req.on('end', () => handler(req, res, state.requests));
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
+  state.url = `http://127.0.0.1:${await listenUntilTestEnds(server)}`;
   return state;
 }
 
 /** A TCP server that does `onConnection` with each socket (no TLS, no HTTP); counts connections. */
 async function tcpServer(onConnection: (socket: Socket) => void) {
-  const sockets = new Set<Socket>();
   const state = { port: 0, connections: 0 };
   const server = net.createServer((socket) => {
     state.connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
     onConnection(socket);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  state.port = (server.address() as AddressInfo).port;
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
+  state.port = await listenUntilTestEnds(server);
   return state;
 }
 
