@@ -101,6 +101,17 @@ async function started(firstPage: MessageSummary[] = [msg(2), msg(1)], next: num
 
 const ids = (inspector: Inspector) => [...inspector.store.getState().list.order];
 
+/** Live ids from..to arrive and every summaries fetch (one byIds call per 5,000 ids) is answered; then a frame. */
+async function arrive(t: Awaited<ReturnType<typeof started>>, from: number, to: number) {
+  t.api.emit({ type: 'messages.stored', ids: Array.from({ length: to - from + 1 }, (_, i) => from + i) });
+  while (t.api.pending('messages.byIds').length > 0) {
+    const call = t.api.take('messages.byIds');
+    call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
+    await tick();
+  }
+  await t.runFrame();
+}
+
 describe('inspector store', () => {
   it('loads app info and the first page', async () => {
     const t = setup();
@@ -271,18 +282,8 @@ describe('inspector store', () => {
 
   it('keeps a bounded set of rows loaded on a long live run: the newest and those around the view; the rest stay listed and are fetched again when shown', async () => {
     const t = await started([], null);
-    /** Live ids from..to arrive and their summaries are answered (one byIds call per 5,000 ids). */
-    const arrive = async (from: number, to: number) => {
-      t.api.emit({ type: 'messages.stored', ids: Array.from({ length: to - from + 1 }, (_, i) => from + i) });
-      while (t.api.pending('messages.byIds').length > 0) {
-        const call = t.api.take('messages.byIds');
-        call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
-        await tick();
-      }
-      await t.runFrame();
-    };
     const loaded = () => t.state().list.byId;
-    await arrive(1, 8000);
+    await arrive(t, 1, 8000);
     expect(t.state().list.order).toHaveLength(8000);
     expect(loaded().size).toBe(LOADED_NEWEST); // 8,000 loaded went over the budget: back to the newest 5,000
     expect(loaded().has(8000) && loaded().has(3001)).toBe(true);
@@ -306,7 +307,7 @@ describe('inspector store', () => {
     expect(loaded().get(1000)).toMatchObject({ id: 1000 });
 
     // The stream goes on while the user reads there: the rows in view stay loaded, the heap does not grow.
-    for (let from = 8001; from <= 20_000; from += 1000) await arrive(from, from + 999);
+    for (let from = 8001; from <= 20_000; from += 1000) await arrive(t, from, from + 999);
     expect(t.state().list.order).toHaveLength(20_000);
     expect(loaded().has(1000) && loaded().has(951) && loaded().has(20_000)).toBe(true);
     expect(loaded().has(8000)).toBe(false);
@@ -315,28 +316,19 @@ describe('inspector store', () => {
 
   it('drops the oldest listed rows past the cap (to be paged in again), but not the ones the user is reading', async () => {
     const t = await started([], null);
-    const arrive = async (from: number, to: number) => {
-      t.api.emit({ type: 'messages.stored', ids: Array.from({ length: to - from + 1 }, (_, i) => from + i) });
-      while (t.api.pending('messages.byIds').length > 0) {
-        const call = t.api.take('messages.byIds');
-        call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
-        await tick();
-      }
-      await t.runFrame();
-    };
-    await arrive(1, 10_000);
+    await arrive(t, 1, 10_000);
     t.inspector.showing(9000, 9050); // reading ids 1000…951, far down
     const call = t.api.take('messages.byIds');
     call.resolve({ messages: (call.request.ids as number[]).map((id) => msg(id)) });
     await tick();
     await t.runFrame();
-    for (let from = 10_001; from <= MAX_ROWS + 10_000; from += 5000) await arrive(from, from + 4999);
+    for (let from = 10_001; from <= MAX_ROWS + 10_000; from += 5000) await arrive(t, from, from + 4999);
     // Past the cap, but the rows in view (and those below them, up to the margin) stay listed and loaded.
     expect(t.state().list.order.length).toBe(MAX_ROWS + 10_000);
     expect(t.state().list.byId.get(951)).toMatchObject({ id: 951 });
     // Back at the top: the oldest go, down to the cap, and the cursor pages them in again.
     t.inspector.showing(0, 50);
-    await arrive(MAX_ROWS + 10_001, MAX_ROWS + 15_000);
+    await arrive(t, MAX_ROWS + 10_001, MAX_ROWS + 15_000);
     expect(t.state().list.order.length).toBe(MAX_ROWS);
     expect(t.state().list.order[0]).toBe(MAX_ROWS + 15_000);
     expect(t.state().list.next).toBe(15_001);
