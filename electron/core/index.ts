@@ -166,13 +166,15 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const composer = new Composer(ingest.url, sources, bus, options.composer);
   delivery.kick(); // resume what was pending or retrying when Sluice last stopped
-  const afterWrite = <T,>(result: T): T => {
-    delivery.kick();
-    return result;
-  };
   // Deliveries created, moved or cancelled on request are announced as stored (delivery/announce.ts),
   // like the engine's attempts: new rows show at once and a cancelled one counts as finished.
   const announce = (ids: readonly number[]) => announceStored(deliveries, bus, ids);
+  /** After deliveries were created or moved on request: announce them as stored, and look for due ones. */
+  const written = <T,>(ids: readonly number[], result: T): T => {
+    announce(ids);
+    delivery.kick();
+    return result;
+  };
 
   const audiences = new AudienceService({
     db,
@@ -218,16 +220,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       // later, so two planned together would both replay the same deliveries.
       const run = replays.then(() => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request));
       replays = run.catch(() => undefined);
-      return run.then((outcome) => {
-        announce(outcome.deliveryIds);
-        return afterWrite(outcome);
-      });
+      return run.then((outcome) => written(outcome.deliveryIds, outcome));
     },
     retryNow: (deliveryIds) =>
-      pipeline.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => {
-        if (outcome.changed > 0) announce(deliveryIds);
-        return afterWrite(outcome.changed);
-      }),
+      pipeline
+        .write({ op: 'retryNow', deliveryIds, now: clock.now() })
+        .then((outcome) => written(outcome.changed > 0 ? deliveryIds : [], outcome.changed)),
     cancelDeliveries: (deliveryIds) => {
       // Out of the ready queue first: none of them may start while the cancel is being written.
       // (Should the write fail, they are still due in the store and the next refill reads them.)
@@ -241,16 +239,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       const purged = delivery.purging(); // queued deliveries must not send purged messages
       return requestDeletion({ messages, destinations, writer: pipeline, clock }, request)
         .finally(purged)
-        .then((result) => {
-          announce(result.deliveryIds);
-          return afterWrite(result);
-        });
+        .then((result) => written(result.deliveryIds, result));
     },
     sendTestEvent: (destinationId) =>
-      sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then((result) => {
-        announce([result.deliveryId]);
-        return afterWrite(result);
-      }),
+      sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then((result) => written([result.deliveryId], result)),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
     close() {

@@ -25,6 +25,7 @@ export function changeOf(d: Delivery, last: LastAttempt | undefined): DeliveryCh
  * stored — a cancel that came too late for a delivery announces the delivery's real state.
  */
 export function announceStored(deliveries: DeliveriesRepo, bus: EventBus, ids: readonly number[]): void {
+  if (ids.length === 0) return;
   const rows = deliveries.byIds(ids);
   if (rows.length === 0) return;
   const erring = rows.filter((d) => d.status === 'retrying' || d.status === 'failed').map((d) => d.id);
