@@ -3,30 +3,18 @@
 // POSTed to the app's ingestion endpoint shows in the list. Runs where an Electron binary is
 // installed and can open a window; elsewhere it skips, saying why (the binary is a download that
 // `npm ci` makes; this machine has none).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron, type ElectronApplication, type Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRoot as root, ensureAppBuilt } from '../helpers/app-build.ts';
 import { electronBinary, whyElectronCannotStart } from '../../electron/electron-binary.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 
 // Not require('electron'): it downloads the binary when it is missing.
 const skipReason = whyElectronCannotStart() ?? null;
 if (skipReason) console.warn(`[electron smoke] skipped: ${skipReason}`);
-
-/** `npm test` builds the app first; run alone, this test builds it when it is missing. */
-function ensureBuilt(): void {
-  const outputs = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
-  if (outputs.every((f) => fs.existsSync(path.join(root, f)))) return;
-  execFileSync(process.execPath, [path.join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    timeout: 120_000,
-  });
-}
 
 describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
   let app: ElectronApplication;
@@ -35,7 +23,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    ensureBuilt();
+    ensureAppBuilt();
     // Its own data folder: the app keeps its store in the platform's per-user data folder.
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-electron-'));
     app = await _electron.launch({

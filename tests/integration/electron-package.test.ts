@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRoot as root, ensureAppBuilt } from '../helpers/app-build.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const config = path.join(root, 'build/electron-builder.yml');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   main: string;
@@ -19,17 +19,6 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 // electron-builder's own modules (app-builder-lib, @electron/asar), as it resolves them.
 const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-package-'));
-
-/** `npm test` builds out/ first; run alone, the test builds it when it is missing. */
-function ensureBuilt(): void {
-  const outputs = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
-  if (outputs.every((f) => fs.existsSync(path.join(root, f)))) return;
-  execFileSync(process.execPath, [path.join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    timeout: 120_000,
-  });
-}
 
 /** Enough of an unpacked Electron for electron-builder's Linux `dir` target to copy and rename. */
 function fakeElectronDist(): string {
@@ -45,7 +34,7 @@ function fakeElectronDist(): string {
 let unpacked: string;
 
 beforeAll(() => {
-  ensureBuilt();
+  ensureAppBuilt();
   const output = path.join(work, 'dist');
   execFileSync(
     process.execPath,
