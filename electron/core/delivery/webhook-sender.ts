@@ -1,5 +1,4 @@
 import tls from 'node:tls';
-import { createHash } from 'node:crypto';
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 
@@ -153,7 +152,8 @@ export class WebhookSender {
   }
 
   #agent(caCert: string | undefined): Agent {
-    const key = caCert ? createHash('sha256').update(caCert).digest('hex') : '';
+    // Keyed by the PEM text itself: hashing it on every request would be work on the hot path.
+    const key = caCert ?? '';
     let agent = this.#agents.get(key);
     if (!agent) {
       agent = new Agent({
