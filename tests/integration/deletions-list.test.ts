@@ -1,8 +1,8 @@
 // deletions.list through the contract: each request with its delete notifications and what became of
 // them (delivered, retrying with the receiver's status), newest first.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHandlers, invoke, type Handlers } from '../../electron/core/api/contract-handlers.ts';
-import type { Responses } from '../../shared/contract.ts';
+import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
+import { callOk } from '../helpers/contract.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -28,26 +28,23 @@ async function setup() {
   return { core, handlers: createHandlers(core) };
 }
 
-async function call<C extends 'deletions.list' | 'deletions.create'>(handlers: Handlers, channel: C, request: unknown): Promise<Responses[C]> {
-  const result = await invoke(handlers, channel, request);
-  if (!result.ok) throw new Error(`${channel} failed: ${result.error.code}: ${result.error.message}`);
-  return result.value as Responses[C];
-}
-
 describe('deletions.list', () => {
   it('shows a request with its delete notification, delivered and signed, and the purge count', async () => {
     const { core, handlers } = await setup();
     await post(core, '/v1/batch', { batch: [{ type: 'track', userId: 'u_1', event: 'A' }, { type: 'track', userId: 'u_1', event: 'B' }, { type: 'track', userId: 'u_2', event: 'C' }] });
     await until(() => (core.deliveries.countByStatus().delivered === 3 ? true : undefined));
-    const created = await call(handlers, 'deletions.create', { userId: 'u_1', purge: true });
+    const created = await callOk(handlers, 'deletions.create', { userId: 'u_1', purge: true });
 
-    const listed = await until(() => {
-      const request = core.deletionRequests.recent(10)[0];
-      const deliveries = request ? core.deliveries.forDeletionRequest(request.id) : [];
-      return deliveries[0]?.status === 'delivered' ? true : undefined;
-    });
-    expect(listed).toBe(true);
-    const { requests } = await call(handlers, 'deletions.list', {});
+    await until(
+      () => {
+        const request = core.deletionRequests.recent(10)[0];
+        const deliveries = request ? core.deliveries.forDeletionRequest(request.id) : [];
+        return deliveries[0]?.status === 'delivered' ? true : undefined;
+      },
+      10_000,
+      'the delete notification to be delivered',
+    );
+    const { requests } = await callOk(handlers, 'deletions.list', {});
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request).toMatchObject({
@@ -74,13 +71,13 @@ describe('deletions.list', () => {
     core.receiver.setBehaviour('erasure', { mode: 'status', status: 503 });
     await post(core, '/v1/track', { userId: 'u_9', event: 'A' });
     await until(() => (core.receiver.inbox('erasure').length === 1 ? true : undefined));
-    await call(handlers, 'deletions.create', { userId: 'u_9' });
+    await callOk(handlers, 'deletions.create', { userId: 'u_9' });
     const retrying = await until(() => {
       const [request] = core.deletionRequests.recent(1);
       const [d] = request ? core.deliveries.forDeletionRequest(request.id) : [];
       return d?.status === 'retrying' ? d : undefined;
     });
-    const { requests } = await call(handlers, 'deletions.list', {});
+    const { requests } = await callOk(handlers, 'deletions.list', {});
     const [view] = requests[0]!.deliveries;
     expect(view).toMatchObject({ id: retrying.id, status: 'retrying', attemptCount: 1 });
     expect(view!.nextAttemptAt).toBeGreaterThan(view!.attempts[0]!.startedAt);
@@ -92,14 +89,14 @@ describe('deletions.list', () => {
   it('lists newest first, honours the limit, and keeps a request that reached no destination', async () => {
     const { core, handlers } = await setup();
     await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_mobile' }, '/v1/track', { userId: 'u_m', event: 'A' });
-    await call(handlers, 'deletions.create', { userId: 'nobody' });
-    await call(handlers, 'deletions.create', { userId: 'u_m' });
-    const { requests } = await call(handlers, 'deletions.list', {});
+    await callOk(handlers, 'deletions.create', { userId: 'nobody' });
+    await callOk(handlers, 'deletions.create', { userId: 'u_m' });
+    const { requests } = await callOk(handlers, 'deletions.list', {});
     expect(requests.map((r) => r.userId)).toEqual(['u_m', 'nobody']);
     expect(requests[1]).toMatchObject({ sourceIds: [], deliveries: [] });
     // u_m's only source is mobile, so only its destination is notified.
     expect(requests[0]!.deliveries.map((d) => d.destinationId)).toEqual([core.destinations.list().find((d) => d.name === 'app')!.id]);
-    expect((await call(handlers, 'deletions.list', { limit: 1 })).requests.map((r) => r.userId)).toEqual(['u_m']);
+    expect((await callOk(handlers, 'deletions.list', { limit: 1 })).requests.map((r) => r.userId)).toEqual(['u_m']);
     expect(await invoke(handlers, 'deletions.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 });

@@ -3,18 +3,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import { BUILTIN_DESTINATION, SAMPLES_HOOK } from '../../electron/core/composer/samples.ts';
-import type { Responses } from '../../shared/contract.ts';
 import { verifyAsSeedReceiver } from '../../shared/signature.ts';
+import { callOk } from '../helpers/contract.ts';
 import { startCore, storedMessages, type TestCore } from '../helpers/core.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
 
 let core: TestCore | undefined;
-let receiver: Receiver | undefined;
+const startReceiver = receiversClosedAfterEach(); // registered first, so it closes them after the core stops
 afterEach(async () => {
   await core?.dispose();
-  await receiver?.close();
-  core = receiver = undefined;
+  core = undefined;
 });
 
 async function setup() {
@@ -29,11 +28,7 @@ async function setup() {
   });
   const handlers = createHandlers(core);
   const sourceId = (name: string) => core!.sources.byName(name)!.id;
-  const send = async (name: string) => {
-    const result = await invoke(handlers, 'samples.send', { sourceId: sourceId(name) });
-    if (!result.ok) throw new Error(`samples.send failed: ${result.error.code}: ${result.error.message}`);
-    return result.value as Responses['samples.send'];
-  };
+  const send = (name: string) => callOk(handlers, 'samples.send', { sourceId: sourceId(name) });
   return { core, handlers, sourceId, send };
 }
 
@@ -77,7 +72,7 @@ describe('samples.send', () => {
 
   it('leaves a source that already delivers somewhere alone', async () => {
     const { core, send } = await setup();
-    receiver = await startReceiver();
+    const receiver = await startReceiver();
     core.saveDestination({ name: 'mine', sources: ['web'], webhooks: [{ url: `${receiver.url}/hook` }] });
     const result = await send('web');
     expect(result.destination).toBeNull();
