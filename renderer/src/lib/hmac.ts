@@ -14,7 +14,8 @@ export async function hmacSha1Hex(secret: string, body: string, subtle: SubtleCr
   return toHex(hmacSha1(key, data));
 }
 
-function toHex(bytes: Uint8Array): string {
+/** Bytes as lowercase hex. */
+export function toHex(bytes: Uint8Array): string {
   let out = '';
   for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
   return out;

@@ -218,22 +218,17 @@ function RuleBuilder({ form, shown, change, changeCondition }: {
       </ol>
       {shown.conditions ? <p className="aud-error">{shown.conditions}</p> : null}
       <div className="aud-add">
-        <button
-          type="button"
-          className="btn btn-small"
-          disabled={form.conditions.length >= MAX_CONDITIONS}
-          onClick={() => change({ conditions: [...form.conditions, emptyCondition('trait')] }, 'conditions')}
-        >
-          + Trait condition
-        </button>
-        <button
-          type="button"
-          className="btn btn-small"
-          disabled={form.conditions.length >= MAX_CONDITIONS}
-          onClick={() => change({ conditions: [...form.conditions, emptyCondition('event')] }, 'conditions')}
-        >
-          + Event condition
-        </button>
+        {(['trait', 'event'] as const).map((kind) => (
+          <button
+            key={kind}
+            type="button"
+            className="btn btn-small"
+            disabled={form.conditions.length >= MAX_CONDITIONS}
+            onClick={() => change({ conditions: [...form.conditions, emptyCondition(kind)] }, 'conditions')}
+          >
+            + {kind === 'trait' ? 'Trait' : 'Event'} condition
+          </button>
+        ))}
       </div>
     </fieldset>
   );

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { ComposerState } from '../../../../shared/contract.ts';
-import { formatDuration, relativeTime } from '../../lib/format.ts';
+import { formatCount, formatDuration, relativeTime } from '../../lib/format.ts';
 import { useNow } from '../../store/react.ts';
 import type { QueueSnapshot } from './use-composer-queue.ts';
 
@@ -38,7 +38,7 @@ export function QueuePanel({ queue, error, onFlush }: { queue: QueueSnapshot | n
         {Array.from({ length: Math.min(state?.queued ?? 0, MAX_DOTS) }, (_, i) => (
           <span key={i} className="queue-dot" />
         ))}
-        {(state?.queued ?? 0) > MAX_DOTS ? <span className="muted">+{(state!.queued - MAX_DOTS).toLocaleString('en-US')}</span> : null}
+        {(state?.queued ?? 0) > MAX_DOTS ? <span className="muted">+{formatCount(state!.queued - MAX_DOTS)}</span> : null}
       </div>
       <FlushTimer queue={queue} />
       <div className="toolbar">

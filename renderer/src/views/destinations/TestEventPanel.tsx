@@ -1,10 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { CoreEvent, DeliveryView } from '../../../../shared/contract.ts';
+import type { DeliveryView } from '../../../../shared/contract.ts';
+import type { DeliveryChange } from '../../store/model.ts';
 import { useInspector, useInspectorState, useNow } from '../../store/react.ts';
 import { AttemptsWaterfall } from '../AttemptsTab.tsx';
 import { applyChange, applyDelivery, tell, type TestRun } from './test-run.ts';
-
-type Change = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
 
 /**
  * "Send test event": one signed track message through the delivery engine to the saved
@@ -18,7 +17,7 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
   const [acting, setActing] = useState<string | null>(null);
   const now = useNow(1000);
   // Changes that arrive before sendTest answers (a fast receiver) are kept and applied to the run.
-  const early = useRef<Change[]>([]);
+  const early = useRef<DeliveryChange[]>([]);
   const awaitingId = useRef(false);
   const open = useInspectorState((s) => s.connection.kind === 'open');
   const [showAttempts, setShowAttempts] = useState(false);

@@ -5,6 +5,7 @@
  */
 import type { ContractError, DestinationView, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
+import { toHex } from '../../lib/hmac.ts';
 import { destinationOptionsSchema, destinationSchema, webhookSchema } from '../../../../shared/settings.ts';
 
 const concurrencySchema = destinationOptionsSchema.shape.concurrency.unwrap();
@@ -239,9 +240,7 @@ export function errorsFromRefusal(error: Pick<ContractError, 'message' | 'issues
 export function generateSecret(fill: (bytes: Uint8Array<ArrayBuffer>) => void = (b) => crypto.getRandomValues(b)): string {
   const bytes = new Uint8Array(32);
   fill(bytes);
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  return hex;
+  return toHex(bytes);
 }
 
 /** Whether two forms would save the same thing (row keys aside): the editor's "unsaved changes". */

@@ -2,7 +2,8 @@
  * A "Send test event" run as the editor follows it: sent, then each `deliveries.changed` of its
  * delivery, told as one sentence (with the fix when it failed).
  */
-import type { CoreEvent, DeliverySummary } from '../../../../shared/contract.ts';
+import type { DeliverySummary } from '../../../../shared/contract.ts';
+import type { DeliveryChange as Change } from '../../store/model.ts';
 import { countdown } from '../../store/outcome.ts';
 
 export type TestRun =
@@ -19,8 +20,6 @@ export type TestRun =
       lastErrorCode: Change['lastErrorCode'];
       lastHttpStatus: number | null;
     };
-
-type Change = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
 
 /** The run once this change (of any delivery) is known; changes older than what the run shows are ignored. */
 export function applyChange(run: TestRun, change: Change): TestRun {

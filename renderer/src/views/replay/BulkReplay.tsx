@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { ReplayOutcome, RequestOf } from '../../../../shared/contract.ts';
-import { absoluteTime } from '../../lib/format.ts';
+import { absoluteTime, formatCount } from '../../lib/format.ts';
 import { listQuery, type Filters } from '../../store/model.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { countProgress, describeProgress } from './bulk-progress.ts';
@@ -184,7 +184,7 @@ function BulkProgress({ onClose }: { onClose: () => void }) {
   return (
     <div className="bulk-progress">
       <p>
-        Replaying {bulk.messages > 0 ? `${bulk.messages.toLocaleString('en-US')} message${bulk.messages === 1 ? '' : 's'}` : `${bulk.deliveryIds.length} deliveries`} —{' '}
+        Replaying {bulk.messages > 0 ? `${formatCount(bulk.messages)} message${bulk.messages === 1 ? '' : 's'}` : `${bulk.deliveryIds.length} deliveries`} —{' '}
         {bulk.label}.
       </p>
       <progress className="bulk-bar" aria-label="Replay progress" max={Math.max(1, progress.total)} value={progress.finished} />

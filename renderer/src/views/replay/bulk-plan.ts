@@ -3,11 +3,12 @@
  * many a dry run found, with what is left out and why. Pure, tested in Node.
  */
 import type { ReplayOutcome } from '../../../../shared/contract.ts';
+import { formatCount } from '../../lib/format.ts';
 import { TIME_PRESETS, type Filters, type TimeRange } from '../../store/model.ts';
 import { OUTCOME_NAMES } from '../../store/outcome.ts';
 
 function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
 export function describeTimeRange(range: TimeRange, formatTime: (ms: number) => string): string | null {
