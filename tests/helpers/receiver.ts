@@ -11,9 +11,12 @@ export interface Received {
   at: number;
 }
 
-/** What to do with the next request: answer a status (with headers), hang, or reset the connection. */
+/**
+ * What to do with the next request: answer a status (with headers; once `after` settles, when
+ * given), hang, or reset the connection.
+ */
 export type Behaviour =
-  | { status: number; headers?: Record<string, string>; body?: string }
+  | { status: number; headers?: Record<string, string>; body?: string; after?: Promise<unknown> }
   | { hang: true }
   | { reset: true };
 
@@ -72,7 +75,9 @@ export async function startReceiver(tlsOptions?: { key: string; cert: string }):
         req.socket.resetAndDestroy();
         return;
       }
-      res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? '');
+      const answer = () => res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? '');
+      if (behaviour.after) void behaviour.after.then(answer);
+      else answer();
     });
   };
   const server = tlsOptions ? https.createServer(tlsOptions, handler) : http.createServer(handler);

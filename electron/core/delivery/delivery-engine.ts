@@ -5,9 +5,9 @@ import type { Clock } from '../clock.ts';
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
-import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
+import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
-import { normalizedMessage, type MessagePayload, type MessagesRepo } from '../store/messages-repo.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
 import { announceStored } from './announce.ts';
 import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
@@ -32,7 +32,7 @@ export interface DeliveryChange {
   messageId: number | null;
   destinationId: number;
   /** What made it (automatic, replay, ...) and a replay's own URL: which delivery a row shows depends on them (shared/shown-delivery.ts). */
-  trigger: Delivery['trigger'];
+  trigger: DueDelivery['trigger'];
   targetUrl: string | null;
   status: DeliveryResult['status'];
   attemptCount: number;
@@ -66,9 +66,17 @@ function readyCap(destination: Destination): number {
   return Math.max(destination.options.concurrency * 8, 256);
 }
 
+/** A queued delivery's webhook body and signature, and the settings they were built with. */
+interface PreparedBody {
+  body: string;
+  signature: string | null;
+  bodyShape: Destination['options']['bodyShape'];
+  sharedSecret: string | null;
+}
+
 /** A destination's due deliveries, read from the store but not started yet, in due order. */
 interface ReadyQueue {
-  items: Delivery[];
+  items: DueDelivery[];
   head: number;
   /** Items from head still in #readyIds (not cancelled). */
   ready: number;
@@ -98,12 +106,14 @@ export class DeliveryEngine {
   /** Per destination: its deliveries in #inFlight (they are still due in the store until committed). */
   readonly #inFlightBy = new Map<number, number>();
   /**
-   * The messages of queued deliveries, read with them in one query at refill (one read per message
-   * would be a visible share of a delivery's cost). Dropped when messages may have been purged.
+   * Queued deliveries' bodies, built by the store's writer thread at refill (prepare-bodies.ts) —
+   * or the promise of them while it works. Dropped when messages may have been purged.
    */
-  readonly #prefetched = new Map<number, MessagePayload>();
+  readonly #bodies = new Map<number, PreparedBody | Promise<void>>();
   /** Purges under way (see purging()). */
   #purges = 0;
+  /** Moves at each purge's start and end: bodies asked for before then are not used. */
+  #generation = 0;
   /**
    * Destinations whose every due delivery we hold (queued or in flight), as the last read found:
    * reading again before something changes (new deliveries, time passing) would return the same
@@ -174,8 +184,10 @@ export class DeliveryEngine {
    */
   purging(): () => void {
     this.#purges++;
+    this.#generation++;
     return () => {
-      this.#prefetched.clear();
+      for (const [id, body] of this.#bodies) if (!(body instanceof Promise)) this.#bodies.delete(id);
+      this.#generation++;
       this.#purges--;
     };
   }
@@ -213,7 +225,7 @@ export class DeliveryEngine {
       if (nextAt !== undefined && nextAt !== null && nextAt <= now) this.#heldAll.delete(destination.id);
       const cap = readyCap(destination);
       if (!this.#heldAll.has(destination.id) && (this.#queues.get(destination.id)?.ready ?? 0) <= cap / 2) {
-        this.#refill(destination.id, cap, now);
+        this.#refill(destination, cap, now);
       }
       const heldUntil = this.#heldAll.get(destination.id);
       if (heldUntil !== undefined && heldUntil !== null) wakeAt = Math.min(wakeAt, heldUntil);
@@ -253,14 +265,14 @@ export class DeliveryEngine {
   }
 
   /** The queue's next delivery that was not cancelled meanwhile, out of the queue. */
-  #take(queue: ReadyQueue): Delivery | undefined {
+  #take(queue: ReadyQueue): DueDelivery | undefined {
     while (queue.head < queue.items.length) {
       const delivery = queue.items[queue.head++]!;
       if (this.#readyIds.delete(delivery.id)) {
         queue.ready--;
         return delivery;
       }
-      this.#prefetched.delete(delivery.id); // cancelled meanwhile
+      this.#bodies.delete(delivery.id); // cancelled meanwhile
     }
     return undefined;
   }
@@ -269,7 +281,7 @@ export class DeliveryEngine {
     for (let i = queue.head; i < queue.items.length; i++) {
       const id = queue.items[i]!.id;
       this.#readyIds.delete(id);
-      this.#prefetched.delete(id);
+      this.#bodies.delete(id);
     }
     this.#queues.delete(destinationId);
     this.#heldAll.delete(destinationId); // read again once it is enabled
@@ -280,7 +292,8 @@ export class DeliveryEngine {
    * cap. The store returns the ones we hold too (they are due until their result is committed), so
    * the read asks for that many more.
    */
-  #refill(destinationId: number, cap: number, now: number): void {
+  #refill(destination: Destination, cap: number, now: number): void {
+    const destinationId = destination.id;
     let queue = this.#queues.get(destinationId);
     const limit = cap + (this.#inFlightBy.get(destinationId) ?? 0);
     const due = this.#o.deliveries.dueFor(destinationId, now, limit);
@@ -288,19 +301,35 @@ export class DeliveryEngine {
     if (due.length < limit) this.#heldAll.set(destinationId, this.#o.deliveries.nextDueAfter(destinationId, now));
     const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id));
     if (fresh.length === 0) return;
-    const wanted: number[] = [];
-    for (const delivery of fresh) {
-      if (delivery.bodyOverride === null && delivery.messageId !== null) wanted.push(delivery.messageId);
-    }
-    const records = this.#o.messages.payloads(wanted);
     if (!queue) this.#queues.set(destinationId, (queue = { items: [], head: 0, ready: 0 }));
     for (const delivery of fresh) {
-      const record = delivery.messageId === null ? undefined : records.get(delivery.messageId);
-      if (record && delivery.bodyOverride === null) this.#prefetched.set(delivery.id, record);
       queue.items.push(delivery);
       queue.ready++;
       this.#readyIds.set(delivery.id, destinationId);
     }
+    this.#prepareBodies(destination, fresh.filter((delivery) => delivery.bodyOverride === null && delivery.messageId !== null));
+  }
+
+  /**
+   * Asks the writer thread for these deliveries' bodies. Those it cannot build (message gone) and
+   * those asked for before a purge's end are left out: their rounds build (or fail) them.
+   */
+  #prepareBodies(destination: Destination, deliveries: DueDelivery[]): void {
+    if (deliveries.length === 0) return;
+    const generation = this.#generation;
+    const bodyShape = destination.options.bodyShape;
+    const sharedSecret = destination.sharedSecret ?? null;
+    const pending: Promise<void> = this.#o.writer
+      .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), bodyShape, sharedSecret })
+      .then((prepared) => {
+        deliveries.forEach((delivery, i) => {
+          if (this.#bodies.get(delivery.id) !== pending) return; // sent, cancelled or dropped meanwhile
+          const body = prepared?.bodies[i] ?? null;
+          if (body === null || generation !== this.#generation) this.#bodies.delete(delivery.id);
+          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, bodyShape, sharedSecret });
+        });
+      });
+    for (const delivery of deliveries) this.#bodies.set(delivery.id, pending);
   }
 
   /**
@@ -318,7 +347,7 @@ export class DeliveryEngine {
     if (delivery) this.#start(delivery, destination);
   }
 
-  #start(delivery: Delivery, destination: Destination): void {
+  #start(delivery: DueDelivery, destination: Destination): void {
     this.#inFlight.add(delivery.id);
     this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 0) + 1);
     this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 0) + 1);
@@ -351,57 +380,74 @@ export class DeliveryEngine {
     this.#rounds.add(round);
   }
 
-  async #round(delivery: Delivery, destination: Destination, releaseSlot: () => void): Promise<void> {
+  async #round(delivery: DueDelivery, destination: Destination, releaseSlot: () => void): Promise<void> {
     const { clock, sender } = this.#o;
+    // A body the writer is still building is waited for (a few ms at most) rather than built twice.
+    let prepared = this.#bodies.get(delivery.id);
+    if (prepared instanceof Promise) {
+      await prepared;
+      prepared = this.#bodies.get(delivery.id);
+    }
+    this.#bodies.delete(delivery.id);
     const startedAt = clock.now();
     const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
     const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
     const attemptCount = delivery.attemptCount + 1;
 
-    // Settings are read at each round, so edits apply to the next attempt.
+    // Settings are read at each round, so edits apply to the next attempt: a body prepared with
+    // other settings (or before a purge began) is not used.
+    const sharedSecret = destination.sharedSecret ?? null;
     let body = delivery.bodyOverride;
-    if (body === null) {
-      const prefetched = this.#purges > 0 ? undefined : this.#prefetched.get(delivery.id);
-      this.#prefetched.delete(delivery.id);
-      const message = prefetched
-        ? normalizedMessage(prefetched)
-        : delivery.messageId === null
-          ? null
-          : (this.#o.messages.get(delivery.messageId)?.message ?? null);
-      if (!message) {
-        await this.#commit(
-          {
-            deliveryId: delivery.id,
-            status: 'failed',
-            attemptCount: delivery.attemptCount,
-            firstAttemptAt,
-            nextAttemptAt: null,
-            deadlineAt,
-            lastError: 'the message is no longer stored (purged?); nothing was sent',
-            body: delivery.body ?? '',
-            signature: null,
-            attempts: [],
-          },
-          delivery,
-        );
-        return;
+    let signature: string | null;
+    if (
+      body === null &&
+      prepared !== undefined &&
+      !(prepared instanceof Promise) &&
+      this.#purges === 0 &&
+      prepared.bodyShape === destination.options.bodyShape &&
+      prepared.sharedSecret === sharedSecret
+    ) {
+      body = prepared.body;
+      signature = prepared.signature;
+    } else {
+      if (body === null) {
+        const message = delivery.messageId === null ? null : (this.#o.messages.get(delivery.messageId)?.message ?? null);
+        if (!message) {
+          await this.#commit(
+            {
+              deliveryId: delivery.id,
+              status: 'failed',
+              attemptCount: delivery.attemptCount,
+              firstAttemptAt,
+              nextAttemptAt: null,
+              deadlineAt,
+              lastError: 'the message is no longer stored (purged?); nothing was sent',
+              body: null,
+              signature: null,
+              attempts: [],
+            },
+            delivery,
+          );
+          return;
+        }
+        body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
       }
-      body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
+      signature = sharedSecret ? signBody(body, sharedSecret) : null;
     }
-    const signature = destination.sharedSecret ? signBody(body, destination.sharedSecret) : null;
     const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
-    const sent = await Promise.all(
-      targets.map(async (webhook) => {
-        const headers: Record<string, string> = {
-          'User-Agent': USER_AGENT,
-          'Content-Type': 'application/json',
-          ...webhook.headers,
-          ...(signature ? { 'X-Signature': signature } : {}),
-        };
-        const result = await sender.send({ url: webhook.url, body, headers, caCert: 'caCert' in webhook ? webhook.caCert : undefined });
-        return { url: webhook.url, headers, result };
-      }),
-    );
+    // All of a round's requests start at once; the sender never rejects (failures are results).
+    const requests = targets.map((webhook) => {
+      const headers: Record<string, string> = {
+        'User-Agent': USER_AGENT,
+        'Content-Type': 'application/json',
+        ...webhook.headers,
+        ...(signature ? { 'X-Signature': signature } : {}),
+      };
+      const caCert = 'caCert' in webhook ? webhook.caCert : undefined;
+      return { url: webhook.url, headers, result: sender.send({ url: webhook.url, body, headers, caCert }) };
+    });
+    const sent: { url: string; headers: Record<string, string>; result: SendResult }[] = [];
+    for (const { url, headers, result } of requests) sent.push({ url, headers, result: await result });
 
     releaseSlot();
     const now = clock.now();
@@ -444,7 +490,7 @@ export class DeliveryEngine {
    * hand-over to the writer thread has a fixed cost (and, on two cores, a context switch), so one
    * per round would be a visible share of the engine's time; the requests' slots are already free.
    */
-  async #commit(result: DeliveryResult, delivery: Delivery): Promise<void> {
+  async #commit(result: DeliveryResult, delivery: DueDelivery): Promise<void> {
     this.#results.push(result);
     if (this.#results.length >= COMMIT_GROUP_MAX) this.#flushResults?.();
     this.#resultsCommit ??= new Promise<void>((resolve) => {

@@ -1,9 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
 import type {
+  BodiesRequest,
   CommittedRequest,
   DeliveryResult,
   FromIngestWorker,
+  PreparedBodies,
   Route,
   ToIngestWorker,
   WriteOp,
@@ -26,6 +28,7 @@ export class IngestPipeline {
   readonly #file: string;
   readonly #waiting = new Map<number, Waiting>();
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
+  readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
   #worker: Worker;
   #writeKeys: [string, number][] = [];
@@ -70,6 +73,19 @@ export class IngestPipeline {
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: () => resolve(), reject });
       this.#worker.postMessage({ kind: 'results', id, json: JSON.stringify(results) } satisfies ToIngestWorker);
+    });
+  }
+
+  /**
+   * Has the writer build webhook bodies for queued deliveries (delivery/prepare-bodies.ts). Never
+   * rejects: null when the writer is closed or gone, and the engine builds the bodies itself.
+   */
+  prepareBodies(request: BodiesRequest): Promise<PreparedBodies | null> {
+    if (this.#closed || !this.#alive) return Promise.resolve(null);
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#waitingBodies.set(id, resolve);
+      this.#worker.postMessage({ kind: 'bodies', id, ...request } satisfies ToIngestWorker);
     });
   }
 
@@ -135,6 +151,8 @@ export class IngestPipeline {
     const error = new Error(`the ingest worker stopped (exit code ${code}); the request was not stored`);
     for (const waiting of this.#waiting.values()) waiting.reject(error);
     for (const waiting of this.#waitingResults.values()) waiting.reject(error);
+    for (const resolve of this.#waitingBodies.values()) resolve(null);
+    this.#waitingBodies.clear();
     this.#waiting.clear();
     this.#waitingResults.clear();
     if (this.#closed) {
@@ -183,7 +201,15 @@ export class IngestPipeline {
           this.#waitingResults.delete(id);
         }
         return;
+      case 'bodies': {
+        const { id, bodies, signatures } = message;
+        this.#waitingBodies.get(id)?.({ bodies, signatures });
+        this.#waitingBodies.delete(id);
+        return;
+      }
       case 'closed':
+        for (const resolve of this.#waitingBodies.values()) resolve(null);
+        this.#waitingBodies.clear();
         this.#whenClosed?.();
     }
   }

@@ -6,6 +6,7 @@
 import type { IngestJob } from './prepare-request.ts';
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AudienceOp, AudienceOutcome } from '../audiences/audience-ops.ts';
+import type { BodyShape } from '../../../shared/webhook-body.ts';
 
 /** Which enabled destinations receive each source's messages: a delivery row is created for each. */
 export interface Route {
@@ -39,7 +40,8 @@ export interface DeliveryResult {
   nextAttemptAt: number | null;
   deadlineAt: number;
   lastError: string | null;
-  body: string;
+  /** The body sent and its signature; null when nothing was sent (the stored ones are kept). */
+  body: string | null;
   signature: string | null;
   attempts: AttemptRecord[];
 }
@@ -98,8 +100,25 @@ export type ToIngestWorker =
   /** `DeliveryResult[]` as JSON text: one string crosses threads far cheaper than a structured clone of many small objects. */
   | { kind: 'results'; id: number; json: string }
   | { kind: 'write'; id: number; op: WriteOp }
+  | ({ kind: 'bodies'; id: number } & BodiesRequest)
   | { kind: 'autocheckpoint' }
   | { kind: 'close' };
+
+/**
+ * Webhook bodies (and signatures) for the messages of queued deliveries, built by the writer thread
+ * off the delivery engine's thread (delivery/prepare-bodies.ts).
+ */
+export interface BodiesRequest {
+  messageIds: number[];
+  bodyShape: BodyShape;
+  sharedSecret: string | null;
+}
+
+/** By position in the request; null for a message that is gone (purged) or never forwarded. */
+export interface PreparedBodies {
+  bodies: (string | null)[];
+  signatures: (string | null)[];
+}
 
 /** Why a message was rejected, by its index in the request. */
 export interface RejectedEntry {
@@ -138,5 +157,6 @@ export type FromIngestWorker =
   | { kind: 'failed'; failures: UnitFailure[] }
   | { kind: 'results-committed'; ids: number[] }
   | { kind: 'written'; id: number; outcome: WriteOutcome }
+  | ({ kind: 'bodies'; id: number } & PreparedBodies)
   | { kind: 'closed' };
 

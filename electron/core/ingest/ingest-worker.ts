@@ -24,6 +24,7 @@ import type {
 } from './ingest-protocol.ts';
 import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
 import { AudienceWriter } from '../audiences/audience-writer.ts';
+import { bodiesPreparer } from '../delivery/prepare-bodies.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
@@ -48,10 +49,11 @@ const insertDelivery = db.prepare(
    VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
 );
 // A round that was already under way when its delivery was cancelled is recorded (its attempts
-// happened) but does not undo the cancellation.
+// happened) but does not undo the cancellation. A round that sent nothing keeps the stored body.
 const updateDelivery = db.prepare(
-  `UPDATE deliveries SET status = ?, attempt_count = ?, first_attempt_at = ?, next_attempt_at = ?, deadline_at = ?,
-     last_error = ?, body = ?, signature = ?, updated_at = ? WHERE id = ? AND status != 'cancelled'`,
+  `UPDATE deliveries SET status = ?1, attempt_count = ?2, first_attempt_at = ?3, next_attempt_at = ?4, deadline_at = ?5,
+     last_error = ?6, body = coalesce(?7, body), signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
+   WHERE id = ?10 AND status != 'cancelled'`,
 );
 const insertAttempt = db.prepare(
   `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
@@ -83,6 +85,7 @@ const insertDeletion = db.prepare(
 const purgeUser = db.prepare("DELETE FROM messages WHERE user_id = ? AND source_id = ?");
 const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
 const audiences = new AudienceWriter(db);
+const prepareBodies = bodiesPreparer(db);
 const savepoint = db.prepare('SAVEPOINT unit');
 const release = db.prepare('RELEASE unit');
 const rollbackTo = db.prepare('ROLLBACK TO unit');
@@ -296,6 +299,20 @@ port.on('message', (message: ToIngestWorker) => {
     case 'autocheckpoint':
       db.exec('PRAGMA wal_autocheckpoint = 1000');
       return;
+    case 'bodies': {
+      // Read between group commits, so what is committed; a body that cannot be built is null and
+      // the engine builds (or fails) that delivery itself.
+      let prepared;
+      try {
+        prepared = prepareBodies(message);
+      } catch (error) {
+        console.error(`sluice: could not prepare webhook bodies: ${(error as Error).message}`);
+        const none = message.messageIds.map(() => null);
+        prepared = { bodies: none, signatures: none };
+      }
+      send({ kind: 'bodies', id: message.id, ...prepared });
+      return;
+    }
     case 'write':
       pendingOps.push({ id: message.id, op: message.op });
       schedule();

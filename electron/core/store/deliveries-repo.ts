@@ -27,6 +27,12 @@ export interface Delivery {
   updatedAt: number;
 }
 
+/** What the delivery engine reads of a due delivery to send it: only these columns, it reads many. */
+export type DueDelivery = Pick<
+  Delivery,
+  'id' | 'messageId' | 'destinationId' | 'trigger' | 'targetUrl' | 'bodyOverride' | 'attemptCount' | 'firstAttemptAt'
+>;
+
 /** One attempt, as recorded (the contract's view of it is the same shape). */
 export type Attempt = AttemptView & { deliveryId: number };
 
@@ -59,7 +65,9 @@ export function lastErrorOf(
 
 // One destination's due deliveries: a seek on the partial index deliveries_destination_due, so
 // another destination's backlog is never read past. (Exported for the query-plan tests.)
-export const DUE_FOR_SQL = `SELECT ${COLUMNS} FROM deliveries
+export const DUE_FOR_SQL = `SELECT id, message_id AS messageId, destination_id AS destinationId, trigger,
+    target_url AS targetUrl, body_override AS bodyOverride, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt
+  FROM deliveries
   WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ?
   ORDER BY next_attempt_at LIMIT ?`;
 export const NEXT_DUE_AFTER_SQL = `SELECT min(next_attempt_at) AS at FROM deliveries
@@ -136,8 +144,8 @@ export class DeliveriesRepo {
   }
 
   /** The destination's deliveries whose next attempt is due at `now`, earliest first. */
-  dueFor(destinationId: number, now: number, limit: number): Delivery[] {
-    return this.#dueFor.all(destinationId, now, limit) as unknown as Delivery[];
+  dueFor(destinationId: number, now: number, limit: number): DueDelivery[] {
+    return this.#dueFor.all(destinationId, now, limit) as unknown as DueDelivery[];
   }
 
   /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
