@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, expect, it } from 'vitest';
 import { openDatabase } from '../../electron/core/store/database.ts';
+import { DeliveriesRepo } from '../../electron/core/store/deliveries-repo.ts';
 import { DestinationsRepo } from '../../electron/core/store/destinations-repo.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { SourcesRepo } from '../../electron/core/store/sources-repo.ts';
@@ -74,7 +75,16 @@ it("a destination's open deliveries are read from the partial index of open deli
   expect(destinations.openDeliveryIds(1)).toEqual([]);
   const sql = statements.find((s) => /FROM deliveries/.test(s.sql))!.sql;
   const steps = plan(sql, 1);
-  // deliveries_due, or (since migration 6) the per-destination one: both hold only open deliveries.
-  expect(steps.some((step) => /USING (COVERING )?INDEX deliveries_(destination_)?due\b/.test(step))).toBe(true);
+  expect(steps.some((step) => /USING (COVERING )?INDEX deliveries_destination_due\b/.test(step))).toBe(true);
+  expect(steps.filter((step) => /^SCAN deliveries$/.test(step))).toEqual([]);
+});
+
+it('the count of deliveries waiting to be sent is read from the partial index of open deliveries, not the table', () => {
+  const { proxy, statements, plan } = recorded();
+  const deliveries = new DeliveriesRepo(proxy);
+  expect(deliveries.waitingCount()).toBe(0);
+  const sql = statements.find((s) => /count\(\*\) AS n FROM deliveries WHERE status IN/.test(s.sql))!.sql;
+  const steps = plan(sql);
+  expect(steps.some((step) => /USING (COVERING )?INDEX deliveries_destination_due\b/.test(step))).toBe(true);
   expect(steps.filter((step) => /^SCAN deliveries$/.test(step))).toEqual([]);
 });

@@ -134,7 +134,7 @@ export class DeliveriesRepo {
     this.#forMessages = db.prepare(
       `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
     );
-    // Counted from the partial index deliveries_due (its WHERE is this one), not the table.
+    // Counted from the partial index deliveries_destination_due (its WHERE is this one), not the table.
     this.#waiting = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')`);
     // One probe of attempts_delivery per delivery (its newest attempt), not a scan of their attempts.
     this.#lastAttempts = db.prepare(

@@ -143,7 +143,7 @@ export class DestinationsRepo {
   /** Ids of this destination's deliveries that are still to be sent (pending or retrying), in id order. */
   openDeliveryIds(id: number): number[] {
     // No ORDER BY in SQL: it makes SQLite walk the whole table in rowid order instead of the partial
-    // index deliveries_due, which holds only the open deliveries.
+    // index deliveries_destination_due, which holds only the open deliveries.
     return (
       this.#db.prepare("SELECT id FROM deliveries WHERE destination_id = ? AND status IN ('pending', 'retrying')").all(id) as {
         id: number;

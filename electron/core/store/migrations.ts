@@ -247,6 +247,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX deliveries_failed ON deliveries (id) WHERE status = 'failed';
     `,
   },
+  {
+    version: 7,
+    name: 'one index of open deliveries',
+    sql: `
+      -- deliveries_destination_due (migration 6) serves every read of open deliveries now; the
+      -- older one only cost an index write per delivery created and another per delivery settled.
+      DROP INDEX deliveries_due;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {
