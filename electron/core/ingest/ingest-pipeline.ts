@@ -12,6 +12,7 @@ import type {
   WriteOutcome,
 } from './ingest-protocol.ts';
 import type { IngestJob } from './prepare-request.ts';
+import { toColumns } from './result-columns.ts';
 
 interface Waiting {
   resolve: (committed: CommittedRequest) => void;
@@ -72,7 +73,7 @@ export class IngestPipeline {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: () => resolve(), reject });
-      this.#worker.postMessage({ kind: 'results', id, json: JSON.stringify(results) } satisfies ToIngestWorker);
+      this.#worker.postMessage({ kind: 'results', id, columns: toColumns(results) } satisfies ToIngestWorker);
     });
   }
 

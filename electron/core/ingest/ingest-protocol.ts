@@ -7,6 +7,7 @@ import type { IngestJob } from './prepare-request.ts';
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AudienceOp, AudienceOutcome } from '../audiences/audience-ops.ts';
 import type { BodyShape } from '../../../shared/webhook-body.ts';
+import type { ResultColumns } from './result-columns.ts';
 
 /** Which enabled destinations receive each source's messages: a delivery row is created for each. */
 export interface Route {
@@ -97,8 +98,7 @@ export type ToIngestWorker =
   | { kind: 'job'; job: IngestJob }
   | { kind: 'sources'; writeKeys: [writeKey: string, sourceId: number][] }
   | { kind: 'routes'; routes: Route[] }
-  /** `DeliveryResult[]` as JSON text: one string crosses threads far cheaper than a structured clone of many small objects. */
-  | { kind: 'results'; id: number; json: string }
+  | { kind: 'results'; id: number; columns: ResultColumns }
   | { kind: 'write'; id: number; op: WriteOp }
   | ({ kind: 'bodies'; id: number } & BodiesRequest)
   | { kind: 'autocheckpoint' }

@@ -25,6 +25,7 @@ import type {
 import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
 import { AudienceWriter } from '../audiences/audience-writer.ts';
 import { bodiesPreparer } from '../delivery/prepare-bodies.ts';
+import { fromColumns } from './result-columns.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
@@ -293,7 +294,7 @@ port.on('message', (message: ToIngestWorker) => {
       routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
       return;
     case 'results':
-      pendingResults.push({ id: message.id, results: JSON.parse(message.json) as DeliveryResult[] });
+      pendingResults.push({ id: message.id, results: fromColumns(message.columns) });
       schedule();
       return;
     case 'autocheckpoint':

@@ -1,0 +1,60 @@
+// Delivery results cross to the writer thread as columns (ingest/result-columns.ts): every field of
+// every result and attempt must come back as it went, nulls included, through a real structured clone.
+import { deserialize, serialize } from 'node:v8';
+import { expect, it } from 'vitest';
+import type { DeliveryResult } from '../../electron/core/ingest/ingest-protocol.ts';
+import { fromColumns, toColumns } from '../../electron/core/ingest/result-columns.ts';
+
+const results: DeliveryResult[] = [
+  {
+    deliveryId: 7,
+    status: 'delivered',
+    attemptCount: 1,
+    firstAttemptAt: 1_763_719_200_000,
+    nextAttemptAt: null,
+    deadlineAt: 1_763_733_600_000,
+    lastError: null,
+    body: '{"version":1,"type":"track","event":"Café ☕ \\"quoted\\""}',
+    signature: '5099cab379b3be52908387457007040cc934ef86',
+    attempts: [
+      {
+        url: 'http://127.0.0.1:9/a',
+        startedAt: 1_763_719_200_001,
+        durationMs: 3.4,
+        requestHeaders: '{"User-Agent":"Sluice/1.0"}',
+        responseStatus: 200,
+        responseHeaders: '{"content-length":"2"}',
+        responseBody: 'ok',
+        errorCode: null,
+        errorMessage: null,
+        outcome: 'success',
+        retryAt: null,
+      },
+    ],
+  },
+  // A round that sent nothing (message purged): no attempts, nothing to keep but the state.
+  { deliveryId: 8, status: 'failed', attemptCount: 0, firstAttemptAt: 5, nextAttemptAt: null, deadlineAt: 6, lastError: 'gone', body: null, signature: null, attempts: [] },
+  {
+    deliveryId: 9,
+    status: 'retrying',
+    attemptCount: 3,
+    firstAttemptAt: 10,
+    nextAttemptAt: 20,
+    deadlineAt: 30,
+    lastError: 'refused',
+    body: '{}',
+    signature: null,
+    attempts: [
+      { url: 'http://127.0.0.1:9/b', startedAt: 11, durationMs: 0, requestHeaders: '{}', responseStatus: null, responseHeaders: null, responseBody: null, errorCode: 'connect', errorMessage: 'refused', outcome: 'retry', retryAt: 20 },
+      { url: 'http://127.0.0.1:9/c', startedAt: 12, durationMs: 5000.5, requestHeaders: '{}', responseStatus: 503, responseHeaders: '{}', responseBody: '', errorCode: 'http', errorMessage: '503', outcome: 'retry', retryAt: 20 },
+    ],
+  },
+];
+
+it('results survive the trip to the writer as columns, field for field', () => {
+  expect(fromColumns(deserialize(serialize(toColumns(results))))).toEqual(results);
+});
+
+it('an empty group is empty on arrival', () => {
+  expect(fromColumns(toColumns([]))).toEqual([]);
+});
