@@ -230,10 +230,16 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       // Out of the ready queue first: none of them may start while the cancel is being written.
       // (Should the write fail, they are still due in the store and the next refill reads them.)
       delivery.forget(deliveryIds);
-      return pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then((outcome) => {
-        if (outcome.changed > 0) announce(deliveryIds);
-        return outcome.changed;
-      });
+      return pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then(
+        (outcome) => {
+          if (outcome.changed > 0) announce(deliveryIds);
+          return outcome.changed;
+        },
+        (error: unknown) => {
+          delivery.kick(); // not cancelled: they are still due, read them again
+          throw error;
+        },
+      );
     },
     requestDeletion: (request) => {
       const purged = delivery.purging(); // queued deliveries must not send purged messages

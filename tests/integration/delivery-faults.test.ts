@@ -9,6 +9,7 @@ import type { Attempt, Delivery } from '../../electron/core/store/deliveries-rep
 import { makeTestCerts, type TestCerts } from '../helpers/certs.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const TIMEOUT_MS = 300;
@@ -368,6 +369,23 @@ describe('Retry-After', () => {
     const second = await afterRound(c, messageId, 2);
     expect(second.status).toBe('delivered');
     expect(attemptsOf(c, second)[1]!.startedAt).toBe(T0 + 120_000);
+  });
+
+  it('503 with Retry-After: 0 while the destination has more queued → sent again at once, without a kick', async () => {
+    const r = await receiver();
+    r.script({ status: 503, headers: { 'retry-after': '0' } });
+    // One at a time, on a clock that does not move: every delivery is due at T0, and the retried
+    // one's new due time sorts before the others the engine has already read (the clock never moves).
+    const c = await coreWith({ webhooks: [hook(r.url)], options: { bodyShape: 'seed', concurrency: 1 } });
+    const res = await post(c, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'u_1', event })) });
+    expect(res.status).toBe(200);
+    const ids = c.messages.list().map((m) => m.id);
+    const delivered = await until(() => {
+      const deliveries = ids.map((id) => c.deliveries.forMessage(id)[0]!);
+      return deliveries.every((d) => d.status === 'delivered') ? deliveries : undefined;
+    });
+    expect(delivered.map((d) => d.attemptCount).sort()).toEqual([1, 1, 2]);
+    expect(r.received).toHaveLength(4);
   });
 
   it('503 with an HTTP-date Retry-After → the next attempt at that date', async () => {

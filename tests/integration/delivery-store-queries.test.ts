@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { replay } from '../../electron/core/delivery/replay.ts';
 import { transaction } from '../../electron/core/store/database.ts';
-import { DeliveriesRepo, DUE_FOR_SQL, failedNowSql, NEXT_DUE_AFTER_SQL } from '../../electron/core/store/deliveries-repo.ts';
+import { DeliveriesRepo, DUE_AFTER_SQL, DUE_FOR_SQL, failedNowSql, NEXT_DUE_AFTER_SQL } from '../../electron/core/store/deliveries-repo.ts';
 import { DestinationsRepo } from '../../electron/core/store/destinations-repo.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { SourcesRepo } from '../../electron/core/store/sources-repo.ts';
@@ -108,9 +108,27 @@ describe("a destination's due deliveries", () => {
     expect(deliveries.dueFor(2, 5_000, 10).map((d) => d.id)).toEqual([...dueB, ...laterB]);
   });
 
+  it('after a cursor, are the ones a previous read did not reach: later due times, and later ids at the same time', () => {
+    const store = open();
+    const deliveries = new DeliveriesRepo(store.db);
+    const first = store.add(3, 1, 'pending', 100);
+    const second = store.add(2, 1, 'retrying', 200);
+    const firstRead = deliveries.dueFor(1, 1_000, 2);
+    expect(firstRead.map((d) => d.id)).toEqual(first.slice(0, 2));
+    const last = firstRead.at(-1)!;
+    // The same due time as the cursor, a later id; then a later time.
+    expect(deliveries.dueFor(1, 1_000, 10, { at: last.nextAttemptAt, id: last.id }).map((d) => d.id)).toEqual([first[2], ...second]);
+    expect(deliveries.dueFor(1, 1_000, 1, { at: 100, id: first[2]! }).map((d) => d.id)).toEqual([second[0]]);
+    expect(deliveries.dueFor(1, 150, 10, { at: 100, id: first[2]! })).toEqual([]);
+  });
+
   it('seek the partial index deliveries_destination_due', () => {
     const store = open();
     expect(store.plan(DUE_FOR_SQL)).toEqual(['SEARCH deliveries USING INDEX deliveries_destination_due (destination_id=? AND next_attempt_at<?)']);
+    // After a cursor: a seek to it, not a walk over the rows before it.
+    expect(store.plan(DUE_AFTER_SQL)).toEqual([
+      'SEARCH deliveries USING INDEX deliveries_destination_due (destination_id=? AND next_attempt_at>? AND next_attempt_at<?)',
+    ]);
     expect(store.plan(NEXT_DUE_AFTER_SQL)).toEqual(['SEARCH deliveries USING INDEX deliveries_destination_due (destination_id=? AND next_attempt_at>?)']);
   });
 });

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
-import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
+import type { DeliveriesRepo, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { announceStored } from './announce.ts';
@@ -121,6 +121,13 @@ export class DeliveryEngine {
    * stored); kick() forgets them all.
    */
   readonly #heldAll = new Map<number, number | null>();
+  /**
+   * Per destination, where its last read of due rows stopped. Every due row up to there is ours
+   * (queued or in flight) or settled, so the next read starts after it instead of reading them all
+   * again — until something may have made an earlier row due: any write outside a round kicks
+   * (kick() forgets every cursor), a round due again at once or a failed commit forgets its own.
+   */
+  readonly #cursors = new Map<number, DueCursor>();
   readonly #perDestination = new Map<number, number>();
   readonly #rounds = new Set<Promise<void>>();
   #pumpScheduled = false;
@@ -142,6 +149,7 @@ export class DeliveryEngine {
   /** Looks for due deliveries now (new messages, a settings change, or a test's clock moved). */
   kick(): void {
     this.#heldAll.clear();
+    this.#cursors.clear();
     this.#schedulePump();
   }
 
@@ -285,18 +293,22 @@ export class DeliveryEngine {
     }
     this.#queues.delete(destinationId);
     this.#heldAll.delete(destinationId); // read again once it is enabled
+    this.#cursors.delete(destinationId);
   }
 
   /**
    * Reads the destination's due deliveries that are neither running nor already queued, up to its
-   * cap. The store returns the ones we hold too (they are due until their result is committed), so
-   * the read asks for that many more.
+   * cap. After its cursor, only rows no earlier read reached; without one, the store returns the
+   * ones we hold too (they are due until their result is committed), so the read asks for that many more.
    */
   #refill(destination: Destination, cap: number, now: number): void {
     const destinationId = destination.id;
     let queue = this.#queues.get(destinationId);
-    const limit = cap + (this.#inFlightBy.get(destinationId) ?? 0);
-    const due = this.#o.deliveries.dueFor(destinationId, now, limit);
+    const cursor = this.#cursors.get(destinationId);
+    const limit = cursor ? cap - (queue?.ready ?? 0) : cap + (this.#inFlightBy.get(destinationId) ?? 0);
+    const due = this.#o.deliveries.dueFor(destinationId, now, limit, cursor);
+    const last = due.at(-1);
+    if (last) this.#cursors.set(destinationId, { at: last.nextAttemptAt, id: last.id });
     // We now hold every due delivery of this destination: wait for the next one to fall due.
     if (due.length < limit) this.#heldAll.set(destinationId, this.#o.deliveries.nextDueAfter(destinationId, now));
     const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id));
@@ -367,6 +379,7 @@ export class DeliveryEngine {
         // store and will be sent again (at least once), after a pause rather than in a tight loop.
         this.#pausedUntil = Date.now() + 1_000;
         this.#heldAll.delete(destination.id); // read it again
+        this.#cursors.delete(destination.id);
         console.error(`sluice: delivery ${delivery.id}: ${(error as Error).message}`);
       })
       .finally(() => {
@@ -510,8 +523,10 @@ export class DeliveryEngine {
     // Due again (at once, e.g. Retry-After: 0, or later): the last read of due rows did not include it.
     if (result.nextAttemptAt !== null) {
       const heldUntil = this.#heldAll.get(delivery.destinationId);
-      if (result.nextAttemptAt <= this.#o.clock.now()) this.#heldAll.delete(delivery.destinationId);
-      else if (heldUntil === null || (heldUntil !== undefined && result.nextAttemptAt < heldUntil)) {
+      if (result.nextAttemptAt <= this.#o.clock.now()) {
+        this.#heldAll.delete(delivery.destinationId);
+        this.#cursors.delete(delivery.destinationId); // its new due time may sort before the cursor
+      } else if (heldUntil === null || (heldUntil !== undefined && result.nextAttemptAt < heldUntil)) {
         this.#heldAll.set(delivery.destinationId, result.nextAttemptAt);
       }
     }

@@ -31,7 +31,13 @@ export interface Delivery {
 export type DueDelivery = Pick<
   Delivery,
   'id' | 'messageId' | 'destinationId' | 'trigger' | 'targetUrl' | 'bodyOverride' | 'attemptCount' | 'firstAttemptAt'
->;
+> & { nextAttemptAt: number };
+
+/** Where a read of due deliveries stopped: the (nextAttemptAt, id) of the last one it returned. */
+export interface DueCursor {
+  at: number;
+  id: number;
+}
 
 /** One attempt, as recorded (the contract's view of it is the same shape). */
 export type Attempt = AttemptView & { deliveryId: number };
@@ -65,11 +71,15 @@ export function lastErrorOf(
 
 // One destination's due deliveries: a seek on the partial index deliveries_destination_due, so
 // another destination's backlog is never read past. (Exported for the query-plan tests.)
-export const DUE_FOR_SQL = `SELECT id, message_id AS messageId, destination_id AS destinationId, trigger,
-    target_url AS targetUrl, body_override AS bodyOverride, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt
-  FROM deliveries
+const DUE_COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, target_url AS targetUrl,
+  body_override AS bodyOverride, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt, next_attempt_at AS nextAttemptAt`;
+export const DUE_FOR_SQL = `SELECT ${DUE_COLUMNS} FROM deliveries
   WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ?
-  ORDER BY next_attempt_at LIMIT ?`;
+  ORDER BY next_attempt_at, id LIMIT ?`;
+/** The same, after a cursor: only rows a previous read did not reach. */
+export const DUE_AFTER_SQL = `SELECT ${DUE_COLUMNS} FROM deliveries
+  WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (next_attempt_at, id) > (?, ?)
+  ORDER BY next_attempt_at, id LIMIT ?`;
 export const NEXT_DUE_AFTER_SQL = `SELECT min(next_attempt_at) AS at FROM deliveries
   WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at > ?`;
 
@@ -97,6 +107,7 @@ export const FAILED_NOW_MAX = 10_000;
 /** Read side of deliveries and attempts; the ingest worker writes them. */
 export class DeliveriesRepo {
   readonly #dueFor: StatementSync;
+  readonly #dueAfter: StatementSync;
   readonly #nextDueAfter: StatementSync;
   readonly #get: StatementSync;
   readonly #forMessage: StatementSync;
@@ -112,6 +123,7 @@ export class DeliveriesRepo {
 
   constructor(db: DatabaseSync) {
     this.#dueFor = db.prepare(DUE_FOR_SQL);
+    this.#dueAfter = db.prepare(DUE_AFTER_SQL);
     this.#nextDueAfter = db.prepare(NEXT_DUE_AFTER_SQL);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
     this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
@@ -143,9 +155,10 @@ export class DeliveriesRepo {
     );
   }
 
-  /** The destination's deliveries whose next attempt is due at `now`, earliest first. */
-  dueFor(destinationId: number, now: number, limit: number): DueDelivery[] {
-    return this.#dueFor.all(destinationId, now, limit) as unknown as DueDelivery[];
+  /** The destination's deliveries whose next attempt is due at `now`, earliest first (after `cursor`, when given). */
+  dueFor(destinationId: number, now: number, limit: number, cursor?: DueCursor): DueDelivery[] {
+    const rows = cursor ? this.#dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#dueFor.all(destinationId, now, limit);
+    return rows as unknown as DueDelivery[];
   }
 
   /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
