@@ -107,7 +107,8 @@ export class WebhookSender {
         },
         onResponseStart(_c, statusCode, responseHeaders) {
           status = statusCode;
-          headers = flattenHeaders(responseHeaders as Record<string, string | string[] | undefined>);
+          // undici's own object, made for this response: kept as it is (JSON drops undefined values).
+          headers = responseHeaders as Record<string, string | string[]>;
         },
         onResponseData(c, chunk) {
           if (size >= keep) return;
@@ -180,12 +181,6 @@ function capText(chunks: Buffer[], size: number, limit: number): string {
   let end = limit;
   while (end > 0 && (all[end]! & 0xc0) === 0x80) end--; // back off continuation bytes
   return all.subarray(0, end).toString('utf8');
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(headers)) if (value !== undefined) out[key] = value;
-  return out;
 }
 
 function describeStatus(status: number): string {

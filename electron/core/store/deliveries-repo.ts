@@ -71,8 +71,9 @@ export function lastErrorOf(
 
 // One destination's due deliveries: a seek on the partial index deliveries_destination_due, so
 // another destination's backlog is never read past. (Exported for the query-plan tests.)
-const DUE_COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, target_url AS targetUrl,
-  body_override AS bodyOverride, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt, next_attempt_at AS nextAttemptAt`;
+// Read as arrays (half the cost of row objects from node:sqlite: the engine reads one per delivery), in this order.
+const DUE_COLUMNS = `id, message_id, destination_id, trigger, target_url, body_override, attempt_count, first_attempt_at, next_attempt_at`;
+type DueRow = [number, number | null, number, DueDelivery['trigger'], string | null, string | null, number, number | null, number];
 export const DUE_FOR_SQL = `SELECT ${DUE_COLUMNS} FROM deliveries
   WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ?
   ORDER BY next_attempt_at, id LIMIT ?`;
@@ -123,7 +124,9 @@ export class DeliveriesRepo {
 
   constructor(db: DatabaseSync) {
     this.#dueFor = db.prepare(DUE_FOR_SQL);
+    this.#dueFor.setReturnArrays(true);
     this.#dueAfter = db.prepare(DUE_AFTER_SQL);
+    this.#dueAfter.setReturnArrays(true);
     this.#nextDueAfter = db.prepare(NEXT_DUE_AFTER_SQL);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
     this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
@@ -157,8 +160,20 @@ export class DeliveriesRepo {
 
   /** The destination's deliveries whose next attempt is due at `now`, earliest first (after `cursor`, when given). */
   dueFor(destinationId: number, now: number, limit: number, cursor?: DueCursor): DueDelivery[] {
-    const rows = cursor ? this.#dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#dueFor.all(destinationId, now, limit);
-    return rows as unknown as DueDelivery[];
+    const rows = (
+      cursor ? this.#dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#dueFor.all(destinationId, now, limit)
+    ) as unknown as DueRow[];
+    return rows.map(([id, messageId, destination, trigger, targetUrl, bodyOverride, attemptCount, firstAttemptAt, nextAttemptAt]) => ({
+      id,
+      messageId,
+      destinationId: destination,
+      trigger,
+      targetUrl,
+      bodyOverride,
+      attemptCount,
+      firstAttemptAt,
+      nextAttemptAt,
+    }));
   }
 
   /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
