@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
-import type { DeliveriesRepo, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
+import type { DeliveriesRepo, Delivery, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { announceStored } from './announce.ts';
@@ -32,7 +32,7 @@ export interface DeliveryChange {
   messageId: number | null;
   destinationId: number;
   /** What made it (automatic, replay, ...) and a replay's own URL: which delivery a row shows depends on them (shared/shown-delivery.ts). */
-  trigger: DueDelivery['trigger'];
+  trigger: Delivery['trigger'];
   targetUrl: string | null;
   status: DeliveryResult['status'];
   attemptCount: number;
