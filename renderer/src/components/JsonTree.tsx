@@ -1,4 +1,5 @@
 import { memo, useState } from 'react';
+import { formatCount } from '../lib/format.ts';
 
 const LONG_STRING = 160;
 const BIG = 30;
@@ -89,7 +90,7 @@ function Scalar({ value }: { value: unknown }) {
         <>
           <span className="j-string">{text.slice(0, LONG_STRING)}…</span>{' '}
           <button type="button" className="j-more" onClick={() => setFull(true)}>
-            show all {value.length.toLocaleString()} characters
+            show all {formatCount(value.length)} characters
           </button>
         </>
       );

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { AttemptView, DeliveryView, DestinationView, MessageDetail } from '../../../shared/contract.ts';
-import { absoluteTime, clockTime, formatDuration } from '../lib/format.ts';
+import { absoluteTime, clockTime, formatCount, formatDuration } from '../lib/format.ts';
 import { useSecondClock } from '../lib/clock.ts';
 import { countdown } from '../store/outcome.ts';
 import { useInspector } from '../store/react.ts';
@@ -136,7 +136,7 @@ function AttemptRow({ attempt, next, n, scale, timeoutAt }: { attempt: AttemptVi
       ) : null}
       {attempt.responseStatus !== null ? (
         <details className="response">
-          <summary>Response {attempt.responseStatus}{attempt.responseBody ? ` · ${attempt.responseBody.length.toLocaleString()} characters` : ''}</summary>
+          <summary>Response {attempt.responseStatus}{attempt.responseBody ? ` · ${formatCount(attempt.responseBody.length)} characters` : ''}</summary>
           <table className="headers-table" aria-label={`Response headers of attempt ${n}`}>
             <tbody>
               {Object.entries(attempt.responseHeaders ?? {}).map(([name, value]) => (

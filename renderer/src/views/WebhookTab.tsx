@@ -4,6 +4,7 @@ import { webhookBody } from '../../../shared/webhook-body.ts';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { curlCommand } from '../lib/curl.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
+import { formatCount } from '../lib/format.ts';
 
 const USER_AGENT = 'Sluice/1.0';
 
@@ -118,7 +119,7 @@ export function WebhookTab({ message, delivery, destinations }: {
         <p className="muted">The destination has no webhook URL.</p>
       )}
       <h3 className="section-title">
-        Body <span className="muted">{sent ? `— exactly as sent, ${bytes.toLocaleString()} bytes` : `— will be sent (mapped now: ${bytes.toLocaleString()} bytes)`}</span>
+        Body <span className="muted">{sent ? `— exactly as sent, ${formatCount(bytes)} bytes` : `— will be sent (mapped now: ${formatCount(bytes)} bytes)`}</span>
         <CopyButton text={body} label="Copy body" />
       </h3>
       <pre className="code-block body-block" aria-label="Request body">

@@ -9,6 +9,7 @@ import { JsonEditor } from './JsonEditor.tsx';
 import { useReplayState, useReplayStore } from './replay-store.ts';
 import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.tsx';
 import './replay.css';
+import { formatCount } from '../../lib/format.ts';
 
 /**
  * Replays one message: the exact body the chosen destination would send, editable (validated as
@@ -108,7 +109,7 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
       </div>
       <JsonEditor value={text} onChange={setEdits} check={check} label="Replay body (JSON)" />
       <p className="hint">
-        Indented here; sent compact{compact !== null ? ` (${bytes.toLocaleString()} bytes)` : ''}.{' '}
+        Indented here; sent compact{compact !== null ? ` (${formatCount(bytes)} bytes)` : ''}.{' '}
         {destination?.hasSecret
           ? `The core signs it with ${destination.name}’s secret (X-Signature)${edited ? ', so the edited body is re-signed' : ''}.`
           : `${destination?.name ?? 'This destination'} has no shared secret: it is sent without X-Signature.`}
