@@ -117,6 +117,10 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     await expect.poll(() => outcome().textContent(), { timeout: 10_000 }).toMatch(/^✓ Delivered — a webhook answered 2xx on the first attempt \(test delivery #\d+\)\.$/);
     await editor().getByText('Body sent').click();
     expect(await editor().locator('.dst-test-body pre').textContent()).toBe(arrived!.body);
+    // The list keeps its own column (300 px): the editor gets the rest of the window.
+    const list = await session.page.getByRole('complementary', { name: 'Destinations' }).boundingBox();
+    expect(list!.width).toBeGreaterThan(200);
+    expect(list!.width).toBeLessThanOrEqual(320);
     await session.shot('destinations');
   });
 

@@ -27,7 +27,7 @@ export function AudiencesView() {
   };
   if (!info || audiences === null) {
     return (
-      <div className="aud-view" aria-busy="true">
+      <div className="master-detail aud-view" aria-busy="true">
         {error ? (
           <p className="aud-error" role="alert">
             {error}
@@ -41,9 +41,9 @@ export function AudiencesView() {
   const current = shown.kind === 'new' ? null : (audiences.find((a) => a.id === shown.id) ?? null);
 
   return (
-    <div className="aud-view">
-      <aside className="aud-list" aria-label="Audiences">
-        <div className="aud-list-head">
+    <div className="master-detail aud-view">
+      <aside className="master-list" aria-label="Audiences">
+        <div className="master-list-head">
           <h2>Audiences</h2>
           <button type="button" className="btn btn-small" aria-pressed={shown.kind === 'new'} onClick={() => go({ kind: 'new' })}>
             + New
@@ -97,15 +97,15 @@ function AudienceItem({ audience: a, current, onOpen }: { audience: AudienceView
   const now = useSecondClock();
   const next = a.nextSyncAt === null ? 'not scheduled' : a.nextSyncAt - now <= 500 ? 'syncing' : `sync ${countdown(a.nextSyncAt - now)}`;
   return (
-    <button type="button" className={`aud-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={onOpen}>
-      <span className="aud-item-line">
-        <span className="aud-item-name">{a.name}</span>
+    <button type="button" className={`master-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={onOpen}>
+      <span className="master-item-line">
+        <span className="master-item-name">{a.name}</span>
         <span className="aud-item-count" title={a.kind === 'audience' ? 'members as of the last sync' : 'users with a value as of the last sync'}>
           {formatCount(a.members)}
         </span>
       </span>
-      <span className="aud-item-sub mono">{a.property}</span>
-      <span className={`aud-item-sub${a.lastError ? ' tone-bad' : ''}`}>
+      <span className="master-item-sub mono">{a.property}</span>
+      <span className={`master-item-sub${a.lastError ? ' tone-bad' : ''}`}>
         {a.kind === 'audience' ? 'audience' : 'computed trait'} · {a.mode} · {a.lastError ? 'last sync failed' : next}
       </span>
     </button>

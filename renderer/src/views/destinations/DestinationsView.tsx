@@ -25,7 +25,7 @@ export function DestinationsView() {
   useEffect(() => {
     if (info && chosen === null) setChosen(implicit);
   }, [info, chosen, implicit]);
-  if (!info) return <div className="dst-view" aria-busy="true" />;
+  if (!info) return <div className="master-detail" aria-busy="true" />;
   const choose = (next: number | 'new' | null) => {
     setChosen(next);
     setSession((n) => n + 1);
@@ -36,9 +36,9 @@ export function DestinationsView() {
   const sourceNames = new Map(info.sources.map((s) => [s.id, s.name]));
 
   return (
-    <div className="dst-view">
-      <aside className="dst-list" aria-label="Destinations">
-        <div className="dst-list-head">
+    <div className="master-detail">
+      <aside className="master-list" aria-label="Destinations">
+        <div className="master-list-head">
           <h2>Destinations</h2>
           <button type="button" className="btn btn-small" aria-pressed={editing === 'new'} onClick={() => { setNote(null); choose('new'); }}>
             + New destination
@@ -95,15 +95,15 @@ function DestinationItem({ destination: d, sources, current, onOpen }: {
 }) {
   const connected = d.sourceIds.map((id) => sources.get(id) ?? `#${id}`);
   return (
-    <button type="button" className={`dst-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={onOpen}>
-      <span className="dst-item-line">
-        <span className="dst-item-name">{d.name}</span>
+    <button type="button" className={`master-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={onOpen}>
+      <span className="master-item-line">
+        <span className="master-item-name">{d.name}</span>
         <span className={`dst-badge ${d.enabled ? 'tone-ok' : 'tone-muted'}`}>{d.enabled ? 'enabled' : 'disabled'}</span>
       </span>
-      <span className="dst-item-sub">
+      <span className="master-item-sub">
         {d.webhooks.length === 1 ? hostOf(d.webhooks[0]!.url) : `${d.webhooks.length} webhooks`} · {connected.length > 0 ? connected.join(', ') : 'no source'}
       </span>
-      <span className="dst-item-sub">
+      <span className="master-item-sub">
         {d.hasSecret ? <>signed · <span className="mono">{d.maskedSecret}</span></> : 'unsigned'} · {d.options.bodyShape === 'full' ? 'full body' : 'mapped body'}
       </span>
     </button>
