@@ -1,9 +1,21 @@
 // Queued deliveries' bodies are built ahead, in the store's writer thread (delivery/prepare-bodies.ts).
 // A body built ahead must never be sent when it no longer matches what the round would build: after
 // a settings change (secret, body shape) or a purge of its message.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../shared/signature.ts';
-import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { EventBus } from '../../electron/core/bus/event-bus.ts';
+import { DeliveryEngine } from '../../electron/core/delivery/delivery-engine.ts';
+import { WebhookSender } from '../../electron/core/delivery/webhook-sender.ts';
+import { IngestPipeline } from '../../electron/core/ingest/ingest-pipeline.ts';
+import type { DestinationConfig } from '../../shared/settings.ts';
+import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
+import { DeliveriesRepo } from '../../electron/core/store/deliveries-repo.ts';
+import { DestinationsRepo } from '../../electron/core/store/destinations-repo.ts';
+import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
+import { SourcesRepo } from '../../electron/core/store/sources-repo.ts';
+import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -94,5 +106,90 @@ describe('bodies built ahead', () => {
     const tracks = r.received.map((request) => JSON.parse(request.body) as { type: string; userId: string }).filter((b) => b.type === 'track');
     expect(tracks.map((b) => b.userId)).toEqual(['bob']);
     for (const id of aliceDeliveries) expect(c.deliveries.get(id)?.lastError).toMatch(/no longer stored/);
+  });
+});
+
+/**
+ * An engine on a real store, writer and sender, whose writer holds its answers to body requests
+ * until the test lets them go: the writer can be busy for a while (a big group commit, an audience
+ * sync), and rounds wait for their bodies meanwhile.
+ */
+async function engineWithSlowBodies(hookUrl: string) {
+  const dir = tempDir();
+  const db = openDatabase(dir);
+  const sources = new SourcesRepo(db);
+  const destinations = new DestinationsRepo(db, sources);
+  sources.upsert({ name: 'web', writeKey: 'wk_web', kind: 'web' }, 0);
+  const config = (change: Partial<DestinationConfig>): DestinationConfig => ({
+    name: 'hooks',
+    enabled: true,
+    sources: ['web'],
+    sharedSecret: 'abc123',
+    webhooks: [{ url: hookUrl, headers: {} }],
+    options: { bodyShape: 'seed', concurrency: 4 },
+    ...change,
+  });
+  const destination = destinations.upsert(config({}), 0);
+  const pipeline = new IngestPipeline(path.join(dir, DATABASE_FILE), () => {});
+  pipeline.setWriteKeys([['wk_web', 1]]);
+  pipeline.setRoutes([{ sourceId: 1, destinationIds: [destination.id] }]);
+  const message = { type: 'track', userId: 'u', event: 'Held', timestamp: '2026-11-22T10:00:00.000Z' };
+  await pipeline.submit({ body: Buffer.from(JSON.stringify(message)), sourceId: 1, endpoint: 'track', singleType: 'track', receivedAt: Date.now(), ip: null });
+  const asked = gate();
+  const answer = gate();
+  const writer = Object.create(pipeline) as IngestPipeline;
+  writer.prepareBodies = (request) => {
+    asked.open();
+    return answer.opened.then(() => pipeline.prepareBodies(request));
+  };
+  writer.commitResults = (results) => pipeline.commitResults(results);
+  const sender = new WebhookSender();
+  const deliveries = new DeliveriesRepo(db);
+  const engine = new DeliveryEngine({ deliveries, messages: new MessagesRepo(db), destinations, writer, bus: new EventBus(), clock: { now: () => Date.now() }, sender });
+  cleanups.push(async () => {
+    await engine.close();
+    await sender.close();
+    await pipeline.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const [delivery] = deliveries.dueFor(destination.id, Date.now(), 10);
+  return { engine, destinations, deliveries, id: destination.id, config, deliveryId: delivery!.id, asked: asked.opened, answer: answer.open };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('a round waiting for the writer to build its body', () => {
+  it('sends with the settings saved meanwhile: the new secret and body shape', async () => {
+    const r = await receiver();
+    const t = await engineWithSlowBodies(r.url);
+    t.engine.kick();
+    await t.asked; // the round has its delivery and waits for the body
+    t.destinations.update(t.id, t.config({ sharedSecret: 'rotated', options: { bodyShape: 'full', concurrency: 4 } }), Date.now());
+    t.answer();
+    const [request] = await r.waitFor(1);
+    expect(request!.headers['x-signature']).toBe(signBody(request!.body, 'rotated'));
+    expect(JSON.parse(request!.body)).toHaveProperty('messageId');
+    await until(() => t.deliveries.get(t.deliveryId)?.status === 'delivered');
+  });
+
+  it('sends nothing once the destination was disabled meanwhile, and delivers after it is enabled again', async () => {
+    const r = await receiver();
+    const t = await engineWithSlowBodies(r.url);
+    t.engine.kick();
+    await t.asked;
+    t.destinations.update(t.id, t.config({ enabled: false }), Date.now());
+    t.answer();
+    await t.engine.idle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(r.received).toHaveLength(0);
+    expect(t.deliveries.get(t.deliveryId)).toMatchObject({ status: 'pending', attemptCount: 0 });
+    t.destinations.update(t.id, t.config({ enabled: true }), Date.now());
+    t.engine.kick(); // what saving settings does (core's destinationSettings.applied)
+    await r.waitFor(1);
+    await until(() => t.deliveries.get(t.deliveryId)?.status === 'delivered');
   });
 });

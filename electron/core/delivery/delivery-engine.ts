@@ -400,6 +400,17 @@ export class DeliveryEngine {
     if (prepared instanceof Promise) {
       await prepared;
       prepared = this.#bodies.get(delivery.id);
+      // The world may have moved meanwhile (the writer can be busy for a while): settings saved (they
+      // apply to this attempt), the destination disabled or deleted, the delivery cancelled, the
+      // engine held or closing. Then nothing is sent: the delivery stays due in the store and is read
+      // again (re-enabling, resuming and a failed cancel all kick; so does the next start).
+      this.#bodies.delete(delivery.id);
+      const current = this.#o.destinations.byId(destination.id);
+      if (!current?.enabled || this.#held || this.#closed || this.#cancelledInFlight.has(delivery.id)) {
+        this.#cursors.delete(destination.id);
+        return;
+      }
+      destination = current;
     }
     this.#bodies.delete(delivery.id);
     const startedAt = clock.now();
