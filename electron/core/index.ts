@@ -115,10 +115,15 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     db.exec('PRAGMA wal_autocheckpoint = 1000');
     pipeline.useAutomaticCheckpoints();
   });
-  const pipeline = new IngestPipeline(path.join(options.dataDir, DATABASE_FILE), (committed) => {
-    bus.emit('messages.stored', committed);
-    if (committed.some((request) => request.deliveries > 0)) delivery.kick();
-  });
+  const pipeline = new IngestPipeline(
+    path.join(options.dataDir, DATABASE_FILE),
+    (committed) => {
+      bus.emit('messages.stored', committed);
+      if (committed.some((request) => request.deliveries > 0)) delivery.kick();
+    },
+    // A writer that died between a commit and its answer left due deliveries nobody announced.
+    () => delivery.kick(),
+  );
   pipeline.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id]));
   pipeline.setRoutes(routesOf(destinations));
   const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });

@@ -31,6 +31,7 @@ export class IngestPipeline {
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
   readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
+  readonly #onRestarted: (() => void) | undefined;
   #worker: Worker;
   #writeKeys: [string, number][] = [];
   #routes: Route[] = [];
@@ -42,9 +43,14 @@ export class IngestPipeline {
   #closed = false;
   #whenClosed: (() => void) | undefined;
 
-  constructor(file: string, onCommitted: (committed: CommittedRequest[]) => void) {
+  /**
+   * `onRestarted` runs when a new worker has replaced a dead one: writes the old one committed but
+   * never acknowledged (it died in between) are in the store, and nobody was told.
+   */
+  constructor(file: string, onCommitted: (committed: CommittedRequest[]) => void, onRestarted?: () => void) {
     this.#file = file;
     this.#onCommitted = onCommitted;
+    this.#onRestarted = onRestarted;
     this.#worker = this.#spawn();
   }
 
@@ -166,7 +172,9 @@ export class IngestPipeline {
     const delay = Math.min(100 * 2 ** (this.#restarts.length - 1), 30_000);
     console.error(`sluice: the ingest worker stopped (exit code ${code}); restarting in ${delay} ms`);
     setTimeout(() => {
-      if (!this.#closed) this.#worker = this.#spawn();
+      if (this.#closed) return;
+      this.#worker = this.#spawn();
+      this.#onRestarted?.();
     }, delay).unref();
   }
 
