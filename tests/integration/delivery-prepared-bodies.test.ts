@@ -26,22 +26,26 @@ afterEach(async () => {
   core = undefined;
 });
 
+/** The destination of these tests, posting to `hookUrl`, with `change` applied. */
+function hooks(hookUrl: string, change: Partial<DestinationConfig> = {}): DestinationConfig {
+  return {
+    name: 'hooks',
+    enabled: true,
+    sources: ['web'],
+    sharedSecret: 'abc123',
+    webhooks: [{ url: hookUrl, headers: {} }],
+    options: { bodyShape: 'seed', concurrency: 4 },
+    ...change,
+  };
+}
+
 async function setup(hookUrl: string) {
   core = await startCore({
     config: {
       sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-      destinations: [
-        {
-          name: 'hooks',
-          enabled: true,
-          sources: ['web'],
-          sharedSecret: 'abc123',
-          webhooks: [{ url: hookUrl, headers: {} }],
-          // One at a time: while the first request is held, the others wait in the ready queue with
-          // their bodies built.
-          options: { bodyShape: 'seed', concurrency: 1 },
-        },
-      ],
+      // One at a time: while the first request is held, the others wait in the ready queue with
+      // their bodies built.
+      destinations: [hooks(hookUrl, { options: { bodyShape: 'seed', concurrency: 1 } })],
     },
   });
   core.writeKey = 'wk_web';
@@ -66,13 +70,7 @@ describe('bodies built ahead', () => {
     await post(c, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'u', event })) });
     await r.waitFor(1);
     await bodiesBuilt();
-    c.saveDestination({
-      name: 'hooks',
-      sources: ['web'],
-      sharedSecret: 'rotated',
-      webhooks: [{ url: r.url, headers: {} }],
-      options: { bodyShape: 'full', concurrency: 1 },
-    });
+    c.saveDestination(hooks(r.url, { sharedSecret: 'rotated', options: { bodyShape: 'full', concurrency: 1 } }));
     first.open();
     const [held, ...queued] = await r.waitFor(3);
     expect(held!.headers['x-signature']).toBe(signBody(held!.body, 'abc123'));
@@ -109,6 +107,11 @@ describe('bodies built ahead', () => {
   });
 });
 
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
 /**
  * An engine on a real store, writer and sender, whose writer holds its answers to body requests
  * until the test lets them go: the writer can be busy for a while (a big group commit, an audience
@@ -120,15 +123,7 @@ async function engineWithSlowBodies(hookUrl: string) {
   const sources = new SourcesRepo(db);
   const destinations = new DestinationsRepo(db, sources);
   sources.upsert({ name: 'web', writeKey: 'wk_web', kind: 'web' }, 0);
-  const config = (change: Partial<DestinationConfig>): DestinationConfig => ({
-    name: 'hooks',
-    enabled: true,
-    sources: ['web'],
-    sharedSecret: 'abc123',
-    webhooks: [{ url: hookUrl, headers: {} }],
-    options: { bodyShape: 'seed', concurrency: 4 },
-    ...change,
-  });
+  const config = (change: Partial<DestinationConfig>) => hooks(hookUrl, change);
   const destination = destinations.upsert(config({}), 0);
   const pipeline = new IngestPipeline(path.join(dir, DATABASE_FILE), () => {});
   pipeline.setWriteKeys([['wk_web', 1]]);
@@ -156,11 +151,6 @@ async function engineWithSlowBodies(hookUrl: string) {
   const [delivery] = deliveries.dueFor(destination.id, Date.now(), 10);
   return { engine, destinations, deliveries, id: destination.id, config, deliveryId: delivery!.id, asked: asked.opened, answer: answer.open };
 }
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
 
 describe('a round waiting for the writer to build its body', () => {
   it('sends with the settings saved meanwhile: the new secret and body shape', async () => {
