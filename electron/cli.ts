@@ -5,8 +5,9 @@ import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { createCore } from './core/index.ts';
 import { UiServer } from './headless/ui-server.ts';
-import { ConfigError, loadConfigFile } from './core/config/load-config.ts';
+import { ConfigError } from './core/config/load-config.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
+import { CORE_FLAGS, coreFlags, parsePort, UsageError } from './host-options.ts';
 
 const USAGE = `Usage: sluice serve [options]
 
@@ -20,25 +21,12 @@ Options:
   --json              print one JSON line with the URLs when ready, nothing else on stdout
   -h, --help          show this help`;
 
-class UsageError extends Error {}
-
-function parsePort(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${flag} must be a port number (0-65535), not "${value}"`);
-  return port;
-}
-
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
-      config: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'ingest-port': { type: 'string' },
+      ...CORE_FLAGS,
       'ui-port': { type: 'string' },
-      'receiver-port': { type: 'string' },
-      host: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -49,20 +37,18 @@ async function serve(args: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const ingestPort = parsePort(values['ingest-port'], '--ingest-port', DEFAULT_INGEST_PORT);
   const uiPort = parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-  const receiverPort = parsePort(values['receiver-port'], '--receiver-port', DEFAULT_RECEIVER_PORT);
-  const config = values.config ? loadConfigFile(path.resolve(values.config)) : undefined;
-  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
+  const flags = coreFlags(values);
+  const dataDir = flags.dataDir ?? path.resolve(defaultDataDir());
+  const host = flags.host ?? DEFAULT_HOST;
 
   const core = await createCore({
+    ingestPort: DEFAULT_INGEST_PORT,
+    receiverPort: DEFAULT_RECEIVER_PORT,
+    ...flags,
     dataDir,
-    ingestPort,
-    receiverPort,
-    host: values.host ?? DEFAULT_HOST,
-    ...(config ? { config } : {}),
+    host,
   });
-  const host = values.host ?? DEFAULT_HOST;
   const ui = new UiServer({ core, host, port: uiPort, rendererDir: path.resolve(import.meta.dirname, '../out/renderer') });
   try {
     await ui.listen();

@@ -1,11 +1,13 @@
 // The Electron host: one hardened window over the same core the headless host serves. Kept thin:
 // everything that can be tested without Electron lives in the core and in ipc-bridge.ts.
-import { app, BrowserWindow, ipcMain, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHandlers } from '../core/api/contract-handlers.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
+import { ConfigError } from '../core/config/load-config.ts';
 import type { Core } from '../core/index.ts';
+import { desktopFlags } from '../host-options.ts';
 import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
 
@@ -16,7 +18,14 @@ const CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 
 let core: Core | undefined;
 
 async function start(): Promise<void> {
-  const started = await createDesktopCore({ dataDir: app.isPackaged ? app.getPath('userData') : defaultDataDir() });
+  // `sluice serve`'s core flags: the packaged app's arguments follow its executable; an unpackaged
+  // run's follow the app's path.
+  const flags = desktopFlags(process.argv.slice(app.isPackaged ? 1 : 2));
+  const portsAsked = flags.ingestPort !== undefined || flags.receiverPort !== undefined;
+  const started = await createDesktopCore(
+    { ...flags, dataDir: flags.dataDir ?? (app.isPackaged ? app.getPath('userData') : defaultDataDir()) },
+    portsAsked,
+  );
   core = started.core;
   if (started.movedBecause) console.warn(`sluice: ${started.movedBecause} — using free ports instead: ingestion at ${core.ingestUrl}, receiver at ${core.receiver.url}`);
   registerContract(ipcMain, createHandlers(core), { isTrustedUrl: (url) => url === rendererUrl || url.startsWith(`${rendererUrl}#`) });
@@ -56,10 +65,17 @@ async function start(): Promise<void> {
 app.on('web-contents-created', (_event, contents) => {
   contents.on('will-attach-webview', (event) => event.preventDefault());
 });
-app.whenReady().then(start, (error: unknown) => {
-  console.error('sluice: could not start:', error);
-  app.exit(1);
-});
+app
+  .whenReady()
+  .then(start)
+  .catch((error: unknown) => {
+    // A bad flag, an invalid config file, a port asked for that is taken: said in a dialog (there
+    // may be no terminal), then the app quits.
+    const message = error instanceof ConfigError ? `Invalid config ${error.message}` : (error as Error).message;
+    console.error(`sluice: could not start: ${message}`);
+    dialog.showErrorBox('Sluice could not start', message);
+    app.exit(1);
+  });
 app.on('window-all-closed', () => app.quit());
 app.on('before-quit', (event) => {
   if (!core) return;

@@ -34,6 +34,12 @@ export const session = {
 
 export const shell = { openExternal: async (_url: string) => {} };
 
+export const dialog = {
+  showErrorBox(title: string, content: string) {
+    report.errorBox = { title, content };
+  },
+};
+
 export class BrowserWindow {
   readonly webContents = Object.assign(new EventEmitter(), {
     setWindowOpenHandler(_handler: unknown) {},
@@ -85,7 +91,7 @@ export const app = {
   },
 };
 
-export default { app, BrowserWindow, ipcMain, session, shell };
+export default { app, BrowserWindow, dialog, ipcMain, session, shell };
 
 /** Calls a contract channel the way the window's preload would. */
 async function call(channel: string, request: unknown, url = rendererUrl): Promise<{ ok: boolean; value?: any; error?: unknown }> {
@@ -100,7 +106,10 @@ async function drive(): Promise<void> {
     report.untrusted = await call('app.info', {}, 'https://example.com/');
     const info = await call('app.info', {});
     report.info = info.ok;
-    const { ingestUrl, sources } = info.value as { ingestUrl: string; sources: { writeKey: string }[] };
+    const { ingestUrl, sources, dataDir } = info.value as { ingestUrl: string; dataDir: string; sources: { name: string; writeKey: string }[] };
+    report.ingestUrl = ingestUrl;
+    report.dataDir = dataDir;
+    report.sources = sources.map((s) => s.name);
     const response = await fetch(`${ingestUrl}/v1/batch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${sources[0]!.writeKey}:`).toString('base64')}` },

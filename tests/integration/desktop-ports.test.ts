@@ -1,4 +1,5 @@
-// The desktop app starts on the default ports, and on free ones when a default is taken.
+// The desktop app starts on the default ports, and on free ones when a default is taken; a port the
+// user asked for (--ingest-port) is never moved.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDesktopCore } from '../../electron/main/core-ports.ts';
@@ -39,13 +40,21 @@ describe('the desktop app’s ports', () => {
     expect(core.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
+  it('does not move a port the user asked for: taken, it is an error that names it', async () => {
+    const taken = await occupy();
+    cleanup.push(taken.close);
+    await expect(createDesktopCore({ dataDir: tempDir(), ingestPort: taken.port, receiverPort: 0 }, true)).rejects.toThrow(
+      `port ${taken.port} is in use`,
+    );
+  });
+
   it('does not hide other failures', async () => {
     let calls = 0;
     const create = async (): Promise<Core> => {
       calls++;
       throw new Error('the data folder is not writable');
     };
-    await expect(createDesktopCore({ dataDir: tempDir() }, create)).rejects.toThrow('not writable');
+    await expect(createDesktopCore({ dataDir: tempDir() }, false, create)).rejects.toThrow('not writable');
     expect(calls).toBe(1);
   });
 });

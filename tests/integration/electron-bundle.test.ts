@@ -90,6 +90,55 @@ describe('electron-vite build', () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
   });
 
+  /** Runs the bundled main process in Node with the stand-in electron module; its JSON report. */
+  function runMain(args: string[], userData: string) {
+    const run = spawnSync(process.execPath, ['--import', path.join(root, 'tests/helpers/fake-electron-hooks.ts'), path.join(outDir, 'main/index.js'), ...args], {
+      cwd: root,
+      env: { ...process.env, SLUICE_FAKE_USER_DATA: userData },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const line = run.stdout.trim().split('\n').at(-1) ?? '';
+    expect(line, `stderr: ${run.stderr}`).toMatch(/^\{/);
+    return { run, report: JSON.parse(line) };
+  }
+
+  it("takes sluice serve's flags among Electron's own: a config file, ports and a data folder", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-flags-'));
+    try {
+      const config = path.join(dir, 'sluice.json');
+      fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'from-config', writeKey: 'wk_from_config', kind: 'server' }], destinations: [] }));
+      const dataDir = path.join(dir, 'data');
+      const { run, report } = runMain(['--no-sandbox', '--config', config, '--ingest-port', '0', '--receiver-port', '0', '--data-dir', dataDir], path.join(dir, 'unused'));
+      expect(report.error).toBeUndefined();
+      expect(report.errorBox).toBeUndefined();
+      expect(report.sources).toContain('from-config');
+      expect(report.dataDir).toBe(dataDir);
+      expect(report.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787'); // port 0: a free one
+      expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+      expect(run.status).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says what is wrong with an invalid config file in an error box, and exits 1', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-bad-'));
+    try {
+      const config = path.join(dir, 'sluice.json');
+      fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'x', writeKey: 'wk_x', kind: 'toaster' }] }));
+      const { run, report } = runMain(['--config', config, '--ingest-port', '0', '--receiver-port', '0'], dir);
+      expect(report.errorBox).toMatchObject({ title: 'Sluice could not start' });
+      expect(report.errorBox.content).toContain('Invalid config');
+      expect(report.errorBox.content).toContain('kind');
+      expect(report.windows).toEqual([]);
+      expect(run.status).toBe(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs: the main process opens the core, serves the contract over IPC to its own page only, stores a message, and quits', () => {
     const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-'));
     try {
