@@ -105,6 +105,30 @@ describe('bodies built ahead', () => {
     expect(tracks.map((b) => b.userId)).toEqual(['bob']);
     for (const id of aliceDeliveries) expect(c.deliveries.get(id)?.lastError).toMatch(/no longer stored/);
   });
+
+  it("are not sent as the new messages that took a purged message's id: each new message goes out once, as itself", async () => {
+    const r = await receiver();
+    const first = gate();
+    r.script({ status: 200, after: first.opened });
+    const c = await setup(r.url);
+    await post(c, '/v1/track', { userId: 'bob', event: 'Kept' });
+    await r.waitFor(1);
+    await post(c, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'alice', event })) });
+    await bodiesBuilt();
+    const aliceIds = c.messages.list().filter((m) => m.userId === 'alice').map((m) => m.id);
+    const aliceDeliveries = aliceIds.flatMap((id) => c.deliveries.forMessage(id).map((d) => d.id));
+    await c.requestDeletion({ userId: 'alice', purge: true });
+    // Alice's were the newest rows: the next messages take their ids (the table has no AUTOINCREMENT).
+    await post(c, '/v1/batch', { batch: ['D', 'E', 'F'].map((event) => ({ type: 'track', userId: 'carol', event })) });
+    const carolIds = c.messages.list().filter((m) => m.userId === 'carol').map((m) => m.id);
+    expect(carolIds.sort()).toEqual([...aliceIds].sort());
+    first.open();
+    await until(() => aliceDeliveries.every((id) => c.deliveries.get(id)?.status === 'failed'));
+    await until(() => carolIds.every((id) => c.deliveries.forMessage(id)[0]?.status === 'delivered'));
+    await c.delivery.idle();
+    const tracks = r.received.map((request) => JSON.parse(request.body) as { type: string; userId: string; event: string }).filter((b) => b.type === 'track');
+    expect(tracks.map((b) => `${b.userId} ${b.event}`).sort()).toEqual(['bob Kept', 'carol D', 'carol E', 'carol F']);
+  });
 });
 
 const cleanups: (() => Promise<void>)[] = [];

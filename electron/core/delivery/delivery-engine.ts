@@ -435,7 +435,11 @@ export class DeliveryEngine {
       signature = prepared.signature;
     } else {
       if (body === null) {
-        const message = delivery.messageId === null ? null : (this.#o.messages.get(delivery.messageId)?.message ?? null);
+        // The store's link, not the one read at refill: a purge sets it to NULL, and the purged
+        // message's id may since have been given to a new message (ids are reused once the newest
+        // rows are gone), which must not be sent as this delivery.
+        const messageId = delivery.messageId === null ? null : this.#o.deliveries.messageIdOf(delivery.id);
+        const message = messageId === null ? null : (this.#o.messages.get(messageId)?.message ?? null);
         if (!message) {
           await this.#commit(
             {
