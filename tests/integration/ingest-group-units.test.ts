@@ -157,6 +157,25 @@ describe('message ids reused after a purge', () => {
   });
 });
 
+describe('message ids reused after a purge, for a replay that repeats no delivery', () => {
+  it('is not made for the new message that took the id: the message must still carry the messageId it was planned with', async () => {
+    const { pipeline, submit, rows } = await writerOnStore();
+    // Source 2 has no destination: the replay (to destination 1, chosen) repeats no earlier delivery.
+    const alice = (await submit(2, { type: 'track', userId: 'alice', event: 'A', messageId: 'alice-1' })).ids[0]!;
+    const planned = { messageId: alice, messageKey: 'alice-1', destinationId: 1, trigger: 'replay' as const, replayOf: null, targetUrl: null, bodyOverride: null, due: NOW };
+    await pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [2], deliveries: [], now: NOW });
+    const bob = (await submit(2, { type: 'track', userId: 'bob', event: 'B', messageId: 'bob-1' })).ids[0]!;
+    expect(bob).toBe(alice);
+    const replay = await pipeline.write({ op: 'createDeliveries', now: NOW, deliveries: [planned] });
+    expect(replay.ids).toEqual([]);
+    expect(replay.goneMessageIds).toEqual([alice]);
+    // Planned for bob's message as it is now, the same replay is made.
+    const again = await pipeline.write({ op: 'createDeliveries', now: NOW, deliveries: [{ ...planned, messageKey: 'bob-1' }] });
+    expect(again.ids).toHaveLength(1);
+    expect(rows("SELECT message_id FROM deliveries WHERE trigger = 'replay'")).toEqual([{ message_id: bob }]);
+  });
+});
+
 describe("the reviewer's scenario over a real core", () => {
   it('a purge, a replay of the purged message and another client under load: nothing fails but the replayed delivery', async () => {
     const receiver = await newReceiver();

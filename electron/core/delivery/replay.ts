@@ -93,6 +93,7 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
         const [repeated] = currentDeliveries(previous.filter((d) => d.destinationId === destination.id));
         planned.push({
           messageId: id,
+          messageKey: message.messageId,
           destinationId: destination.id,
           trigger: 'replay',
           replayOf: repeated?.id ?? null,

@@ -62,6 +62,11 @@ export interface NewDelivery {
   due: number;
   /** The deletion request a delete notification belongs to (set on its replays; a deletionRequest op sets its own). */
   deletionRequestId?: number | null;
+  /**
+   * The message's own messageId when it was planned: the delivery is made only if the row still
+   * carries it (a purged message's id can be taken by a new message).
+   */
+  messageKey?: string | null;
 }
 
 /** Writes the request thread asks the store's writer for, each in one transaction. */

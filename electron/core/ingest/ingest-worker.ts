@@ -65,12 +65,13 @@ const insertAttempt = db.prepare(
 // replay and writing it (often in the same group) deleted it, and its deliveries are not created.
 // Message ids can be reused once the newest rows are purged (the table has no AUTOINCREMENT): a
 // replay also needs the delivery it repeats to still point at the message — a purge sets that
-// link to NULL — or a new message that took the id would be sent in the purged one's place.
+// link to NULL — and the message to still carry the messageId it was planned with, or a new
+// message that took the id would be sent in the purged one's place.
 const insertRequestedDelivery = db.prepare(
   `INSERT INTO deliveries (message_id, destination_id, trigger, replay_of, status, target_url, body_override,
      deletion_request_id, next_attempt_at, created_at, updated_at)
    SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10
-   WHERE ?1 IS NULL OR (EXISTS (SELECT 1 FROM messages WHERE id = ?1)
+   WHERE ?1 IS NULL OR (EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND (?11 IS NULL OR message_id IS ?11))
      AND (?4 IS NULL OR EXISTS (SELECT 1 FROM deliveries repeated WHERE repeated.id = ?4 AND repeated.message_id = ?1)))`,
 );
 const retryNow = db.prepare(
@@ -186,7 +187,7 @@ function createDeliveries(
   const gone = new Set<number>();
   for (const d of deliveries) {
     const result = insertRequestedDelivery.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl,
-      d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now);
+      d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now, d.messageKey ?? null);
     if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
     else gone.add(d.messageId!);
   }
