@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../shared/signature.ts';
 import { EventBus } from '../../electron/core/bus/event-bus.ts';
-import { DeliveryEngine } from '../../electron/core/delivery/delivery-engine.ts';
+import { DeliveryEngine, type DeliveryChange } from '../../electron/core/delivery/delivery-engine.ts';
 import { WebhookSender } from '../../electron/core/delivery/webhook-sender.ts';
 import { IngestPipeline } from '../../electron/core/ingest/ingest-pipeline.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
@@ -122,12 +122,17 @@ describe('bodies built ahead', () => {
     await post(c, '/v1/batch', { batch: ['D', 'E', 'F'].map((event) => ({ type: 'track', userId: 'carol', event })) });
     const carolIds = c.messages.list().filter((m) => m.userId === 'carol').map((m) => m.id);
     expect(carolIds.sort()).toEqual([...aliceIds].sort());
+    const announced: DeliveryChange[] = [];
+    c.bus.on('deliveries.changed', (changes) => announced.push(...changes));
     first.open();
     await until(() => aliceDeliveries.every((id) => c.deliveries.get(id)?.status === 'failed'));
     await until(() => carolIds.every((id) => c.deliveries.forMessage(id)[0]?.status === 'delivered'));
     await c.delivery.idle();
     const tracks = r.received.map((request) => JSON.parse(request.body) as { type: string; userId: string; event: string }).filter((b) => b.type === 'track');
     expect(tracks.map((b) => `${b.userId} ${b.event}`).sort()).toEqual(['bob Kept', 'carol D', 'carol E', 'carol F']);
+    // Alice's failures are announced as of no message: not attached to carol's rows, which have her ids.
+    const aliceFailures = announced.filter((change) => aliceDeliveries.includes(change.deliveryId));
+    expect(aliceFailures.map((change) => [change.status, change.messageId])).toEqual(aliceDeliveries.map(() => ['failed', null]));
   });
 });
 

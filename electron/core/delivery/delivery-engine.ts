@@ -435,11 +435,10 @@ export class DeliveryEngine {
       signature = prepared.signature;
     } else {
       if (body === null) {
-        // The store's link, not the one read at refill: a purge sets it to NULL, and the purged
-        // message's id may since have been given to a new message (ids are reused once the newest
-        // rows are gone), which must not be sent as this delivery.
-        const messageId = delivery.messageId === null ? null : this.#o.deliveries.messageIdOf(delivery.id);
-        const message = messageId === null ? null : (this.#o.messages.get(messageId)?.message ?? null);
+        // Through the store's link, in one read, not the id read at refill: a purge sets the link to
+        // NULL, and the purged message's id may since have been given to a new message (ids are
+        // reused once the newest rows are gone), which must not be sent as this delivery.
+        const message = delivery.messageId === null ? null : (this.#o.messages.ofDelivery(delivery.id)?.message ?? null);
         if (!message) {
           await this.#commit(
             {
@@ -454,7 +453,8 @@ export class DeliveryEngine {
               signature: null,
               attempts: [],
             },
-            delivery,
+            // Announced as of no message: the id it had may be another message's now.
+            { ...delivery, messageId: null },
           );
           return;
         }

@@ -107,8 +107,6 @@ export const FAILED_NOW_MAX = 10_000;
 
 /** Read side of deliveries and attempts; the ingest worker writes them. */
 export class DeliveriesRepo {
-  readonly #db: DatabaseSync;
-  #messageIdOf: StatementSync | undefined;
   readonly #dueFor: StatementSync;
   readonly #dueAfter: StatementSync;
   readonly #nextDueAfter: StatementSync;
@@ -125,7 +123,6 @@ export class DeliveriesRepo {
   readonly #waiting: StatementSync;
 
   constructor(db: DatabaseSync) {
-    this.#db = db;
     this.#dueFor = db.prepare(DUE_FOR_SQL);
     this.#dueFor.setReturnArrays(true);
     this.#dueAfter = db.prepare(DUE_AFTER_SQL);
@@ -182,12 +179,6 @@ export class DeliveriesRepo {
   /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
   nextDueAfter(destinationId: number, now: number): number | null {
     return (this.#nextDueAfter.get(destinationId, now) as { at: number | null }).at;
-  }
-
-  /** The message a delivery is of now (null once it was purged, or for a delete notification). */
-  messageIdOf(id: number): number | null {
-    this.#messageIdOf ??= this.#db.prepare('SELECT message_id AS id FROM deliveries WHERE id = ?');
-    return (this.#messageIdOf.get(id) as { id: number | null } | undefined)?.id ?? null;
   }
 
   get(id: number): Delivery | undefined {

@@ -126,6 +126,7 @@ export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
   #payloads: StatementSync | undefined;
+  #ofDelivery: StatementSync | undefined;
   readonly #range: StatementSync;
   #some: StatementSync | undefined;
 
@@ -140,6 +141,16 @@ export class MessagesRepo {
 
   get(id: number): MessageRecord | undefined {
     const row = this.#get.get(id) as RecordRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** The message a delivery is of now, through the delivery's link (NULL once the message was purged). */
+  ofDelivery(deliveryId: number): MessageRecord | undefined {
+    this.#ofDelivery ??= this.#db.prepare(
+      `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
+       FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN requests r ON r.id = m.request_id WHERE d.id = ?`,
+    );
+    const row = this.#ofDelivery.get(deliveryId) as RecordRow | undefined;
     return row ? toRecord(row) : undefined;
   }
 
