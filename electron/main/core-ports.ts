@@ -11,17 +11,27 @@ export interface DesktopCore {
   movedBecause: string | null;
 }
 
-/** `portsAsked`: the user chose a port (a flag), so a taken one is an error rather than moved. */
+/** Which ports the user chose (a flag): those are never moved — taken, they are an error. */
+export interface PortsAsked {
+  ingest: boolean;
+  receiver: boolean;
+}
+
 export async function createDesktopCore(
   options: CoreOptions,
-  portsAsked = false,
+  asked: PortsAsked = { ingest: false, receiver: false },
   create: (options: CoreOptions) => Promise<Core> = createCore,
 ): Promise<DesktopCore> {
   try {
     return { core: await create(options), movedBecause: null };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || portsAsked) throw error;
-    const core = await create({ ...options, ingestPort: 0, receiverPort: 0 });
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || (asked.ingest && asked.receiver)) throw error;
+    // The ports nobody chose move to free ones; a chosen one that is taken fails this try too.
+    const core = await create({
+      ...options,
+      ...(asked.ingest ? {} : { ingestPort: 0 }),
+      ...(asked.receiver ? {} : { receiverPort: 0 }),
+    });
     return { core, movedBecause: (error as Error).message };
   }
 }

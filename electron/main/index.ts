@@ -18,13 +18,12 @@ const CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 
 let core: Core | undefined;
 
 async function start(): Promise<void> {
-  // `sluice serve`'s core flags: the packaged app's arguments follow its executable; an unpackaged
-  // run's follow the app's path.
-  const flags = desktopFlags(process.argv.slice(app.isPackaged ? 1 : 2));
-  const portsAsked = flags.ingestPort !== undefined || flags.receiverPort !== undefined;
+  // `sluice serve`'s core flags, after the executable (an unpackaged run's app path comes first:
+  // a positional, ignored).
+  const flags = desktopFlags(process.argv.slice(1));
   const started = await createDesktopCore(
     { ...flags, dataDir: flags.dataDir ?? (app.isPackaged ? app.getPath('userData') : defaultDataDir()) },
-    portsAsked,
+    { ingest: flags.ingestPort !== undefined, receiver: flags.receiverPort !== undefined },
   );
   core = started.core;
   if (started.movedBecause) console.warn(`sluice: ${started.movedBecause} — using free ports instead: ingestion at ${core.ingestUrl}, receiver at ${core.receiver.url}`);

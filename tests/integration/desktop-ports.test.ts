@@ -43,9 +43,24 @@ describe('the desktop app’s ports', () => {
   it('does not move a port the user asked for: taken, it is an error that names it', async () => {
     const taken = await occupy();
     cleanup.push(taken.close);
-    await expect(createDesktopCore({ dataDir: tempDir(), ingestPort: taken.port, receiverPort: 0 }, true)).rejects.toThrow(
+    await expect(createDesktopCore({ dataDir: tempDir(), ingestPort: taken.port, receiverPort: 0 }, { ingest: true, receiver: false })).rejects.toThrow(
       `port ${taken.port} is in use`,
     );
+  });
+
+  it('still moves a default port that is taken when the other one was asked for', async () => {
+    const taken = await occupy(); // standing in for the receiver's default port, taken
+    cleanup.push(taken.close);
+    const free = await occupy();
+    await free.close();
+    const { core, movedBecause } = await createDesktopCore(
+      { dataDir: tempDir(), ingestPort: free.port, receiverPort: taken.port },
+      { ingest: true, receiver: false },
+    );
+    cleanup.push(() => core.close());
+    expect(movedBecause).toContain(`port ${taken.port}`);
+    expect(core.ingestUrl).toBe(`http://127.0.0.1:${free.port}`); // asked for: kept
+    expect(core.receiver.url).not.toBe(`http://127.0.0.1:${taken.port}`);
   });
 
   it('does not hide other failures', async () => {
@@ -54,7 +69,7 @@ describe('the desktop app’s ports', () => {
       calls++;
       throw new Error('the data folder is not writable');
     };
-    await expect(createDesktopCore({ dataDir: tempDir() }, false, create)).rejects.toThrow('not writable');
+    await expect(createDesktopCore({ dataDir: tempDir() }, undefined, create)).rejects.toThrow('not writable');
     expect(calls).toBe(1);
   });
 });
