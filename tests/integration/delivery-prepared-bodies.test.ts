@@ -82,7 +82,11 @@ describe('bodies built ahead', () => {
     }
   });
 
-  it('are not sent after their message was purged: those deliveries fail without sending', async () => {
+  /**
+   * Bob's message held at the receiver, alice's three (the newest rows) queued behind it with their
+   * bodies built; `first.open()` lets bob's request be answered.
+   */
+  async function aliceQueuedBehindBob() {
     const r = await receiver();
     const first = gate();
     r.script({ status: 200, after: first.opened });
@@ -91,11 +95,14 @@ describe('bodies built ahead', () => {
     await r.waitFor(1);
     await post(c, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'alice', event })) });
     await bodiesBuilt();
-    const aliceDeliveries = c.messages
-      .list()
-      .filter((m) => m.userId === 'alice')
-      .flatMap((m) => c.deliveries.forMessage(m.id).map((d) => d.id));
+    const aliceIds = c.messages.list().filter((m) => m.userId === 'alice').map((m) => m.id);
+    const aliceDeliveries = aliceIds.flatMap((id) => c.deliveries.forMessage(id).map((d) => d.id));
     expect(aliceDeliveries).toHaveLength(3);
+    return { r, c, first, aliceIds, aliceDeliveries };
+  }
+
+  it('are not sent after their message was purged: those deliveries fail without sending', async () => {
+    const { r, c, first, aliceDeliveries } = await aliceQueuedBehindBob();
     const deletion = await c.requestDeletion({ userId: 'alice', purge: true });
     expect(deletion.purgedMessages).toBe(3);
     first.open();
@@ -107,16 +114,7 @@ describe('bodies built ahead', () => {
   });
 
   it("are not sent as the new messages that took a purged message's id: each new message goes out once, as itself", async () => {
-    const r = await receiver();
-    const first = gate();
-    r.script({ status: 200, after: first.opened });
-    const c = await setup(r.url);
-    await post(c, '/v1/track', { userId: 'bob', event: 'Kept' });
-    await r.waitFor(1);
-    await post(c, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'alice', event })) });
-    await bodiesBuilt();
-    const aliceIds = c.messages.list().filter((m) => m.userId === 'alice').map((m) => m.id);
-    const aliceDeliveries = aliceIds.flatMap((id) => c.deliveries.forMessage(id).map((d) => d.id));
+    const { r, c, first, aliceIds, aliceDeliveries } = await aliceQueuedBehindBob();
     await c.requestDeletion({ userId: 'alice', purge: true });
     // Alice's were the newest rows: the next messages take their ids (the table has no AUTOINCREMENT).
     await post(c, '/v1/batch', { batch: ['D', 'E', 'F'].map((event) => ({ type: 'track', userId: 'carol', event })) });

@@ -142,15 +142,7 @@ describe('electron-vite build', () => {
   it('runs: the main process opens the core, serves the contract over IPC to its own page only, stores a message, and quits', () => {
     const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-'));
     try {
-      const run = spawnSync(process.execPath, ['--import', path.join(root, 'tests/helpers/fake-electron-hooks.ts'), path.join(outDir, 'main/index.js')], {
-        cwd: root,
-        env: { ...process.env, SLUICE_FAKE_USER_DATA: userData },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      const line = run.stdout.trim().split('\n').at(-1) ?? '';
-      expect(line, `stderr: ${run.stderr}`).toMatch(/^\{/);
-      const report = JSON.parse(line);
+      const { run, report } = runMain([], userData);
       expect(report.error).toBeUndefined();
       expect(report.windows).toEqual([
         expect.objectContaining({
