@@ -91,10 +91,10 @@ describe('electron-vite build', () => {
   });
 
   /** Runs the bundled main process in Node with the stand-in electron module; its JSON report. */
-  function runMain(args: string[], userData: string) {
+  function runMain(args: string[], userData: string, env: NodeJS.ProcessEnv = {}) {
     const run = spawnSync(process.execPath, ['--import', path.join(root, 'tests/helpers/fake-electron-hooks.ts'), path.join(outDir, 'main/index.js'), ...args], {
       cwd: root,
-      env: { ...process.env, SLUICE_FAKE_USER_DATA: userData },
+      env: { ...process.env, SLUICE_FAKE_USER_DATA: userData, ...env },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -116,6 +116,23 @@ describe('electron-vite build', () => {
       expect(report.dataDir).toBe(dataDir);
       expect(report.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787'); // port 0: a free one
+      expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+      expect(run.status).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("run from a checkout (unpackaged), stores where sluice serve does and reads its first flag", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-dev-'));
+    try {
+      const { run, report } = runMain(['--ingest-port', '0', '--receiver-port', '0'], path.join(dir, 'unused'), {
+        SLUICE_FAKE_UNPACKAGED: '1',
+        XDG_DATA_HOME: dir,
+      });
+      expect(report.error).toBeUndefined();
+      expect(report.dataDir).toBe(path.join(dir, 'sluice'));
+      expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787');
       expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
       expect(run.status).toBe(0);
     } finally {
