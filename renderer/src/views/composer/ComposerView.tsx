@@ -19,6 +19,7 @@ import {
 } from './composer-form.ts';
 import { QueuePanel } from './QueuePanel.tsx';
 import { useComposerQueue } from './use-composer-queue.ts';
+import { ErrorText } from '../../components/ErrorText.tsx';
 
 /** Examples, worded so they are not mistaken for values. */
 const PLACEHOLDERS: Partial<Record<FormField, string>> = {
@@ -190,11 +191,7 @@ export function ComposerView() {
               </div>
             );
           })}
-          {errors.form ? (
-            <p className="error-text" role="alert">
-              {errors.form}
-            </p>
-          ) : null}
+          <ErrorText error={errors.form} />
           <div className="toolbar">
             <button type="submit" className="btn btn-primary" disabled={sending || sourceId === null || Object.keys(typing).length > 0}>
               Send {form.type}

@@ -3,6 +3,7 @@ import type { ComposerState } from '../../../../shared/contract.ts';
 import { formatCount, formatDuration, relativeTime } from '../../lib/format.ts';
 import { useNow } from '../../store/react.ts';
 import type { QueueSnapshot } from './use-composer-queue.ts';
+import { ErrorText } from '../../components/ErrorText.tsx';
 
 /** At most this many squares picture the queue; more are summed up in the number. */
 const MAX_DOTS = 60;
@@ -24,11 +25,7 @@ export function QueuePanel({ queue, error, onFlush }: { queue: QueueSnapshot | n
         The client batches: it sends when enough messages wait (<code>flushAt</code>), when the timer runs out (<code>flushAfter</code>), or
         when you flush.
       </p>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorText error={error} />
       <dl className="queue-stats">
         <Stat label="Queued messages" value={state ? String(state.queued) : '–'} />
         <Stat label="Queued bytes" value={state ? formatBytes(state.queuedBytes) : '–'} />
@@ -58,11 +55,7 @@ export function QueuePanel({ queue, error, onFlush }: { queue: QueueSnapshot | n
           {state ? `${state.sent} sent · ${state.failed} failed · ${state.dropped} dropped` : ''}
         </span>
       </div>
-      {flushError ? (
-        <p className="error-text" role="alert">
-          {flushError}
-        </p>
-      ) : null}
+      <ErrorText error={flushError} />
       <LastResult state={state} />
     </section>
   );

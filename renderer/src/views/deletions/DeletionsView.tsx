@@ -5,6 +5,7 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { describeNotification } from './notification-status.ts';
 import { useDeletions } from './use-deletions.ts';
+import { ErrorText } from '../../components/ErrorText.tsx';
 
 /**
  * Deletion requests (seed §1.7): ask for a user's data to be deleted, and watch the `delete`
@@ -96,11 +97,7 @@ export function DeletionsView() {
       ) : null}
 
       <h3 className="section-title">Requests</h3>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorText error={error} />
       {requests === null ? (
         <div className="inbox-loading" aria-busy="true" aria-label="Loading deletion requests" />
       ) : requests.length === 0 ? (

@@ -11,6 +11,7 @@ import { HookBehaviour } from './HookBehaviour.tsx';
 import { hookOf } from './hook-url.ts';
 import { INBOX_SHOWN, useInbox } from './use-inbox.ts';
 import { explainVerdict } from './verdict.ts';
+import { ErrorText } from '../../components/ErrorText.tsx';
 
 /**
  * The built-in receiver: every request it got (newest first) with its signature verdict, headers and
@@ -106,11 +107,7 @@ export function ReceiverView() {
       <h3 className="section-title">
         Inbox <span className="muted">newest first{entries && entries.length >= INBOX_SHOWN ? ` · the latest ${INBOX_SHOWN}` : ''}</span>
       </h3>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorText error={error} />
       <div className="toolbar">
         <label className="field">
           <span className="field-label">Hook</span>

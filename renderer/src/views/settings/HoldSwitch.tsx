@@ -1,4 +1,5 @@
 import { useDeliveryHold } from './use-delivery-hold.ts';
+import { ErrorText } from '../../components/ErrorText.tsx';
 
 /** The Settings control for holding deliveries, with what holding means. */
 export function HoldSwitch() {
@@ -23,11 +24,7 @@ export function HoldSwitch() {
           : 'Stops sending to webhooks while you look at what queued up; messages are still received and stored. '}
         Held in memory only: restarting Sluice resumes delivery.
       </p>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorText error={error} />
     </div>
   );
 }
