@@ -2,11 +2,11 @@
 // driven by role and label as a user would. An audience built in the UI is previewed, saved, synced
 // at once (demo mode) and its identifies arrive, signed, at the built-in receiver; Sync now sends
 // only the change; the mode switch reschedules; the stream marks the identifies as audience syncs.
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
+import { signBody } from '../../shared/signature.ts';
 
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[audiences e2e] skipped: ${skipReason}`);
@@ -106,7 +106,7 @@ describe.skipIf(skipReason !== null)('Audiences view', () => {
     const body = JSON.parse(entry!.body) as Record<string, unknown>;
     expect(body).toMatchObject({ version: 1, type: 'identify', userId: 'ada', traits: { high_value_users: true } });
     expect(entry!.signature).toBe('valid');
-    expect(entry!.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(entry!.body).digest('hex'));
+    expect(entry!.headers['x-signature']).toBe(signBody(entry!.body, SECRET));
 
     // The history shows the sync, its joined member and, live, the delivery.
     const history = detail.getByRole('table', { name: 'Sync history' });

@@ -1,18 +1,17 @@
 // The Destinations and Sources views end to end: the built inspector in Chromium over a real core
 // (headless host), a real webhook receiver, driven by role and label as a user would. A destination
 // made in the UI delivers real, signed requests; an edit applies to the next delivery.
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { signBody } from '../../shared/signature.ts';
 
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[destinations e2e] skipped: ${skipReason}`);
 
 const SECRET = 'e2e-secret-1';
-const hmac = (secret: string, body: string) => createHmac('sha1', secret).update(body, 'utf8').digest('hex');
 
 describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
   let session: InspectorSession;
@@ -111,7 +110,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     await editor().getByRole('button', { name: 'Send test event' }).click();
     const [arrived] = await receiver.waitFor(1);
     expect(arrived!.path).toBe('/hook');
-    expect(arrived!.headers['x-signature']).toBe(hmac(SECRET, arrived!.body));
+    expect(arrived!.headers['x-signature']).toBe(signBody(arrived!.body, SECRET));
     expect(arrived!.headers['x-env']).toBe('e2e');
     expect(JSON.parse(arrived!.body)).toMatchObject({ version: 1, type: 'track', event: 'Sluice Test Event' });
     await expect.poll(() => outcome().textContent(), { timeout: 10_000 }).toMatch(/^✓ Delivered — a webhook answered 2xx on the first attempt \(test delivery #\d+\)\.$/);
@@ -154,7 +153,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     await editor().getByRole('button', { name: 'Send test event' }).click();
     const [, second] = await receiver.waitFor(2);
     expect(second!.headers['x-env']).toBe('staging');
-    expect(second!.headers['x-signature']).toBe(hmac(secret, second!.body));
+    expect(second!.headers['x-signature']).toBe(signBody(second!.body, secret));
     expect(JSON.parse(second!.body)).toMatchObject({ version: 1, type: 'track', messageId: expect.stringMatching(/^sluice-test-/) });
     await expect.poll(() => outcome().textContent(), { timeout: 10_000 }).toMatch(/^✓ Delivered/);
 
@@ -162,7 +161,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     const res = await post({ ingestUrl: session.core.ingestUrl, writeKey: 'wk_web' }, '/v1/track', { userId: 'u_1', anonymousId: 'a_1', event: 'Real' });
     expect(res.status).toBe(200);
     const [, , third] = await receiver.waitFor(3);
-    expect(third!.headers['x-signature']).toBe(hmac(secret, third!.body));
+    expect(third!.headers['x-signature']).toBe(signBody(third!.body, secret));
     expect(JSON.parse(third!.body)).toMatchObject({ event: 'Real', anonymousId: 'a_1' }); // full body: anonymousId is kept
   });
 

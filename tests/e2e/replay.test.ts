@@ -1,19 +1,19 @@
 // Replay and the stream's time range, end to end: the built inspector in Chromium over a real core
 // (headless host), real webhook receivers on 127.0.0.1, driven by role and label as a user would.
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
 import { receiversClosedAfterEach, type Receiver } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
+import { signBody } from '../../shared/signature.ts';
 
 const SECRET = 'replay-e2e-secret';
 const HOUR = 3_600_000;
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[replay e2e] skipped: ${skipReason}`);
 
-const sign = (body: string) => createHmac('sha1', SECRET).update(body, 'utf8').digest('hex');
+const sign = (body: string) => signBody(body, SECRET);
 
 describe.skipIf(skipReason !== null)('replay and the time range in the inspector', () => {
   const receiver = receiversClosedAfterEach();

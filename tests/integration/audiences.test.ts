@@ -1,6 +1,5 @@
 // Audiences and computed traits end to end over a real core (real SQLite file, real ingestion
 // endpoint, real delivery engine) and a real webhook receiver; time comes from an injected clock.
-import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import type { AudienceInput } from '../../shared/audiences.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach, type Receiver, type Received } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
+import { signBody } from '../../shared/signature.ts';
 
 const newReceiver = receiversClosedAfterEach();
 const SECRET = 'audience-s3cret';
@@ -216,7 +216,7 @@ describe('audience syncs', () => {
       const body = JSON.parse(request.body) as Record<string, unknown>;
       expect(Object.keys(body)).toEqual(['version', 'type', 'userId', 'traits', 'timestamp']); // the seed's identify body
       expect(body).toMatchObject({ version: 1, type: 'identify', timestamp: new Date(T0).toISOString() });
-      expect(request.headers['x-signature']).toBe(createHmac('sha1', SECRET).update(request.body).digest('hex'));
+      expect(request.headers['x-signature']).toBe(signBody(request.body, SECRET));
       expect(request.headers['user-agent']).toBe('Sluice/1.0');
     }
     const [first] = core.audiences.repo.syncs(saved.id, 10);

@@ -1,13 +1,13 @@
 // A failed or retrying delivery is listed with its last attempt's error code (and the HTTP status for
 // `http`), in messages.list / messages.byIds / messages.get and in deliveries.changed, so the inspector
 // names the error without reading the sentence. Real ingestion, SQLite, receivers and a closed port.
-import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageSummary, Result } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import type { DeliveryChange } from '../../electron/core/delivery/delivery-engine.ts';
 import { lastErrorOf } from '../../electron/core/store/deliveries-repo.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { closedPort } from '../helpers/ports.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
@@ -20,15 +20,6 @@ afterEach(async () => {
   core = undefined;
   now = T0;
 });
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** One source per destination, so each message has exactly one delivery: the one its row shows. */
 async function coreWithDestinations(webhooks: Record<string, string[]>): Promise<TestCore> {

@@ -8,6 +8,7 @@ import type { DestinationConfig } from '../../shared/settings.ts';
 import type { Attempt, Delivery } from '../../electron/core/store/deliveries-repo.ts';
 import { makeTestCerts, type TestCerts } from '../helpers/certs.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { closedPort } from '../helpers/ports.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -75,15 +76,6 @@ async function tcpServer(onConnection: (socket: Socket) => void) {
   });
   state.port = await listenUntilTestEnds(server);
   return state;
-}
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 type Webhook = DestinationConfig['webhooks'][number];
