@@ -312,27 +312,27 @@ export interface ContractIssue {
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ContractError };
 
+/** A delivery's new state, as announced after it is stored. */
+export interface DeliveryChange {
+  deliveryId: number;
+  messageId: number | null;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  /** As in DeliverySummary: the last attempt's error code and, for `http`, its status. */
+  lastErrorCode: DeliveryErrorCode | null;
+  lastHttpStatus: number | null;
+  /** As in DeliverySummary: which delivery a row shows depends on them (shared/shown-delivery.ts). */
+  destinationId: number;
+  trigger: string;
+  targetUrl: string | null;
+}
+
 /** Everything the core announces, batched (at most one batch per ~30 ms). */
 export type CoreEvent =
   | { type: 'messages.stored'; ids: number[] }
-  | {
-      type: 'deliveries.changed';
-      changes: {
-        deliveryId: number;
-        messageId: number | null;
-        status: string;
-        attemptCount: number;
-        nextAttemptAt: number | null;
-        lastError: string | null;
-        /** As in DeliverySummary: the last attempt's error code and, for `http`, its status. */
-        lastErrorCode: DeliveryErrorCode | null;
-        lastHttpStatus: number | null;
-        /** As in DeliverySummary: which delivery a row shows depends on them. */
-        destinationId: number;
-        trigger: string;
-        targetUrl: string | null;
-      }[];
-    }
+  | { type: 'deliveries.changed'; changes: DeliveryChange[] }
   | { type: 'receiver.received'; entries: InboxEntry[] }
   | { type: 'settings.changed' }
   /** Deliveries were held or let go (delivery.hold), from any window. */

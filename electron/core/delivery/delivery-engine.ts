@@ -2,7 +2,7 @@ import { signBody } from '../../../shared/signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
-import type { DeliveryErrorCode } from '../../../shared/contract.ts';
+import type { DeliveryChange as ContractDeliveryChange } from '../../../shared/contract.ts';
 import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import type { DeliveriesRepo, Delivery, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
@@ -26,22 +26,8 @@ export interface DeliveryEngineOptions {
   random?: () => number;
 }
 
-/** A delivery's new state, as announced on the bus after it is stored. */
-export interface DeliveryChange {
-  deliveryId: number;
-  messageId: number | null;
-  destinationId: number;
-  /** What made it (automatic, replay, ...) and a replay's own URL: which delivery a row shows depends on them (shared/shown-delivery.ts). */
-  trigger: Delivery['trigger'];
-  targetUrl: string | null;
-  status: DeliveryResult['status'];
-  attemptCount: number;
-  nextAttemptAt: number | null;
-  lastError: string | null;
-  /** The last attempt's error code and, for `http`, its status (null when delivered or nothing was sent). */
-  lastErrorCode: DeliveryErrorCode | null;
-  lastHttpStatus: number | null;
-}
+/** The contract's delivery change (shared/contract.ts), with the core's own status and trigger types. */
+export type DeliveryChange = ContractDeliveryChange & { status: DeliveryResult['status']; trigger: Delivery['trigger'] };
 
 /**
  * Deliveries sent but not yet durably recorded, at most: after a crash, at most this many are sent

@@ -10,7 +10,7 @@
  * keeping in memory (the newest, and those around the view; see `evictRows`). A listed row that is not
  * loaded is fetched again by id when it comes into view, so a long live run keeps the heap flat.
  */
-import type { CoreEvent, DeliveryStatusName, DeliverySummary, MessageSummary, RequestOf } from '../../../shared/contract.ts';
+import type { DeliveryChange, DeliveryStatusName, DeliverySummary, MessageSummary, RequestOf } from '../../../shared/contract.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import { shownDelivery, STATUS_WEIGHT } from '../../../shared/shown-delivery.ts';
 
@@ -22,7 +22,7 @@ export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'a
 type _SameTypes = MessageType extends (typeof MESSAGE_TYPES)[number] ? true : never;
 export const SAME_TYPES: _SameTypes = true;
 
-export type DeliveryChange = Extract<CoreEvent, { type: 'deliveries.changed' }>['changes'][number];
+export type { DeliveryChange };
 
 /** What a row says happened: a delivery state, or why there is no delivery. */
 export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
