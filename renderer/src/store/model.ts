@@ -24,6 +24,21 @@ export const SAME_TYPES: _SameTypes = true;
 
 export type { DeliveryChange };
 
+/** Where a delivery stands: what a change, a summary and a progress entry all carry. */
+export type DeliveryState = Pick<DeliveryChange, 'status' | 'attemptCount' | 'nextAttemptAt' | 'lastError' | 'lastErrorCode' | 'lastHttpStatus'>;
+
+/** The state part of a change or a summary, as a plain object of its own. */
+export function deliveryStateOf(d: DeliveryState): DeliveryState {
+  return {
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.nextAttemptAt,
+    lastError: d.lastError,
+    lastErrorCode: d.lastErrorCode,
+    lastHttpStatus: d.lastHttpStatus,
+  };
+}
+
 /** What a row says happened: a delivery state, or why there is no delivery. */
 export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
 export const OUTCOME_KINDS: readonly OutcomeKind[] = [
@@ -289,12 +304,7 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
     if (previous && previous.attemptCount > change.attemptCount) continue;
     const next: DeliverySummary = {
       id: change.deliveryId,
-      status: change.status,
-      attemptCount: change.attemptCount,
-      nextAttemptAt: change.nextAttemptAt,
-      lastError: change.lastError,
-      lastErrorCode: change.lastErrorCode,
-      lastHttpStatus: change.lastHttpStatus,
+      ...deliveryStateOf(change),
       skipReason: change.status === 'skipped' ? (previous?.skipReason ?? null) : null,
       destinationId: change.destinationId,
       trigger: change.trigger,

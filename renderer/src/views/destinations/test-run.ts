@@ -3,36 +3,18 @@
  * delivery, told as one sentence (with the fix when it failed).
  */
 import type { DeliverySummary } from '../../../../shared/contract.ts';
-import type { DeliveryChange as Change } from '../../store/model.ts';
+import { deliveryStateOf, type DeliveryChange as Change, type DeliveryState } from '../../store/model.ts';
 import { countdown } from '../../store/outcome.ts';
 
 export type TestRun =
   | { phase: 'sending' }
   | { phase: 'refused'; message: string }
-  | {
-      phase: 'sent';
-      deliveryId: number;
-      status: string;
-      attemptCount: number;
-      nextAttemptAt: number | null;
-      lastError: string | null;
-      /** The last attempt's error code and HTTP status, as the core announces them. */
-      lastErrorCode: Change['lastErrorCode'];
-      lastHttpStatus: number | null;
-    };
+  | ({ phase: 'sent'; deliveryId: number } & DeliveryState);
 
 /** The run once this change (of any delivery) is known; changes older than what the run shows are ignored. */
 export function applyChange(run: TestRun, change: Change): TestRun {
   if (run.phase !== 'sent' || change.deliveryId !== run.deliveryId || change.attemptCount < run.attemptCount) return run;
-  return {
-    ...run,
-    status: change.status,
-    attemptCount: change.attemptCount,
-    nextAttemptAt: change.nextAttemptAt,
-    lastError: change.lastError,
-    lastErrorCode: change.lastErrorCode,
-    lastHttpStatus: change.lastHttpStatus,
-  };
+  return { ...run, ...deliveryStateOf(change) };
 }
 
 /**
@@ -40,19 +22,7 @@ export function applyChange(run: TestRun, change: Change): TestRun {
  * missed changes), is known: the same rules as a live change.
  */
 export function applyDelivery(run: TestRun, d: DeliverySummary): TestRun {
-  return applyChange(run, {
-    deliveryId: d.id,
-    messageId: null,
-    status: d.status,
-    attemptCount: d.attemptCount,
-    nextAttemptAt: d.nextAttemptAt,
-    lastError: d.lastError,
-    lastErrorCode: d.lastErrorCode,
-    lastHttpStatus: d.lastHttpStatus,
-    destinationId: d.destinationId,
-    trigger: d.trigger,
-    targetUrl: d.targetUrl,
-  });
+  return applyChange(run, { ...d, deliveryId: d.id, messageId: null });
 }
 
 export interface Told {

@@ -2,17 +2,9 @@
  * Where a set of replayed deliveries stands, from the core's `deliveries.changed` events: how many
  * are delivered, failed, or still on their way. Pure, so the counting is tested in Node.
  */
-import type { DeliveryChange } from '../../store/model.ts';
+import { deliveryStateOf, type DeliveryChange, type DeliveryState } from '../../store/model.ts';
 
-/** The latest known state of a delivery. */
-export interface DeliveryState {
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: number | null;
-  lastError: string | null;
-  lastErrorCode: DeliveryChange['lastErrorCode'];
-  lastHttpStatus: number | null;
-}
+export type { DeliveryState };
 
 export interface Progress {
   total: number;
@@ -55,14 +47,7 @@ export function recordChanges(states: Map<number, DeliveryState>, changes: reado
     if (known && known.attemptCount > c.attemptCount) continue;
     if (known && known.status === c.status && known.attemptCount === c.attemptCount && known.nextAttemptAt === c.nextAttemptAt) continue;
     states.delete(c.deliveryId); // re-inserted last: the map's order is recency, for trimming
-    states.set(c.deliveryId, {
-      status: c.status,
-      attemptCount: c.attemptCount,
-      nextAttemptAt: c.nextAttemptAt,
-      lastError: c.lastError,
-      lastErrorCode: c.lastErrorCode,
-      lastHttpStatus: c.lastHttpStatus,
-    });
+    states.set(c.deliveryId, deliveryStateOf(c));
     changed = true;
   }
   return changed;
