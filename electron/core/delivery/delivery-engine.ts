@@ -383,14 +383,17 @@ export class DeliveryEngine {
     const { clock, sender } = this.#o;
     // A body the writer is still building is waited for (a few ms at most) rather than built twice.
     let prepared = this.#bodies.get(delivery.id);
-    if (prepared instanceof Promise) {
+    const waited = prepared instanceof Promise;
+    if (waited) {
       await prepared;
       prepared = this.#bodies.get(delivery.id);
+    }
+    this.#bodies.delete(delivery.id);
+    if (waited) {
       // The world may have moved meanwhile (the writer can be busy for a while): settings saved (they
       // apply to this attempt), the destination disabled or deleted, the delivery cancelled, the
       // engine held or closing. Then nothing is sent: the delivery stays due in the store and is read
       // again (re-enabling, resuming and a failed cancel all kick; so does the next start).
-      this.#bodies.delete(delivery.id);
       const current = this.#o.destinations.byId(destination.id);
       if (!current?.enabled || this.#held || this.#closed || this.#cancelledInFlight.has(delivery.id)) {
         this.#cursors.delete(destination.id);
@@ -398,7 +401,6 @@ export class DeliveryEngine {
       }
       destination = current;
     }
-    this.#bodies.delete(delivery.id);
     const startedAt = clock.now();
     const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
     const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
