@@ -26,6 +26,7 @@ import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-
 import { AudienceWriter } from '../audiences/audience-writer.ts';
 import { bodiesPreparer } from '../delivery/prepare-bodies.ts';
 import { fromColumns } from './result-columns.ts';
+import { deliveryResultRecorder } from '../store/delivery-results.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
@@ -49,17 +50,7 @@ const insertDelivery = db.prepare(
   `INSERT INTO deliveries (message_id, destination_id, trigger, status, skip_reason, next_attempt_at, created_at, updated_at)
    VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
 );
-// A round that was already under way when its delivery was cancelled is recorded (its attempts
-// happened) but does not undo the cancellation. A round that sent nothing keeps the stored body.
-const updateDelivery = db.prepare(
-  `UPDATE deliveries SET status = ?1, attempt_count = ?2, first_attempt_at = ?3, next_attempt_at = ?4, deadline_at = ?5,
-     last_error = ?6, body = coalesce(?7, body), signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
-   WHERE id = ?10 AND status != 'cancelled'`,
-);
-const insertAttempt = db.prepare(
-  `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
-     response_body, error_code, error_message, outcome, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-);
+const storeResult = deliveryResultRecorder(db);
 
 // A delivery of a message only while the message exists: a purge committed between planning a
 // replay and writing it (often in the same group) deleted it, and its deliveries are not created.
@@ -166,15 +157,6 @@ function store(prepared: PreparedRequest): CommittedRequest {
     }
   }
   return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries };
-}
-
-function storeResult(result: DeliveryResult, now: number): void {
-  updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-    result.lastError, result.body, result.signature, now, result.deliveryId);
-  for (const a of result.attempts) {
-    insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.responseStatus,
-      a.responseHeaders, a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
-  }
 }
 
 /** Creates the deliveries whose message (if any) still exists; the others are left out and listed. */
