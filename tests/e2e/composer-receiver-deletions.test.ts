@@ -2,12 +2,14 @@
 // host), driven by role and label: sample events from an empty stream arrive signed at the built-in
 // receiver; a hook switched to 503 makes the next delivery retry; the composer's queue fills and
 // "Flush now" empties it into the stream; a deletion request's notification is seen delivered.
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
 import { until } from '../helpers/wait.ts';
 
+const TOKEN = 'tok_inbox_7c1e';
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[composer/receiver/deletions e2e] skipped: ${skipReason}`);
 
@@ -165,6 +167,27 @@ describe.skipIf(skipReason !== null)('composer, receiver and deletions in the in
     await form.getByRole('textbox', { name: 'User ID' }).fill('u_nobody');
     await form.getByRole('button', { name: 'Request deletion' }).click();
     await expect.poll(() => page.getByRole('listitem', { name: 'Deletion request for u_nobody' }).textContent()).toContain('No destination was notified.');
+  });
+
+  it('masks a credential header a request brought to the receiver until it is revealed', async () => {
+    const { page, core } = session;
+    const sent = await request(core.receiver.hookUrl('demo'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'x-env': 'direct' },
+      body: JSON.stringify({ type: 'track', event: 'Direct Post' }),
+    });
+    await sent.body.dump();
+    await page.getByRole('button', { name: 'Receiver', exact: true }).click();
+    const entry = inbox().filter({ hasText: 'Direct Post' });
+    await expect.poll(() => entry.count(), { timeout: 10_000 }).toBe(1);
+    await entry.getByRole('button', { expanded: false }).click();
+    const headers = entry.getByRole('table', { name: 'Headers' });
+    expect(await headers.getByRole('row', { name: /x-env/ }).textContent()).toContain('direct');
+    const authorization = headers.getByRole('row', { name: /authorization/ });
+    expect(await authorization.textContent()).toContain('Bearer ••••••••');
+    expect(await headers.textContent()).not.toContain(TOKEN);
+    await authorization.getByRole('button', { name: 'Reveal authorization' }).click();
+    expect(await authorization.textContent()).toContain(`Bearer ${TOKEN}`);
   });
 
   it('reads well in the dark theme too', async () => {

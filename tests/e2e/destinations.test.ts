@@ -12,6 +12,7 @@ const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[destinations e2e] skipped: ${skipReason}`);
 
 const SECRET = 'e2e-secret-1';
+const TOKEN = 'tok_e2e_4f9c';
 
 describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
   let session: InspectorSession;
@@ -55,6 +56,18 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     await webhook(1).getByRole('button', { name: 'Add header to webhook 1' }).click();
     await webhook(1).getByLabel('Webhook 1 header 1 name').fill('X-Env');
     await webhook(1).getByLabel('Webhook 1 header 1 value').fill('e2e');
+    expect(await webhook(1).getByLabel('Webhook 1 header 1 value').getAttribute('type')).toBe('text');
+    // A credential header's value is masked as the shared secret is, until revealed.
+    await webhook(1).getByRole('button', { name: 'Add header to webhook 1' }).click();
+    await webhook(1).getByLabel('Webhook 1 header 2 name').fill('Authorization');
+    const token = webhook(1).getByLabel('Webhook 1 header 2 value');
+    await token.fill(`Bearer ${TOKEN}`);
+    expect(await token.getAttribute('type')).toBe('password');
+    await webhook(1).getByRole('button', { name: 'Reveal header 2 of webhook 1' }).click();
+    expect(await token.getAttribute('type')).toBe('text');
+    expect(await token.inputValue()).toBe(`Bearer ${TOKEN}`);
+    await webhook(1).getByRole('button', { name: 'Hide header 2 of webhook 1' }).click();
+    expect(await token.getAttribute('type')).toBe('password');
     await secretInput().fill(SECRET);
 
     // The extra CA is checked as typed too; emptied, it is left out.
@@ -96,7 +109,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
       name: 'my-hooks',
       enabled: true,
       sourceIds: [session.core.sources.byName('web')!.id],
-      webhooks: [{ url: `${receiver.url}/hook`, headers: { 'X-Env': 'e2e' } }],
+      webhooks: [{ url: `${receiver.url}/hook`, headers: { 'X-Env': 'e2e', Authorization: `Bearer ${TOKEN}` } }],
       sharedSecret: SECRET,
       options: { bodyShape: 'seed' },
     });
@@ -112,6 +125,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     expect(arrived!.path).toBe('/hook');
     expect(arrived!.headers['x-signature']).toBe(signBody(arrived!.body, SECRET));
     expect(arrived!.headers['x-env']).toBe('e2e');
+    expect(arrived!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(JSON.parse(arrived!.body)).toMatchObject({ version: 1, type: 'track', event: 'Sluice Test Event' });
     await expect.poll(() => outcome().textContent(), { timeout: 10_000 }).toMatch(/^✓ Delivered — a webhook answered 2xx on the first attempt \(test delivery #\d+\)\.$/);
     await editor().getByText('Body sent').click();

@@ -18,6 +18,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const rendererDir = path.join(repoRoot, 'out/renderer');
 const screenshots = path.join(repoRoot, 'test-results/screenshots');
 const SECRET = 'e2e-shared-secret';
+const TOKEN = 'tok_e2e_51d2';
 
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[inspector e2e] skipped: ${skipReason}`);
@@ -56,7 +57,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
       },
     });
     receiver = await startReceiver();
-    core.saveDestination({ name: 'hooks', sources: ['web'], sharedSecret: SECRET, webhooks: [{ url: `${receiver.url}/hook`, headers: { 'X-Env': 'e2e' } }] });
+    core.saveDestination({ name: 'hooks', sources: ['web'], sharedSecret: SECRET, webhooks: [{ url: `${receiver.url}/hook`, headers: { 'X-Env': 'e2e', Authorization: `Bearer ${TOKEN}` } }] });
     // The mobile source's webhook (the built-in receiver) answers 503: retries, with a countdown.
     core.receiver.setBehaviour('flaky', { mode: 'status', status: 503 });
     core.saveDestination({ name: 'flaky', sources: ['mobile'], sharedSecret: 'other', webhooks: [{ url: core.receiver.hookUrl('flaky') }] });
@@ -196,6 +197,15 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     expect(await headers.getByRole('row', { name: /X-Signature/ }).textContent()).toContain(String(arrived.headers['x-signature']));
     expect(await headers.getByRole('row', { name: /X-Env/ }).textContent()).toContain('e2e');
     expect(await headers.getByRole('row', { name: /User-Agent/ }).textContent()).toContain('Sluice/1.0');
+    // A credential header is masked until revealed (its scheme stays readable); it was sent as it is.
+    expect(arrived.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const authorization = headers.getByRole('row', { name: /Authorization/ });
+    expect(await authorization.textContent()).toContain('Bearer ••••••••');
+    expect(await headers.textContent()).not.toContain(TOKEN);
+    await authorization.getByRole('button', { name: 'Reveal Authorization' }).click();
+    expect(await authorization.textContent()).toContain(`Bearer ${TOKEN}`);
+    await authorization.getByRole('button', { name: 'Hide Authorization' }).click();
+    expect(await headers.textContent()).not.toContain(TOKEN);
 
     await detail.getByLabel('Shared secret').fill('not-the-secret');
     await detail.getByRole('button', { name: 'Check signature' }).click();
@@ -219,6 +229,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     const curl = await page.evaluate(() => navigator.clipboard.readText());
     expect(curl).toContain(`curl -X POST '${receiver.url}/hook'`);
     expect(curl).toContain(`-H 'X-Signature: ${arrived.headers['x-signature']}'`);
+    expect(curl).toContain(`-H 'Authorization: Bearer ${TOKEN}'`); // the request as sent: copying is asking for it
     expect(curl).toContain(`--data-binary '${arrived.body.replace(/'/g, `'\\''`)}'`);
     // The destination's own secret, read on request, gives the same verdict.
     await detail.getByLabel('Shared secret').fill('');

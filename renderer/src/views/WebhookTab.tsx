@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import type { DeliveryView, DestinationView, MessageDetail } from '../../../shared/contract.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import { CopyButton } from '../components/CopyButton.tsx';
+import { HeaderValue } from '../components/HeaderValue.tsx';
 import { curlCommand } from '../lib/curl.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
 import { formatCount } from '../lib/format.ts';
@@ -108,7 +109,7 @@ export function WebhookTab({ message, delivery, destinations }: {
                 <tr key={name} className={name.toLowerCase() === 'x-signature' ? 'header-signature' : undefined}>
                   <th scope="row">{name}</th>
                   <td>
-                    <code>{value}</code>
+                    <HeaderValue name={name} value={value} />
                   </td>
                 </tr>
               ))}

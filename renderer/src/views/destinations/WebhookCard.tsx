@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { isCredentialHeader } from '../../lib/credential-headers.ts';
 import { emptyHeader, type FieldErrors, type WebhookForm } from './destination-form.ts';
 
 /** One webhook of the destination: its URL, static headers (rows added and removed), and an extra trusted CA. */
@@ -72,15 +73,13 @@ export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRem
                 value={row.name}
                 onChange={(e) => setHeader(j, { name: e.target.value })}
               />
-              <input
-                type="text"
-                className="mono"
-                spellCheck={false}
-                placeholder="value"
-                aria-label={`Webhook ${n} header ${j + 1} value`}
-                aria-invalid={error ? true : undefined}
+              <HeaderValueInput
+                name={row.name}
                 value={row.value}
-                onChange={(e) => setHeader(j, { value: e.target.value })}
+                label={`Webhook ${n} header ${j + 1} value`}
+                what={`header ${j + 1} of webhook ${n}`}
+                invalid={error !== undefined}
+                onChange={(value) => setHeader(j, { value })}
               />
               <button
                 type="button"
@@ -133,5 +132,39 @@ export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRem
       </details>
       {cardError ? <p className="dst-error">{cardError}</p> : null}
     </fieldset>
+  );
+}
+
+/** A static header's value: a credential's (Authorization, X-Api-Key, …) is masked until revealed, like the shared secret. */
+function HeaderValueInput({ name, value, label, what, invalid, onChange }: {
+  name: string;
+  value: string;
+  label: string;
+  /** Names the header in the reveal button's label ("Reveal header 2 of webhook 1"). */
+  what: string;
+  invalid: boolean;
+  onChange: (value: string) => void;
+}) {
+  const [revealed, setRevealed] = useState(false);
+  const credential = isCredentialHeader(name);
+  return (
+    <span className="dst-header-value">
+      <input
+        type={credential && !revealed ? 'password' : 'text'}
+        autoComplete="off"
+        className="mono"
+        spellCheck={false}
+        placeholder="value"
+        aria-label={label}
+        aria-invalid={invalid ? true : undefined}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {credential ? (
+        <button type="button" className="btn btn-small btn-quiet" aria-pressed={revealed} aria-label={`${revealed ? 'Hide' : 'Reveal'} ${what}`} onClick={() => setRevealed(!revealed)}>
+          {revealed ? 'Hide' : 'Reveal'}
+        </button>
+      ) : null}
+    </span>
   );
 }

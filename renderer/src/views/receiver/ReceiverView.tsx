@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
 import type { InboxEntry } from '../../../../shared/receiver.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
+import { HeaderValue } from '../../components/HeaderValue.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { absoluteTime, clockTime, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
@@ -182,7 +183,9 @@ function InboxDetail({ entry, why, tone }: { entry: InboxEntry; why: string; ton
           {Object.entries(entry.headers).map(([name, value]) => (
             <tr key={name}>
               <th scope="row">{name}</th>
-              <td className="mono">{Array.isArray(value) ? value.join(', ') : (value ?? '')}</td>
+              <td>
+                <HeaderValue name={name} value={Array.isArray(value) ? value.join(', ') : (value ?? '')} />
+              </td>
             </tr>
           ))}
         </tbody>

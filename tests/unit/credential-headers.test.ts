@@ -1,0 +1,28 @@
+// Which header values the inspector masks until revealed, and how a masked value reads.
+import { describe, expect, it } from 'vitest';
+import { isCredentialHeader, maskedHeaderValue } from '../../renderer/src/lib/credential-headers.ts';
+
+describe('isCredentialHeader', () => {
+  it('takes credentials by name, in any case', () => {
+    for (const name of ['Authorization', 'authorization', 'Proxy-Authorization', 'Cookie', 'X-Api-Key', 'api_key', 'X-Auth-Token', 'X-Access-Token', 'X-Client-Secret', 'X-Password', 'X-Session-Id', 'X-Credential']) {
+      expect(isCredentialHeader(name), name).toBe(true);
+    }
+  });
+
+  it('leaves ordinary headers, and X-Signature (derived from the secret, compared by users), readable', () => {
+    for (const name of ['X-Signature', 'x-signature', 'User-Agent', 'Content-Type', 'X-Env', 'X-Request-Id', 'Accept', 'Content-Length']) {
+      expect(isCredentialHeader(name), name).toBe(false);
+    }
+  });
+});
+
+describe('maskedHeaderValue', () => {
+  it('keeps an auth scheme readable and hides the rest', () => {
+    expect(maskedHeaderValue('Bearer tok_123')).toBe('Bearer ••••••••');
+    expect(maskedHeaderValue('basic dXNlcjpwYXNz')).toBe('basic ••••••••');
+    expect(maskedHeaderValue('tok_123')).toBe('••••••••');
+    // A scheme-looking word that is the whole value is the secret itself.
+    expect(maskedHeaderValue('Bearer')).toBe('••••••••');
+    expect(maskedHeaderValue('')).toBe('');
+  });
+});
