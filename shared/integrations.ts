@@ -14,12 +14,18 @@ export function webhooksSkipReason(integrations: Record<string, unknown> | undef
   return null;
 }
 
-/** The message's integrations as Segment reads them: batch-level, then context.integrations, then its own. */
+/**
+ * The message's integrations as Segment reads them: batch-level, then context.integrations, then its
+ * own. `batchContext` is the batch-level context, which ingestion merges under the message's own
+ * (normalize.ts), so its `integrations` counts unless the message's context has its own.
+ */
 export function mergedIntegrations(
   message: { integrations?: unknown; context?: unknown },
   batchLevel?: Record<string, unknown>,
+  batchContext?: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
-  const fromContext = (message.context as { integrations?: unknown } | undefined)?.integrations;
+  const context = message.context as Record<string, unknown> | undefined;
+  const fromContext = context && 'integrations' in context ? context.integrations : batchContext?.integrations;
   const parts = [batchLevel, fromContext, message.integrations].filter(
     (part): part is Record<string, unknown> => typeof part === 'object' && part !== null && !Array.isArray(part),
   );

@@ -197,18 +197,40 @@ export function isTime(ms: number): boolean {
 }
 
 /** ISO 8601 / RFC 3339 dates and times (Date.parse alone also takes "March 7" or "1"). */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/** Days in a month (1–12) of a year. */
+function daysIn(year: number, month: number): number {
+  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * An ISO 8601 time in ms, or NaN for anything else — impossible dates and times included, which
+ * Date.parse would roll over (02-31 into March). A time without a zone is UTC, as a date alone is:
+ * Date.parse would read it in the machine's own time zone.
+ */
+function parseIsoTime(text: string): number {
+  const m = ISO_8601.exec(text);
+  if (!m) return Number.NaN;
+  const [, year, month, day, hour, minute, second, zone] = m;
+  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysIn(Number(year), Number(month))) return Number.NaN;
+  if (hour === undefined) return Date.parse(text);
+  if (Number(hour) > 23 || Number(minute) > 59 || (second !== undefined && Number(second) > 59)) return Number.NaN;
+  const iso = text[10] === ' ' ? `${text.slice(0, 10)}T${text.slice(11)}` : text;
+  return Date.parse(zone === undefined ? `${iso}Z` : iso);
+}
 
 let lastTimeText = '';
 let lastTime = Number.NaN;
 /**
- * An ISO 8601 time in ms, or NaN. Memoized for one entry: validation and skew correction parse the
- * same timestamp one after the other, and Date.parse is a visible part of the ingest profile.
+ * An ISO 8601 time in ms, or NaN (see parseIsoTime). Memoized for one entry: validation and skew
+ * correction parse the same timestamp one after the other, and Date.parse is a visible part of the
+ * ingest profile.
  */
 export function parseTime(text: string): number {
   if (text !== lastTimeText) {
     lastTimeText = text;
-    lastTime = ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
+    lastTime = parseIsoTime(text);
   }
   return lastTime;
 }

@@ -184,4 +184,25 @@ describe('delivery', () => {
     expect(c.deliveries.forMessage(on!.id)[0]!.status).toBe('delivered');
     expect(r.received.map((q) => JSON.parse(q.body).event)).toEqual(['On']);
   });
+
+  it("reads context.integrations from the batch-level context too, unless the message's context has its own", async () => {
+    const r = await receiver();
+    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] });
+    await post(c, '/v1/batch', {
+      context: { integrations: { All: false } },
+      batch: [
+        { type: 'track', userId: 'u', event: 'Off' },
+        { type: 'track', userId: 'u', event: 'Own context', context: { locale: 'fr-FR' } },
+        { type: 'track', userId: 'u', event: 'On', context: { integrations: { Webhooks: true } } },
+      ],
+    });
+    await settled(c, ['delivered', 'skipped']);
+    const [off, ownContext, on] = c.messages.list().reverse();
+    // The forwarded message carries the batch's context.integrations (merged under its own context): it decides.
+    expect(c.messages.get(ownContext!.id)!.message!.context).toMatchObject({ locale: 'fr-FR', integrations: { All: false } });
+    expect(c.deliveries.forMessage(off!.id)[0]).toMatchObject({ status: 'skipped', skipReason: expect.stringContaining('All is false') });
+    expect(c.deliveries.forMessage(ownContext!.id)[0]!.status).toBe('skipped');
+    expect(c.deliveries.forMessage(on!.id)[0]!.status).toBe('delivered');
+    expect(r.received.map((q) => JSON.parse(q.body).event)).toEqual(['On']);
+  });
 });

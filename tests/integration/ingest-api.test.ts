@@ -68,6 +68,12 @@ describe('endpoints', () => {
     expect(storedMessages(core).map((r) => r.event)).toEqual(['Signed Up', 'B']);
   });
 
+  it("/v1/b takes a batch (analytics.js's batching strategy posts there, the write key in the body)", async () => {
+    const res = await post(core, '/v1/b', { writeKey: core.writeKey, batch: [track(), track({ event: 'B' })], sentAt: new Date().toISOString() }, { writeKey: null, contentType: 'text/plain' });
+    expect(res.status).toBe(200);
+    expect(storedMessages(core).map((r) => r.event)).toEqual(['Signed Up', 'B']);
+  });
+
   it('the path decides the type of a single message', async () => {
     await post(core, '/v1/page', { type: 'track', anonymousId: 'a', name: 'Home' });
     expect(storedMessages(core)[0]!.message!.type).toBe('page');
@@ -177,6 +183,41 @@ describe('limits', () => {
     const single = await post(core, '/v1/track', deep);
     expect(single.json.error.code).toBe('invalid_message');
     expect(storedMessages(core).map((r) => r.event)).toEqual(['Deep']);
+  });
+
+  it('answers 400, not 500, for nesting too deep to serialize: a single message with its write key, a batch-level context', async () => {
+    const nest = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    // The write key in the body makes the message be serialized again (without it): that must not throw.
+    const single = await post(core, '/v1/track', `{"writeKey":"${core.writeKey}","userId":"u","event":"E","properties":{"a":${nest(20_000)}}}`, { writeKey: null });
+    expect(single.status).toBe(400);
+    expect(single.json.error.code).toBe('invalid_message');
+    // A batch-level context is merged into every message: it may not nest deeper than a message may.
+    const batch = await post(core, '/v1/batch', `{"context":{"a":${nest(20_000)}},"batch":[{"type":"track","userId":"u","event":"E"}]}`);
+    expect(batch.status).toBe(400);
+    expect(batch.json.error).toEqual({ code: 'invalid_batch', message: 'batch-level "context" nests more than 99 levels deep' });
+    const justDeepEnough = await post(core, '/v1/batch', `{"context":{"a":${nest(98)}},"batch":[{"type":"track","userId":"u","event":"Ok"}]}`);
+    expect(justDeepEnough.status).toBe(200);
+    expect(storedMessages(core).map((r) => r.event)).toEqual(['Ok']);
+  });
+
+  it('stores what it validated, even when the batch key is spelled with escapes next to a plain one', async () => {
+    // JSON.parse keeps the last "batch": the escaped one. Its events are validated and must be what is stored.
+    const body = `{"batch":[1,"x"],"\\u0062atch":[{"type":"track","userId":"u","event":"First"},{"type":"track","userId":"u","event":"Second"}]}`;
+    const res = await post(core, '/v1/batch', body);
+    expect(res.status).toBe(200);
+    const stored = storedMessages(core);
+    expect(stored.map((r) => JSON.parse(r.raw).event)).toEqual(['First', 'Second']);
+    expect(stored.map((r) => r.message!.event)).toEqual(['First', 'Second']);
+  });
+
+  it('reads a timestamp without a zone as UTC, and refuses impossible dates and times', async () => {
+    await post(core, '/v1/track', { userId: 'u', event: 'Local', timestamp: '2024-01-01T10:00:00' });
+    expect(storedMessages(core)[0]!.message!.timestamp).toBe('2024-01-01T10:00:00.000Z');
+    for (const timestamp of ['2024-02-31T00:00:00Z', '2023-02-29', '2024-01-01T24:00:00Z', '2024-13-01']) {
+      const res = await post(core, '/v1/track', { userId: 'u', event: 'E', timestamp });
+      expect(res.json.error?.code, timestamp).toBe('invalid_timestamp');
+    }
+    expect(storedMessages(core)).toHaveLength(1);
   });
 
   it('refuses timestamps outside the years 1–9999, also when only the skew correction leaves them', async () => {

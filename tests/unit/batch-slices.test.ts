@@ -22,6 +22,9 @@ describe('batchElementSlices', () => {
     ['empty batch', '{"batch":[]}'],
     ['unicode', '{"batch":[{"e":"Ünïcödé 🚀"},{"e":"日本"}]}'],
     ['a later "batch" key wins, as in JSON.parse', '{"batch":[{"old":1}],"batch":[{"new":1},{"new":2}]}'],
+    ['an escaped "batch" key is "batch" too', '{"\\u0062atch":[{"k":"v"}]}'],
+    ['a later escaped "batch" key wins over a plain one', '{"batch":[1,"x"],"\\u0062atch":[{"new":1},{"new":2}]}'],
+    ['a later plain "batch" key wins over an escaped one', '{"b\\u0061tch":[{"old":1}],"batch":[{"new":1}]}'],
   ])('%s', (_, text) => {
     const found = elements(text)!;
     const parsed = (JSON.parse(text) as { batch: unknown[] }).batch;
@@ -33,7 +36,12 @@ describe('batchElementSlices', () => {
     expect(batchElementSlices('{"batch":{"a":[1]}}')).toBeNull();
     expect(batchElementSlices('{"x":{"batch":[1]}}')).toBeNull();
     expect(batchElementSlices('{"batch":5}')).toBeNull();
-    expect(batchElementSlices('{"\\u0062atch":[1]}')).toBeNull(); // caller falls back to JSON.stringify
+    // The last "batch" is not an array (JSON.parse keeps it): an earlier array is not the batch.
+    for (const last of ['5', 'null', 'true', '"s"', '{"a":[1]}']) {
+      expect(batchElementSlices(`{"batch":[1,2],"batch":${last}}`), last).toBeNull();
+      expect(batchElementSlices(`{"batch":[1,2],"\\u0062atch":${last}}`), last).toBeNull();
+    }
+    expect(batchElementSlices('{"batchx":[1],"\\u0078":[2]}')).toBeNull();
   });
 
   it('agrees with JSON.parse on generated batches', () => {

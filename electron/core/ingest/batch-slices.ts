@@ -19,6 +19,15 @@ function closingQuote(text: string, open: number): number {
   return text.length;
 }
 
+/** Whether the key string from `open` to `close` (its quotes) reads "batch", escapes decoded. */
+function isBatchKey(text: string, open: number, close: number): boolean {
+  if (close - open === 6) return text.startsWith('"batch"', open);
+  // Escaped spellings are longer; the document is valid JSON, so the key decodes.
+  if (close - open < 6) return false;
+  const key = text.slice(open, close + 1);
+  return key.includes('\\') && JSON.parse(key) === 'batch';
+}
+
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
@@ -34,8 +43,8 @@ export interface BatchScan {
  * Finds the source text of each element of the top-level `"batch"` array of a JSON document that
  * JSON.parse has already accepted, and how deeply the document nests. Storing these slices keeps
  * each message exactly as the client sent it and saves re-serializing every event on the ingest
- * path. When the key is written in an unusual way (escaped), this finds no slices and the caller
- * falls back to JSON.stringify.
+ * path. Keys are compared as JSON.parse reads them (`"\u0062atch"` is "batch" too), and the last
+ * "batch" wins as it does there: the slices are always the elements JSON.parse returned.
  */
 export function scanBatch(text: string): BatchScan {
   const n = text.length;
@@ -62,10 +71,13 @@ export function scanBatch(text: string): BatchScan {
       const start = i;
       i = closingQuote(text, i);
       if (depth === 1 && expectKey) {
-        keyIsBatch = i - start === 6 && text.startsWith('"batch"', start);
+        keyIsBatch = isBatchKey(text, start, i);
         expectKey = false;
       } else if (inBatch && depth === 2 && elementStart < 0) {
         elementStart = start;
+      } else if (depth === 1 && keyIsBatch) {
+        result = null; // the last "batch" is a string: JSON.parse keeps that one, not an earlier array
+        keyIsBatch = false;
       }
       continue;
     }
@@ -80,7 +92,10 @@ export function scanBatch(text: string): BatchScan {
         current = [];
         elementStart = -1;
       }
-      if (depth === 2) keyIsBatch = false;
+      if (depth === 2) {
+        if (keyIsBatch && c === OPEN_BRACE) result = null; // the last "batch" is an object
+        keyIsBatch = false;
+      }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (inBatch && depth === 2) {
         closeElement(i);
@@ -96,7 +111,8 @@ export function scanBatch(text: string): BatchScan {
     } else if (inBatch && depth === 2 && elementStart < 0) {
       elementStart = i; // a number, true, false or null element
     } else if (depth === 1) {
-      keyIsBatch = false; // "batch" whose value is not an array
+      if (keyIsBatch) result = null; // "batch" whose value is a number, true, false or null
+      keyIsBatch = false;
     }
   }
   return { slices: result, maxDepth };

@@ -20,7 +20,7 @@ const SINGLE_PATHS = new Map<string, MessageType>([
   ['group', 'group'], ['g', 'group'],
   ['alias', 'alias'], ['a', 'alias'],
 ]);
-const BATCH_PATHS = new Set(['batch', 'import']);
+const BATCH_PATHS = new Set(['batch', 'import', 'b']); // /v1/b: analytics.js's batching delivery strategy
 
 export interface IngestServerOptions {
   sources: SourcesRepo;

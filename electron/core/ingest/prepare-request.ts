@@ -65,16 +65,31 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
   // Only when something in the body nests too deeply is each message measured on its own.
   let measureDepth: boolean;
   if (job.singleType) {
-    // The write key is a credential, not part of the message: keep it out of what is stored.
-    const { writeKey: _credential, ...message } = body;
-    raws = [body.writeKey === undefined ? text : JSON.stringify(message)];
-    body.type = job.singleType;
-    events = [body];
+    if (body.writeKey === undefined) {
+      raws = [text];
+      events = [body];
+    } else {
+      // The write key is a credential, not part of the message: keep it out of what is stored. Too
+      // deep to serialize again, the message is left to prepareMessage, which rejects it.
+      const { writeKey: _credential, ...message } = body;
+      raws = [serialized(message)];
+      events = [message];
+    }
+    (events[0] as Record<string, unknown>).type = job.singleType;
     measureDepth = true;
   } else {
     ({ events, envelope } = readBatch(body));
     const { slices, maxDepth } = scanBatch(text);
     measureDepth = maxDepth > MAX_NESTING_DEPTH + 2; // + the body object and the batch array
+    // Batch-level context and integrations are merged into each message (one level down): they may
+    // not nest deeper than a message may.
+    if (measureDepth) {
+      for (const field of ['context', 'integrations'] as const) {
+        if (nestsDeeper(envelope[field], MAX_NESTING_DEPTH - 1)) {
+          throw new IngestError(400, 'invalid_batch', `batch-level "${field}" nests more than ${MAX_NESTING_DEPTH - 1} levels deep`);
+        }
+      }
+    }
     raws =
       slices && slices.length === events.length * 2
         ? events.map((_, i) => text.slice(slices[2 * i], slices[2 * i + 1]))
@@ -141,7 +156,7 @@ function prepareMessage(event: unknown, raw: string | undefined, request: Reques
     event: name ?? null,
     timestamp,
     raw: text,
-    skipReason: webhooksSkipReason(mergedIntegrations(input, request.envelope.integrations)),
+    skipReason: webhooksSkipReason(mergedIntegrations(input, request.envelope.integrations, request.envelope.context)),
   };
 }
 
@@ -225,6 +240,27 @@ function batchObject(value: unknown, field: string): Record<string, unknown> {
     throw new IngestError(400, 'invalid_batch', `batch-level "${field}" must be an object`);
   }
   return value as Record<string, unknown>;
+}
+
+/** JSON.stringify, or undefined when the value nests too deeply for its recursion. */
+function serialized(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `value` nests deeper than `limit` (an object is 1). Iterative: a recursive walk would overflow on what JSON.parse accepts. */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function idText(value: unknown): string | null {
