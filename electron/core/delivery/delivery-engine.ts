@@ -426,7 +426,16 @@ export class DeliveryEngine {
         // Through the store's link, in one read, not the id read at refill: a purge sets the link to
         // NULL, and the purged message's id may since have been given to a new message (ids are
         // reused once the newest rows are gone), which must not be sent as this delivery.
-        const message = delivery.messageId === null ? null : (this.#o.messages.ofDelivery(delivery.id)?.message ?? null);
+        let message: Record<string, unknown> | null = null;
+        let unreadable: string | null = null;
+        try {
+          message = delivery.messageId === null ? null : (this.#o.messages.ofDelivery(delivery.id)?.message ?? null);
+        } catch (error) {
+          // The store failing may pass (the round fails and is retried after a pause); a stored
+          // message that cannot be normalized will not get better: fail it rather than retry forever.
+          if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw error;
+          unreadable = `the stored message cannot be read (${(error as Error).message}); nothing was sent`;
+        }
         if (!message) {
           await this.#commit(
             {
@@ -436,13 +445,13 @@ export class DeliveryEngine {
               firstAttemptAt,
               nextAttemptAt: null,
               deadlineAt,
-              lastError: 'the message is no longer stored (purged?); nothing was sent',
+              lastError: unreadable ?? 'the message is no longer stored (purged?); nothing was sent',
               body: null,
               signature: null,
               attempts: [],
             },
-            // Announced as of no message: the id it had may be another message's now.
-            { ...delivery, messageId: null },
+            // A purged message is announced as of no message: the id it had may be another message's now.
+            unreadable ? delivery : { ...delivery, messageId: null },
           );
           return;
         }

@@ -19,8 +19,13 @@ export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => Pr
     const signatures: (string | null)[] = [];
     for (const id of messageIds) {
       const payload = payloads.get(id);
-      const message = payload ? normalizedMessage(payload) : null;
-      const body = message ? JSON.stringify(webhookBody(message, bodyShape)) : null;
+      let body: string | null = null;
+      try {
+        const message = payload ? normalizedMessage(payload) : null;
+        body = message ? JSON.stringify(webhookBody(message, bodyShape)) : null;
+      } catch {
+        // Left to the engine's round, which fails that delivery with the reason; the others are built.
+      }
       bodies.push(body);
       signatures.push(body !== null && sharedSecret ? signBody(body, sharedSecret) : null);
     }
