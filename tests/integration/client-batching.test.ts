@@ -1,6 +1,7 @@
 // When the client sends: by count, by time (manual clock), by bytes, flushAt 1, flush(), close();
 // the 32 KB limit; a full queue; the observable state. Against the real endpoint unless a scripted
 // one is needed to hold requests.
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, ClientError, type BatchResult, type ClientState } from 'sluice/client';
 import { MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
@@ -204,6 +205,52 @@ describe('close()', () => {
       expect(client.state).toMatchObject({ queued: 0, inFlightBatches: 0, failed: 5, sent: 0 });
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('close({ timeoutMs })', () => {
+  it('Infinity (and more than a timer holds) means no deadline: everything is sent', async () => {
+    for (const timeoutMs of [Infinity, 2 ** 31, 30 * 24 * 3600 * 1000]) {
+      const server = await startScriptedServer(() => new Promise<Answer>((resolve) => setTimeout(() => resolve({ status: 200, body: '{"success":true}' }), 50)));
+      try {
+        const seen = collect();
+        const client = new Client('wk', { endpoint: server.url, flushAt: 2, ...seen });
+        for (let i = 0; i < 5; i++) client.track({ userId: 'u', event: `E${i}` });
+        await client.close({ timeoutMs });
+        expect(seen.errors, String(timeoutMs)).toEqual([]);
+        expect(client.state, String(timeoutMs)).toMatchObject({ sent: 5, failed: 0 });
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('refuses a timeout that is not a number ≥ 0, and stays open', async () => {
+    const client = new Client('wk', { endpoint: 'http://127.0.0.1:9' });
+    for (const timeoutMs of [Number.NaN, -1, '500' as unknown as number]) {
+      expect(() => client.close({ timeoutMs }), String(timeoutMs)).toThrow(expect.objectContaining({ code: 'invalid_option' }) as Error);
+    }
+    expect(client.track({ userId: 'u', event: 'E' })).toBe(true); // not closed by the refused calls
+    await client.close({ timeoutMs: 0 });
+  });
+
+  it('keeps its deadline while a connection is still being set up (a TLS endpoint that never answers the handshake)', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket)); // accepts, never speaks
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const seen = collect();
+      const client = new Client('wk', { endpoint: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, flushAt: 1, timeoutMs: 30_000, ...seen });
+      client.track({ userId: 'u', event: 'E' });
+      await until(() => sockets.length === 1);
+      const started = Date.now();
+      await client.close({ timeoutMs: 300 });
+      expect(Date.now() - started).toBeLessThan(3_000); // undici's own connect timeout is 10 s
+      expect(seen.errors.map((e) => e.code)).toEqual(['aborted']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

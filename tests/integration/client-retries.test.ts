@@ -166,6 +166,28 @@ describe('not retried', () => {
       await core.dispose();
     }
   });
+
+  it('reads a long answer to the end: 999 rejections (over 64 KB of answer) are all reported', async () => {
+    const core = await startCore();
+    try {
+      const results: BatchResult[] = [];
+      const errors: ClientError[] = [];
+      const client = new Client(core.writeKey, { endpoint: core.ingestUrl, flushAt: 1000, onError: (e) => errors.push(e), onSuccess: (r) => results.push(r) });
+      let deep: unknown[] = []; // arrays: small enough for all 1,000 to fit one request
+      for (let i = 0; i < 110; i++) deep = [deep];
+      client.track({ userId: 'u', event: 'ok', messageId: 'ok' });
+      for (let i = 0; i < 999; i++) client.track({ userId: 'u', event: 'deep', messageId: `deep-${i}`, properties: { deep } });
+      await client.close();
+      expect(results).toHaveLength(1);
+      expect(results[0]!.rejected).toHaveLength(999);
+      expect(errors.flatMap((e) => e.messageIds)).toHaveLength(999);
+      expect(errors.every((e) => e.code === 'rejected')).toBe(true);
+      expect(client.state).toMatchObject({ sent: 1, failed: 999 });
+      expect(storedMessages(core).map((r) => r.messageId)).toEqual(['ok']);
+    } finally {
+      await core.dispose();
+    }
+  });
 });
 
 describe('without an onError hook', () => {

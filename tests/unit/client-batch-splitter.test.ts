@@ -51,6 +51,25 @@ describe('MessageQueue', () => {
     expect(byBytes.accepts(10)).toBe(true);
   });
 
+  it('allocates for the messages it holds, not for its limit: a huge maxCount works, growing as it fills and wraps', () => {
+    const queue = new MessageQueue(Number.MAX_SAFE_INTEGER, 64 << 20);
+    const ids: string[] = [];
+    let next = 0;
+    // Fill past the first ring sizes while the head moves, so growth happens with the ring wrapped.
+    for (const [add, take] of [[3000, 1000], [5000, 2500], [20_000, 3], [1, 24_498]] as const) {
+      fill(queue, next, add);
+      next += add;
+      let left = take;
+      while (left > 0) {
+        const batch = new BatchBody(queue, Math.min(left, 2500));
+        ids.push(...(JSON.parse(batch.body.toString()) as { batch: { messageId: string }[] }).batch.map((m) => m.messageId));
+        left -= batch.count;
+      }
+    }
+    expect(ids).toEqual(Array.from({ length: next - queue.length }, (_, i) => `id-${i}`));
+    expect(queue.length).toBe(0);
+  });
+
   it('keeps messages intact across storage chunks and ring wrap-around', () => {
     const queue = new MessageQueue(50, 64 << 20);
     const ids: string[] = [];

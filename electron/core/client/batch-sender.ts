@@ -20,7 +20,11 @@ const Pool: typeof UndiciPool = (() => {
 })();
 
 /** Response bodies are read up to this size (error messages, the list of rejected messages). */
-const MAX_RESPONSE_BYTES = 64 * 1024;
+/**
+ * Answers are read up to this size: a 200 listing the messages it rejected may be long (Sluice's
+ * endpoint lists every rejected one of up to 2,500 in a batch, each with its reason).
+ */
+const MAX_RESPONSE_BYTES = 1 << 20;
 
 /** A message of the batch the endpoint refused (Sluice's `rejected` list); `index` is its place in the batch. */
 export interface RejectedMessage {
@@ -122,6 +126,11 @@ export class BatchSender {
   /** Closes the pool's connections once their requests are done. */
   async close(): Promise<void> {
     await this.#pool.close().catch(() => this.#pool.destroy());
+  }
+
+  /** Drops every connection now, those still connecting included (close() would wait for them). */
+  async destroy(): Promise<void> {
+    await this.#pool.destroy().catch(() => {});
   }
 }
 
@@ -230,7 +239,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
 /** The endpoint's error message and list of rejected messages, when its answer has them. */
 function parseAnswer(text: string): { error: string | null; rejected: RejectedMessage[] } {
-  if (!text || text.length > 1 << 16 || text.charCodeAt(0) !== 0x7b /* { */) return { error: text ? text.slice(0, 200) : null, rejected: [] };
+  if (!text || text.length > MAX_RESPONSE_BYTES || text.charCodeAt(0) !== 0x7b /* { */) return { error: text ? text.slice(0, 200) : null, rejected: [] };
   try {
     const json = JSON.parse(text) as { error?: unknown; rejected?: unknown };
     const error = typeof json.error === 'object' && json.error !== null ? (json.error as { message?: unknown }).message : json.error;

@@ -36,6 +36,9 @@ interface InFlightBatch {
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/** The longest delay a timer can hold (2^31 − 1 ms); Node fires longer ones at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Sends analytics messages to a Segment-compatible endpoint (Sluice by default) in batches.
  *
@@ -188,14 +191,20 @@ export class Client {
    * the connections. Message calls and `flush()` made afterwards fail with `client_closed`.
    * Calling it again returns the same promise. Never rejects.
    *
-   * @param options.timeoutMs - give up after this long: requests in progress are cut short and
-   * messages not yet accepted are reported to `onError` as `aborted`. Default: wait as long as the
-   * retries take.
+   * @param options.timeoutMs - give up after this long: requests in progress are cut short,
+   * connections are dropped, and messages not yet accepted are reported to `onError` as `aborted`.
+   * Default (and `Infinity`): wait as long as the retries take.
+   * @throws {@link ClientError} `invalid_option` when `timeoutMs` is not a number ≥ 0.
    */
   close(options: { timeoutMs?: number } = {}): Promise<void> {
+    const { timeoutMs } = options;
+    if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)) {
+      throw new ClientError('invalid_option', `close(): timeoutMs must be a number of milliseconds ≥ 0 (or Infinity), not ${String(timeoutMs)}`);
+    }
     if (!this.#closing) {
       this.#closed = true;
-      this.#closing = this.#close(options.timeoutMs);
+      // Past what a timer can hold (about 24.8 days) it is as good as no deadline; a timer would fire at once.
+      this.#closing = this.#close(timeoutMs === undefined || timeoutMs > MAX_TIMER_MS ? undefined : timeoutMs);
     }
     return this.#closing;
   }
@@ -446,7 +455,15 @@ export class Client {
       });
       const timedOut = await Promise.race([flushed.then(() => false), expired]);
       this.#clock.clearTimeout(timer);
-      if (timedOut) this.#abort();
+      if (timedOut) {
+        this.#abort();
+        await flushed;
+        // Out of time: drop the connections, including any still connecting (nothing can cut those short).
+        await this.#sender.destroy();
+        this.#debug?.('closed', { sent: this.#sent, failed: this.#failed, dropped: this.#dropped });
+        this.#notifier.changed();
+        return;
+      }
     }
     await flushed;
     await this.#sender.close();

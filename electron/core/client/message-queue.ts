@@ -14,6 +14,8 @@ const CHUNK_BYTES = 512 * 1024;
  * garbage collector, which frees memory outside the heap only after tens of MB have piled up.
  */
 const SPARE_CHUNKS = 8;
+/** Sizes slots allocated up front; the ring doubles as the queue fills. */
+const INITIAL_SIZES = 4096;
 
 interface Chunk {
   buffer: Buffer;
@@ -38,7 +40,8 @@ export class MessageQueue {
   /** Emptied chunks kept for reuse, so a steady stream does not allocate. */
   readonly #spares: Buffer[] = [];
   #chunksAllocated = 0;
-  readonly #sizes: Int32Array;
+  /** The queued messages' sizes, a ring indexed by sequence number; grown as the queue fills, up to maxCount. */
+  #sizes: Int32Array;
   #length = 0;
   #bytes = 0;
   #headSeq = 0;
@@ -46,7 +49,7 @@ export class MessageQueue {
   constructor(maxCount: number, maxBytes: number) {
     this.maxCount = maxCount;
     this.maxBytes = maxBytes;
-    this.#sizes = new Int32Array(maxCount);
+    this.#sizes = new Int32Array(Math.min(maxCount, INITIAL_SIZES));
   }
 
   get length(): number {
@@ -101,14 +104,23 @@ export class MessageQueue {
     chunk.buffer[chunk.writeOffset + bytes] = 0x2c; // ,
     chunk.writeOffset += bytes + 1;
     chunk.written++;
-    this.#sizes[(this.#headSeq + this.#length) % this.maxCount] = bytes;
+    if (this.#length === this.#sizes.length) this.#growSizes();
+    this.#sizes[(this.#headSeq + this.#length) % this.#sizes.length] = bytes;
     this.#length++;
     this.#bytes += bytes;
   }
 
   /** Size of the `i`-th message from the oldest (0 ≤ i < length). */
   sizeAt(i: number): number {
-    return this.#sizes[(this.#headSeq + i) % this.maxCount]!;
+    return this.#sizes[(this.#headSeq + i) % this.#sizes.length]!;
+  }
+
+  /** Doubles the sizes ring (a queue allowed millions of messages does not allocate for them up front). */
+  #growSizes(): void {
+    const old = this.#sizes;
+    const next = new Int32Array(Math.min(this.maxCount, old.length * 2));
+    for (let i = 0; i < this.#length; i++) next[(this.#headSeq + i) % next.length] = old[(this.#headSeq + i) % old.length]!;
+    this.#sizes = next;
   }
 
   /**
