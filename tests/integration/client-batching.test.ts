@@ -98,6 +98,37 @@ describe('flush triggers', () => {
     expect(clock.pending()).toEqual([]);
   });
 
+  it('by time, for messages a full batch leaves queued: they keep the timer they started, not one from that batch', async () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const held = gate();
+    const ok: Answer = { status: 200, body: '{"success":true}' };
+    const server = await startScriptedServer((n) => (n === 1 ? held.wait.then(() => ok) : ok));
+    try {
+      const seen = collect();
+      const client = new Client('wk', { endpoint: server.url, flushAt: 4, flushAfter: 5000, maxInFlight: 1, clock, ...seen });
+      for (let i = 0; i < 4; i++) client.track({ userId: 'u', event: `a${i}` }); // full: batch A goes, and is held
+      await until(() => server.requests.length === 1);
+      clock.advance(1000);
+      for (let i = 0; i < 6; i++) client.track({ userId: 'u', event: `b${i}` }); // b0–b3 full but no slot; b4, b5 wait
+      expect(client.state.nextFlushAt).toBe(t0 + 6000);
+      clock.advance(1000);
+      held.open(); // A answered at t0 + 2 s: B (b0–b3) takes the slot; b4 and b5 keep their timer
+      await until(() => server.requests.length === 2);
+      expect(client.state.nextFlushAt).toBe(t0 + 6000);
+      clock.advance(4000);
+      await until(() => server.requests.length === 3);
+      expect(server.requests.map((r) => r.body.batch.map((m) => m.event))).toEqual([
+        ['a0', 'a1', 'a2', 'a3'],
+        ['b0', 'b1', 'b2', 'b3'],
+        ['b4', 'b5'],
+      ]);
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('by bytes: batches are split so that no request exceeds 500 KB, and a full one goes without waiting', async () => {
     const seen = collect();
     const client = new Client(core.writeKey, { endpoint: core.ingestUrl, flushAt: 100, ...seen });

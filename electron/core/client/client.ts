@@ -299,8 +299,10 @@ export class Client {
       took = true;
     }
     if (took) {
-      // The timer counts from the last flush.
-      this.#stopTimer();
+      // The timer counts from the first message queued after a flush: one left queued by this flush
+      // (it did not fit, or no slot was free) keeps the timer it started, so it waits no longer than
+      // flushAfter for its turn.
+      if (queue.length === 0) this.#stopTimer();
       this.#wakeRoomWaiters();
     }
     this.#armTimer();
