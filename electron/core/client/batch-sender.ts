@@ -19,7 +19,6 @@ const Pool: typeof UndiciPool = (() => {
   }
 })();
 
-/** Response bodies are read up to this size (error messages, the list of rejected messages). */
 /**
  * Answers are read up to this size: a 200 listing the messages it rejected may be long (Sluice's
  * endpoint lists every rejected one of up to 2,500 in a batch, each with its reason).

@@ -450,25 +450,19 @@ export class Client {
     this.#stopTimer();
     this.#notifier.changed();
     const flushed = this.#flushAll('close');
+    let timedOut = false;
     if (timeoutMs !== undefined) {
       let timer: unknown;
       const expired = new Promise<boolean>((resolve) => {
         timer = this.#clock.setTimeout(() => resolve(true), timeoutMs);
       });
-      const timedOut = await Promise.race([flushed.then(() => false), expired]);
+      timedOut = await Promise.race([flushed.then(() => false), expired]);
       this.#clock.clearTimeout(timer);
-      if (timedOut) {
-        this.#abort();
-        await flushed;
-        // Out of time: drop the connections, including any still connecting (nothing can cut those short).
-        await this.#sender.destroy();
-        this.#debug?.('closed', { sent: this.#sent, failed: this.#failed, dropped: this.#dropped });
-        this.#notifier.changed();
-        return;
-      }
+      if (timedOut) this.#abort();
     }
     await flushed;
-    await this.#sender.close();
+    // Out of time, the connections are dropped, even those still connecting (nothing cuts those short).
+    await (timedOut ? this.#sender.destroy() : this.#sender.close());
     this.#debug?.('closed', { sent: this.#sent, failed: this.#failed, dropped: this.#dropped });
     this.#notifier.changed();
   }
