@@ -1,9 +1,16 @@
 // The inspector's build: `vite build --config renderer/vite.config.ts` → out/renderer/ (index.html + assets),
 // which the headless host serves and the Electron window loads from disk (hence relative asset URLs).
 import path from 'node:path';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { INSPECTOR_CSP } from '../shared/csp.ts';
 
 const here = import.meta.dirname;
+
+/** The CSP as a <meta> tag too: the Electron window loads the page from file://, where headers may not apply. */
+const cspMeta: Plugin = {
+  name: 'sluice-csp-meta',
+  transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: INSPECTOR_CSP }, injectTo: 'head-prepend' }],
+};
 
 export default defineConfig({
   root: here,
@@ -11,6 +18,7 @@ export default defineConfig({
   publicDir: false,
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic' } },
+  plugins: [cspMeta],
   build: {
     outDir: path.resolve(here, '../out/renderer'),
     emptyOutDir: true,

@@ -8,6 +8,7 @@ import type { ClientFrame, ServerFrame } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { Core } from '../core/index.ts';
+import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
 export interface UiServerOptions {
   core: Core;
@@ -52,6 +53,8 @@ export class UiServer {
     this.#server = http.createServer((req, res) => this.#serve(req, res));
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
     this.#server.on('upgrade', (req, socket, head) => {
+      // Node takes its own error listener off a socket it hands over: a reset would be thrown.
+      socket.on('error', () => socket.destroy());
       const refusal = this.#refuseUpgrade(req);
       if (refusal) {
         socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -96,8 +99,8 @@ export class UiServer {
   }
 
   #refuseUpgrade(req: http.IncomingMessage): string | undefined {
-    const url = new URL(req.url ?? '/', 'http://local');
-    if (url.pathname !== '/api') return '404 Not Found';
+    const url = requestUrl(req);
+    if (url?.pathname !== '/api') return '404 Not Found';
     const host = req.headers.host ?? '';
     if (!this.#allowedHosts().has(host)) return '403 Forbidden';
     const origin = req.headers.origin;
@@ -115,6 +118,8 @@ export class UiServer {
     };
     const unsubscribe = streamEvents(this.#o.core.bus, (events) => send({ kind: 'events', events }));
     ws.on('close', unsubscribe);
+    // A frame over maxPayload or a protocol error: ws closes this socket (1009, 1002) and reports it here.
+    ws.on('error', () => ws.terminate());
     ws.on('message', async (data) => {
       let frame: ClientFrame;
       try {
@@ -123,7 +128,7 @@ export class UiServer {
         ws.close(1003, 'frames are JSON');
         return;
       }
-      if (frame?.kind !== 'invoke' || typeof frame.id !== 'number') {
+      if (frame?.kind !== 'invoke' || typeof frame.id !== 'number' || typeof frame.channel !== 'string') {
         ws.close(1003, 'expected {kind: "invoke", id, channel, request}');
         return;
       }
@@ -141,12 +146,16 @@ export class UiServer {
       return;
     }
     const security = {
-      'Content-Security-Policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+      'Content-Security-Policy': `${INSPECTOR_CSP}; frame-ancestors 'none'`,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     };
     const dir = this.#o.rendererDir;
-    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://local').pathname);
+    const pathname = decodedPath(req);
+    if (pathname === undefined) {
+      res.writeHead(400, { 'Content-Type': 'text/plain', ...security }).end('malformed URL');
+      return;
+    }
     if (dir && fs.existsSync(path.join(dir, 'index.html'))) {
       const root = path.resolve(dir);
       const file = path.resolve(root, `.${pathname}`);
@@ -154,12 +163,34 @@ export class UiServer {
       const inside = file.startsWith(root + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
       const target = inside ? file : path.join(root, 'index.html');
       res.writeHead(200, { 'Content-Type': TYPES[path.extname(target)] ?? 'application/octet-stream', ...security });
-      fs.createReadStream(target).pipe(res);
+      fs.createReadStream(target)
+        .on('error', () => res.destroy()) // gone between the check and the read
+        .pipe(res);
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...security });
     res.end(`<!doctype html><meta charset="utf-8"><title>Sluice</title>
 <h1>Sluice is running</h1>
 <p>The inspector's web app is not built in this checkout. The contract is served at <code>/api</code> (WebSocket, token required).</p>`);
+  }
+}
+
+/** The request's URL, or undefined when it does not parse (`//[`). */
+function requestUrl(req: http.IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://local');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's path, percent-decoded, or undefined when it is malformed (`/%E0%A4%A`). */
+function decodedPath(req: http.IncomingMessage): string | undefined {
+  const url = requestUrl(req);
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return undefined;
   }
 }

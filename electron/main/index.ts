@@ -10,10 +10,10 @@ import type { Core } from '../core/index.ts';
 import { desktopFlags } from '../host-options.ts';
 import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
+import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
 const rendererIndex = path.join(import.meta.dirname, '../renderer/index.html');
 const rendererUrl = pathToFileURL(rendererIndex).href;
-const CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'";
 
 let core: Core | undefined;
 
@@ -30,7 +30,7 @@ async function start(): Promise<void> {
   registerContract(ipcMain, createHandlers(core), { isTrustedUrl: (url) => url === rendererUrl || url.startsWith(`${rendererUrl}#`) });
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [INSPECTOR_CSP] } });
   });
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, decide) => decide(false));
 

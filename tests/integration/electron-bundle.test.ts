@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 // Inside the checkout, so that the bundle's external packages (zod, undici, ws) resolve from node_modules;
@@ -88,6 +89,10 @@ describe('electron-vite build', () => {
       expect(fs.existsSync(path.join(outDir, 'renderer', src))).toBe(true);
     }
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    // The CSP travels in the page too (file:// pages may get no headers), before any script.
+    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
+    expect(meta?.[1]?.replaceAll('&#39;', "'")).toBe(INSPECTOR_CSP);
+    expect(html.indexOf('Content-Security-Policy')).toBeLessThan(html.indexOf('<script'));
   });
 
   /** Runs the bundled main process in Node with the stand-in electron module; its JSON report. */

@@ -1,4 +1,5 @@
 // The headless host: the contract over a WebSocket, guarded by token, Host and Origin.
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import WebSocket from 'ws';
@@ -6,6 +7,7 @@ import type { CoreEvent, Result, ServerFrame } from '../../shared/contract.ts';
 import { UiServer } from '../../electron/headless/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
+import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
@@ -178,8 +180,58 @@ describe('headless host', () => {
     // The page itself (no data) is served to the right Host, with a strict CSP.
     const ok = await request(`${ui.baseUrl}/`);
     expect(ok.statusCode).toBe(200);
-    expect(String(ok.headers['content-security-policy'])).toContain("default-src 'self'");
+    expect(String(ok.headers['content-security-policy'])).toBe(`${INSPECTOR_CSP}; frame-ancestors 'none'`);
     await ok.body.dump();
+  });
+});
+
+/** Writes raw bytes to the host and resolves with what it answers before closing (or `reset` right after writing). */
+function raw(server: UiServer, text: string, reset = false): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(new URL(server.baseUrl).port), '127.0.0.1', () => {
+      socket.write(text);
+      if (reset) {
+        socket.resetAndDestroy();
+        resolve('');
+      }
+    });
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('error', () => resolve(answer));
+    socket.on('close', () => resolve(answer));
+    socket.setTimeout(2_000, () => socket.destroy());
+  });
+}
+
+describe('headless host, against hostile requests', () => {
+  it('answers malformed URLs, survives resets, oversized frames and a channel that is not a string — and keeps serving', async () => {
+    const { ui } = await setup();
+    const host = `127.0.0.1:${new URL(ui.baseUrl).port}`;
+    expect(await raw(ui, `GET /%E0%A4%A HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    const upgrade = (path: string, hostHeader: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+    expect(await raw(ui, upgrade('//[', 'evil.example'))).toMatch(/^HTTP\/1\.1 404/);
+    // Refused upgrades whose sockets are reset at once: the refusal writes to a dead socket.
+    await Promise.all(Array.from({ length: 50 }, () => raw(ui, upgrade('/api', host), true)));
+
+    // With the token: a frame over the 1 MiB limit closes that socket (1009), nothing else.
+    const big = new WebSocket(apiUrl(ui));
+    sockets.push(big);
+    await new Promise((resolve) => big.on('open', resolve));
+    const closedBig = new Promise<number>((resolve) => big.on('close', (code) => resolve(code)));
+    big.on('error', () => {});
+    big.send(JSON.stringify({ kind: 'invoke', id: 1, channel: 'deliveries.replay', request: { body: { a: 'x'.repeat(1_100_000) } } }));
+    expect(await closedBig).toBe(1009);
+    // A channel that is an object (whose string form throws): refused as a malformed frame.
+    const odd = new WebSocket(apiUrl(ui));
+    sockets.push(odd);
+    await new Promise((resolve) => odd.on('open', resolve));
+    const closedOdd = new Promise<number>((resolve) => odd.on('close', (code) => resolve(code)));
+    odd.send('{"kind":"invoke","id":1,"channel":{"toString":1},"request":{}}');
+    expect(await closedOdd).toBe(1003);
+
+    const api = await connect(apiUrl(ui));
+    expect(await api.call('app.info')).toMatchObject({ ok: true });
   });
 });
 

@@ -189,8 +189,10 @@ export function createHandlers(core: Core): Handlers {
  * unexpected failure all come back as `{ok: false, error: {code, message}}`.
  */
 export async function invoke(handlers: Handlers, channel: string, request: unknown): Promise<Result<unknown>> {
-  if (!Object.hasOwn(requestSchemas, channel)) {
-    return { ok: false, error: { code: 'unknown_channel', message: `no channel "${String(channel).slice(0, 100)}"` } };
+  // Callers pass what a frame or an IPC message said: a channel that is not a string is no channel.
+  if (typeof channel !== 'string' || !Object.hasOwn(requestSchemas, channel)) {
+    const name = typeof channel === 'string' ? `"${channel.slice(0, 100)}"` : `of type ${typeof channel}`;
+    return { ok: false, error: { code: 'unknown_channel', message: `no channel ${name}` } };
   }
   const schema = requestSchemas[channel as Channel];
   const parsed = schema.safeParse(request ?? {});
