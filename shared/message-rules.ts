@@ -199,8 +199,8 @@ export function isTime(ms: number): boolean {
 /** ISO 8601 / RFC 3339 dates and times (Date.parse alone also takes "March 7" or "1"). */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
-/** Days in a month (1–12) of a year. */
-function daysIn(year: number, month: number): number {
+/** Days in a month (1–12) of a year, proleptic Gregorian (no Date: it reads years 0–99 as 1900–1999). */
+export function daysInMonth(year: number, month: number): number {
   return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
@@ -213,7 +213,7 @@ function parseIsoTime(text: string): number {
   const m = ISO_8601.exec(text);
   if (!m) return Number.NaN;
   const [, year, month, day, hour, minute, second, zone] = m;
-  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysIn(Number(year), Number(month))) return Number.NaN;
+  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysInMonth(Number(year), Number(month))) return Number.NaN;
   if (hour === undefined) return Date.parse(text);
   if (Number(hour) > 23 || Number(minute) > 59 || (second !== undefined && Number(second) > 59)) return Number.NaN;
   const iso = text[10] === ' ' ? `${text.slice(0, 10)}T${text.slice(11)}` : text;

@@ -3,6 +3,8 @@
  * delivery engine to send, and by the inspector to show exactly what is sent.
  */
 
+import { daysInMonth } from './message-rules.ts';
+
 export type BodyShape = 'seed' | 'full';
 
 export type WebhookBody = Record<string, unknown>;
@@ -42,9 +44,7 @@ function isCanonicalIso(text: string): boolean {
   const day = Number(text.slice(8, 10));
   if (day <= 28) return true;
   // 29–31: a day the month really has (Date.parse would roll 02-30 over into March).
-  const year = Number(text.slice(0, 4));
-  const month = Number(text.slice(5, 7));
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= daysInMonth(Number(text.slice(0, 4)), Number(text.slice(5, 7)));
 }
 
 /** The message's time as ISO 8601 UTC with milliseconds. */
