@@ -2,7 +2,9 @@
 // endpoint, real delivery engine) and a real webhook receiver; time comes from an injected clock.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import { parseConfig } from '../../electron/core/config/load-config.ts';
 import { OperationError } from '../../electron/core/operation-error.ts';
@@ -178,6 +180,70 @@ describe('audience rules', () => {
     // The window moves with the clock: an hour later, none of the orders is within 90 s.
     clock.advance(HOUR);
     expect(await members([orders('at_least', 1, { amount: 90, unit: 'seconds' })])).toEqual([]);
+  });
+
+  it('compares text traits as text even when they look like numbers', async () => {
+    const { core, sourceId } = await setup({ withDestination: false });
+    await send(core, [
+      identify('a', { zip: '02134', version: '1.10', phone: '12345678901234567890', n: 2134 }),
+      identify('b', { zip: '2134', version: '1.1', phone: '12345678901234567891', n: 2134.5 }),
+    ]);
+    const members = async (condition: Record<string, unknown>) => {
+      const preview = await core.audiences.preview({ sourceId, rule: { match: 'all', conditions: [{ kind: 'trait', ...condition }] }, sampleSize: 100 });
+      return preview.sample.map((m) => m.userId);
+    };
+    expect(await members({ trait: 'zip', operator: 'equals', value: '02134' })).toEqual(['a']);
+    expect(await members({ trait: 'zip', operator: 'contains', value: '021' })).toEqual(['a']);
+    expect(await members({ trait: 'zip', operator: 'not_equals', value: '02134' })).toEqual(['b']);
+    expect(await members({ trait: 'version', operator: 'equals', value: '1.1' })).toEqual(['b']);
+    expect(await members({ trait: 'version', operator: 'contains', value: '10' })).toEqual(['a']);
+    expect(await members({ trait: 'phone', operator: 'equals', value: '12345678901234567891' })).toEqual(['b']);
+    // Numbers stay numbers: a text zip is not the number 2134.
+    expect(await members({ trait: 'n', operator: 'equals', value: 2134 })).toEqual(['a']);
+    expect(await members({ trait: 'zip', operator: 'equals', value: 2134 })).toEqual([]);
+    expect(await members({ trait: 'n', operator: 'greater_than', value: 2134 })).toEqual(['b']);
+  });
+
+  it('takes the latest trait and the last property value by the messages\' time, not by their arrival', async () => {
+    const { core, sourceId, clock } = await setup({ withDestination: false });
+    const t = clock.now();
+    const at = (ms: number) => ({ timestamp: new Date(ms).toISOString() });
+    // The newer values arrive first; an offline client's (or a backfill's) older ones arrive after them.
+    await send(core, [{ ...identify('ada', { plan: 'pro' }), ...at(t - HOUR) }, track('ada', 'Order Completed', t - HOUR, { plan: 'pro' })]);
+    await send(core, [{ ...identify('ada', { plan: 'free', seats: 2 }), ...at(t - 5 * HOUR) }, track('ada', 'Order Completed', t - 5 * HOUR, { plan: 'basic' })]);
+    const preview = await core.audiences.preview({ sourceId, rule: { match: 'all', conditions: [pro] }, sampleSize: 100 });
+    expect(preview.sample.map((m) => m.userId)).toEqual(['ada']);
+    const seats = await core.audiences.preview({ sourceId, rule: { match: 'all', conditions: [{ kind: 'trait', trait: 'seats', operator: 'equals', value: 2 }] }, sampleSize: 100 });
+    expect(seats.sample.map((m) => m.userId)).toEqual(['ada']); // a key only the older identify had still counts
+    const last = await core.audiences.preview({ sourceId, kind: 'computed_trait', computation: { kind: 'last_property', event: 'Order Completed', property: 'plan' }, sampleSize: 100 });
+    expect(Object.fromEntries(last.sample.map((m) => [m.userId, m.value]))).toEqual({ ada: 'pro' });
+  });
+
+  it('a store written before schema 8 (trait values turned into numbers) is folded again on start, and compares right', async () => {
+    const dataDir = tempDir();
+    const first = await startCore({ dataDir, config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } });
+    const sourceId = first.sources.byName('web')!.id;
+    await send(first, [identify('a', { zip: '02134' }), identify('b', { zip: '2134' })]);
+    await first.close();
+    // Schema 7's profile_traits, filled as its fold did (NUMERIC affinity: "02134" became 2134), cursor at the end.
+    const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE));
+    db.exec(`DROP TABLE profile_traits;
+      CREATE TABLE profile_traits (source_id INTEGER NOT NULL, key TEXT NOT NULL, user_id TEXT NOT NULL, type TEXT NOT NULL,
+        value ANY, message_id INTEGER NOT NULL, PRIMARY KEY (source_id, key, user_id)) WITHOUT ROWID;
+      INSERT INTO profile_traits SELECT m.source_id, t.key, m.user_id, t.type, t.value, m.id FROM messages m, json_each(m.raw, '$.traits') t;
+      INSERT OR REPLACE INTO settings (key, value) VALUES ('profiles.folded_through', (SELECT max(id) FROM messages));
+      PRAGMA user_version = 7;`);
+    expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
+    db.close();
+
+    const again = await startCore({ dataDir, config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } });
+    try {
+      const preview = await again.audiences.preview({ sourceId, rule: { match: 'all', conditions: [{ kind: 'trait', trait: 'zip', operator: 'equals', value: '02134' }] }, sampleSize: 100 });
+      expect(preview.sample.map((m) => m.userId)).toEqual(['a']);
+    } finally {
+      await again.dispose();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('computes traits: an event count (within a window) and the last value of an event property', async () => {

@@ -49,17 +49,19 @@ export class ProfileFold {
        WHERE id > ? AND id <= ? AND ${FOLDABLE} AND type = 'track' AND event IS NOT NULL
        ORDER BY 1, 2, 3, 4`,
     );
-    // Later identifies win, key by key (the upsert keeps the value of the highest message id).
+    // Later identifies win, key by key: later in time (the message's corrected timestamp, as events
+    // are timed), then by message id. An older identify arriving last does not overwrite.
     this.#traits = db.prepare(
-      `INSERT INTO profile_traits (source_id, key, user_id, type, value, message_id)
-       SELECT m.source_id, t.key, m.user_id, t.type, t.value, m.id
+      `INSERT INTO profile_traits (source_id, key, user_id, type, value, at, message_id)
+       SELECT m.source_id, t.key, m.user_id, t.type, t.value, coalesce(m.timestamp, m.received_at), m.id
        FROM messages m, json_each(m.raw, '$.traits') t
        WHERE m.id > ? AND m.id <= ? AND m.status = 'accepted' AND m.origin != 'audience' AND m.user_id IS NOT NULL
          AND m.type = 'identify'
          AND json_type(m.raw, '$.traits') = 'object'
        ORDER BY m.id
        ON CONFLICT (source_id, key, user_id) DO UPDATE SET type = excluded.type, value = excluded.value,
-         message_id = excluded.message_id WHERE excluded.message_id > profile_traits.message_id`,
+         at = excluded.at, message_id = excluded.message_id
+       WHERE (excluded.at, excluded.message_id) > (profile_traits.at, profile_traits.message_id)`,
     );
     this.#forgetUser = [
       db.prepare('DELETE FROM profile_users WHERE source_id = ? AND user_id = ?'),

@@ -2,6 +2,7 @@
 // profile-fold.ts) that yields the current (user_id, value) pairs, value as JSON text. Membership is
 // thus a query, run per sync or preview, over compact per-user tables — never a scan of the messages.
 import { windowMs, type AudienceKind, type AudienceRule, type Computation, type Condition, type TraitCondition } from '../../../shared/audiences.ts';
+import { MIN_TIME } from '../../../shared/limits.ts';
 
 export interface CompiledQuery {
   sql: string;
@@ -107,10 +108,12 @@ export function compileComputation(computation: Computation, sourceId: number, n
       params,
     };
   }
-  // The latest of the user's events that carried the property (max over "message id ‖ value").
+  // The latest of the user's events that carried the property: by the event's time, then message id
+  // (max over "time ‖ message id ‖ value"; the time is shifted past year 1's negative ms so that it
+  // sorts as text).
   return {
-    sql: `SELECT user_id, substr(latest, 17) AS value FROM (
-            SELECT e.user_id, max(format('%016d', e.message_id) || (
+    sql: `SELECT user_id, substr(latest, 33) AS value FROM (
+            SELECT e.user_id, max(format('%016d', e.at + ${-MIN_TIME}) || format('%016d', e.message_id) || (
               SELECT ${JSON_OF('p.type', 'p.value')} FROM json_each(m.raw, '$.properties') p WHERE p.key = ?)) AS latest
             FROM profile_events e JOIN messages m ON m.id = e.message_id
             WHERE e.source_id = ? AND e.event = ? AND json_type(m.raw, '$.properties') = 'object'

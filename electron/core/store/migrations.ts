@@ -256,6 +256,31 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       DROP INDEX deliveries_due;
     `,
   },
+  {
+    version: 8,
+    name: 'trait values keep their type; the latest trait is the latest in time',
+    sql: `
+      -- "value ANY" had NUMERIC affinity: the text "02134" was stored as the number 2134 (and two
+      -- 20-digit ids as the same REAL), so text traits that look like numbers compared wrongly. BLOB
+      -- affinity stores each value as json_each gives it. And of two identifies, the later by the
+      -- message's time wins (an offline client's or a backfill's older identify arriving last no
+      -- longer overwrites a newer value); the message id only breaks ties.
+      DROP TABLE profile_traits;
+      CREATE TABLE profile_traits (
+        source_id INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        type TEXT NOT NULL,                       -- json_each's: null, true, false, integer, real, text, array, object
+        value BLOB,                               -- the SQL value as json_each gives it (JSON text for arrays and objects)
+        at INTEGER NOT NULL,                      -- the identify's timestamp (corrected), else when it arrived
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (source_id, key, user_id)
+      ) WITHOUT ROWID;
+      -- Fold again from the first message: traits are rebuilt; users and events are kept (folding
+      -- them again adds nothing).
+      DELETE FROM settings WHERE key = 'profiles.folded_through';
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {
