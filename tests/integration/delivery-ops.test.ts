@@ -1,4 +1,7 @@
 // Replay, retry now, cancel, deletion requests and settings changes, against real receivers.
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody, verifyAsSeedReceiver } from '../../shared/signature.ts';
 import { OperationError } from '../../electron/core/operation-error.ts';
@@ -309,6 +312,49 @@ describe('deletion requests', () => {
     expect(delivery).toMatchObject({ trigger: 'deletion', messageId: null, deletionRequestId: result.deletionRequestId });
     expect(c.deliveries.forDeletionRequest(result.deletionRequestId).map((d) => d.id)).toEqual(result.deliveryIds);
     expect(c.messages.list().map((m) => m.userId)).toEqual(['kept']);
+  });
+
+  it("a purge leaves no copy of the user's data: bodies sent, an edited replay (not sent after), receivers' echoes; other sources' rejected messages go too", async () => {
+    const MARK = 'gone@secret.example';
+    const r = await receiver();
+    r.script({ status: 200, body: `{"echo":"${MARK}"}` }); // a receiver that echoes what it got
+    const c = await setup(r.url);
+    await post(c, '/v1/identify', { userId: 'gone', traits: { email: MARK } });
+    await r.waitFor(1);
+    await post(c, '/v1/identify', { userId: 'kept', traits: { email: 'kept@example.com' } });
+    await r.waitFor(2);
+    const [goneMessage] = c.messages.list().filter((m) => m.userId === 'gone');
+    await until(() => c.deliveries.forMessage(goneMessage!.id)[0]?.status === 'delivered');
+    // Only rejected on the other source (no event): that source holds the user's data too.
+    expect((await post({ ingestUrl: c.ingestUrl, writeKey: 'wk_ios' }, '/v1/track', { userId: 'gone', properties: { email: MARK } })).status).toBe(400);
+    // An edited replay, queued while deliveries are held: its body is the user's data too.
+    c.delivery.setHeld(true);
+    const replayed = await c.replay({ messageIds: [goneMessage!.id], body: { type: 'identify', userId: 'gone', traits: { email: MARK, edited: true } } });
+    const result = await c.requestDeletion({ userId: 'gone', purge: true });
+    expect(result.sourceIds.sort()).toEqual([c.sources.byName('web')!.id, c.sources.byName('ios')!.id].sort());
+    expect(result.purgedMessages).toBe(2);
+    c.delivery.setHeld(false);
+    await until(() => c.deliveries.get(replayed.deliveryIds[0]!)?.status === 'failed');
+    await c.delivery.idle();
+    expect(r.received.filter((q) => q.body.includes('"edited"'))).toEqual([]); // the replay was not sent
+    const db = new DatabaseSync(path.join(c.dataDir, DATABASE_FILE), { readOnly: true });
+    try {
+      const copies = db
+        .prepare(
+          `SELECT 'delivery' AS what, id FROM deliveries WHERE body LIKE ?1 OR body_override LIKE ?1
+           UNION ALL SELECT 'attempt', id FROM attempts WHERE response_body LIKE ?1 OR request_headers LIKE ?1
+           UNION ALL SELECT 'message', id FROM messages WHERE raw LIKE ?1`,
+        )
+        .all(`%${MARK}%`);
+      expect(copies).toEqual([]);
+    } finally {
+      db.close();
+    }
+    // The other user's data, and the history of what was sent when, stay.
+    expect(c.messages.list().map((m) => m.userId)).toEqual(['kept']);
+    const kept = c.deliveries.forMessage(c.messages.list()[0]!.id)[0]!;
+    expect(c.deliveries.get(kept.id)!.body).toContain('kept@example.com');
+    expect(c.deliveries.get(c.deliveries.forDeletionRequest(result.deletionRequestId)[0]!.id)).toBeDefined();
   });
 
   it('notifies nothing for a user no source has seen, and refuses an empty userId', async () => {

@@ -136,6 +136,18 @@ describe('group commit units', () => {
   });
 });
 
+describe('a round under way when its message was purged', () => {
+  it('is recorded (it happened) but does not store the purged body again', async () => {
+    const { pipeline, submit, rows } = await writerOnStore();
+    const alice = (await submit(1, { type: 'track', userId: 'alice', event: 'A' })).ids[0]!;
+    const aliceDelivery = (rows('SELECT id FROM deliveries WHERE message_id = ?', alice) as { id: number }[])[0]!.id;
+    await pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [1], deliveries: [], now: NOW });
+    await pipeline.commitResults([delivered(aliceDelivery)]); // its answer came after the purge
+    expect(rows('SELECT status, message_id, body FROM deliveries WHERE id = ?', aliceDelivery)).toEqual([{ status: 'delivered', message_id: null, body: null }]);
+    expect(rows('SELECT count(*) AS n FROM attempts WHERE delivery_id = ?', aliceDelivery)).toEqual([{ n: 1 }]);
+  });
+});
+
 describe('message ids reused after a purge', () => {
   it('a replay planned before a purge is not sent as the new message that took the purged one’s id', async () => {
     const { pipeline, submit, rows } = await writerOnStore();

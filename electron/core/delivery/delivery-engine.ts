@@ -39,6 +39,9 @@ export const DEFAULT_MAX_IN_FLIGHT = 256;
 const COMMIT_GROUP_MS = 5;
 const COMMIT_GROUP_MAX = 256;
 
+/** A delivery whose message was purged (or is otherwise gone): failed, nothing sent. */
+const PURGED = 'the message is no longer stored (purged?); nothing was sent';
+
 /** Longest sleep between checks for due deliveries; with an injected clock, call kick() after advancing. */
 const MAX_SLEEP_MS = 30_000;
 
@@ -422,40 +425,46 @@ export class DeliveryEngine {
       body = prepared.body;
       signature = prepared.signature;
     } else {
+      /** Why nothing can be sent, if so; `unreadable` is announced with its message, a purge without. */
+      let unsendable: { lastError: string; unreadable: boolean } | null = null;
       if (body === null) {
         // Through the store's link, in one read, not the id read at refill: a purge sets the link to
         // NULL, and the purged message's id may since have been given to a new message (ids are
         // reused once the newest rows are gone), which must not be sent as this delivery.
         let message: Record<string, unknown> | null = null;
-        let unreadable: string | null = null;
         try {
           message = delivery.messageId === null ? null : (this.#o.messages.ofDelivery(delivery.id)?.message ?? null);
+          if (!message) unsendable = { lastError: PURGED, unreadable: false };
         } catch (error) {
           // The store failing may pass (the round fails and is retried after a pause); a stored
           // message that cannot be normalized will not get better: fail it rather than retry forever.
           if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw error;
-          unreadable = `the stored message cannot be read (${(error as Error).message}); nothing was sent`;
+          unsendable = { lastError: `the stored message cannot be read (${(error as Error).message}); nothing was sent`, unreadable: true };
         }
-        if (!message) {
-          await this.#commit(
-            {
-              deliveryId: delivery.id,
-              status: 'failed',
-              attemptCount: delivery.attemptCount,
-              firstAttemptAt,
-              nextAttemptAt: null,
-              deadlineAt,
-              lastError: unreadable ?? 'the message is no longer stored (purged?); nothing was sent',
-              body: null,
-              signature: null,
-              attempts: [],
-            },
-            // A purged message is announced as of no message: the id it had may be another message's now.
-            unreadable ? delivery : { ...delivery, messageId: null },
-          );
-          return;
-        }
-        body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
+        if (message) body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
+      } else if (delivery.messageId !== null && !this.#o.deliveries.hasMessage(delivery.id)) {
+        // An edited replay carries its own body, but that is still its message's data: once the
+        // message was purged it is not sent (the purge cleared the stored copy too).
+        unsendable = { lastError: PURGED, unreadable: false };
+      }
+      if (unsendable || body === null) {
+        await this.#commit(
+          {
+            deliveryId: delivery.id,
+            status: 'failed',
+            attemptCount: delivery.attemptCount,
+            firstAttemptAt,
+            nextAttemptAt: null,
+            deadlineAt,
+            lastError: unsendable?.lastError ?? PURGED,
+            body: null,
+            signature: null,
+            attempts: [],
+          },
+          // A purged message is announced as of no message: the id it had may be another message's now.
+          unsendable?.unreadable ? delivery : { ...delivery, messageId: null },
+        );
+        return;
       }
       signature = sharedSecret ? signBody(body, sharedSecret) : null;
     }

@@ -75,7 +75,21 @@ const cancel = db.prepare(
 const insertDeletion = db.prepare(
   'INSERT INTO deletion_requests (user_id, requested_at, purge, source_ids) VALUES (?, ?, ?, ?)',
 );
-const purgeUser = db.prepare("DELETE FROM messages WHERE user_id = ? AND source_id = ?");
+// A purge deletes the user's messages, and the copies of them that deliveries keep: the body sent,
+// an edited replay's body, and the receivers' answers (which may echo what they got). The delivery
+// rows themselves stay, as history of what was sent when, their message link set to NULL.
+const USER_MESSAGES = 'SELECT id FROM messages WHERE user_id = ?1 AND source_id = ?2';
+const scrubResponses = db.prepare(`UPDATE attempts SET response_body = NULL WHERE response_body IS NOT NULL
+  AND delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${USER_MESSAGES}))`);
+const scrubBodies = db.prepare(`UPDATE deliveries SET body = NULL, body_override = NULL WHERE message_id IN (${USER_MESSAGES})`);
+const deleteMessages = db.prepare('DELETE FROM messages WHERE user_id = ?1 AND source_id = ?2');
+
+/** Purges a user's messages of one source, and what deliveries keep of them; how many messages. */
+function purgeUser(userId: string, sourceId: number): number {
+  scrubResponses.run(userId, sourceId);
+  scrubBodies.run(userId, sourceId);
+  return Number(deleteMessages.run(userId, sourceId).changes);
+}
 const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
 const audiences = new AudienceWriter(db);
 const prepareBodies = bodiesPreparer(db);
@@ -194,7 +208,7 @@ function applyOp(op: WriteOp): WriteOutcome {
       let purged = 0;
       if (op.purge) {
         for (const sourceId of op.sourceIds) {
-          purged += Number(purgeUser.run(op.userId, sourceId).changes);
+          purged += purgeUser(op.userId, sourceId);
           audiences.forgetPurgedUser(sourceId, op.userId);
         }
         notePurged.run(purged, deletionRequestId);

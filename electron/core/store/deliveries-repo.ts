@@ -121,8 +121,10 @@ export class DeliveriesRepo {
   readonly #forMessages: StatementSync;
   readonly #lastAttempts: StatementSync;
   readonly #waiting: StatementSync;
+  readonly #hasMessage: StatementSync;
 
   constructor(db: DatabaseSync) {
+    this.#hasMessage = db.prepare('SELECT 1 AS linked FROM deliveries WHERE id = ? AND message_id IS NOT NULL');
     this.#dueFor = db.prepare(DUE_FOR_SQL);
     this.#dueFor.setReturnArrays(true);
     this.#dueAfter = db.prepare(DUE_AFTER_SQL);
@@ -179,6 +181,11 @@ export class DeliveriesRepo {
   /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
   nextDueAfter(destinationId: number, now: number): number | null {
     return (this.#nextDueAfter.get(destinationId, now) as { at: number | null }).at;
+  }
+
+  /** Whether the delivery still links to its message (a purge sets the link to NULL). */
+  hasMessage(id: number): boolean {
+    return this.#hasMessage.get(id) !== undefined;
   }
 
   get(id: number): Delivery | undefined {

@@ -8,10 +8,13 @@ import type { DeliveryResult } from '../ingest/ingest-protocol.ts';
  */
 export function deliveryResultRecorder(db: DatabaseSync): (result: DeliveryResult, now: number) => void {
   // A round that was already under way when its delivery was cancelled is recorded (its attempts
-  // happened) but does not undo the cancellation. A round that sent nothing keeps the stored body.
+  // happened) but does not undo the cancellation. A round that sent nothing keeps the stored body;
+  // one under way when its message was purged does not store the body again (a delivery of a
+  // message whose link is NULL; test events and delete notifications never had one).
   const updateDelivery = db.prepare(
     `UPDATE deliveries SET status = ?1, attempt_count = ?2, first_attempt_at = ?3, next_attempt_at = ?4, deadline_at = ?5,
-       last_error = ?6, body = coalesce(?7, body), signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
+       last_error = ?6, body = CASE WHEN message_id IS NULL AND trigger NOT IN ('test', 'deletion') THEN NULL ELSE coalesce(?7, body) END,
+       signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
      WHERE id = ?10 AND status != 'cancelled'`,
   );
   const insertAttempt = db.prepare(

@@ -232,10 +232,11 @@ export class MessagesRepo {
     return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
   }
 
-  /** Sources holding accepted messages of this user. */
+  /** Sources holding messages of this user, of any status. */
   sourcesOfUser(userId: string): number[] {
     return (
-      this.#db.prepare("SELECT DISTINCT source_id AS id FROM messages WHERE user_id = ? AND status = 'accepted'").all(userId) as {
+      // Any status: a source holding only rejected messages of the user still holds their data.
+      this.#db.prepare('SELECT DISTINCT source_id AS id FROM messages WHERE user_id = ?').all(userId) as {
         id: number;
       }[]
     ).map((row) => row.id);
