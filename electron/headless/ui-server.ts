@@ -162,13 +162,15 @@ export class UiServer {
       // Only files inside the renderer folder; anything else is the app's page (client-side routes).
       const inside = file.startsWith(root + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
       const target = inside ? file : path.join(root, 'index.html');
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(target)] ?? 'application/octet-stream', ...security });
+      // The page is opened with the token in its URL: not kept in any cache. Assets are content-hashed.
+      const caching = path.extname(target) === '.html' ? { 'Cache-Control': 'no-store' } : {};
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(target)] ?? 'application/octet-stream', ...security, ...caching });
       fs.createReadStream(target)
         .on('error', () => res.destroy()) // gone between the check and the read
         .pipe(res);
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...security });
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...security, 'Cache-Control': 'no-store' });
     res.end(`<!doctype html><meta charset="utf-8"><title>Sluice</title>
 <h1>Sluice is running</h1>
 <p>The inspector's web app is not built in this checkout. The contract is served at <code>/api</code> (WebSocket, token required).</p>`);

@@ -1,5 +1,8 @@
 // The headless host: the contract over a WebSocket, guarded by token, Host and Origin.
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import WebSocket from 'ws';
@@ -177,9 +180,10 @@ describe('headless host', () => {
     const page = await request(ui.baseUrl, { headers: { host: 'evil.example' } });
     expect(page.statusCode).toBe(403);
     await page.body.dump();
-    // The page itself (no data) is served to the right Host, with a strict CSP.
+    // The page itself (no data) is served to the right Host, with a strict CSP, and is not cached (its URL has the token).
     const ok = await request(`${ui.baseUrl}/`);
     expect(ok.statusCode).toBe(200);
+    expect(ok.headers['cache-control']).toBe('no-store');
     expect(String(ok.headers['content-security-policy'])).toBe(`${INSPECTOR_CSP}; frame-ancestors 'none'`);
     await ok.body.dump();
   });
@@ -202,6 +206,30 @@ function raw(server: UiServer, text: string, reset = false): Promise<string> {
     socket.setTimeout(2_000, () => socket.destroy());
   });
 }
+
+describe('headless host, serving the built page', () => {
+  it('serves the page uncached and its content-hashed assets cacheable; a path outside the folder is the page', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-renderer-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>t</title>');
+      fs.mkdirSync(path.join(dir, 'assets'));
+      fs.writeFileSync(path.join(dir, 'assets', 'app-1a2b.js'), 'console.log(1)');
+      core = await startCore({ config: { sources: [], destinations: [] } });
+      ui = new UiServer({ core, host: '127.0.0.1', port: 0, rendererDir: dir });
+      await ui.listen();
+      const page = await request(`${ui.baseUrl}/?token=${ui.token}`);
+      expect(page.headers['cache-control']).toBe('no-store');
+      expect(await page.body.text()).toContain('<title>t</title>');
+      const asset = await request(`${ui.baseUrl}/assets/app-1a2b.js`);
+      expect(asset.headers['cache-control']).toBeUndefined();
+      expect(await asset.body.text()).toBe('console.log(1)');
+      const outside = await request(`${ui.baseUrl}/..%2f..%2fetc%2fpasswd`);
+      expect(await outside.body.text()).toContain('<title>t</title>');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('headless host, against hostile requests', () => {
   it('answers malformed URLs, survives resets, oversized frames and a channel that is not a string — and keeps serving', async () => {
