@@ -44,6 +44,8 @@ export function coreFlags(values: { [K in keyof typeof CORE_FLAGS]?: string | bo
   const config = text('config');
   const dataDir = text('data-dir');
   const host = text('host');
+  // An empty host (an unset variable, `--host "$HOST"`) would make Node listen on every interface.
+  if (host !== undefined && host.trim() === '') throw new UsageError('--host needs an address (127.0.0.1 by default; 0.0.0.0 to listen on every interface)');
   return {
     ...(config !== undefined ? { config: loadConfigFile(path.resolve(config)) } : {}),
     ...(dataDir !== undefined ? { dataDir: path.resolve(dataDir) } : {}),

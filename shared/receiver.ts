@@ -3,7 +3,8 @@ import { z } from 'zod';
 /** How the built-in receiver answers a hook: for demos of success, failures, retries and timeouts. */
 export const receiverBehaviourSchema = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('ok') }),
-  z.strictObject({ mode: z.literal('status'), status: z.number().int().min(100).max(599) }),
+  // 1xx are interim answers, not an answer a webhook sender can act on.
+  z.strictObject({ mode: z.literal('status'), status: z.number().int().min(200).max(599) }),
   /** Fails this share of requests with `status` (default 500), answers 200 otherwise. */
   z.strictObject({ mode: z.literal('random'), failureRate: z.number().min(0).max(1), status: z.number().int().min(400).max(599).default(500) }),
   /** Never answers: the sender's timeout fires. */

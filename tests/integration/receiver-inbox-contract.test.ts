@@ -37,6 +37,9 @@ describe('receiver.inbox over the contract', () => {
     const handlers = createHandlers(core);
     const refused = await invoke(handlers, 'receiver.setBehaviour', { hook: 'a', behaviour: { mode: 'status', status: 1000 } });
     expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('status') } });
+    // 1xx are interim answers: a sender cannot take one as the answer (undici reports a reset or waits).
+    const interim = await invoke(handlers, 'receiver.setBehaviour', { hook: 'a', behaviour: { mode: 'status', status: 103 } });
+    expect(interim).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('status') } });
     expect(await invoke(handlers, 'receiver.inbox', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(core.receiver.behaviours()).toEqual({});
   });

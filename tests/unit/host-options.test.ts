@@ -36,6 +36,9 @@ describe('desktopFlags', () => {
     expect(() => desktopFlags(['--ingest-port', 'eighty'])).toThrow(new UsageError('--ingest-port must be a port number (0-65535), not "eighty"'));
     expect(() => desktopFlags(['--receiver-port', '70000'])).toThrow(UsageError);
     expect(() => desktopFlags(['--config'])).toThrow(new UsageError('--config needs a value'));
+    // An empty host would listen on every interface: refused, not taken as "any".
+    for (const host of ['', '  ']) expect(() => desktopFlags(['--host', host])).toThrow(/--host needs an address/);
+    expect(desktopFlags(['--host', '0.0.0.0'])).toEqual({ host: '0.0.0.0' });
     const dir = tempDir();
     dirs.push(dir);
     const config = path.join(dir, 'bad.json');
