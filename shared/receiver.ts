@@ -20,7 +20,10 @@ export interface InboxEntry {
   hook: string;
   receivedAt: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The body as received, or its first 64 KB when it was bigger (see bodyBytes). */
   body: string;
+  /** The whole body's size in bytes, when `body` holds only its start. */
+  bodyBytes?: number;
   signature: SignatureVerdict;
   /** The status it answered, or null when it hung. */
   answeredStatus: number | null;

@@ -2,6 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { INBOX_BODY_BYTES, KEPT_BODY_BYTES } from '../../electron/core/receiver/builtin-receiver.ts';
+import { signBody } from '../../shared/signature.ts';
 import { until } from '../helpers/wait.ts';
 
 let core: TestCore | undefined;
@@ -38,6 +40,33 @@ describe('built-in receiver', () => {
     expect(entry!.headers['user-agent']).toBe('Sluice/1.0');
     expect(announced).toEqual([entry!.id]);
     await until(() => (c.deliveries.countByStatus().delivered === 1 ? true : undefined));
+  });
+
+  it('keeps a big body\'s first 64 KB (checking the signature on all of it) and bounds the memory of all bodies', async () => {
+    const c = await setup({ secret: 's3cret' });
+    const hook = c.receiver.hookUrl('demo');
+    const big = JSON.stringify({ type: 'track', pad: 'é'.repeat(750_000) }); // 1.5 MB of UTF-8
+    const res = await request(hook, { method: 'POST', body: big, headers: { 'content-type': 'application/json', 'x-signature': signBody(big, 's3cret') } });
+    await res.body.dump();
+    const [entry] = c.receiver.inbox('demo');
+    expect(entry).toMatchObject({ signature: 'valid', bodyBytes: Buffer.byteLength(big) });
+    expect(Buffer.byteLength(entry!.body)).toBeLessThanOrEqual(KEPT_BODY_BYTES);
+    expect(big.startsWith(entry!.body)).toBe(true); // cut at a character, not inside one
+    expect(entry!.body.length).toBeGreaterThan(30_000);
+
+    // 1,100 bodies of 65 KB: about 70 MB posted; the inbox keeps the newest within its budget.
+    const body = JSON.stringify({ pad: 'x'.repeat(65_000) });
+    for (let i = 0; i < 1_100; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, async () => (await request(hook, { method: 'POST', body, headers: { 'content-type': 'application/json' } })).body.dump()),
+      );
+    }
+    const inbox = c.receiver.inbox();
+    const kept = inbox.reduce((sum, e) => sum + e.body.length * 2, 0);
+    expect(kept).toBeLessThanOrEqual(INBOX_BODY_BYTES);
+    expect(inbox.length).toBeLessThan(1_101);
+    expect(inbox.length).toBeGreaterThan(400);
+    expect(inbox.at(-1)!.id).toBe(1_101); // the newest are the ones kept
   });
 
   it('says unsigned without a secret, invalid for a forged signature, missing when the secret is set but no header came', async () => {

@@ -7,7 +7,12 @@ import type { Clock } from '../clock.ts';
 
 /** Requests the inbox keeps (the oldest go first); it is a demo receiver, not an archive. */
 export const INBOX_LIMIT = 10_000;
-const MAX_BODY_BYTES = 1024 * 1024;
+/** A body is read this far to check its signature (Sluice's own bodies stay far below: 500 KB requests). */
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+/** Of each body the inbox keeps this much (the entry says how big it was)... */
+export const KEPT_BODY_BYTES = 64 * 1024;
+/** ...and of all bodies together this much: memory stays bounded whatever is posted. */
+export const INBOX_BODY_BYTES = 64 * 1024 * 1024;
 /** A hanging hook drops the connection after this long, so demos do not leak sockets. */
 const HANG_MS = 60_000;
 
@@ -32,6 +37,8 @@ export class BuiltinReceiver {
   readonly #o: BuiltinReceiverOptions;
   readonly #server: http.Server;
   readonly #inbox: InboxEntry[] = [];
+  /** UTF-16 length of the bodies in the inbox (what they hold in memory, about). */
+  #inboxChars = 0;
   readonly #behaviours = new Map<string, ReceiverBehaviour>();
   readonly #sockets = new Set<Socket>();
   #nextId = 1;
@@ -99,24 +106,25 @@ export class BuiltinReceiver {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size < MAX_READ_BYTES) chunks.push(chunk);
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const read = Buffer.concat(chunks);
       const behaviour = this.behaviour(hook);
       const status = answer(behaviour, this.#o.random ?? Math.random);
+      const kept = read.length > KEPT_BODY_BYTES ? cutUtf8(read, KEPT_BODY_BYTES) : read;
       const entry: InboxEntry = {
         id: this.#nextId++,
         hook,
         receivedAt: this.#o.clock.now(),
         headers: { ...req.headers },
-        body,
-        signature: this.#verdict(hook, body, req.headers['x-signature']),
+        body: kept.toString('utf8'),
+        ...(size > kept.length ? { bodyBytes: size } : {}),
+        signature: this.#verdict(hook, read.toString('utf8'), req.headers['x-signature']),
         answeredStatus: status,
       };
-      this.#inbox.push(entry);
-      if (this.#inbox.length > INBOX_LIMIT) this.#inbox.splice(0, this.#inbox.length - INBOX_LIMIT);
+      this.#keep(entry);
       this.#o.bus.emit('receiver.received', [entry]);
       if (status === null) {
         setTimeout(() => req.socket.destroy(), HANG_MS).unref();
@@ -125,6 +133,18 @@ export class BuiltinReceiver {
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ received: entry.id, signature: entry.signature }));
     });
+  }
+
+  /** Adds an entry, letting the oldest go past INBOX_LIMIT requests or INBOX_BODY_BYTES of bodies. */
+  #keep(entry: InboxEntry): void {
+    this.#inbox.push(entry);
+    this.#inboxChars += entry.body.length;
+    let drop = 0;
+    while (this.#inbox.length - drop > INBOX_LIMIT || (this.#inboxChars * 2 > INBOX_BODY_BYTES && this.#inbox.length - drop > 1)) {
+      this.#inboxChars -= this.#inbox[drop]!.body.length;
+      drop++;
+    }
+    if (drop > 0) this.#inbox.splice(0, drop);
   }
 
   #verdict(hook: string, body: string, header: string | string[] | undefined): SignatureVerdict {
@@ -147,6 +167,13 @@ function answer(behaviour: ReceiverBehaviour, random: () => number): number | nu
     case 'hang':
       return null;
   }
+}
+
+/** The first `limit` bytes of a UTF-8 buffer, cut at a character boundary. */
+function cutUtf8(buffer: Buffer, limit: number): Buffer {
+  let end = limit;
+  while (end > 0 && (buffer[end]! & 0xc0) === 0x80) end--; // back off continuation bytes
+  return buffer.subarray(0, end);
 }
 
 function safeDecode(text: string): string {

@@ -4,7 +4,7 @@ import type { InboxEntry } from '../../../../shared/receiver.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { HeaderValue } from '../../components/HeaderValue.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
-import { absoluteTime, clockTime, relativeTime } from '../../lib/format.ts';
+import { absoluteTime, clockTime, formatCount, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { bodySummary } from './body-summary.ts';
@@ -192,6 +192,11 @@ function InboxDetail({ entry, why, tone }: { entry: InboxEntry; why: string; ton
       </table>
       <div className="toolbar">
         <span className="section-title">Body</span>
+        {entry.bodyBytes !== undefined ? (
+          <span className="muted" aria-label="Body kept">
+            — its first 64 KB of {formatCount(entry.bodyBytes)} bytes
+          </span>
+        ) : null}
         {parsed.ok ? (
           <button type="button" className="btn btn-small" aria-pressed={raw} onClick={() => setRaw(!raw)}>
             Raw
