@@ -20,6 +20,7 @@ import type { Route } from './ingest/ingest-protocol.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
@@ -84,6 +85,16 @@ export interface Core {
 
 /** Builds the whole relay: store, ingestion endpoint, event bus. Hosts (CLI, Electron) wrap this. */
 export async function createCore(options: CoreOptions): Promise<Core> {
+  const unlock = lockDataDir(options.dataDir); // one Sluice per data folder
+  try {
+    return await buildCore(options, unlock);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core> {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(options.dataDir);
   const bus = new EventBus();
@@ -267,6 +278,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         await sender.close();
         await checkpointer.close();
         db.close();
+        unlock();
       })();
       return closing;
     },
