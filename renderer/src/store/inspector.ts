@@ -15,6 +15,7 @@ import type {
   Result,
 } from '../../../shared/contract.ts';
 import type { ConnectionState, RelayApi } from '../transport/relay-api.ts';
+import { browserFrameHost, requestFrameOrTimeout } from './frame.ts';
 import {
   addPage,
   addRows,
@@ -87,7 +88,7 @@ export interface InspectorState {
 }
 
 export interface Environment {
-  /** Runs `callback` before the next paint (requestAnimationFrame in a browser). */
+  /** Runs `callback` before the next paint (a frame in a browser, or a timer while the page is hidden: see frame.ts). */
   requestFrame(callback: () => void): void;
   now(): number;
 }
@@ -119,7 +120,7 @@ export interface Inspector {
 }
 
 const browserEnvironment: Environment = {
-  requestFrame: (callback) => void requestAnimationFrame(() => callback()),
+  requestFrame: (callback) => requestFrameOrTimeout(callback, browserFrameHost),
   now: () => Date.now(),
 };
 
