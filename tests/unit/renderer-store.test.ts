@@ -113,6 +113,31 @@ async function arrive(t: Awaited<ReturnType<typeof started>>, from: number, to: 
 }
 
 describe('inspector store', () => {
+  it('keeps asking for older pages while they come back empty with more to read (a filter the core scans for in bounded steps)', async () => {
+    const t = await started([], 480_000);
+    const second = t.api.take('messages.list');
+    expect(second.request.beforeId).toBe(480_000);
+    second.resolve({ messages: [], next: 460_000 });
+    await tick();
+    await tick();
+    const third = t.api.take('messages.list');
+    expect(third.request.beforeId).toBe(460_000);
+    third.resolve({ messages: [msg(100), msg(99)], next: 99 });
+    await tick();
+    await tick();
+    expect(ids(t.inspector)).toEqual([100, 99]);
+    expect(t.api.pending('messages.list')).toEqual([]); // rows to show: the list pages on as it is scrolled
+  });
+
+  it('stops asking once the end is reached with nothing found', async () => {
+    const t = await started([], 20_000);
+    t.api.take('messages.list').resolve({ messages: [], next: null });
+    await tick();
+    await tick();
+    expect(t.state().list).toMatchObject({ loaded: true, next: null });
+    expect(t.api.pending('messages.list')).toEqual([]);
+  });
+
   it('loads app info and the first page', async () => {
     const t = setup();
     t.inspector.start();

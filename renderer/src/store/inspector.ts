@@ -357,6 +357,16 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     list = applyDeliveryChanges(list, changesSince(request.seq)).list;
     endRequest(request.id);
     setState({ list, loadingFirst: false, problem: null });
+    searchOn(list);
+  }
+
+  /**
+   * A page can come back empty with more to read: the core bounds how far one request scans (a
+   * delivery-state filter over many messages that do not match). With nothing to show, nobody
+   * scrolls to ask for more, so the next page is asked for here — until rows come or the end.
+   */
+  function searchOn(list: ListModel): void {
+    if (list.order.length === 0 && list.next !== null) void loadOlder();
   }
 
   async function loadOlder(): Promise<void> {
@@ -376,6 +386,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     list = applyDeliveryChanges(list, changesSince(request.seq)).list;
     endRequest(request.id);
     setState({ list, loadingOlder: false });
+    searchOn(list);
   }
 
   async function loadDetail(id: number): Promise<void> {

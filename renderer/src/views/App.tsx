@@ -112,6 +112,9 @@ function StreamBody({ sourceId }: { sourceId: number | null }) {
   const loaded = useInspectorState((s) => s.list.loaded);
   const empty = useInspectorState((s) => s.list.order.length === 0);
   const filtered = useInspectorState((s) => hasFilters(s.filters));
+  const more = useInspectorState((s) => s.list.next !== null);
+  // Nothing yet, but older messages are still being searched (the store asks for them page by page).
+  if (loaded && empty && more) return <div className="stream-loading" aria-busy="true" aria-label="Searching older messages" />;
   if (loaded && empty) return filtered ? <NoMatches /> : <EmptyState sourceId={sourceId} />;
   if (!loaded && empty) return <div className="stream-loading" aria-busy="true" aria-label="Loading messages" />;
   return <StreamList />;
