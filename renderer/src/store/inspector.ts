@@ -209,7 +209,11 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     for (const batch of arrived) {
       if (batch.query !== query) continue;
       list = addRows(list, batch.rows, state.filters, env.now(), restoring.size > 0 ? restoring : null);
-      list = applyDeliveryChanges(list, changesSince(batch.sentSeq)).list;
+      // Changes logged since the fetch went out, again on the fetched rows: a row they leave unsure
+      // (deliveries it does not know) is fetched once more, as for a change applied below.
+      const replayed = applyDeliveryChanges(list, changesSince(batch.sentSeq));
+      list = replayed.list;
+      refetch.push(...replayed.refetch);
       if (restoring.size > 0) for (const row of batch.rows) restoring.delete(row.id);
     }
     arrived = [];
@@ -353,10 +357,11 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       setState({ loadingFirst: false, problem: `Could not load messages: ${result.error.message}` });
       return;
     }
-    let list = addPage(getState().list, result.value.messages, result.value.next);
-    list = applyDeliveryChanges(list, changesSince(request.seq)).list;
+    const replayed = applyDeliveryChanges(addPage(getState().list, result.value.messages, result.value.next), changesSince(request.seq));
+    const list = replayed.list;
     endRequest(request.id);
     setState({ list, loadingFirst: false, problem: null });
+    if (replayed.refetch.length > 0) fetchRows(replayed.refetch);
     searchOn(list);
   }
 
@@ -382,10 +387,11 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       setState({ loadingOlder: false, problem: `Could not load older messages: ${result.error.message}` });
       return;
     }
-    let list = addPage(getState().list, result.value.messages, result.value.next);
-    list = applyDeliveryChanges(list, changesSince(request.seq)).list;
+    const replayed = applyDeliveryChanges(addPage(getState().list, result.value.messages, result.value.next), changesSince(request.seq));
+    const list = replayed.list;
     endRequest(request.id);
     setState({ list, loadingOlder: false });
+    if (replayed.refetch.length > 0) fetchRows(replayed.refetch);
     searchOn(list);
   }
 
