@@ -169,8 +169,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   try {
-    await listenOn(() => ingest.listen(), `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
-    await listenOn(() => receiver.listen(), `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
+    await listenOn(() => ingest.listen(), 'ingest', `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
+    await listenOn(() => receiver.listen(), 'receiver', `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
   } catch (error) {
     await ingest.close();
     await pipeline.close();
@@ -319,11 +319,14 @@ function sameUrl(a: string, b: string): boolean {
 }
 
 /** Listens, turning "address in use" into a sentence with the fix. */
-async function listenOn(listen: () => Promise<unknown>, inUse: string): Promise<void> {
+/** A listening port that is taken: which one, so a host can move that one alone (electron/main/core-ports.ts). */
+export type PortInUseError = Error & { code: 'EADDRINUSE'; port: 'ingest' | 'receiver' };
+
+async function listenOn(listen: () => Promise<unknown>, port: PortInUseError['port'], inUse: string): Promise<void> {
   try {
     await listen();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw Object.assign(new Error(inUse), { code: 'EADDRINUSE' });
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw Object.assign(new Error(inUse), { code: 'EADDRINUSE', port });
     throw error;
   }
 }

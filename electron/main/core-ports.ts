@@ -3,7 +3,7 @@
 // When a default one is taken (another Sluice, or `sluice serve` already running), the app still
 // starts, on free ports, and says so: an app that refuses to open is worse than one on another port.
 // Ports the user asked for (--ingest-port, --receiver-port) are not moved: taken, they are an error.
-import { createCore, type Core, type CoreOptions } from '../core/index.ts';
+import { createCore, type Core, type CoreOptions, type PortInUseError } from '../core/index.ts';
 
 export interface DesktopCore {
   core: Core;
@@ -22,16 +22,20 @@ export async function createDesktopCore(
   asked: PortsAsked = { ingest: false, receiver: false },
   create: (options: CoreOptions) => Promise<Core> = createCore,
 ): Promise<DesktopCore> {
-  try {
-    return { core: await create(options), movedBecause: null };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || (asked.ingest && asked.receiver)) throw error;
-    // The ports nobody chose move to free ones; a chosen one that is taken fails this try too.
-    const core = await create({
-      ...options,
-      ...(asked.ingest ? {} : { ingestPort: 0 }),
-      ...(asked.receiver ? {} : { receiverPort: 0 }),
-    });
-    return { core, movedBecause: (error as Error).message };
+  let current = options;
+  const reasons: string[] = [];
+  // Each try moves the one port found taken (when nobody chose it), then tries again: both defaults
+  // may be taken, and a free one is kept.
+  for (;;) {
+    try {
+      return { core: await create(current), movedBecause: reasons.length > 0 ? reasons.join('; ') : null };
+    } catch (error) {
+      const { code, port } = error as Partial<PortInUseError>;
+      if (code !== 'EADDRINUSE' || port === undefined || asked[port]) throw error;
+      const key = port === 'ingest' ? 'ingestPort' : 'receiverPort';
+      if (current[key] === 0) throw error; // already on a free port: not ours to fix
+      current = { ...current, [key]: 0 };
+      reasons.push((error as Error).message);
+    }
   }
 }

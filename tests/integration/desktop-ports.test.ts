@@ -63,6 +63,30 @@ describe('the desktop app’s ports', () => {
     expect(core.receiver.url).not.toBe(`http://127.0.0.1:${taken.port}`);
   });
 
+  it('moves only the default port that is taken: a free ingestion port stays where the user\'s client points', async () => {
+    const taken = await occupy(); // the receiver's default port, taken
+    cleanup.push(taken.close);
+    const free = await occupy();
+    await free.close();
+    const { core, movedBecause } = await createDesktopCore({ dataDir: tempDir(), ingestPort: free.port, receiverPort: taken.port });
+    cleanup.push(() => core.close());
+    expect(movedBecause).toContain(`port ${taken.port}`);
+    expect(core.ingestUrl).toBe(`http://127.0.0.1:${free.port}`);
+    expect(core.receiver.url).not.toBe(`http://127.0.0.1:${taken.port}`);
+  });
+
+  it('moves both when both defaults are taken', async () => {
+    const ingest = await occupy();
+    const receiver = await occupy();
+    cleanup.push(ingest.close, receiver.close);
+    const { core, movedBecause } = await createDesktopCore({ dataDir: tempDir(), ingestPort: ingest.port, receiverPort: receiver.port });
+    cleanup.push(() => core.close());
+    expect(movedBecause).toContain(`port ${ingest.port}`);
+    expect(movedBecause).toContain(`port ${receiver.port}`);
+    expect(core.ingestUrl).not.toBe(`http://127.0.0.1:${ingest.port}`);
+    expect(core.receiver.url).not.toBe(`http://127.0.0.1:${receiver.port}`);
+  });
+
   it('does not hide other failures', async () => {
     let calls = 0;
     const create = async (): Promise<Core> => {
