@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_WEBHOOKS } from './limits.ts';
+import { propertyName } from './audience-property.ts';
 import { audienceConfigSchema } from './audiences.ts';
 
 export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
@@ -140,11 +141,23 @@ export const configFileSchema = z
       });
     });
     const audiences = new Set<string>();
+    /** "source\u0000property" → the audience that sends it: two would overwrite each other's trait. */
+    const properties = new Map<string, number>();
     (config.audiences ?? []).forEach((audience, i) => {
       if (audiences.has(audience.name)) {
         ctx.addIssue({ code: 'custom', path: ['audiences', i, 'name'], message: `duplicate audience name "${audience.name}"` });
       }
       audiences.add(audience.name);
+      const property = `${audience.source}\u0000${propertyName(audience.name)}`;
+      const other = properties.get(property);
+      if (other !== undefined && config.audiences![other]!.name !== audience.name) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['audiences', i, 'name'],
+          message: `"${audience.name}" sends the trait ${propertyName(audience.name)}, as "${config.audiences![other]!.name}" does for the same source; choose a name that gives another trait`,
+        });
+      }
+      properties.set(property, i);
       if (!seen.has(audience.source)) {
         ctx.addIssue({ code: 'custom', path: ['audiences', i, 'source'], message: `unknown source "${audience.source}"; declare it under "sources"` });
       }

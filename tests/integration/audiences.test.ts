@@ -561,17 +561,31 @@ describe('audience definitions', () => {
     expect(() =>
       parseConfig(JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web' }], audiences: [{ name: 'A', source: 'app', rule: { conditions: [pro] } }] })),
     ).toThrow('audiences[0].source: unknown source "app"; declare it under "sources"');
-    const config = parseConfig(
-      JSON.stringify({
-        sources: [{ name: 'web', writeKey: 'wk_web' }],
-        audiences: [
-          { name: 'High Value', source: 'web', rule: { conditions: [pro] } },
-          { name: 'high-value', source: 'web', rule: { conditions: [pro] } },
-        ],
-      }),
-    );
-    await expect(startCore({ config })).rejects.toThrow(
-      'audiences[1].name: "High Value" already sends the trait high_value for this source; choose a name that gives another trait',
-    );
+    // Two audiences that would send the same trait: refused when the file is read, before anything is
+    // written (the core used to refuse it only after storing the file's sources and destinations).
+    expect(() =>
+      parseConfig(
+        JSON.stringify({
+          sources: [{ name: 'web', writeKey: 'wk_web' }],
+          destinations: [{ name: 'new-dest', sources: ['web'], webhooks: [{ url: 'http://127.0.0.1:9/x' }] }],
+          audiences: [
+            { name: 'High Value', source: 'web', rule: { conditions: [pro] } },
+            { name: 'high-value', source: 'web', rule: { conditions: [pro] } },
+          ],
+        }),
+      ),
+    ).toThrow('audiences[1].name: "high-value" sends the trait high_value, as "High Value" does for the same source; choose a name that gives another trait');
+    // For different sources the same trait name is fine.
+    expect(() =>
+      parseConfig(
+        JSON.stringify({
+          sources: [{ name: 'web', writeKey: 'wk_web' }, { name: 'ios', writeKey: 'wk_ios' }],
+          audiences: [
+            { name: 'High Value', source: 'web', rule: { conditions: [pro] } },
+            { name: 'high-value', source: 'ios', rule: { conditions: [pro] } },
+          ],
+        }),
+      ),
+    ).not.toThrow();
   });
 });
