@@ -25,6 +25,7 @@ import {
 import { countdown, describeOutcome, errorLabel } from '../../renderer/src/store/outcome.ts';
 import { slotIndex, windowFor } from '../../renderer/src/components/virtual.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 function delivery(id: number, status: string, extra: Partial<DeliverySummary> = {}): DeliverySummary {
   return { id, status, attemptCount: status === 'pending' ? 0 : 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, destinationId: 1, trigger: 'automatic', targetUrl: null, ...extra };
@@ -285,6 +286,18 @@ describe('filters', () => {
     expect(matchesFilters(m, { ...NO_FILTERS, type: 'identify' })).toBe(false);
     expect(matchesFilters(m, { ...NO_FILTERS, sourceId: 2 })).toBe(false);
     expect(matchesFilters(msg(2, { status: 'duplicate' }), { ...NO_FILTERS, status: 'duplicate' })).toBe(true);
+  });
+
+  it("folds case in search as SQLite's LIKE does (the core's search): ASCII letters only", () => {
+    const db = new DatabaseSync(':memory:');
+    const like = db.prepare("SELECT ? LIKE ? ESCAPE '\\' AS hit");
+    for (const userId of ['Émile', 'émile', 'ÉMILE', 'Straße', 'STRASSE', 'Ada', 'İstanbul', 'Ωmega']) {
+      for (const search of ['émile', 'Émile', 'mile', 'straße', 'STRASSE', 'ada', 'istanbul', 'ωmega', 'Ωmega']) {
+        const core = (like.get(userId, `%${search}%`) as { hit: number }).hit === 1;
+        expect(matchesFilters(msg(1, { userId, messageId: 'x' }), { ...NO_FILTERS, search }), `${userId} / ${search}`).toBe(core);
+      }
+    }
+    db.close();
   });
 });
 

@@ -231,6 +231,18 @@ describe('inspector store', () => {
     expect(ids(t.inspector)).toEqual([4, 3, 2, 1]);
   });
 
+  it('a long pause counts what it holds back, and resuming after many reloads the first page instead of fetching each', async () => {
+    const t = await started();
+    t.inspector.setPaused(true);
+    for (let from = 3; from < 20_003; from += 5_000) t.api.emit({ type: 'messages.stored', ids: Array.from({ length: 5_000 }, (_, i) => from + i) });
+    await t.runFrame();
+    expect(t.state().held).toBe(20_000);
+    t.inspector.setPaused(false);
+    expect(t.state().held).toBe(0);
+    expect(t.api.pending('messages.byIds')).toHaveLength(0);
+    expect(t.api.take('messages.list').request).toEqual({ limit: 200 });
+  });
+
   it('filters: asks the core, keeps live rows that match, and fetches a row whose delivery comes to match', async () => {
     const t = await started();
     t.inspector.setFilters({ status: 'failed' });

@@ -310,8 +310,9 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         case 'messages.stored':
           rate.record(env.now(), event.ids.length);
           if (getState().paused) {
-            for (const id of event.ids) heldIds.push(id);
-            setState({ held: heldIds.length });
+            // Past RELOAD_AFTER, resuming reloads the first page: only the count is needed from there.
+            for (const id of event.ids) if (heldIds.length <= RELOAD_AFTER) heldIds.push(id);
+            setState({ held: getState().held + event.ids.length });
           } else {
             fetchRows(event.ids);
           }
@@ -472,9 +473,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         return;
       }
       const ids = heldIds;
+      const held = getState().held;
       heldIds = [];
       setState({ paused: false, held: 0 });
-      if (ids.length > RELOAD_AFTER) void loadFirstPage();
+      if (held > RELOAD_AFTER) void loadFirstPage();
       else fetchRows(ids);
     },
     select(id) {

@@ -128,12 +128,20 @@ export function matchesFilters(m: MessageSummary, filters: Filters, now: number 
   if (!withinTime(m, filters.time, now)) return false;
   if (filters.sourceId !== null && m.sourceId !== filters.sourceId) return false;
   if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
-  const search = filters.search.trim().toLowerCase();
+  const search = asciiLower(filters.search.trim());
   if (search) {
     const fields = [m.userId, m.anonymousId, m.event, m.messageId];
-    if (!fields.some((field) => field !== null && field.toLowerCase().includes(search))) return false;
+    if (!fields.some((field) => field !== null && asciiLower(field).includes(search))) return false;
   }
   return true;
+}
+
+/**
+ * Lower case as SQLite's LIKE compares (the core's search): A–Z only. "Émile" matches "Émile" but not
+ * "émile" — in the core too, so a live row never shows and then vanishes on reload.
+ */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 }
 
 export function withinTime(m: MessageSummary, range: TimeRange, now: number): boolean {
