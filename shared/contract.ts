@@ -62,6 +62,8 @@ export const requestSchemas = {
   'deliveries.cancel': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   /** One delivery with its attempts (e.g. a test delivery, read again after a reconnect). */
   'deliveries.get': z.strictObject({ id }),
+  /** These deliveries' states, as `deliveries.changed` carries them (read again after a reconnect); unknown ids are left out. */
+  'deliveries.states': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   'destinations.list': z.strictObject({}),
   /**
    * With `id`: edits that destination, whose name may change (its deliveries stay). Without: creates
@@ -263,6 +265,7 @@ export interface Responses {
   'deliveries.retryNow': { changed: number };
   'deliveries.cancel': { changed: number };
   'deliveries.get': DeliveryView;
+  'deliveries.states': { changes: DeliveryChange[] };
   'destinations.list': { destinations: DestinationView[] };
   'destinations.save': DestinationView;
   'destinations.revealSecret': { secret: string | null };

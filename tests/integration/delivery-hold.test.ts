@@ -60,6 +60,10 @@ describe('delivery.hold', () => {
     const delivered = await until(() => c.deliveries.forMessage(message!.id).find((d) => d.status === 'delivered'), 10_000, 'the delivery');
     expect(delivered.attemptCount).toBe(1);
     expect(value(await invoke(handlers, 'delivery.state', {}))).toEqual({ held: false, waiting: 0 });
+    // Read again as the stream announced it (what a window does after a reconnect); unknown ids are left out.
+    expect(value(await invoke(handlers, 'deliveries.states', { ids: [delivered.id, 999_999] }))).toEqual({
+      changes: [expect.objectContaining({ deliveryId: delivered.id, messageId: message!.id, status: 'delivered', attemptCount: 1, lastErrorCode: null })],
+    });
 
     await new Promise((resolve) => setTimeout(resolve, 50)); // the stream's batch interval
     expect(events.filter((e) => e.type === 'delivery.held')).toEqual([

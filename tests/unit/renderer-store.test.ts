@@ -4,6 +4,8 @@ import type { Channel, CoreEvent, MessageSummary, RequestOf, Responses, Result }
 import { createInspector, LOADED_AROUND_VIEW, LOADED_NEWEST, MAX_ROWS, type Inspector } from '../../renderer/src/store/inspector.ts';
 import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
+import { replayStore } from '../../renderer/src/views/replay/replay-store.ts';
+import { countProgress } from '../../renderer/src/views/replay/bulk-progress.ts';
 
 const pendingDelivery = (id: number) => ({ id, status: 'pending', attemptCount: 0, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, skipReason: null, destinationId: 1, trigger: 'automatic', targetUrl: null });
 
@@ -331,6 +333,24 @@ describe('inspector store', () => {
     reload.resolve({ messages: [msg(5), msg(2), msg(1)], next: null });
     await tick();
     expect(ids(t.inspector)).toEqual([5, 2, 1]);
+  });
+
+  it("reads a running bulk replay's deliveries again after a reconnect, so its progress can finish", async () => {
+    const t = await started();
+    const replay = replayStore(t.inspector);
+    replay.setState({ bulk: { label: 'the 2 failed deliveries', messages: 2, deliveryIds: [100, 101] } });
+    const change = (deliveryId: number, status: string) => ({ deliveryId, messageId: deliveryId, status, attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'replay', targetUrl: null });
+    t.api.emit({ type: 'deliveries.changed', changes: [change(100, 'delivered')] });
+    const progress = () => countProgress([100, 101], replay.getState().deliveries);
+    expect(progress()).toMatchObject({ delivered: 1, pending: 1, done: false });
+    // 101 is delivered while the connection is down: its event is never seen.
+    t.api.setState({ kind: 'reconnecting', retryAt: 0, attempt: 1, reason: 'lost' });
+    t.api.setState({ kind: 'open' });
+    const read = t.api.take('deliveries.states');
+    expect(read.request).toEqual({ ids: [100, 101] });
+    read.resolve({ changes: [change(100, 'delivered'), change(101, 'delivered')] });
+    await tick();
+    expect(progress()).toMatchObject({ delivered: 2, pending: 0, done: true });
   });
 
   it('keeps a bounded set of rows loaded on a long live run: the newest and those around the view; the rest stay listed and are fetched again when shown', async () => {

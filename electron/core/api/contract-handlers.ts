@@ -19,6 +19,7 @@ import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../s
 import type { Destination } from '../store/destinations-repo.ts';
 import type { StoredMessage } from '../store/messages-repo.ts';
 import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
+import { storedChanges } from '../delivery/announce.ts';
 
 // A JSON import rather than a require relative to this file: the path also holds in the bundled main process.
 const { version } = pkg;
@@ -113,6 +114,7 @@ export function createHandlers(core: Core): Handlers {
       if (!delivery) throw new OperationError('not_found', `there is no delivery ${id}`);
       return viewWithAttempts(delivery, core.deliveries.attempts(id));
     },
+    'deliveries.states': ({ ids }) => ({ changes: storedChanges(core.deliveries, ids) }),
     'destinations.list': () => ({ destinations: core.destinations.list().map(destinationView) }),
     'destinations.save': (config) => destinationView(core.saveDestination(config, { ifNameTaken: 'refuse' })),
     'destinations.delete': async ({ id, dryRun }) => {

@@ -25,10 +25,15 @@ export function changeOf(d: Delivery, last: LastAttempt | undefined): DeliveryCh
  * stored — a cancel that came too late for a delivery announces the delivery's real state.
  */
 export function announceStored(deliveries: DeliveriesRepo, bus: EventBus, ids: readonly number[]): void {
-  if (ids.length === 0) return;
+  const changes = storedChanges(deliveries, ids);
+  if (changes.length > 0) bus.emit('deliveries.changed', changes);
+}
+
+/** These deliveries as stored, as `deliveries.changed` entries (unknown ids left out). */
+export function storedChanges(deliveries: DeliveriesRepo, ids: readonly number[]): DeliveryChange[] {
+  if (ids.length === 0) return [];
   const rows = deliveries.byIds(ids);
-  if (rows.length === 0) return;
   const erring = rows.filter((d) => d.status === 'retrying' || d.status === 'failed').map((d) => d.id);
   const last = deliveries.lastAttempts(erring);
-  bus.emit('deliveries.changed', rows.map((d) => changeOf(d, last.get(d.id))));
+  return rows.map((d) => changeOf(d, last.get(d.id)));
 }

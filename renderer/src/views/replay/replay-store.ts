@@ -42,8 +42,28 @@ export function replayStore(inspector: Inspector): StoreApi<ReplayState> {
     trim(deliveries, new Set(bulk?.deliveryIds));
     created.setState({ rev: rev + 1 });
   });
+  // Events missed while the connection was down would leave a bulk replay's progress waiting for
+  // ever: after a reconnect its deliveries' states are read again.
+  let wasOpen = inspector.store.getState().connection.kind === 'open';
+  inspector.store.subscribe((state) => {
+    const open = state.connection.kind === 'open';
+    if (open && !wasOpen) void readBulkAgain(inspector, created);
+    wasOpen = open;
+  });
   stores.set(inspector, created);
   return created;
+}
+
+/** Reads the running bulk replay's deliveries as stored (10,000 per call, the channel's most). */
+async function readBulkAgain(inspector: Inspector, store: StoreApi<ReplayState>): Promise<void> {
+  const bulk = store.getState().bulk;
+  if (!bulk) return;
+  for (let i = 0; i < bulk.deliveryIds.length; i += 10_000) {
+    const result = await inspector.call('deliveries.states', { ids: bulk.deliveryIds.slice(i, i + 10_000) });
+    if (!result.ok) return; // the next reconnect tries again
+    const { deliveries, rev } = store.getState();
+    if (recordChanges(deliveries, result.value.changes)) store.setState({ rev: rev + 1 });
+  }
 }
 
 function trim(deliveries: Map<number, DeliveryState>, keep: ReadonlySet<number>): void {
