@@ -26,6 +26,7 @@ import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
+import { hookOf } from '../../shared/receiver-hooks.ts';
 
 export interface CoreOptions {
   dataDir: string;
@@ -160,10 +161,10 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     port: options.receiverPort ?? DEFAULT_RECEIVER_PORT,
     bus,
     clock,
-    secretsFor: (url) =>
+    secretsFor: (hook) =>
       destinations
         .list()
-        .filter((d) => d.sharedSecret && d.webhooks.some((w) => sameUrl(w.url, url)))
+        .filter((d) => d.sharedSecret && d.webhooks.some((w) => hookOf(w.url, receiver.url) === hook))
         .map((d) => d.sharedSecret!),
     allSecrets: () => [...new Set(destinations.list().flatMap((d) => (d.sharedSecret ? [d.sharedSecret] : [])))],
     ...(options.random ? { random: options.random } : {}),
@@ -306,22 +307,10 @@ function routesOf(destinations: DestinationsRepo): Route[] {
 }
 
 /** Same webhook URL, ignoring a trailing slash and the query. */
-function sameUrl(a: string, b: string): boolean {
-  const norm = (u: string) => {
-    try {
-      const url = new URL(u);
-      return `${url.origin}${url.pathname.replace(/\/$/, '')}`;
-    } catch {
-      return u;
-    }
-  };
-  return norm(a) === norm(b);
-}
-
-/** Listens, turning "address in use" into a sentence with the fix. */
 /** A listening port that is taken: which one, so a host can move that one alone (electron/main/core-ports.ts). */
 export type PortInUseError = Error & { code: 'EADDRINUSE'; port: 'ingest' | 'receiver' };
 
+/** Listens, turning "address in use" into a sentence with the fix. */
 async function listenOn(listen: () => Promise<unknown>, port: PortInUseError['port'], inUse: string): Promise<void> {
   try {
     await listen();

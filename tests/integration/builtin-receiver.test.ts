@@ -69,6 +69,21 @@ describe('built-in receiver', () => {
     expect(inbox.at(-1)!.id).toBe(1_101); // the newest are the ones kept
   });
 
+  it('knows the destinations posting to a hook however their URL names it (localhost, an encoded name): no header is "missing"', async () => {
+    const c = await setup();
+    const port = new URL(c.receiver.url).port;
+    c.saveDestination({ name: 'by-localhost', sources: ['web'], sharedSecret: 'sL', webhooks: [{ url: `http://localhost:${port}/hooks/lh` }] });
+    c.saveDestination({ name: 'by-name', sources: ['web'], sharedSecret: 'sT', webhooks: [{ url: `http://127.0.0.1:${port}/hooks/team@dev/` }] });
+    for (const hook of ['lh', 'team@dev']) {
+      const res = await request(c.receiver.hookUrl(hook), { method: 'POST', body: '{"type":"track"}', headers: { 'content-type': 'application/json' } });
+      await res.body.dump();
+      expect(c.receiver.inbox(hook).at(-1)!.signature, hook).toBe('missing');
+    }
+    const other = await request(c.receiver.hookUrl('nobody'), { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    await other.body.dump();
+    expect(c.receiver.inbox('nobody').at(-1)!.signature).toBe('unsigned');
+  });
+
   it('says unsigned without a secret, invalid for a forged signature, missing when the secret is set but no header came', async () => {
     const c = await setup({ secret: 's3cret' });
     const hook = c.receiver.hookUrl('demo');

@@ -65,6 +65,16 @@ describe('the inbox', () => {
     expect(hookOf('http://127.0.0.1:4002/hooks/demo', base)).toBeNull();
     expect(hookOf(`${base}/hooks/`, base)).toBeNull();
     expect(hookOf(`${base}/hooks/demo`, '')).toBeNull();
+    // Read as the receiver reads requests: the loopback names are one host, a name is decoded.
+    expect(hookOf('http://localhost:4001/hooks/lh', base)).toBe('lh');
+    expect(hookOf('http://[::1]:4001/hooks/v6', base)).toBe('v6');
+    expect(hookOf('http://127.0.0.1:4001/hooks/any', 'http://0.0.0.0:4001')).toBe('any');
+    expect(hookOf('http://127.0.0.1:4001/hooks/team@dev', base)).toBe('team@dev');
+    expect(hookOf('http://127.0.0.1:4001/hooks/team%40dev', base)).toBe('team@dev');
+    expect(hookOf('http://example.com:4001/hooks/demo', base)).toBeNull();
+    expect(hookOf('https://127.0.0.1:4001/hooks/demo', base)).toBeNull();
+    expect(hookOf('http://127.0.0.1:4001/hooks/a/b', base)).toBeNull();
+    expect(hookOf('not a url', base)).toBeNull();
   });
 });
 

@@ -21,8 +21,8 @@ export interface BuiltinReceiverOptions {
   port: number;
   bus: EventBus;
   clock: Clock;
-  /** The shared secrets of the destinations that post to this URL (for the signature check). */
-  secretsFor: (url: string) => string[];
+  /** The shared secrets of the destinations that post to this hook (for the signature check). */
+  secretsFor: (hook: string) => string[];
   /** Every destination's secret: a replay to this receiver is signed by whichever it went through. */
   allSecrets: () => string[];
   random?: () => number;
@@ -149,7 +149,7 @@ export class BuiltinReceiver {
 
   #verdict(hook: string, body: string, header: string | string[] | undefined): SignatureVerdict {
     const signature = Array.isArray(header) ? header[0] : header;
-    if (signature === undefined) return this.#o.secretsFor(this.hookUrl(hook)).length > 0 ? 'missing' : 'unsigned';
+    if (signature === undefined) return this.#o.secretsFor(hook).length > 0 ? 'missing' : 'unsigned';
     const secrets = this.#o.allSecrets();
     if (secrets.length === 0) return 'unverifiable';
     return secrets.some((secret) => verifyAsSeedReceiver(body, signature, secret)) ? 'valid' : 'invalid';
