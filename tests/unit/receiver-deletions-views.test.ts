@@ -6,7 +6,7 @@ import type { InboxEntry } from '../../shared/receiver.ts';
 import { describeNotification } from '../../renderer/src/views/deletions/notification-status.ts';
 import { behaviourOf, describeBehaviour, draftOf } from '../../renderer/src/views/receiver/behaviour-form.ts';
 import { bodySummary } from '../../renderer/src/views/receiver/body-summary.ts';
-import { hookOf } from '../../renderer/src/views/receiver/hook-url.ts';
+import { hookOf } from '../../shared/receiver-hooks.ts';
 import { mergeEntries } from '../../renderer/src/views/receiver/use-inbox.ts';
 import { explainVerdict } from '../../renderer/src/views/receiver/verdict.ts';
 

@@ -9,7 +9,7 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { bodySummary } from './body-summary.ts';
 import { HookBehaviour } from './HookBehaviour.tsx';
-import { hookOf } from './hook-url.ts';
+import { hookOf } from '../../../../shared/receiver-hooks.ts';
 import { INBOX_SHOWN, useInbox } from './use-inbox.ts';
 import { explainVerdict } from './verdict.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
