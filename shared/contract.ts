@@ -315,22 +315,12 @@ export interface ContractIssue {
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ContractError };
 
-/** A delivery's new state, as announced after it is stored. */
-export interface DeliveryChange {
-  deliveryId: number;
-  messageId: number | null;
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: number | null;
-  lastError: string | null;
-  /** As in DeliverySummary: the last attempt's error code and, for `http`, its status. */
-  lastErrorCode: DeliveryErrorCode | null;
-  lastHttpStatus: number | null;
-  /** As in DeliverySummary: which delivery a row shows depends on them (shared/shown-delivery.ts). */
-  destinationId: number;
-  trigger: string;
-  targetUrl: string | null;
-}
+/**
+ * A delivery's new state, as announced after it is stored: a DeliverySummary's fields (state, last
+ * error, and where it goes — which delivery a row shows depends on them), less the skip reason, with
+ * the delivery's and its message's ids.
+ */
+export type DeliveryChange = { deliveryId: number; messageId: number | null } & Omit<DeliverySummary, 'id' | 'skipReason'>;
 
 /** Everything the core announces, batched (at most one batch per ~30 ms). */
 export type CoreEvent =
