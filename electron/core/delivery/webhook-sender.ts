@@ -1,6 +1,7 @@
 import tls from 'node:tls';
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
+import { utf8Prefix } from '../utf8-prefix.ts';
 
 /** Seed §2.1: `<PRODUCT>/1.0`. */
 export const USER_AGENT = 'Sluice/1.0';
@@ -176,11 +177,7 @@ export class WebhookSender {
 
 /** The captured body's first `limit` bytes as text, cut at a character boundary. */
 function capText(chunks: Buffer[], size: number, limit: number): string {
-  const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-  if (all.length <= limit) return all.toString('utf8');
-  let end = limit;
-  while (end > 0 && (all[end]! & 0xc0) === 0x80) end--; // back off continuation bytes
-  return all.subarray(0, end).toString('utf8');
+  return utf8Prefix(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), limit).toString('utf8');
 }
 
 function describeStatus(status: number): string {

@@ -4,6 +4,7 @@ import type { InboxEntry, ReceiverBehaviour, SignatureVerdict } from '../../../s
 import { verifyAsSeedReceiver } from '../../../shared/signature.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
+import { utf8Prefix } from '../utf8-prefix.ts';
 
 /** Requests the inbox keeps (the oldest go first); it is a demo receiver, not an archive. */
 export const INBOX_LIMIT = 10_000;
@@ -113,7 +114,7 @@ export class BuiltinReceiver {
       const read = Buffer.concat(chunks);
       const behaviour = this.behaviour(hook);
       const status = answer(behaviour, this.#o.random ?? Math.random);
-      const kept = read.length > KEPT_BODY_BYTES ? cutUtf8(read, KEPT_BODY_BYTES) : read;
+      const kept = utf8Prefix(read, KEPT_BODY_BYTES);
       const entry: InboxEntry = {
         id: this.#nextId++,
         hook,
@@ -167,13 +168,6 @@ function answer(behaviour: ReceiverBehaviour, random: () => number): number | nu
     case 'hang':
       return null;
   }
-}
-
-/** The first `limit` bytes of a UTF-8 buffer, cut at a character boundary. */
-function cutUtf8(buffer: Buffer, limit: number): Buffer {
-  let end = limit;
-  while (end > 0 && (buffer[end]! & 0xc0) === 0x80) end--; // back off continuation bytes
-  return buffer.subarray(0, end);
 }
 
 function safeDecode(text: string): string {
