@@ -306,7 +306,6 @@ function routesOf(destinations: DestinationsRepo): Route[] {
   return [...bySource].map(([sourceId, destinationIds]) => ({ sourceId, destinationIds }));
 }
 
-/** Same webhook URL, ignoring a trailing slash and the query. */
 /** A listening port that is taken: which one, so a host can move that one alone (electron/main/core-ports.ts). */
 export type PortInUseError = Error & { code: 'EADDRINUSE'; port: 'ingest' | 'receiver' };
 

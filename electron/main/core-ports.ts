@@ -1,7 +1,8 @@
 // The desktop app's ports: the same defaults as `sluice serve` (8787 ingestion, 8789 built-in
 // receiver), so the URL a user pasted into their client keeps working from one start to the next.
-// When a default one is taken (another Sluice, or `sluice serve` already running), the app still
-// starts, on free ports, and says so: an app that refuses to open is worse than one on another port.
+// When a default one is taken (by another program, or a Sluice using another data folder: two on one
+// folder are refused by its lock), the app still starts, moving that port to a free one, and says so:
+// an app that refuses to open is worse than one on another port.
 // Ports the user asked for (--ingest-port, --receiver-port) are not moved: taken, they are an error.
 import { createCore, type Core, type CoreOptions, type PortInUseError } from '../core/index.ts';
 

@@ -195,6 +195,9 @@ describe('limits', () => {
     const batch = await post(core, '/v1/batch', `{"context":{"a":${nest(20_000)}},"batch":[{"type":"track","userId":"u","event":"E"}]}`);
     expect(batch.status).toBe(400);
     expect(batch.json.error).toEqual({ code: 'invalid_batch', message: 'batch-level "context" nests more than 99 levels deep' });
+    // One level over, in a document no deeper than a message may be (the check must not wait for more).
+    const oneOver = await post(core, '/v1/batch', `{"context":{"a":${nest(99)}},"batch":[{"type":"track","userId":"u","event":"E"}]}`);
+    expect(oneOver.json.error?.code).toBe('invalid_batch');
     const justDeepEnough = await post(core, '/v1/batch', `{"context":{"a":${nest(98)}},"batch":[{"type":"track","userId":"u","event":"Ok"}]}`);
     expect(justDeepEnough.status).toBe(200);
     expect(storedMessages(core).map((r) => r.event)).toEqual(['Ok']);

@@ -144,7 +144,22 @@ describe('a round under way when its message was purged', () => {
     await pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [1], deliveries: [], now: NOW });
     await pipeline.commitResults([delivered(aliceDelivery)]); // its answer came after the purge
     expect(rows('SELECT status, message_id, body FROM deliveries WHERE id = ?', aliceDelivery)).toEqual([{ status: 'delivered', message_id: null, body: null }]);
-    expect(rows('SELECT count(*) AS n FROM attempts WHERE delivery_id = ?', aliceDelivery)).toEqual([{ n: 1 }]);
+    // The attempt is recorded, without the receiver's answer (it may echo the purged message).
+    expect(rows('SELECT response_status, response_body FROM attempts WHERE delivery_id = ?', aliceDelivery)).toEqual([{ response_status: 200, response_body: null }]);
+  });
+
+  it('keeps the body and answer of deliveries that never had a message (a test event, a replayed delete notification)', async () => {
+    const { pipeline, rows } = await writerOnStore();
+    const body = '{"type":"delete","userId":"alice","timestamp":"2026-11-21T10:00:00.000Z"}';
+    const created = await pipeline.write({
+      op: 'createDeliveries',
+      now: NOW,
+      deliveries: [{ messageId: null, destinationId: 1, trigger: 'replay', replayOf: null, targetUrl: null, bodyOverride: body, due: NOW }],
+    });
+    const id = created.ids[0]!;
+    await pipeline.commitResults([{ ...delivered(id), body }]);
+    expect(rows('SELECT body FROM deliveries WHERE id = ?', id)).toEqual([{ body }]);
+    expect(rows('SELECT response_body FROM attempts WHERE delivery_id = ?', id)).toEqual([{ response_body: 'ok' }]);
   });
 });
 

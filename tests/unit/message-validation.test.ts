@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conformsToSchema, findRejection, incomingMessageSchema, validateMessage } from '../../shared/messages.ts';
+import { conformsToSchema, findRejection, incomingMessageSchema, parseTime, validateMessage } from '../../shared/messages.ts';
 
 describe('validateMessage', () => {
   it.each([
@@ -88,3 +88,28 @@ function generatedMessages(count: number, seed = 11): Record<string, unknown>[] 
     return message;
   });
 }
+
+describe('parseTime', () => {
+  it('reads a time without a zone as UTC, whatever the machine\'s time zone', () => {
+    const saved = process.env.TZ;
+    try {
+      for (const tz of ['America/New_York', 'Asia/Kolkata', 'UTC']) {
+        process.env.TZ = tz;
+        expect(new Date(parseTime('2024-01-01T10:00:00')).toISOString(), tz).toBe('2024-01-01T10:00:00.000Z');
+        expect(new Date(parseTime('2024-07-01 10:00')).toISOString(), tz).toBe('2024-07-01T10:00:00.000Z');
+        expect(new Date(parseTime('2024-01-01T10:00:00+02:00')).toISOString(), tz).toBe('2024-01-01T08:00:00.000Z');
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
+  it('refuses dates and times that do not exist (Date.parse would roll them over)', () => {
+    for (const text of ['2024-02-30', '2023-02-29T00:00:00Z', '2024-04-31', '2024-01-01T24:00:00Z', '2024-01-01T10:60:00Z', '2024-00-10']) {
+      expect(parseTime(text), text).toBeNaN();
+    }
+    expect(new Date(parseTime('2024-02-29')).toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(new Date(parseTime('2000-02-29T23:59:59.999Z')).toISOString()).toBe('2000-02-29T23:59:59.999Z');
+  });
+});

@@ -77,18 +77,24 @@ const insertDeletion = db.prepare(
 );
 // A purge deletes the user's messages, and the copies of them that deliveries keep: the body sent,
 // an edited replay's body, and the receivers' answers (which may echo what they got). The delivery
-// rows themselves stay, as history of what was sent when, their message link set to NULL.
-const USER_MESSAGES = 'SELECT id FROM messages WHERE user_id = ?1 AND source_id = ?2';
+// rows themselves stay, as history of what was sent when, their message link set to NULL. The
+// messages are found once (a scan: no index by user); the rest goes through ids.
+const userMessages = db.prepare('SELECT id FROM messages WHERE user_id = ? AND source_id = ?');
+userMessages.setReturnArrays(true);
+const IDS = 'SELECT value FROM json_each(?)';
 const scrubResponses = db.prepare(`UPDATE attempts SET response_body = NULL WHERE response_body IS NOT NULL
-  AND delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${USER_MESSAGES}))`);
-const scrubBodies = db.prepare(`UPDATE deliveries SET body = NULL, body_override = NULL WHERE message_id IN (${USER_MESSAGES})`);
-const deleteMessages = db.prepare('DELETE FROM messages WHERE user_id = ?1 AND source_id = ?2');
+  AND delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS}))`);
+const scrubBodies = db.prepare(`UPDATE deliveries SET body = NULL, body_override = NULL WHERE message_id IN (${IDS})`);
+const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
 
 /** Purges a user's messages of one source, and what deliveries keep of them; how many messages. */
 function purgeUser(userId: string, sourceId: number): number {
-  scrubResponses.run(userId, sourceId);
-  scrubBodies.run(userId, sourceId);
-  return Number(deleteMessages.run(userId, sourceId).changes);
+  const ids = (userMessages.all(userId, sourceId) as unknown as [number][]).map(([id]) => id);
+  if (ids.length === 0) return 0;
+  const list = JSON.stringify(ids);
+  scrubResponses.run(list);
+  scrubBodies.run(list);
+  return Number(deleteMessages.run(list).changes);
 }
 const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
 const audiences = new AudienceWriter(db);

@@ -82,8 +82,9 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
     const { slices, maxDepth } = scanBatch(text);
     measureDepth = maxDepth > MAX_NESTING_DEPTH + 2; // + the body object and the batch array
     // Batch-level context and integrations are merged into each message (one level down): they may
-    // not nest deeper than a message may.
-    if (measureDepth) {
+    // not nest deeper than a message may. They sit one level under the body object: only a document
+    // deeper than a message may be can hold one too deep.
+    if (maxDepth > MAX_NESTING_DEPTH) {
       for (const field of ['context', 'integrations'] as const) {
         if (nestsDeeper(envelope[field], MAX_NESTING_DEPTH - 1)) {
           throw new IngestError(400, 'invalid_batch', `batch-level "${field}" nests more than ${MAX_NESTING_DEPTH - 1} levels deep`);

@@ -8,25 +8,32 @@ import type { DeliveryResult } from '../ingest/ingest-protocol.ts';
  */
 export function deliveryResultRecorder(db: DatabaseSync): (result: DeliveryResult, now: number) => void {
   // A round that was already under way when its delivery was cancelled is recorded (its attempts
-  // happened) but does not undo the cancellation. A round that sent nothing keeps the stored body;
-  // one under way when its message was purged does not store the body again (a delivery of a
-  // message whose link is NULL; test events and delete notifications never had one).
+  // happened) but does not undo the cancellation. A round that sent nothing keeps the stored body.
+  // One under way when its message was purged stores no copy of it again — neither the body nor the
+  // receiver's answer (which may echo it): the purge left the delivery with no message and no
+  // override (test events, delete notifications and their replays keep theirs: they carry their body).
+  const PURGED = 'message_id IS NULL AND body_override IS NULL';
   const updateDelivery = db.prepare(
     `UPDATE deliveries SET status = ?1, attempt_count = ?2, first_attempt_at = ?3, next_attempt_at = ?4, deadline_at = ?5,
-       last_error = ?6, body = CASE WHEN message_id IS NULL AND trigger NOT IN ('test', 'deletion') THEN NULL ELSE coalesce(?7, body) END,
+       last_error = ?6, body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?7, body) END,
        signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
-     WHERE id = ?10 AND status != 'cancelled'`,
+     WHERE id = ?10 AND status != 'cancelled'
+     RETURNING ${PURGED} AS purged`,
   );
+  const purgedOf = db.prepare(`SELECT ${PURGED} AS purged FROM deliveries WHERE id = ?`);
   const insertAttempt = db.prepare(
     `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
        response_body, error_code, error_message, outcome, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return (result, now) => {
-    updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-      result.lastError, result.body, result.signature, now, result.deliveryId);
+    const updated = updateDelivery.get(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
+      result.lastError, result.body, result.signature, now, result.deliveryId) as { purged: number } | undefined;
+    if (result.attempts.length === 0) return;
+    // Not updated (cancelled meanwhile): read whether its message was purged.
+    const purged = (updated ?? (purgedOf.get(result.deliveryId) as { purged: number } | undefined))?.purged === 1;
     for (const a of result.attempts) {
       insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.responseStatus,
-        a.responseHeaders, a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
+        a.responseHeaders, purged ? null : a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
     }
   };
 }

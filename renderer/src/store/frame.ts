@@ -10,9 +10,15 @@ export interface FrameHost {
  * Runs `callback` once, before the next paint — or on a timer when there is no paint to wait for: a
  * hidden tab or a minimised window gets no animation frames at all, while core events keep arriving,
  * so waiting for a frame would let them pile up (and the rows to fetch with them) until the user
- * comes back. Both are armed, as the page may be hidden or shown in between; the first one runs it.
+ * comes back.
  */
 export function requestFrameOrTimeout(callback: () => void, host: FrameHost): void {
+  if (host.hidden()) {
+    // No frame will come: one asked for now would only run, with all the others, once the page shows.
+    host.setTimeout(callback, HIDDEN_FRAME_MS);
+    return;
+  }
+  // Visible: on the frame — unless the page is hidden before it comes; then the fallback runs it.
   let done = false;
   const run = () => {
     if (done) return;
@@ -20,7 +26,7 @@ export function requestFrameOrTimeout(callback: () => void, host: FrameHost): vo
     host.clearTimeout(timer);
     callback();
   };
-  const timer = host.setTimeout(run, host.hidden() ? HIDDEN_FRAME_MS : FRAME_FALLBACK_MS);
+  const timer = host.setTimeout(run, FRAME_FALLBACK_MS);
   host.requestAnimationFrame(run);
 }
 
