@@ -17,23 +17,21 @@ export function deliveryResultRecorder(db: DatabaseSync): (result: DeliveryResul
     `UPDATE deliveries SET status = ?1, attempt_count = ?2, first_attempt_at = ?3, next_attempt_at = ?4, deadline_at = ?5,
        last_error = ?6, body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?7, body) END,
        signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
-     WHERE id = ?10 AND status != 'cancelled'
-     RETURNING ${PURGED} AS purged`,
+     WHERE id = ?10 AND status != 'cancelled'`,
   );
-  const purgedOf = db.prepare(`SELECT ${PURGED} AS purged FROM deliveries WHERE id = ?`);
+  // The answer is read from the delivery's row the update just touched (a primary-key probe in a page
+  // already in memory), not returned to JavaScript: this runs once per attempt.
   const insertAttempt = db.prepare(
     `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
-       response_body, error_code, error_message, outcome, retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       response_body, error_code, error_message, outcome, retry_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ?8 END FROM deliveries WHERE id = ?1), ?9, ?10, ?11, ?12)`,
   );
   return (result, now) => {
-    const updated = updateDelivery.get(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-      result.lastError, result.body, result.signature, now, result.deliveryId) as { purged: number } | undefined;
-    if (result.attempts.length === 0) return;
-    // Not updated (cancelled meanwhile): read whether its message was purged.
-    const purged = (updated ?? (purgedOf.get(result.deliveryId) as { purged: number } | undefined))?.purged === 1;
+    updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
+      result.lastError, result.body, result.signature, now, result.deliveryId);
     for (const a of result.attempts) {
       insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.responseStatus,
-        a.responseHeaders, purged ? null : a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
+        a.responseHeaders, a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
     }
   };
 }
