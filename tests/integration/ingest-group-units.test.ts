@@ -35,7 +35,13 @@ async function writerOnStore() {
   const submit = (sourceId: number, message: Record<string, unknown>): Promise<CommittedRequest> =>
     pipeline.submit({ body: Buffer.from(JSON.stringify(message)), sourceId, endpoint: 'track', singleType: 'track', receivedAt: NOW, ip: null });
   const rows = (sql: string, ...params: (number | string)[]) => db.prepare(sql).all(...params) as Record<string, unknown>[];
-  return { db, pipeline, submit, rows };
+  /** Alice's track on source 1, stored, and the delivery it got: the message the purge tests purge. */
+  const aliceStored = async () => {
+    const alice = (await submit(1, { type: 'track', userId: 'alice', event: 'A' })).ids[0]!;
+    const aliceDelivery = (rows('SELECT id FROM deliveries WHERE message_id = ?', alice) as { id: number }[])[0]!.id;
+    return { alice, aliceDelivery };
+  };
+  return { db, pipeline, submit, rows, aliceStored };
 }
 
 function delivered(deliveryId: number): DeliveryResult {
@@ -104,9 +110,8 @@ describe('group commit units', () => {
   });
 
   it('purge, a replay of the purged message and another request in one group: each gets its own result', async () => {
-    const { pipeline, submit, rows } = await writerOnStore();
-    const alice = (await submit(1, { type: 'track', userId: 'alice', event: 'A' })).ids[0]!;
-    const aliceDelivery = (rows('SELECT id FROM deliveries WHERE message_id = ?', alice) as { id: number }[])[0]!.id;
+    const { pipeline, submit, rows, aliceStored } = await writerOnStore();
+    const { alice, aliceDelivery } = await aliceStored();
 
     const [purge, replay, bob, results] = await Promise.all([
       pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [1], deliveries: [], now: NOW }),
@@ -138,9 +143,8 @@ describe('group commit units', () => {
 
 describe('a round under way when its message was purged', () => {
   it('is recorded (it happened) but does not store the purged body again', async () => {
-    const { pipeline, submit, rows } = await writerOnStore();
-    const alice = (await submit(1, { type: 'track', userId: 'alice', event: 'A' })).ids[0]!;
-    const aliceDelivery = (rows('SELECT id FROM deliveries WHERE message_id = ?', alice) as { id: number }[])[0]!.id;
+    const { pipeline, rows, aliceStored } = await writerOnStore();
+    const { aliceDelivery } = await aliceStored();
     await pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [1], deliveries: [], now: NOW });
     await pipeline.commitResults([delivered(aliceDelivery)]); // its answer came after the purge
     expect(rows('SELECT status, message_id, body FROM deliveries WHERE id = ?', aliceDelivery)).toEqual([{ status: 'delivered', message_id: null, body: null }]);
@@ -165,9 +169,8 @@ describe('a round under way when its message was purged', () => {
 
 describe('message ids reused after a purge', () => {
   it('a replay planned before a purge is not sent as the new message that took the purged one’s id', async () => {
-    const { pipeline, submit, rows } = await writerOnStore();
-    const alice = (await submit(1, { type: 'track', userId: 'alice', event: 'A' })).ids[0]!;
-    const aliceDelivery = (rows('SELECT id FROM deliveries WHERE message_id = ?', alice) as { id: number }[])[0]!.id;
+    const { pipeline, submit, rows, aliceStored } = await writerOnStore();
+    const { alice, aliceDelivery } = await aliceStored();
     // The replay is planned now (alice's delivery, alice's message id), the purge lands first...
     await pipeline.write({ op: 'deletionRequest', userId: 'alice', purge: true, sourceIds: [1], deliveries: [], now: NOW });
     // ...then bob's message, which takes the newest id again (no AUTOINCREMENT): alice's old id.
