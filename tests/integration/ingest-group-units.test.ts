@@ -233,7 +233,12 @@ describe("the reviewer's scenario over a real core", () => {
     const [[b1, b2], deletion, replay, bob] = await Promise.all([
       Promise.all(busy),
       core.requestDeletion({ userId: 'alice', purge: true }),
-      core.replay({ messageIds: [alice] }),
+      // Planned on the request thread: before the purge commits (then written after it) or, on a
+      // loaded machine, after (then refused: the message is gone). Either is right; nothing is sent.
+      core.replay({ messageIds: [alice] }).catch((error: { code?: string }) => {
+        expect(error.code).toBe('unknown_message');
+        return { deliveryIds: [] as number[] };
+      }),
       post(core, '/v1/track', { userId: 'bob', event: 'B' }),
     ]);
 
@@ -241,7 +246,7 @@ describe("the reviewer's scenario over a real core", () => {
     expect(core.messages.list({ limit: 10_000 } as never).filter((m) => m.userId === 'bob')).toHaveLength(1);
     expect(deletion.purgedMessages).toBe(1);
     expect(core.messages.get(alice)).toBeUndefined();
-    // Planned before the purge, written after it: its delivery is left out, not an error.
+    // Planned before the purge and written after it, its delivery is left out, not an error.
     expect(replay.deliveryIds).toEqual([]);
 
     // Every delivery gets its results recorded (alice's first, carol's 4,000, bob's, the delete
