@@ -1,17 +1,19 @@
-// DEBUG=analytics: runtime logging to stderr, in a separate Node process that imports the package
-// the way an application does (`import { Client } from 'sluice/client'`).
+// DEBUG=analytics: runtime logging to stderr, in a separate Node process that imports the client the
+// way an application does (from its sources here; tests/packaging runs the published build).
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../helpers/client-helpers.ts';
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
+const clientUrl = pathToFileURL(path.join(root, 'electron/core/client/index.ts')).href;
 
 // Three messages, flushAt 2: one batch by count, one by close(); the first request is answered 500.
 const program = `
-import { Client } from 'sluice/client';
+import { Client } from '${clientUrl}';
 const client = new Client('wk_debug', { endpoint: process.env.ENDPOINT, flushAt: 2, retryDelayMs: 10, onError: () => {} });
 client.identify({ userId: 'u_1', traits: { plan: 'pro' } });
 client.track({ userId: 'u_1', event: 'Signed Up' });
@@ -69,7 +71,7 @@ describe('a script that ends without close()', () => {
     const started = Date.now();
     const { stdout } = await runChild(
       {},
-      `import { Client } from 'sluice/client';
+      `import { Client } from '${clientUrl}';
        const client = new Client('wk', { endpoint: process.env.ENDPOINT, flushAfter: 300 });
        client.track({ userId: 'u', event: 'last words' });
        console.log('script done');`,

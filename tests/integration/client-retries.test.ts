@@ -3,7 +3,7 @@
 // unhandled rejection.
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, type BatchResult, type ClientError } from 'sluice/client';
+import { Client, type BatchResult, type ClientError } from '../../electron/core/client/index.ts';
 import { startCore, storedMessages } from '../helpers/core.ts';
 import { startScriptedServer, type ScriptedServer, type Script } from '../helpers/client-helpers.ts';
 

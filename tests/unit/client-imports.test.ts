@@ -1,33 +1,33 @@
-// What `import 'sluice/client'` loads. Each module costs the application resident memory for as
-// long as it runs: zod (the schemas are ingestion's) and undici's full index (fetch, WebSocket,
-// caches) cost ~25 MB together, and the client needs neither.
+// What importing the client loads. It is a library inside other people's applications: each module
+// costs them resident memory for as long as they run, and each package a dependency to install. It
+// loads its own modules, two zod-free ones of shared/, and Node's own modules — no package at all
+// (zod's schemas are ingestion's; undici, which the relay uses, needs Node 22.19).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Every module URL a fresh Node process resolves while importing the client (ESM and CommonJS). */
-function modulesLoadedBy(specifier: string): string[] {
+/** Every module URL a fresh Node process resolves while importing `file`. */
+function modulesLoadedBy(file: string): string[] {
   const script = `
     import { registerHooks } from 'node:module';
     const seen = [];
     registerHooks({ resolve(spec, context, next) { const r = next(spec, context); seen.push(r.url); return r; } });
-    await import(${JSON.stringify(specifier)});
+    await import(${JSON.stringify(pathToFileURL(file).href)});
     process.stdout.write(JSON.stringify(seen));
   `;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
   return JSON.parse(out) as string[];
 }
 
-describe('sluice/client', () => {
-  it('loads neither zod nor undici’s full package', () => {
-    const loaded = modulesLoadedBy('sluice/client');
+describe('the client library', () => {
+  it('loads its own modules, shared/limits and shared/message-rules, and Node’s own modules: no package', () => {
+    const loaded = modulesLoadedBy(path.join(ROOT, 'electron/core/client/index.ts'));
     // The probe sees the client's own modules (so an empty list cannot pass).
     expect(loaded.some((url) => url.endsWith('/electron/core/client/client.ts'))).toBe(true);
-    expect(loaded.some((url) => url.endsWith('/shared/message-rules.ts'))).toBe(true);
-    expect(loaded.filter((url) => url.includes('/node_modules/zod/'))).toEqual([]);
-    expect(loaded.filter((url) => url.endsWith('/shared/messages.ts'))).toEqual([]);
-    expect(loaded.filter((url) => /\/node_modules\/undici\/index\.js$/.test(url))).toEqual([]);
+    const outside = loaded.filter((url) => !url.startsWith('node:') && !url.includes('/electron/core/client/'));
+    expect([...new Set(outside.map((url) => url.slice(pathToFileURL(ROOT).href.length)))].sort()).toEqual(['/package.json', '/shared/limits.ts', '/shared/message-rules.ts']);
   });
 });

@@ -1,29 +1,22 @@
+import type http from 'node:http';
 import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import type { ClientClock } from './clock.ts';
 import { isRetryableStatus, parseRetryAfter } from './backoff.ts';
 import { USER_AGENT } from './version.ts';
-
-/**
- * undici's connection pool, loaded on its own: `import 'undici'` also loads fetch, WebSocket,
- * EventSource, the cache and the mocks, 13 MB of resident memory a batch sender never uses.
- * `lib/dispatcher/pool.js` is what undici's index exports as `Pool`; should a future undici move
- * it, the full package is loaded instead.
- */
-const Pool: typeof UndiciPool = (() => {
-  const require = createRequire(import.meta.url);
-  try {
-    return require('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-  } catch {
-    return (require('undici') as typeof import('undici')).Pool;
-  }
-})();
 
 /**
  * Answers are read up to this size: a 200 listing the messages it rejected may be long (Sluice's
  * endpoint lists every rejected one of up to 2,500 in a batch, each with its reason).
  */
 const MAX_RESPONSE_BYTES = 1 << 20;
+
+/**
+ * Node's own modules taken as CommonJS (`process.getBuiltinModule`, or `require` before Node 20.16),
+ * not imported as ES modules: to import node:http as one, Node 24 reads every export, and its lazy
+ * `WebSocket` export loads Node's internal copy of undici, ~45 ms an application would pay for
+ * importing the client. node:https is loaded only for an https endpoint.
+ */
+const builtin = (process.getBuiltinModule as ((id: string) => unknown) | undefined) ?? createRequire(import.meta.url);
 
 /** A message of the batch the endpoint refused (Sluice's `rejected` list); `index` is its place in the batch. */
 export interface RejectedMessage {
@@ -50,31 +43,36 @@ export interface AttemptResult {
 }
 
 /**
- * POSTs batch bodies to `{endpoint}/v1/batch` over a pool of keep-alive connections (undici), one
- * deadline per request for connecting, sending and reading the answer. Never throws: every outcome
- * is an {@link AttemptResult}.
+ * POSTs batch bodies to `{endpoint}/v1/batch` over keep-alive connections, one deadline per request
+ * for connecting, sending and reading the answer. Never throws: every outcome is an
+ * {@link AttemptResult}.
  *
- * It uses undici's `dispatch` with one small handler object per request rather than `request()`
- * (which wraps each answer in a readable stream): fewer objects per request, and none that outlive
- * it. Under a tight loop of batches, objects that survive young-generation collections make V8 grow
- * its young generation, tens of MB of resident memory.
+ * It uses Node's own `http`/`https` modules, not a dependency: the client runs on Node 20 and later
+ * and installs nothing. At most `connections` sockets are open (the client never has more requests
+ * in progress than that), reused while the endpoint keeps them alive.
  */
 export class BatchSender {
   readonly url: string;
-  readonly #pool: UndiciPool;
-  readonly #path: string;
+  readonly #agent: http.Agent;
+  readonly #request: typeof http.request;
+  readonly #target: { hostname: string; port: string; path: string };
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #clock: ClientClock;
   /** Requests in progress. */
-  readonly #active: Exchange[] = [];
+  readonly #active = new Set<Exchange>();
 
   constructor(options: { endpoint: URL; writeKey: string; timeoutMs: number; connections: number; clock: ClientClock }) {
-    const base = options.endpoint.pathname.replace(/\/+$/, '');
-    this.#path = `${base}/v1/batch`;
-    this.url = `${options.endpoint.origin}${this.#path}`;
-    // The deadline is ours (one timer for the whole exchange), so undici's own timeouts are off.
-    this.#pool = new Pool(options.endpoint.origin, { connections: options.connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    const { endpoint } = options;
+    const path = `${endpoint.pathname.replace(/\/+$/, '')}/v1/batch`;
+    this.url = `${endpoint.origin}${path}`;
+    const secure = endpoint.protocol === 'https:';
+    const agentOptions: http.AgentOptions = { keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections, scheduling: 'lifo' };
+    const module = builtin(secure ? 'node:https' : 'node:http') as typeof http;
+    this.#agent = new module.Agent(agentOptions);
+    this.#request = module.request;
+    // `hostname` of a URL keeps an IPv6 address's brackets; http.request wants it bare.
+    this.#target = { hostname: endpoint.hostname.replace(/^\[(.*)\]$/, '$1'), port: endpoint.port, path };
     this.#headers = {
       'content-type': 'application/json',
       authorization: `Basic ${Buffer.from(`${options.writeKey}:`).toString('base64')}`,
@@ -87,26 +85,29 @@ export class BatchSender {
   send(body: Buffer): Promise<AttemptResult> {
     return new Promise<AttemptResult>((resolve) => {
       const exchange = new Exchange(this, resolve);
-      exchange.slot = this.#active.length;
-      this.#active.push(exchange);
+      this.#active.add(exchange);
       exchange.timer = this.#clock.setTimeout(() => exchange.cancel('timeout'), this.#timeoutMs);
+      let request: http.ClientRequest;
       try {
-        this.#pool.dispatch({ path: this.#path, method: 'POST', headers: this.#headers, body }, exchange);
+        request = this.#request({
+          ...this.#target,
+          method: 'POST',
+          agent: this.#agent,
+          headers: { ...this.#headers, 'content-length': String(body.length) },
+        });
       } catch (error) {
         exchange.finish(exchange.failed('network_error', (error as Error).message));
+        return;
       }
+      exchange.start(request);
+      request.end(body);
     });
   }
 
   /** Called by an exchange once it has its result. */
   ended(exchange: Exchange): void {
     this.#clock.clearTimeout(exchange.timer);
-    // Swap-remove: the list stays as long as the number of requests in progress.
-    const last = this.#active.pop()!;
-    if (last !== exchange) {
-      this.#active[exchange.slot] = last;
-      last.slot = exchange.slot;
-    }
+    this.#active.delete(exchange);
   }
 
   get timeoutMs(): number {
@@ -122,60 +123,70 @@ export class BatchSender {
     for (const exchange of [...this.#active]) exchange.cancel('aborted');
   }
 
-  /** Closes the pool's connections once their requests are done. */
+  /** Closes the connections once their requests are done. */
   async close(): Promise<void> {
-    await this.#pool.close().catch(() => this.#pool.destroy());
+    while (this.#active.size > 0) await Promise.all([...this.#active].map((exchange) => exchange.settled));
+    this.#agent.destroy();
   }
 
-  /** Drops every connection now, those still connecting included (close() would wait for them). */
+  /** Drops every connection now, those still connecting included. */
   async destroy(): Promise<void> {
-    await this.#pool.destroy().catch(() => {});
+    this.abortAll();
+    this.#agent.destroy();
   }
 }
 
 const NO_ANSWER = { error: null, rejected: [] as RejectedMessage[] };
 
 /**
- * One request and its answer: undici's dispatch handler. A class with fields rather than closures,
- * and its references dropped as soon as it ends, so nothing of a finished request stays reachable.
+ * One request and its answer. A class with fields rather than closures, and its references dropped
+ * as soon as it ends, so nothing of a finished request stays reachable.
  */
-class Exchange implements Dispatcher.DispatchHandler {
-  slot = 0;
+class Exchange {
   timer: unknown = undefined;
+  /** Resolves once the exchange has its result. */
+  readonly settled: Promise<void>;
+  #settle!: () => void;
   #sender: BatchSender | null;
   #resolve: ((result: AttemptResult) => void) | null;
-  #controller: Dispatcher.DispatchController | null = null;
-  #cancelled: 'timeout' | 'aborted' | null = null;
+  #request: http.ClientRequest | null = null;
   #started = performance.now();
-  #status = 0;
-  #retryAfter: string | string[] | undefined = undefined;
   #chunks: Buffer[] | null = null;
   #length = 0;
 
   constructor(sender: BatchSender, resolve: (result: AttemptResult) => void) {
     this.#sender = sender;
     this.#resolve = resolve;
+    this.settled = new Promise((done) => (this.#settle = done));
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.#cancelled) controller.abort(new Error(this.#cancelled));
-    else if (this.#resolve) this.#controller = controller;
+  start(request: http.ClientRequest): void {
+    this.#request = request;
+    request.on('response', (response) => this.#onResponse(response));
+    request.on('error', (error) => this.#onError(error));
+    // Node reports a lost connection as an error; should one ever close without either, it still ends.
+    request.on('close', () => this.#onError(new Error('the connection closed before an answer came')));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    this.#status = statusCode;
-    this.#retryAfter = headers['retry-after'];
+  #onResponse(response: http.IncomingMessage): void {
+    response.on('data', (chunk: Buffer) => {
+      if (this.#length < MAX_RESPONSE_BYTES) (this.#chunks ??= []).push(chunk);
+      this.#length += chunk.length;
+    });
+    response.on('end', () => this.#onEnd(response));
+    response.on('error', (error) => this.#onError(error));
+    response.on('close', () => {
+      if (!response.complete) this.#onError(new Error('the connection closed before the answer was complete'));
+    });
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#length < MAX_RESPONSE_BYTES) (this.#chunks ??= []).push(chunk);
-    this.#length += chunk.length;
-  }
-
-  onResponseEnd(): void {
+  #onEnd(response: http.IncomingMessage): void {
     const sender = this.#sender;
     if (!sender) return;
-    const status = this.#status;
+    // An answer that came before the whole body was sent (say a 413): the connection cannot be reused,
+    // and the body's buffer, which goes back to the client's pool, must not be read any more.
+    if (!this.#request!.writableFinished) this.#request!.destroy();
+    const status = response.statusCode ?? 0;
     const text = this.#chunks ? Buffer.concat(this.#chunks).toString('utf8', 0, Math.min(this.#length, MAX_RESPONSE_BYTES)) : '';
     const ok = status >= 200 && status < 300;
     const answer = ok && (text === '' || text === '{"success":true}') ? NO_ANSWER : parseAnswer(text);
@@ -183,7 +194,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       ok,
       status,
       retryable: !ok && isRetryableStatus(status),
-      retryAfterMs: ok ? undefined : parseRetryAfter(this.#retryAfter, sender.now()),
+      retryAfterMs: ok ? undefined : parseRetryAfter(response.headers['retry-after'], sender.now()),
       errorCode: ok ? null : 'http_error',
       errorMessage: ok ? null : `the endpoint answered ${status}${answer.error ? `: ${answer.error}` : ''}`,
       rejected: ok ? answer.rejected : [],
@@ -191,24 +202,22 @@ class Exchange implements Dispatcher.DispatchHandler {
     });
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  #onError(error: Error): void {
     const err = error as NodeJS.ErrnoException;
     this.finish(this.failed('network_error', `${err.code ? `${err.code}: ` : ''}${err.message}`));
   }
 
-  /** Ends the exchange now (the deadline passed, or the client is closing); undici is told to abort. */
+  /** Ends the exchange now (the deadline passed, or the client is closing) and drops its connection. */
   cancel(reason: 'timeout' | 'aborted'): void {
-    if (!this.#resolve || this.#cancelled) return;
-    this.#cancelled = reason;
-    const controller = this.#controller;
-    // Settled now even when undici has not started the request (it only acts on an abort once
-    // connected); undici's own error report for the abort then finds the exchange finished.
+    if (!this.#resolve) return;
+    const request = this.#request;
     this.finish(
       reason === 'timeout'
         ? this.failed('timeout', `no answer within ${this.#sender!.timeoutMs} ms`)
         : this.failed('aborted', 'the client was closed before the request finished'),
     );
-    controller?.abort(new Error(reason));
+    // Destroyed after the result is settled, so the error the destruction reports finds it finished.
+    request?.destroy();
   }
 
   failed(errorCode: 'timeout' | 'network_error' | 'aborted', errorMessage: string): AttemptResult {
@@ -230,8 +239,9 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#sender!.ended(this);
     this.#resolve = null;
     this.#sender = null;
-    this.#controller = null;
+    this.#request = null;
     this.#chunks = null;
+    this.#settle();
     resolve(result);
   }
 }
