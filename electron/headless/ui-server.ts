@@ -1,4 +1,5 @@
-import http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../core/node-http.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -41,7 +42,7 @@ const MAX_FRAME_BYTES = 1024 * 1024;
 export class UiServer {
   readonly token: string;
   readonly #o: UiServerOptions;
-  readonly #server: http.Server;
+  readonly #server: Server;
   readonly #wss: WebSocketServer;
   readonly #handlers;
   #port = 0;
@@ -98,7 +99,7 @@ export class UiServer {
     return hosts;
   }
 
-  #refuseUpgrade(req: http.IncomingMessage): string | undefined {
+  #refuseUpgrade(req: IncomingMessage): string | undefined {
     const url = requestUrl(req);
     if (url?.pathname !== '/api') return '404 Not Found';
     const host = req.headers.host ?? '';
@@ -136,7 +137,7 @@ export class UiServer {
     });
   }
 
-  #serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+  #serve(req: IncomingMessage, res: ServerResponse): void {
     if (!this.#allowedHosts().has(req.headers.host ?? '')) {
       res.writeHead(403, { 'Content-Type': 'text/plain' }).end('unknown Host');
       return;
@@ -178,7 +179,7 @@ export class UiServer {
 }
 
 /** The request's URL, or undefined when it does not parse (`//[`). */
-function requestUrl(req: http.IncomingMessage): URL | undefined {
+function requestUrl(req: IncomingMessage): URL | undefined {
   try {
     return new URL(req.url ?? '/', 'http://local');
   } catch {
@@ -187,7 +188,7 @@ function requestUrl(req: http.IncomingMessage): URL | undefined {
 }
 
 /** The request's path, percent-decoded, or undefined when it is malformed (`/%E0%A4%A`). */
-function decodedPath(req: http.IncomingMessage): string | undefined {
+function decodedPath(req: IncomingMessage): string | undefined {
   const url = requestUrl(req);
   if (!url) return undefined;
   try {

@@ -1,4 +1,5 @@
-import http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../node-http.ts';
 import type { AddressInfo } from 'node:net';
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import type { MessageType } from '../../../shared/messages.ts';
@@ -37,10 +38,10 @@ export interface IngestServerOptions {
  */
 export class IngestServer {
   readonly #options: IngestServerOptions;
-  readonly #server: http.Server;
+  readonly #server: Server;
   #url = '';
   #closing = false;
-  readonly #inFlight = new Set<http.ServerResponse>();
+  readonly #inFlight = new Set<ServerResponse>();
 
   constructor(options: IngestServerOptions) {
     this.#options = options;
@@ -100,7 +101,7 @@ export class IngestServer {
     clearTimeout(force);
   }
 
-  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawUrl = req.url ?? '/';
     const query = rawUrl.indexOf('?');
     const path = query === -1 ? rawUrl : rawUrl.slice(0, query);
@@ -124,8 +125,8 @@ export class IngestServer {
   }
 
   async #ingest(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
+    req: IncomingMessage,
+    res: ServerResponse,
     endpoint: string,
     singleType: MessageType | null,
   ): Promise<void> {
@@ -156,7 +157,7 @@ export class IngestServer {
     return source.id;
   }
 
-  #projectSettings(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
+  #projectSettings(req: IncomingMessage, res: ServerResponse, path: string): void {
     const match = /^\/v1\/projects\/([^/]+)\/settings\/?$/.exec(path);
     if (!match) throw notFound(path);
     if (req.method !== 'GET') throw methodNotAllowed('GET');
@@ -173,7 +174,7 @@ export class IngestServer {
     sendJson(res, 200, projectSettings(writeKey, host));
   }
 
-  #fail(res: http.ServerResponse, error: unknown): void {
+  #fail(res: ServerResponse, error: unknown): void {
     if (res.headersSent) {
       res.destroy();
       return;
@@ -217,7 +218,7 @@ function checkContentType(header: string | undefined): void {
   );
 }
 
-function respond(res: http.ServerResponse, committed: CommittedRequest, single: boolean): void {
+function respond(res: ServerResponse, committed: CommittedRequest, single: boolean): void {
   const { rejected } = committed;
   if (rejected.length === 0) return sendJson(res, 200, { success: true });
   const first = rejected[0]!;
@@ -233,7 +234,7 @@ function respond(res: http.ServerResponse, committed: CommittedRequest, single: 
   sendJson(res, 200, { success: true, rejected });
 }
 
-function remoteIp(req: http.IncomingMessage): string | null {
+function remoteIp(req: IncomingMessage): string | null {
   const address = req.socket.remoteAddress;
   if (!address) return null;
   return address.startsWith('::ffff:') ? address.slice(7) : address;
@@ -251,7 +252,7 @@ function methodNotAllowed(allowed: string): IngestError {
   return new IngestError(405, 'method_not_allowed', `use ${allowed}`);
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);

@@ -8,7 +8,7 @@
 // Each unit of a group (an ingestion request, one commitResults call, one write op) runs in its own
 // savepoint: a unit that fails is undone and rejected alone, with its own error, and the others
 // still commit. Only a failure of the transaction itself (BEGIN, COMMIT, I/O) fails them all.
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from '../store/sqlite.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
 import type {

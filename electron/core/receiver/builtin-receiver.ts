@@ -1,4 +1,5 @@
-import http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../node-http.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { InboxEntry, ReceiverBehaviour, SignatureVerdict } from '../../../shared/receiver.ts';
 import { verifyAsSeedReceiver } from '../../../shared/signature.ts';
@@ -36,7 +37,7 @@ export interface BuiltinReceiverOptions {
  */
 export class BuiltinReceiver {
   readonly #o: BuiltinReceiverOptions;
-  readonly #server: http.Server;
+  readonly #server: Server;
   readonly #inbox: InboxEntry[] = [];
   /** UTF-16 length of the bodies in the inbox (what they hold in memory, about). */
   #inboxChars = 0;
@@ -95,7 +96,7 @@ export class BuiltinReceiver {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
-  #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  #handle(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     const match = /^\/hooks\/([^/]+)\/?$/.exec(path);
     if (!match || req.method !== 'POST') {

@@ -1,5 +1,5 @@
 // Runs WAL checkpoints on a connection of its own, off the thread that serves requests.
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from './sqlite.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { file, intervalMs } = workerData as { file: string; intervalMs: number };

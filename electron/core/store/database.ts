@@ -1,4 +1,4 @@
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from './sqlite.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { migrate } from './migrations.ts';
