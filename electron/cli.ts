@@ -1,15 +1,32 @@
 #!/usr/bin/env node
-// `sluice serve`: the headless host. Runs the core and prints where it listens.
-import { parseArgs } from 'node:util';
-import path from 'node:path';
+// `sluice`: the command. It answers --help and --version itself and loads the relay only for
+// `serve`, after node-check.js has made sure this Node.js can run it: its own imports are Node's
+// and a few constants, so that on an older Node.js the user reads one sentence, not a stack trace.
+// The default export: a named import of enableCompileCache (Node 22.1+) would fail to link on Node 20,
+// before node-check.js could say why.
+import nodeModule from 'node:module';
+import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
-import { createCore } from './core/index.ts';
-import { UiServer } from './headless/ui-server.ts';
-import { ConfigError } from './core/config/load-config.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
-import { CORE_FLAGS, coreFlags, parsePort, UsageError } from './host-options.ts';
 
-const USAGE = `Usage: sluice serve [options]
+const HELP = `Usage: sluice <command> [options]
+
+Sluice ${pkg.version}: a local inspector and relay for analytics events. Point Segment's or
+RudderStack's libraries, analytics.js or sluice/client at it; it stores every message, sends it
+to your webhooks (signed, with retries) and shows it all live in your browser.
+
+Commands:
+  serve           run the relay and the inspector (sluice serve --help lists its options)
+  help [command]  show this help, or a command's
+
+Options:
+  -h, --help      show this help
+  -v, --version   print the version`;
+
+const SERVE_HELP = `Usage: sluice serve [options]
+
+Runs the ingestion endpoint (Segment's HTTP Tracking API), webhook delivery, the built-in test
+receiver and the inspector, and prints their URLs.
 
 Options:
   --config FILE       sources and webhook destinations (JSON; see README "Configuration")
@@ -21,105 +38,49 @@ Options:
   --json              print one JSON line with the URLs when ready, nothing else on stdout
   -h, --help          show this help`;
 
-async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...CORE_FLAGS,
-      'ui-port': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const uiPort = parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT);
-  const flags = coreFlags(values);
-  const dataDir = flags.dataDir ?? path.resolve(defaultDataDir());
-  const host = flags.host ?? DEFAULT_HOST;
-
-  const core = await createCore({
-    ingestPort: DEFAULT_INGEST_PORT,
-    receiverPort: DEFAULT_RECEIVER_PORT,
-    ...flags,
-    dataDir,
-    host,
-  });
-  const ui = new UiServer({ core, host, port: uiPort, rendererDir: path.resolve(import.meta.dirname, '../out/renderer') });
-  try {
-    await ui.listen();
-  } catch (error) {
-    await core.close();
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${uiPort} (the inspector) is in use; pick another with --ui-port (0 = any free port)`);
-    }
-    throw error;
-  }
-  handleSignals(async () => {
-    await ui.close();
-    await core.close();
-  }, values.json);
-
-  const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, sources })}\n`);
-    return;
-  }
-  const lines = [
-    'Sluice is running.',
-    `  Inspector           ${ui.url}`,
-    `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
-    ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
-    `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
-    `  Data                ${dataDir}`,
-    'Press Ctrl+C to stop.',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-function handleSignals(close: () => Promise<void>, quiet: boolean): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      process.stderr.write(`sluice: ${signal} again, exiting without waiting\n`);
-      process.exit(130);
-    }
-    stopping = true;
-    if (!quiet) process.stderr.write(`sluice: ${signal}, finishing accepted requests and closing the store…\n`);
-    close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`sluice: error while closing: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-}
+/** A command line the CLI cannot take; the message is a sentence for the user. */
+class CommandError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`);
+  if (command === '-v' || command === '--version' || command === 'version') {
+    process.stdout.write(`${pkg.version}\n`);
+    return;
+  }
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    const topic = command === 'help' ? rest[0] : undefined;
+    if (topic !== undefined && topic !== 'serve') throw new CommandError(`unknown command "${topic}"`);
+    process.stdout.write(`${topic === 'serve' ? SERVE_HELP : HELP}\n`);
     if (command === undefined) process.exitCode = 2;
     return;
   }
-  if (command !== 'serve') throw new UsageError(`unknown command "${command}"`);
-  await serve(rest);
+  if (command !== 'serve') throw new CommandError(`unknown command "${command}"`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${SERVE_HELP}\n`);
+    return;
+  }
+  await import('./node-check.js');
+  // V8's compiled code for the relay's modules, kept on disk between runs (in the system's temporary
+  // folder, per Node.js version): a start after the first skips most of compiling (see README,
+  // Benchmarks › Start-up). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  nodeModule.enableCompileCache?.();
+  const relay = await import('./headless/serve.ts');
+  try {
+    await relay.serve(rest);
+  } catch (error) {
+    if (error instanceof relay.ConfigError) fail(`invalid config ${error.message}`);
+    if (error instanceof relay.UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      fail(`${(error as Error).message}\n\n${SERVE_HELP}`);
+    }
+    throw error;
+  }
+}
+
+function fail(message: string): never {
+  process.stderr.write(`sluice: ${message}\n`);
+  process.exit(2);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`sluice: invalid config ${error.message}\n`);
-  } else if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`sluice: ${(error as Error).message}\n\n${USAGE}\n`);
-  } else {
-    process.stderr.write(`sluice: ${(error as Error).message}\n`);
-  }
-  process.exit(2);
+  fail(error instanceof CommandError ? `${error.message}\n\n${HELP}` : (error as Error).message);
 });

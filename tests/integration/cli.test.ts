@@ -16,6 +16,35 @@ async function serve(args: string[]): Promise<RunningCli> {
   return cli;
 }
 
+describe('sluice', () => {
+  it('prints the package version for --version, -v and version', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v', 'version']) {
+      expect(await runCli([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+  });
+
+  it('lists its commands for --help, and serve --help lists the serve options', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: sluice <command> [options]');
+    expect(help.stdout).toMatch(/^ {2}serve +run the relay/m);
+    expect(help.stdout).toMatch(/^ {2}-v, --version/m);
+    for (const args of [['serve', '--help'], ['serve', '-h'], ['help', 'serve']]) {
+      const serveHelp = await runCli(args);
+      expect(serveHelp.code).toBe(0);
+      expect(serveHelp.stdout).toContain('Usage: sluice serve [options]');
+      for (const option of ['--config FILE', '--data-dir DIR', '--ingest-port N', '--ui-port N', '--receiver-port N', '--host ADDR', '--json']) {
+        expect(serveHelp.stdout).toContain(option);
+      }
+    }
+    // With no command: the help, and exit code 2 (nothing was run).
+    const bare = await runCli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe(help.stdout);
+  });
+});
+
 describe('sluice serve', () => {
   it('prints one JSON ready line, serves, and on SIGINT stores what it accepted and exits 0', async () => {
     const dataDir = path.join(tempDir(), 'new-folder');
@@ -85,14 +114,17 @@ describe('sluice serve', () => {
   });
 
   it.each([
-    [['serve', '--ingest-port', 'eighty'], '--ingest-port must be a port number'],
-    [['serve', '--bogus'], "Unknown option '--bogus'"],
-    [['launch'], 'unknown command "launch"'],
-  ])('refuses %j with exit code 2 and usage', async (args, message) => {
-    const { code, stderr } = await runCli(args);
+    [['serve', '--ingest-port', 'eighty'], '--ingest-port must be a port number', 'Usage: sluice serve'],
+    [['serve', '--bogus'], "Unknown option '--bogus'", 'Usage: sluice serve'],
+    [['launch'], 'unknown command "launch"', 'Usage: sluice <command>'],
+    [['help', 'launch'], 'unknown command "launch"', 'Usage: sluice <command>'],
+  ])('refuses %j with exit code 2 and usage', async (args, message, usage) => {
+    const { code, stdout, stderr } = await runCli(args);
     expect(code).toBe(2);
+    expect(stdout).toBe('');
     expect(stderr).toContain(message);
-    expect(stderr).toContain('Usage: sluice serve');
+    expect(stderr).toContain(usage);
+    expect(stderr).not.toMatch(/^\s+at /m); // a sentence, not a stack trace
   });
 
   it('says clearly when the port is taken', async () => {

@@ -1,0 +1,95 @@
+// `sluice serve`: the headless host. Runs the core, serves the inspector page and the contract to a
+// browser, and prints where everything listens. The `sluice` command (electron/cli.ts) loads this
+// module only once it knows this Node.js can run the relay.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../../shared/limits.ts';
+import { createCore } from '../core/index.ts';
+import { UiServer } from './ui-server.ts';
+import { defaultDataDir } from '../core/config/data-dir.ts';
+import { CORE_FLAGS, coreFlags, parsePort } from '../host-options.ts';
+
+export { ConfigError } from '../core/config/load-config.ts';
+export { UsageError } from '../host-options.ts';
+
+/**
+ * The built inspector page: `out/renderer/` at the package's root, found through the package's own
+ * name, so that it resolves the same from the sources (a checkout) and from the compiled bundle in
+ * an installed package, wherever the bundler put this code.
+ */
+export function inspectorPageDir(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.resolve('sluice/package.json'))), 'out', 'renderer');
+}
+
+export async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { ...CORE_FLAGS, 'ui-port': { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const uiPort = parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT);
+  const flags = coreFlags(values);
+  const dataDir = flags.dataDir ?? path.resolve(defaultDataDir());
+  const host = flags.host ?? DEFAULT_HOST;
+
+  const core = await createCore({
+    ingestPort: DEFAULT_INGEST_PORT,
+    receiverPort: DEFAULT_RECEIVER_PORT,
+    ...flags,
+    dataDir,
+    host,
+  });
+  const ui = new UiServer({ core, host, port: uiPort, rendererDir: inspectorPageDir() });
+  try {
+    await ui.listen();
+  } catch (error) {
+    await core.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${uiPort} (the inspector) is in use; pick another with --ui-port (0 = any free port)`);
+    }
+    throw error;
+  }
+  handleSignals(async () => {
+    await ui.close();
+    await core.close();
+  }, values.json);
+
+  const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, sources })}\n`);
+    return;
+  }
+  const lines = [
+    'Sluice is running.',
+    `  Inspector           ${ui.url}`,
+    `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
+    ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
+    `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
+    `  Data                ${dataDir}`,
+    'Press Ctrl+C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function handleSignals(close: () => Promise<void>, quiet: boolean): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`sluice: ${signal} again, exiting without waiting\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    if (!quiet) process.stderr.write(`sluice: ${signal}, finishing accepted requests and closing the store…\n`);
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`sluice: error while closing: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
