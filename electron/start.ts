@@ -14,8 +14,9 @@ function whyNotElectron(): string | undefined {
 
 const reason = whyNotElectron();
 if (reason === undefined) {
-  // Electron runs package.json's "main": out/main/index.js.
-  const child = spawn(electronBinary()!, [root, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // Electron is given the main process's file: the root package.json has no "main" (the packaged app's
+  // comes from electron-builder's extraMetadata), and the app names itself (electron/main/index.ts).
+  const child = spawn(electronBinary()!, [desktopEntry, ...process.argv.slice(2)], { stdio: 'inherit' });
   child.on('exit', (code) => process.exit(code ?? 1));
 } else {
   process.stderr.write(`sluice: not opening the desktop app: ${reason}.\nsluice: starting the headless relay (sluice serve) instead.\n`);

@@ -12,6 +12,10 @@ import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
 import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
+// Run from a checkout, Electron is given this file rather than an app folder with a package.json
+// (electron/start.ts), so it would call itself "Electron"; the packaged app is named by electron-builder.
+if (!app.isPackaged) app.setName('Sluice');
+
 const rendererIndex = path.join(import.meta.dirname, '../renderer/index.html');
 const rendererUrl = pathToFileURL(rendererIndex).href;
 

@@ -184,6 +184,10 @@ async function coreRound(who: Who, events: number): Promise<RunFigures> {
 }
 
 export async function runClientBench() {
+  // The client measured is the one users get: the build of `sluice/client` (dist/client).
+  if (!fs.existsSync(path.resolve(import.meta.dirname, '../../dist/client/index.js'))) {
+    throw new Error('dist/client is not built: run `npm run build` (or `npm run build:package`) first');
+  }
   const receiver = await startReceiver();
   const endpoint = { url: receiver.url, writeKey: 'wk_bench', kind: 'receiver' as const, counts: receiver.counts };
   const runs: RunFigures[] = [];

@@ -29,7 +29,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     app = await _electron.launch({
       executablePath: electronBinary()!,
       // Chromium refuses to run as root without --no-sandbox (containers, CI).
-      args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), root],
+      args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), path.join(root, 'out/main/index.js')],
       env: { ...process.env, HOME: home, XDG_DATA_HOME: path.join(home, 'data'), APPDATA: path.join(home, 'appdata') } as Record<string, string>,
       timeout: 60_000,
     });

@@ -73,6 +73,9 @@ export class BrowserWindow {
 export const app = {
   // A packaged app unless the test says otherwise (an unpackaged run stores where `sluice serve` does).
   isPackaged: process.env.SLUICE_FAKE_UNPACKAGED !== '1',
+  setName(name: string) {
+    report.appName = name;
+  },
   getPath(name: string) {
     if (name !== 'userData') throw new Error(`fake electron: no path "${name}"`);
     return process.env.SLUICE_FAKE_USER_DATA!;

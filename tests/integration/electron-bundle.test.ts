@@ -4,14 +4,14 @@
 // over IPC, load the built renderer with a CommonJS preload, store a message POSTed to it, and quit.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-// Inside the checkout, so that the bundle's external packages (zod, undici, ws) resolve from node_modules;
-// deeper than out/, so that a path the sources take relative to themselves (which holds from sources
+// Inside the checkout (as the real build is); deeper than out/, so that a path the sources take relative to themselves (which holds from sources
 // but not in the bundle) finds nothing here either.
 const outDir = path.join(root, 'test-results', 'electron-bundle', String(process.pid));
 // Builds as from a shell: vitest sets NODE_ENV=test, which makes Vite build something else.
@@ -55,6 +55,19 @@ describe('electron-vite build', () => {
       expect(fs.existsSync(path.resolve(path.dirname(chunk!), specifier))).toBe(true);
     }
     expect(main).not.toMatch(/-worker\.ts["'],\s*import\.meta\.url/);
+  });
+
+  it('bundles every package the main process uses: it imports only electron and Node’s own modules', () => {
+    const dir = path.join(outDir, 'main');
+    const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.js'));
+    const specifiers = new Set(
+      files.flatMap((f) =>
+        [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\b(?:__)?require\s*\(\s*)"([^".\s][^"\s]*)"/g)].map((m) => m[1]!),
+      ),
+    );
+    expect(specifiers).toContain('electron'); // the probe reads the imports (so an empty set cannot pass)
+    const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+    expect([...specifiers].filter((s) => s !== 'electron' && !builtins.has(s))).toEqual([]);
   });
 
   it('writes a self-contained CommonJS preload: it requires electron and nothing else', () => {
@@ -117,6 +130,7 @@ describe('electron-vite build', () => {
       const { run, report } = runMain(['--no-sandbox', '--config', config, '--ingest-port', '0', '--receiver-port', '0', '--data-dir', dataDir], path.join(dir, 'unused'));
       expect(report.error).toBeUndefined();
       expect(report.errorBox).toBeUndefined();
+      expect(report.appName).toBeUndefined(); // packaged: electron-builder named it
       expect(report.sources).toContain('from-config');
       expect(report.dataDir).toBe(dataDir);
       expect(report.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -137,6 +151,8 @@ describe('electron-vite build', () => {
       });
       expect(report.error).toBeUndefined();
       expect(report.dataDir).toBe(path.join(dir, 'sluice'));
+      // Given the main file, not an app folder (electron/start.ts), Electron would call the app "Electron".
+      expect(report.appName).toBe('Sluice');
       expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787');
       expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
       expect(run.status).toBe(0);

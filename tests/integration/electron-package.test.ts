@@ -1,7 +1,7 @@
 // electron-builder's configuration (build/electron-builder.yml), checked as far as this machine
 // allows: it passes electron-builder's own schema, and an unpacked Linux package (`--linux dir`) is
 // made from it with a stand-in Electron distribution (the real one is a download). The app.asar must
-// hold the built app, package.json and the production dependencies — and nothing else.
+// hold the built app and package.json — and nothing else: the bundles carry their dependencies.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,9 +12,9 @@ import { appRoot as root, ensureAppBuilt } from '../helpers/app-build.ts';
 
 const config = path.join(root, 'build/electron-builder.yml');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  main: string;
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
+  main?: string;
+  dependencies?: Record<string, string>;
+  version: string;
 };
 // electron-builder's own modules (app-builder-lib, @electron/asar), as it resolves them.
 const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
@@ -68,28 +68,28 @@ describe('electron-builder configuration', () => {
     expect([icon.readUInt32BE(16), icon.readUInt32BE(20)]).toEqual([512, 512]);
   });
 
-  it('packs the built app, package.json and the production dependencies into app.asar, and nothing else', () => {
+  it('packs the built app and package.json into app.asar, and nothing else', () => {
     const asar = builderRequire('@electron/asar') as { listPackage(file: string): string[]; extractFile(file: string, inner: string): Buffer };
     const archive = path.join(unpacked, 'resources/app.asar');
     const files = asar.listPackage(archive).map((f) => f.replaceAll('\\', '/'));
     for (const file of ['/package.json', '/out/main/index.js', '/out/main/ingest-worker.js', '/out/main/checkpointer-worker.js', '/out/preload/index.cjs', '/out/renderer/index.html']) {
       expect(files).toContain(file);
     }
+    // No node_modules: the package has no run-time dependency (undici, ws and zod are bundled).
+    expect(pkg.dependencies).toBeUndefined();
     const topLevel = new Set(files.map((f) => f.split('/')[1]));
-    expect([...topLevel].sort()).toEqual(['node_modules', 'out', 'package.json']);
-    const modules = new Set(
-      files.filter((f) => f.startsWith('/node_modules/')).map((f) => f.split('/').slice(2, f.split('/')[2]!.startsWith('@') ? 4 : 3).join('/')),
-    );
-    for (const dependency of Object.keys(pkg.dependencies)) expect(modules).toContain(dependency);
-    for (const devDependency of Object.keys(pkg.devDependencies)) expect(modules).not.toContain(devDependency);
+    expect([...topLevel].sort()).toEqual(['out', 'package.json']);
     // No sources: the app runs from out/.
-    expect(files.filter((f) => !f.startsWith('/node_modules/') && f.endsWith('.ts'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
     // No native modules to unpack: node:sqlite is part of Electron's Node.
     expect(files.filter((f) => f.endsWith('.node'))).toEqual([]);
     expect(fs.existsSync(path.join(unpacked, 'resources/app.asar.unpacked'))).toBe(false);
-    const packed = JSON.parse(asar.extractFile(archive, 'package.json').toString('utf8')) as { main: string; type: string };
-    expect(packed).toMatchObject({ main: 'out/main/index.js', type: 'module' });
-    expect(packed.main).toBe(pkg.main);
+    // The root package.json has no "main" (it is the npm package's manifest); electron-builder gives the
+    // packaged one the main process's file.
+    expect(pkg.main).toBeUndefined();
+    const packed = JSON.parse(asar.extractFile(archive, 'package.json').toString('utf8')) as { main: string; type: string; version: string };
+    expect(packed).toMatchObject({ main: 'out/main/index.js', type: 'module', version: pkg.version });
+    expect(files).toContain(`/${packed.main}`);
   });
 
   it('names the Linux executable sluice', () => {

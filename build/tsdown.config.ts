@@ -1,0 +1,70 @@
+// `npm run build:package` (tsdown 0.21, on rolldown): the JavaScript and type declarations the npm
+// package ships, in dist/. Two builds:
+//
+//   relay   dist/cli.js — the `sluice` command (ES module, with its shebang) — and the worker threads the
+//           core starts (dist/ingest-worker.js, dist/checkpointer-worker.js), sharing dist/chunks/.
+//           undici, ws and zod are bundled in: the package installs no dependency, so installing it
+//           is one download, the relay starts without resolving hundreds of files, and a Node 20
+//           project that installs Sluice for its client library sees no engine warning from undici
+//           (which needs Node 22.19). Their licences go to dist/THIRD-PARTY-LICENSES.md.
+//   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
+//           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
+//
+// Declarations are made by TypeScript 7's native compiler (tsdown's `tsgo` mode, pointed at the
+// binary the `typescript` package installs) and bundled into one file per entry.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { defineConfig, type UserConfig } from 'tsdown';
+import { thirdPartyLicenses } from './third-party-licenses.ts';
+import { workerEntries } from './worker-entries.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/** TypeScript 7's compiler binary (the `typescript` package's platform package holds it). */
+function typescriptBinary(): string {
+  const require = createRequire(path.join(root, 'node_modules/typescript/package.json'));
+  const platformPackage = `@typescript/typescript-${process.platform}-${process.arch}/package.json`;
+  return path.join(path.dirname(require.resolve(platformPackage)), 'lib', process.platform === 'win32' ? 'tsc.exe' : 'tsc');
+}
+
+const common: UserConfig = {
+  cwd: root,
+  platform: 'node',
+  // The relay checks the Node.js it runs on (electron/node-check.js) from code that must still parse
+  // on an older one; the client runs on Node 20.
+  target: 'node20',
+  fixedExtension: false,
+  tsconfig: path.join(root, 'tsconfig.json'),
+  dts: { tsgo: { path: typescriptBinary() } },
+  logLevel: 'warn',
+};
+
+export default defineConfig([
+  {
+    ...common,
+    name: 'relay',
+    entry: { cli: 'electron/cli.ts' },
+    outDir: 'dist',
+    format: 'esm',
+    clean: ['dist/*.js', 'dist/*.d.ts', 'dist/chunks', 'dist/THIRD-PARTY-LICENSES.md'],
+    deps: {
+      onlyBundle: ['undici', 'ws', 'zod'],
+      // ws's optional native speed-ups: required in a try/catch, absent here, left to the runtime.
+      neverBundle: ['bufferutil', 'utf-8-validate'],
+    },
+    outputOptions: { chunkFileNames: 'chunks/[name]-[hash].js' },
+    plugins: [workerEntries(), thirdPartyLicenses()],
+  },
+  {
+    ...common,
+    name: 'client',
+    entry: { index: 'electron/core/client/index.ts' },
+    outDir: 'dist/client',
+    format: ['esm', 'cjs'],
+    clean: true,
+    // import.meta.url in the CommonJS build (the client's `require` before Node 20.16).
+    shims: true,
+    // Nothing from node_modules: the client uses Node's http and https.
+    deps: { onlyBundle: [] },
+  },
+]);
