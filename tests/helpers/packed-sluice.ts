@@ -1,0 +1,106 @@
+// Sluice as a user gets it: `npm pack` (whose prepack builds the package) in a copy of this checkout,
+// then `npm install <tarball>` into an empty project outside the checkout. Used by tests/packaging and
+// by the start-up benchmark. The copy keeps the pack's build (dist/, out/renderer/) out of the
+// checkout, where other tests read out/ while this runs.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const checkoutRoot = path.resolve(import.meta.dirname, '../..');
+
+export interface PackedTarball {
+  /** The .tgz `npm pack` wrote. */
+  tarball: string;
+  /** Paths inside the package (without the leading `package/`), as npm lists them. */
+  files: string[];
+  /** Bytes of the tarball, and of its files unpacked (npm's own figures). */
+  size: number;
+  unpackedSize: number;
+}
+
+/** Files of the checkout as git sees them: tracked and new, not ignored, not deleted. */
+function checkoutFiles(): string[] {
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: checkoutRoot, encoding: 'utf8' });
+  return out.split('\0').filter((file) => file && fs.existsSync(path.join(checkoutRoot, file)));
+}
+
+/**
+ * Copies the checkout into `work/source` (node_modules linked, not copied) and runs `npm pack` there,
+ * so that the package's own `prepack` builds what ships. Writes the tarball into `work`.
+ */
+export function packSluice(work: string): PackedTarball {
+  const source = path.join(work, 'source');
+  for (const file of checkoutFiles()) {
+    fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
+    fs.copyFileSync(path.join(checkoutRoot, file), path.join(source, file));
+  }
+  fs.symlinkSync(path.join(checkoutRoot, 'node_modules'), path.join(source, 'node_modules'), 'dir');
+  // As from a shell: vitest sets NODE_ENV=test, which makes Vite build something else.
+  const { NODE_ENV: _testEnv, ...env } = process.env;
+  const run = spawnSync(npm(), ['pack', '--json', '--pack-destination', work], { cwd: source, env, encoding: 'utf8', timeout: 240_000 });
+  if (run.status !== 0) throw new Error(`npm pack failed (${run.status}): ${run.stderr}\n${run.stdout}`);
+  // The prepack's build may print before npm's JSON: the JSON is the last top-level array.
+  const json = run.stdout.slice(run.stdout.lastIndexOf('\n[') + 1);
+  const [report] = JSON.parse(json) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+  return {
+    tarball: path.join(work, report!.filename),
+    files: report!.files.map((f) => f.path).sort(),
+    size: report!.size,
+    unpackedSize: report!.unpackedSize,
+  };
+}
+
+/**
+ * An empty project with the tarball installed, as `npm install ./sluice-x.y.z.tgz` leaves it. Offline:
+ * the package has no dependencies, so nothing may need the registry.
+ */
+export function installInto(project: string, tarball: string): void {
+  fs.mkdirSync(project, { recursive: true });
+  fs.writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2)}\n`);
+  const run = spawnSync(npm(), ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project, encoding: 'utf8', timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`npm install failed (${run.status}): ${run.stderr}`);
+}
+
+/** npm beside the Node.js running this (Node 24's npm, not the machine's Node 20 one). */
+export function npm(): string {
+  const beside = path.join(path.dirname(process.execPath), 'npm');
+  return fs.existsSync(beside) ? beside : 'npm';
+}
+
+/** Total bytes of the files under `dir` (what `du` counts, less block rounding). */
+export function treeBytes(dir: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+/** PATH with `nodeBinary`'s folder first, so that `#!/usr/bin/env node` and npm's scripts run that Node. */
+export function pathWith(nodeBinary: string): string {
+  return `${path.dirname(nodeBinary)}${path.delimiter}${process.env.PATH ?? ''}`;
+}
+
+/**
+ * The machine's Node 20 (the client library's oldest target): SLUICE_NODE20, or /usr/bin/node when it
+ * is a 20.x. Undefined, with the reason, when there is none.
+ */
+export function findNode20(): { binary: string; version: string } | { reason: string } {
+  const candidates = [process.env.SLUICE_NODE20, '/usr/bin/node'].filter((c): c is string => Boolean(c));
+  for (const binary of candidates) {
+    const version = nodeVersion(binary);
+    if (version?.startsWith('20.')) return { binary, version };
+  }
+  return { reason: `no Node.js 20 found (looked at ${candidates.join(', ')}; set SLUICE_NODE20 to a Node 20 binary)` };
+}
+
+/** `binary --version` without the v, or undefined when it does not run. */
+export function nodeVersion(binary: string): string | undefined {
+  const run = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  return run.status === 0 ? run.stdout.trim().replace(/^v/, '') : undefined;
+}
+
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}

@@ -1,0 +1,384 @@
+// Sluice installed as a user installs it: `npm pack` (its prepack builds the package), the tarball
+// installed into an empty project outside the checkout, and everything run from there — the `sluice`
+// bin relaying a signed event, `sluice/client` from ES modules and CommonJS on this Node and on the
+// machine's Node 20, the shipped types checked by TypeScript, `npx --package <tarball> sluice serve`
+// in an empty folder, and the relay's one-sentence refusal on an older Node.
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import {
+  checkoutRoot,
+  findNode20,
+  installInto,
+  nodeVersion,
+  npm,
+  packSluice,
+  pathWith,
+  tempDir,
+  treeBytes,
+  type PackedTarball,
+} from '../helpers/packed-sluice.ts';
+
+const work = tempDir('sluice-packaging-');
+const project = path.join(work, 'consumer');
+const installed = path.join(project, 'node_modules', 'sluice');
+const bin = path.join(project, 'node_modules', '.bin', 'sluice');
+const pkg = JSON.parse(fs.readFileSync(path.join(checkoutRoot, 'package.json'), 'utf8')) as { version: string };
+const node20 = findNode20();
+if ('reason' in node20) console.warn(`[packaging] Node 20 checks skipped: ${node20.reason}`);
+// The relay's oldest Node.js (electron/node-check.js), when CI provides one (.ci/run does).
+const nodeMin = process.env.SLUICE_NODE_MIN;
+if (!nodeMin) console.warn('[packaging] the run on the relay’s oldest Node.js is skipped: SLUICE_NODE_MIN names no Node binary (.ci/run provides one)');
+
+let packed: PackedTarball;
+
+beforeAll(() => {
+  packed = packSluice(work);
+  installInto(project, packed.tarball);
+}, 300_000);
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+interface Relay {
+  child: ChildProcessWithoutNullStreams;
+  ready: { ingest: string; ui: string; receiver: string; dataDir: string; sources: { name: string; writeKey: string }[] };
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Runs `command args` (a `sluice serve --json …`) and resolves with its ready line. */
+function startRelay(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Relay> {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
+      resolve({
+        child,
+        ready: JSON.parse(line) as Relay['ready'],
+        stderr: () => stderr,
+        stop: () => {
+          child.kill('SIGTERM');
+          return exited;
+        },
+      });
+    });
+    void exited.then((code) => reject(new Error(`the relay exited (${code}) before it was ready: ${stderr}`)));
+  });
+}
+
+function servePorts(dataDir: string): string[] {
+  return ['serve', '--json', '--data-dir', dataDir, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'];
+}
+
+/** Runs a file of the consumer project with `node`; its stdout, stderr and exit code. */
+function runNode(node: string, file: string, env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(node, [file], { cwd: project, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+}
+
+describe('the packed tarball', () => {
+  it('ships the compiled relay, the client library with its types, the built inspector, README and LICENSE — nothing else', () => {
+    const expected = [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/cli.js',
+      'dist/ingest-worker.js',
+      'dist/checkpointer-worker.js',
+      'dist/THIRD-PARTY-LICENSES.md',
+      'dist/client/index.js',
+      'dist/client/index.cjs',
+      'dist/client/index.d.ts',
+      'dist/client/index.d.cts',
+      'out/renderer/index.html',
+    ];
+    for (const file of expected) expect(packed.files).toContain(file);
+    const stray = packed.files.filter((f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !f.startsWith('dist/') && !f.startsWith('out/renderer/'));
+    expect(stray).toEqual([]);
+    // Compiled: no TypeScript source anywhere (declarations only), no tests, no source maps of sources.
+    expect(packed.files.filter((f) => /\.(ts|tsx|mts|cts)$/.test(f) && !/\.d\.c?ts$/.test(f))).toEqual([]);
+    expect(packed.files.filter((f) => /(^|\/)(tests?|bench|\.ci|electron|shared|renderer\/src)\//.test(f))).toEqual([]);
+    // The licences of what the relay bundles (MIT asks that copies keep them).
+    const licences = fs.readFileSync(path.join(installed, 'dist/THIRD-PARTY-LICENSES.md'), 'utf8');
+    for (const name of ['undici', 'ws', 'zod']) expect(licences).toMatch(new RegExp(`^## ${name} \\d+\\.\\d+\\.\\d+ \\(MIT\\)$`, 'm'));
+    // Targets: the tarball unpacked under 5 MB; the project with Sluice installed under 30 MB.
+    expect(packed.unpackedSize).toBeLessThan(5 * 2 ** 20);
+    expect(treeBytes(project)).toBeLessThan(30 * 2 ** 20);
+    console.log(`[packaging] tarball ${(packed.size / 1024).toFixed(0)} KB, unpacked ${(packed.unpackedSize / 2 ** 20).toFixed(2)} MB; installed project ${(treeBytes(project) / 2 ** 20).toFixed(2)} MB`);
+  });
+
+  it('is publishable: not private, no dependency to install, a bin with a shebang, exports with types for import and require', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.bin).toEqual({ sluice: 'dist/cli.js' });
+    expect(manifest.exports).toEqual({
+      './package.json': './package.json',
+      './client': {
+        import: { types: './dist/client/index.d.ts', default: './dist/client/index.js' },
+        require: { types: './dist/client/index.d.cts', default: './dist/client/index.cjs' },
+      },
+    });
+    expect(fs.readFileSync(path.join(installed, 'dist/cli.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(fs.statSync(bin).mode & 0o111).not.toBe(0);
+    // Only what the package exports can be imported.
+    const deep = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('sluice/dist/cli.js')"], { cwd: project, encoding: 'utf8' });
+    expect(deep.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('answers --version and --help from the installed bin', () => {
+    const env = { ...process.env, PATH: pathWith(process.execPath) };
+    const version = spawnSync(bin, ['--version'], { cwd: project, env, encoding: 'utf8' });
+    expect({ status: version.status, stdout: version.stdout }).toEqual({ status: 0, stdout: `${pkg.version}\n` });
+    const help = spawnSync(bin, ['serve', '--help'], { cwd: project, env, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: sluice serve [options]');
+    expect(help.stdout).toContain('--receiver-port N');
+  });
+});
+
+describe('from the installed package', () => {
+  let receiver: Receiver;
+  let relay: Relay;
+  const secret = 'packaging-secret';
+  const writeKey = 'wk_packaging';
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    const config = path.join(work, 'sluice.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        sources: [{ name: 'app', writeKey, kind: 'server' }],
+        destinations: [{ name: 'hooks', sources: ['app'], sharedSecret: secret, webhooks: [{ url: `${receiver.url}/hook` }] }],
+      }),
+    );
+    relay = await startRelay(bin, [...servePorts(path.join(work, 'data')), '--config', config], {
+      cwd: project,
+      env: { ...process.env, PATH: pathWith(process.execPath) },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    expect(await relay?.stop()).toBe(0);
+    expect(relay?.stderr()).toBe(''); // no worker or checkpointer trouble, nothing at all with --json
+    await receiver?.close();
+  });
+
+  /** The bodies the receiver got for `event`, once `count` have arrived. */
+  async function delivered(event: string, count: number): Promise<Record<string, unknown>[]> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const bodies = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>).filter((b) => b.event === event);
+      if (bodies.length >= count) return bodies;
+      if (Date.now() > deadline) throw new Error(`${bodies.length} of ${count} "${event}" deliveries arrived`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('(a) the installed bin stores a tracked event and delivers it signed to the webhook', async () => {
+    const response = await fetch(`${relay.ready.ingest}/v1/track`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}` },
+      body: JSON.stringify({ userId: 'u_pack', event: 'Installed', properties: { from: 'tarball' } }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ success: true });
+    await delivered('Installed', 1);
+    const request = receiver.received.find((r) => r.body.includes('"Installed"'))!;
+    expect(request.path).toBe('/hook');
+    expect(request.headers['user-agent']).toBe('Sluice/1.0');
+    expect(request.headers['x-signature']).toBe(createHmac('sha1', secret).update(request.body, 'utf8').digest('hex'));
+    expect(JSON.parse(request.body)).toMatchObject({ version: 1, type: 'track', userId: 'u_pack', event: 'Installed', properties: { from: 'tarball' } });
+  });
+
+  it('serves the built inspector page (never the "not built" page) and its assets', async () => {
+    const page = await fetch(relay.ready.ui);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toMatch(/not built/i);
+    const script = /<script[^>]*src="\.\/([^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(new URL(script!, relay.ready.ui));
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+  });
+
+  /** An ES module and a CommonJS script of the consumer project that send through `sluice/client`. */
+  function writeClientScripts(): { esm: string; cjs: string } {
+    const body = (label: string) => `
+      const client = new Client(process.env.WRITE_KEY, {
+        endpoint: process.env.ENDPOINT,
+        flushAt: 2,
+        onError: (error) => { console.error(error.code, error.message); process.exitCode = 1; },
+      });
+      client.identify({ userId: 'u_${label}', traits: { via: '${label}' } });
+      client.track({ userId: 'u_${label}', event: 'From ${label}', properties: { node: process.versions.node } });
+      client.page({ anonymousId: 'a_${label}', name: 'Home', traits: { path: '/' } });`;
+    const esm = path.join(project, 'send.mjs');
+    fs.writeFileSync(
+      esm,
+      `import { Client, LIBRARY } from 'sluice/client';${body('ESM')}
+      await client.close();
+      console.log(JSON.stringify({ sent: client.state.sent, library: LIBRARY }));\n`,
+    );
+    const cjs = path.join(project, 'send.cjs');
+    fs.writeFileSync(
+      cjs,
+      `const { Client, LIBRARY } = require('sluice/client');
+      (async () => {${body('CJS')}
+        await client.close();
+        console.log(JSON.stringify({ sent: client.state.sent, library: LIBRARY }));
+      })();\n`,
+    );
+    return { esm, cjs };
+  }
+
+  async function clientSends(node: string, version: string): Promise<void> {
+    const scripts = writeClientScripts();
+    const env = { WRITE_KEY: writeKey, ENDPOINT: relay.ready.ingest };
+    for (const [label, file] of [['ESM', scripts.esm], ['CJS', scripts.cjs]] as const) {
+      const before = (await delivered(`From ${label}`, 0)).length;
+      const run = runNode(node, file, env);
+      expect({ label, status: run.status, stderr: run.stderr }).toEqual({ label, status: 0, stderr: '' });
+      expect(JSON.parse(run.stdout)).toEqual({ sent: 3, library: { name: 'sluice-client', version: pkg.version } });
+      const bodies = await delivered(`From ${label}`, before + 1);
+      expect(bodies.at(-1)).toMatchObject({ type: 'track', userId: `u_${label}`, properties: { node: version } });
+    }
+  }
+
+  it('(b) sluice/client sends from an ES module and from CommonJS on this Node', async () => {
+    await clientSends(process.execPath, process.versions.node);
+  });
+
+  it.skipIf('reason' in node20)('(d) sluice/client sends from an ES module and from CommonJS on Node 20', async () => {
+    if ('reason' in node20) return;
+    await clientSends(node20.binary, node20.version);
+  });
+
+  it.skipIf(!nodeMin)('runs the relay on its oldest Node.js (SLUICE_NODE_MIN)', async () => {
+    const version = nodeVersion(nodeMin!);
+    expect(version).toBe('22.19.0');
+    const oldest = await startRelay(bin, servePorts(path.join(work, 'data-min')), { cwd: project, env: { ...process.env, PATH: pathWith(nodeMin!) } });
+    try {
+      const [source] = oldest.ready.sources;
+      const response = await fetch(`${oldest.ready.ingest}/v1/identify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${source!.writeKey}:`).toString('base64')}` },
+        body: JSON.stringify({ userId: 'u_min' }),
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      expect(await oldest.stop()).toBe(0);
+    }
+    expect(oldest.stderr()).toBe('');
+  });
+});
+
+describe.skipIf('reason' in node20)('(d) the relay on Node 20', () => {
+  it('refuses in one sentence naming the Node found, the Node needed and how to get it — installed bin and npx alike', () => {
+    if ('reason' in node20) return;
+    const env = { ...process.env, PATH: pathWith(node20.binary) };
+    for (const command of [[bin, ['serve']], [node20.binary, [path.join(installed, 'dist/cli.js'), 'serve', '--json']]] as const) {
+      const run = spawnSync(command[0], command[1], { cwd: project, env, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^sluice: the relay needs Node\.js 22\.19\.0 or newer \(it stores messages with node:sqlite\), but this is Node\.js 20\.\d+\.\d+: install Node\.js 24 LTS/);
+      expect(lines[0]).toContain(`this is Node.js ${node20.version}`);
+    }
+    // What needs no relay still works there.
+    const version = spawnSync(bin, ['--version'], { cwd: project, env, encoding: 'utf8' });
+    expect({ status: version.status, stdout: version.stdout }).toEqual({ status: 0, stdout: `${pkg.version}\n` });
+  });
+});
+
+describe('TypeScript against the shipped types', () => {
+  const tsc = path.join(checkoutRoot, 'node_modules/typescript/bin/tsc');
+  const modes = [
+    ['nodenext', ['--module', 'nodenext', '--moduleResolution', 'nodenext']],
+    ['bundler', ['--module', 'preserve', '--moduleResolution', 'bundler']],
+  ] as const;
+
+  function typecheck(files: string[], flags: readonly string[]) {
+    return spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--skipLibCheck', 'false', ...flags, ...files], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  }
+
+  beforeAll(() => {
+    fs.writeFileSync(
+      path.join(project, 'typed.mts'),
+      `import { Client, ClientError, type ClientOptions, type ClientState, type TrackParams } from 'sluice/client';
+const options: ClientOptions = { endpoint: 'http://127.0.0.1:8787', flushAt: 10, onError: (error: ClientError) => void error.code };
+const client = new Client('wk_typed', options);
+const event: TrackParams = { userId: 'u_1', event: 'Order Completed', properties: { revenue: 42 } };
+const queued: boolean = client.track(event);
+client.identify({ anonymousId: 'a_1', traits: { plan: 'pro' } });
+client.group({ userId: 42, groupId: 'acme' });
+// @ts-expect-error an event name must be a string
+client.track({ userId: 'u_1', event: 42 });
+// @ts-expect-error a message names its user
+client.track({ event: 'Anonymous' });
+const state: ClientState = client.state;
+const sent: number = state.sent;
+await client.close({ timeoutMs: 1000 });
+export { queued, sent };
+`,
+    );
+    fs.writeFileSync(
+      path.join(project, 'typed.cts'),
+      `import sluice = require('sluice/client');
+const client = new sluice.Client('wk_typed');
+const queued: boolean = client.page({ userId: 'u_1', name: 'Home', traits: { path: '/' } });
+// @ts-expect-error previousId is required
+client.alias({ userId: 'u_1' });
+export = queued;
+`,
+    );
+    fs.writeFileSync(path.join(project, 'wrong.mts'), `import { Client } from 'sluice/client';\nnew Client('wk').track({ userId: 'u_1', event: 42 });\n`);
+  });
+
+  it.each(modes)('accepts right calls and rejects wrong ones (moduleResolution %s)', (name, flags) => {
+    // \`import x = require()\` is CommonJS-only: the .cts file is checked where resolution knows CommonJS.
+    const files = name === 'nodenext' ? ['typed.mts', 'typed.cts'] : ['typed.mts'];
+    const run = typecheck(files, flags);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
+
+  it.each(modes)('reports a wrong call as a type error (moduleResolution %s)', (_name, flags) => {
+    const run = typecheck(['wrong.mts'], flags);
+    expect(run.status).not.toBe(0);
+    expect(run.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/);
+  });
+});
+
+describe('npx --package <tarball> sluice serve, in an empty folder', () => {
+  it('starts the relay with the built inspector', async () => {
+    const folder = tempDir('sluice-npx-');
+    const cache = path.join(work, 'npm-cache');
+    const relay = await startRelay(
+      npm(),
+      ['exec', '--yes', '--offline', '--cache', cache, '--package', packed.tarball, '--', 'sluice', ...servePorts(path.join(folder, 'data'))],
+      { cwd: folder, env: { ...process.env, PATH: pathWith(process.execPath) } },
+    );
+    try {
+      expect(fs.readdirSync(folder)).toEqual(['data']); // npx installed nothing into the folder
+      const html = await (await fetch(relay.ready.ui)).text();
+      expect(html).toMatch(/<script[^>]*src="\.\/assets\//);
+      expect(html).not.toMatch(/not built/i);
+    } finally {
+      await relay.stop();
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
