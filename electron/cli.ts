@@ -2,9 +2,6 @@
 // `sluice`: the command. It answers --help and --version itself and loads the relay only for
 // `serve`, after node-check.js has made sure this Node.js can run it: its own imports are Node's
 // and a few constants, so that on an older Node.js the user reads one sentence, not a stack trace.
-// The default export: a named import of enableCompileCache (Node 22.1+) would fail to link on Node 20,
-// before node-check.js could say why.
-import nodeModule from 'node:module';
 import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
@@ -60,10 +57,6 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   await import('./node-check.js');
-  // V8's compiled code for the relay's modules, kept on disk between runs (in the system's temporary
-  // folder, per Node.js version): a start after the first skips most of compiling (see README,
-  // Benchmarks › Start-up). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-  nodeModule.enableCompileCache?.();
   const relay = await import('./headless/serve.ts');
   try {
     await relay.serve(rest);

@@ -40,7 +40,8 @@ const RESOLVED: Promise<void> = Promise.resolve();
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Sends analytics messages to a Segment-compatible endpoint (Sluice by default) in batches.
+ * Sends analytics messages to a Segment-compatible endpoint (Sluice by default) in batches. Runs on
+ * Node.js 20 and later (ES modules and CommonJS); it depends on no package.
  *
  * Message calls (`identify`, `track`, `page`, `screen`, `group`, `alias`) validate the message,
  * serialize it and queue it, synchronously; they never wait for the network. The queue is sent

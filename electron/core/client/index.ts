@@ -1,6 +1,7 @@
 /**
  * Sluice's client library: queue analytics messages in memory and send them in batches to a
- * Segment-compatible endpoint (Sluice's own by default).
+ * Segment-compatible endpoint (Sluice's own by default). Runs on Node.js 20 and later, from ES
+ * modules and CommonJS, and depends on no package.
  *
  * ```ts
  * import { Client } from 'sluice/client';
