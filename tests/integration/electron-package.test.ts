@@ -59,6 +59,8 @@ describe('electron-builder configuration', () => {
     const loaded = await getConfig(root, config, null);
     await expect(validateConfiguration(loaded, { isEnabled: false, add() {} })).resolves.toBeUndefined();
     expect(loaded).toMatchObject({ appId: expect.any(String), productName: 'Sluice', asar: true, files: [{ filter: ['out/**', 'package.json'] }] });
+    // Installers go to release/: dist/ is the npm package's build, and the package ships all of it.
+    expect(loaded.directories.output).toBe('release');
     expect(loaded.linux.target).toEqual(['AppImage', 'deb']);
     expect(loaded.mac.target).toBe('dmg');
     expect(loaded.win.target).toBe('nsis');
