@@ -7,6 +7,7 @@ import { runDeliveryBench } from './delivery.bench.ts';
 import { runIngestBench } from './ingest.bench.ts';
 import { runUiBench } from './ui.bench.ts';
 import { runAudiencesBench } from './audiences.bench.ts';
+import { runStartupBench } from './startup.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   client: runClientBench,
   ui: runUiBench,
   audiences: runAudiencesBench,
+  startup: runStartupBench,
 };
 
 const wanted = process.argv.slice(2);
