@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
@@ -43,7 +43,9 @@ export class UiServer {
   readonly token: string;
   readonly #o: UiServerOptions;
   readonly #server: Server;
-  readonly #wss: WebSocketServer;
+  /** The WebSocket side, made when the first page connects: ws (and the zlib it loads) are not needed to start. */
+  #wss: Promise<WebSocketServer> | undefined;
+  #closed = false;
   readonly #handlers;
   #port = 0;
 
@@ -52,7 +54,6 @@ export class UiServer {
     this.token = options.token ?? randomBytes(24).toString('base64url');
     this.#handlers = createHandlers(options.core);
     this.#server = http.createServer((req, res) => this.#serve(req, res));
-    this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
     this.#server.on('upgrade', (req, socket, head) => {
       // Node takes its own error listener off a socket it hands over: a reset would be thrown.
       socket.on('error', () => socket.destroy());
@@ -61,8 +62,18 @@ export class UiServer {
         socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
         return;
       }
-      this.#wss.handleUpgrade(req, socket, head, (ws) => this.#connect(ws));
+      this.#webSockets().then(
+        (wss) => {
+          if (this.#closed || socket.destroyed) socket.destroy();
+          else wss.handleUpgrade(req, socket, head, (ws) => this.#connect(ws));
+        },
+        () => socket.destroy(),
+      );
     });
+  }
+
+  #webSockets(): Promise<WebSocketServer> {
+    return (this.#wss ??= import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })));
   }
 
   /** The address to open, token included. */
@@ -85,8 +96,10 @@ export class UiServer {
   }
 
   async close(): Promise<void> {
-    for (const client of this.#wss.clients) client.terminate();
-    this.#wss.close();
+    this.#closed = true;
+    const wss = await this.#wss;
+    for (const client of wss?.clients ?? []) client.terminate();
+    wss?.close();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 

@@ -1,4 +1,3 @@
-import tls from 'node:tls';
 import type { Agent, Dispatcher } from 'undici';
 import { utf8Prefix } from '../utf8-prefix.ts';
 
@@ -177,7 +176,7 @@ export class WebhookSender {
         connect: {
           timeout: this.#timeoutMs,
           // The system's trust store, plus this webhook's own CA when it has one.
-          ...(caCert ? { ca: [...tls.rootCertificates, caCert] } : {}),
+          ...(caCert ? { ca: [...process.getBuiltinModule('node:tls').rootCertificates, caCert] } : {}),
         },
       });
       this.#agents.set(key, agent);

@@ -1,10 +1,18 @@
 import type { IncomingMessage } from 'node:http';
-import { gunzip, inflate } from 'node:zlib';
+import type { InputType, ZlibOptions } from 'node:zlib';
 import { promisify } from 'node:util';
 import { IngestError } from './ingest-error.ts';
 
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
+type Inflate = (input: InputType, options: ZlibOptions) => Promise<Buffer>;
+let inflaters: { gzip: Inflate; deflate: Inflate } | undefined;
+/** zlib, loaded by the first compressed body rather than at start (~10 ms; most clients send plain JSON). */
+function inflater(encoding: 'gzip' | 'deflate'): Inflate {
+  if (!inflaters) {
+    const zlib = process.getBuiltinModule('node:zlib');
+    inflaters = { gzip: promisify(zlib.gunzip), deflate: promisify(zlib.inflate) };
+  }
+  return inflaters[encoding];
+}
 
 /**
  * Reads a request body of at most `limit` bytes, decompressing gzip/deflate with the same limit on
@@ -21,8 +29,7 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   const raw = await collect(req, limit);
   if (encoding === 'identity') return raw;
   try {
-    const inflater = encoding === 'gzip' ? gunzipAsync : inflateAsync;
-    return await inflater(raw, { maxOutputLength: limit });
+    return await inflater(encoding)(raw, { maxOutputLength: limit });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit, 'after decompression');
     throw new IngestError(400, 'invalid_encoding', `the body is not valid ${encoding} data`);
