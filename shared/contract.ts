@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ClientState } from '../electron/core/client/queue-state.ts';
-import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
+import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
 import { deletionRequestSchema, DELIVERY_STATUSES, messageFilterSchema, replayRequestSchema, type ReplayOutcome } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
 import {

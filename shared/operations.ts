@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGE_STATUSES, MESSAGE_TYPES } from './messages.ts';
+import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
 import { webhookUrlSchema } from './settings.ts';
 
 /** What a delivery can be; `none` in a filter means "no delivery at all" (no destination, rejected, duplicate). */

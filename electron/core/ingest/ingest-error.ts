@@ -10,3 +10,8 @@ export class IngestError extends Error {
     this.code = code;
   }
 }
+
+/** A write key no source has: 401, as Segment answers. */
+export function unknownWriteKey(): IngestError {
+  return new IngestError(401, 'invalid_write_key', "unknown write key; copy it from Sluice's Sources view");
+}

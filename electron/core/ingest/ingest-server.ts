@@ -7,9 +7,8 @@ import type { Clock } from '../clock.ts';
 import type { CommittedRequest } from './ingest-protocol.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
-import { IngestError } from './ingest-error.ts';
+import { IngestError, unknownWriteKey } from './ingest-error.ts';
 import type { IngestPipeline } from './ingest-pipeline.ts';
-import { unknownWriteKey } from './prepare-request.ts';
 import { readBody } from './read-body.ts';
 
 /** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */

@@ -1,4 +1,5 @@
-import { parseTime, type IncomingMessage as SegmentMessage } from '../../../shared/messages.ts';
+import { parseTime } from '../../../shared/message-rules.ts';
+import type { IncomingMessage as SegmentMessage } from '../../../shared/messages.ts';
 
 /** What a batch request carries besides its events; merged into each event (event fields win). */
 export interface BatchEnvelope {

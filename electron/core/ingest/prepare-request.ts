@@ -3,7 +3,7 @@ import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../..
 import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
-import { IngestError } from './ingest-error.ts';
+import { IngestError, unknownWriteKey } from './ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from './normalize.ts';
 
 const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
@@ -208,10 +208,6 @@ function sourceFromBody(body: Record<string, unknown>, sourceForWriteKey: (write
   const sourceId = sourceForWriteKey(writeKey);
   if (sourceId === undefined) throw unknownWriteKey();
   return sourceId;
-}
-
-export function unknownWriteKey(): IngestError {
-  return new IngestError(401, 'invalid_write_key', "unknown write key; copy it from Sluice's Sources view");
 }
 
 function readBatch(body: Record<string, unknown>): { events: unknown[]; envelope: BatchEnvelope } {
