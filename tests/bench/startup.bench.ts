@@ -16,7 +16,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { checkoutRoot, findNode20, installInto, packSluice, pathWith, tempDir, treeBytes } from '../helpers/packed-sluice.ts';
 
-const ROUNDS = 9;
+const ROUNDS = 15;
 const IMPORT_RUNS = 9;
 const IDLE_MS = 3000;
 
