@@ -58,12 +58,13 @@ const storeResult = deliveryResultRecorder(db);
 // replay also needs the delivery it repeats to still point at the message — a purge sets that
 // link to NULL — and the message to still carry the messageId it was planned with, or a new
 // message that took the id would be sent in the purged one's place.
+// Parameters are anonymous, values repeated where used twice (store/delivery-results.ts says why).
 const insertRequestedDelivery = db.prepare(
   `INSERT INTO deliveries (message_id, destination_id, trigger, replay_of, status, target_url, body_override,
      deletion_request_id, next_attempt_at, created_at, updated_at)
-   SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10
-   WHERE ?1 IS NULL OR (EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND (?11 IS NULL OR message_id IS ?11))
-     AND (?4 IS NULL OR EXISTS (SELECT 1 FROM deliveries repeated WHERE repeated.id = ?4 AND repeated.message_id = ?1)))`,
+   SELECT ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?
+   WHERE ? IS NULL OR (EXISTS (SELECT 1 FROM messages WHERE id = ? AND (? IS NULL OR message_id IS ?))
+     AND (? IS NULL OR EXISTS (SELECT 1 FROM deliveries repeated WHERE repeated.id = ? AND repeated.message_id = ?)))`,
 );
 const retryNow = db.prepare(
   `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
@@ -188,8 +189,10 @@ function createDeliveries(
   const ids: number[] = [];
   const gone = new Set<number>();
   for (const d of deliveries) {
+    const messageKey = d.messageKey ?? null;
     const result = insertRequestedDelivery.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl,
-      d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now, d.messageKey ?? null);
+      d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now,
+      d.messageId, d.messageId, messageKey, messageKey, d.replayOf, d.replayOf, d.messageId);
     if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
     else gone.add(d.messageId!);
   }

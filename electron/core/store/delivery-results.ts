@@ -12,26 +12,29 @@ export function deliveryResultRecorder(db: DatabaseSync): (result: DeliveryResul
   // One under way when its message was purged stores no copy of it again — neither the body nor the
   // receiver's answer (which may echo it): the purge left the delivery with no message and no
   // override (test events, delete notifications and their replays keep theirs: they carry their body).
+  //
+  // Parameters are anonymous (`?`), a value repeated where the SQL uses it twice: Node 22.19 and
+  // 24.0–24.6 cannot bind numbered ones (`?1`) by position ("column index out of range").
   const PURGED = 'message_id IS NULL AND body_override IS NULL';
   const updateDelivery = db.prepare(
-    `UPDATE deliveries SET status = ?1, attempt_count = ?2, first_attempt_at = ?3, next_attempt_at = ?4, deadline_at = ?5,
-       last_error = ?6, body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?7, body) END,
-       signature = CASE WHEN ?7 IS NULL THEN signature ELSE ?8 END, updated_at = ?9
-     WHERE id = ?10 AND status != 'cancelled'`,
+    `UPDATE deliveries SET status = ?, attempt_count = ?, first_attempt_at = ?, next_attempt_at = ?, deadline_at = ?,
+       last_error = ?, body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?, body) END,
+       signature = CASE WHEN ? IS NULL THEN signature ELSE ? END, updated_at = ?
+     WHERE id = ? AND status != 'cancelled'`,
   );
   // The answer is read from the delivery's row the update just touched (a primary-key probe in a page
   // already in memory), not returned to JavaScript: this runs once per attempt.
   const insertAttempt = db.prepare(
     `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
        response_body, error_code, error_message, outcome, retry_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ?8 END FROM deliveries WHERE id = ?1), ?9, ?10, ?11, ?12)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ? END FROM deliveries WHERE id = ?), ?, ?, ?, ?)`,
   );
   return (result, now) => {
     updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-      result.lastError, result.body, result.signature, now, result.deliveryId);
+      result.lastError, result.body, result.body, result.signature, now, result.deliveryId);
     for (const a of result.attempts) {
       insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.responseStatus,
-        a.responseHeaders, a.responseBody, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
+        a.responseHeaders, a.responseBody, result.deliveryId, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
     }
   };
 }
