@@ -1,6 +1,7 @@
 // Failure handling against real local servers: what is retried (network errors, timeouts, 5xx,
 // 408, 429 with Retry-After) and what is not (other 4xx); results reach the hooks, never an
 // unhandled rejection.
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type BatchResult, type ClientError } from '../../electron/core/client/index.ts';
@@ -102,6 +103,51 @@ describe('retried', () => {
     const { results, requests } = await run((n) => (n === 1 ? 'reset' : { status: 200 }));
     expect(requests).toHaveLength(2);
     expect(results[0]).toMatchObject({ attempts: 2 });
+  });
+
+  it('a keep-alive connection the endpoint closed as the next batch went out: sent again on a new one, not counted as an attempt', async () => {
+    // The endpoint answers the first request of each connection and drops the connection on the next
+    // one (as a server does whose idle timeout fires just as a request arrives, without a hint).
+    const seen = new WeakMap<net.Socket, number>();
+    let answered = 0;
+    let dropped = 0;
+    const endpoint = http.createServer((req, res) => {
+      const n = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, n);
+      if (n > 1) {
+        dropped++;
+        req.socket.destroy();
+        return;
+      }
+      req.resume().on('end', () => {
+        answered++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+      });
+    });
+    endpoint.keepAliveTimeout = 60_000; // the connection stays open: the client reuses it
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    try {
+      const results: BatchResult[] = [];
+      const errors: ClientError[] = [];
+      const client = new Client('wk', {
+        endpoint: `http://127.0.0.1:${(endpoint.address() as net.AddressInfo).port}`,
+        flushAt: 1,
+        maxInFlight: 1,
+        onSuccess: (r) => results.push(r),
+        onError: (e) => errors.push(e),
+      });
+      for (let i = 0; i < 4; i++) {
+        client.track({ userId: 'u', event: `E${i}` });
+        await client.flush(); // one batch at a time, each on the connection the last one used
+      }
+      await client.close();
+      expect(errors).toEqual([]);
+      expect(results.map((r) => r.attempts)).toEqual([1, 1, 1, 1]);
+      expect({ answered, dropped }).toEqual({ answered: 4, dropped: 3 });
+    } finally {
+      endpoint.closeAllConnections();
+      await new Promise((resolve) => endpoint.close(resolve));
+    }
   });
 
   it('connection refused: retried, then a network_error', async () => {

@@ -43,6 +43,14 @@ export interface AttemptResult {
 }
 
 /**
+ * How long an idle keep-alive connection is kept (undici's default too). An endpoint that closes idle
+ * connections sooner without saying so (no `Keep-Alive: timeout` hint, which Node's agent follows)
+ * can still close one just as a request goes out on it: that request is sent again once, on a new
+ * connection (see Exchange).
+ */
+const IDLE_SOCKET_MS = 4_000;
+
+/**
  * POSTs batch bodies to `{endpoint}/v1/batch` over keep-alive connections, one deadline per request
  * for connecting, sending and reading the answer. Never throws: every outcome is an
  * {@link AttemptResult}.
@@ -55,24 +63,38 @@ export class BatchSender {
   readonly url: string;
   readonly #agent: http.Agent;
   readonly #request: typeof http.request;
-  readonly #target: { hostname: string; port: string; path: string };
+  readonly #options: http.RequestOptions;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #clock: ClientClock;
   /** Requests in progress. */
   readonly #active = new Set<Exchange>();
+  /** close() waiting for the requests in progress to end. */
+  #whenIdle: (() => void) | null = null;
 
   constructor(options: { endpoint: URL; writeKey: string; timeoutMs: number; connections: number; clock: ClientClock }) {
     const { endpoint } = options;
     const path = `${endpoint.pathname.replace(/\/+$/, '')}/v1/batch`;
     this.url = `${endpoint.origin}${path}`;
-    const secure = endpoint.protocol === 'https:';
-    const agentOptions: http.AgentOptions = { keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections, scheduling: 'lifo' };
-    const module = builtin(secure ? 'node:https' : 'node:http') as typeof http;
-    this.#agent = new module.Agent(agentOptions);
+    const module = builtin(endpoint.protocol === 'https:' ? 'node:https' : 'node:http') as typeof http;
+    // `timeout` on the agent: idle (free) sockets are destroyed after it; on a socket in use it only
+    // emits 'timeout', which nothing here listens to (the deadline is the exchange's own timer).
+    this.#agent = new module.Agent({
+      keepAlive: true,
+      maxSockets: options.connections,
+      maxFreeSockets: options.connections,
+      scheduling: 'lifo',
+      timeout: IDLE_SOCKET_MS,
+    });
     this.#request = module.request;
-    // `hostname` of a URL keeps an IPv6 address's brackets; http.request wants it bare.
-    this.#target = { hostname: endpoint.hostname.replace(/^\[(.*)\]$/, '$1'), port: endpoint.port, path };
+    this.#options = {
+      // `hostname` of a URL keeps an IPv6 address's brackets; http.request wants it bare.
+      hostname: endpoint.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: endpoint.port,
+      path,
+      method: 'POST',
+      agent: this.#agent,
+    };
     this.#headers = {
       'content-type': 'application/json',
       authorization: `Basic ${Buffer.from(`${options.writeKey}:`).toString('base64')}`,
@@ -84,30 +106,31 @@ export class BatchSender {
 
   send(body: Buffer): Promise<AttemptResult> {
     return new Promise<AttemptResult>((resolve) => {
-      const exchange = new Exchange(this, resolve);
+      const exchange = new Exchange(this, resolve, body);
       this.#active.add(exchange);
       exchange.timer = this.#clock.setTimeout(() => exchange.cancel('timeout'), this.#timeoutMs);
-      let request: http.ClientRequest;
-      try {
-        request = this.#request({
-          ...this.#target,
-          method: 'POST',
-          agent: this.#agent,
-          headers: { ...this.#headers, 'content-length': String(body.length) },
-        });
-      } catch (error) {
-        exchange.finish(exchange.failed('network_error', (error as Error).message));
-        return;
-      }
-      exchange.start(request);
-      request.end(body);
+      this.post(exchange);
     });
+  }
+
+  /** Sends the exchange's body on a connection of the pool (again, for a stale one). */
+  post(exchange: Exchange): void {
+    let request: http.ClientRequest;
+    try {
+      request = this.#request({ ...this.#options, headers: { ...this.#headers, 'content-length': String(exchange.body.length) } });
+    } catch (error) {
+      exchange.finish(exchange.failed('network_error', (error as Error).message));
+      return;
+    }
+    exchange.start(request);
+    request.end(exchange.body);
   }
 
   /** Called by an exchange once it has its result. */
   ended(exchange: Exchange): void {
     this.#clock.clearTimeout(exchange.timer);
     this.#active.delete(exchange);
+    if (this.#active.size === 0) this.#whenIdle?.();
   }
 
   get timeoutMs(): number {
@@ -125,7 +148,8 @@ export class BatchSender {
 
   /** Closes the connections once their requests are done. */
   async close(): Promise<void> {
-    while (this.#active.size > 0) await Promise.all([...this.#active].map((exchange) => exchange.settled));
+    if (this.#active.size > 0) await new Promise<void>((resolve) => (this.#whenIdle = resolve));
+    this.#whenIdle = null;
     this.#agent.destroy();
   }
 
@@ -141,51 +165,59 @@ const NO_ANSWER = { error: null, rejected: [] as RejectedMessage[] };
 /**
  * One request and its answer. A class with fields rather than closures, and its references dropped
  * as soon as it ends, so nothing of a finished request stays reachable.
+ *
+ * A request that fails on a reused keep-alive connection before any answer came is sent once more on
+ * a new connection without counting as an attempt: the endpoint most likely closed the idle
+ * connection as the request went out (Node's documented remedy, `request.reusedSocket`). A batch that
+ * did reach the endpoint and is sent twice is marked a duplicate there by its messageIds.
  */
 class Exchange {
   timer: unknown = undefined;
-  /** Resolves once the exchange has its result. */
-  readonly settled: Promise<void>;
-  #settle!: () => void;
+  readonly body: Buffer;
   #sender: BatchSender | null;
   #resolve: ((result: AttemptResult) => void) | null;
   #request: http.ClientRequest | null = null;
+  #resent = false;
+  /** A response began (a status line came): the request is not sent again, whatever happens next. */
+  #answered = false;
   #started = performance.now();
   #chunks: Buffer[] | null = null;
   #length = 0;
 
-  constructor(sender: BatchSender, resolve: (result: AttemptResult) => void) {
+  constructor(sender: BatchSender, resolve: (result: AttemptResult) => void, body: Buffer) {
     this.#sender = sender;
     this.#resolve = resolve;
-    this.settled = new Promise((done) => (this.#settle = done));
+    this.body = body;
   }
 
   start(request: http.ClientRequest): void {
     this.#request = request;
-    request.on('response', (response) => this.#onResponse(response));
-    request.on('error', (error) => this.#onError(error));
+    request.on('response', (response) => this.#onResponse(request, response));
+    request.on('error', (error) => this.#onError(request, error));
     // Node reports a lost connection as an error; should one ever close without either, it still ends.
-    request.on('close', () => this.#onError(new Error('the connection closed before an answer came')));
+    request.on('close', () => this.#onError(request, new Error('the connection closed before an answer came')));
   }
 
-  #onResponse(response: http.IncomingMessage): void {
+  #onResponse(request: http.ClientRequest, response: http.IncomingMessage): void {
+    if (request !== this.#request) return;
+    this.#answered = true;
     response.on('data', (chunk: Buffer) => {
       if (this.#length < MAX_RESPONSE_BYTES) (this.#chunks ??= []).push(chunk);
       this.#length += chunk.length;
     });
-    response.on('end', () => this.#onEnd(response));
-    response.on('error', (error) => this.#onError(error));
+    response.on('end', () => this.#onEnd(request, response));
+    response.on('error', (error) => this.#onError(request, error));
     response.on('close', () => {
-      if (!response.complete) this.#onError(new Error('the connection closed before the answer was complete'));
+      if (!response.complete) this.#onError(request, new Error('the connection closed before the answer was complete'));
     });
   }
 
-  #onEnd(response: http.IncomingMessage): void {
+  #onEnd(request: http.ClientRequest, response: http.IncomingMessage): void {
     const sender = this.#sender;
-    if (!sender) return;
+    if (!sender || request !== this.#request) return;
     // An answer that came before the whole body was sent (say a 413): the connection cannot be reused,
     // and the body's buffer, which goes back to the client's pool, must not be read any more.
-    if (!this.#request!.writableFinished) this.#request!.destroy();
+    if (!request.writableFinished) request.destroy();
     const status = response.statusCode ?? 0;
     const text = this.#chunks ? Buffer.concat(this.#chunks).toString('utf8', 0, Math.min(this.#length, MAX_RESPONSE_BYTES)) : '';
     const ok = status >= 200 && status < 300;
@@ -202,7 +234,14 @@ class Exchange {
     });
   }
 
-  #onError(error: Error): void {
+  #onError(request: http.ClientRequest, error: Error): void {
+    if (request !== this.#request || !this.#resolve) return;
+    if (request.reusedSocket && !this.#resent && !this.#answered) {
+      this.#resent = true;
+      request.destroy();
+      this.#sender!.post(this);
+      return;
+    }
     const err = error as NodeJS.ErrnoException;
     this.finish(this.failed('network_error', `${err.code ? `${err.code}: ` : ''}${err.message}`));
   }
@@ -241,7 +280,6 @@ class Exchange {
     this.#sender = null;
     this.#request = null;
     this.#chunks = null;
-    this.#settle();
     resolve(result);
   }
 }
