@@ -97,7 +97,7 @@ export class UiServer {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const wss = await this.#wss;
+    const wss = await this.#wss?.catch(() => undefined);
     for (const client of wss?.clients ?? []) client.terminate();
     wss?.close();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));

@@ -9,7 +9,13 @@ import { utf8Prefix } from '../utf8-prefix.ts';
 let AgentClass: typeof Agent | undefined;
 let loadingAgent: Promise<typeof Agent> | undefined;
 function loadAgent(): Promise<typeof Agent> {
-  return (loadingAgent ??= import('undici/lib/dispatcher/agent.js').then((module) => (AgentClass = module.default)));
+  return (loadingAgent ??= import('undici/lib/dispatcher/agent.js').then(
+    (module) => (AgentClass = module.default),
+    (error: unknown) => {
+      loadingAgent = undefined; // the next send tries again
+      throw error;
+    },
+  ));
 }
 
 /** Seed §2.1: `<PRODUCT>/1.0`. */
@@ -52,6 +58,7 @@ export class WebhookSender {
   readonly #agents = new Map<string, Agent>();
   readonly #targets = new Map<string, { origin: string; path: string }>();
   readonly #now: () => number;
+  #closed = false;
 
   constructor(options: { timeoutMs?: number; now?: () => number } = {}) {
     this.#timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -64,7 +71,15 @@ export class WebhookSender {
    * CPU an attempt costs (see tests/bench/delivery.bench.ts).
    */
   send(request: SendRequest): Promise<SendResult> {
-    if (!AgentClass) return loadAgent().then(() => this.send(request));
+    // Never rejects (the engine counts on it): a failure to load undici is a failed, retryable attempt.
+    if (!AgentClass) {
+      return loadAgent().then(
+        () => this.send(request),
+        (error: unknown) => this.#notSent(`Sluice could not load its HTTP client (undici): ${(error as Error)?.message ?? error}; will retry`),
+      );
+    }
+    // A send that waited for undici while the sender closed makes no new Agent nobody would close.
+    if (this.#closed) return Promise.resolve(this.#notSent('Sluice is shutting down; will retry'));
     const startedAt = this.#now();
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
@@ -159,8 +174,14 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#agents.values()].map((agent) => agent.close()));
     this.#agents.clear();
+  }
+
+  /** An attempt that sent nothing and is worth another round. */
+  #notSent(errorMessage: string): SendResult {
+    return { startedAt: this.#now(), durationMs: 0, status: null, responseHeaders: null, responseBody: null, errorCode: 'connect', errorMessage, ok: false, retryable: true };
   }
 
   #agent(caCert: string | undefined): Agent {
