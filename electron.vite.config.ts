@@ -1,5 +1,6 @@
 // `npm run build` (electron-vite build): the desktop app in out/ —
-//   out/main/index.js      the Electron main process (ES module; package.json "main"), plus one
+//   out/main/index.js      the Electron main process (ES module; the packaged app's "main", set by
+//                          build/electron-builder.yml's extraMetadata), plus one
 //                          entry per worker thread (out/main/ingest-worker.js, checkpointer-worker.js)
 //   out/preload/index.cjs  the preload, CommonJS and self-contained: a sandboxed preload can be
 //                          neither an ES module nor require anything but `electron`
@@ -19,7 +20,8 @@ export default defineConfig({
     plugins: [workerEntries()],
     build: {
       outDir: path.join(out, 'main'),
-      // package.json's dependencies (undici, ws, zod) stay in node_modules, which electron-builder packs.
+      // Externalizes package.json's "dependencies", of which there are none: undici, ws and zod are
+      // devDependencies, bundled here as in the npm package, so app.asar holds no node_modules.
       externalizeDeps: true,
       rolldownOptions: {
         input: { index: path.resolve(root, 'electron/main/index.ts') },

@@ -10,8 +10,9 @@
 //   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
 //           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
 //
-// Declarations are made by TypeScript 7's native compiler (tsdown's `tsgo` mode, pointed at the
-// binary the `typescript` package installs) and bundled into one file per entry.
+// The client's declarations are made by TypeScript 7's native compiler (tsdown's `tsgo` mode, pointed
+// at the binary the `typescript` package installs) and bundled into one file per format. The relay's
+// entries export nothing yet, so it has none; an entry that exports an API (./testing) turns them on.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
@@ -35,7 +36,6 @@ const common: UserConfig = {
   target: 'node20',
   fixedExtension: false,
   tsconfig: path.join(root, 'tsconfig.json'),
-  dts: { tsgo: { path: typescriptBinary() } },
   logLevel: 'warn',
 };
 
@@ -54,6 +54,8 @@ export default defineConfig([
     },
     outputOptions: { chunkFileNames: 'chunks/[name]-[hash].js' },
     plugins: [workerEntries(), thirdPartyLicenses()],
+    // Its entries export nothing (a command, two threads): no declarations until one does (./testing).
+    dts: false,
   },
   {
     ...common,
@@ -61,6 +63,7 @@ export default defineConfig([
     entry: { index: 'electron/core/client/index.ts' },
     outDir: 'dist/client',
     format: ['esm', 'cjs'],
+    dts: { tsgo: { path: typescriptBinary() } },
     clean: true,
     // import.meta.url in the CommonJS build (the client's `require` before Node 20.16).
     shims: true,

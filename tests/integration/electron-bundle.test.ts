@@ -62,7 +62,7 @@ describe('electron-vite build', () => {
     const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.js'));
     const specifiers = new Set(
       files.flatMap((f) =>
-        [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\b(?:__)?require\s*\(\s*)"([^".\s][^"\s]*)"/g)].map((m) => m[1]!),
+        [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\b(?:__)?require\s*\(\s*)"([^".\s][^"\s]*)"/g)].map((m) => m[1]!),
       ),
     );
     expect(specifiers).toContain('electron'); // the probe reads the imports (so an empty set cannot pass)

@@ -22,7 +22,6 @@ import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery
 import { storedChanges } from '../delivery/announce.ts';
 
 // A JSON import rather than a require relative to this file: the path also holds in the bundled main process.
-const { version } = pkg;
 
 export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };
 
@@ -50,7 +49,8 @@ export function createHandlers(core: Core): Handlers {
   };
   return {
     'app.info': () => ({
-      version,
+      // pkg.version, not the whole manifest: the bundler keeps only the fields read this way.
+      version: pkg.version,
       ingestUrl: core.ingestUrl,
       receiverUrl: core.receiver.url,
       dataDir: core.dataDir,
