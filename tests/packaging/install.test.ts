@@ -334,6 +334,15 @@ describe.skipIf('reason' in node20)('(d) the relay on Node 20', () => {
     const version = spawnSync(bin, ['--version'], { cwd: project, env, encoding: 'utf8' });
     expect({ status: version.status, stdout: version.stdout }).toEqual({ status: 0, stdout: `${pkg.version}\n` });
   });
+
+  it('refuses the same way in a checkout: npm start and npm run serve check the Node first', () => {
+    if ('reason' in node20) return;
+    const scripts = (JSON.parse(fs.readFileSync(path.join(checkoutRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const name of ['start', 'serve']) expect(scripts[name]).toMatch(/^node electron\/node-check\.js && /);
+    const run = spawnSync(node20.binary, [path.join(checkoutRoot, 'electron/node-check.js')], { cwd: checkoutRoot, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^sluice: the relay needs Node\.js 22\.19\.0 or newer .*this is Node\.js 20\./)]);
+  });
 });
 
 describe('TypeScript against the shipped types', () => {
