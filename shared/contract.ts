@@ -5,7 +5,7 @@
  * thrown strings. Events travel as batches on one stream.
  */
 import { z } from 'zod';
-import type { ClientState } from '../electron/core/client/queue-state.ts';
+import type { ClientState } from './client-state.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
 import { deletionRequestSchema, DELIVERY_STATUSES, messageFilterSchema, replayRequestSchema, type ReplayOutcome } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';

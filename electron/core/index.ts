@@ -16,10 +16,11 @@ import { sendTestEvent } from './delivery/test-event.ts';
 import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from './destinations/destination-settings.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { IngestPipeline } from './ingest/ingest-pipeline.ts';
-import type { Route } from './ingest/ingest-protocol.ts';
+import type { Route } from './store/delivery-types.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
+import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
@@ -124,7 +125,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
 
   const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE), (error) => {
     console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
-    db.exec('PRAGMA wal_autocheckpoint = 1000');
+    checkpointAutomatically(db);
     pipeline.useAutomaticCheckpoints();
   });
   const pipeline = new IngestPipeline(

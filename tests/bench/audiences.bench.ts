@@ -17,7 +17,8 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { request } from 'undici';
 import { createCore } from '../../electron/core/index.ts';
-import { DATABASE_FILE, openDatabase, transaction } from '../../electron/core/store/database.ts';
+import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
+import { transaction } from '../../electron/core/store/connection.ts';
 
 const USERS = Number(process.env.BENCH_AUDIENCE_USERS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_AUDIENCE_EVENTS ?? 1_000_000);

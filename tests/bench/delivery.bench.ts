@@ -12,8 +12,8 @@ import { Pool } from 'undici';
 
 const execFileAsync = promisify(execFile);
 import { createCore } from '../../electron/core/index.ts';
-import { signBody } from '../../shared/signature.ts';
-import type { DeliveryResult } from '../../electron/core/ingest/ingest-protocol.ts';
+import { signBody } from '../../electron/core/delivery/signature.ts';
+import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
 import { toColumns } from '../../electron/core/ingest/result-columns.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 

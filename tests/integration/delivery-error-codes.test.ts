@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageSummary, Result } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
-import type { DeliveryChange } from '../../electron/core/delivery/delivery-engine.ts';
+import type { DeliveryChange } from '../../electron/core/bus/event-bus.ts';
 import { lastErrorOf } from '../../electron/core/store/deliveries-repo.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { closedPort } from '../helpers/ports.ts';

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyAsSeedReceiver } from '../../shared/signature.ts';
+import { verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import type { Attempt, Delivery } from '../../electron/core/store/deliveries-repo.ts';
 import { makeTestCerts, type TestCerts } from '../helpers/certs.ts';

@@ -4,9 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../shared/signature.ts';
+import { signBody } from '../../electron/core/delivery/signature.ts';
 import { EventBus } from '../../electron/core/bus/event-bus.ts';
-import { DeliveryEngine, type DeliveryChange } from '../../electron/core/delivery/delivery-engine.ts';
+import { DeliveryEngine } from '../../electron/core/delivery/delivery-engine.ts';
+import { type DeliveryChange } from '../../electron/core/bus/event-bus.ts';
 import { WebhookSender } from '../../electron/core/delivery/webhook-sender.ts';
 import { IngestPipeline } from '../../electron/core/ingest/ingest-pipeline.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';

@@ -3,7 +3,7 @@
 // before the limit; the limit reported), and that they seek their indexes instead of scanning.
 import { describe, expect, it } from 'vitest';
 import { replay } from '../../electron/core/delivery/replay.ts';
-import { transaction } from '../../electron/core/store/database.ts';
+import { transaction } from '../../electron/core/store/connection.ts';
 import { DeliveriesRepo, DUE_AFTER_SQL, DUE_FOR_SQL, failedNowSql, NEXT_DUE_AFTER_SQL } from '../../electron/core/store/deliveries-repo.ts';
 import { DestinationsRepo } from '../../electron/core/store/destinations-repo.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';

@@ -2,7 +2,7 @@
 // every result and attempt must come back as it went, nulls included, through a real structured clone.
 import { deserialize, serialize } from 'node:v8';
 import { expect, it } from 'vitest';
-import type { DeliveryResult } from '../../electron/core/ingest/ingest-protocol.ts';
+import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
 import { fromColumns, toColumns } from '../../electron/core/ingest/result-columns.ts';
 
 const results: DeliveryResult[] = [

@@ -1,7 +1,11 @@
-import type { DeliveryChange } from '../delivery/delivery-engine.ts';
-import type { CommittedRequest } from '../ingest/ingest-protocol.ts';
+import type { DeliveryChange as ContractDeliveryChange } from '../../../shared/contract.ts';
+import type { DeliveryStatus, DeliveryTrigger } from '../store/delivery-types.ts';
+import type { CommittedRequest } from '../store/stored-request.ts';
 import type { InboxEntry } from '../../../shared/receiver.ts';
-import type { ClientState } from '../client/index.ts';
+import type { ClientState } from '../../../shared/client-state.ts';
+
+/** The contract's delivery change (shared/contract.ts), with the store's own status and trigger types. */
+export type DeliveryChange = ContractDeliveryChange & { status: DeliveryStatus; trigger: DeliveryTrigger };
 
 /** Everything the core announces. A state change is announced only after it is in the store. */
 export interface CoreEvents {

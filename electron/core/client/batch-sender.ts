@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { createRequire } from 'node:module';
+import type { RejectedMessage } from '../../../shared/client-state.ts';
 import type { ClientClock } from './clock.ts';
 import { isRetryableStatus, parseRetryAfter } from './backoff.ts';
 import { USER_AGENT } from './version.ts';
@@ -18,12 +19,6 @@ const MAX_RESPONSE_BYTES = 1 << 20;
  */
 const builtin = (process.getBuiltinModule as ((id: string) => unknown) | undefined) ?? createRequire(import.meta.url);
 
-/** A message of the batch the endpoint refused (Sluice's `rejected` list); `index` is its place in the batch. */
-export interface RejectedMessage {
-  index: number;
-  code: string;
-  message: string;
-}
 
 /** What one request of a batch came to. */
 export interface AttemptResult {

@@ -19,7 +19,8 @@ import {
 } from './message-builder.ts';
 import { MessageQueue } from './message-queue.ts';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.ts';
-import { StateNotifier, type BatchResult, type ClientState, type LastResult, type StateListener } from './queue-state.ts';
+import type { BatchResult, ClientState, LastResult, StateListener } from '../../../shared/client-state.ts';
+import { StateNotifier } from './queue-state.ts';
 
 /** Why a batch left the queue (shown by `DEBUG=analytics`). */
 type FlushReason = 'count' | 'bytes' | 'timer' | 'flush' | 'close';

@@ -1,35 +1,6 @@
-import type { RejectCode } from '../../../shared/message-rules.ts';
+import type { ClientErrorCode } from '../../../shared/client-state.ts';
 
-/**
- * Why a message was not queued or not delivered.
- *
- * Thrown synchronously by the message calls (the message is not queued):
- * - the validation codes of the ingestion API (`missing_user`, `missing_event`, `missing_group_id`,
- *   `missing_previous_id`, `invalid_field`, `invalid_timestamp`, `invalid_type`, `invalid_message`);
- * - `message_too_large`: the message is over 32 KB once serialized;
- * - `client_closed`: `close()` was called.
- *
- * Reported through `onError` (never thrown, never a rejected promise):
- * - `queue_full`: the queue was at its limit, so the message was dropped;
- * - `http_error`: the endpoint answered a status that is not retried (e.g. 400, 401), or kept
- *   answering a retryable one (5xx, 408, 429) until the retries ran out;
- * - `timeout`: no complete answer within `timeoutMs`, on the last attempt;
- * - `network_error`: connection refused, reset, DNS failure... on the last attempt;
- * - `rejected`: the endpoint accepted the batch but refused some of its messages (listed by id);
- * - `aborted`: `close({ timeoutMs })` gave up on messages that were still queued or being sent.
- *
- * Thrown by the constructor: `invalid_option`.
- */
-export type ClientErrorCode =
-  | RejectCode
-  | 'client_closed'
-  | 'queue_full'
-  | 'http_error'
-  | 'timeout'
-  | 'network_error'
-  | 'rejected'
-  | 'aborted'
-  | 'invalid_option';
+export type { ClientErrorCode };
 
 export interface ClientErrorDetails {
   /** The messages this error is about; empty for errors thrown before a message existed. */

@@ -2,7 +2,7 @@ import { DEFAULT_HOST, DEFAULT_INGEST_PORT, MAX_BATCH_EVENTS } from '../../../sh
 import type { ClientClock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import { ClientError } from './errors.ts';
-import type { BatchResult } from './queue-state.ts';
+import type { BatchResult } from '../../../shared/client-state.ts';
 
 /** Sluice's local ingestion endpoint, where the client sends unless told otherwise. */
 export const DEFAULT_ENDPOINT = `http://${DEFAULT_HOST}:${DEFAULT_INGEST_PORT}`;

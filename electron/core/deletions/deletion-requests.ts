@@ -2,7 +2,7 @@ import { deletionRequestSchema } from '../../../shared/operations.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import { deleteBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
-import type { NewDelivery } from '../ingest/ingest-protocol.ts';
+import type { NewDelivery } from '../store/delivery-types.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import { OperationError } from '../operation-error.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';

@@ -1,6 +1,5 @@
-import type { EventBus } from '../bus/event-bus.ts';
+import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
 import { lastErrorOf, type DeliveriesRepo, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
-import type { DeliveryChange } from './delivery-engine.ts';
 
 /** A stored delivery as a `deliveries.changed` entry; `last` is its newest attempt (for the error code). */
 export function changeOf(d: Delivery, last: LastAttempt | undefined): DeliveryChange {

@@ -1,9 +1,8 @@
-import { signBody } from '../../../shared/signature.ts';
+import { signBody } from './signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
-import type { EventBus } from '../bus/event-bus.ts';
+import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
-import type { DeliveryChange as ContractDeliveryChange } from '../../../shared/contract.ts';
-import type { AttemptRecord, DeliveryResult } from '../ingest/ingest-protocol.ts';
+import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import type { DeliveriesRepo, Delivery, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
@@ -25,9 +24,6 @@ export interface DeliveryEngineOptions {
   maxInFlight?: number;
   random?: () => number;
 }
-
-/** The contract's delivery change (shared/contract.ts), with the core's own status and trigger types. */
-export type DeliveryChange = ContractDeliveryChange & { status: DeliveryResult['status']; trigger: Delivery['trigger'] };
 
 /**
  * Deliveries sent but not yet durably recorded, at most: after a crash, at most this many are sent

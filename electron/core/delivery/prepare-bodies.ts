@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { signBody } from '../../../shared/signature.ts';
+import { signBody } from './signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { BodiesRequest, PreparedBodies } from '../ingest/ingest-protocol.ts';
 import { MessagesRepo, normalizedMessage } from '../store/messages-repo.ts';

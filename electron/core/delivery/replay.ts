@@ -2,7 +2,7 @@ import { REPLAY_FILTER_MAX, replayRequestSchema, type ReplayOutcome, type Replay
 import { describeIssues } from '../../../shared/settings.ts';
 import { currentDeliveries } from '../../../shared/shown-delivery.ts';
 import type { Clock } from '../clock.ts';
-import type { NewDelivery } from '../ingest/ingest-protocol.ts';
+import type { NewDelivery } from '../store/delivery-types.ts';
 import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
 import { OperationError } from '../operation-error.ts';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';

@@ -1,16 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { IngestError } from './ingest-error.ts';
-import type {
-  BodiesRequest,
-  CommittedRequest,
-  DeliveryResult,
-  FromIngestWorker,
-  PreparedBodies,
-  Route,
-  ToIngestWorker,
-  WriteOp,
-  WriteOutcome,
-} from './ingest-protocol.ts';
+import type { BodiesRequest, FromIngestWorker, PreparedBodies, ToIngestWorker, WriteOp, WriteOutcome } from './ingest-protocol.ts';
+import type { CommittedRequest } from '../store/stored-request.ts';
+import type { DeliveryResult, Route } from '../store/delivery-types.ts';
 import type { IngestJob } from './prepare-request.ts';
 import { toColumns } from './result-columns.ts';
 

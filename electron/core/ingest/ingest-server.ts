@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import type { Clock } from '../clock.ts';
-import type { CommittedRequest } from './ingest-protocol.ts';
+import type { CommittedRequest } from '../store/stored-request.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
 import { IngestError, unknownWriteKey } from './ingest-error.ts';

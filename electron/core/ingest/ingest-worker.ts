@@ -8,21 +8,14 @@
 // Each unit of a group (an ingestion request, one commitResults call, one write op) runs in its own
 // savepoint: a unit that fails is undone and rejected alone, with its own error, and the others
 // still commit. Only a failure of the transaction itself (BEGIN, COMMIT, I/O) fails them all.
-import { DatabaseSync } from '../store/sqlite.ts';
 import { parentPort, workerData } from 'node:worker_threads';
+import { checkpointAutomatically, connect } from '../store/connection.ts';
 import { IngestError } from './ingest-error.ts';
-import type {
-  CommittedRequest,
-  DeliveryResult,
-  FromIngestWorker,
-  NewDelivery,
-  RejectedEntry,
-  ToIngestWorker,
-  UnitFailure,
-  WriteOp,
-  WriteOutcome,
-} from './ingest-protocol.ts';
-import { prepareRequest, type IngestJob, type PreparedRequest } from './prepare-request.ts';
+import type { FromIngestWorker, ToIngestWorker, UnitFailure, WriteOp, WriteOutcome } from './ingest-protocol.ts';
+import type { CommittedRequest, RejectedEntry } from '../store/stored-request.ts';
+import type { DeliveryResult, NewDelivery } from '../store/delivery-types.ts';
+import { prepareRequest, type IngestJob } from './prepare-request.ts';
+import { type PreparedRequest } from '../store/stored-request.ts';
 import { AudienceWriter } from '../audiences/audience-writer.ts';
 import { bodiesPreparer } from '../delivery/prepare-bodies.ts';
 import { fromColumns } from './result-columns.ts';
@@ -30,8 +23,7 @@ import { deliveryResultRecorder } from '../store/delivery-results.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
-const db = new DatabaseSync(file);
-db.exec('PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+const db = connect(file, 'writer');
 
 const insertRequest = db.prepare(
   'INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, ?, ?, ?, ?, ?)',
@@ -304,7 +296,7 @@ port.on('message', (message: ToIngestWorker) => {
       schedule();
       return;
     case 'autocheckpoint':
-      db.exec('PRAGMA wal_autocheckpoint = 1000');
+      checkpointAutomatically(db);
       return;
     case 'bodies': {
       // Read between group commits, so what is committed; a body that cannot be built is null and

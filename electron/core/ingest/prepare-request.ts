@@ -4,7 +4,8 @@ import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type MessageType, ty
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
 import { IngestError, unknownWriteKey } from './ingest-error.ts';
-import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from './normalize.ts';
+import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
+import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
 
 const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
 
@@ -21,33 +22,6 @@ export interface IngestJob {
   singleType: MessageType | null;
   receivedAt: number;
   ip: string | null;
-}
-
-/** A message ready to insert; `status` may still become `duplicate` at commit. */
-export interface PreparedMessage {
-  messageId: string | null;
-  type: string | null;
-  status: 'accepted' | 'rejected';
-  rejectCode: string | null;
-  rejectReason: string | null;
-  userId: string | null;
-  anonymousId: string | null;
-  event: string | null;
-  timestamp: number | null;
-  raw: string;
-  /** Why webhook destinations skip this message (its integrations), or null. */
-  skipReason: string | null;
-}
-
-export interface PreparedRequest {
-  sourceId: number;
-  endpoint: string;
-  receivedAt: number;
-  sentAt: number | null;
-  ip: string | null;
-  /** Batch-level fields as JSON, or null when there are none. */
-  envelope: string | null;
-  messages: PreparedMessage[];
 }
 
 /**

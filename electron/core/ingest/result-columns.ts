@@ -1,4 +1,4 @@
-import type { AttemptRecord, DeliveryResult } from './ingest-protocol.ts';
+import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
 
 /**
  * Delivery results as they cross to the writer thread: numbers in one Float64Array, texts in flat

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { http } from '../node-http.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { InboxEntry, ReceiverBehaviour, SignatureVerdict } from '../../../shared/receiver.ts';
-import { verifyAsSeedReceiver } from '../../../shared/signature.ts';
+import { verifyAsSeedReceiver } from '../delivery/signature.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';

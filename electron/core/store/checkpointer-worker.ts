@@ -1,10 +1,9 @@
 // Runs WAL checkpoints on a connection of its own, off the thread that serves requests.
-import { DatabaseSync } from './sqlite.ts';
 import { parentPort, workerData } from 'node:worker_threads';
+import { connect } from './connection.ts';
 
 const { file, intervalMs } = workerData as { file: string; intervalMs: number };
-const db = new DatabaseSync(file);
-db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+const db = connect(file, 'checkpointer');
 
 function checkpoint(mode: 'PASSIVE' | 'TRUNCATE'): void {
   try {

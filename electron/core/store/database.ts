@@ -1,6 +1,7 @@
-import { DatabaseSync } from './sqlite.ts';
+import type { DatabaseSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
+import { connect } from './connection.ts';
 import { migrate } from './migrations.ts';
 
 export const DATABASE_FILE = 'sluice.db';
@@ -20,28 +21,7 @@ export function openDatabase(dataDir: string): DatabaseSync {
   // Create the file ourselves so it is owner-only; SQLite gives -wal and -shm the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   fs.chmodSync(file, 0o600);
-  const db = new DatabaseSync(file);
-  db.exec(`
-    PRAGMA journal_mode = WAL;
-    PRAGMA synchronous = NORMAL;
-    PRAGMA wal_autocheckpoint = 0;
-    PRAGMA foreign_keys = ON;
-    PRAGMA busy_timeout = 5000;
-    PRAGMA temp_store = MEMORY;
-  `);
+  const db = connect(file, 'main');
   migrate(db);
   return db;
-}
-
-/** Runs `fn` in one transaction; rolls back and rethrows on error. */
-export function transaction<T>(db: DatabaseSync, fn: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = fn();
-    db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts';
-import type { DeliveryStatus, DeliveryTrigger } from '../ingest/ingest-protocol.ts';
+import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 
 

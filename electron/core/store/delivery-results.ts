@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { DeliveryResult } from '../ingest/ingest-protocol.ts';
+import type { DeliveryResult } from './delivery-types.ts';
 
 /**
  * Records one round's result: the delivery's new state and one row per attempt. Used by the store's

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DestinationConfig, DestinationOptions, WebhookConfig } from '../../../shared/settings.ts';
-import { transaction } from './database.ts';
+import { transaction } from './connection.ts';
 import type { SourcesRepo } from './sources-repo.ts';
 
 export interface Destination {

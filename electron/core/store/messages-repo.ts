@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
 import type { MessageFilter } from '../../../shared/operations.ts';
-import { normalizeMessage, type BatchEnvelope } from '../ingest/normalize.ts';
+import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
 
 export type MessageOrigin = 'ingest' | 'client' | 'audience';

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { transaction } from './database.ts';
+import { transaction } from './connection.ts';
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction; `PRAGMA user_version`

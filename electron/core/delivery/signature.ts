@@ -1,3 +1,5 @@
+// The seed's webhook signature (X-Signature), with Node's crypto: the core signs and its receiver checks. The
+// inspector checks signatures in the page with WebCrypto (renderer/src/lib/hmac.ts).
 import { createHmac } from 'node:crypto';
 
 /**

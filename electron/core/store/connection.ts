@@ -1,0 +1,45 @@
+import { DatabaseSync } from './sqlite.ts';
+
+/**
+ * Who opens a connection to the store: the main thread (reads, settings, migrations), the store's
+ * writer thread (every other write), the checkpointer thread (WAL checkpoints only).
+ */
+export type ConnectionRole = 'main' | 'writer' | 'checkpointer';
+
+/**
+ * Every connection: `synchronous = NORMAL` (see database.ts, "Durability") and a 5 s wait for the
+ * write lock. The main and writer connections also check foreign keys and leave WAL checkpoints to
+ * the checkpointer thread (`wal_autocheckpoint = 0`); the main one, which opens the store first, puts
+ * it in WAL mode (a property of the file, kept for every later connection).
+ */
+const PRAGMAS: Record<ConnectionRole, string> = {
+  main: `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON;
+    PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY;`,
+  writer: 'PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
+  checkpointer: 'PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;',
+};
+
+/** Opens a connection to the store's file, set up for what `role` does with it. */
+export function connect(file: string, role: ConnectionRole): DatabaseSync {
+  const db = new DatabaseSync(file);
+  db.exec(PRAGMAS[role]);
+  return db;
+}
+
+/** The checkpointer thread is gone: SQLite's own checkpoints on this connection take over. */
+export function checkpointAutomatically(db: DatabaseSync): void {
+  db.exec('PRAGMA wal_autocheckpoint = 1000');
+}
+
+/** Runs `fn` in one transaction; rolls back and rethrows on error. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

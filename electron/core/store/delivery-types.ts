@@ -1,0 +1,63 @@
+// The shapes of deliveries and their attempts as the store keeps them: what the delivery engine
+// records after a round, and what is asked of the writer when deliveries are made on request.
+import type { DeliveryErrorCode } from '../../../shared/contract.ts';
+
+/** Which enabled destinations receive each source's messages: a delivery row is created for each. */
+export interface Route {
+  sourceId: number;
+  destinationIds: number[];
+}
+
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+
+export interface AttemptRecord {
+  url: string;
+  startedAt: number;
+  durationMs: number;
+  /** JSON of the headers sent (never the secret itself). */
+  requestHeaders: string;
+  responseStatus: number | null;
+  responseHeaders: string | null;
+  responseBody: string | null;
+  errorCode: DeliveryErrorCode | null;
+  errorMessage: string | null;
+  outcome: 'success' | 'retry' | 'final';
+  retryAt: number | null;
+}
+
+/** The outcome of one delivery round: the delivery's new state and the attempts it made. */
+export interface DeliveryResult {
+  deliveryId: number;
+  status: DeliveryStatus;
+  attemptCount: number;
+  firstAttemptAt: number;
+  nextAttemptAt: number | null;
+  deadlineAt: number;
+  lastError: string | null;
+  /** The body sent and its signature; null when nothing was sent (the stored ones are kept). */
+  body: string | null;
+  signature: string | null;
+  attempts: AttemptRecord[];
+}
+
+export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' | 'test';
+
+/** A delivery made on request (replay, deletion notification, test), not by ingestion. */
+export interface NewDelivery {
+  messageId: number | null;
+  destinationId: number;
+  trigger: DeliveryTrigger;
+  replayOf: number | null;
+  /** Post here instead of the destination's webhooks. */
+  targetUrl: string | null;
+  /** Send this body instead of the message's mapped body. */
+  bodyOverride: string | null;
+  due: number;
+  /** The deletion request a delete notification belongs to (set on its replays; a deletionRequest op sets its own). */
+  deletionRequestId?: number | null;
+  /**
+   * The message's own messageId when it was planned: the delivery is made only if the row still
+   * carries it (a purged message's id can be taken by a new message).
+   */
+  messageKey?: string | null;
+}

@@ -1,0 +1,53 @@
+// An ingestion request on its way into the store — its messages parsed and validated, ready to insert
+// — and what the store answers once it is committed.
+
+/** A message ready to insert; `status` may still become `duplicate` at commit. */
+export interface PreparedMessage {
+  messageId: string | null;
+  type: string | null;
+  status: 'accepted' | 'rejected';
+  rejectCode: string | null;
+  rejectReason: string | null;
+  userId: string | null;
+  anonymousId: string | null;
+  event: string | null;
+  timestamp: number | null;
+  raw: string;
+  /** Why webhook destinations skip this message (its integrations), or null. */
+  skipReason: string | null;
+}
+
+export interface PreparedRequest {
+  sourceId: number;
+  endpoint: string;
+  receivedAt: number;
+  sentAt: number | null;
+  ip: string | null;
+  /** Batch-level fields as JSON, or null when there are none. */
+  envelope: string | null;
+  messages: PreparedMessage[];
+}
+
+/** Why a message was rejected, by its index in the request. */
+export interface RejectedEntry {
+  index: number;
+  code: string;
+  message: string;
+  messageId?: string;
+}
+
+/**
+ * One committed request. Only ids and statuses travel back, as typed arrays (cheap to clone):
+ * whoever needs more of a message reads it from the store.
+ */
+export interface CommittedRequest {
+  requestId: number;
+  sourceId: number;
+  receivedAt: number;
+  ids: Float64Array;
+  /** Index into MESSAGE_STATUSES (shared/messages.ts): 0 accepted, 1 rejected, 2 duplicate. */
+  statuses: Uint8Array;
+  rejected: RejectedEntry[];
+  /** Deliveries created for these messages (pending or skipped). */
+  deliveries: number;
+}
