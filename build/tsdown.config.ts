@@ -2,7 +2,7 @@
 // package ships, in dist/. Two builds:
 //
 //   relay   dist/cli.js — the `sluice` command (ES module, with its shebang) — and the worker threads the
-//           core starts (dist/ingest-worker.js, dist/checkpointer-worker.js), sharing dist/chunks/.
+//           core starts (dist/writer-worker.js, dist/checkpointer-worker.js), sharing dist/chunks/.
 //           undici, ws and zod are bundled in: the package installs no dependency, so installing it
 //           is one download, the relay starts without resolving hundreds of files, and a Node 20
 //           project that installs Sluice for its client library sees no engine warning from undici

@@ -1,5 +1,5 @@
 // Worker threads in the bundled main process. The core starts each worker from its source file,
-// `new Worker(new URL('./ingest-worker.ts', import.meta.url))`, which is what Node runs from
+// `new Worker(new URL('../writer-worker.ts', import.meta.url))`, which is what Node runs from
 // sources (tests, `sluice serve`). In the bundle that file does not exist: this plugin makes each
 // such module an entry of its own (out/main/<name>.js) and points the URL at it, relative to the
 // chunk the code ends up in. The sources stay as they are, and both ways of running resolve.

@@ -15,7 +15,7 @@ import { replay } from './delivery/replay.ts';
 import { sendTestEvent } from './delivery/test-event.ts';
 import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from './destinations/destination-settings.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
-import { IngestPipeline } from './ingest/ingest-pipeline.ts';
+import { StoreWriter } from './writer/store-writer.ts';
 import type { Route } from './store/delivery-types.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
@@ -126,9 +126,9 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE), (error) => {
     console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
     checkpointAutomatically(db);
-    pipeline.useAutomaticCheckpoints();
+    writer.useAutomaticCheckpoints();
   });
-  const pipeline = new IngestPipeline(
+  const writer = new StoreWriter(
     path.join(options.dataDir, DATABASE_FILE),
     (committed) => {
       bus.emit('messages.stored', committed);
@@ -137,14 +137,14 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
   );
-  pipeline.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id]));
-  pipeline.setRoutes(routesOf(destinations));
+  writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id]));
+  writer.setRoutes(routesOf(destinations));
   const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
   const delivery = new DeliveryEngine({
     deliveries,
     messages,
     destinations,
-    writer: pipeline,
+    writer,
     bus,
     clock,
     sender,
@@ -152,7 +152,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   });
   const ingest = new IngestServer({
     sources,
-    pipeline,
+    writer,
     clock,
     host: options.host ?? DEFAULT_HOST,
     port: options.ingestPort ?? DEFAULT_INGEST_PORT,
@@ -175,7 +175,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     await listenOn(() => receiver.listen(), 'receiver', `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
   } catch (error) {
     await ingest.close();
-    await pipeline.close();
+    await writer.close();
     await sender.close();
     await checkpointer.close();
     db.close();
@@ -196,7 +196,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
 
   const audiences = new AudienceService({
     db,
-    writer: pipeline,
+    writer,
     sources,
     bus,
     clock,
@@ -207,10 +207,10 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const destinationSettings: DestinationSettingsDeps = {
     sources,
     destinations,
-    writer: pipeline,
+    writer,
     clock,
     applied() {
-      pipeline.setRoutes(routesOf(destinations));
+      writer.setRoutes(routesOf(destinations));
       bus.emit('settings.changed', null);
       delivery.kick();
     },
@@ -236,19 +236,19 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     replay: (request) => {
       // One replay at a time: each plans from the store (e.g. "what is failed now") and writes
       // later, so two planned together would both replay the same deliveries.
-      const run = replays.then(() => replay({ messages, deliveries, destinations, writer: pipeline, clock }, request));
+      const run = replays.then(() => replay({ messages, deliveries, destinations, writer, clock }, request));
       replays = run.catch(() => undefined);
       return run.then((outcome) => written(outcome.deliveryIds, outcome));
     },
     retryNow: (deliveryIds) =>
-      pipeline
+      writer
         .write({ op: 'retryNow', deliveryIds, now: clock.now() })
         .then((outcome) => written(outcome.changed > 0 ? deliveryIds : [], outcome.changed)),
     cancelDeliveries: (deliveryIds) => {
       // Out of the ready queue first: none of them may start while the cancel is being written.
       // (Should the write fail, they are still due in the store and the next refill reads them.)
       delivery.forget(deliveryIds);
-      return pipeline.write({ op: 'cancel', deliveryIds, now: clock.now() }).then(
+      return writer.write({ op: 'cancel', deliveryIds, now: clock.now() }).then(
         (outcome) => {
           if (outcome.changed > 0) announce(deliveryIds);
           return outcome.changed;
@@ -261,12 +261,12 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     requestDeletion: (request) => {
       const purged = delivery.purging(); // queued deliveries must not send purged messages
-      return requestDeletion({ messages, destinations, writer: pipeline, clock }, request)
+      return requestDeletion({ messages, destinations, writer, clock }, request)
         .finally(purged)
         .then((result) => written(result.deliveryIds, result));
     },
     sendTestEvent: (destinationId) =>
-      sendTestEvent({ destinations, writer: pipeline, clock }, destinationId).then((result) => written([result.deliveryId], result)),
+      sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => written([result.deliveryId], result)),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
     close() {
@@ -276,7 +276,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         await ingest.close();
         await receiver.close();
         await delivery.close();
-        await pipeline.close();
+        await writer.close();
         await sender.close();
         await checkpointer.close();
         db.close();

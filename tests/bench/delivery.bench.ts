@@ -14,7 +14,7 @@ const execFileAsync = promisify(execFile);
 import { createCore } from '../../electron/core/index.ts';
 import { signBody } from '../../electron/core/delivery/signature.ts';
 import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
-import { toColumns } from '../../electron/core/ingest/result-columns.ts';
+import { toColumns } from '../../electron/core/writer/result-columns.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);

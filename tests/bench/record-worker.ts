@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../../electron/core/store/database.ts';
 import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
-import { fromColumns, type ResultColumns } from '../../electron/core/ingest/result-columns.ts';
+import { fromColumns, type ResultColumns } from '../../electron/core/writer/result-columns.ts';
 
 const db = openDatabase((workerData as { dataDir: string }).dataDir);
 const record = deliveryResultRecorder(db);

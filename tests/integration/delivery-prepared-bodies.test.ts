@@ -9,7 +9,7 @@ import { EventBus } from '../../electron/core/bus/event-bus.ts';
 import { DeliveryEngine } from '../../electron/core/delivery/delivery-engine.ts';
 import { type DeliveryChange } from '../../electron/core/bus/event-bus.ts';
 import { WebhookSender } from '../../electron/core/delivery/webhook-sender.ts';
-import { IngestPipeline } from '../../electron/core/ingest/ingest-pipeline.ts';
+import { StoreWriter } from '../../electron/core/writer/store-writer.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
 import { DeliveriesRepo } from '../../electron/core/store/deliveries-repo.ts';
@@ -153,14 +153,14 @@ async function engineWithSlowBodies(hookUrl: string) {
   sources.upsert({ name: 'web', writeKey: 'wk_web', kind: 'web' }, 0);
   const config = (change: Partial<DestinationConfig>) => hooks(hookUrl, change);
   const destination = destinations.upsert(config({}), 0);
-  const pipeline = new IngestPipeline(path.join(dir, DATABASE_FILE), () => {});
+  const pipeline = new StoreWriter(path.join(dir, DATABASE_FILE), () => {});
   pipeline.setWriteKeys([['wk_web', 1]]);
   pipeline.setRoutes([{ sourceId: 1, destinationIds: [destination.id] }]);
   const message = { type: 'track', userId: 'u', event: 'Held', timestamp: '2026-11-22T10:00:00.000Z' };
   await pipeline.submit({ body: Buffer.from(JSON.stringify(message)), sourceId: 1, endpoint: 'track', singleType: 'track', receivedAt: Date.now(), ip: null });
   const asked = gate();
   const answer = gate();
-  const writer = Object.create(pipeline) as IngestPipeline;
+  const writer = Object.create(pipeline) as StoreWriter;
   writer.prepareBodies = (request) => {
     asked.open();
     return answer.opened.then(() => pipeline.prepareBodies(request));

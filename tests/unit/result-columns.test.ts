@@ -3,7 +3,7 @@
 import { deserialize, serialize } from 'node:v8';
 import { expect, it } from 'vitest';
 import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
-import { fromColumns, toColumns } from '../../electron/core/ingest/result-columns.ts';
+import { fromColumns, toColumns } from '../../electron/core/writer/result-columns.ts';
 
 const results: DeliveryResult[] = [
   {

@@ -1,4 +1,4 @@
-// Audiences on the request thread: validation, the sync scheduler (demo and realistic timing on the
+// Audiences on the main thread: validation, the sync scheduler (demo and realistic timing on the
 // injected clock), previews, and announcing what changed. Every write — and every evaluation, which
 // folds new messages into the profiles first — runs in the store's writer (audience-writer.ts), so
 // this thread never blocks on SQLite for more than a read. Syncs, saves and deletes run one at a time.
@@ -15,17 +15,17 @@ import {
 import { describeIssues } from '../../../shared/settings.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
-import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
-import type { AudienceOp, AudienceOutcome, SyncOutcome } from './audience-ops.ts';
+import type { AudienceOp, AudienceOutcome, SyncOutcome } from '../writer/audience-ops.ts';
 import { FOLD_CHUNK } from './audience-writer.ts';
-import { AudiencesRepo, type Audience } from './audiences-repo.ts';
+import { AudiencesRepo, type Audience } from '../store/audiences-repo.ts';
 import { firstSyncAt, rescheduled, syncAfter } from './sync-timing.ts';
 
 export interface AudienceServiceOptions {
   db: DatabaseSync;
-  writer: IngestPipeline;
+  writer: StoreWriter;
   sources: SourcesRepo;
   bus: EventBus;
   clock: Clock;

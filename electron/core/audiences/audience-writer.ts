@@ -1,4 +1,4 @@
-// The writer's side of audiences (runs in the ingest worker, inside its transactions): saves
+// The writer's side of audiences (runs in the store's writer thread, inside its transactions): saves
 // definitions, folds profiles, previews, and syncs. A sync evaluates the rule into a temp table,
 // diffs it against the member snapshot of the last sync, and for each user whose membership (or
 // value) changed stores one identify message (origin 'audience') with a delivery per destination of
@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { AudienceKind, AudienceRule, Computation } from '../../../shared/audiences.ts';
-import type { AudienceOp, AudienceOutcome, PreviewOutcome, SyncOutcome } from './audience-ops.ts';
+import type { AudienceOp, AudienceOutcome, PreviewOutcome, SyncOutcome } from '../writer/audience-ops.ts';
 import { ProfileFold } from './profile-fold.ts';
 import { compile, leavingValue } from './rule-sql.ts';
 

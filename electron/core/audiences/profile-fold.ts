@@ -2,7 +2,7 @@
 // profile_events) that audience rules are evaluated over. Incremental: a cursor in `settings`
 // remembers the last message id folded, and each call folds the next messages in id order, so the
 // cost is paid once per message and a rule never scans the messages table. Runs in the store's
-// writer (the ingest worker), in bounded chunks, between group commits.
+// writer thread, in bounded chunks, between group commits.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 const CURSOR_KEY = 'profiles.folded_through';

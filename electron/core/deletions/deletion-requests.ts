@@ -3,7 +3,7 @@ import { describeIssues } from '../../../shared/settings.ts';
 import { deleteBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { NewDelivery } from '../store/delivery-types.ts';
-import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
@@ -11,7 +11,7 @@ import type { MessagesRepo } from '../store/messages-repo.ts';
 export interface DeletionDeps {
   messages: MessagesRepo;
   destinations: DestinationsRepo;
-  writer: IngestPipeline;
+  writer: StoreWriter;
   clock: Clock;
 }
 

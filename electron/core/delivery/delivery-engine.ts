@@ -3,7 +3,7 @@ import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
-import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import type { DeliveriesRepo, Delivery, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
@@ -16,7 +16,7 @@ export interface DeliveryEngineOptions {
   messages: MessagesRepo;
   destinations: DestinationsRepo;
   /** The store's writer: results are committed there before they are announced. */
-  writer: IngestPipeline;
+  writer: StoreWriter;
   bus: EventBus;
   clock: Clock;
   sender: WebhookSender;

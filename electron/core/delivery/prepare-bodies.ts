@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { signBody } from './signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
-import type { BodiesRequest, PreparedBodies } from '../ingest/ingest-protocol.ts';
+import type { BodiesRequest, PreparedBodies } from '../writer/protocol.ts';
 import { MessagesRepo, normalizedMessage } from '../store/messages-repo.ts';
 
 /**

@@ -3,7 +3,7 @@ import { describeIssues } from '../../../shared/settings.ts';
 import { currentDeliveries } from '../../../shared/shown-delivery.ts';
 import type { Clock } from '../clock.ts';
 import type { NewDelivery } from '../store/delivery-types.ts';
-import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
@@ -13,7 +13,7 @@ export interface ReplayDeps {
   messages: MessagesRepo;
   deliveries: DeliveriesRepo;
   destinations: DestinationsRepo;
-  writer: IngestPipeline;
+  writer: StoreWriter;
   clock: Clock;
 }
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
-import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
 
 export interface TestEventDeps {
   destinations: DestinationsRepo;
-  writer: IngestPipeline;
+  writer: StoreWriter;
   clock: Clock;
 }
 

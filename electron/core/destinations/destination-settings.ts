@@ -5,7 +5,7 @@
 import { requestSchemas, type ContractIssue } from '../../../shared/contract.ts';
 import { describeIssues, formatIssuePath } from '../../../shared/settings.ts';
 import type { Clock } from '../clock.ts';
-import type { IngestPipeline } from '../ingest/ingest-pipeline.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
@@ -13,7 +13,7 @@ import type { SourcesRepo } from '../store/sources-repo.ts';
 export interface DestinationSettingsDeps {
   sources: SourcesRepo;
   destinations: DestinationsRepo;
-  writer: IngestPipeline;
+  writer: StoreWriter;
   clock: Clock;
   /** Routes, `settings.changed`, a delivery kick: what follows any stored change of destinations. */
   applied(): void;

@@ -7,8 +7,8 @@ import type { Clock } from '../clock.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
-import { IngestError, unknownWriteKey } from './ingest-error.ts';
-import type { IngestPipeline } from './ingest-pipeline.ts';
+import { IngestError, unknownWriteKey } from '../ingest-error.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
 import { readBody } from './read-body.ts';
 
 /** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */
@@ -24,7 +24,7 @@ const BATCH_PATHS = new Set(['batch', 'import', 'b']); // /v1/b: analytics.js's 
 
 export interface IngestServerOptions {
   sources: SourcesRepo;
-  pipeline: IngestPipeline;
+  writer: StoreWriter;
   clock: Clock;
   host: string;
   port: number;
@@ -33,7 +33,7 @@ export interface IngestServerOptions {
 /**
  * Segment's HTTP Tracking API on node:http. This thread does HTTP only: routing, CORS, the write key
  * in the Authorization header, reading (and inflating) the body. Parsing, validation and the durable
- * group commit happen in the ingest worker; a request is answered once its messages are stored.
+ * group commit happen in the store's writer thread; a request is answered once its messages are stored.
  */
 export class IngestServer {
   readonly #options: IngestServerOptions;
@@ -132,7 +132,7 @@ export class IngestServer {
     checkContentType(req.headers['content-type']);
     const sourceId = this.#sourceFromAuthorization(req.headers.authorization);
     const body = await readBody(req, MAX_REQUEST_BYTES);
-    const committed = await this.#options.pipeline.submit({
+    const committed = await this.#options.writer.submit({
       body,
       sourceId,
       endpoint,

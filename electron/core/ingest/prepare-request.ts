@@ -3,26 +3,12 @@ import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../..
 import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
-import { IngestError, unknownWriteKey } from './ingest-error.ts';
+import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
 import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
+import type { IngestJob } from '../writer/protocol.ts';
 
 const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
-
-/** One ingestion request, as the request thread hands it to the ingest worker. */
-export interface IngestJob {
-  id: number;
-  /** The (decompressed) body. */
-  body: Uint8Array;
-  /** The source named by the Authorization header, or null to look for `writeKey` in the body. */
-  sourceId: number | null;
-  /** The path segment after /v1/: batch, import, track, t, ... */
-  endpoint: string;
-  /** The type a single-message endpoint implies; null for batch and import. */
-  singleType: MessageType | null;
-  receivedAt: number;
-  ip: string | null;
-}
 
 /**
  * Parses and validates one request and prepares its rows. Throws IngestError for a request that is

@@ -13,7 +13,7 @@ interface Row {
   purgedMessages: number;
 }
 
-/** Read side of deletion requests (the ingest worker writes them with their notifications). */
+/** Read side of deletion requests (the store's writer thread writes them with their notifications). */
 export class DeletionRequestsRepo {
   readonly #recent: StatementSync;
 

@@ -105,7 +105,7 @@ export function failedNowSql(forDestination: boolean): string {
 /** "Replay all failed" replays at most this many deliveries at a time (the oldest). */
 export const FAILED_NOW_MAX = 10_000;
 
-/** Read side of deliveries and attempts; the ingest worker writes them. */
+/** Read side of deliveries and attempts; the store's writer thread writes them. */
 export class DeliveriesRepo {
   readonly #dueFor: StatementSync;
   readonly #dueAfter: StatementSync;

@@ -3,7 +3,7 @@ import type { DeliveryResult } from './delivery-types.ts';
 
 /**
  * Records one round's result: the delivery's new state and one row per attempt. Used by the store's
- * writer (ingest-worker.ts), and by the delivery benchmark's "raw loop + recording" reference, so
+ * writer (writer-worker.ts), and by the delivery benchmark's "raw loop + recording" reference, so
  * that the reference records exactly the rows Sluice does, the same way.
  */
 export function deliveryResultRecorder(db: DatabaseSync): (result: DeliveryResult, now: number) => void {

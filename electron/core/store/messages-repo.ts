@@ -121,7 +121,7 @@ export interface ListMessagesQuery {
  */
 const INDEXED_RANGE_MAX = 10_000;
 
-/** Read side of the messages table. Writes go through the ingest worker's group commit. */
+/** Read side of the messages table. Writes go through the store writer's group commit. */
 export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;

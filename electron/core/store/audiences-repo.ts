@@ -10,7 +10,7 @@ import type {
   Computation,
   SyncMode,
 } from '../../../shared/audiences.ts';
-import { STATUS_WEIGHT } from '../store/shown-delivery.ts';
+import { STATUS_WEIGHT } from './shown-delivery.ts';
 
 export interface Audience {
   id: number;

@@ -1,10 +1,10 @@
 // The store's single writer group-commits ingestion requests, delivery results and write ops in one
 // transaction; each is its own unit (a savepoint). A unit that fails is undone and rejected alone,
-// with its own error; the others in the group are stored. Real ingest worker, real SQLite file.
+// with its own error; the others in the group are stored. Real writer thread, real SQLite file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { IngestPipeline } from '../../electron/core/ingest/ingest-pipeline.ts';
+import { StoreWriter } from '../../electron/core/writer/store-writer.ts';
 import type { CommittedRequest } from '../../electron/core/store/stored-request.ts';
 import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
 import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
@@ -26,7 +26,7 @@ async function writerOnStore() {
   const db = openDatabase(dir);
   db.exec(`INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'web', 'wk_web', 'web', 0), (2, 'ios', 'wk_ios', 'mobile', 0);
     INSERT INTO destinations (id, name, enabled, settings, created_at, updated_at) VALUES (1, 'hooks', 1, '{}', 0, 0);`);
-  const pipeline = new IngestPipeline(path.join(dir, DATABASE_FILE), () => {});
+  const pipeline = new StoreWriter(path.join(dir, DATABASE_FILE), () => {});
   pipeline.setRoutes([{ sourceId: 1, destinationIds: [1] }]);
   cleanup.push(async () => {
     await pipeline.close();
@@ -246,7 +246,10 @@ describe("the reviewer's scenario over a real core", () => {
     expect([b1!.status, b2!.status, bob.status]).toEqual([200, 200, 200]);
     expect(core.messages.list({ limit: 10_000 } as never).filter((m) => m.userId === 'bob')).toHaveLength(1);
     expect(deletion.purgedMessages).toBe(1);
-    expect(core.messages.get(alice)).toBeUndefined();
+    // Gone. (Its id may be a new message's by now: a purge that commits before the busy batches frees the
+    // newest id, which SQLite gives out again — seen under load.)
+    expect(core.messages.get(alice)?.userId).not.toBe('alice');
+    expect(core.messages.list({ limit: 10_000 } as never).filter((m) => m.userId === 'alice')).toEqual([]);
     // Planned before the purge and written after it, its delivery is left out, not an error.
     expect(replay.deliveryIds).toEqual([]);
 

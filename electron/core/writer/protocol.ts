@@ -1,17 +1,33 @@
 /**
- * Messages between the request thread (IngestPipeline) and the ingest worker, which is also the
- * store's single writer: delivery results are committed there too, in the same group commits, so
- * the request thread never waits for SQLite's write lock.
+ * Messages between the main thread's StoreWriter (store-writer.ts) and the store's writer thread
+ * (writer-worker.ts): ingestion requests to parse and store, delivery results, write ops, webhook
+ * bodies to build. The main thread never waits for SQLite's write lock.
  */
-import type { IngestJob } from './prepare-request.ts';
+import type { MessageType } from '../../../shared/message-rules.ts';
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
-import type { AudienceOp, AudienceOutcome } from '../audiences/audience-ops.ts';
+import type { AudienceOp, AudienceOutcome } from './audience-ops.ts';
 import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 
-/** Writes the request thread asks the store's writer for, each in one transaction. */
+/** One ingestion request, as the ingestion server hands it to the store writer (parsed and validated there, by
+ * ingest/prepare-request.ts). */
+export interface IngestJob {
+  id: number;
+  /** The (decompressed) body. */
+  body: Uint8Array;
+  /** The source named by the Authorization header, or null to look for `writeKey` in the body. */
+  sourceId: number | null;
+  /** The path segment after /v1/: batch, import, track, t, ... */
+  endpoint: string;
+  /** The type a single-message endpoint implies; null for batch and import. */
+  singleType: MessageType | null;
+  receivedAt: number;
+  ip: string | null;
+}
+
+/** Writes the main thread asks the store's writer for, each in one transaction. */
 export type WriteOp =
   | { op: 'createDeliveries'; deliveries: NewDelivery[]; now: number }
   | { op: 'retryNow'; deliveryIds: number[]; now: number }
@@ -41,7 +57,7 @@ export interface WriteOutcome {
   audience?: AudienceOutcome;
 }
 
-export type ToIngestWorker =
+export type ToWriter =
   | { kind: 'job'; job: IngestJob }
   | { kind: 'sources'; writeKeys: [writeKey: string, sourceId: number][] }
   | { kind: 'routes'; routes: Route[] }
@@ -67,13 +83,13 @@ export interface PreparedBodies {
   signatures: (string | null)[];
 }
 
-/** One unit of a group commit that failed, with the store's error (see ingest-worker.ts). */
+/** One unit of a group commit that failed, with the store's error (see writer-worker.ts). */
 export type UnitFailure =
   | { kind: 'job'; id: number; message: string }
   | { kind: 'results'; id: number; message: string }
   | { kind: 'op'; id: number; op: WriteOp['op']; message: string };
 
-export type FromIngestWorker =
+export type FromWriter =
   | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
   | { kind: 'refused'; jobId: number; status: number; code: string; message: string }
   /** Units of a group commit that were not stored (the rest of the group was). */

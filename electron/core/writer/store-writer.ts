@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import { IngestError } from './ingest-error.ts';
-import type { BodiesRequest, FromIngestWorker, PreparedBodies, ToIngestWorker, WriteOp, WriteOutcome } from './ingest-protocol.ts';
+import { IngestError } from '../ingest-error.ts';
+import type { BodiesRequest, FromWriter, PreparedBodies, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
-import type { IngestJob } from './prepare-request.ts';
+import type { IngestJob } from './protocol.ts';
 import { toColumns } from './result-columns.ts';
 
 interface Waiting {
@@ -12,12 +12,12 @@ interface Waiting {
 }
 
 /**
- * The request thread's handle on the ingest worker (ingest-worker.ts). `submit` resolves with the
+ * The main thread's handle on the store's writer thread (writer-worker.ts). `submit` resolves with the
  * request's stored message ids and statuses once they are durable, or rejects with the IngestError
  * to answer. Should the worker die, the requests it held fail (unacknowledged, so clients retry) and
  * a new worker takes over.
  */
-export class IngestPipeline {
+export class StoreWriter {
   readonly #file: string;
   readonly #waiting = new Map<number, Waiting>();
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
@@ -49,19 +49,19 @@ export class IngestPipeline {
   /** Tells the worker which write keys exist (for requests that carry the key in the body). */
   setWriteKeys(writeKeys: [string, number][]): void {
     this.#writeKeys = writeKeys;
-    this.#worker.postMessage({ kind: 'sources', writeKeys } satisfies ToIngestWorker);
+    this.#worker.postMessage({ kind: 'sources', writeKeys } satisfies ToWriter);
   }
 
   /** The checkpointer thread is gone: let the writer's connection checkpoint by itself. */
   useAutomaticCheckpoints(): void {
     this.#autoCheckpoint = true;
-    this.#worker.postMessage({ kind: 'autocheckpoint' } satisfies ToIngestWorker);
+    this.#worker.postMessage({ kind: 'autocheckpoint' } satisfies ToWriter);
   }
 
   /** Tells the worker which destinations each source's new messages go to. */
   setRoutes(routes: Route[]): void {
     this.#routes = routes;
-    this.#worker.postMessage({ kind: 'routes', routes } satisfies ToIngestWorker);
+    this.#worker.postMessage({ kind: 'routes', routes } satisfies ToWriter);
   }
 
   /** Commits delivery results (the deliveries' new state and their attempts); resolves once durable. */
@@ -71,7 +71,7 @@ export class IngestPipeline {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: () => resolve(), reject });
-      this.#worker.postMessage({ kind: 'results', id, columns: toColumns(results) } satisfies ToIngestWorker);
+      this.#worker.postMessage({ kind: 'results', id, columns: toColumns(results) } satisfies ToWriter);
     });
   }
 
@@ -84,7 +84,7 @@ export class IngestPipeline {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#waitingBodies.set(id, resolve);
-      this.#worker.postMessage({ kind: 'bodies', id, ...request } satisfies ToIngestWorker);
+      this.#worker.postMessage({ kind: 'bodies', id, ...request } satisfies ToWriter);
     });
   }
 
@@ -95,7 +95,7 @@ export class IngestPipeline {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waitingResults.set(id, { resolve: (outcome) => resolve(outcome!), reject });
-      this.#worker.postMessage({ kind: 'write', id, op } satisfies ToIngestWorker);
+      this.#worker.postMessage({ kind: 'write', id, op } satisfies ToWriter);
     });
   }
 
@@ -110,7 +110,7 @@ export class IngestPipeline {
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
       try {
-        this.#worker.postMessage({ kind: 'job', job: { ...job, id, body: transferable } } satisfies ToIngestWorker, [
+        this.#worker.postMessage({ kind: 'job', job: { ...job, id, body: transferable } } satisfies ToWriter, [
           transferable.buffer as ArrayBuffer,
         ]);
       } catch (error) {
@@ -127,27 +127,27 @@ export class IngestPipeline {
     if (!this.#alive) return;
     await new Promise<void>((resolve) => {
       this.#whenClosed = resolve;
-      this.#worker.postMessage({ kind: 'close' } satisfies ToIngestWorker);
+      this.#worker.postMessage({ kind: 'close' } satisfies ToWriter);
     });
     await this.#worker.terminate();
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('./ingest-worker.ts', import.meta.url), { workerData: { file: this.#file } });
-    worker.on('message', (message: FromIngestWorker) => this.#receive(message));
-    worker.on('error', (error) => console.error('sluice: the ingest worker failed:', error));
+    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file } });
+    worker.on('message', (message: FromWriter) => this.#receive(message));
+    worker.on('error', (error) => console.error('sluice: the store writer failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));
     this.#alive = true;
-    if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToIngestWorker);
-    if (this.#routes.length > 0) worker.postMessage({ kind: 'routes', routes: this.#routes } satisfies ToIngestWorker);
-    if (this.#autoCheckpoint) worker.postMessage({ kind: 'autocheckpoint' } satisfies ToIngestWorker);
+    if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToWriter);
+    if (this.#routes.length > 0) worker.postMessage({ kind: 'routes', routes: this.#routes } satisfies ToWriter);
+    if (this.#autoCheckpoint) worker.postMessage({ kind: 'autocheckpoint' } satisfies ToWriter);
     return worker;
   }
 
   #onExit(worker: Worker, code: number): void {
     if (worker !== this.#worker) return;
     this.#alive = false;
-    const error = new Error(`the ingest worker stopped (exit code ${code}); the request was not stored`);
+    const error = new Error(`the store writer stopped (exit code ${code}); the request was not stored`);
     for (const waiting of this.#waiting.values()) waiting.reject(error);
     for (const waiting of this.#waitingResults.values()) waiting.reject(error);
     for (const resolve of this.#waitingBodies.values()) resolve(null);
@@ -162,7 +162,7 @@ export class IngestPipeline {
     const now = Date.now();
     this.#restarts = [...this.#restarts.filter((t) => now - t < 60_000), now];
     const delay = Math.min(100 * 2 ** (this.#restarts.length - 1), 30_000);
-    console.error(`sluice: the ingest worker stopped (exit code ${code}); restarting in ${delay} ms`);
+    console.error(`sluice: the store writer stopped (exit code ${code}); restarting in ${delay} ms`);
     setTimeout(() => {
       if (this.#closed) return;
       this.#worker = this.#spawn();
@@ -170,7 +170,7 @@ export class IngestPipeline {
     }, delay).unref();
   }
 
-  #receive(message: FromIngestWorker): void {
+  #receive(message: FromWriter): void {
     switch (message.kind) {
       case 'committed': {
         for (const result of message.results) this.#take(result.jobId)?.resolve(result);

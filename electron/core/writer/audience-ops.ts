@@ -1,8 +1,8 @@
-// The audience writes the request thread asks the store's writer (the ingest worker) for, and what
+// The audience writes the main thread asks the store's writer thread for, and what
 // comes back. Everything an audience writes — its definition, profile folding, a sync's identify
 // messages with their deliveries and the new member snapshot — is one transaction in the writer.
 import type { AudiencePreviewView } from '../../../shared/audiences.ts';
-import type { Audience } from './audiences-repo.ts';
+import type { Audience } from '../store/audiences-repo.ts';
 
 /** What a save writes: a stored audience's definition (without id: a new one). */
 export type AudienceRecord = Pick<Audience, 'name' | 'kind' | 'sourceId' | 'property' | 'definition' | 'mode' | 'intervalSeconds'> & {

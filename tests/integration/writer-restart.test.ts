@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, expect, it, vi } from 'vitest';
-import { IngestPipeline } from '../../electron/core/ingest/ingest-pipeline.ts';
+import { StoreWriter } from '../../electron/core/writer/store-writer.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { post, startCore, tempDir, waitForStored } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
@@ -26,7 +26,7 @@ it('announces each new worker that replaced a dead one, and stops restarting onc
   dirs.push(dir);
   let restarts = 0;
   // A directory where the store file should be: every worker dies opening it.
-  const pipeline = new IngestPipeline(dir, () => {}, () => restarts++);
+  const pipeline = new StoreWriter(dir, () => {}, () => restarts++);
   await until(() => restarts >= 2, 5_000, 'two restarts');
   await pipeline.close();
   const after = restarts;

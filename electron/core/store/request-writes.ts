@@ -1,0 +1,67 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { CommittedRequest, PreparedRequest, RejectedEntry } from './stored-request.ts';
+
+/**
+ * Stores one ingestion request in the caller's transaction: its `requests` row, a row per message
+ * (accepted, duplicate or rejected, with the reason) and, for each accepted message, a delivery per
+ * destination its source routes to — so no stored message is ever without its deliveries. The
+ * store's writer runs it (writer-worker.ts).
+ */
+export function requestStorer(db: DatabaseSync): (prepared: PreparedRequest, destinations: readonly number[] | undefined) => CommittedRequest {
+  const insertRequest = db.prepare(
+    'INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  // OR IGNORE only ever fires on messages_dedupe: an accepted id this source has sent before.
+  const insertAccepted = db.prepare(
+    `INSERT OR IGNORE INTO messages (request_id, source_id, message_id, type, status, user_id, anonymous_id, event,
+       received_at, timestamp, raw) VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertOther = db.prepare(
+    `INSERT INTO messages (request_id, source_id, message_id, type, status, reject_code, reject_reason, user_id,
+       anonymous_id, event, received_at, timestamp, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertDelivery = db.prepare(
+    `INSERT INTO deliveries (message_id, destination_id, trigger, status, skip_reason, next_attempt_at, created_at, updated_at)
+     VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
+  );
+
+  return (prepared, destinations) => {
+    const { sourceId, receivedAt } = prepared;
+    const requestId = Number(
+      insertRequest.run(sourceId, prepared.endpoint, receivedAt, prepared.sentAt, prepared.ip, prepared.envelope).lastInsertRowid,
+    );
+    const n = prepared.messages.length;
+    const ids = new Float64Array(n);
+    const statuses = new Uint8Array(n);
+    const rejected: RejectedEntry[] = [];
+    let deliveries = 0;
+    for (let i = 0; i < n; i++) {
+      const m = prepared.messages[i]!;
+      if (m.status === 'accepted') {
+        const result = insertAccepted.run(
+          requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw,
+        );
+        if (result.changes === 1) {
+          const id = Number(result.lastInsertRowid);
+          ids[i] = id; // status 0: accepted
+          if (destinations) {
+            const status = m.skipReason === null ? 'pending' : 'skipped';
+            const due = m.skipReason === null ? receivedAt : null;
+            for (const destinationId of destinations) insertDelivery.run(id, destinationId, status, m.skipReason, due, receivedAt, receivedAt);
+            deliveries += destinations.length;
+          }
+          continue;
+        }
+      }
+      const status = m.status === 'accepted' ? 'duplicate' : 'rejected';
+      const result = insertOther.run(requestId, sourceId, m.messageId, m.type, status, m.rejectCode, m.rejectReason,
+        m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw);
+      ids[i] = Number(result.lastInsertRowid);
+      statuses[i] = status === 'duplicate' ? 2 : 1;
+      if (status === 'rejected') {
+        rejected.push({ index: i, code: m.rejectCode!, message: m.rejectReason!, ...(m.messageId ? { messageId: m.messageId } : {}) });
+      }
+    }
+    return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries };
+  };
+}

@@ -1,0 +1,226 @@
+// The store's writer: the one thread that writes messages, deliveries, attempts, deletion requests
+// and audience changes (settings — sources, destinations — are the exception: see the README). It is
+// the main thread's StoreWriter's worker (writer/store-writer.ts, protocol in writer/protocol.ts).
+//
+// Ingestion requests are parsed and validated here too (ingest/prepare-request.ts), off the thread
+// that serves HTTP. Requests that arrive while a transaction runs are committed together in the next
+// one (group commit), and each is answered only once its transaction is durable. Each accepted
+// message's deliveries are created in the message's own transaction (nothing stored is ever left
+// without them), and the delivery engine's results are committed in the same group commits.
+// Each unit of a group (an ingestion request, one commitResults call, one write op) runs in its own
+// savepoint: a unit that fails is undone and rejected alone, with its own error, and the others
+// still commit. Only a failure of the transaction itself (BEGIN, COMMIT, I/O) fails them all.
+// The SQL is the store's (store/*-writes.ts, delivery-results.ts, and the audience writer); this file
+// is the thread: its messages, the group commit and the savepoints.
+import { parentPort, workerData } from 'node:worker_threads';
+import { AudienceWriter } from './audiences/audience-writer.ts';
+import { bodiesPreparer } from './delivery/prepare-bodies.ts';
+import { IngestError } from './ingest-error.ts';
+import { prepareRequest } from './ingest/prepare-request.ts';
+import { checkpointAutomatically, connect } from './store/connection.ts';
+import { deletionWrites } from './store/deletion-writes.ts';
+import { deliveryResultRecorder } from './store/delivery-results.ts';
+import { deliveryWrites } from './store/delivery-writes.ts';
+import type { DeliveryResult } from './store/delivery-types.ts';
+import { requestStorer } from './store/request-writes.ts';
+import type { CommittedRequest, PreparedRequest } from './store/stored-request.ts';
+import type { FromWriter, IngestJob, ToWriter, UnitFailure, WriteOp, WriteOutcome } from './writer/protocol.ts';
+import { fromColumns } from './writer/result-columns.ts';
+
+const { file } = workerData as { file: string };
+const port = parentPort!;
+const db = connect(file, 'writer');
+const storeRequest = requestStorer(db);
+const storeResult = deliveryResultRecorder(db);
+const deliveries = deliveryWrites(db);
+const deletions = deletionWrites(db);
+const audiences = new AudienceWriter(db);
+const prepareBodies = bodiesPreparer(db);
+const savepoint = db.prepare('SAVEPOINT unit');
+const release = db.prepare('RELEASE unit');
+const rollbackTo = db.prepare('ROLLBACK TO unit');
+
+type Unit<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * Runs one unit of the group's transaction in a savepoint: on failure only its writes are undone.
+ * When SQLite has rolled back the whole transaction itself (an I/O error, a full disk), there is
+ * nothing left to keep: the error goes up and the whole group fails.
+ */
+function inSavepoint<T>(work: () => T): Unit<T> {
+  savepoint.run();
+  try {
+    const value = work();
+    release.run();
+    return { ok: true, value };
+  } catch (error) {
+    if (!db.isTransaction) throw error;
+    rollbackTo.run();
+    release.run();
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+let writeKeys = new Map<string, number>();
+/** sourceId → the enabled destinations connected to it. */
+let routes = new Map<number, number[]>();
+let pending: { job: IngestJob; prepared: PreparedRequest }[] = [];
+let pendingResults: { id: number; results: DeliveryResult[] }[] = [];
+let pendingOps: { id: number; op: WriteOp }[] = [];
+let pendingRows = 0;
+let scheduled = false;
+const FLUSH_ROWS = 1000;
+
+function send(message: FromWriter): void {
+  port.postMessage(message);
+}
+
+function applyOp(op: WriteOp): WriteOutcome {
+  switch (op.op) {
+    case 'createDeliveries': {
+      const { ids, goneMessageIds } = deliveries.create(op.deliveries, op.now, null);
+      return { ids, changed: 0, ...(goneMessageIds.length > 0 ? { goneMessageIds } : {}) };
+    }
+    case 'retryNow':
+      return { ids: [], changed: deliveries.retryNow(op.deliveryIds, op.now) };
+    case 'cancel':
+      return { ids: [], changed: deliveries.cancel(op.deliveryIds, op.now) };
+    case 'deletionRequest': {
+      const deletionRequestId = deletions.record(op.userId, op.now, op.purge, op.sourceIds);
+      const { ids } = deliveries.create(op.deliveries, op.now, deletionRequestId); // delete notifications: no message
+      let purged = 0;
+      if (op.purge) {
+        for (const sourceId of op.sourceIds) {
+          purged += deletions.purgeUser(op.userId, sourceId);
+          audiences.forgetPurgedUser(sourceId, op.userId);
+        }
+        deletions.notePurged(purged, deletionRequestId);
+      }
+      return { ids, changed: purged, deletionRequestId };
+    }
+    default:
+      return { ids: [], changed: 0, audience: audiences.apply(op, routes) };
+  }
+}
+
+function flush(): void {
+  scheduled = false;
+  const batch = pending;
+  const results = pendingResults;
+  const ops = pendingOps;
+  pending = [];
+  pendingResults = [];
+  pendingOps = [];
+  pendingRows = 0;
+  if (batch.length === 0 && results.length === 0 && ops.length === 0) return;
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    const jobs = batch.map(({ job, prepared }) => ({ id: job.id, unit: inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId))) }));
+    const now = Date.now();
+    const stored = results.map(({ id, results: unit }) => ({
+      id,
+      unit: inSavepoint(() => {
+        for (const result of unit) storeResult(result, now);
+      }),
+    }));
+    const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
+    db.exec('COMMIT');
+    const committed: (CommittedRequest & { jobId: number })[] = [];
+    const failures: UnitFailure[] = [];
+    for (const { id, unit } of jobs) {
+      if (unit.ok) committed.push({ jobId: id, ...unit.value });
+      else failures.push({ kind: 'job', id, message: unit.error });
+    }
+    const resultIds: number[] = [];
+    for (const { id, unit } of stored) {
+      if (unit.ok) resultIds.push(id);
+      else failures.push({ kind: 'results', id, message: unit.error });
+    }
+    if (committed.length > 0) send({ kind: 'committed', results: committed });
+    if (resultIds.length > 0) send({ kind: 'results-committed', ids: resultIds });
+    for (const { id, op, unit } of outcomes) {
+      if (unit.ok) send({ kind: 'written', id, outcome: unit.value });
+      else failures.push({ kind: 'op', id, op, message: unit.error });
+    }
+    if (failures.length > 0) send({ kind: 'failed', failures });
+  } catch (error) {
+    // The transaction itself failed: nothing of the group was stored.
+    if (db.isTransaction) db.exec('ROLLBACK');
+    const message = (error as Error).message;
+    send({
+      kind: 'failed',
+      failures: [
+        ...batch.map(({ job }): UnitFailure => ({ kind: 'job', id: job.id, message })),
+        ...results.map(({ id }): UnitFailure => ({ kind: 'results', id, message })),
+        ...ops.map(({ id, op }): UnitFailure => ({ kind: 'op', id, op: op.op, message })),
+      ],
+    });
+  }
+}
+
+function schedule(): void {
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
+  }
+}
+
+port.on('message', (message: ToWriter) => {
+  switch (message.kind) {
+    case 'sources':
+      writeKeys = new Map(message.writeKeys);
+      return;
+    case 'routes':
+      routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
+      return;
+    case 'results':
+      pendingResults.push({ id: message.id, results: fromColumns(message.columns) });
+      schedule();
+      return;
+    case 'autocheckpoint':
+      checkpointAutomatically(db);
+      return;
+    case 'bodies': {
+      // Read between group commits, so what is committed; a body that cannot be built is null and
+      // the engine builds (or fails) that delivery itself.
+      let prepared;
+      try {
+        prepared = prepareBodies(message);
+      } catch (error) {
+        console.error(`sluice: could not prepare webhook bodies: ${(error as Error).message}`);
+        const none = message.messageIds.map(() => null);
+        prepared = { bodies: none, signatures: none };
+      }
+      send({ kind: 'bodies', id: message.id, ...prepared });
+      return;
+    }
+    case 'write':
+      pendingOps.push({ id: message.id, op: message.op });
+      schedule();
+      return;
+    case 'close':
+      flush();
+      db.close();
+      send({ kind: 'closed' });
+      return;
+    case 'job': {
+      const { job } = message;
+      try {
+        pending.push({ job, prepared: prepareRequest(job, (key) => writeKeys.get(key)) });
+      } catch (error) {
+        // A request that trips a bug is answered 500 (the client may retry); the worker lives on.
+        const refusal =
+          error instanceof IngestError
+            ? error
+            : new IngestError(500, 'internal_error', `Sluice could not process the request: ${(error as Error).message}`);
+        send({ kind: 'refused', jobId: job.id, status: refusal.status, code: refusal.code, message: refusal.message });
+        return;
+      }
+      pendingRows += pending.at(-1)!.prepared.messages.length;
+      // Commit in slices under load, so the first requests are answered (and their clients send
+      // more) while later ones are still being parsed; otherwise commit when the queue is drained.
+      if (pendingRows >= FLUSH_ROWS) flush();
+      else schedule();
+    }
+  }
+});
