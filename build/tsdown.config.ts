@@ -60,7 +60,7 @@ export default defineConfig([
   {
     ...common,
     name: 'client',
-    entry: { index: 'electron/core/client/index.ts' },
+    entry: { index: 'electron/client/index.ts' },
     outDir: 'dist/client',
     format: ['esm', 'cjs'],
     dts: { tsgo: { path: typescriptBinary() } },

@@ -48,7 +48,7 @@ if (args.client === 'sluice') {
   // The built package, as users import it (a variable, so that type-checking a fresh clone, before
   // anything is built, takes the types from the sources instead).
   const builtClient: string = 'sluice/client';
-  const { Client } = (await import(builtClient)) as typeof import('../../electron/core/client/index.ts');
+  const { Client } = (await import(builtClient)) as typeof import('../../electron/client/index.ts');
   started = performance.now();
   const client = new Client(args.writeKey, {
     endpoint: args.url,

@@ -1,7 +1,7 @@
 // Helpers for the client library's tests: a manual clock and a scripted HTTP endpoint.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClientClock } from '../../electron/core/client/clock.ts';
+import type { ClientClock } from '../../electron/client/clock.ts';
 
 /** A clock that moves only when told: `advance(ms)` runs the timers that fall due, in order. */
 export class ManualClock implements ClientClock {

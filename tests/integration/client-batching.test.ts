@@ -3,7 +3,7 @@
 // one is needed to hold requests.
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Client, ClientError, type BatchResult, type ClientState } from '../../electron/core/client/index.ts';
+import { Client, ClientError, type BatchResult, type ClientState } from '../../electron/client/index.ts';
 import { MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { startCore, storedMessages, waitForStored, type TestCore } from '../helpers/core.ts';
 import { ManualClock, startScriptedServer, until, type Answer } from '../helpers/client-helpers.ts';

@@ -9,7 +9,7 @@ import { startScriptedServer, type ScriptedServer } from '../helpers/client-help
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
-const clientUrl = pathToFileURL(path.join(root, 'electron/core/client/index.ts')).href;
+const clientUrl = pathToFileURL(path.join(root, 'electron/client/index.ts')).href;
 
 // Three messages, flushAt 2: one batch by count, one by close(); the first request is answered 500.
 const program = `

@@ -1,7 +1,7 @@
 // The client library end to end: each message type through the real ingestion endpoint into a real
 // SQLite store, checked field by field; and the request the client makes (path, auth, headers).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Client, ClientError, LIBRARY, type BatchResult } from '../../electron/core/client/index.ts';
+import { Client, ClientError, LIBRARY, type BatchResult } from '../../electron/client/index.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { startCore, storedMessages, waitForStored, type TestCore } from '../helpers/core.ts';
 import { startScriptedServer } from '../helpers/client-helpers.ts';

@@ -3,7 +3,7 @@
 // apart from what is by nature per client (ids, times, context.library) and the differences listed.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Analytics } from '@segment/analytics-node';
-import { Client, type ClientError } from '../../electron/core/client/index.ts';
+import { Client, type ClientError } from '../../electron/client/index.ts';
 import { startCore, storedMessages, waitForStored, type TestCore } from '../helpers/core.ts';
 
 let core: TestCore;

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, type BatchResult, type ClientError } from '../../electron/core/client/index.ts';
+import { Client, type BatchResult, type ClientError } from '../../electron/client/index.ts';
 import { startCore, storedMessages } from '../helpers/core.ts';
 import { startScriptedServer, type ScriptedServer, type Script } from '../helpers/client-helpers.ts';
 

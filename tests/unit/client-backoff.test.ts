@@ -1,6 +1,6 @@
 // Retry policy: which answers are retried, how long to wait, and Retry-After.
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../electron/core/client/backoff.ts';
+import { backoffDelay, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../electron/client/backoff.ts';
 
 describe('backoffDelay', () => {
   const settings = { baseMs: 500, maxMs: 30_000 };

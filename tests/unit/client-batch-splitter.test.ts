@@ -1,8 +1,8 @@
 // The queue (serialized messages outside the JS heap) and the batches cut from it.
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
-import { BatchBody, ENVELOPE_BYTES, nextBatch } from '../../electron/core/client/batch-splitter.ts';
-import { MessageQueue } from '../../electron/core/client/message-queue.ts';
+import { BatchBody, ENVELOPE_BYTES, nextBatch } from '../../electron/client/batch-splitter.ts';
+import { MessageQueue } from '../../electron/client/message-queue.ts';
 
 const message = (i: number, pad = 0) => {
   const json = JSON.stringify({ type: 'track', messageId: `id-${i}`, event: 'E', properties: { i, pad: 'x'.repeat(pad) } });

@@ -24,10 +24,10 @@ function modulesLoadedBy(file: string): string[] {
 
 describe('the client library', () => {
   it('loads its own modules, shared/limits and shared/message-rules, and Node’s own modules: no package', () => {
-    const loaded = modulesLoadedBy(path.join(ROOT, 'electron/core/client/index.ts'));
+    const loaded = modulesLoadedBy(path.join(ROOT, 'electron/client/index.ts'));
     // The probe sees the client's own modules (so an empty list cannot pass).
-    expect(loaded.some((url) => url.endsWith('/electron/core/client/client.ts'))).toBe(true);
-    const outside = loaded.filter((url) => !url.startsWith('node:') && !url.includes('/electron/core/client/'));
+    expect(loaded.some((url) => url.endsWith('/electron/client/client.ts'))).toBe(true);
+    const outside = loaded.filter((url) => !url.startsWith('node:') && !url.includes('/electron/client/'));
     expect([...new Set(outside.map((url) => url.slice(pathToFileURL(ROOT).href.length)))].sort()).toEqual(['/package.json', '/shared/limits.ts', '/shared/message-rules.ts']);
   });
 });

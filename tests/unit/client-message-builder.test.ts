@@ -1,9 +1,9 @@
 // Building one message per call: fields by type, defaults, validation with the endpoint's own rules, limits.
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
-import { buildMessage } from '../../electron/core/client/message-builder.ts';
-import { ClientError } from '../../electron/core/client/errors.ts';
-import { LIBRARY } from '../../electron/core/client/version.ts';
+import { buildMessage } from '../../electron/client/message-builder.ts';
+import { ClientError } from '../../electron/client/errors.ts';
+import { LIBRARY } from '../../electron/client/version.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 const NOW = Date.parse('2026-11-20T08:30:00.123Z');

@@ -1,9 +1,9 @@
 // Client options: defaults, the seed's `size` alias, and clear errors for bad values.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT } from '../../shared/limits.ts';
-import { DEFAULT_ENDPOINT, resolveOptions } from '../../electron/core/client/options.ts';
-import { ClientError } from '../../electron/core/client/errors.ts';
-import { debugEnabled, createDebugLog } from '../../electron/core/client/debug-log.ts';
+import { DEFAULT_ENDPOINT, resolveOptions } from '../../electron/client/options.ts';
+import { ClientError } from '../../electron/client/errors.ts';
+import { debugEnabled, createDebugLog } from '../../electron/client/debug-log.ts';
 
 function invalid(fn: () => unknown): string {
   try {

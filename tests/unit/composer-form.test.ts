@@ -1,7 +1,7 @@
 // The composer's pure parts: templates (valid by the client library's own rules), the form ↔ fields
 // mapping, the JSON field check with where it breaks, and which field a client error belongs to.
 import { describe, expect, it } from 'vitest';
-import { buildMessage } from '../../electron/core/client/message-builder.ts';
+import { buildMessage } from '../../electron/client/message-builder.ts';
 import { COMPOSER_TYPES, FIELDS_BY_TYPE, sampleMessages, TEMPLATES, templatesFor } from '../../shared/composer-templates.ts';
 import { MESSAGE_TYPES } from '../../shared/messages.ts';
 import {

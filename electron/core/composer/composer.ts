@@ -1,4 +1,4 @@
-import { Client, ClientError, type ClientState } from '../client/index.ts';
+import { Client, ClientError, type ClientState } from '../../client/index.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import { OperationError } from '../operation-error.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sampleMessages } from '../../../shared/composer-templates.ts';
-import type { ClientState } from '../client/index.ts';
+import type { ClientState } from '../../client/index.ts';
 import { OperationError } from '../operation-error.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';

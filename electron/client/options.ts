@@ -1,8 +1,8 @@
-import { DEFAULT_HOST, DEFAULT_INGEST_PORT, MAX_BATCH_EVENTS } from '../../../shared/limits.ts';
+import { DEFAULT_HOST, DEFAULT_INGEST_PORT, MAX_BATCH_EVENTS } from '../../shared/limits.ts';
 import type { ClientClock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import { ClientError } from './errors.ts';
-import type { BatchResult } from '../../../shared/client-state.ts';
+import type { BatchResult } from '../../shared/client-state.ts';
 
 /** Sluice's local ingestion endpoint, where the client sends unless told otherwise. */
 export const DEFAULT_ENDPOINT = `http://${DEFAULT_HOST}:${DEFAULT_INGEST_PORT}`;

@@ -12,7 +12,7 @@ export { Client } from './client.ts';
 export { ClientError, type ClientErrorCode } from './errors.ts';
 export { DEFAULT_ENDPOINT, type ClientOptions } from './options.ts';
 export type { ClientClock } from './clock.ts';
-export type { BatchResult, ClientState, LastResult, RejectedMessage, StateListener } from '../../../shared/client-state.ts';
+export type { BatchResult, ClientState, LastResult, RejectedMessage, StateListener } from '../../shared/client-state.ts';
 export type {
   AliasParams,
   CommonFields,

@@ -1,4 +1,4 @@
-import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import type { MessageQueue } from './message-queue.ts';
 
 /*

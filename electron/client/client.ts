@@ -1,5 +1,5 @@
-import type { MessageType } from '../../../shared/message-rules.ts';
-import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
+import type { MessageType } from '../../shared/message-rules.ts';
+import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { backoffDelay } from './backoff.ts';
 import { BatchBody, BodyBuffers, ENVELOPE_BYTES, nextBatch } from './batch-splitter.ts';
 import { BatchSender, type AttemptResult } from './batch-sender.ts';
@@ -19,7 +19,7 @@ import {
 } from './message-builder.ts';
 import { MessageQueue } from './message-queue.ts';
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from './options.ts';
-import type { BatchResult, ClientState, LastResult, StateListener } from '../../../shared/client-state.ts';
+import type { BatchResult, ClientState, LastResult, StateListener } from '../../shared/client-state.ts';
 import { StateNotifier } from './queue-state.ts';
 
 /** Why a batch left the queue (shown by `DEBUG=analytics`). */

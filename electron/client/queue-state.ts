@@ -1,4 +1,4 @@
-import type { ClientState, StateListener } from '../../../shared/client-state.ts';
+import type { ClientState, StateListener } from '../../shared/client-state.ts';
 
 /**
  * Tells listeners about state changes, at most once per turn of the event loop: a burst of

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
+import { MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
 
 /**
  * Bytes per storage chunk. Messages are stored serialized in chunks of memory outside the JS heap,

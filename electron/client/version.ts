@@ -1,4 +1,4 @@
-import pkg from '../../../package.json' with { type: 'json' };
+import pkg from '../../package.json' with { type: 'json' };
 
 /** `context.library` of every message the client sends. */
 export const LIBRARY: Readonly<{ name: string; version: string }> = Object.freeze({ name: 'sluice-client', version: pkg.version });

@@ -1,6 +1,6 @@
 import { messageId } from './message-id.ts';
-import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
-import { findRejection, type MessageType } from '../../../shared/message-rules.ts';
+import { MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
+import { findRejection, type MessageType } from '../../shared/message-rules.ts';
 import { ClientError } from './errors.ts';
 import { LIBRARY } from './version.ts';
 

@@ -1,4 +1,4 @@
-import type { ClientErrorCode } from '../../../shared/client-state.ts';
+import type { ClientErrorCode } from '../../shared/client-state.ts';
 
 export type { ClientErrorCode };
 

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { createRequire } from 'node:module';
-import type { RejectedMessage } from '../../../shared/client-state.ts';
+import type { RejectedMessage } from '../../shared/client-state.ts';
 import type { ClientClock } from './clock.ts';
 import { isRetryableStatus, parseRetryAfter } from './backoff.ts';
 import { USER_AGENT } from './version.ts';
