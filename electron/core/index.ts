@@ -1,19 +1,14 @@
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
-import type { ReplayOutcome } from '../../shared/operations.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
 import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { requestDeletion, type DeletionResult } from './deletions/deletion-requests.ts';
+import { createOperations, type Operations } from './api/operations.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
-import { announceStored } from './delivery/announce.ts';
-import { replay } from './delivery/replay.ts';
-import { sendTestEvent } from './delivery/test-event.ts';
-import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from './destinations/destination-settings.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
 import type { Route } from './store/delivery-types.ts';
@@ -24,7 +19,7 @@ import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
-import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
+import { DestinationsRepo } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
 import { hookOf } from '../../shared/receiver-hooks.ts';
@@ -47,7 +42,11 @@ export interface CoreOptions {
   composer?: { flushAt?: number; flushAfter?: number };
 }
 
-export interface Core {
+/**
+ * The relay: its parts (the store's repos, the delivery engine, the receiver, the composer, the
+ * audiences, the event bus) and the operations the hosts call on them (api/operations.ts).
+ */
+export interface Core extends Operations {
   readonly bus: EventBus;
   readonly clock: Clock;
   readonly sources: SourcesRepo;
@@ -64,23 +63,6 @@ export interface Core {
   /** Audiences and computed traits: definitions, previews, the sync scheduler (audiences/). */
   readonly audiences: AudienceService;
   readonly dataDir: string;
-  /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
-  replay(request: unknown): Promise<ReplayOutcome>;
-  /** Moves retrying deliveries' next attempt to now. */
-  retryNow(deliveryIds: number[]): Promise<number>;
-  /** Cancels pending or retrying deliveries. */
-  cancelDeliveries(deliveryIds: number[]): Promise<number>;
-  /** Creates a deletion request: delete notifications to the user's sources' destinations. */
-  requestDeletion(request: unknown): Promise<DeletionResult>;
-  /**
-   * Creates or replaces a destination by name (validated like the config file), or with `id` in the
-   * config edits that one, rename included; applies to the next attempt (destinations/destination-settings.ts).
-   */
-  saveDestination(config: unknown, options?: SaveOptions): Destination;
-  /** Deletes a destination, cancelling its pending and retrying deliveries (their count); history stays. */
-  deleteDestination(id: number, options?: { dryRun?: boolean }): Promise<number>;
-  /** Sends one signed test track message to this destination's webhooks (a delivery with trigger `test`). */
-  sendTestEvent(destinationId: number): Promise<{ deliveryId: number; body: string }>;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -184,16 +166,6 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
 
   const composer = new Composer(ingest.url, sources, bus, options.composer);
   delivery.kick(); // resume what was pending or retrying when Sluice last stopped
-  // Deliveries created, moved or cancelled on request are announced as stored (delivery/announce.ts),
-  // like the engine's attempts: new rows show at once and a cancelled one counts as finished.
-  const announce = (ids: readonly number[]) => announceStored(deliveries, bus, ids);
-  /** After deliveries were created or moved on request: announce them as stored, and look for due ones. */
-  const written = <T,>(ids: readonly number[], result: T): T => {
-    announce(ids);
-    delivery.kick();
-    return result;
-  };
-
   const audiences = new AudienceService({
     db,
     writer,
@@ -203,72 +175,21 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     onDeliveries: () => delivery.kick(),
     ...(options.random ? { random: options.random } : {}),
   });
-
-  const destinationSettings: DestinationSettingsDeps = {
-    sources,
-    destinations,
+  const parts = { bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, ingestUrl: ingest.url, dataDir: options.dataDir };
+  const operations = createOperations({
+    ...parts,
     writer,
-    clock,
-    applied() {
+    settingsApplied() {
       writer.setRoutes(routesOf(destinations));
       bus.emit('settings.changed', null);
       delivery.kick();
     },
-    cancelDeliveries: (ids) => core.cancelDeliveries(ids),
-  };
+  });
 
   let closing: Promise<void> | undefined;
-  let replays: Promise<unknown> = Promise.resolve();
   const core: Core = {
-    bus,
-    clock,
-    sources,
-    destinations,
-    messages,
-    deliveries,
-    deletionRequests,
-    delivery,
-    dataDir: options.dataDir,
-    ingestUrl: ingest.url,
-    receiver,
-    composer,
-    audiences,
-    replay: (request) => {
-      // One replay at a time: each plans from the store (e.g. "what is failed now") and writes
-      // later, so two planned together would both replay the same deliveries.
-      const run = replays.then(() => replay({ messages, deliveries, destinations, writer, clock }, request));
-      replays = run.catch(() => undefined);
-      return run.then((outcome) => written(outcome.deliveryIds, outcome));
-    },
-    retryNow: (deliveryIds) =>
-      writer
-        .write({ op: 'retryNow', deliveryIds, now: clock.now() })
-        .then((outcome) => written(outcome.changed > 0 ? deliveryIds : [], outcome.changed)),
-    cancelDeliveries: (deliveryIds) => {
-      // Out of the ready queue first: none of them may start while the cancel is being written.
-      // (Should the write fail, they are still due in the store and the next refill reads them.)
-      delivery.forget(deliveryIds);
-      return writer.write({ op: 'cancel', deliveryIds, now: clock.now() }).then(
-        (outcome) => {
-          if (outcome.changed > 0) announce(deliveryIds);
-          return outcome.changed;
-        },
-        (error: unknown) => {
-          delivery.kick(); // not cancelled: they are still due, read them again
-          throw error;
-        },
-      );
-    },
-    requestDeletion: (request) => {
-      const purged = delivery.purging(); // queued deliveries must not send purged messages
-      return requestDeletion({ messages, destinations, writer, clock }, request)
-        .finally(purged)
-        .then((result) => written(result.deliveryIds, result));
-    },
-    sendTestEvent: (destinationId) =>
-      sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => written([result.deliveryId], result)),
-    saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
-    deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
+    ...parts,
+    ...operations,
     close() {
       closing ??= (async () => {
         await composer.close(); // its queue goes into the store before ingestion stops

@@ -1,0 +1,298 @@
+// The operations the hosts call, reads and writes, in one place — as httptoolkit-server's api-model.ts is
+// the one place for its operations. The contract's handlers (contract-handlers.ts: the inspector, over
+// IPC or a WebSocket) validate a request and call one of these; the core's own API (`Core`, index.ts)
+// is these operations over its parts; an HTTP API would be one more thin adapter.
+import pkg from '../../../package.json' with { type: 'json' };
+import type { MessageSummary, ParsedRequestOf, Responses } from '../../../shared/contract.ts';
+import type { ReplayOutcome } from '../../../shared/operations.ts';
+import type { AudienceService } from '../audiences/audience-service.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+import type { Clock } from '../clock.ts';
+import type { Composer } from '../composer/composer.ts';
+import { sendSamples } from '../composer/samples.ts';
+import { requestDeletion, type DeletionResult } from '../deletions/deletion-requests.ts';
+import { announceStored, storedChanges } from '../delivery/announce.ts';
+import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
+import { deliveryHoldState, setDeliveriesHeld } from '../delivery/delivery-hold.ts';
+import { replay } from '../delivery/replay.ts';
+import { sendTestEvent } from '../delivery/test-event.ts';
+import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from '../destinations/destination-settings.ts';
+import { OperationError } from '../operation-error.ts';
+import type { BuiltinReceiver } from '../receiver/builtin-receiver.ts';
+import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
+import type { DeletionRequestsRepo } from '../store/deletion-requests-repo.ts';
+import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
+import type { MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
+import type { SourcesRepo } from '../store/sources-repo.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
+import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
+
+/** What the operations work with: the core's parts (index.ts builds them). */
+export interface OperationParts {
+  bus: EventBus;
+  clock: Clock;
+  sources: SourcesRepo;
+  destinations: DestinationsRepo;
+  messages: MessagesRepo;
+  deliveries: DeliveriesRepo;
+  deletionRequests: DeletionRequestsRepo;
+  delivery: DeliveryEngine;
+  writer: StoreWriter;
+  receiver: BuiltinReceiver;
+  composer: Composer;
+  audiences: AudienceService;
+  ingestUrl: string;
+  dataDir: string;
+  /** Sources or destinations were saved: the writer's routes and the engine follow. */
+  settingsApplied(): void;
+}
+
+type Ask<C extends keyof Responses> = (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]>;
+
+export interface Operations {
+  /** Replays messages as new deliveries (see delivery/replay.ts); input is validated. */
+  replay(request: unknown): Promise<ReplayOutcome>;
+  /** Moves retrying deliveries' next attempt to now. */
+  retryNow(deliveryIds: number[]): Promise<number>;
+  /** Cancels pending or retrying deliveries. */
+  cancelDeliveries(deliveryIds: number[]): Promise<number>;
+  /** Creates a deletion request: delete notifications to the user's sources' destinations. */
+  requestDeletion(request: unknown): Promise<DeletionResult>;
+  /**
+   * Creates or replaces a destination by name (validated like the config file), or with `id` in the
+   * config edits that one, rename included; applies to the next attempt (destinations/destination-settings.ts).
+   */
+  saveDestination(config: unknown, options?: SaveOptions): Destination;
+  /** Deletes a destination, cancelling its pending and retrying deliveries (their count); history stays. */
+  deleteDestination(id: number, options?: { dryRun?: boolean }): Promise<number>;
+  /** Sends one signed test track message to this destination's webhooks (a delivery with trigger `test`). */
+  sendTestEvent(destinationId: number): Promise<{ deliveryId: number; body: string }>;
+
+  // What the inspector asks, each as the contract's view (shared/contract.ts names them).
+  appInfo: Ask<'app.info'>;
+  deliveryHold: Ask<'delivery.state'>;
+  holdDeliveries: Ask<'delivery.hold'>;
+  listMessages: Ask<'messages.list'>;
+  messagesByIds: Ask<'messages.byIds'>;
+  messageDetail: Ask<'messages.get'>;
+  deliveryDetail: Ask<'deliveries.get'>;
+  deliveryStates: Ask<'deliveries.states'>;
+  listDestinations: Ask<'destinations.list'>;
+  revealSecret: Ask<'destinations.revealSecret'>;
+  listDeletions: Ask<'deletions.list'>;
+  receiverInbox: Ask<'receiver.inbox'>;
+  setReceiverBehaviour: Ask<'receiver.setBehaviour'>;
+  sendSamples: Ask<'samples.send'>;
+  composerSend: Ask<'composer.send'>;
+  composerFlush: Ask<'composer.flush'>;
+  composerState: Ask<'composer.state'>;
+  listAudiences: Ask<'audiences.list'>;
+  saveAudience: Ask<'audiences.save'>;
+  deleteAudience: Ask<'audiences.delete'>;
+  previewAudience: Ask<'audiences.preview'>;
+  syncAudienceNow: Ask<'audiences.syncNow'>;
+  audienceHistory: Ask<'audiences.history'>;
+  audienceSyncMessages: Ask<'audiences.syncMessages'>;
+  audienceMembers: Ask<'audiences.members'>;
+}
+
+/** How many messages one `messages.list` call with a `delivery` filter reads at most, and per chunk. */
+const DELIVERY_SCAN_LIMIT = 20_000;
+const DELIVERY_SCAN_CHUNK = 1000;
+
+export function createOperations(p: OperationParts): Operations {
+  const { clock, writer, delivery, deliveries, destinations, messages } = p;
+  // Deliveries created, moved or cancelled on request are announced as stored (delivery/announce.ts),
+  // like the engine's attempts: new rows show at once and a cancelled one counts as finished.
+  const announce = (ids: readonly number[]) => announceStored(deliveries, p.bus, ids);
+  /** After deliveries were created or moved on request: announce them as stored, and look for due ones. */
+  const written = <T,>(ids: readonly number[], result: T): T => {
+    announce(ids);
+    delivery.kick();
+    return result;
+  };
+  let replays: Promise<unknown> = Promise.resolve();
+
+  /** Messages as rows of the stream: each with the delivery its row shows, and its audience tag. */
+  const summarize = (page: StoredMessage[]): MessageSummary[] => {
+    const byMessage = deliveries.forMessages(page.map((m) => m.id));
+    const tags = p.audiences.repo.tags(page.filter((m) => m.origin === 'audience').map((m) => m.id));
+    const shown = new Map(page.map((m) => [m.id, mostTelling(byMessage.get(m.id) ?? [])]));
+    // The error codes of the shown deliveries that have one, read for the whole page at once.
+    const erring = [...shown.values()].flatMap((d) => (d && (d.status === 'retrying' || d.status === 'failed') ? [d.id] : []));
+    const lastAttempts = deliveries.lastAttempts(erring);
+    return page.map((m) => {
+      const own = byMessage.get(m.id) ?? [];
+      const audience = tags.get(m.id);
+      const d = shown.get(m.id);
+      return { ...m, delivery: d ? summaryOf(d, lastAttempts.get(d.id)) : null, deliveryCount: own.length, ...(audience ? { audience } : {}) };
+    });
+  };
+
+  const operations: Operations = {
+    replay: (request) => {
+      // One replay at a time: each plans from the store (e.g. "what is failed now") and writes
+      // later, so two planned together would both replay the same deliveries.
+      const run = replays.then(() => replay({ messages, deliveries, destinations, writer, clock }, request));
+      replays = run.catch(() => undefined);
+      return run.then((outcome) => written(outcome.deliveryIds, outcome));
+    },
+    retryNow: (deliveryIds) =>
+      writer.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => written(outcome.changed > 0 ? deliveryIds : [], outcome.changed)),
+    cancelDeliveries: (deliveryIds) => {
+      // Out of the ready queue first: none of them may start while the cancel is being written.
+      // (Should the write fail, they are still due in the store and the next refill reads them.)
+      delivery.forget(deliveryIds);
+      return writer.write({ op: 'cancel', deliveryIds, now: clock.now() }).then(
+        (outcome) => {
+          if (outcome.changed > 0) announce(deliveryIds);
+          return outcome.changed;
+        },
+        (error: unknown) => {
+          delivery.kick(); // not cancelled: they are still due, read them again
+          throw error;
+        },
+      );
+    },
+    requestDeletion: (request) => {
+      const purged = delivery.purging(); // queued deliveries must not send purged messages
+      return requestDeletion({ messages, destinations, writer, clock }, request)
+        .finally(purged)
+        .then((result) => written(result.deliveryIds, result));
+    },
+    sendTestEvent: (destinationId) =>
+      sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => written([result.deliveryId], result)),
+    saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
+    deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
+
+    appInfo: () => ({
+      // pkg.version, not the whole manifest: the bundler keeps only the fields read this way.
+      version: pkg.version,
+      ingestUrl: p.ingestUrl,
+      receiverUrl: p.receiver.url,
+      dataDir: p.dataDir,
+      sources: p.sources.list().map(({ id, name, writeKey, kind }) => ({ id, name, writeKey, kind })),
+    }),
+    deliveryHold: () => deliveryHoldState(p),
+    holdDeliveries: ({ held }) => setDeliveriesHeld(p, held),
+    listMessages: (request) => {
+      const query = {
+        ...(request.type !== undefined ? { type: request.type } : {}),
+        ...(request.status !== undefined ? { status: request.status } : {}),
+        ...(request.sourceId !== undefined ? { sourceId: request.sourceId } : {}),
+        ...(request.search ? { search: request.search } : {}),
+        ...(request.from !== undefined ? { from: request.from } : {}),
+        ...(request.to !== undefined ? { to: request.to } : {}),
+      };
+      const page = (beforeId: number | undefined, limit: number) =>
+        summarize(messages.list({ ...query, limit, ...(beforeId !== undefined ? { beforeId } : {}) }));
+      const wanted = request.delivery;
+      if (wanted === undefined) {
+        const found = page(request.beforeId, request.limit);
+        return { messages: found, next: found.length === request.limit ? found[found.length - 1]!.id : null };
+      }
+      // The row's delivery state is derived from its deliveries, so scan older pages until enough
+      // match, bounded per call so one request never holds the core for long.
+      const found: MessageSummary[] = [];
+      let cursor = request.beforeId;
+      for (let scanned = 0; scanned < DELIVERY_SCAN_LIMIT; ) {
+        const chunk = page(cursor, DELIVERY_SCAN_CHUNK);
+        scanned += chunk.length;
+        for (const m of chunk) {
+          if ((m.delivery?.status ?? 'none') !== wanted) continue;
+          found.push(m);
+          if (found.length === request.limit) return { messages: found, next: m.id };
+        }
+        if (chunk.length < DELIVERY_SCAN_CHUNK) return { messages: found, next: null };
+        cursor = chunk[chunk.length - 1]!.id;
+      }
+      return { messages: found, next: cursor ?? null };
+    },
+    messagesByIds: ({ ids }) => ({ messages: summarize(messages.byIds(ids).reverse()) }),
+    messageDetail: ({ id }) => {
+      const record = messages.get(id);
+      if (!record) throw new OperationError('not_found', `there is no message ${id}`);
+      const own = deliveries.forMessage(id).map((d) => viewWithAttempts(d, deliveries.attempts(d.id)));
+      const shown = mostTelling(own);
+      const audience = record.origin === 'audience' ? p.audiences.repo.tags([id]).get(id) : undefined;
+      return { ...record, delivery: shown ? summaryFields(shown) : null, deliveryCount: own.length, deliveries: own, ...(audience ? { audience } : {}) };
+    },
+    deliveryDetail: ({ id }) => {
+      const found = deliveries.get(id);
+      if (!found) throw new OperationError('not_found', `there is no delivery ${id}`);
+      return viewWithAttempts(found, deliveries.attempts(id));
+    },
+    deliveryStates: ({ ids }) => ({ changes: storedChanges(deliveries, ids) }),
+    listDestinations: () => ({ destinations: destinations.list().map(destinationView) }),
+    revealSecret: ({ id }) => {
+      const destination = destinations.list().find((d) => d.id === id);
+      if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
+      return { secret: destination.sharedSecret ?? null };
+    },
+    listDeletions: ({ limit }) => ({
+      requests: p.deletionRequests.recent(limit).map((request) => ({
+        ...request,
+        deliveries: deliveries.forDeletionRequest(request.id).map((d) => viewWithAttempts(d, deliveries.attempts(d.id))),
+      })),
+    }),
+    receiverInbox: ({ hook, limit }) => ({
+      entries: limit === undefined ? p.receiver.inbox(hook) : p.receiver.inbox(hook).slice(-limit),
+      behaviours: p.receiver.behaviours(),
+    }),
+    setReceiverBehaviour: ({ hook, behaviour }) => {
+      p.receiver.setBehaviour(hook, behaviour);
+      return { hook, behaviour };
+    },
+    sendSamples: ({ sourceId }) =>
+      sendSamples(
+        {
+          sources: p.sources,
+          destinations,
+          composer: p.composer,
+          hookUrl: (hook) => p.receiver.hookUrl(hook),
+          saveDestination: (config) => operations.saveDestination(config),
+        },
+        sourceId,
+      ),
+    composerSend: ({ sourceId, type, fields }) => p.composer.send(sourceId, type, fields),
+    composerFlush: ({ sourceId }) => p.composer.flush(sourceId),
+    composerState: ({ sourceId }) => p.composer.state(sourceId),
+    listAudiences: () => ({ audiences: p.audiences.list() }),
+    saveAudience: (input) => p.audiences.save(input),
+    deleteAudience: async ({ id }) => {
+      await p.audiences.delete(id);
+      return { deleted: true };
+    },
+    previewAudience: (request) => p.audiences.preview(request),
+    syncAudienceNow: async ({ id }) => {
+      const sync = await p.audiences.syncNow(id);
+      return p.audiences.repo.sync(sync.syncId)!;
+    },
+    audienceHistory: ({ id, limit, beforeId }) => {
+      p.audiences.view(id); // not_found for an unknown audience
+      const syncs = p.audiences.repo.syncs(id, limit, beforeId);
+      return { syncs, next: syncs.length === limit ? syncs[syncs.length - 1]!.id : null };
+    },
+    audienceSyncMessages: ({ syncId, afterId, limit }) => {
+      const sync = p.audiences.repo.sync(syncId);
+      if (!sync) throw new OperationError('not_found', `there is no audience sync ${syncId}; its audience may have been deleted`);
+      const found = p.audiences.repo.syncMessages(syncId, afterId, limit);
+      return { sync, messages: found, next: found.length === limit ? found[found.length - 1]!.id : null };
+    },
+    audienceMembers: ({ id, search, after, limit }) => {
+      p.audiences.view(id);
+      const page = p.audiences.repo.members(id, { limit, ...(search ? { search } : {}), ...(after !== undefined ? { after } : {}) });
+      return { ...page, next: page.members.length === limit ? page.members[page.members.length - 1]!.userId : null };
+    },
+  };
+
+  const destinationSettings: DestinationSettingsDeps = {
+    sources: p.sources,
+    destinations,
+    writer,
+    clock,
+    applied: () => p.settingsApplied(),
+    cancelDeliveries: (ids) => operations.cancelDeliveries(ids),
+  };
+  return operations;
+}

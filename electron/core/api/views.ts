@@ -1,0 +1,62 @@
+// The store's rows as the contract's views (shared/contract.ts): what a message's row, a delivery and a
+// destination look like to the inspector and the hosts' APIs. Pure mappings, no reads.
+import type { DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
+import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
+import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+
+/** The delivery a message's row shows: the rule the SQL filter and the renderer share (shared/shown-delivery.ts). */
+export function mostTelling<D extends LaneDelivery>(deliveries: D[]): D | null {
+  return shownDelivery(deliveries);
+}
+
+/** `last`: the delivery's newest attempt, which names its error (DeliveriesRepo.lastAttempts). */
+export function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliverySummary {
+  return {
+    id: d.id,
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.nextAttemptAt,
+    lastError: d.lastError,
+    ...lastErrorOf(d, last),
+    skipReason: d.skipReason,
+    destinationId: d.destinationId,
+    trigger: d.trigger,
+    targetUrl: d.targetUrl,
+  };
+}
+
+/** A view's summary part, without the view's own fields. */
+export function summaryFields(v: DeliveryView): DeliverySummary {
+  const { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl } = v;
+  return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl };
+}
+
+export function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
+  return { ...viewOf(d, attempts.at(-1)), attempts };
+}
+
+function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 'attempts'> {
+  return {
+    ...summaryOf(d, last),
+    replayOf: d.replayOf,
+    body: d.body,
+    signature: d.signature,
+    firstAttemptAt: d.firstAttemptAt,
+    deadlineAt: d.deadlineAt,
+    createdAt: d.createdAt,
+  };
+}
+
+export function destinationView(d: Destination): DestinationView {
+  return {
+    id: d.id,
+    name: d.name,
+    enabled: d.enabled,
+    sourceIds: d.sourceIds,
+    webhooks: d.webhooks,
+    hasSecret: d.sharedSecret !== undefined,
+    maskedSecret: d.sharedSecret ? `${d.sharedSecret.slice(0, Math.min(3, Math.floor(d.sharedSecret.length / 3)))}•••••` : null,
+    options: d.options,
+  };
+}
