@@ -1,0 +1,91 @@
+import type { DueDelivery } from '../store/deliveries-repo.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
+
+/** A queued delivery's webhook body and signature, and the settings they were built with. */
+export interface PreparedBody {
+  body: string;
+  signature: string | null;
+  bodyShape: Destination['options']['bodyShape'];
+  sharedSecret: string | null;
+}
+
+/**
+ * Queued deliveries' bodies, built ahead by the store's writer thread (prepare-bodies.ts), so that a
+ * round finds its body ready instead of reading, mapping and signing its message on the engine's
+ * thread. A body asked for before a purge ended is never used: the purge may have removed its message.
+ */
+export class BodyPrefetch {
+  readonly #writer: Pick<StoreWriter, 'prepareBodies'>;
+  /** Each queued delivery's body — or the promise of it while the writer works. */
+  readonly #bodies = new Map<number, PreparedBody | Promise<void>>();
+  /** Purges under way (see purging()). */
+  #purges = 0;
+  /** Moves at each purge's start and end: bodies asked for before then are not used. */
+  #generation = 0;
+
+  constructor(writer: Pick<StoreWriter, 'prepareBodies'>) {
+    this.#writer = writer;
+  }
+
+  /**
+   * Asks the writer thread for these deliveries' bodies. Those it cannot build (message gone) and
+   * those asked for before a purge's end are left out: their rounds build (or fail) them.
+   */
+  request(destination: Destination, deliveries: DueDelivery[]): void {
+    if (deliveries.length === 0) return;
+    const generation = this.#generation;
+    const bodyShape = destination.options.bodyShape;
+    const sharedSecret = destination.sharedSecret ?? null;
+    const pending: Promise<void> = this.#writer
+      .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), bodyShape, sharedSecret })
+      .then((prepared) => {
+        deliveries.forEach((delivery, i) => {
+          if (this.#bodies.get(delivery.id) !== pending) return; // sent, cancelled or dropped meanwhile
+          const body = prepared?.bodies[i] ?? null;
+          if (body === null || generation !== this.#generation) this.#bodies.delete(delivery.id);
+          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, bodyShape, sharedSecret });
+        });
+      });
+    for (const delivery of deliveries) this.#bodies.set(delivery.id, pending);
+  }
+
+  /** The delivery left the queue without a round (cancelled, its destination disabled or deleted). */
+  delete(deliveryId: number): void {
+    this.#bodies.delete(deliveryId);
+  }
+
+  /**
+   * Takes the delivery's body: undefined when none was built. A body the writer is still building is
+   * waited for (a few ms at most) rather than built twice; `waited` says the world may have moved meanwhile.
+   */
+  async take(deliveryId: number): Promise<{ prepared: PreparedBody | undefined; waited: boolean }> {
+    let prepared = this.#bodies.get(deliveryId);
+    const waited = prepared instanceof Promise;
+    if (waited) {
+      await prepared;
+      prepared = this.#bodies.get(deliveryId);
+    }
+    this.#bodies.delete(deliveryId);
+    return { prepared: prepared instanceof Promise ? undefined : prepared, waited };
+  }
+
+  /** True while a purge is under way: rounds then read their message from the store. */
+  get purgeUnderway(): boolean {
+    return this.#purges > 0;
+  }
+
+  /**
+   * Around a purge: until the returned function is called, rounds read their message from the store
+   * (not from what a refill read earlier), and then what was read before is dropped.
+   */
+  purging(): () => void {
+    this.#purges++;
+    this.#generation++;
+    return () => {
+      for (const [id, body] of this.#bodies) if (!(body instanceof Promise)) this.#bodies.delete(id);
+      this.#generation++;
+      this.#purges--;
+    };
+  }
+}

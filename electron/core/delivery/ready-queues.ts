@@ -1,0 +1,192 @@
+import type { DeliveriesRepo, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+import type { BodyPrefetch } from './body-prefetch.ts';
+
+/**
+ * Due deliveries a destination may hold in the ready queue: a few rounds' worth per slot, and at
+ * least 256, so that a refill (one query, which also re-reads the deliveries in flight: they are
+ * due until committed) serves many rounds; refilled once half are gone. Per destination, so that
+ * one destination's backlog never takes the queue from the others.
+ */
+function readyCap(destination: Destination): number {
+  return Math.max(destination.options.concurrency * 8, 256);
+}
+
+/** A destination's due deliveries, read from the store but not started yet, in due order. */
+interface ReadyQueue {
+  items: DueDelivery[];
+  head: number;
+  /** Items from head still in readyIds (not cancelled). */
+  ready: number;
+}
+
+/** What the queues ask of the engine about deliveries it has started. */
+export interface InFlight {
+  has(deliveryId: number): boolean;
+  /** How many of this destination's deliveries are in flight (still due in the store until committed). */
+  of(destinationId: number): number;
+}
+
+/**
+ * The delivery engine's ready queues: due deliveries read from the store but not started yet, one
+ * FIFO per destination, refilled in batches rather than per round. The rows are the real queue: what
+ * is here is only what has been read of it. Reading is kept cheap: a destination whose every due row
+ * is held is not read again until its next one falls due, and each read starts after the last one's
+ * cursor, until something may have made an earlier row due (forgetReads()).
+ */
+export class ReadyQueues {
+  readonly #deliveries: Pick<DeliveriesRepo, 'dueFor' | 'nextDueAfter'>;
+  readonly #bodies: BodyPrefetch;
+  readonly #inFlight: InFlight;
+  readonly #queues = new Map<number, ReadyQueue>();
+  /** Queued delivery id → its destination. An id leaving it (cancelled) is skipped when its turn comes. */
+  readonly #readyIds = new Map<number, number>();
+  /**
+   * Destinations whose every due delivery we hold (queued or in flight), as the last read found:
+   * reading again before something changes (new deliveries, time passing) would return the same
+   * rows, on every round. The value is when its next stored delivery falls due (null: none is
+   * stored); forgetReads() forgets them all.
+   */
+  readonly #heldAll = new Map<number, number | null>();
+  /**
+   * Per destination, where its last read of due rows stopped. Every due row up to there is ours
+   * (queued or in flight) or settled, so the next read starts after it instead of reading them all
+   * again — until something may have made an earlier row due: any write outside a round kicks the
+   * engine (which forgets every cursor), a round due again at once or a failed commit forgets its own.
+   */
+  readonly #cursors = new Map<number, DueCursor>();
+
+  constructor(deliveries: Pick<DeliveriesRepo, 'dueFor' | 'nextDueAfter'>, bodies: BodyPrefetch, inFlight: InFlight) {
+    this.#deliveries = deliveries;
+    this.#bodies = bodies;
+    this.#inFlight = inFlight;
+  }
+
+  /** Something may have made deliveries due (new ones, a settings change, the clock): read every destination again. */
+  forgetReads(): void {
+    this.#heldAll.clear();
+    this.#cursors.clear();
+  }
+
+  /**
+   * Reads more of the destination's due deliveries when its queue runs low. Returns when to look
+   * again when every due row is held and a later one is stored (its due time), else undefined.
+   */
+  refillIfLow(destination: Destination, now: number): number | undefined {
+    const nextAt = this.#heldAll.get(destination.id);
+    if (nextAt !== undefined && nextAt !== null && nextAt <= now) this.#heldAll.delete(destination.id);
+    const cap = readyCap(destination);
+    if (!this.#heldAll.has(destination.id) && (this.#queues.get(destination.id)?.ready ?? 0) <= cap / 2) {
+      this.#refill(destination, cap, now);
+    }
+    return this.#heldAll.get(destination.id) ?? undefined;
+  }
+
+  /** Destinations with a queue. */
+  destinationIds(): number[] {
+    return [...this.#queues.keys()];
+  }
+
+  /** The destination's next delivery that was not cancelled meanwhile, out of its queue. */
+  take(destinationId: number): DueDelivery | undefined {
+    const queue = this.#queues.get(destinationId);
+    if (!queue) return undefined;
+    while (queue.head < queue.items.length) {
+      const delivery = queue.items[queue.head++]!;
+      if (this.#readyIds.delete(delivery.id)) {
+        queue.ready--;
+        return delivery;
+      }
+      this.#bodies.delete(delivery.id); // cancelled meanwhile
+    }
+    return undefined;
+  }
+
+  /** Drops an emptied queue, and the taken items of a long one. */
+  compact(destinationId: number): void {
+    const queue = this.#queues.get(destinationId);
+    if (!queue) return;
+    if (queue.head >= queue.items.length) this.#queues.delete(destinationId);
+    else if (queue.head > 1024) {
+      queue.items = queue.items.slice(queue.head);
+      queue.head = 0;
+    }
+  }
+
+  /**
+   * Drops the destination's queue (disabled or deleted since its deliveries were read): they are not
+   * sent. A disabled destination's stay pending in the store and are read again once it is enabled.
+   */
+  drop(destinationId: number): void {
+    const queue = this.#queues.get(destinationId);
+    if (queue) {
+      for (let i = queue.head; i < queue.items.length; i++) {
+        const id = queue.items[i]!.id;
+        this.#readyIds.delete(id);
+        this.#bodies.delete(id);
+      }
+    }
+    this.#queues.delete(destinationId);
+    this.#heldAll.delete(destinationId); // read again once it is enabled
+    this.#cursors.delete(destinationId);
+  }
+
+  /** Takes cancelled deliveries out of the queues: only the store's state counts. */
+  forget(deliveryIds: readonly number[]): void {
+    for (const id of deliveryIds) {
+      const destinationId = this.#readyIds.get(id);
+      if (destinationId === undefined) continue;
+      this.#readyIds.delete(id);
+      const queue = this.#queues.get(destinationId);
+      if (queue) queue.ready--;
+    }
+  }
+
+  /** A committed round left its delivery due again at `nextAttemptAt`: the last read did not include it. */
+  dueAgain(destinationId: number, nextAttemptAt: number, now: number): void {
+    const heldUntil = this.#heldAll.get(destinationId);
+    if (nextAttemptAt <= now) {
+      this.#heldAll.delete(destinationId);
+      this.#cursors.delete(destinationId); // its new due time may sort before the cursor
+    } else if (heldUntil === null || (heldUntil !== undefined && nextAttemptAt < heldUntil)) {
+      this.#heldAll.set(destinationId, nextAttemptAt);
+    }
+  }
+
+  /** A round failed before its result was stored: the delivery is still due; read the destination again. */
+  readAgain(destinationId: number): void {
+    this.#heldAll.delete(destinationId);
+    this.#cursors.delete(destinationId);
+  }
+
+  /** A started delivery was left due without a round (see the engine): the next read starts from the top. */
+  forgetCursor(destinationId: number): void {
+    this.#cursors.delete(destinationId);
+  }
+
+  /**
+   * Reads the destination's due deliveries that are neither running nor already queued, up to its
+   * cap. After its cursor, only rows no earlier read reached; without one, the store returns the
+   * ones we hold too (they are due until their result is committed), so the read asks for that many more.
+   */
+  #refill(destination: Destination, cap: number, now: number): void {
+    const destinationId = destination.id;
+    let queue = this.#queues.get(destinationId);
+    const cursor = this.#cursors.get(destinationId);
+    const limit = cursor ? cap - (queue?.ready ?? 0) : cap + this.#inFlight.of(destinationId);
+    const due = this.#deliveries.dueFor(destinationId, now, limit, cursor);
+    const last = due.at(-1);
+    if (last) this.#cursors.set(destinationId, { at: last.nextAttemptAt, id: last.id });
+    // We now hold every due delivery of this destination: wait for the next one to fall due.
+    if (due.length < limit) this.#heldAll.set(destinationId, this.#deliveries.nextDueAfter(destinationId, now));
+    const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id));
+    if (fresh.length === 0) return;
+    if (!queue) this.#queues.set(destinationId, (queue = { items: [], head: 0, ready: 0 }));
+    for (const delivery of fresh) {
+      queue.items.push(delivery);
+      queue.ready++;
+      this.#readyIds.set(delivery.id, destinationId);
+    }
+    this.#bodies.request(destination, fresh.filter((delivery) => delivery.bodyOverride === null && delivery.messageId !== null));
+  }
+}

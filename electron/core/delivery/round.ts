@@ -1,0 +1,169 @@
+import { webhookBody } from '../../../shared/webhook-body.ts';
+import type { Clock } from '../clock.ts';
+import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
+import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
+import type { PreparedBody } from './body-prefetch.ts';
+import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
+import { signBody } from './signature.ts';
+import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
+
+/** A delivery whose message was purged (or is otherwise gone): failed, nothing sent. */
+const PURGED = 'the message is no longer stored (purged?); nothing was sent';
+
+export interface RoundParts {
+  clock: Clock;
+  sender: WebhookSender;
+  messages: Pick<MessagesRepo, 'ofDelivery'>;
+  deliveries: Pick<DeliveriesRepo, 'hasMessage'>;
+  random?: (() => number) | undefined;
+}
+
+/** What a round came to: the result to record, and the delivery as it is to be announced. */
+export interface RoundOutcome {
+  result: DeliveryResult;
+  announced: DueDelivery;
+}
+
+/**
+ * One round of a delivery — the policy of delivering, which the engine (delivery-engine.ts) runs: the
+ * body (the one prepared ahead, when it was built with the destination's current settings; else read
+ * from the store, mapped and signed), posted to every webhook of the destination at once; any 2xx
+ * delivers it; otherwise a retryable failure schedules the next round within the 4-hour window
+ * (retry-schedule.ts), with the longest Retry-After as a floor. A delivery that cannot be sent (its
+ * message purged or unreadable) fails without a request. `releaseSlot` is called once the requests
+ * have ended, before the result is recorded.
+ */
+export async function runRound(
+  parts: RoundParts,
+  delivery: DueDelivery,
+  destination: Destination,
+  prepared: PreparedBody | undefined,
+  purgeUnderway: boolean,
+  releaseSlot: () => void,
+): Promise<RoundOutcome> {
+  const { clock, sender } = parts;
+  const startedAt = clock.now();
+  const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+  const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
+  const attemptCount = delivery.attemptCount + 1;
+
+  // Settings are read at each round, so edits apply to the next attempt: a body prepared with
+  // other settings (or before a purge began) is not used.
+  const sharedSecret = destination.sharedSecret ?? null;
+  let body = delivery.bodyOverride;
+  let signature: string | null;
+  if (
+    body === null &&
+    prepared !== undefined &&
+    !purgeUnderway &&
+    prepared.bodyShape === destination.options.bodyShape &&
+    prepared.sharedSecret === sharedSecret
+  ) {
+    body = prepared.body;
+    signature = prepared.signature;
+  } else {
+    /** Why nothing can be sent, if so; `unreadable` is announced with its message, a purge without. */
+    let unsendable: { lastError: string; unreadable: boolean } | null = null;
+    if (body === null) {
+      // Through the store's link, in one read, not the id read at refill: a purge sets the link to
+      // NULL, and the purged message's id may since have been given to a new message (ids are
+      // reused once the newest rows are gone), which must not be sent as this delivery.
+      let message: Record<string, unknown> | null = null;
+      try {
+        message = delivery.messageId === null ? null : (parts.messages.ofDelivery(delivery.id)?.message ?? null);
+        if (!message) unsendable = { lastError: PURGED, unreadable: false };
+      } catch (error) {
+        // The store failing may pass (the round fails and is retried after a pause); a stored
+        // message that cannot be normalized will not get better: fail it rather than retry forever.
+        if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw error;
+        unsendable = { lastError: `the stored message cannot be read (${(error as Error).message}); nothing was sent`, unreadable: true };
+      }
+      if (message) body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
+    } else if (delivery.messageId !== null && !parts.deliveries.hasMessage(delivery.id)) {
+      // An edited replay carries its own body, but that is still its message's data: once the
+      // message was purged it is not sent (the purge cleared the stored copy too).
+      unsendable = { lastError: PURGED, unreadable: false };
+    }
+    if (unsendable || body === null) {
+      return {
+        result: {
+          deliveryId: delivery.id,
+          status: 'failed',
+          attemptCount: delivery.attemptCount,
+          firstAttemptAt,
+          nextAttemptAt: null,
+          deadlineAt,
+          lastError: unsendable?.lastError ?? PURGED,
+          body: null,
+          signature: null,
+          attempts: [],
+        },
+        // A purged message is announced as of no message: the id it had may be another message's now.
+        announced: unsendable?.unreadable ? delivery : { ...delivery, messageId: null },
+      };
+    }
+    signature = sharedSecret ? signBody(body, sharedSecret) : null;
+  }
+  const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
+  // All of a round's requests start at once; the sender never rejects (failures are results).
+  const requests = targets.map((webhook) => {
+    const headers: Record<string, string> = {
+      'User-Agent': USER_AGENT,
+      'Content-Type': 'application/json',
+      ...webhook.headers,
+      ...(signature ? { 'X-Signature': signature } : {}),
+    };
+    const caCert = 'caCert' in webhook ? webhook.caCert : undefined;
+    return { url: webhook.url, headers, result: sender.send({ url: webhook.url, body, headers, caCert }) };
+  });
+  const sent: { url: string; headers: Record<string, string>; result: SendResult }[] = [];
+  for (const { url, headers, result } of requests) sent.push({ url, headers, result: await result });
+
+  releaseSlot();
+  const now = clock.now();
+  const delivered = sent.some(({ result }) => result.ok);
+  const retryable = !delivered && sent.some(({ result }) => result.retryable);
+  const retryAfterMs = maxRetryAfter(sent.map(({ result }) => result), now);
+  const next = retryable
+    ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) })
+    : null;
+  const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
+  // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
+  // store's summaries pair with its code (DeliveriesRepo.lastErrors).
+  const lastAttemptError = sent.findLast(({ result }) => !result.ok)?.result.errorMessage ?? null;
+  const lastError = delivered
+    ? null
+    : retryable && next === null
+      ? `${lastAttemptError} — gave up: the 4-hour retry window is over`
+      : lastAttemptError;
+  const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
+    url,
+    startedAt: result.startedAt,
+    durationMs: result.durationMs,
+    requestHeaders: JSON.stringify(headers),
+    responseStatus: result.status,
+    responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
+    responseBody: result.responseBody,
+    errorCode: result.errorCode,
+    errorMessage: result.errorMessage,
+    outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
+    retryAt: status === 'retrying' ? next : null,
+  }));
+  return {
+    result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
+    announced: delivery,
+  };
+}
+
+/** The longest Retry-After among 408, 429 and 5xx answers, in ms from now. */
+function maxRetryAfter(results: SendResult[], now: number): number | undefined {
+  let max: number | undefined;
+  for (const result of results) {
+    if (!result.retryable || !result.responseHeaders) continue;
+    const ms = parseRetryAfter(result.responseHeaders['retry-after'], now);
+    if (ms !== undefined) max = Math.max(max ?? 0, ms);
+  }
+  return max;
+}
