@@ -1,3 +1,9 @@
+// The client: its public calls, and the state machine behind them — the queue's sequence numbers
+// (what flush() waits for), the batches in flight with their retries, the flush timer and the
+// waiters. One class on purpose, over ~400 lines: those share their state, and splitting the machine
+// would pass it around. Its parts live beside it: the queue (message-queue.ts), batch bodies
+// (batch-splitter.ts), the HTTP side (batch-sender.ts), backoff, options, message building, state
+// notifications (queue-state.ts) and the debug log.
 import type { MessageType } from '../../shared/message-rules.ts';
 import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { backoffDelay } from './backoff.ts';
