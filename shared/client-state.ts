@@ -1,5 +1,5 @@
 // The client library's state and results as its users and the inspector see them: what
-// \`client.state\` and \`onSuccess\` give, and the codes of its errors. Plain types in shared/, because
+// `client.state` and `onSuccess` give, and the codes of its errors. Plain types in shared/, because
 // the inspector's contract carries the composer's client state (shared/contract.ts).
 import type { RejectCode } from './message-rules.ts';
 

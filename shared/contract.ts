@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { ClientState } from './client-state.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
-import { deletionRequestSchema, DELIVERY_STATUSES, messageFilterSchema, replayRequestSchema, type ReplayOutcome } from './operations.ts';
+import { deletionRequestSchema, DELIVERY_STATUSES, replayRequestSchema, type ReplayOutcome } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
 import {
   audienceInputSchema,

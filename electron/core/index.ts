@@ -7,7 +7,7 @@ import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { createOperations, type Operations } from './api/operations.ts';
+import { createOperations, type CoreParts, type Operations } from './api/operations.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
@@ -46,23 +46,7 @@ export interface CoreOptions {
  * The relay: its parts (the store's repos, the delivery engine, the receiver, the composer, the
  * audiences, the event bus) and the operations the hosts call on them (api/operations.ts).
  */
-export interface Core extends Operations {
-  readonly bus: EventBus;
-  readonly clock: Clock;
-  readonly sources: SourcesRepo;
-  readonly destinations: DestinationsRepo;
-  readonly messages: MessagesRepo;
-  readonly deliveries: DeliveriesRepo;
-  /** Deletion requests made so far (their notifications are deliveries). */
-  readonly deletionRequests: DeletionRequestsRepo;
-  readonly delivery: DeliveryEngine;
-  readonly ingestUrl: string;
-  readonly receiver: BuiltinReceiver;
-  /** Sends messages built in the inspector through Sluice's client library. */
-  readonly composer: Composer;
-  /** Audiences and computed traits: definitions, previews, the sync scheduler (audiences/). */
-  readonly audiences: AudienceService;
-  readonly dataDir: string;
+export interface Core extends Operations, Readonly<CoreParts> {
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -175,7 +159,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     onDeliveries: () => delivery.kick(),
     ...(options.random ? { random: options.random } : {}),
   });
-  const parts = { bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, ingestUrl: ingest.url, dataDir: options.dataDir };
+  const parts: CoreParts = { bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, ingestUrl: ingest.url, dataDir: options.dataDir };
   const operations = createOperations({
     ...parts,
     writer,

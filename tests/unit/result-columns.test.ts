@@ -1,4 +1,4 @@
-// Delivery results cross to the writer thread as columns (ingest/result-columns.ts): every field of
+// Delivery results cross to the writer thread as columns (writer/result-columns.ts): every field of
 // every result and attempt must come back as it went, nulls included, through a real structured clone.
 import { deserialize, serialize } from 'node:v8';
 import { expect, it } from 'vitest';

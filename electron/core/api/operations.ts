@@ -27,22 +27,29 @@ import type { SourcesRepo } from '../store/sources-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
 
-/** What the operations work with: the core's parts (index.ts builds them). */
-export interface OperationParts {
+/** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
+export interface CoreParts {
   bus: EventBus;
   clock: Clock;
   sources: SourcesRepo;
   destinations: DestinationsRepo;
   messages: MessagesRepo;
   deliveries: DeliveriesRepo;
+  /** Deletion requests made so far (their notifications are deliveries). */
   deletionRequests: DeletionRequestsRepo;
   delivery: DeliveryEngine;
-  writer: StoreWriter;
   receiver: BuiltinReceiver;
+  /** Sends messages built in the inspector through Sluice's client library. */
   composer: Composer;
+  /** Audiences and computed traits: definitions, previews, the sync scheduler (audiences/). */
   audiences: AudienceService;
   ingestUrl: string;
   dataDir: string;
+}
+
+/** What the operations work with: the core's parts, its writer, and what follows a settings change. */
+export interface OperationParts extends CoreParts {
+  writer: StoreWriter;
   /** Sources or destinations were saved: the writer's routes and the engine follow. */
   settingsApplied(): void;
 }

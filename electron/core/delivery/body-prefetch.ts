@@ -56,23 +56,23 @@ export class BodyPrefetch {
   }
 
   /**
-   * Takes the delivery's body: undefined when none was built. A body the writer is still building is
-   * waited for (a few ms at most) rather than built twice; `waited` says the world may have moved meanwhile.
+   * While the writer is still building the delivery's body, the promise of it: a round waits for it
+   * (a few ms at most) rather than build the body twice.
    */
-  async take(deliveryId: number): Promise<{ prepared: PreparedBody | undefined; waited: boolean }> {
-    let prepared = this.#bodies.get(deliveryId);
-    const waited = prepared instanceof Promise;
-    if (waited) {
-      await prepared;
-      prepared = this.#bodies.get(deliveryId);
-    }
-    this.#bodies.delete(deliveryId);
-    return { prepared: prepared instanceof Promise ? undefined : prepared, waited };
+  pending(deliveryId: number): Promise<void> | undefined {
+    const body = this.#bodies.get(deliveryId);
+    return body instanceof Promise ? body : undefined;
   }
 
-  /** True while a purge is under way: rounds then read their message from the store. */
-  get purgeUnderway(): boolean {
-    return this.#purges > 0;
+  /**
+   * Takes the delivery's body out: undefined when none was built, when it is still being built, or
+   * while a purge is under way (the round then reads its message from the store). Decided here, at
+   * the moment the body leaves, so a purge cannot end between this check and the body's use.
+   */
+  take(deliveryId: number): PreparedBody | undefined {
+    const body = this.#bodies.get(deliveryId);
+    this.#bodies.delete(deliveryId);
+    return body instanceof Promise || this.#purges > 0 ? undefined : body;
   }
 
   /**

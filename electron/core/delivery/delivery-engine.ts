@@ -225,22 +225,27 @@ export class DeliveryEngine {
     this.#rounds.add(round);
   }
 
-  /** One round of the delivery (round.ts), its result committed and announced. */
+  /**
+   * One round of the delivery (round.ts), its result committed and announced. A round whose body is
+   * ready starts its requests at once, in the same turn as #start.
+   */
   async #deliver(delivery: DueDelivery, destination: Destination, releaseSlot: () => void): Promise<void> {
-    const { prepared, waited } = await this.#bodies.take(delivery.id);
-    if (waited) {
+    const pending = this.#bodies.pending(delivery.id);
+    if (pending) {
+      await pending;
       // The world may have moved meanwhile (the writer can be busy for a while): settings saved (they
       // apply to this attempt), the destination disabled or deleted, the delivery cancelled, the
       // engine held or closing. Then nothing is sent: the delivery stays due in the store and is read
       // again (re-enabling, resuming and a failed cancel all kick; so does the next start).
       const current = this.#o.destinations.byId(destination.id);
       if (!current?.enabled || this.#held || this.#closed || this.#cancelledInFlight.has(delivery.id)) {
+        this.#bodies.delete(delivery.id);
         this.#queues.forgetCursor(destination.id);
         return;
       }
       destination = current;
     }
-    const { result, announced } = await runRound(this.#round, delivery, destination, prepared, this.#bodies.purgeUnderway, releaseSlot);
+    const { result, announced } = await runRound(this.#round, delivery, destination, this.#bodies.take(delivery.id), releaseSlot);
     await this.#commit(result, announced);
   }
 

@@ -9,7 +9,7 @@ import { MessagesRepo, normalizedMessage } from '../store/messages-repo.ts';
  * message, normalize, map, stringify, sign. Run in the store's writer thread, which has time to
  * spare while the engine's thread is busy with HTTP: on two cores this is what lets the engine keep
  * its receivers busy. The engine uses a body only while the destination's body shape and secret are
- * still the ones it was built with, and never across a purge (delivery-engine.ts).
+ * still the ones it was built with, and never across a purge (body-prefetch.ts).
  */
 export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => PreparedBodies {
   const messages = new MessagesRepo(db);

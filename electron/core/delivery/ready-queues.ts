@@ -32,7 +32,9 @@ export interface InFlight {
  * FIFO per destination, refilled in batches rather than per round. The rows are the real queue: what
  * is here is only what has been read of it. Reading is kept cheap: a destination whose every due row
  * is held is not read again until its next one falls due, and each read starts after the last one's
- * cursor, until something may have made an earlier row due (forgetReads()).
+ * cursor, until something may have made an earlier row due (forgetReads()). A queued delivery's body is
+ * asked of body-prefetch.ts when it is read, and dropped there when the delivery leaves the queue
+ * without a round (cancelled, its destination disabled or deleted): the two stay in step through here.
  */
 export class ReadyQueues {
   readonly #deliveries: Pick<DeliveriesRepo, 'dueFor' | 'nextDueAfter'>;

@@ -28,7 +28,7 @@ export interface RoundOutcome {
 
 /**
  * One round of a delivery — the policy of delivering, which the engine (delivery-engine.ts) runs: the
- * body (the one prepared ahead, when it was built with the destination's current settings; else read
+ * body (`prepared` ahead, when it was built with the destination's current settings; else read
  * from the store, mapped and signed), posted to every webhook of the destination at once; any 2xx
  * delivers it; otherwise a retryable failure schedules the next round within the 4-hour window
  * (retry-schedule.ts), with the longest Retry-After as a floor. A delivery that cannot be sent (its
@@ -40,7 +40,6 @@ export async function runRound(
   delivery: DueDelivery,
   destination: Destination,
   prepared: PreparedBody | undefined,
-  purgeUnderway: boolean,
   releaseSlot: () => void,
 ): Promise<RoundOutcome> {
   const { clock, sender } = parts;
@@ -50,14 +49,13 @@ export async function runRound(
   const attemptCount = delivery.attemptCount + 1;
 
   // Settings are read at each round, so edits apply to the next attempt: a body prepared with
-  // other settings (or before a purge began) is not used.
+  // other settings is not used (nor one during a purge: body-prefetch.ts gives none then).
   const sharedSecret = destination.sharedSecret ?? null;
   let body = delivery.bodyOverride;
   let signature: string | null;
   if (
     body === null &&
     prepared !== undefined &&
-    !purgeUnderway &&
     prepared.bodyShape === destination.options.bodyShape &&
     prepared.sharedSecret === sharedSecret
   ) {

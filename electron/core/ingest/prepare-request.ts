@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../../shared/limits.ts';
-import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type MessageType, type Rejection } from '../../../shared/messages.ts';
+import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';

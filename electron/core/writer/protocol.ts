@@ -4,15 +4,16 @@
  * bodies to build. The main thread never waits for SQLite's write lock.
  */
 import type { MessageType } from '../../../shared/message-rules.ts';
-import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { AudienceOp, AudienceOutcome } from './audience-ops.ts';
 import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 
-/** One ingestion request, as the ingestion server hands it to the store writer (parsed and validated there, by
- * ingest/prepare-request.ts). */
+/**
+ * One ingestion request, as the ingestion server hands it to the store's writer thread (which parses
+ * and validates it with ingest/prepare-request.ts).
+ */
 export interface IngestJob {
   id: number;
   /** The (decompressed) body. */
@@ -53,7 +54,7 @@ export interface WriteOutcome {
   /** Rows changed (retryNow, cancel) or messages purged. */
   changed: number;
   deletionRequestId?: number;
-  /** What an audience op did (audiences/audience-ops.ts). */
+  /** What an audience op did (audience-ops.ts). */
   audience?: AudienceOutcome;
 }
 

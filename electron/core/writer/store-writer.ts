@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { IngestError } from '../ingest-error.ts';
-import type { BodiesRequest, FromWriter, PreparedBodies, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
+import type { BodiesRequest, FromWriter, IngestJob, PreparedBodies, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
-import type { IngestJob } from './protocol.ts';
 import { toColumns } from './result-columns.ts';
 
 interface Waiting {
