@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { slotIndex, useVirtualWindow } from '../components/virtual.ts';
-import { formatCount } from '../lib/format.ts';
-import { newerThan } from '../store/model.ts';
-import { useInspector, useInspectorState } from '../store/react.ts';
+import { slotIndex, useVirtualWindow } from '../../components/virtual.ts';
+import { formatCount } from '../../lib/format.ts';
+import { newerThan } from '../../store/model.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
 
 /**

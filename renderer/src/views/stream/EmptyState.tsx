@@ -1,7 +1,7 @@
-import { ClientSnippets } from '../components/ClientSnippets.tsx';
-import { CopyButton } from '../components/CopyButton.tsx';
-import { useInspector, useInspectorState } from '../store/react.ts';
-import { SampleEventsButton } from './composer/SampleEventsButton.tsx';
+import { ClientSnippets } from '../../components/ClientSnippets.tsx';
+import { CopyButton } from '../../components/CopyButton.tsx';
+import { useInspector, useInspectorState } from '../../store/react.ts';
+import { SampleEventsButton } from '../composer/SampleEventsButton.tsx';
 
 /** The stream with no messages: what to send, where, with which key — ready to paste. */
 export function EmptyState({ sourceId }: { sourceId: number | null }) {

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
-import type { DestinationView } from '../../../shared/contract.ts';
-import { checkSignature, type SignatureVerdict } from '../lib/hmac.ts';
-import { useInspector } from '../store/react.ts';
+import type { DestinationView } from '../../../../shared/contract.ts';
+import { checkSignature, type SignatureVerdict } from '../../lib/hmac.ts';
+import { useInspector } from '../../store/react.ts';
 
 /**
  * Recomputes X-Signature in the browser (HMAC-SHA1 of the body's UTF-8 bytes, WebCrypto) with a

@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
-import type { DeliveryView, DestinationView, MessageDetail } from '../../../shared/contract.ts';
-import { webhookBody } from '../../../shared/webhook-body.ts';
-import { CopyButton } from '../components/CopyButton.tsx';
-import { HeaderValue } from '../components/HeaderValue.tsx';
-import { curlCommand } from '../lib/curl.ts';
+import type { DeliveryView, DestinationView, MessageDetail } from '../../../../shared/contract.ts';
+import { webhookBody } from '../../../../shared/webhook-body.ts';
+import { CopyButton } from '../../components/CopyButton.tsx';
+import { HeaderValue } from '../../components/HeaderValue.tsx';
+import { curlCommand } from '../../lib/curl.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
-import { formatCount } from '../lib/format.ts';
+import { formatCount } from '../../lib/format.ts';
 
 const USER_AGENT = 'Sluice/1.0';
 

@@ -1,16 +1,16 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { DeliveryView, DestinationView, MessageDetail as Detail } from '../../../shared/contract.ts';
-import { CopyButton } from '../components/CopyButton.tsx';
-import { JsonTree } from '../components/JsonTree.tsx';
-import { Tabs, type TabDef } from '../components/Tabs.tsx';
-import { absoluteTime } from '../lib/format.ts';
-import { useSecondClock } from '../lib/clock.ts';
-import { describeOutcome } from '../store/outcome.ts';
-import { useInspector, useInspectorState } from '../store/react.ts';
+import type { DeliveryView, DestinationView, MessageDetail as Detail } from '../../../../shared/contract.ts';
+import { CopyButton } from '../../components/CopyButton.tsx';
+import { JsonTree } from '../../components/JsonTree.tsx';
+import { Tabs, type TabDef } from '../../components/Tabs.tsx';
+import { absoluteTime } from '../../lib/format.ts';
+import { useSecondClock } from '../../lib/clock.ts';
+import { describeOutcome } from '../../store/outcome.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 import { AttemptsTab } from './AttemptsTab.tsx';
 import { rowName } from './StreamRow.tsx';
 import { WebhookTab } from './WebhookTab.tsx';
-import { ReplayTab } from './replay/ReplayTab.tsx';
+import { ReplayTab } from '../replay/ReplayTab.tsx';
 
 type TabKey = 'message' | 'webhook' | 'attempts' | 'replay';
 

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import type { AttemptView, DeliveryView, DestinationView, MessageDetail } from '../../../shared/contract.ts';
-import { absoluteTime, clockTime, formatCount, formatDuration } from '../lib/format.ts';
-import { useSecondClock } from '../lib/clock.ts';
-import { countdown } from '../store/outcome.ts';
-import { useInspector } from '../store/react.ts';
+import type { AttemptView, DeliveryView, DestinationView, MessageDetail } from '../../../../shared/contract.ts';
+import { absoluteTime, clockTime, formatCount, formatDuration } from '../../lib/format.ts';
+import { useSecondClock } from '../../lib/clock.ts';
+import { countdown } from '../../store/outcome.ts';
+import { useInspector } from '../../store/react.ts';
 
 /** The webhook timeout (DESIGN.md §5.6): the line every attempt's bar is drawn against. */
 export const TIMEOUT_MS = 5000;
