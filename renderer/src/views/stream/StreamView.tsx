@@ -1,0 +1,90 @@
+import { useEffect, useRef, useState, type CSSProperties } from 'react';
+import { Splitter } from '../../components/Splitter.tsx';
+import { hasFilters } from '../../store/model.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
+import { EmptyState, NoMatches } from './EmptyState.tsx';
+import { FilterBar } from './FilterBar.tsx';
+import { MessageDetailPane } from './MessageDetail.tsx';
+import { StreamList } from './StreamList.tsx';
+
+const LIST_WIDTH_KEY = 'sluice.listWidth';
+
+function isEditable(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/**
+ * The stream: the filter bar over the live list, beside the message's detail (the splitter between
+ * them keeps its width). Its keys work anywhere while it is shown: / searches, Esc clears the
+ * filters, and the list's keys when nothing else has focus.
+ */
+export function StreamView({ sourceId }: {
+  /** The source whose write key the top bar shows: the empty stream's snippets use it too. */
+  sourceId: number | null;
+}) {
+  const inspector = useInspector();
+  const searchRef = useRef<HTMLInputElement>(null);
+  const [listWidth, setListWidth] = useState(() => Number(localStorage.getItem(LIST_WIDTH_KEY)) || 560);
+
+  useEffect(() => {
+    localStorage.setItem(LIST_WIDTH_KEY, String(listWidth));
+  }, [listWidth]);
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      const editable = isEditable(event.target);
+      if (event.key === 'Escape') {
+        if (editable && event.target !== searchRef.current) return;
+        if (hasFilters(inspector.store.getState().filters)) {
+          event.preventDefault();
+          inspector.clearFilters();
+        }
+        return;
+      }
+      if (editable) return;
+      if (event.key === '/') {
+        event.preventDefault();
+        searchRef.current?.focus();
+        searchRef.current?.select();
+        return;
+      }
+      const onPage = event.target === document.body || event.target === document.documentElement;
+      if (!onPage) return;
+      if (event.key === 'ArrowDown' || event.key === 'j') inspector.moveSelection(1);
+      else if (event.key === 'ArrowUp' || event.key === 'k') inspector.moveSelection(-1);
+      else if (event.key === 'Enter') {
+        const id = inspector.store.getState().selectedId;
+        if (id === null) return;
+        inspector.open(id);
+      } else return;
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [inspector]);
+
+  return (
+    <div className="panes" style={{ '--list-width': `${listWidth}px` } as CSSProperties}>
+      <section className="list-pane" aria-label="Stream">
+        <FilterBar searchRef={searchRef} />
+        <StreamBody sourceId={sourceId} />
+      </section>
+      <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" />
+      <MessageDetailPane />
+    </div>
+  );
+}
+
+function StreamBody({ sourceId }: { sourceId: number | null }) {
+  const loaded = useInspectorState((s) => s.list.loaded);
+  const empty = useInspectorState((s) => s.list.order.length === 0);
+  const filtered = useInspectorState((s) => hasFilters(s.filters));
+  const more = useInspectorState((s) => s.list.next !== null);
+  // Nothing yet, but older messages are still being searched (the store asks for them page by page).
+  if (loaded && empty && more) return <div className="stream-loading" aria-busy="true" aria-label="Searching older messages" />;
+  if (loaded && empty) return filtered ? <NoMatches /> : <EmptyState sourceId={sourceId} />;
+  if (!loaded && empty) return <div className="stream-loading" aria-busy="true" aria-label="Loading messages" />;
+  return <StreamList />;
+}
