@@ -1,4 +1,4 @@
-// The stream's reducers and selectors (renderer/src/store/model.ts, outcome.ts): pure, run in Node.
+// The stream's reducers and selectors (renderer/src/store/model.ts, filters.ts, outcome.ts, rate-meter.ts): pure, run in Node.
 import { describe, expect, it } from 'vitest';
 import type { DeliverySummary, MessageSummary } from '../../shared/contract.ts';
 import {
@@ -8,21 +8,17 @@ import {
   dropExpired,
   emptyList,
   evictRows,
-  hasFilters,
   isListed,
-  listQuery,
-  matchesFilters,
   mergeDescending,
   neighbour,
   newerThan,
-  NO_FILTERS,
-  outcomeOf,
-  RateMeter,
   trimList,
   type DeliveryChange,
   type ListModel,
 } from '../../renderer/src/store/model.ts';
-import { countdown, describeOutcome, errorLabel } from '../../renderer/src/store/outcome.ts';
+import { hasFilters, listQuery, matchesFilters, NO_FILTERS } from '../../renderer/src/store/filters.ts';
+import { RateMeter } from '../../renderer/src/store/rate-meter.ts';
+import { countdown, describeOutcome, errorLabel, outcomeOf } from '../../renderer/src/store/outcome.ts';
 import { slotIndex, windowFor } from '../../renderer/src/components/virtual.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 import { DatabaseSync } from 'node:sqlite';

@@ -3,19 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Channel, CoreEvent, RequestOf, Responses, Result } from '../../shared/contract.ts';
 import { createInspector } from '../../renderer/src/store/inspector.ts';
-import {
-  addPage,
-  addRows,
-  dropExpired,
-  emptyList,
-  hasFilters,
-  listQuery,
-  matchesFilters,
-  NO_FILTERS,
-  timeBounds,
-  type Filters,
-  type TimeRange,
-} from '../../renderer/src/store/model.ts';
+import { addPage, addRows, dropExpired, emptyList } from '../../renderer/src/store/model.ts';
+import { hasFilters, listQuery, matchesFilters, NO_FILTERS, timeBounds, type Filters, type TimeRange } from '../../renderer/src/store/filters.ts';
 import type { ConnectionState, EventsListener, RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 

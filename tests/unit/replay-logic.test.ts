@@ -3,7 +3,7 @@
 // and the custom time range's input conversion.
 import { describe, expect, it } from 'vitest';
 import { fromLocalInput, toLocalInput } from '../../renderer/src/lib/local-time.ts';
-import { NO_FILTERS } from '../../renderer/src/store/model.ts';
+import { NO_FILTERS } from '../../renderer/src/store/filters.ts';
 import { countProgress, describeProgress, recordChanges, type DeliveryState } from '../../renderer/src/views/replay/bulk-progress.ts';
 import { confirmation, describeFilters } from '../../renderer/src/views/replay/bulk-plan.ts';
 import { checkJsonBody, findSyntaxProblem, lineColumn, MAX_DEPTH } from '../../renderer/src/views/replay/json-check.ts';

@@ -16,6 +16,7 @@ import type {
 } from '../../../shared/contract.ts';
 import type { ConnectionState, RelayApi } from '../transport/relay-api.ts';
 import { browserFrameHost, requestFrameOrTimeout } from './frame.ts';
+import { listQuery, NO_FILTERS, type Filters } from './filters.ts';
 import {
   addPage,
   addRows,
@@ -23,16 +24,13 @@ import {
   dropExpired,
   emptyList,
   evictRows,
-  listQuery,
   neighbour,
   newerThan,
-  NO_FILTERS,
-  RateMeter,
   trimList,
   type DeliveryChange,
-  type Filters,
   type ListModel,
 } from './model.ts';
+import { RateMeter } from './rate-meter.ts';
 
 export const FIRST_PAGE = 200;
 export const OLDER_PAGE = 500;

@@ -9,18 +9,13 @@
  * The list is sparse: `order` lists every row's id (a number each), `byId` holds only the rows worth
  * keeping in memory (the newest, and those around the view; see `evictRows`). A listed row that is not
  * loaded is fetched again by id when it comes into view, so a long live run keeps the heap flat.
+ *
+ * What the list is narrowed to (filters, time range) is in filters.ts; a row's outcome kind in outcome.ts.
  */
-import type { DeliveryChange, DeliveryStatusName, DeliverySummary, MessageSummary, RequestOf } from '../../../shared/contract.ts';
-import type { MessageType } from '../../../shared/messages.ts';
+import type { DeliveryChange, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
 import { shownDelivery, STATUS_WEIGHT } from '../../../shared/shown-delivery.ts';
-
-/**
- * The message types, as in shared/messages.ts (which imports zod: the renderer keeps it out of its
- * bundle and imports only types from there; the type below keeps the two lists equal).
- */
-export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const satisfies readonly MessageType[];
-type _SameTypes = MessageType extends (typeof MESSAGE_TYPES)[number] ? true : never;
-export const SAME_TYPES: _SameTypes = true;
+import { matchesFilters, type Filters, type TimeRange } from './filters.ts';
+import { OUTCOME_KINDS, outcomeOf, type OutcomeKind } from './outcome.ts';
 
 export type { DeliveryChange };
 
@@ -37,116 +32,6 @@ export function deliveryStateOf(d: DeliveryState): DeliveryState {
     lastErrorCode: d.lastErrorCode,
     lastHttpStatus: d.lastHttpStatus,
   };
-}
-
-/** What a row says happened: a delivery state, or why there is no delivery. */
-export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
-export const OUTCOME_KINDS: readonly OutcomeKind[] = [
-  'delivered',
-  'retrying',
-  'failed',
-  'pending',
-  'skipped',
-  'cancelled',
-  'rejected',
-  'duplicate',
-  'none',
-];
-
-/**
- * The stream's time range on receivedAt: everything, a window sliding with the clock (the rows that
- * fall out of it leave the list), or fixed inclusive bounds, either of which may be open.
- */
-export type TimeRange = { kind: 'all' } | { kind: 'last'; ms: number } | { kind: 'between'; from: number | null; to: number | null };
-
-export const ALL_TIME: TimeRange = Object.freeze({ kind: 'all' });
-
-/** The sliding windows offered as presets. */
-export const TIME_PRESETS: readonly { ms: number; label: string }[] = [
-  { ms: 5 * 60_000, label: 'Last 5 min' },
-  { ms: 60 * 60_000, label: 'Last 1 h' },
-  { ms: 24 * 60 * 60_000, label: 'Last 24 h' },
-];
-
-/** The receivedAt bounds of a range at `now` (ms since epoch, inclusive); none for "all". */
-export function timeBounds(range: TimeRange, now: number): { from?: number; to?: number } {
-  if (range.kind === 'last') return { from: Math.max(0, now - range.ms) };
-  if (range.kind === 'between') {
-    return { ...(range.from !== null ? { from: range.from } : {}), ...(range.to !== null ? { to: range.to } : {}) };
-  }
-  return {};
-}
-
-export function hasTimeRange(range: TimeRange): boolean {
-  return range.kind === 'last' || (range.kind === 'between' && (range.from !== null || range.to !== null));
-}
-
-export interface Filters {
-  type: MessageType | null;
-  /** Filter on the row's outcome (delivery state, rejected, duplicate or no delivery). */
-  status: OutcomeKind | null;
-  sourceId: number | null;
-  /** userId, anonymousId, event name or messageId contains this (case-insensitive). */
-  search: string;
-  /** When the messages were received. */
-  time: TimeRange;
-}
-
-export const NO_FILTERS: Filters = Object.freeze({ type: null, status: null, sourceId: null, search: '', time: ALL_TIME });
-
-export function hasFilters(filters: Filters): boolean {
-  return (
-    filters.type !== null || filters.status !== null || filters.sourceId !== null || filters.search.trim() !== '' || hasTimeRange(filters.time)
-  );
-}
-
-/** The `messages.list` request for these filters at `now` (without paging). */
-export function listQuery(filters: Filters, now: number = Date.now()): Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> {
-  const query: Omit<RequestOf<'messages.list'>, 'limit' | 'beforeId'> = { ...timeBounds(filters.time, now) };
-  if (filters.type) query.type = filters.type;
-  if (filters.sourceId !== null) query.sourceId = filters.sourceId;
-  const search = filters.search.trim();
-  if (search) query.search = search.slice(0, 200);
-  if (filters.status === 'rejected' || filters.status === 'duplicate') query.status = filters.status;
-  else if (filters.status !== null) {
-    query.status = 'accepted';
-    query.delivery = filters.status;
-  }
-  return query;
-}
-
-/** The row's outcome kind. */
-export function outcomeOf(m: Pick<MessageSummary, 'status'> & { delivery: { status: string } | null }): OutcomeKind {
-  if (m.status === 'rejected') return 'rejected';
-  if (m.status === 'duplicate') return 'duplicate';
-  return (m.delivery?.status as DeliveryStatusName | undefined) ?? 'none';
-}
-
-/** The same test the core's `messages.list` applies, for rows that arrive live (at `now`, for a sliding time range). */
-export function matchesFilters(m: MessageSummary, filters: Filters, now: number = Date.now()): boolean {
-  if (filters.type !== null && m.type !== filters.type) return false;
-  if (!withinTime(m, filters.time, now)) return false;
-  if (filters.sourceId !== null && m.sourceId !== filters.sourceId) return false;
-  if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
-  const search = asciiLower(filters.search.trim());
-  if (search) {
-    const fields = [m.userId, m.anonymousId, m.event, m.messageId];
-    if (!fields.some((field) => field !== null && asciiLower(field).includes(search))) return false;
-  }
-  return true;
-}
-
-/**
- * Lower case as SQLite's LIKE compares (the core's search): A–Z only. "Émile" matches "Émile" but not
- * "émile" — in the core too, so a live row never shows and then vanishes on reload.
- */
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
-}
-
-export function withinTime(m: MessageSummary, range: TimeRange, now: number): boolean {
-  const { from, to } = timeBounds(range, now);
-  return (from === undefined || m.receivedAt >= from) && (to === undefined || m.receivedAt <= to);
 }
 
 export interface ListModel {
@@ -427,37 +312,4 @@ export function neighbour(order: readonly number[], current: number | null, delt
   const index = current === null ? -1 : order.indexOf(current);
   if (index < 0) return order[0]!;
   return order[Math.min(order.length - 1, Math.max(0, index + delta))]!;
-}
-
-/** Messages per second over a sliding window of whole seconds. */
-export class RateMeter {
-  readonly #buckets: number[];
-  readonly #seconds: number;
-  #second = -1;
-
-  constructor(seconds = 3) {
-    this.#seconds = seconds;
-    this.#buckets = new Array(seconds + 1).fill(0);
-  }
-
-  record(now: number, count: number): void {
-    this.#advance(now);
-    this.#buckets[this.#second % this.#buckets.length]! += count;
-  }
-
-  /** The mean over the last `seconds` complete seconds. */
-  rate(now: number): number {
-    this.#advance(now);
-    let sum = 0;
-    for (let i = 1; i <= this.#seconds; i++) sum += this.#buckets[(this.#second - i + this.#buckets.length * 2) % this.#buckets.length]!;
-    return sum / this.#seconds;
-  }
-
-  #advance(now: number): void {
-    const second = Math.floor(now / 1000);
-    if (this.#second < 0) this.#second = second;
-    const steps = Math.min(second - this.#second, this.#buckets.length);
-    for (let i = 1; i <= steps; i++) this.#buckets[(this.#second + i) % this.#buckets.length] = 0;
-    if (second > this.#second) this.#second = second;
-  }
 }

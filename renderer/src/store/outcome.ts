@@ -1,6 +1,30 @@
-/** How a row words its outcome: the words, the colour (tone) and the full sentence for its tooltip. */
-import type { DeliveryErrorCode, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
-import { outcomeOf, type OutcomeKind } from './model.ts';
+/**
+ * A row's outcome: what kind it is (a delivery state, rejected, duplicate or none; the status filter
+ * and the list's counts go by it), and how the row words it: the words, the colour (tone) and the
+ * full sentence for its tooltip.
+ */
+import type { DeliveryErrorCode, DeliveryStatusName, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
+
+/** What a row says happened: a delivery state, or why there is no delivery. */
+export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
+export const OUTCOME_KINDS: readonly OutcomeKind[] = [
+  'delivered',
+  'retrying',
+  'failed',
+  'pending',
+  'skipped',
+  'cancelled',
+  'rejected',
+  'duplicate',
+  'none',
+];
+
+/** The row's outcome kind. */
+export function outcomeOf(m: Pick<MessageSummary, 'status'> & { delivery: { status: string } | null }): OutcomeKind {
+  if (m.status === 'rejected') return 'rejected';
+  if (m.status === 'duplicate') return 'duplicate';
+  return (m.delivery?.status as DeliveryStatusName | undefined) ?? 'none';
+}
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
 

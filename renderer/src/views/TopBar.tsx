@@ -1,6 +1,6 @@
 import { CopyButton } from '../components/CopyButton.tsx';
 import { formatRate } from '../lib/format.ts';
-import { hasFilters } from '../store/model.ts';
+import { hasFilters } from '../store/filters.ts';
 import { useInspector, useInspectorState } from '../store/react.ts';
 
 /** Ingest URL and write key (with copy), the live rate, pause, clear filters. */

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { ReplayOutcome, RequestOf } from '../../../../shared/contract.ts';
 import { absoluteTime, formatCount } from '../../lib/format.ts';
-import { listQuery, type Filters } from '../../store/model.ts';
+import { listQuery, type Filters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { countProgress, describeProgress } from './bulk-progress.ts';
 import { confirmation, describeFilters } from './bulk-plan.ts';

@@ -4,7 +4,7 @@
  */
 import type { ReplayOutcome } from '../../../../shared/contract.ts';
 import { formatCount } from '../../lib/format.ts';
-import { TIME_PRESETS, type Filters, type TimeRange } from '../../store/model.ts';
+import { TIME_PRESETS, type Filters, type TimeRange } from '../../store/filters.ts';
 import { OUTCOME_NAMES } from '../../store/outcome.ts';
 
 function plural(n: number, one: string, many = `${one}s`): string {

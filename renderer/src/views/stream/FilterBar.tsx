@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { MessageType } from '../../../../shared/messages.ts';
-import { MESSAGE_TYPES, OUTCOME_KINDS, type OutcomeKind } from '../../store/model.ts';
-import { OUTCOME_NAMES } from '../../store/outcome.ts';
+import { MESSAGE_TYPES } from '../../store/filters.ts';
+import { OUTCOME_KINDS, OUTCOME_NAMES, type OutcomeKind } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { BulkReplayButton } from '../replay/BulkReplay.tsx';
 import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';

@@ -2,8 +2,7 @@ import { memo } from 'react';
 import type { MessageSummary } from '../../../../shared/contract.ts';
 import { absoluteTime, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
-import { outcomeOf } from '../../store/model.ts';
-import { describeOutcome } from '../../store/outcome.ts';
+import { describeOutcome, outcomeOf } from '../../store/outcome.ts';
 import { useInspectorState } from '../../store/react.ts';
 
 export const ROW_HEIGHT = 48;

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { Splitter } from '../../components/Splitter.tsx';
-import { hasFilters } from '../../store/model.ts';
+import { hasFilters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { EmptyState, NoMatches } from './EmptyState.tsx';
 import { FilterBar } from './FilterBar.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { fromLocalInput, toLocalInput } from '../../lib/local-time.ts';
-import { TIME_PRESETS, type TimeRange } from '../../store/model.ts';
+import { TIME_PRESETS, type TimeRange } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 
 const HOUR = 3_600_000;
