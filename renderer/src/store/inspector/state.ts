@@ -1,0 +1,59 @@
+/** The inspector store's state, what it needs from its surroundings, and the state it starts with. */
+import type { StoreApi } from 'zustand/vanilla';
+import type { DestinationView, MessageDetail, Responses } from '../../../../shared/contract.ts';
+import type { ConnectionState } from '../../transport/relay-api.ts';
+import { NO_FILTERS, type Filters } from '../filters.ts';
+import { emptyList, type ListModel } from '../model.ts';
+
+export interface DetailState {
+  id: number;
+  data: MessageDetail | null;
+  error: string | null;
+  loading: boolean;
+}
+
+export interface InspectorState {
+  connection: ConnectionState;
+  info: Responses['app.info'] | null;
+  destinations: DestinationView[];
+  /** A sentence when loading the app's info or the list failed. */
+  problem: string | null;
+  filters: Filters;
+  list: ListModel;
+  /** The list is loading its first page, or an older page. */
+  loadingFirst: boolean;
+  loadingOlder: boolean;
+  /** Live rows are held back (the relay goes on); `held` messages arrived meanwhile. */
+  paused: boolean;
+  held: number;
+  selectedId: number | null;
+  detail: DetailState | null;
+  /** Messages stored per second, recent. */
+  rate: number;
+}
+
+export type InspectorStore = StoreApi<InspectorState>;
+
+export interface Environment {
+  /** Runs `callback` before the next paint (a frame in a browser, or a timer while the page is hidden: see frame.ts). */
+  requestFrame(callback: () => void): void;
+  now(): number;
+}
+
+export function initialState(): InspectorState {
+  return {
+    connection: { kind: 'connecting' },
+    info: null,
+    destinations: [],
+    problem: null,
+    filters: NO_FILTERS,
+    list: emptyList(),
+    loadingFirst: true,
+    loadingOlder: false,
+    paused: false,
+    held: 0,
+    selectedId: null,
+    detail: null,
+    rate: 0,
+  };
+}
