@@ -9,6 +9,7 @@ import {
   type AudienceView,
 } from '../../../../shared/audiences.ts';
 import type { RequestOf, SourceView } from '../../../../shared/contract.ts';
+import { Field } from '../../components/Field.tsx';
 import { formatCount } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
 import {
@@ -117,46 +118,35 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
       )}
 
       <div className="aud-grid">
-        <div className="field">
-          <label className="field-label" htmlFor="aud-name">
-            Name
-          </label>
-          <input
-            id="aud-name"
-            type="text"
-            value={form.name}
-            maxLength={100}
-            placeholder={form.kind === 'audience' ? 'High Value Users' : 'Orders last 7 days'}
-            aria-invalid={shown.name ? true : undefined}
-            aria-describedby="aud-name-help"
-            onChange={(e) => change({ name: e.target.value }, 'name')}
-          />
-          <span id="aud-name-help" className={shown.name ? 'aud-error' : 'aud-help'}>
-            {shown.name ?? (property ? <>Sent as the trait <code>{property}</code></> : 'The trait it sends is the snake_case of the name.')}
-          </span>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor="aud-source">
-            Source
-          </label>
-          <select
-            id="aud-source"
-            aria-describedby="aud-source-help"
-            value={form.sourceId ?? ''}
-            aria-invalid={shown.sourceId ? true : undefined}
-            onChange={(e) => change({ sourceId: Number(e.target.value) }, 'sourceId')}
-          >
-            {form.sourceId === null ? <option value="">Choose a source</option> : null}
-            {sources.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-          <span id="aud-source-help" className={shown.sourceId ? 'aud-error' : 'aud-help'}>
-            {shown.sourceId ?? 'Its users, and its webhook destinations receive the syncs.'}
-          </span>
-        </div>
+        <Field
+          id="aud-name"
+          label="Name"
+          hint={property ? <>Sent as the trait <code>{property}</code></> : 'The trait it sends is the snake_case of the name.'}
+          error={shown.name}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              value={form.name}
+              maxLength={100}
+              placeholder={form.kind === 'audience' ? 'High Value Users' : 'Orders last 7 days'}
+              onChange={(e) => change({ name: e.target.value }, 'name')}
+            />
+          )}
+        </Field>
+        <Field id="aud-source" label="Source" hint="Its users, and its webhook destinations receive the syncs." error={shown.sourceId}>
+          {(control) => (
+            <select {...control} value={form.sourceId ?? ''} onChange={(e) => change({ sourceId: Number(e.target.value) }, 'sourceId')}>
+              {form.sourceId === null ? <option value="">Choose a source</option> : null}
+              {sources.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       </div>
 
       {form.kind === 'audience' ? (

@@ -20,6 +20,7 @@ import {
 import { QueuePanel } from './QueuePanel.tsx';
 import { useComposerQueue } from './use-composer-queue.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
+import { Field } from '../../components/Field.tsx';
 
 /** Examples, worded so they are not mistaken for values. */
 const PLACEHOLDERS: Partial<Record<FormField, string>> = {
@@ -112,39 +113,42 @@ export function ComposerView() {
           }}
         >
           <div className="toolbar">
-            <label className="field">
-              <span className="field-label">Source</span>
-              <select value={sourceId ?? ''} onChange={(e) => setChosenSource(Number(e.target.value))} disabled={!sources}>
-                {(sources ?? []).map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {s.name} ({s.writeKey})
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="field">
-              <span className="field-label">Template</span>
-              <select
-                value={templateId}
-                onChange={(e) => {
-                  const template = templateById(e.target.value);
-                  setTemplateId(e.target.value);
-                  setSendErrors({});
-                  setForm(template ? formFromTemplate(template) : emptyForm(form.type));
-                }}
-              >
-                <option value="">Blank {form.type}</option>
-                {COMPOSER_TYPES.map((type) => (
-                  <optgroup key={type} label={type}>
-                    {TEMPLATES.filter((t) => t.type === type).map((t) => (
-                      <option key={t.id} value={t.id}>
-                        {t.label}
-                      </option>
-                    ))}
-                  </optgroup>
-                ))}
-              </select>
-            </label>
+            <Field label="Source">
+              {(control) => (
+                <select {...control} value={sourceId ?? ''} onChange={(e) => setChosenSource(Number(e.target.value))} disabled={!sources}>
+                  {(sources ?? []).map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.name} ({s.writeKey})
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label="Template">
+              {(control) => (
+                <select
+                  {...control}
+                  value={templateId}
+                  onChange={(e) => {
+                    const template = templateById(e.target.value);
+                    setTemplateId(e.target.value);
+                    setSendErrors({});
+                    setForm(template ? formFromTemplate(template) : emptyForm(form.type));
+                  }}
+                >
+                  <option value="">Blank {form.type}</option>
+                  {COMPOSER_TYPES.map((type) => (
+                    <optgroup key={type} label={type}>
+                      {TEMPLATES.filter((t) => t.type === type).map((t) => (
+                        <option key={t.id} value={t.id}>
+                          {t.label}
+                        </option>
+                      ))}
+                    </optgroup>
+                  ))}
+                </select>
+              )}
+            </Field>
           </div>
           <div className="segmented composer-types" role="group" aria-label="Message type">
             {COMPOSER_TYPES.map((type) => (
@@ -165,30 +169,26 @@ export function ComposerView() {
             ))}
           </div>
           {FIELDS_BY_TYPE[form.type].map((field) => {
-            const id = `${base}-${field}`;
-            const error = errors[field];
-            const common = {
-              id,
-              value: form[field],
-              placeholder: PLACEHOLDERS[field],
-              'aria-invalid': error ? true : undefined,
-              'aria-describedby': error ? `${id}-error` : undefined,
-              spellCheck: false,
-            } as const;
+            const json = JSON_FIELDS.includes(field);
+            // Problems come on Send (the client's) or as JSON is typed: a line kept for them, read out when they come.
             return (
-              <div key={field} className={`field composer-field${JSON_FIELDS.includes(field) ? ' composer-json' : ''}`}>
-                <label className="field-label" htmlFor={id}>
-                  {FIELD_LABELS[field]}
-                </label>
-                {JSON_FIELDS.includes(field) ? (
-                  <textarea {...common} rows={12} onChange={(e) => edit({ [field]: e.target.value })} />
-                ) : (
-                  <input {...common} type="text" autoComplete="off" onChange={(e) => edit({ [field]: e.target.value })} />
-                )}
-                <p id={`${id}-error`} className="tool-field-error" aria-live="polite">
-                  {error ?? ''}
-                </p>
-              </div>
+              <Field
+                key={field}
+                id={`${base}-${field}`}
+                className={`composer-field${json ? ' composer-json' : ''}`}
+                label={FIELD_LABELS[field]}
+                error={errors[field]}
+                announce
+              >
+                {(control) => {
+                  const common = { ...control, value: form[field], placeholder: PLACEHOLDERS[field], spellCheck: false } as const;
+                  return json ? (
+                    <textarea {...common} rows={12} onChange={(e) => edit({ [field]: e.target.value })} />
+                  ) : (
+                    <input {...common} type="text" autoComplete="off" onChange={(e) => edit({ [field]: e.target.value })} />
+                  );
+                }}
+              </Field>
             );
           })}
           <ErrorText error={errors.form} />

@@ -6,6 +6,7 @@ import { useInspector, useInspectorState } from '../../store/react.ts';
 import { describeNotification } from './notification-status.ts';
 import { useDeletions } from './use-deletions.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
+import { Field } from '../../components/Field.tsx';
 
 /**
  * Deletion requests (seed §1.7): ask for a user's data to be deleted, and watch the `delete`
@@ -63,22 +64,25 @@ export function DeletionsView() {
           void submit();
         }}
       >
-        <label className="field">
-          <span className="field-label">User ID</span>
-          <input
-            type="text"
-            value={userId}
-            placeholder="u_123"
-            maxLength={1024}
-            autoComplete="off"
-            aria-invalid={formError ? true : undefined}
-            aria-describedby="deletion-error"
-            onChange={(e) => {
-              setUserId(e.target.value);
-              setFormError(null);
-            }}
-          />
-        </label>
+        <Field label="User ID">
+          {(control) => (
+            <input
+              {...control}
+              // Its problem shows under the whole form (#deletion-error), which stays on one line.
+              aria-invalid={formError ? true : undefined}
+              aria-describedby="deletion-error"
+              type="text"
+              value={userId}
+              placeholder="u_123"
+              maxLength={1024}
+              autoComplete="off"
+              onChange={(e) => {
+                setUserId(e.target.value);
+                setFormError(null);
+              }}
+            />
+          )}
+        </Field>
         <label className="tool-check">
           <input type="checkbox" checked={purge} onChange={(e) => setPurge(e.target.checked)} />
           Also delete the user’s stored messages from Sluice

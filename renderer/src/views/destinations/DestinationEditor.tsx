@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { DestinationView, RequestOf, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
+import { Field } from '../../components/Field.tsx';
 import { clockTime } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
 import { DeleteDestinationDialog } from './DeleteDestinationDialog.tsx';
@@ -150,29 +151,17 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       ) : null}
 
       <div className="dst-grid">
-        <div className="dst-field">
-          <label className="field-label" htmlFor="dst-name">
-            Name
-          </label>
-          <input
-            id="dst-name"
-            type="text"
-            value={form.name}
-            placeholder="e.g. my-app"
-            aria-invalid={shown.name ? true : undefined}
-            aria-describedby={shown.name ? 'dst-name-error' : 'dst-name-hint'}
-            onChange={(e) => change({ ...form, name: e.target.value }, 'name')}
-          />
-          {shown.name ? (
-            <p className="dst-error" id="dst-name-error">
-              {shown.name}
-            </p>
-          ) : (
-            <p className="hint" id="dst-name-hint">
-              {isNew ? 'Each destination has its own name.' : 'Renaming keeps its deliveries and their history.'}
-            </p>
+        <Field
+          id="dst-name"
+          className="dst-field"
+          label="Name"
+          hint={isNew ? 'Each destination has its own name.' : 'Renaming keeps its deliveries and their history.'}
+          error={shown.name}
+        >
+          {(control) => (
+            <input {...control} type="text" value={form.name} placeholder="e.g. my-app" onChange={(e) => change({ ...form, name: e.target.value }, 'name')} />
           )}
-        </div>
+        </Field>
         <div className="dst-field dst-enabled">
           <label className="dst-check">
             <input type="checkbox" role="switch" checked={form.enabled} onChange={(e) => change({ ...form, enabled: e.target.checked }, 'enabled')} />
@@ -247,32 +236,26 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
             </label>
           </div>
         </fieldset>
-        <div className="dst-field dst-concurrency">
-          <label className="field-label" htmlFor="dst-concurrency">
-            Concurrency
-          </label>
-          <input
-            id="dst-concurrency"
-            type="number"
-            inputMode="numeric"
-            min={CONCURRENCY_MIN}
-            max={CONCURRENCY_MAX}
-            step={1}
-            value={form.concurrency}
-            aria-invalid={shown.concurrency ? true : undefined}
-            aria-describedby={shown.concurrency ? 'dst-concurrency-error' : 'dst-concurrency-hint'}
-            onChange={(e) => change({ ...form, concurrency: e.target.value }, 'concurrency')}
-          />
-          {shown.concurrency ? (
-            <p className="dst-error" id="dst-concurrency-error">
-              {shown.concurrency}
-            </p>
-          ) : (
-            <p className="hint" id="dst-concurrency-hint">
-              Deliveries of this destination in flight at once ({CONCURRENCY_MIN}–{CONCURRENCY_MAX}); lower it for a receiver that cannot take many requests at once.
-            </p>
+        <Field
+          id="dst-concurrency"
+          className="dst-field dst-concurrency"
+          label="Concurrency"
+          hint={<>Deliveries of this destination in flight at once ({CONCURRENCY_MIN}–{CONCURRENCY_MAX}); lower it for a receiver that cannot take many requests at once.</>}
+          error={shown.concurrency}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              inputMode="numeric"
+              min={CONCURRENCY_MIN}
+              max={CONCURRENCY_MAX}
+              step={1}
+              value={form.concurrency}
+              onChange={(e) => change({ ...form, concurrency: e.target.value }, 'concurrency')}
+            />
           )}
-        </div>
+        </Field>
       </section>
 
       <footer className="dst-actions">

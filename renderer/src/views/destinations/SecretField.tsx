@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton.tsx';
+import { Field } from '../../components/Field.tsx';
 import { generateSecret, type SecretState } from './destination-form.ts';
 
 /**
@@ -39,72 +40,60 @@ export function SecretField({ secret, error, onChange, onReveal }: {
   };
 
   return (
-    <div className="dst-field">
-      <label className="field-label" htmlFor="dst-secret">
-        Shared secret
-      </label>
-      <div className="dst-secret-row">
-        <input
-          id="dst-secret"
-          className="dst-secret-input mono"
-          type={revealed && secret.kind !== 'stored' ? 'text' : 'password'}
-          autoComplete="off"
-          spellCheck={false}
-          value={value}
-          placeholder={secret.kind === 'stored' ? `${secret.masked} (stored)` : 'none'}
-          aria-invalid={shown ? true : undefined}
-          aria-describedby={shown ? 'dst-secret-error' : 'dst-secret-hint'}
-          onChange={(e) => {
-            setRevealError(null);
-            onChange(e.target.value === '' && secret.kind === 'stored' ? secret : { kind: 'value', value: e.target.value });
-          }}
-        />
-        <button
-          type="button"
-          className="btn btn-small dst-reveal"
-          aria-label={revealed && secret.kind !== 'stored' ? 'Hide shared secret' : 'Reveal shared secret'}
-          disabled={revealing || (secret.kind === 'none' && value === '')}
-          onClick={() => void reveal()}
-        >
-          {revealed && secret.kind !== 'stored' ? 'Hide' : 'Reveal'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-small"
-          aria-label="Generate a new shared secret"
-          title="32 random bytes, hex"
-          onClick={() => {
-            setRevealError(null);
-            setRevealed(true);
-            onChange({ kind: 'value', value: generateSecret() });
-          }}
-        >
-          Generate
-        </button>
-        <CopyButton label="Copy shared secret" getText={() => value} className={value ? '' : 'dst-hidden'} />
-        <button
-          type="button"
-          className="btn btn-small btn-quiet"
-          aria-label="Remove shared secret"
-          disabled={secret.kind === 'none' || (secret.kind === 'value' && value === '')}
-          onClick={() => {
-            setRevealError(null);
-            setRevealed(false);
-            onChange({ kind: 'none' });
-          }}
-        >
-          Remove
-        </button>
-      </div>
-      {shown ? (
-        <p className="dst-error" id="dst-secret-error">
-          {shown}
-        </p>
-      ) : (
-        <p className="hint" id="dst-secret-hint">
-          {hint}
-        </p>
+    <Field id="dst-secret" className="dst-field" label="Shared secret" hint={hint} error={shown}>
+      {(control) => (
+        <div className="dst-secret-row">
+          <input
+            {...control}
+            className="dst-secret-input mono"
+            type={revealed && secret.kind !== 'stored' ? 'text' : 'password'}
+            autoComplete="off"
+            spellCheck={false}
+            value={value}
+            placeholder={secret.kind === 'stored' ? `${secret.masked} (stored)` : 'none'}
+            onChange={(e) => {
+              setRevealError(null);
+              onChange(e.target.value === '' && secret.kind === 'stored' ? secret : { kind: 'value', value: e.target.value });
+            }}
+          />
+          <button
+            type="button"
+            className="btn btn-small dst-reveal"
+            aria-label={revealed && secret.kind !== 'stored' ? 'Hide shared secret' : 'Reveal shared secret'}
+            disabled={revealing || (secret.kind === 'none' && value === '')}
+            onClick={() => void reveal()}
+          >
+            {revealed && secret.kind !== 'stored' ? 'Hide' : 'Reveal'}
+          </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-label="Generate a new shared secret"
+            title="32 random bytes, hex"
+            onClick={() => {
+              setRevealError(null);
+              setRevealed(true);
+              onChange({ kind: 'value', value: generateSecret() });
+            }}
+          >
+            Generate
+          </button>
+          <CopyButton label="Copy shared secret" getText={() => value} className={value ? '' : 'dst-hidden'} />
+          <button
+            type="button"
+            className="btn btn-small btn-quiet"
+            aria-label="Remove shared secret"
+            disabled={secret.kind === 'none' || (secret.kind === 'value' && value === '')}
+            onClick={() => {
+              setRevealError(null);
+              setRevealed(false);
+              onChange({ kind: 'none' });
+            }}
+          >
+            Remove
+          </button>
+        </div>
       )}
-    </div>
+    </Field>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Field } from '../../components/Field.tsx';
 import { isCredentialHeader } from '../../lib/credential-headers.ts';
 import { emptyHeader, type FieldErrors, type WebhookForm } from './destination-form.ts';
 
@@ -30,29 +31,21 @@ export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRem
       <button type="button" className="btn btn-small btn-quiet dst-webhook-remove" aria-label={`Remove webhook ${n}`} disabled={!canRemove} onClick={onRemove}>
         Remove
       </button>
-      <div className="dst-field">
-        <label className="field-label" htmlFor={`${id}-url`}>
-          URL
-        </label>
-        <input
-          id={`${id}-url`}
-          type="text"
-          className="dst-url mono"
-          inputMode="url"
-          spellCheck={false}
-          placeholder="http://localhost:3000/hook"
-          aria-label={`Webhook ${n} URL`}
-          aria-invalid={urlError ? true : undefined}
-          aria-describedby={urlError ? `${id}-url-error` : undefined}
-          value={webhook.url}
-          onChange={(e) => onChange({ ...webhook, url: e.target.value }, `${prefix}.url`)}
-        />
-        {urlError ? (
-          <p className="dst-error" id={`${id}-url-error`}>
-            {urlError}
-          </p>
-        ) : null}
-      </div>
+      <Field id={`${id}-url`} className="dst-field" label="URL" error={urlError}>
+        {(control) => (
+          <input
+            {...control}
+            type="text"
+            className="dst-url mono"
+            inputMode="url"
+            spellCheck={false}
+            placeholder="http://localhost:3000/hook"
+            aria-label={`Webhook ${n} URL`}
+            value={webhook.url}
+            onChange={(e) => onChange({ ...webhook, url: e.target.value }, `${prefix}.url`)}
+          />
+        )}
+      </Field>
 
       <div className="dst-headers" role="group" aria-label={`Webhook ${n} static headers`}>
         <div className="field-label">Static headers</div>

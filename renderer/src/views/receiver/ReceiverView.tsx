@@ -13,6 +13,7 @@ import { hookOf } from '../../../../shared/receiver-hooks.ts';
 import { INBOX_SHOWN, useInbox } from './use-inbox.ts';
 import { explainVerdict } from './verdict.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
+import { Field } from '../../components/Field.tsx';
 
 /**
  * The built-in receiver: every request it got (newest first) with its signature verdict, headers and
@@ -110,17 +111,18 @@ export function ReceiverView() {
       </h3>
       <ErrorText error={error} />
       <div className="toolbar">
-        <label className="field">
-          <span className="field-label">Hook</span>
-          <select value={hookFilter} onChange={(e) => setHookFilter(e.target.value)}>
-            <option value="">All hooks</option>
-            {hooks.map((hook) => (
-              <option key={hook} value={hook}>
-                {hook}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Hook">
+          {(control) => (
+            <select {...control} value={hookFilter} onChange={(e) => setHookFilter(e.target.value)}>
+              <option value="">All hooks</option>
+              {hooks.map((hook) => (
+                <option key={hook} value={hook}>
+                  {hook}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       </div>
       {entries === null ? (
         <div className="inbox-loading" aria-busy="true" aria-label="Loading the inbox" />

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
+import { Field } from '../../components/Field.tsx';
 import { checkTargetUrl, TARGET_EXAMPLE } from './target-url.ts';
 
 export interface TargetChoice {
@@ -34,23 +35,25 @@ export function ReplayTarget({ destinations, choice, onChange, eachOwn, sourceId
   const webhooks = destination ? destination.webhooks.map((w) => w.url).join(', ') || 'no webhook URL' : null;
   return (
     <div className="replay-target">
-      <label className="field">
-        <span className="field-label">Destination (signs with its secret, shapes the body)</span>
-        <select
-          aria-label="Replay destination"
-          value={choice.destinationId ?? ''}
-          onChange={(e) => onChange({ ...choice, destinationId: e.target.value === '' ? null : Number(e.target.value) })}
-        >
-          {eachOwn ? <option value="">Each message’s own enabled destinations</option> : null}
-          {destinations.map((d) => (
-            <option key={d.id} value={d.id}>
-              {d.name}
-              {sourceId !== undefined && !d.sourceIds.includes(sourceId) ? ' (not connected to this source)' : ''}
-              {d.enabled ? '' : ' (disabled)'}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Field label="Destination (signs with its secret, shapes the body)">
+        {(control) => (
+          <select
+            {...control}
+            aria-label="Replay destination"
+            value={choice.destinationId ?? ''}
+            onChange={(e) => onChange({ ...choice, destinationId: e.target.value === '' ? null : Number(e.target.value) })}
+          >
+            {eachOwn ? <option value="">Each message’s own enabled destinations</option> : null}
+            {destinations.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name}
+                {sourceId !== undefined && !d.sourceIds.includes(sourceId) ? ' (not connected to this source)' : ''}
+                {d.enabled ? '' : ' (disabled)'}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       {destination && !destination.enabled ? (
         <p className="hint">{destination.name} is disabled: a replay through it waits until it is enabled again.</p>
       ) : null}
@@ -79,7 +82,7 @@ export function ReplayTarget({ destinations, choice, onChange, eachOwn, sourceId
           autoComplete="off"
           onChange={(e) => onChange({ ...choice, sendTo: 'url', url: e.target.value })}
         />
-        <p id={urlErrorId} className="field-error error-text" aria-live="polite">
+        <p id={urlErrorId} className="target-url-error error-text" aria-live="polite">
           {url !== null && !url.ok ? url.message : '\u00a0'}
         </p>
       </fieldset>

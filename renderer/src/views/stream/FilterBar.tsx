@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { MessageType } from '../../../../shared/messages.ts';
+import { Field } from '../../components/Field.tsx';
 import { MESSAGE_TYPES } from '../../store/filters.ts';
 import { OUTCOME_KINDS, OUTCOME_NAMES, type OutcomeKind } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -39,72 +40,80 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
   return (
     <div className="filters" role="search" aria-label="Filter messages">
       <div className="filter-bar">
-        <label className="field">
-          <span className="field-label">Type</span>
-          <select
-            aria-label="Type"
-            value={filters.type ?? ''}
-            onChange={(e) => inspector.setFilters({ type: (e.target.value || null) as MessageType | null })}
-          >
-            <option value="">All types</option>
-            {MESSAGE_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span className="field-label">Status</span>
-          <select
-            aria-label="Status"
-            value={filters.status ?? ''}
-            onChange={(e) => inspector.setFilters({ status: (e.target.value || null) as OutcomeKind | null })}
-          >
-            <option value="">Any status</option>
-            {OUTCOME_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {OUTCOME_NAMES[k]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span className="field-label">Source</span>
-          <select
-            aria-label="Source"
-            value={filters.sourceId ?? ''}
-            onChange={(e) => inspector.setFilters({ sourceId: e.target.value === '' ? null : Number(e.target.value) })}
-          >
-            <option value="">All sources</option>
-            {sources.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Type">
+          {(control) => (
+            <select
+              {...control}
+              aria-label="Type"
+              value={filters.type ?? ''}
+              onChange={(e) => inspector.setFilters({ type: (e.target.value || null) as MessageType | null })}
+            >
+              <option value="">All types</option>
+              {MESSAGE_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Status">
+          {(control) => (
+            <select
+              {...control}
+              aria-label="Status"
+              value={filters.status ?? ''}
+              onChange={(e) => inspector.setFilters({ status: (e.target.value || null) as OutcomeKind | null })}
+            >
+              <option value="">Any status</option>
+              {OUTCOME_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {OUTCOME_NAMES[k]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Source">
+          {(control) => (
+            <select
+              {...control}
+              aria-label="Source"
+              value={filters.sourceId ?? ''}
+              onChange={(e) => inspector.setFilters({ sourceId: e.target.value === '' ? null : Number(e.target.value) })}
+            >
+              <option value="">All sources</option>
+              {sources.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <TimeRangeSelect />
-        <label className="field field-grow">
-          <span className="field-label">Search</span>
-          <input
-            ref={searchRef}
-            type="search"
-            aria-label="Search messages"
-            placeholder="userId, anonymousId, event or messageId   ( / )"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') {
-                applied.current = search;
-                inspector.setFilters({ search });
-              }
-            }}
-            maxLength={200}
-            spellCheck={false}
-            autoComplete="off"
-          />
-        </label>
+        <Field className="field-grow" label="Search">
+          {(control) => (
+            <input
+              {...control}
+              ref={searchRef}
+              type="search"
+              aria-label="Search messages"
+              placeholder="userId, anonymousId, event or messageId   ( / )"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  applied.current = search;
+                  inspector.setFilters({ search });
+                }
+              }}
+              maxLength={200}
+              spellCheck={false}
+              autoComplete="off"
+            />
+          )}
+        </Field>
         <BulkReplayButton />
       </div>
       <CustomTimeRange />

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { DeliveryView, DestinationView, MessageDetail as Detail } from '../../../../shared/contract.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
+import { Field } from '../../components/Field.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { Tabs, type TabDef } from '../../components/Tabs.tsx';
 import { absoluteTime } from '../../lib/format.ts';
@@ -122,16 +123,17 @@ function DeliveryPicker({ deliveries, destinations, value, onChange }: {
   onChange: (id: number) => void;
 }) {
   return (
-    <label className="field delivery-picker">
-      <span className="field-label">Delivery</span>
-      <select aria-label="Delivery" value={value ?? ''} onChange={(e) => onChange(Number(e.target.value))}>
-        {deliveries.map((d) => (
-          <option key={d.id} value={d.id}>
-            {destinationLabel(d, destinations)}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Field className="delivery-picker" label="Delivery">
+      {(control) => (
+        <select {...control} aria-label="Delivery" value={value ?? ''} onChange={(e) => onChange(Number(e.target.value))}>
+          {deliveries.map((d) => (
+            <option key={d.id} value={d.id}>
+              {destinationLabel(d, destinations)}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

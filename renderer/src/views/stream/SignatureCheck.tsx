@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
+import { Field } from '../../components/Field.tsx';
 import { checkSignature, type SignatureVerdict } from '../../lib/hmac.ts';
 import { useInspector } from '../../store/react.ts';
 
@@ -54,20 +55,22 @@ export function SignatureCheck({ body, signature, destination, bodySent }: {
               void check(secret);
             }}
           >
-            <label className="field field-grow">
-              <span className="field-label">Shared secret</span>
-              <input
-                type={reveal ? 'text' : 'password'}
-                aria-label="Shared secret"
-                value={secret}
-                onChange={(e) => {
-                  setSecret(e.target.value);
-                  setVerdict(null);
-                }}
-                autoComplete="off"
-                spellCheck={false}
-              />
-            </label>
+            <Field className="field-grow" label="Shared secret">
+              {(control) => (
+                <input
+                  {...control}
+                  type={reveal ? 'text' : 'password'}
+                  aria-label="Shared secret"
+                  value={secret}
+                  onChange={(e) => {
+                    setSecret(e.target.value);
+                    setVerdict(null);
+                  }}
+                  autoComplete="off"
+                  spellCheck={false}
+                />
+              )}
+            </Field>
             <button type="button" className="btn btn-small" aria-pressed={reveal} onClick={() => setReveal(!reveal)}>
               {reveal ? 'Hide' : 'Show'}
             </button>

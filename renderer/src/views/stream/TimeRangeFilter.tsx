@@ -1,4 +1,5 @@
 import { useEffect, useId, useState } from 'react';
+import { Field } from '../../components/Field.tsx';
 import { fromLocalInput, toLocalInput } from '../../lib/local-time.ts';
 import { TIME_PRESETS, type TimeRange } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -18,30 +19,32 @@ export function TimeRangeSelect() {
   const inspector = useInspector();
   const time = useInspectorState((s) => s.filters.time);
   return (
-    <label className="field">
-      <span className="field-label">Time</span>
-      <select
-        aria-label="Time range"
-        value={selectValue(time)}
-        onChange={(e) => {
-          const value = e.target.value;
-          if (value === 'all') inspector.setFilters({ time: { kind: 'all' } });
-          else if (value === 'custom') {
-            // Start from what was shown: the preset's window, or the last hour.
-            const from = time.kind === 'last' ? Date.now() - time.ms : Date.now() - HOUR;
-            inspector.setFilters({ time: { kind: 'between', from: Math.floor(from / 1000) * 1000, to: null } });
-          } else inspector.setFilters({ time: { kind: 'last', ms: Number(value.slice('last:'.length)) } });
-        }}
-      >
-        <option value="all">All time</option>
-        {TIME_PRESETS.map((p) => (
-          <option key={p.ms} value={`last:${p.ms}`}>
-            {p.label}
-          </option>
-        ))}
-        <option value="custom">Custom range…</option>
-      </select>
-    </label>
+    <Field label="Time">
+      {(control) => (
+        <select
+          {...control}
+          aria-label="Time range"
+          value={selectValue(time)}
+          onChange={(e) => {
+            const value = e.target.value;
+            if (value === 'all') inspector.setFilters({ time: { kind: 'all' } });
+            else if (value === 'custom') {
+              // Start from what was shown: the preset's window, or the last hour.
+              const from = time.kind === 'last' ? Date.now() - time.ms : Date.now() - HOUR;
+              inspector.setFilters({ time: { kind: 'between', from: Math.floor(from / 1000) * 1000, to: null } });
+            } else inspector.setFilters({ time: { kind: 'last', ms: Number(value.slice('last:'.length)) } });
+          }}
+        >
+          <option value="all">All time</option>
+          {TIME_PRESETS.map((p) => (
+            <option key={p.ms} value={`last:${p.ms}`}>
+              {p.label}
+            </option>
+          ))}
+          <option value="custom">Custom range…</option>
+        </select>
+      )}
+    </Field>
   );
 }
 
@@ -82,36 +85,40 @@ export function CustomTimeRange() {
 
   return (
     <div className="filter-range" role="group" aria-label="Custom time range">
-      <label className="field">
-        <span className="field-label">From</span>
-        <input
-          type="datetime-local"
-          step={1}
-          aria-label="From"
-          aria-invalid={problem !== null}
-          aria-describedby={errorId}
-          value={from}
-          onChange={(e) => {
-            setFrom(e.target.value);
-            apply(e.target.value, to);
-          }}
-        />
-      </label>
-      <label className="field">
-        <span className="field-label">To</span>
-        <input
-          type="datetime-local"
-          step={1}
-          aria-label="To"
-          aria-invalid={problem !== null}
-          aria-describedby={errorId}
-          value={to}
-          onChange={(e) => {
-            setTo(e.target.value);
-            apply(from, e.target.value);
-          }}
-        />
-      </label>
+      <Field label="From">
+        {(control) => (
+          <input
+            {...control}
+            type="datetime-local"
+            step={1}
+            aria-label="From"
+            aria-invalid={problem !== null}
+            aria-describedby={errorId}
+            value={from}
+            onChange={(e) => {
+              setFrom(e.target.value);
+              apply(e.target.value, to);
+            }}
+          />
+        )}
+      </Field>
+      <Field label="To">
+        {(control) => (
+          <input
+            {...control}
+            type="datetime-local"
+            step={1}
+            aria-label="To"
+            aria-invalid={problem !== null}
+            aria-describedby={errorId}
+            value={to}
+            onChange={(e) => {
+              setTo(e.target.value);
+              apply(from, e.target.value);
+            }}
+          />
+        )}
+      </Field>
       <p id={errorId} className="filter-range-note" aria-live="polite">
         {problem ? <span className="error-text">{problem}</span> : <span className="muted">Leave a field empty for an open end.</span>}
       </p>
