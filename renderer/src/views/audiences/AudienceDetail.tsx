@@ -7,7 +7,7 @@ import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
 import { useInspector } from '../../store/react.ts';
 import { inputOf } from './audience-form.ts';
-import { ModeSwitch } from './AudienceEditor.tsx';
+import { ModeSwitch } from './SyncTiming.tsx';
 import { describeDefinition } from './describe.ts';
 import { MembersList } from './MembersList.tsx';
 import { SyncHistory } from './SyncHistory.tsx';

@@ -56,6 +56,9 @@ export interface AudienceForm {
 /** Where an error is shown: `name`, `sourceId`, `conditions`, `conditions.0.value`, `computation.event`, `intervalSeconds`, or `form`. */
 export type FieldErrors = Record<string, string>;
 
+/** The editor's change: a patch of the form, and the field it touches (its problem shows from then on). */
+export type FormChange = (patch: Partial<AudienceForm>, field: string) => void;
+
 export const TRAIT_OPERATOR_LABELS: Record<TraitOperator, string> = {
   equals: 'equals',
   not_equals: 'does not equal',
