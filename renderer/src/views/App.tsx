@@ -7,7 +7,7 @@ import { NavRail } from './NavRail.tsx';
 import { TopBar } from './TopBar.tsx';
 import { VIEWS } from './nav/registry.tsx';
 import { HoldBanner } from './settings/HoldBanner.tsx';
-import { useView } from './nav/route.ts';
+import { useView } from '../lib/route.ts';
 import { StreamView } from './stream/StreamView.tsx';
 
 /**

@@ -1,5 +1,5 @@
 import { VIEWS } from './nav/registry.tsx';
-import { navigate, useView, type ViewKey } from './nav/route.ts';
+import { navigate, useView, type ViewKey } from '../lib/route.ts';
 
 /** The navigation rail: one button per view; a view not in the registry yet is shown disabled. */
 const ITEMS: { key: ViewKey; label: string; icon: string }[] = [

@@ -1,5 +1,5 @@
 import type { ComponentType } from 'react';
-import type { ViewKey } from './route.ts';
+import type { ViewKey } from '../../lib/route.ts';
 import { DestinationsView } from '../destinations/DestinationsView.tsx';
 import { SourcesView } from '../sources/SourcesView.tsx';
 import { ComposerView } from '../composer/ComposerView.tsx';

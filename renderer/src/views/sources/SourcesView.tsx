@@ -1,7 +1,7 @@
 import type { SourceView } from '../../../../shared/contract.ts';
 import { ClientSnippets } from '../../components/ClientSnippets.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
-import { navigate } from '../nav/route.ts';
+import { navigate } from '../../lib/route.ts';
 import { useInspectorState } from '../../store/react.ts';
 import './sources.css';
 
