@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { startServing } from '../helpers/cli.ts';
 import { checkoutRoot, findNode20, installInto, packSluice, pathWith, tempDir, treeBytes } from '../helpers/packed-sluice.ts';
 
 const ROUNDS = 15;
@@ -25,27 +26,18 @@ interface Start {
   rssMB: number | undefined;
 }
 
-/** Spawns a relay, times it to its ready line, optionally samples its memory once idle, stops it. */
+/** Starts a relay, times it to its ready line, optionally samples its memory once idle, stops it. */
 async function startOnce(command: string, args: string[], env: NodeJS.ProcessEnv, sampleRss: boolean): Promise<Start> {
   const dataDir = tempDir('sluice-bench-start-');
   const started = performance.now();
-  const child = spawn(command, [...args, 'serve', '--json', '--data-dir', dataDir, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], {
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout }).once('line', () => resolve());
-    void exited.then((code) => reject(new Error(`${command} ${args.join(' ')} exited (${code}) before it was ready`)));
-  });
+  const relay = await startServing(command, [...args, 'serve', '--json', '--data-dir', dataDir, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { env });
   const ms = performance.now() - started;
   let rssMB: number | undefined;
   if (sampleRss) {
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    rssMB = rssOf(child.pid!);
+    rssMB = rssOf(relay.child.pid!);
   }
-  child.kill('SIGTERM');
-  await exited;
+  await relay.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   // The next start is not to share the CPU with this one's exit (its threads, the OS's clean-up).
   await new Promise((r) => setTimeout(r, 300));

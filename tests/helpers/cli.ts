@@ -19,21 +19,40 @@ export interface RunningCli {
   stderr: () => string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
 }
 
-/** Starts `sluice serve --json ...args` and resolves with its ready line. */
-export function startCli(args: string[]): Promise<RunningCli> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', '--receiver-port', '0', '--ui-port', '0', ...args], {
-    stdio: 'pipe',
-  });
+/**
+ * Runs `command args` — a `sluice serve --json …`, from the checkout, an installed package or npx — and
+ * resolves with its ready line; rejects if it exits first.
+ */
+export function startServing(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningCli> {
+  const child = spawn(command, args, { stdio: 'pipe', ...options });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout });
-    lines.once('line', (line) => resolve({ child, ready: JSON.parse(line) as ReadyLine, stderr: () => stderr, exited }));
-    void exited.then((code) => reject(new Error(`sluice exited (${code}) before it was ready: ${stderr}`)));
+    lines.once('line', (line) =>
+      resolve({
+        child,
+        ready: JSON.parse(line) as ReadyLine,
+        stderr: () => stderr,
+        exited,
+        stop: () => {
+          child.kill('SIGTERM');
+          return exited;
+        },
+      }),
+    );
+    void exited.then((code) => reject(new Error(`${path.basename(command)} exited (${code}) before it was ready: ${stderr}`)));
   });
+}
+
+/** Starts the checkout's `sluice serve --json ...args` on free ports and resolves with its ready line. */
+export function startCli(args: string[]): Promise<RunningCli> {
+  return startServing(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', '--receiver-port', '0', '--ui-port', '0', ...args]);
 }
 
 /** Runs the CLI to completion (for commands that fail fast). */

@@ -3,13 +3,13 @@
 // bin relaying a signed event, `sluice/client` from ES modules and CommonJS on this Node and on the
 // machine's Node 20, the shipped types checked by TypeScript, `npx --package <tarball> sluice serve`
 // in an empty folder, and the relay's one-sentence refusal on an older Node.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_NODE } from '../../electron/node-check.js';
+import { startServing as startRelay, type RunningCli as Relay } from '../helpers/cli.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import {
   checkoutRoot,
@@ -43,35 +43,6 @@ beforeAll(() => {
 }, 300_000);
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
-
-interface Relay {
-  child: ChildProcessWithoutNullStreams;
-  ready: { ingest: string; ui: string; receiver: string; dataDir: string; sources: { name: string; writeKey: string }[] };
-  stderr: () => string;
-  stop(): Promise<number | null>;
-}
-
-/** Runs `command args` (a `sluice serve --json …`) and resolves with its ready line. */
-function startRelay(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Relay> {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout }).once('line', (line) => {
-      resolve({
-        child,
-        ready: JSON.parse(line) as Relay['ready'],
-        stderr: () => stderr,
-        stop: () => {
-          child.kill('SIGTERM');
-          return exited;
-        },
-      });
-    });
-    void exited.then((code) => reject(new Error(`the relay exited (${code}) before it was ready: ${stderr}`)));
-  });
-}
 
 function servePorts(dataDir: string): string[] {
   return ['serve', '--json', '--data-dir', dataDir, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'];
