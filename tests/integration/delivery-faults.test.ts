@@ -4,6 +4,7 @@ import http from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { MAX_ROUNDS } from '../../electron/core/delivery/retry-schedule.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import type { Attempt, Delivery } from '../../electron/core/store/deliveries-repo.ts';
 import { makeTestCerts, type TestCerts } from '../helpers/certs.ts';
@@ -363,21 +364,31 @@ describe('Retry-After', () => {
     expect(attemptsOf(c, second)[1]!.startedAt).toBe(T0 + 120_000);
   });
 
-  it('503 with Retry-After: 0 while the destination has more queued → sent again at once, without a kick', async () => {
+  // A receiver answering Retry-After: 0 (or a past date) once got ~2,700 requests/s from 20 messages.
+  it.each([['0'], ['a date in the past']])('503 with Retry-After: %s → the schedule still applies: one request per message per round, bounded rounds', async (value) => {
     const r = await receiver();
-    r.script({ status: 503, headers: { 'retry-after': '0' } });
-    // One at a time, on a clock that does not move: every delivery is due at T0, and the retried
-    // one's new due time sorts before the others the engine has already read (the clock never moves).
-    const c = await coreWith({ webhooks: [hook(r.url)], options: { bodyShape: 'seed', concurrency: 1 } });
-    const res = await post(c, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'u_1', event })) });
+    r.fallback = { status: 503, headers: { 'retry-after': value === '0' ? '0' : new Date(T0 - 60_000).toUTCString() } };
+    const c = await coreWith({ webhooks: [hook(r.url)] });
+    const res = await post(c, '/v1/batch', { batch: Array.from({ length: 20 }, (_, i) => ({ type: 'track', userId: 'u_1', event: `E${i}` })) });
     expect(res.status).toBe(200);
     const ids = c.messages.list().map((m) => m.id);
-    const delivered = await until(() => {
-      const deliveries = ids.map((id) => c.deliveries.forMessage(id)[0]!);
-      return deliveries.every((d) => d.status === 'delivered') ? deliveries : undefined;
-    });
-    expect(delivered.map((d) => d.attemptCount).sort()).toEqual([1, 1, 2]);
-    expect(r.received).toHaveLength(4);
+    const all = () => ids.map((id) => c.deliveries.forMessage(id)[0]!);
+    await until(() => all().every((d) => d.attemptCount === 1) || undefined);
+    await pause(300); // time for a storm to show, were there one
+    expect(r.received).toHaveLength(20);
+    expect(all().every((d) => d.status === 'retrying' && d.nextAttemptAt === T0 + 5_000)).toBe(true);
+    // Walk the clock through the whole window: each step makes at most one round per delivery.
+    for (let round = 2; ; round++) {
+      const next = Math.min(...all().map((d) => d.nextAttemptAt ?? Infinity));
+      if (next === Infinity) break;
+      advance(c, next - now);
+      await until(() => all().every((d) => d.status === 'failed' || d.attemptCount >= round) || undefined);
+      expect(r.received.length).toBe(20 * round);
+    }
+    const rounds = all().map((d) => d.attemptCount);
+    expect(new Set(rounds)).toEqual(new Set([rounds[0]]));
+    expect(rounds[0]).toBeLessThanOrEqual(MAX_ROUNDS);
+    expect(all()[0]!.lastError).toMatch(/gave up: the 4-hour retry window is over/);
   });
 
   it('503 with an HTTP-date Retry-After → the next attempt at that date', async () => {

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deleteBody, webhookBody } from '../../shared/webhook-body.ts';
 import { signBody, verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
 import {
+  gaveUpReason,
   HOURLY_MS,
+  MAX_ROUNDS,
   nextAttemptAt,
   parseRetryAfter,
   RETRY_DELAYS_MS,
@@ -346,7 +348,7 @@ describe('retry schedule (DESIGN.md §5.4)', () => {
 
   it('waits 5 s, 15 s, 1 min, 5 min, 15 min, 30 min, then hourly, from the time the round ended', () => {
     const now = first + 1_234;
-    const delays = [1, 2, 3, 4, 5, 6, 7, 8, 20].map((rounds) => nextAttemptAt({ rounds, firstAttemptAt: first, now, random: mid })! - now);
+    const delays = [1, 2, 3, 4, 5, 6, 7, 8, 11].map((rounds) => nextAttemptAt({ rounds, firstAttemptAt: first, now, random: mid })! - now);
     expect(delays).toEqual([5_000, 15_000, 60_000, 300_000, 900_000, 1_800_000, 3_600_000, 3_600_000, 3_600_000]);
   });
 
@@ -396,14 +398,40 @@ describe('retry schedule (DESIGN.md §5.4)', () => {
     expect(nextAttemptAt({ rounds: 2, firstAttemptAt: first, now: deadline, retryAfterMs: 1_000 })).toBeNull();
   });
 
-  it('uses Retry-After instead of the schedule, exactly, without jitter', () => {
+  it('a longer Retry-After replaces the schedule, exactly', () => {
     const now = first + 10_000;
-    const random = vi.fn(() => 0);
-    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: 120_000, random })).toBe(now + 120_000);
-    expect(nextAttemptAt({ rounds: 6, firstAttemptAt: first, now, retryAfterMs: 1_000, random })).toBe(now + 1_000);
-    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: 0, random })).toBe(now);
-    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: -5_000, random })).toBe(now);
-    expect(random).not.toHaveBeenCalled();
+    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: 120_000, random: mid })).toBe(now + 120_000);
+    expect(nextAttemptAt({ rounds: 3, firstAttemptAt: first, now, retryAfterMs: 61_000, random: mid })).toBe(now + 61_000);
+  });
+
+  // Retry-After: 0 (or a past date) once made ~2,700 requests/s: the schedule's delay is the floor.
+  it('a shorter, zero or negative Retry-After never shortens the schedule (jitter still applies)', () => {
+    const now = first + 10_000;
+    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: 0, random: mid })).toBe(now + 5_000);
+    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: -5_000, random: mid })).toBe(now + 5_000);
+    expect(nextAttemptAt({ rounds: 1, firstAttemptAt: first, now, retryAfterMs: 1_000, random: () => 0 })).toBe(now + 4_000);
+    expect(nextAttemptAt({ rounds: 6, firstAttemptAt: first, now, retryAfterMs: 1_000, random: mid })).toBe(now + 1_800_000);
+  });
+
+  it(`stops after MAX_ROUNDS (${MAX_ROUNDS}) rounds even inside the window`, () => {
+    expect(nextAttemptAt({ rounds: MAX_ROUNDS - 1, firstAttemptAt: first, now: first + 1_000, random: mid })).not.toBeNull();
+    expect(nextAttemptAt({ rounds: MAX_ROUNDS, firstAttemptAt: first, now: first + 1_000, random: mid })).toBeNull();
+    expect(gaveUpReason(MAX_ROUNDS)).toBe(`gave up after ${MAX_ROUNDS} rounds`);
+    expect(gaveUpReason(3)).toMatch(/4-hour retry window/);
+  });
+
+  it('the schedule alone, at its shortest jitter, fits within MAX_ROUNDS in the 4-hour window', () => {
+    // Walk the schedule with -20 % jitter (the most rounds possible): the window, not the cap, ends it.
+    let t = first;
+    let rounds = 1;
+    for (;;) {
+      const next = nextAttemptAt({ rounds, firstAttemptAt: first, now: t, random: () => 0 });
+      if (next === null) break;
+      t = next;
+      rounds++;
+    }
+    expect(t).toBe(deadline);
+    expect(rounds).toBeLessThanOrEqual(MAX_ROUNDS);
   });
 
   describe('parseRetryAfter', () => {

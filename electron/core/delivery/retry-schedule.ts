@@ -1,12 +1,16 @@
 /**
  * When to try a failed delivery again (DESIGN.md §5.4): about 5 s, 15 s, 1 min, 5 min, 15 min,
- * 30 min, then hourly, each ±20 % so that many failures do not retry in lockstep; `Retry-After`
- * when the receiver sends one; never past the deadline, 4 hours after the first attempt.
+ * 30 min, then hourly, each ±20 % so that many failures do not retry in lockstep; never past the
+ * deadline, 4 hours after the first attempt. A receiver's `Retry-After` can only lengthen a wait,
+ * never shorten it: `Retry-After: 0` (or a date in the past) once made a retry loop of ~2,700
+ * requests/s. The schedule makes about 11 rounds in 4 hours; MAX_ROUNDS bounds them whatever happens.
  */
 export const RETRY_DELAYS_MS = [5_000, 15_000, 60_000, 300_000, 900_000, 1_800_000] as const;
 export const HOURLY_MS = 3_600_000;
 export const RETRY_WINDOW_MS = 4 * HOURLY_MS;
 export const JITTER = 0.2;
+/** Rounds one delivery may make (each posts to every webhook of its destination once); then it fails. */
+export const MAX_ROUNDS = 12;
 
 export interface RetryInput {
   /** Rounds already made, including the one that just failed (1 after the first attempt). */
@@ -19,20 +23,24 @@ export interface RetryInput {
   random?: () => number;
 }
 
-/** The time of the next attempt, or null when the 4-hour window is over (the delivery fails). */
+/**
+ * The time of the next attempt, or null when the 4-hour window is over or MAX_ROUNDS were made (the
+ * delivery fails). The wait is the schedule's (with jitter), or the receiver's Retry-After when longer.
+ */
 export function nextAttemptAt(input: RetryInput): number | null {
   const deadline = input.firstAttemptAt + RETRY_WINDOW_MS;
-  if (input.now >= deadline) return null;
-  let delay: number;
-  if (input.retryAfterMs !== undefined) {
-    delay = Math.max(0, input.retryAfterMs);
-  } else {
-    const base = RETRY_DELAYS_MS[input.rounds - 1] ?? HOURLY_MS;
-    const random = input.random ?? Math.random;
-    delay = base * (1 + (random() * 2 - 1) * JITTER);
-  }
+  if (input.now >= deadline || input.rounds >= MAX_ROUNDS) return null;
+  const base = RETRY_DELAYS_MS[input.rounds - 1] ?? HOURLY_MS;
+  const random = input.random ?? Math.random;
+  const scheduled = base * (1 + (random() * 2 - 1) * JITTER);
+  const delay = input.retryAfterMs !== undefined && input.retryAfterMs > scheduled ? input.retryAfterMs : scheduled;
   // The last attempt is made at the deadline itself rather than skipped.
   return Math.min(Math.round(input.now + delay), deadline);
+}
+
+/** Why a retryable delivery stopped: the window or the round cap (see nextAttemptAt). */
+export function gaveUpReason(rounds: number): string {
+  return rounds >= MAX_ROUNDS ? `gave up after ${MAX_ROUNDS} rounds` : 'gave up: the 4-hour retry window is over';
 }
 
 /** Retry-After as ms from `now`: either delay-seconds or an HTTP date. Undefined when absent or invalid. */

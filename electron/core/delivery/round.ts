@@ -5,7 +5,7 @@ import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
-import { nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
+import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { signBody } from './signature.ts';
 import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
@@ -31,7 +31,7 @@ export interface RoundOutcome {
  * body (`prepared` ahead, when it was built with the destination's current settings; else read
  * from the store, mapped and signed), posted to every webhook of the destination at once; any 2xx
  * delivers it; otherwise a retryable failure schedules the next round within the 4-hour window
- * (retry-schedule.ts), with the longest Retry-After as a floor. A delivery that cannot be sent (its
+ * (retry-schedule.ts), lengthened by the longest Retry-After, never shortened. A delivery that cannot be sent (its
  * message purged or unreadable) fails without a request. `releaseSlot` is called once the requests
  * have ended, before the result is recorded.
  */
@@ -134,7 +134,7 @@ export async function runRound(
   const lastError = delivered
     ? null
     : retryable && next === null
-      ? `${lastAttemptError} — gave up: the 4-hour retry window is over`
+      ? `${lastAttemptError} — ${gaveUpReason(attemptCount)}`
       : lastAttemptError;
   const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
     url,
