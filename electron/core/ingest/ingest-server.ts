@@ -129,9 +129,23 @@ export class IngestServer {
     endpoint: string,
     singleType: MessageType | null,
   ): Promise<void> {
-    checkContentType(req.headers['content-type']);
-    const sourceId = this.#sourceFromAuthorization(req.headers.authorization);
-    const body = await readBody(req, MAX_REQUEST_BYTES);
+    const otherType = unsupportedContentType(req.headers['content-type']);
+    let sourceId: number | null;
+    let body: Buffer;
+    if (otherType === undefined) {
+      sourceId = this.#sourceFromAuthorization(req.headers.authorization);
+      ({ body } = await readBody(req, MAX_REQUEST_BYTES));
+    } else {
+      // RudderStack's SDKs label their gzipped JSON application/x-www-form-urlencoded, and RudderStack's
+      // data plane reads it: a gzip body that inflates to a JSON object is read whatever its label says.
+      // Anything else under another content type is refused, as before, and before the write key is looked at.
+      const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      if (encoding !== 'identity' && encoding !== 'gzip') throw contentTypeError(otherType);
+      const read = await readBody(req, MAX_REQUEST_BYTES);
+      if (!read.gzipped || !startsLikeObject(read.body)) throw contentTypeError(otherType);
+      sourceId = this.#sourceFromAuthorization(req.headers.authorization);
+      body = read.body;
+    }
     const committed = await this.#options.writer.submit({
       body,
       sourceId,
@@ -204,17 +218,31 @@ function basicAuthUser(header: string): string | undefined {
   return colon === -1 ? decoded : decoded.slice(0, colon);
 }
 
-function checkContentType(header: string | undefined): void {
-  if (header === undefined) return; // lenient: some HTTP libraries send none
+/** The media type when it is not one JSON is accepted under, else undefined (none at all is lenient: some HTTP libraries send none). */
+function unsupportedContentType(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
   const type = header.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === 'text/plain' || (type.startsWith('application/') && type.endsWith('+json'))) {
-    return;
+    return undefined;
   }
-  throw new IngestError(
+  return type;
+}
+
+function contentTypeError(type: string): IngestError {
+  return new IngestError(
     400,
     'unsupported_content_type',
-    `Content-Type "${type}" is not supported; send JSON with Content-Type: application/json`,
+    `Content-Type "${type}" is not supported; send JSON with Content-Type: application/json (gzipped JSON is read whatever its Content-Type)`,
   );
+}
+
+/** Whether the first byte after JSON whitespace opens an object (the writer then parses it in full). */
+function startsLikeObject(body: Buffer): boolean {
+  for (const byte of body) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte === 0x7b; // {
+  }
+  return false;
 }
 
 function respond(res: ServerResponse, committed: CommittedRequest, single: boolean): void {

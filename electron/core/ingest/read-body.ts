@@ -14,26 +14,41 @@ function inflater(encoding: 'gzip' | 'deflate'): Inflate {
   return inflaters[encoding];
 }
 
+export interface ReadBody {
+  /** The body, inflated when it was compressed. */
+  body: Buffer;
+  /** The bytes on the wire were gzip (declared by Content-Encoding, or recognised by gzip's magic bytes). */
+  gzipped: boolean;
+}
+
 /**
  * Reads a request body of at most `limit` bytes, decompressing gzip/deflate with the same limit on
  * the output: zlib stops at `maxOutputLength`, so a gzip bomb costs at most `limit` bytes of memory.
+ * A body with no Content-Encoding that starts with gzip's magic bytes (1f 8b) is read as gzip: such a
+ * body can never be JSON (0x1f may not begin a JSON text), so nothing that was accepted changes.
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
-    throw new IngestError(400, 'unsupported_encoding', `Content-Encoding "${encoding}" is not supported; use gzip or none`);
+export async function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
+  const declaredEncoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (declaredEncoding !== 'identity' && declaredEncoding !== 'gzip' && declaredEncoding !== 'deflate') {
+    throw new IngestError(400, 'unsupported_encoding', `Content-Encoding "${declaredEncoding}" is not supported; use gzip or none`);
   }
   const declared = Number(req.headers['content-length']);
   if (declared > limit) throw tooLarge(limit);
 
   const raw = await collect(req, limit);
-  if (encoding === 'identity') return raw;
+  const encoding = declaredEncoding === 'identity' && isGzip(raw) ? 'gzip' : declaredEncoding;
+  if (encoding === 'identity') return { body: raw, gzipped: false };
   try {
-    return await inflater(encoding)(raw, { maxOutputLength: limit });
+    return { body: await inflater(encoding)(raw, { maxOutputLength: limit }), gzipped: encoding === 'gzip' };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit, 'after decompression');
     throw new IngestError(400, 'invalid_encoding', `the body is not valid ${encoding} data`);
   }
+}
+
+/** Whether `bytes` start with gzip's magic number. */
+export function isGzip(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
 function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
