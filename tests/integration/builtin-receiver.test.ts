@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
-import { INBOX_BODY_BYTES, KEPT_BODY_BYTES } from '../../electron/core/receiver/builtin-receiver.ts';
+import { INBOX_BYTES, KEPT_BODY_BYTES } from '../../electron/core/receiver/builtin-receiver.ts';
 import { signBody } from '../../electron/core/delivery/signature.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -63,7 +63,7 @@ describe('built-in receiver', () => {
     }
     const inbox = c.receiver.inbox();
     const kept = inbox.reduce((sum, e) => sum + e.body.length * 2, 0);
-    expect(kept).toBeLessThanOrEqual(INBOX_BODY_BYTES);
+    expect(kept).toBeLessThanOrEqual(INBOX_BYTES);
     expect(inbox.length).toBeLessThan(1_101);
     expect(inbox.length).toBeGreaterThan(400);
     expect(inbox.at(-1)!.id).toBe(1_101); // the newest are the ones kept

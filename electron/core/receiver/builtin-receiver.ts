@@ -13,8 +13,13 @@ export const INBOX_LIMIT = 10_000;
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 /** Of each body the inbox keeps this much (the entry says how big it was)... */
 export const KEPT_BODY_BYTES = 64 * 1024;
-/** ...and of all bodies together this much: memory stays bounded whatever is posted. */
-export const INBOX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * ...and of all entries together this much — bodies, headers and hook names, as `entryBytes` counts
+ * them: memory stays bounded whatever is posted (big headers, a new hook name per request).
+ */
+export const INBOX_BYTES = 64 * 1024 * 1024;
+/** What an entry holds beyond its strings (the object, id, times, verdict), counted against INBOX_BYTES. */
+export const ENTRY_OVERHEAD_BYTES = 256;
 /** A hanging hook drops the connection after this long, so demos do not leak sockets. */
 const HANG_MS = 60_000;
 
@@ -39,8 +44,10 @@ export class BuiltinReceiver {
   readonly #o: BuiltinReceiverOptions;
   readonly #server: Server;
   readonly #inbox: InboxEntry[] = [];
-  /** UTF-16 length of the bodies in the inbox (what they hold in memory, about). */
-  #inboxChars = 0;
+  /** What the entries in the inbox hold in memory, about (entryBytes). */
+  #inboxBytes = 0;
+  /** Entries let go to stay within INBOX_LIMIT and INBOX_BYTES. */
+  #evicted = 0;
   readonly #behaviours = new Map<string, ReceiverBehaviour>();
   readonly #sockets = new Set<Socket>();
   #nextId = 1;
@@ -76,6 +83,11 @@ export class BuiltinReceiver {
 
   inbox(hook?: string): InboxEntry[] {
     return hook === undefined ? [...this.#inbox] : this.#inbox.filter((entry) => entry.hook === hook);
+  }
+
+  /** The inbox's own accounting: entries kept, their bytes as entryBytes counts them, entries let go. */
+  usage(): { entries: number; bytes: number; evicted: number } {
+    return { entries: this.#inbox.length, bytes: this.#inboxBytes, evicted: this.#evicted };
   }
 
   behaviour(hook: string): ReceiverBehaviour {
@@ -137,16 +149,19 @@ export class BuiltinReceiver {
     });
   }
 
-  /** Adds an entry, letting the oldest go past INBOX_LIMIT requests or INBOX_BODY_BYTES of bodies. */
+  /** Adds an entry, letting the oldest go past INBOX_LIMIT requests or INBOX_BYTES. */
   #keep(entry: InboxEntry): void {
     this.#inbox.push(entry);
-    this.#inboxChars += entry.body.length;
+    this.#inboxBytes += entryBytes(entry);
     let drop = 0;
-    while (this.#inbox.length - drop > INBOX_LIMIT || (this.#inboxChars * 2 > INBOX_BODY_BYTES && this.#inbox.length - drop > 1)) {
-      this.#inboxChars -= this.#inbox[drop]!.body.length;
+    while (this.#inbox.length - drop > INBOX_LIMIT || (this.#inboxBytes > INBOX_BYTES && this.#inbox.length - drop > 1)) {
+      this.#inboxBytes -= entryBytes(this.#inbox[drop]!);
       drop++;
     }
-    if (drop > 0) this.#inbox.splice(0, drop);
+    if (drop > 0) {
+      this.#inbox.splice(0, drop);
+      this.#evicted += drop;
+    }
   }
 
   #verdict(hook: string, body: string, header: string | string[] | undefined): SignatureVerdict {
@@ -156,6 +171,20 @@ export class BuiltinReceiver {
     if (secrets.length === 0) return 'unverifiable';
     return secrets.some((secret) => verifyAsSeedReceiver(body, signature, secret)) ? 'valid' : 'invalid';
   }
+}
+
+/**
+ * About what an entry holds in memory: its strings — hook name, header names and values, body — at two
+ * bytes a UTF-16 unit (an upper bound: V8 keeps Latin-1 strings in one), plus a fixed overhead.
+ */
+export function entryBytes(entry: InboxEntry): number {
+  let units = entry.hook.length + entry.body.length;
+  for (const [name, value] of Object.entries(entry.headers)) {
+    units += name.length;
+    if (typeof value === 'string') units += value.length;
+    else if (Array.isArray(value)) for (const item of value) units += item.length;
+  }
+  return units * 2 + ENTRY_OVERHEAD_BYTES;
 }
 
 function answer(behaviour: ReceiverBehaviour, random: () => number): number | null {
