@@ -17,6 +17,7 @@ const RESERVED_HEADERS = new Set([
   'host',
   'transfer-encoding',
   'connection',
+  'sluice-loop', // the loop guard's (shared/loop-guard.ts)
 ]);
 
 const name = z

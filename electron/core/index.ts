@@ -15,6 +15,7 @@ import type { Route } from './store/delivery-types.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
+import { instanceId } from './store/instance-id.ts';
 import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
@@ -65,6 +66,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core> {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(options.dataDir);
+  const sluiceId = instanceId(db);
   const bus = new EventBus();
   const sources = new SourcesRepo(db);
   const destinations = new DestinationsRepo(db, sources);
@@ -114,9 +116,11 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     bus,
     clock,
     sender,
+    instanceId: sluiceId,
     ...(options.random ? { random: options.random } : {}),
   });
   const ingest = new IngestServer({
+    instanceId: sluiceId,
     sources,
     writer,
     clock,

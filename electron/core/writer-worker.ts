@@ -189,7 +189,7 @@ port.on('message', (message: ToWriter) => {
       } catch (error) {
         console.error(`sluice: could not prepare webhook bodies: ${(error as Error).message}`);
         const none = message.messageIds.map(() => null);
-        prepared = { bodies: none, signatures: none };
+        prepared = { bodies: none, signatures: none, vias: none };
       }
       send({ kind: 'bodies', id: message.id, ...prepared });
       return;

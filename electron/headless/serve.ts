@@ -57,10 +57,12 @@ export async function serve(args: string[]): Promise<void> {
   }, values.json);
 
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
+  const warnings = core.configWarnings();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, sources })}\n`);
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, sources, warnings })}\n`);
     return;
   }
+  for (const warning of warnings) process.stderr.write(`sluice: warning: ${warning}\n`);
   const lines = [
     'Sluice is running.',
     `  Inspector           ${ui.url}`,

@@ -97,6 +97,19 @@ describe.skipIf(skipReason !== null)('Managing destinations', () => {
     expect(await nameInput().inputValue()).toBe('renamed-hooks');
   });
 
+  it("warns, as you type, that a webhook URL is this Sluice's own ingestion endpoint", async () => {
+    const url = editor().getByRole('textbox', { name: 'Webhook 1 URL' });
+    const original = await url.inputValue();
+    const ingest = new URL(session.core.ingestUrl);
+    await url.fill(`http://localhost:${ingest.port}/v1/track`);
+    const warning = editor().getByRole('status').filter({ hasText: "posts to this Sluice's own ingestion endpoint" });
+    await expect.poll(() => warning.isVisible()).toBe(true);
+    expect(await url.getAttribute('aria-describedby')).toBe(await warning.locator('..').getAttribute('id'));
+    await url.fill(`http://localhost:${Number(ingest.port) + 1}/v1/track`);
+    await expect.poll(() => warning.count()).toBe(0);
+    await url.fill(original); // as it was: nothing to save or discard
+  });
+
   it('edits concurrency within its bounds, and the engine keeps to it', async () => {
     const concurrency = editor().getByLabel('Concurrency', { exact: true });
     expect(await concurrency.inputValue()).toBe('32');

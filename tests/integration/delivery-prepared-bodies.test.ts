@@ -168,7 +168,7 @@ async function engineWithSlowBodies(hookUrl: string) {
   writer.commitResults = (results) => pipeline.commitResults(results);
   const sender = new WebhookSender();
   const deliveries = new DeliveriesRepo(db);
-  const engine = new DeliveryEngine({ deliveries, messages: new MessagesRepo(db), destinations, writer, bus: new EventBus(), clock: { now: () => Date.now() }, sender });
+  const engine = new DeliveryEngine({ deliveries, messages: new MessagesRepo(db), destinations, writer, bus: new EventBus(), clock: { now: () => Date.now() }, sender, instanceId: 'sl_test' });
   cleanups.push(async () => {
     await engine.close();
     await sender.close();

@@ -18,7 +18,7 @@ function writer() {
       return new Promise((resolve) => {
         asked.push({
           request,
-          answer: () => resolve({ bodies: request.messageIds.map((m) => `body ${m}`), signatures: request.messageIds.map((m) => `sig ${m}`) }),
+          answer: () => resolve({ bodies: request.messageIds.map((m) => `body ${m}`), signatures: request.messageIds.map((m) => `sig ${m}`), vias: request.messageIds.map(() => null) }),
         });
       });
     },
@@ -36,7 +36,7 @@ describe('BodyPrefetch', () => {
     w.asked[0]!.answer();
     await pending;
     expect(bodies.pending(1)).toBeUndefined();
-    expect(bodies.take(1)).toEqual({ body: 'body 101', signature: 'sig 101', bodyShape: 'seed', sharedSecret: 's' });
+    expect(bodies.take(1)).toEqual({ body: 'body 101', signature: 'sig 101', via: null, bodyShape: 'seed', sharedSecret: 's' });
     expect(bodies.take(1)).toBeUndefined(); // taken
     bodies.delete(2);
     expect(bodies.take(2)).toBeUndefined();

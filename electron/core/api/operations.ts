@@ -5,6 +5,7 @@
 import pkg from '../../../package.json' with { type: 'json' };
 import type { MessageSummary, ParsedRequestOf, Responses } from '../../../shared/contract.ts';
 import type { ReplayOutcome } from '../../../shared/operations.ts';
+import { pointsAtIngest, selfLoopWarning } from '../../../shared/loop-guard.ts';
 import type { AudienceService } from '../audiences/audience-service.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
@@ -74,6 +75,8 @@ export interface Operations {
   deleteDestination(id: number, options?: { dryRun?: boolean }): Promise<number>;
   /** Sends one signed test track message to this destination's webhooks (a delivery with trigger `test`). */
   sendTestEvent(destinationId: number): Promise<{ deliveryId: number; body: string }>;
+  /** What a host says after start about the settings: webhooks that post to this Sluice's own ingestion endpoint. */
+  configWarnings(): string[];
 
   // What the inspector asks, each as the contract's view (shared/contract.ts names them).
   appInfo: Ask<'app.info'>;
@@ -171,6 +174,11 @@ export function createOperations(p: OperationParts): Operations {
       sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => written([result.deliveryId], result)),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
+
+    configWarnings: () =>
+      destinations.list().flatMap((d) =>
+        d.webhooks.flatMap((w, i) => (pointsAtIngest(w.url, p.ingestUrl) ? [selfLoopWarning(`destination "${d.name}", webhook ${i + 1} (${w.url})`)] : [])),
+      ),
 
     appInfo: () => ({
       // pkg.version, not the whole manifest: the bundler keeps only the fields read this way.

@@ -6,6 +6,8 @@ import type { StoreWriter } from '../writer/store-writer.ts';
 export interface PreparedBody {
   body: string;
   signature: string | null;
+  /** The Sluices its message passed through before this one (see shared/loop-guard.ts). */
+  via: string | null;
   bodyShape: Destination['options']['bodyShape'];
   sharedSecret: string | null;
 }
@@ -44,7 +46,7 @@ export class BodyPrefetch {
           if (this.#bodies.get(delivery.id) !== pending) return; // sent, cancelled or dropped meanwhile
           const body = prepared?.bodies[i] ?? null;
           if (body === null || generation !== this.#generation) this.#bodies.delete(delivery.id);
-          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, bodyShape, sharedSecret });
+          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, via: prepared!.vias[i] ?? null, bodyShape, sharedSecret });
         });
       });
     for (const delivery of deliveries) this.#bodies.set(delivery.id, pending);

@@ -21,6 +21,8 @@ export interface DeliveryEngineOptions {
   bus: EventBus;
   clock: Clock;
   sender: WebhookSender;
+  /** This Sluice's id, for the loop guard (shared/loop-guard.ts). */
+  instanceId: string;
   /** Deliveries in flight (sending, or sent and awaiting their commit) at once, over all destinations. */
   maxInFlight?: number;
   random?: () => number;
@@ -71,7 +73,14 @@ export class DeliveryEngine {
   constructor(options: DeliveryEngineOptions) {
     this.#o = options;
     this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    this.#round = { clock: options.clock, sender: options.sender, messages: options.messages, deliveries: options.deliveries, random: options.random };
+    this.#round = {
+      clock: options.clock,
+      sender: options.sender,
+      messages: options.messages,
+      deliveries: options.deliveries,
+      instanceId: options.instanceId,
+      random: options.random,
+    };
     this.#bodies = new BodyPrefetch(options.writer);
     this.#queues = new ReadyQueues(options.deliveries, this.#bodies, {
       has: (id) => this.#inFlight.has(id),

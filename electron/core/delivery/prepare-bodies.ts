@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { signBody } from './signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { BodiesRequest, PreparedBodies } from '../writer/protocol.ts';
-import { MessagesRepo, normalizedMessage } from '../store/messages-repo.ts';
+import { MessagesRepo, normalizedMessage, viaOf } from '../store/messages-repo.ts';
 
 /**
  * Builds the webhook bodies of queued deliveries, as the engine would when it sends them: read the
@@ -17,8 +17,10 @@ export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => Pr
     const payloads = messages.payloads(messageIds);
     const bodies: (string | null)[] = [];
     const signatures: (string | null)[] = [];
+    const vias: (string | null)[] = [];
     for (const id of messageIds) {
       const payload = payloads.get(id);
+      vias.push(payload ? viaOf(payload) : null);
       let body: string | null = null;
       try {
         const message = payload ? normalizedMessage(payload) : null;
@@ -29,6 +31,6 @@ export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => Pr
       bodies.push(body);
       signatures.push(body !== null && sharedSecret ? signBody(body, sharedSecret) : null);
     }
-    return { bodies, signatures };
+    return { bodies, signatures, vias };
   };
 }

@@ -1,3 +1,4 @@
+import { LOOP_HEADER } from '../../../shared/loop-guard.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
@@ -17,6 +18,8 @@ export interface RoundParts {
   sender: WebhookSender;
   messages: Pick<MessagesRepo, 'ofDelivery'>;
   deliveries: Pick<DeliveriesRepo, 'hasMessage'>;
+  /** This Sluice's id, last in every request's Sluice-Loop header (shared/loop-guard.ts). */
+  instanceId: string;
   random?: (() => number) | undefined;
 }
 
@@ -53,6 +56,8 @@ export async function runRound(
   const sharedSecret = destination.sharedSecret ?? null;
   let body = delivery.bodyOverride;
   let signature: string | null;
+  /** The Sluices the message passed through before this one. */
+  let via: string | null = null;
   if (
     body === null &&
     prepared !== undefined &&
@@ -61,6 +66,7 @@ export async function runRound(
   ) {
     body = prepared.body;
     signature = prepared.signature;
+    via = prepared.via;
   } else {
     /** Why nothing can be sent, if so; `unreadable` is announced with its message, a purge without. */
     let unsendable: { lastError: string; unreadable: boolean } | null = null;
@@ -70,7 +76,9 @@ export async function runRound(
       // reused once the newest rows are gone), which must not be sent as this delivery.
       let message: Record<string, unknown> | null = null;
       try {
-        message = delivery.messageId === null ? null : (parts.messages.ofDelivery(delivery.id)?.message ?? null);
+        const record = delivery.messageId === null ? undefined : parts.messages.ofDelivery(delivery.id);
+        message = record?.message ?? null;
+        via = record?.via ?? null;
         if (!message) unsendable = { lastError: PURGED, unreadable: false };
       } catch (error) {
         // The store failing may pass (the round fails and is retried after a pause); a stored
@@ -104,6 +112,7 @@ export async function runRound(
     }
     signature = sharedSecret ? signBody(body, sharedSecret) : null;
   }
+  const loop = via ? `${via}, ${parts.instanceId}` : parts.instanceId;
   const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
   // All of a round's requests start at once; the sender never rejects (failures are results).
   const requests = targets.map((webhook) => {
@@ -111,6 +120,7 @@ export async function runRound(
       'User-Agent': USER_AGENT,
       'Content-Type': 'application/json',
       ...webhook.headers,
+      [LOOP_HEADER]: loop,
       ...(signature ? { 'X-Signature': signature } : {}),
     };
     const caCert = 'caCert' in webhook ? webhook.caCert : undefined;

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
+import { checkLoop } from './loop-check.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { readBody } from './read-body.ts';
@@ -28,6 +29,8 @@ export interface IngestServerOptions {
   clock: Clock;
   host: string;
   port: number;
+  /** This Sluice's id: requests it sent itself are refused (loop-check.ts). */
+  instanceId: string;
 }
 
 /**
@@ -129,6 +132,7 @@ export class IngestServer {
     endpoint: string,
     singleType: MessageType | null,
   ): Promise<void> {
+    const via = checkLoop(req.headers, this.#options.instanceId);
     const otherType = unsupportedContentType(req.headers['content-type']);
     let sourceId: number | null;
     let body: Buffer;
@@ -153,6 +157,7 @@ export class IngestServer {
       singleType,
       receivedAt: this.#options.clock.now(),
       ip: remoteIp(req),
+      ...(via ? { via } : {}),
     });
     respond(res, committed, singleType !== null);
   }

@@ -62,7 +62,8 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
     sentAt: envelope.sentAt === undefined ? null : parseTime(envelope.sentAt),
     ip: job.ip,
   };
-  const hasEnvelope = envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined;
+  if (job.via?.length) envelope.via = job.via;
+  const hasEnvelope = envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined || envelope.via !== undefined;
   return {
     sourceId,
     endpoint: job.endpoint,

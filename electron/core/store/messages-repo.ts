@@ -30,6 +30,8 @@ export interface MessageRecord extends StoredMessage {
   raw: string;
   /** The normalized message (null for rejected messages, which are never forwarded). */
   message: Record<string, unknown> | null;
+  /** The Sluices its request passed through before this one, as a Sluice-Loop header's start; null when none. */
+  via: string | null;
 }
 
 const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
@@ -96,9 +98,16 @@ export function normalizedMessage(row: MessagePayload): Record<string, unknown> 
   );
 }
 
+/** The Sluices the message's request passed through (shared/loop-guard.ts), joined as in the header. */
+export function viaOf(row: Pick<MessagePayload, 'envelope'>): string | null {
+  if (!row.envelope || !row.envelope.includes('"via"')) return null;
+  const via = (JSON.parse(row.envelope) as BatchEnvelope).via;
+  return via?.length ? via.join(', ') : null;
+}
+
 /** A row with its payload: the raw text, and the normalized message derived from it. */
 function toRecord(row: RecordRow): MessageRecord {
-  return { ...fromRow(row), raw: row.raw, message: normalizedMessage(row) };
+  return { ...fromRow(row), raw: row.raw, message: normalizedMessage(row), via: viaOf(row) };
 }
 
 export interface ListMessagesQuery {

@@ -6,6 +6,8 @@ export interface BatchEnvelope {
   context?: Record<string, unknown>;
   integrations?: Record<string, unknown>;
   sentAt?: string;
+  /** The Sluices the request passed through before this one (its Sluice-Loop header; shared/loop-guard.ts). */
+  via?: string[];
 }
 
 /** What a message's request contributes to it (the `requests` row). */

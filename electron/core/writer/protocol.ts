@@ -26,6 +26,8 @@ export interface IngestJob {
   singleType: MessageType | null;
   receivedAt: number;
   ip: string | null;
+  /** The Sluices the request passed through (its Sluice-Loop header), when it came from one. */
+  via?: string[];
 }
 
 /** Writes the main thread asks the store's writer for, each in one transaction. */
@@ -82,6 +84,8 @@ export interface BodiesRequest {
 export interface PreparedBodies {
   bodies: (string | null)[];
   signatures: (string | null)[];
+  /** The Sluices each message passed through before this one (the start of its Sluice-Loop header). */
+  vias: (string | null)[];
 }
 
 /** One unit of a group commit that failed, with the store's error (see writer-worker.ts). */

@@ -202,8 +202,8 @@ export class StoreWriter {
         }
         return;
       case 'bodies': {
-        const { id, bodies, signatures } = message;
-        this.#waitingBodies.get(id)?.({ bodies, signatures });
+        const { id, bodies, signatures, vias } = message;
+        this.#waitingBodies.get(id)?.({ bodies, signatures, vias });
         this.#waitingBodies.delete(id);
         return;
       }

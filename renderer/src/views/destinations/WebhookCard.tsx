@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { Field } from '../../components/Field.tsx';
 import { isCredentialHeader } from '../../lib/credential-headers.ts';
+import { useInspectorState } from '../../store/react.ts';
+import { pointsAtIngest, selfLoopWarning } from '../../../../shared/loop-guard.ts';
 import { emptyHeader, type FieldErrors, type WebhookForm } from './destination-form.ts';
 
 /** One webhook of the destination: its URL, static headers (rows added and removed), and an extra trusted CA. */
@@ -20,6 +22,9 @@ export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRem
   const urlError = errors[`${prefix}.url`];
   const caError = errors[`${prefix}.caCert`];
   const cardError = errors[prefix];
+  // Not an error (it can be saved), but every request would be refused by the loop guard.
+  const ingestUrl = useInspectorState((s) => s.info?.ingestUrl);
+  const loops = ingestUrl !== undefined && pointsAtIngest(webhook.url.trim(), ingestUrl);
   // Open when there is a certificate or a problem with it, then as the user leaves it.
   const [caOpen, setCaOpen] = useState(webhook.caCert !== '');
   const setHeader = (j: number, patch: { name?: string; value?: string }) =>
@@ -31,7 +36,13 @@ export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRem
       <button type="button" className="btn btn-small btn-quiet dst-webhook-remove" aria-label={`Remove webhook ${n}`} disabled={!canRemove} onClick={onRemove}>
         Remove
       </button>
-      <Field id={`${id}-url`} className="dst-field" label="URL" error={urlError}>
+      <Field
+        id={`${id}-url`}
+        className="dst-field"
+        label="URL"
+        error={urlError}
+        hint={loops ? <span className="field-warning" role="status">⚠ {selfLoopWarning('This URL')}.</span> : undefined}
+      >
         {(control) => (
           <input
             {...control}
