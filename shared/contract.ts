@@ -19,7 +19,7 @@ import {
   type AudienceSyncView,
   type AudienceView,
 } from './audiences.ts';
-import { destinationSchema, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
+import { checkSigning, destinationFieldsSchema, type SigningScheme, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
 
 const id = z.number().int().positive();
 
@@ -69,7 +69,7 @@ export const requestSchemas = {
    * With `id`: edits that destination, whose name may change (its deliveries stay). Without: creates
    * one. A name another destination has is refused (`name_taken`, an issue on `name`).
    */
-  'destinations.save': destinationSchema.extend({ id: id.optional() }),
+  'destinations.save': destinationFieldsSchema.extend({ id: id.optional() }).superRefine(checkSigning),
   /**
    * Deletes a destination: its pending and retrying deliveries are cancelled; delivered and failed ones
    * and their attempts stay readable. `dryRun` only counts the deliveries it would cancel.
@@ -142,6 +142,9 @@ export interface DestinationView {
   hasSecret: boolean;
   /** "abc•••••" — enough to recognise it, not to use it. */
   maskedSecret: string | null;
+  signing: SigningScheme;
+  /** The Standard Webhooks secrets, masked the same way ("whsec_Ab•••••"); empty when there are none. */
+  maskedSigningSecrets: string[];
   options: DestinationOptions;
 }
 
@@ -268,7 +271,7 @@ export interface Responses {
   'deliveries.states': { changes: DeliveryChange[] };
   'destinations.list': { destinations: DestinationView[] };
   'destinations.save': DestinationView;
-  'destinations.revealSecret': { secret: string | null };
+  'destinations.revealSecret': { secret: string | null; signingSecrets: string[] };
   /** `deleted` is false for a dry run; `cancelledDeliveries`: cancelled, or that a deletion would cancel. */
   'destinations.delete': { deleted: boolean; cancelledDeliveries: number };
   /** The test delivery's id and the body it sends. */

@@ -18,6 +18,9 @@ const RESERVED_HEADERS = new Set([
   'transfer-encoding',
   'connection',
   'sluice-loop', // the loop guard's (shared/loop-guard.ts)
+  'webhook-id', // Standard Webhooks' three
+  'webhook-timestamp',
+  'webhook-signature',
 ]);
 
 const name = z
@@ -87,7 +90,28 @@ export const destinationOptionsSchema = z.strictObject({
 });
 export type DestinationOptions = z.infer<typeof destinationOptionsSchema>;
 
-export const destinationSchema = z.strictObject({
+/** How a destination signs its requests: the seed's X-Signature, Standard Webhooks' headers, or both at once. */
+export const SIGNING_SCHEMES = ['segment', 'standard', 'both'] as const;
+export type SigningScheme = (typeof SIGNING_SCHEMES)[number];
+
+/** Standard Webhooks' secret form: `whsec_` and the key in base64; the spec recommends 24 to 64 bytes. */
+export const standardSecretSchema = z.string().superRefine((value, ctx) => {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value);
+  let bytes = -1;
+  if (match && match[1]!.length % 4 === 0) {
+    try {
+      bytes = atob(match[1]!).length;
+    } catch {
+      bytes = -1;
+    }
+  }
+  if (bytes < 24 || bytes > 64) {
+    ctx.addIssue({ code: 'custom', message: 'must be "whsec_" followed by a 24- to 64-byte key in base64 (the Standard Webhooks form)' });
+  }
+});
+
+/** The destination's fields; destinationSchema adds the checks across them. */
+export const destinationFieldsSchema = z.strictObject({
   name,
   enabled: z.boolean().default(true),
   /** Names of the sources whose messages this destination receives. */
@@ -96,9 +120,26 @@ export const destinationSchema = z.strictObject({
     .array(webhookSchema)
     .min(1, 'needs at least one webhook')
     .max(MAX_WEBHOOKS, `at most ${MAX_WEBHOOKS} webhooks per destination`),
+  /** The seed's X-Signature secret (HMAC-SHA1 of the body). */
   sharedSecret: z.string().min(1, 'must not be empty; leave it out to send unsigned').max(1024).optional(),
+  /** Which signatures requests carry; absent: "segment", the seed's X-Signature with sharedSecret. */
+  signing: z.enum(SIGNING_SCHEMES).optional(),
+  /** Standard Webhooks secrets: one, or two while rotating (each signs every request). */
+  signingSecrets: z.array(standardSecretSchema).min(1, 'needs a secret; leave it out when not signing with Standard Webhooks').max(2, 'at most two secrets (the current one and the next, while rotating)').optional(),
   options: destinationOptionsSchema.default({ bodyShape: 'seed', concurrency: 32 }),
 });
+
+/** What one signing scheme needs of the others' fields. */
+export function checkSigning(destination: { signing?: SigningScheme | undefined; sharedSecret?: string | undefined; signingSecrets?: string[] | undefined }, ctx: z.RefinementCtx): void {
+  if (destination.signing !== undefined && destination.signing !== 'segment' && !destination.signingSecrets?.length) {
+    ctx.addIssue({ code: 'custom', path: ['signingSecrets'], message: `signing "${destination.signing}" needs a Standard Webhooks secret (whsec_…)` });
+  }
+  if (destination.signing === 'both' && destination.sharedSecret === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['sharedSecret'], message: 'signing "both" needs a shared secret for X-Signature too' });
+  }
+}
+
+export const destinationSchema = destinationFieldsSchema.superRefine(checkSigning);
 export type DestinationConfig = z.infer<typeof destinationSchema>;
 
 export const configFileSchema = z

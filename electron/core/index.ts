@@ -2,7 +2,7 @@ import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
-import { BuiltinReceiver } from './receiver/builtin-receiver.ts';
+import { BuiltinReceiver, type SigningSecrets } from './receiver/builtin-receiver.ts';
 import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
@@ -20,7 +20,7 @@ import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
-import { DestinationsRepo } from './store/destinations-repo.ts';
+import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
 import { hookOf } from '../../shared/receiver-hooks.ts';
@@ -132,12 +132,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     port: options.receiverPort ?? DEFAULT_RECEIVER_PORT,
     bus,
     clock,
-    secretsFor: (hook) =>
-      destinations
-        .list()
-        .filter((d) => d.sharedSecret && d.webhooks.some((w) => hookOf(w.url, receiver.url) === hook))
-        .map((d) => d.sharedSecret!),
-    allSecrets: () => [...new Set(destinations.list().flatMap((d) => (d.sharedSecret ? [d.sharedSecret] : [])))],
+    secretsFor: (hook) => secretsOf(destinations.list().filter((d) => d.webhooks.some((w) => hookOf(w.url, receiver.url) === hook))),
+    allSecrets: () => secretsOf(destinations.list()),
     ...(options.random ? { random: options.random } : {}),
   });
   try {
@@ -227,4 +223,15 @@ async function listenOn(listen: () => Promise<unknown>, port: PortInUseError['po
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw Object.assign(new Error(inUse), { code: 'EADDRINUSE', port });
     throw error;
   }
+}
+
+/** The secrets these destinations sign with, by kind (a destination's unused kind is left out). */
+function secretsOf(list: Destination[]): SigningSecrets {
+  const shared = new Set<string>();
+  const standard = new Set<string>();
+  for (const d of list) {
+    if (d.sharedSecret && d.signing !== 'standard') shared.add(d.sharedSecret);
+    if (d.signing !== 'segment') for (const secret of d.signingSecrets ?? []) standard.add(secret);
+  }
+  return { shared: [...shared], standard: [...standard] };
 }

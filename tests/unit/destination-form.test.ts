@@ -38,6 +38,8 @@ const view: DestinationView = {
   ],
   hasSecret: true,
   maskedSecret: 'abc•••••',
+  signing: 'segment',
+  maskedSigningSecrets: [],
   options: { bodyShape: 'full', concurrency: 4 },
 };
 

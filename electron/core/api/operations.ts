@@ -242,7 +242,7 @@ export function createOperations(p: OperationParts): Operations {
     revealSecret: ({ id }) => {
       const destination = destinations.list().find((d) => d.id === id);
       if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
-      return { secret: destination.sharedSecret ?? null };
+      return { secret: destination.sharedSecret ?? null, signingSecrets: destination.signingSecrets ?? [] };
     },
     listDeletions: ({ limit }) => ({
       requests: p.deletionRequests.recent(limit).map((request) => ({

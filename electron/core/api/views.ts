@@ -57,6 +57,9 @@ export function destinationView(d: Destination): DestinationView {
     webhooks: d.webhooks,
     hasSecret: d.sharedSecret !== undefined,
     maskedSecret: d.sharedSecret ? `${d.sharedSecret.slice(0, Math.min(3, Math.floor(d.sharedSecret.length / 3)))}•••••` : null,
+    signing: d.signing,
+    // "whsec_Ab•••••": the prefix and two characters, enough to tell the current secret from the next.
+    maskedSigningSecrets: (d.signingSecrets ?? []).map((s) => `${s.slice(0, 8)}•••••`),
     options: d.options,
   };
 }

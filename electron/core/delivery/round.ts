@@ -7,7 +7,7 @@ import type { Destination } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
-import { signBody } from './signature.ts';
+import { signBody, standardHeaders } from './signature.ts';
 import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
 /** A delivery whose message was purged (or is otherwise gone): failed, nothing sent. */
@@ -113,6 +113,13 @@ export async function runRound(
     signature = sharedSecret ? signBody(body, sharedSecret) : null;
   }
   const loop = via ? `${via}, ${parts.instanceId}` : parts.instanceId;
+  // The seed's X-Signature unless the destination signs with Standard Webhooks alone; Standard Webhooks'
+  // headers with a fresh timestamp at each round, under an id that stays the delivery's across retries.
+  const xSignature = destination.signing === 'standard' ? null : signature;
+  const standard =
+    destination.signing !== 'segment' && destination.signingSecrets?.length
+      ? standardHeaders(webhookId(parts.instanceId, delivery.id), startedAt, body, destination.signingSecrets)
+      : undefined;
   const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
   // All of a round's requests start at once; the sender never rejects (failures are results).
   const requests = targets.map((webhook) => {
@@ -121,7 +128,8 @@ export async function runRound(
       'Content-Type': 'application/json',
       ...webhook.headers,
       [LOOP_HEADER]: loop,
-      ...(signature ? { 'X-Signature': signature } : {}),
+      ...(xSignature ? { 'X-Signature': xSignature } : {}),
+      ...standard,
     };
     const caCert = 'caCert' in webhook ? webhook.caCert : undefined;
     return { url: webhook.url, headers, result: sender.send({ url: webhook.url, body, headers, caCert }) };
@@ -174,4 +182,9 @@ function maxRetryAfter(results: SendResult[], now: number): number | undefined {
     if (ms !== undefined) max = Math.max(max ?? 0, ms);
   }
   return max;
+}
+
+/** Standard Webhooks' `webhook-id` of a delivery: unique per Sluice (its data folder's id) and delivery. */
+export function webhookId(instanceId: string, deliveryId: number): string {
+  return `msg_${instanceId.replace(/^sl_/, '')}_${deliveryId}`;
 }

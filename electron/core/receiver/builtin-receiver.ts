@@ -1,8 +1,8 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { http } from '../node-http.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { InboxEntry, ReceiverBehaviour, SignatureVerdict } from '../../../shared/receiver.ts';
-import { verifyAsSeedReceiver } from '../delivery/signature.ts';
+import { verifyAsSeedReceiver, verifyStandard } from '../delivery/signature.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
@@ -28,10 +28,10 @@ export interface BuiltinReceiverOptions {
   port: number;
   bus: EventBus;
   clock: Clock;
-  /** The shared secrets of the destinations that post to this hook (for the signature check). */
-  secretsFor: (hook: string) => string[];
-  /** Every destination's secret: a replay to this receiver is signed by whichever it went through. */
-  allSecrets: () => string[];
+  /** The secrets of the destinations that post to this hook (for the signature check). */
+  secretsFor: (hook: string) => SigningSecrets;
+  /** Every destination's secrets: a replay to this receiver is signed by whichever it went through. */
+  allSecrets: () => SigningSecrets;
   random?: () => number;
 }
 
@@ -135,7 +135,7 @@ export class BuiltinReceiver {
         headers: { ...req.headers },
         body: kept.toString('utf8'),
         ...(size > kept.length ? { bodyBytes: size } : {}),
-        signature: this.#verdict(hook, read.toString('utf8'), req.headers['x-signature']),
+        signature: this.#verdict(hook, read.toString('utf8'), req.headers),
         answeredStatus: status,
       };
       this.#keep(entry);
@@ -164,12 +164,26 @@ export class BuiltinReceiver {
     }
   }
 
-  #verdict(hook: string, body: string, header: string | string[] | undefined): SignatureVerdict {
-    const signature = Array.isArray(header) ? header[0] : header;
-    if (signature === undefined) return this.#o.secretsFor(hook).length > 0 ? 'missing' : 'unsigned';
+  /**
+   * Checks whichever signatures the request carries — the seed's X-Signature, Standard Webhooks' — each
+   * against every destination's secrets of its kind: valid when each one checks, invalid when one does not.
+   */
+  #verdict(hook: string, body: string, headers: IncomingHttpHeaders): SignatureVerdict {
+    const x = first(headers['x-signature']);
+    const standard = first(headers['webhook-signature']);
+    if (x === undefined && standard === undefined) {
+      const expected = this.#o.secretsFor(hook);
+      return expected.shared.length > 0 || expected.standard.length > 0 ? 'missing' : 'unsigned';
+    }
     const secrets = this.#o.allSecrets();
-    if (secrets.length === 0) return 'unverifiable';
-    return secrets.some((secret) => verifyAsSeedReceiver(body, signature, secret)) ? 'valid' : 'invalid';
+    const checks: (boolean | null)[] = [];
+    if (x !== undefined) checks.push(secrets.shared.length === 0 ? null : secrets.shared.some((secret) => verifyAsSeedReceiver(body, x, secret)));
+    if (standard !== undefined) {
+      const sent = { id: first(headers['webhook-id']), timestamp: first(headers['webhook-timestamp']), signature: standard };
+      checks.push(secrets.standard.length === 0 ? null : verifyStandard(body, sent, secrets.standard));
+    }
+    if (checks.includes(false)) return 'invalid';
+    return checks.includes(null) ? 'unverifiable' : 'valid';
   }
 }
 
@@ -206,4 +220,14 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A destination's secrets by kind: the seed's shared secrets and Standard Webhooks' (whsec_…). */
+export interface SigningSecrets {
+  shared: string[];
+  standard: string[];
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

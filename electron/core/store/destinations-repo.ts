@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { DestinationConfig, DestinationOptions, WebhookConfig } from '../../../shared/settings.ts';
+import type { DestinationConfig, DestinationOptions, SigningScheme, WebhookConfig } from '../../../shared/settings.ts';
 import { transaction } from './connection.ts';
 import type { SourcesRepo } from './sources-repo.ts';
 
@@ -10,6 +10,10 @@ export interface Destination {
   sourceIds: number[];
   webhooks: WebhookConfig[];
   sharedSecret?: string;
+  /** Which signatures requests carry; 'segment' for destinations stored before there was a choice. */
+  signing: SigningScheme;
+  /** Standard Webhooks secrets (whsec_…), when signing with them. */
+  signingSecrets?: string[];
   options: DestinationOptions;
 }
 
@@ -21,7 +25,7 @@ interface DestinationRow {
   source_ids: string | null;
 }
 
-type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'options'>;
+type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options'> & Partial<Pick<Destination, 'signing'>>;
 
 /**
  * Webhook destinations and the sources connected to them. A deleted destination keeps its row (its
@@ -72,6 +76,7 @@ export class DestinationsRepo {
         enabled: row.enabled === 1,
         sourceIds: row.source_ids ? row.source_ids.split(',').map(Number) : [],
         ...settings,
+        signing: settings.signing ?? 'segment',
       };
     });
   }
@@ -173,6 +178,8 @@ function settingsOf(config: DestinationConfig): string {
     webhooks: config.webhooks,
     options: config.options,
     ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
+    signing: config.signing ?? 'segment',
+    ...(config.signingSecrets === undefined ? {} : { signingSecrets: config.signingSecrets }),
   };
   return JSON.stringify(settings);
 }
