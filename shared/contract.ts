@@ -130,6 +130,8 @@ export interface SourceView {
   name: string;
   writeKey: string;
   kind: SourceKind;
+  /** Browser origins that may send with the key (the config's allowedOrigins); absent or null: any. */
+  allowedOrigins?: string[] | null;
 }
 
 /** A destination as the UI sees it: the secret masked unless revealed on request. */

@@ -35,10 +35,31 @@ export const writeKeySchema = z
   .max(256, 'must be at most 256 characters')
   .regex(/^[A-Za-z0-9_\-.~]+$/, 'may contain only letters, digits and _ - . ~');
 
+/**
+ * A web origin as browsers send it in the Origin header — scheme, host and port only, lowercase, the
+ * default port left out ("https://app.example.com", "http://localhost:3000") — or "*" for any.
+ */
+export const originSchema = z.string().superRefine((value, ctx) => {
+  if (value === '*') return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 200)}" is not an origin; write one as https://app.example.com, or "*" for any` });
+  } else if (url.origin !== value) {
+    ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 200)}" is not an origin as browsers send it; write ${url.origin} (no path, no trailing slash)` });
+  }
+});
+
 export const sourceSchema = z.strictObject({
   name,
   writeKey: writeKeySchema,
   kind: z.enum(SOURCE_KINDS).default('server'),
+  /** Browser origins that may send with this key (their Origin header); absent: any origin. Requests without Origin (servers) are not affected. */
+  allowedOrigins: z.array(originSchema).max(100, 'at most 100 origins').optional(),
 });
 export type SourceConfig = z.infer<typeof sourceSchema>;
 

@@ -105,7 +105,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
   );
-  writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id]));
+  writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
   writer.setRoutes(routesOf(destinations));
   const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
   const delivery = new DeliveryEngine({

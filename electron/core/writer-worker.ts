@@ -17,6 +17,7 @@ import { AudienceWriter } from './audiences/audience-writer.ts';
 import { bodiesPreparer } from './delivery/prepare-bodies.ts';
 import { IngestError } from './ingest-error.ts';
 import { prepareRequest } from './ingest/prepare-request.ts';
+import { originAllowed, originRefused } from './ingest/browser-support.ts';
 import { checkpointAutomatically, connect } from './store/connection.ts';
 import { deletionWrites } from './store/deletion-writes.ts';
 import { deliveryResultRecorder } from './store/delivery-results.ts';
@@ -61,7 +62,13 @@ function inSavepoint<T>(work: () => T): Unit<T> {
   }
 }
 
-let writeKeys = new Map<string, number>();
+let writeKeys = new Map<string, { sourceId: number; allowedOrigins: string[] | null }>();
+/** The source of a write key found in a body; a browser page (origin) the source does not accept is refused. */
+function sourceForKey(writeKey: string, origin: string | undefined): number | undefined {
+  const source = writeKeys.get(writeKey);
+  if (source && !originAllowed(source.allowedOrigins, origin)) throw originRefused(origin!);
+  return source?.sourceId;
+}
 /** sourceId → the enabled destinations connected to it. */
 let routes = new Map<number, number[]>();
 let pending: { job: IngestJob; prepared: PreparedRequest }[] = [];
@@ -168,7 +175,7 @@ function schedule(): void {
 port.on('message', (message: ToWriter) => {
   switch (message.kind) {
     case 'sources':
-      writeKeys = new Map(message.writeKeys);
+      writeKeys = new Map(message.writeKeys.map(([key, sourceId, allowedOrigins]) => [key, { sourceId, allowedOrigins: allowedOrigins ?? null }]));
       return;
     case 'routes':
       routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
@@ -206,7 +213,7 @@ port.on('message', (message: ToWriter) => {
     case 'job': {
       const { job } = message;
       try {
-        pending.push({ job, prepared: prepareRequest(job, (key) => writeKeys.get(key)) });
+        pending.push({ job, prepared: prepareRequest(job, (key) => sourceForKey(key, job.origin)) });
       } catch (error) {
         // A request that trips a bug is answered 500 (the client may retry); the worker lives on.
         const refusal =

@@ -186,7 +186,7 @@ export function createOperations(p: OperationParts): Operations {
       ingestUrl: p.ingestUrl,
       receiverUrl: p.receiver.url,
       dataDir: p.dataDir,
-      sources: p.sources.list().map(({ id, name, writeKey, kind }) => ({ id, name, writeKey, kind })),
+      sources: p.sources.list().map(({ id, name, writeKey, kind, allowedOrigins }) => ({ id, name, writeKey, kind, allowedOrigins })),
     }),
     deliveryHold: () => deliveryHoldState(p),
     holdDeliveries: ({ held }) => setDeliveriesHeld(p, held),

@@ -1,12 +1,47 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IngestError } from '../ingest-error.ts';
 
-/** CORS for browser clients (analytics.js): any origin may post, with its Authorization header. */
+/**
+ * Whether a request with this Origin header may send with the key of a source that accepts `allowed`
+ * (its allowedOrigins; null: any). A request without an Origin header is not a browser's: always.
+ */
+export function originAllowed(allowed: readonly string[] | null | undefined, origin: string | undefined): boolean {
+  if (origin === undefined || !allowed) return true;
+  const asSent = origin.trim().toLowerCase();
+  return allowed.some((entry) => entry === '*' || entry === asSent);
+}
+
+/** The refusal of a browser page whose origin the source does not list: nothing of the request is stored. */
+export function originRefused(origin: string): IngestError {
+  return new IngestError(
+    403,
+    'origin_not_allowed',
+    `a page from ${origin.slice(0, 200)} may not send with this write key: the source's "allowedOrigins" does not list that origin`,
+  );
+}
+
+/**
+ * CORS for browser clients (analytics.js): the page's origin may read the answer, with its Authorization
+ * header. Answers are readable by any origin, a refusal included, so a page refused by a source's
+ * allowedOrigins sees why; what a source accepts is decided per request (originAllowed).
+ */
 export function setCorsHeaders(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*');
   res.setHeader('Vary', 'Origin');
 }
 
-export function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * A preflight names no write key, so it is let through for an origin some source accepts
+ * (`anySourceAllows`); for one no source accepts it is answered 403 without CORS headers, and the
+ * browser does not send the request.
+ */
+export function answerPreflight(req: IncomingMessage, res: ServerResponse, anySourceAllows: (origin: string | undefined) => boolean): void {
+  if (!anySourceAllows(req.headers.origin)) {
+    const body = JSON.stringify({ success: false, error: { code: 'origin_not_allowed', message: `no source accepts pages from ${String(req.headers.origin).slice(0, 200)}` } });
+    res.writeHead(403, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Vary: 'Origin' });
+    res.end(body);
+    return;
+  }
   setCorsHeaders(req, res);
   res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
   res.setHeader(

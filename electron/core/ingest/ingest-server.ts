@@ -6,7 +6,7 @@ import type { MessageType } from '../../../shared/messages.ts';
 import type { Clock } from '../clock.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
-import { answerPreflight, projectSettings, setCorsHeaders } from './browser-support.ts';
+import { answerPreflight, originAllowed, originRefused, projectSettings, setCorsHeaders } from './browser-support.ts';
 import { checkLoop } from './loop-check.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
@@ -108,7 +108,9 @@ export class IngestServer {
     const query = rawUrl.indexOf('?');
     const path = query === -1 ? rawUrl : rawUrl.slice(0, query);
 
-    if (req.method === 'OPTIONS') return answerPreflight(req, res);
+    if (req.method === 'OPTIONS') {
+      return answerPreflight(req, res, (origin) => this.#options.sources.list().some((s) => originAllowed(s.allowedOrigins, origin)));
+    }
     setCorsHeaders(req, res);
     if (this.#closing) throw new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later');
 
@@ -137,7 +139,7 @@ export class IngestServer {
     let sourceId: number | null;
     let body: Buffer;
     if (otherType === undefined) {
-      sourceId = this.#sourceFromAuthorization(req.headers.authorization);
+      sourceId = this.#sourceFromAuthorization(req.headers.authorization, req.headers.origin);
       ({ body } = await readBody(req, MAX_REQUEST_BYTES));
     } else {
       // RudderStack's SDKs label their gzipped JSON application/x-www-form-urlencoded, and RudderStack's
@@ -147,7 +149,7 @@ export class IngestServer {
       if (encoding !== 'identity' && encoding !== 'gzip') throw contentTypeError(otherType);
       const read = await readBody(req, MAX_REQUEST_BYTES);
       if (!read.gzipped || !startsLikeObject(read.body)) throw contentTypeError(otherType);
-      sourceId = this.#sourceFromAuthorization(req.headers.authorization);
+      sourceId = this.#sourceFromAuthorization(req.headers.authorization, req.headers.origin);
       body = read.body;
     }
     const committed = await this.#options.writer.submit({
@@ -158,12 +160,17 @@ export class IngestServer {
       receivedAt: this.#options.clock.now(),
       ip: remoteIp(req),
       ...(via ? { via } : {}),
+      // A key in the body is looked up by the writer thread, which checks the origin then.
+      ...(sourceId === null && req.headers.origin !== undefined ? { origin: req.headers.origin } : {}),
     });
     respond(res, committed, singleType !== null);
   }
 
-  /** The source named by a Basic auth header; null when there is none (the body may name it). */
-  #sourceFromAuthorization(header: string | undefined): number | null {
+  /**
+   * The source named by a Basic auth header; null when there is none (the body may name it). A page
+   * whose origin (the Origin header) the source does not accept is refused here, before its body is read.
+   */
+  #sourceFromAuthorization(header: string | undefined, origin: string | undefined): number | null {
     if (header === undefined) return null;
     const writeKey = basicAuthUser(header);
     if (writeKey === undefined) {
@@ -172,6 +179,7 @@ export class IngestServer {
     if (writeKey === '') throw new IngestError(401, 'missing_write_key', 'the write key in Authorization is empty');
     const source = this.#options.sources.byWriteKey(writeKey);
     if (!source) throw unknownWriteKey();
+    if (!originAllowed(source.allowedOrigins, origin)) throw originRefused(origin!);
     return source.id;
   }
 
@@ -185,9 +193,11 @@ export class IngestServer {
     } catch {
       writeKey = undefined; // malformed percent-encoding names no source
     }
-    if (writeKey === undefined || !this.#options.sources.byWriteKey(writeKey)) {
+    const source = writeKey === undefined ? undefined : this.#options.sources.byWriteKey(writeKey);
+    if (writeKey === undefined || !source) {
       throw new IngestError(404, 'invalid_write_key', 'no source has this write key');
     }
+    if (!originAllowed(source.allowedOrigins, req.headers.origin)) throw originRefused(req.headers.origin!);
     const host = req.headers.host ?? new URL(this.#url).host;
     sendJson(res, 200, projectSettings(writeKey, host));
   }

@@ -281,6 +281,14 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       DELETE FROM settings WHERE key = 'profiles.folded_through';
     `,
   },
+  {
+    version: 9,
+    name: 'the browser origins a source accepts',
+    sql: `
+      -- JSON array of origins ("https://app.example.com", or "*"); NULL: any origin, as before.
+      ALTER TABLE sources ADD COLUMN allowed_origins TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

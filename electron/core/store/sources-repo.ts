@@ -7,6 +7,8 @@ export interface Source {
   name: string;
   writeKey: string;
   kind: SourceKind;
+  /** Browser origins that may send with this key; null: any. */
+  allowedOrigins: string[] | null;
 }
 
 interface SourceRow {
@@ -14,6 +16,7 @@ interface SourceRow {
   name: string;
   write_key: string;
   kind: SourceKind;
+  allowed_origins: string | null;
 }
 
 /** Sources, with an in-memory write-key index: ingestion looks a key up on every request. */
@@ -42,10 +45,10 @@ export class SourcesRepo {
   upsert(config: SourceConfig, now: number): Source {
     this.#db
       .prepare(
-        `INSERT INTO sources (name, write_key, kind, created_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET write_key = excluded.write_key, kind = excluded.kind`,
+        `INSERT INTO sources (name, write_key, kind, allowed_origins, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET write_key = excluded.write_key, kind = excluded.kind, allowed_origins = excluded.allowed_origins`,
       )
-      .run(config.name, config.writeKey, config.kind, now);
+      .run(config.name, config.writeKey, config.kind, config.allowedOrigins ? JSON.stringify(config.allowedOrigins) : null, now);
     this.#reload();
     return this.byName(config.name)!;
   }
@@ -58,9 +61,18 @@ export class SourcesRepo {
   }
 
   #reload(): void {
-    const rows = this.#db.prepare('SELECT id, name, write_key, kind FROM sources').all() as unknown as SourceRow[];
+    const rows = this.#db.prepare('SELECT id, name, write_key, kind, allowed_origins FROM sources').all() as unknown as SourceRow[];
     this.#byWriteKey = new Map(
-      rows.map((row) => [row.write_key, { id: row.id, name: row.name, writeKey: row.write_key, kind: row.kind }]),
+      rows.map((row) => [
+        row.write_key,
+        {
+          id: row.id,
+          name: row.name,
+          writeKey: row.write_key,
+          kind: row.kind,
+          allowedOrigins: row.allowed_origins === null ? null : (JSON.parse(row.allowed_origins) as string[]),
+        },
+      ]),
     );
   }
 }

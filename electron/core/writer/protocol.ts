@@ -28,7 +28,12 @@ export interface IngestJob {
   ip: string | null;
   /** The Sluices the request passed through (its Sluice-Loop header), when it came from one. */
   via?: string[];
+  /** The Origin header of a browser's request whose write key is in the body: checked against the source's allowedOrigins. */
+  origin?: string;
 }
+
+/** A write key, its source, and the browser origins the source accepts (absent or null: any). */
+export type SourceKey = [writeKey: string, sourceId: number, allowedOrigins?: string[] | null];
 
 /** Writes the main thread asks the store's writer for, each in one transaction. */
 export type WriteOp =
@@ -62,7 +67,7 @@ export interface WriteOutcome {
 
 export type ToWriter =
   | { kind: 'job'; job: IngestJob }
-  | { kind: 'sources'; writeKeys: [writeKey: string, sourceId: number][] }
+  | { kind: 'sources'; writeKeys: SourceKey[] }
   | { kind: 'routes'; routes: Route[] }
   | { kind: 'results'; id: number; columns: ResultColumns }
   | { kind: 'write'; id: number; op: WriteOp }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { IngestError } from '../ingest-error.ts';
-import type { BodiesRequest, FromWriter, IngestJob, PreparedBodies, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
+import type { BodiesRequest, FromWriter, IngestJob, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
 import { toColumns } from './result-columns.ts';
@@ -24,7 +24,7 @@ export class StoreWriter {
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
   readonly #onRestarted: (() => void) | undefined;
   #worker: Worker;
-  #writeKeys: [string, number][] = [];
+  #writeKeys: SourceKey[] = [];
   #routes: Route[] = [];
   #autoCheckpoint = false;
   /** False between a worker's death and its replacement: requests are refused, not queued into the void. */
@@ -45,8 +45,8 @@ export class StoreWriter {
     this.#worker = this.#spawn();
   }
 
-  /** Tells the worker which write keys exist (for requests that carry the key in the body). */
-  setWriteKeys(writeKeys: [string, number][]): void {
+  /** Tells the worker which write keys exist (for requests that carry the key in the body), and the origins each source accepts. */
+  setWriteKeys(writeKeys: SourceKey[]): void {
     this.#writeKeys = writeKeys;
     this.#worker.postMessage({ kind: 'sources', writeKeys } satisfies ToWriter);
   }

@@ -50,6 +50,16 @@ export function SourcesView() {
                 <code aria-labelledby={`src-${source.id}-key`}>{source.writeKey}</code>
                 <CopyButton text={source.writeKey} label={`Copy write key of ${source.name}`} />
               </dd>
+              <dt id={`src-${source.id}-origins`}>Browser origins</dt>
+              <dd aria-labelledby={`src-${source.id}-origins`}>
+                {!source.allowedOrigins || source.allowedOrigins.includes('*') ? (
+                  <span className="muted">Any page may send with this key (set allowedOrigins in the config to limit it)</span>
+                ) : source.allowedOrigins.length === 0 ? (
+                  <span className="muted">None: browser requests are refused; servers may send</span>
+                ) : (
+                  source.allowedOrigins.map((origin) => <code key={origin}>{origin}</code>)
+                )}
+              </dd>
               <dt>Delivers to</dt>
               <dd>
                 {to.length > 0 ? (
