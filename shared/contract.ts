@@ -78,6 +78,8 @@ export const requestSchemas = {
   'destinations.revealSecret': z.strictObject({ id }),
   /** One signed test track message to this destination's webhooks, through the delivery engine; watch its `deliveries.changed`. */
   'destinations.sendTest': z.strictObject({ id }),
+  /** Sends to a webhook URL that answered 410 Gone again. */
+  'destinations.reenableUrl': z.strictObject({ id, url: z.string().min(1).max(4096) }),
   'deletions.create': deletionRequestSchema,
   /** The most recent deletion requests with their delete notifications (deliveries). */
   'deletions.list': z.strictObject({ limit: z.number().int().min(1).max(500).default(100) }),
@@ -148,6 +150,23 @@ export interface DestinationView {
   /** The Standard Webhooks secrets, masked the same way ("whsec_Ab•••••"); empty when there are none. */
   maskedSigningSecrets: string[];
   options: DestinationOptions;
+  /** Each webhook's receiver as the engine sees it, in the order of `webhooks`. */
+  health: WebhookHealth[];
+}
+
+/**
+ * A webhook URL's state: its circuit breaker (closed: requests go; open: none until `probeAt`;
+ * half-open: one probe under way) and whether it answered 410 Gone (nothing is sent there until it is
+ * re-enabled or the destination is edited).
+ */
+export interface WebhookHealth {
+  url: string;
+  breaker: 'closed' | 'open' | 'half-open';
+  /** Failures in a row (network errors, timeouts, 5xx, 408, 429). */
+  failures: number;
+  probeAt: number | null;
+  lastError: string | null;
+  gone: { at: number; reason: string } | null;
 }
 
 /** Whether the delivery engine is held, and how many deliveries wait to be sent (pending or retrying). */
@@ -278,6 +297,7 @@ export interface Responses {
   'destinations.delete': { deleted: boolean; cancelledDeliveries: number };
   /** The test delivery's id and the body it sends. */
   'destinations.sendTest': { deliveryId: number; body: string };
+  'destinations.reenableUrl': DestinationView;
   'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
   'deletions.list': { requests: DeletionRequestView[] };
   'receiver.inbox': { entries: InboxEntry[]; behaviours: Record<string, ReceiverBehaviour> };

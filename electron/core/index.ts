@@ -166,7 +166,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     settingsApplied() {
       writer.setRoutes(routesOf(destinations));
       bus.emit('settings.changed', null);
-      delivery.kick();
+      delivery.tryNow(); // edited receivers get a fresh start (and a kick)
     },
   });
 

@@ -157,7 +157,7 @@ describe('headless host', () => {
     const saved = await api.call('destinations.save', { name: 'hooks', sources: ['web'], sharedSecret: 'abcdefgh', webhooks: [{ url: 'http://127.0.0.1:9/x' }] });
     expect(saved).toMatchObject({ ok: true, value: { hasSecret: true, maskedSecret: 'ab•••••' } });
     expect(JSON.stringify(await api.call('destinations.list'))).not.toContain('abcdefgh');
-    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: 'abcdefgh' } });
+    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: 'abcdefgh', signingSecrets: [] } });
   });
 
   it('streams core events in batches: a burst of messages is a few frames', async () => {

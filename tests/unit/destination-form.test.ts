@@ -40,6 +40,7 @@ const view: DestinationView = {
   maskedSecret: 'abc•••••',
   signing: 'segment',
   maskedSigningSecrets: [],
+  health: [],
   options: { bodyShape: 'full', concurrency: 4 },
 };
 

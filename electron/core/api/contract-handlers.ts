@@ -30,6 +30,7 @@ export function createHandlers(ops: Operations): Handlers {
     'deliveries.get': ops.deliveryDetail,
     'deliveries.states': ops.deliveryStates,
     'destinations.list': ops.listDestinations,
+    'destinations.reenableUrl': ops.reenableUrl,
     'destinations.save': (config) => destinationView(ops.saveDestination(config, { ifNameTaken: 'refuse' })),
     'destinations.delete': async ({ id, dryRun }) => {
       const cancelledDeliveries = await ops.deleteDestination(id, { dryRun });

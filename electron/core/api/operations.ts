@@ -88,6 +88,7 @@ export interface Operations {
   deliveryDetail: Ask<'deliveries.get'>;
   deliveryStates: Ask<'deliveries.states'>;
   listDestinations: Ask<'destinations.list'>;
+  reenableUrl: Ask<'destinations.reenableUrl'>;
   revealSecret: Ask<'destinations.revealSecret'>;
   listDeletions: Ask<'deletions.list'>;
   receiverInbox: Ask<'receiver.inbox'>;
@@ -121,6 +122,11 @@ export function createOperations(p: OperationParts): Operations {
     delivery.kick();
     return result;
   };
+  /** Deliveries a person asked to send now (a retry, a replay, a test): their receivers get a try whatever their breakers say. */
+  const sendNow = <T,>(ids: readonly number[], result: T): T => {
+    if (ids.length > 0) delivery.tryNow([...new Set(deliveries.byIds(ids).map((d) => d.destinationId))]);
+    return written(ids, result);
+  };
   let replays: Promise<unknown> = Promise.resolve();
 
   /** Messages as rows of the stream: each with the delivery its row shows, and its audience tag. */
@@ -145,10 +151,10 @@ export function createOperations(p: OperationParts): Operations {
       // later, so two planned together would both replay the same deliveries.
       const run = replays.then(() => replay({ messages, deliveries, destinations, writer, clock }, request));
       replays = run.catch(() => undefined);
-      return run.then((outcome) => written(outcome.deliveryIds, outcome));
+      return run.then((outcome) => sendNow(outcome.deliveryIds, outcome));
     },
     retryNow: (deliveryIds) =>
-      writer.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => written(outcome.changed > 0 ? deliveryIds : [], outcome.changed)),
+      writer.write({ op: 'retryNow', deliveryIds, now: clock.now() }).then((outcome) => sendNow(outcome.changed > 0 ? deliveryIds : [], outcome.changed)),
     cancelDeliveries: (deliveryIds) => {
       // Out of the ready queue first: none of them may start while the cancel is being written.
       // (Should the write fail, they are still due in the store and the next refill reads them.)
@@ -171,7 +177,7 @@ export function createOperations(p: OperationParts): Operations {
         .then((result) => written(result.deliveryIds, result));
     },
     sendTestEvent: (destinationId) =>
-      sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => written([result.deliveryId], result)),
+      sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => sendNow([result.deliveryId], result)),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
 
@@ -238,7 +244,17 @@ export function createOperations(p: OperationParts): Operations {
       return viewWithAttempts(found, deliveries.attempts(id));
     },
     deliveryStates: ({ ids }) => ({ changes: storedChanges(deliveries, ids) }),
-    listDestinations: () => ({ destinations: destinations.list().map(destinationView) }),
+    listDestinations: () => ({ destinations: destinations.list().map((d) => destinationView(d, (url) => delivery.breaker(url))) }),
+    reenableUrl: ({ id, url }) => {
+      if (!destinations.reenable(id, url)) {
+        const destination = destinations.byId(id);
+        if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
+        throw new OperationError('not_gone', `${url} is not a disabled webhook of "${destination.name}"`);
+      }
+      p.bus.emit('settings.changed', null);
+      delivery.tryNow([id]);
+      return destinationView(destinations.byId(id)!, (u) => delivery.breaker(u));
+    },
     revealSecret: ({ id }) => {
       const destination = destinations.list().find((d) => d.id === id);
       if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);

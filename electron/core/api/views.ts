@@ -1,5 +1,6 @@
 // The store's rows as the contract's views (shared/contract.ts): what a message's row, a delivery and a
 // destination look like to the inspector and the hosts' APIs. Pure mappings, no reads.
+import type { BreakerView } from '../delivery/circuit-breaker.ts';
 import type { DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
 import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
@@ -48,7 +49,11 @@ function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 
   };
 }
 
-export function destinationView(d: Destination): DestinationView {
+/**
+ * The destination as the inspector sees it; `breaker` reads a URL's circuit breaker (the engine's),
+ * closed for all when not given (just saved: an edit gives every receiver a fresh start).
+ */
+export function destinationView(d: Destination, breaker?: (url: string) => BreakerView): DestinationView {
   return {
     id: d.id,
     name: d.name,
@@ -61,5 +66,9 @@ export function destinationView(d: Destination): DestinationView {
     // "whsec_Ab•••••": the prefix and two characters, enough to tell the current secret from the next.
     maskedSigningSecrets: (d.signingSecrets ?? []).map((s) => `${s.slice(0, 8)}•••••`),
     options: d.options,
+    health: d.webhooks.map(({ url }) => {
+      const b = breaker?.(url);
+      return { url, breaker: b?.state ?? 'closed', failures: b?.failures ?? 0, probeAt: b?.probeAt ?? null, lastError: b?.lastError ?? null, gone: d.gone?.[url] ?? null };
+    }),
   };
 }

@@ -7,10 +7,11 @@ import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { announceStored } from './announce.ts';
 import { BodyPrefetch } from './body-prefetch.ts';
+import { CircuitBreakers, type BreakerView } from './circuit-breaker.ts';
 import { ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
 import { runRound, type RoundParts } from './round.ts';
-import type { WebhookSender } from './webhook-sender.ts';
+import type { SendResult, WebhookSender } from './webhook-sender.ts';
 
 export interface DeliveryEngineOptions {
   deliveries: DeliveriesRepo;
@@ -62,6 +63,8 @@ export class DeliveryEngine {
   readonly #queues: ReadyQueues;
   readonly #results: ResultBatcher;
   readonly #rounds = new Set<Promise<void>>();
+  /** Per webhook URL: whether it is worth a request now (circuit-breaker.ts). */
+  readonly #breakers: CircuitBreakers;
   #pumpScheduled = false;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -80,6 +83,7 @@ export class DeliveryEngine {
       deliveries: options.deliveries,
       instanceId: options.instanceId,
       random: options.random,
+      heard: (destinationId, url, result) => this.#heard(destinationId, url, result),
     };
     this.#bodies = new BodyPrefetch(options.writer);
     this.#queues = new ReadyQueues(options.deliveries, this.#bodies, {
@@ -87,6 +91,26 @@ export class DeliveryEngine {
       of: (destinationId) => this.#inFlightBy.get(destinationId) ?? 0,
     });
     this.#results = new ResultBatcher((results) => options.writer.commitResults(results));
+    this.#breakers = new CircuitBreakers((_url, state) => {
+      // The inspector shows each destination's breakers: it reads the list again.
+      options.bus.emit('settings.changed', null);
+      if (state === 'closed') this.kick(); // what waited for the receiver may go now
+    });
+  }
+
+  /** A webhook URL's circuit breaker, as the inspector shows it. */
+  breaker(url: string): BreakerView {
+    return this.#breakers.view(url, this.#o.clock.now());
+  }
+
+  /**
+   * Closes the breakers of these destinations' URLs (all destinations' when none are named): a person
+   * asked to send now (a retry, a replay, a test event, an edit), so the next round tries the receiver.
+   */
+  tryNow(destinationIds?: readonly number[]): void {
+    const destinations = destinationIds ? destinationIds.map((id) => this.#o.destinations.byId(id)) : this.#o.destinations.list();
+    for (const destination of destinations) for (const webhook of destination?.webhooks ?? []) this.#breakers.reset(webhook.url);
+    this.kick();
   }
 
   /** Looks for due deliveries now (new messages, a settings change, or a test's clock moved). */
@@ -156,8 +180,16 @@ export class DeliveryEngine {
     // Each enabled destination's queue is refilled on its own once it runs low; disabled and
     // deleted destinations are never read (their deliveries stay due in the store).
     let wakeAt = Infinity;
+    /** Destinations whose every URL is gone (410) or behind an open breaker: their deliveries wait, unread. */
+    const blocked = new Set<number>();
     for (const destination of this.#o.destinations.list()) {
       if (!destination.enabled) continue;
+      const blockedUntil = this.#blockedUntil(destination, now);
+      if (blockedUntil !== undefined) {
+        blocked.add(destination.id);
+        if (blockedUntil !== null) wakeAt = Math.min(wakeAt, blockedUntil);
+        continue;
+      }
       const heldUntil = this.#queues.refillIfLow(destination, now);
       if (heldUntil !== undefined) wakeAt = Math.min(wakeAt, heldUntil);
     }
@@ -167,8 +199,8 @@ export class DeliveryEngine {
     for (const destinationId of this.#queues.destinationIds()) {
       // Deleted or disabled since its deliveries were read: they are dropped from the queue, not sent.
       const destination = this.#o.destinations.byId(destinationId);
-      if (destination?.enabled) turns.push(destination);
-      else this.#queues.drop(destinationId);
+      if (!destination?.enabled) this.#queues.drop(destinationId);
+      else if (!blocked.has(destinationId)) turns.push(destination);
     }
     let started = true;
     while (started && this.#inFlight.size < this.#maxInFlight) {
@@ -197,6 +229,7 @@ export class DeliveryEngine {
     if (this.#closed || this.#held || this.#inFlight.size >= this.#maxInFlight || Date.now() < this.#pausedUntil) return;
     const destination = this.#o.destinations.byId(destinationId);
     if (!destination?.enabled || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
+    if (this.#blockedUntil(destination, this.#o.clock.now()) !== undefined) return;
     const delivery = this.#queues.take(destinationId);
     if (delivery) this.#start(delivery, destination);
   }
@@ -254,8 +287,42 @@ export class DeliveryEngine {
       }
       destination = current;
     }
-    const { result, announced } = await runRound(this.#round, delivery, destination, this.#bodies.take(delivery.id), releaseSlot);
+    // A replay to a typed URL goes there, whatever the destination's breakers say (a person asked for it).
+    let admitted: Set<string> | undefined;
+    if (delivery.targetUrl === null) {
+      const now = this.#o.clock.now();
+      admitted = new Set(destination.webhooks.filter((w) => !destination.gone?.[w.url] && this.#breakers.admit(w.url, now)).map((w) => w.url));
+      if (admitted.size === 0) {
+        // Its URLs closed (or went) since the pump looked: left due in the store, read again when one opens.
+        this.#bodies.delete(delivery.id);
+        this.#queues.forgetCursor(destination.id);
+        return;
+      }
+    }
+    const { result, announced } = await runRound(this.#round, delivery, destination, this.#bodies.take(delivery.id), releaseSlot, admitted);
     await this.#commit(result, announced);
+  }
+
+  /**
+   * When the destination's deliveries may go again, if none may now: undefined when one of its URLs
+   * takes a request; the soonest probe of its open breakers; null when there is no time to wait for
+   * (every URL answered 410 Gone, or a probe is under way: its end kicks the engine).
+   */
+  #blockedUntil(destination: Destination, now: number): number | null | undefined {
+    const urls = destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
+    if (urls.length === 0) return null;
+    if (urls.some((url) => this.#breakers.admissible(url, now))) return undefined;
+    return this.#breakers.nextProbeAt(urls);
+  }
+
+  /** What a request's answer says about its receiver: its URL's breaker, and 410 Gone. */
+  #heard(destinationId: number, url: string, result: SendResult): void {
+    const now = this.#o.clock.now();
+    // Worth another round (network errors, timeouts, 5xx, 408, 429) is what counts against a receiver.
+    this.#breakers.record(url, !result.ok && result.retryable, result.errorMessage, now);
+    if (result.status === 410 && this.#o.destinations.markGone(destinationId, url, result.errorMessage ?? 'answered 410 Gone', now)) {
+      this.#o.bus.emit('settings.changed', null);
+    }
   }
 
   /** Records a round's result (in a group), then announces it. */

@@ -20,6 +20,8 @@ export interface RoundParts {
   deliveries: Pick<DeliveriesRepo, 'hasMessage'>;
   /** This Sluice's id, last in every request's Sluice-Loop header (shared/loop-guard.ts). */
   instanceId: string;
+  /** Hears each request's answer as soon as the round's requests end, before its slot is freed (circuit breakers, 410). */
+  heard?: (destinationId: number, url: string, result: SendResult) => void;
   random?: (() => number) | undefined;
 }
 
@@ -44,6 +46,8 @@ export async function runRound(
   destination: Destination,
   prepared: PreparedBody | undefined,
   releaseSlot: () => void,
+  /** The destination's webhook URLs this round may post to (circuit breakers, 410 Gone); all when absent. */
+  admitted?: ReadonlySet<string>,
 ): Promise<RoundOutcome> {
   const { clock, sender } = parts;
   const startedAt = clock.now();
@@ -120,7 +124,11 @@ export async function runRound(
     destination.signing !== 'segment' && destination.signingSecrets?.length
       ? standardHeaders(webhookId(parts.instanceId, delivery.id), startedAt, body, destination.signingSecrets)
       : undefined;
-  const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} }] : destination.webhooks;
+  const targets = delivery.targetUrl
+    ? [{ url: delivery.targetUrl, headers: {} }]
+    : admitted
+      ? destination.webhooks.filter((webhook) => admitted.has(webhook.url))
+      : destination.webhooks;
   // All of a round's requests start at once; the sender never rejects (failures are results).
   const requests = targets.map((webhook) => {
     const headers: Record<string, string> = {
@@ -137,6 +145,8 @@ export async function runRound(
   const sent: { url: string; headers: Record<string, string>; result: SendResult }[] = [];
   for (const { url, headers, result } of requests) sent.push({ url, headers, result: await result });
 
+  // Before the slot goes to the next delivery: a breaker this round opened must hold that one back.
+  for (const { url, result } of sent) parts.heard?.(destination.id, url, result);
   releaseSlot();
   const now = clock.now();
   const delivered = sent.some(({ result }) => result.ok);

@@ -212,6 +212,7 @@ function capText(chunks: Buffer[], size: number, limit: number): string {
 }
 
 function describeStatus(status: number): string {
+  if (status === 410) return 'the receiver answered 410 Gone: Sluice stops sending to this URL until it is re-enabled or the destination is edited';
   if (status >= 300 && status < 400) return `the receiver answered ${status} (a redirect); Sluice does not follow redirects — use the final URL`;
   if (status === 408 || status === 429) return `the receiver answered ${status}; will retry`;
   if (status >= 500) return `the receiver answered ${status}; will retry`;

@@ -15,6 +15,14 @@ export interface Destination {
   /** Standard Webhooks secrets (whsec_…), when signing with them. */
   signingSecrets?: string[];
   options: DestinationOptions;
+  /** Webhook URLs that answered 410 Gone, by URL: nothing is sent there until re-enabled or the destination is edited. */
+  gone?: Record<string, GoneUrl>;
+}
+
+/** A webhook URL that answered 410 Gone (Standard Webhooks' advice: stop sending there). */
+export interface GoneUrl {
+  at: number;
+  reason: string;
 }
 
 interface DestinationRow {
@@ -25,7 +33,7 @@ interface DestinationRow {
   source_ids: string | null;
 }
 
-type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options'> & Partial<Pick<Destination, 'signing'>>;
+type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options' | 'gone'> & Partial<Pick<Destination, 'signing'>>;
 
 /**
  * Webhook destinations and the sources connected to them. A deleted destination keeps its row (its
@@ -89,6 +97,8 @@ export class DestinationsRepo {
   /** Creates or replaces the destination called `config.name` (how the config file applies); its sources must exist. */
   upsert(config: DestinationConfig, now: number): Destination {
     const sourceIds = this.#sourceIds(config);
+    // Applying the config again (each start) keeps the URLs that answered 410 Gone disabled.
+    const gone = this.byName(config.name)?.gone;
     this.#cache = undefined;
     transaction(this.#db, () => {
       // Deleted destinations carry another name, so only a live one can be the conflict.
@@ -98,7 +108,7 @@ export class DestinationsRepo {
            ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, settings = excluded.settings,
              updated_at = excluded.updated_at`,
         )
-        .run(config.name, config.enabled ? 1 : 0, settingsOf(config), now, now);
+        .run(config.name, config.enabled ? 1 : 0, settingsOf(config, gone), now, now);
       const { id } = this.#db.prepare('SELECT id FROM destinations WHERE name = ?').get(config.name) as { id: number };
       this.#link(id, sourceIds);
     });
@@ -108,7 +118,8 @@ export class DestinationsRepo {
   /**
    * Replaces the settings of destination `id`, name included (a rename keeps its id, so its
    * deliveries stay its own). Undefined when there is no such live destination. A name another
-   * destination has fails on the UNIQUE constraint: check first for a sentence.
+   * destination has fails on the UNIQUE constraint: check first for a sentence. Editing re-enables
+   * the URLs that answered 410 Gone.
    */
   update(id: number, config: DestinationConfig, now: number): Destination | undefined {
     const sourceIds = this.#sourceIds(config);
@@ -145,6 +156,32 @@ export class DestinationsRepo {
     });
   }
 
+  /** Stops sending to a webhook URL that answered 410 Gone; `reason` says so. False when there is no such destination or URL. */
+  markGone(id: number, url: string, reason: string, now: number): boolean {
+    return this.#setGone(id, url, { at: now, reason });
+  }
+
+  /** Sends to a URL that answered 410 Gone again (the inspector's Re-enable). */
+  reenable(id: number, url: string): boolean {
+    return this.#setGone(id, url, null);
+  }
+
+  #setGone(id: number, url: string, gone: GoneUrl | null): boolean {
+    const destination = this.byId(id);
+    if (!destination || !destination.webhooks.some((w) => w.url === url)) return false;
+    const next = { ...destination.gone };
+    if (gone) next[url] = gone;
+    else if (!(url in next)) return false;
+    else delete next[url];
+    const { id: _id, name: _name, enabled: _enabled, sourceIds: _sourceIds, ...settings } = destination;
+    this.#cache = undefined;
+    this.#db.prepare('UPDATE destinations SET settings = ? WHERE id = ? AND deleted_at IS NULL').run(
+      JSON.stringify({ ...settings, gone: Object.keys(next).length > 0 ? next : undefined } satisfies StoredSettings),
+      id,
+    );
+    return true;
+  }
+
   /** Ids of this destination's deliveries that are still to be sent (pending or retrying), in id order. */
   openDeliveryIds(id: number): number[] {
     // No ORDER BY in SQL: it makes SQLite walk the whole table in rowid order instead of the partial
@@ -173,8 +210,11 @@ export class DestinationsRepo {
   }
 }
 
-function settingsOf(config: DestinationConfig): string {
+/** What is stored of a destination's config; `gone` kept only for URLs the config still has. */
+function settingsOf(config: DestinationConfig, gone?: Record<string, GoneUrl>): string {
+  const kept = gone ? Object.entries(gone).filter(([url]) => config.webhooks.some((w) => w.url === url)) : [];
   const settings: StoredSettings = {
+    ...(kept.length > 0 ? { gone: Object.fromEntries(kept) } : {}),
     webhooks: config.webhooks,
     options: config.options,
     ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
