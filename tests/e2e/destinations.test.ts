@@ -115,7 +115,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     });
     // The list (refreshed by settings.changed) shows it, the secret masked.
     const item = p.getByRole('complementary', { name: 'Destinations' }).getByRole('button', { name: /my-hooks/ });
-    await expect.poll(() => item.textContent()).toContain('signed · e2e•••••');
+    await expect.poll(() => item.textContent()).toContain('X-Signature · e2e•••••');
     expect(await item.textContent()).not.toContain(SECRET);
   });
 

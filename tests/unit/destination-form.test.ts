@@ -11,14 +11,19 @@ import {
   CONCURRENCY_MIN,
   emptyHeader,
   emptyWebhook,
+  emptySigningSecret,
   errorsFromRefusal,
   fieldOf,
   formOf,
   generateSecret,
+  generateSigningSecret,
+  keptSecretProblems,
   newForm,
   requestOf,
   sameSettings,
+  storedToRead,
   validate,
+  withRevealedSigningSecrets,
   type DestinationForm,
 } from '../../renderer/src/views/destinations/destination-form.ts';
 
@@ -66,6 +71,7 @@ describe('the save request', () => {
       sources: ['ios'],
       webhooks: view.webhooks,
       sharedSecret: 'the-secret',
+      signing: 'segment',
       options: { bodyShape: 'full', concurrency: 4 },
     });
   });
@@ -82,6 +88,7 @@ describe('the save request', () => {
       enabled: true,
       sources: ['web'],
       webhooks: [{ url: 'http://localhost:3000/hook', headers: { 'X-Env': 'a b' } }],
+      signing: 'segment',
       options: { bodyShape: 'seed', concurrency: 32 },
     });
     expect(destinationSchema.safeParse(request).success).toBe(true);
@@ -243,5 +250,106 @@ describe('the rest of the editor model', () => {
     expect(sameSettings(base, { ...base, secret: { kind: 'none' } })).toBe(false);
     const none = form();
     expect(sameSettings(none, { ...none, secret: { kind: 'value', value: '' } })).toBe(true);
+  });
+});
+
+describe('Standard Webhooks signing', () => {
+  const whsec = (fill: number, bytes = 32) => `whsec_${Buffer.alloc(bytes, fill).toString('base64')}`;
+  const [current, next] = [whsec(1), whsec(2)];
+  const rotating: DestinationView = { ...view, signing: 'standard', maskedSigningSecrets: ['whsec_AQ•••••', 'whsec_Ag•••••'] };
+  const standard = (values: string[], patch: Partial<DestinationForm> = {}): DestinationForm =>
+    form({ signing: 'standard', signingSecrets: values.map((value) => ({ ...emptySigningSecret(), value })), ...patch });
+
+  it('reads the scheme and the stored secrets masked, and writes them back at their places once read', () => {
+    const f = formOf(rotating, sources);
+    expect(f.signing).toBe('standard');
+    expect(f.signingSecrets.map((r) => [r.value, r.stored])).toEqual([
+      ['', { index: 0, masked: 'whsec_AQ•••••' }],
+      ['', { index: 1, masked: 'whsec_Ag•••••' }],
+    ]);
+    expect(requestOf(f, 'shared', [current, next])).toMatchObject({ signing: 'standard', signingSecrets: [current, next] });
+    // "standard" sends no X-Signature: the shared secret is left out.
+    expect(requestOf(f, 'shared', [current, next])).not.toHaveProperty('sharedSecret');
+    expect(validate(f)).toEqual({});
+    // Without secrets stored, one empty field to fill.
+    expect(formOf(view, sources).signingSecrets).toEqual([{ key: expect.any(Number), value: '', stored: null }]);
+  });
+
+  it('keeps a stored secret unless it is replaced or removed: the old one removed keeps the next one', () => {
+    const f = formOf(rotating, sources);
+    const removedFirst = { ...f, signingSecrets: [f.signingSecrets[1]!] };
+    expect(requestOf(removedFirst, undefined, [current, next])).toMatchObject({ signingSecrets: [next] });
+    const replaced = { ...f, signingSecrets: [f.signingSecrets[0]!, { ...f.signingSecrets[1]!, value: ` ${whsec(3)}\n` }] };
+    expect(requestOf(replaced, undefined, [current, next])).toMatchObject({ signingSecrets: [current, whsec(3)] });
+    expect(sameSettings(f, formOf(rotating, sources))).toBe(true);
+    expect(sameSettings(f, removedFirst)).toBe(false);
+    expect(sameSettings(f, replaced)).toBe(false);
+  });
+
+  it('sends each scheme only its own secrets, and "both" both', () => {
+    const f = standard([current], { secret: { kind: 'value', value: 'seed-secret' } });
+    expect(requestOf(f)).toMatchObject({ signing: 'standard', signingSecrets: [current] });
+    expect(requestOf(f)).not.toHaveProperty('sharedSecret');
+    expect(requestOf({ ...f, signing: 'both' })).toMatchObject({ signing: 'both', sharedSecret: 'seed-secret', signingSecrets: [current] });
+    const segment = requestOf({ ...f, signing: 'segment' });
+    expect(segment).toMatchObject({ signing: 'segment', sharedSecret: 'seed-secret' });
+    expect(segment).not.toHaveProperty('signingSecrets');
+    for (const request of [requestOf(f), requestOf({ ...f, signing: 'both' }), segment]) expect(destinationSchema.safeParse(request).success).toBe(true);
+  });
+
+  it('places problems next to the secret they concern', () => {
+    expect(validate(standard(['']))).toEqual({ signingSecrets: 'Standard Webhooks signing needs a secret: generate one, or paste the receiver’s (whsec_…).' });
+    expect(validate(standard([current, '']))).toEqual({ 'signingSecrets.1': 'Generate or paste this secret, or remove it.' });
+    expect(validate(standard([current, current]))).toEqual({ 'signingSecrets.1': 'This is the secret above again: the next secret must be a new one.' });
+    const bad = 'The secret must be "whsec_" followed by a 24- to 64-byte key in base64 (the Standard Webhooks form).';
+    expect(validate(standard([current, 'whsec_short']))).toEqual({ 'signingSecrets.1': bad });
+    expect(validate(standard([current, whsec(2, 65)]))).toEqual({ 'signingSecrets.1': bad });
+    expect(validate(standard([current, whsec(2, 23)]))).toEqual({ 'signingSecrets.1': bad });
+    expect(validate(standard([whsec(2, 24), whsec(3, 64)]))).toEqual({});
+    // "both" needs the shared secret as well.
+    expect(validate(standard([current], { signing: 'both' }))).toEqual({
+      sharedSecret: 'Signing with both needs a shared secret for X-Signature too: generate one, or choose Standard Webhooks alone.',
+    });
+    // X-Signature alone does not look at the Standard Webhooks fields.
+    expect(validate(standard(['whsec_short'], { signing: 'segment' }))).toEqual({});
+  });
+
+  it("places the core's refusal of a secret on its row, empty rows skipped", () => {
+    const f = standard(['', 'whsec_bad']);
+    const refused = destinationSchema.safeParse(requestOf(f));
+    expect(refused.success).toBe(false);
+    expect(errorsFromRefusal({ message: 'm', issues: issuesOf(refused.error!) }, f)).toEqual({
+      'signingSecrets.1': 'The secret must be "whsec_" followed by a 24- to 64-byte key in base64 (the Standard Webhooks form).',
+    });
+    expect(fieldOf(['signing'], f)).toBe('signing');
+    expect(fieldOf(['signingSecrets'], f)).toBe('signingSecrets');
+  });
+
+  it('reads the stored secrets at save only when the scheme keeps them, and says which could not be kept', () => {
+    const f = formOf(rotating, sources);
+    expect(storedToRead(f)).toBe(true);
+    expect(storedToRead({ ...f, signingSecrets: f.signingSecrets.map((r) => ({ ...r, value: current })) })).toBe(false);
+    expect(storedToRead({ ...formOf(view, sources), signing: 'standard', signingSecrets: [{ ...emptySigningSecret(), value: current }] })).toBe(false); // the shared secret is not sent
+    expect(storedToRead(formOf(view, sources))).toBe(true);
+    expect(keptSecretProblems(f, { secret: null, signingSecrets: [current, next] })).toEqual({});
+    expect(keptSecretProblems(f, { secret: null, signingSecrets: [current] })).toEqual({
+      'signingSecrets.1': 'Could not keep the stored secret (it is gone); generate or paste one, or remove it.',
+    });
+    expect(Object.keys(keptSecretProblems({ ...f, signing: 'both' }, null, 'disconnected'))).toEqual(['sharedSecret', 'signingSecrets.0', 'signingSecrets.1']);
+  });
+
+  it('fills revealed secrets in by their place, and notices one that is gone', () => {
+    const f = formOf(rotating, sources);
+    const revealed = withRevealedSigningSecrets({ ...f, signingSecrets: [f.signingSecrets[1]!] }, [current, next])!;
+    expect(revealed.signingSecrets.map((r) => r.value)).toEqual([next]);
+    expect(withRevealedSigningSecrets(f, [current])).toBeNull();
+  });
+
+  it('generates whsec_ and 32 random bytes in base64, which the core accepts', () => {
+    expect(generateSigningSecret((b) => b.fill(0xff))).toBe(`whsec_${Buffer.alloc(32, 0xff).toString('base64')}`);
+    const a = generateSigningSecret();
+    expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(generateSigningSecret()).not.toBe(a);
+    expect(validate(standard([a, generateSigningSecret()]))).toEqual({});
   });
 });

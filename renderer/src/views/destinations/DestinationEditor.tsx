@@ -12,14 +12,18 @@ import {
   emptyWebhook,
   errorsFromRefusal,
   formOf,
+  keptSecretProblems,
   newForm,
   requestOf,
   sameSettings,
+  storedToRead,
   validate,
+  withRevealedSigningSecrets,
   type DestinationForm,
   type FieldErrors,
 } from './destination-form.ts';
 import { SecretField } from './SecretField.tsx';
+import { SigningChoice, SigningSecretsField } from './SigningFields.tsx';
 import { TestEventPanel } from './TestEventPanel.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
 
@@ -90,21 +94,36 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
     return null;
   };
 
+  const revealSigning = async (): Promise<string | null> => {
+    if (form.id === null) return null;
+    const result = await inspector.call('destinations.revealSecret', { id: form.id });
+    if (!result.ok) return `Could not read the stored secrets: ${result.error.message}.`;
+    const values = result.value.signingSecrets;
+    if (!withRevealedSigningSecrets(form, values)) return 'The destination does not have this secret any more (it was saved elsewhere); reload the list.';
+    // As for the shared secret: revealing changes nothing to save.
+    setForm((f) => withRevealedSigningSecrets(f, values) ?? f);
+    setBaseline((b) => withRevealedSigningSecrets(b, values) ?? b);
+    return null;
+  };
+
   const save = async () => {
     setSubmitted(true);
     if (Object.keys(problems).length > 0) return;
     setSaving(true);
-    let stored: string | undefined;
-    if (form.secret.kind === 'stored' && form.id !== null) {
-      const secret = await inspector.call('destinations.revealSecret', { id: form.id });
-      if (!secret.ok || secret.value.secret === null) {
+    // The stored secrets the form keeps are read now, to be sent back as they are.
+    let stored: { secret: string | null; signingSecrets: string[] } | null = null;
+    if (storedToRead(form)) {
+      const read = await inspector.call('destinations.revealSecret', { id: form.id! });
+      const kept = keptSecretProblems(form, read.ok ? read.value : null, read.ok ? undefined : read.error.message);
+      if (Object.keys(kept).length > 0) {
         setSaving(false);
-        setRefusal({ sharedSecret: `Could not keep the stored secret (${secret.ok ? 'it is gone' : secret.error.message}); generate or type one, or remove it.` });
+        setRefusal(kept);
         return;
       }
-      stored = secret.value.secret;
+      stored = read.ok ? read.value : null;
     }
-    const result = await inspector.call('destinations.save', requestOf(form, stored) as RequestOf<'destinations.save'>);
+    const request = requestOf(form, stored?.secret ?? undefined, stored?.signingSecrets);
+    const result = await inspector.call('destinations.save', request as RequestOf<'destinations.save'>);
     setSaving(false);
     if (!result.ok) {
       setRefusal(errorsFromRefusal(result.error, form));
@@ -205,6 +224,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
             key={w.key}
             webhook={w}
             index={i}
+            signing={form.signing}
             errors={shown}
             canRemove={form.webhooks.length > 1}
             onChange={(next, field) => change({ ...form, webhooks: form.webhooks.map((x, k) => (k === i ? next : x)) }, field)}
@@ -222,7 +242,18 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       </section>
 
       <section className="dst-signing" aria-label="Signing and body">
-        <SecretField secret={form.secret} error={shown.sharedSecret} onChange={(secret) => change({ ...form, secret }, 'sharedSecret')} onReveal={reveal} />
+        <SigningChoice signing={form.signing} error={shown.signing} onChange={(signing) => change({ ...form, signing }, 'signing')} />
+        {form.signing !== 'standard' ? (
+          <SecretField secret={form.secret} error={shown.sharedSecret} onChange={(secret) => change({ ...form, secret }, 'sharedSecret')} onReveal={reveal} />
+        ) : null}
+        {form.signing !== 'segment' ? (
+          <SigningSecretsField
+            rows={form.signingSecrets}
+            errors={shown}
+            onChange={(signingSecrets, field) => change({ ...form, signingSecrets }, field)}
+            onReveal={revealSigning}
+          />
+        ) : null}
         <fieldset className="dst-fieldset">
           <legend className="field-label">Body shape</legend>
           <div className="dst-checks dst-radios">

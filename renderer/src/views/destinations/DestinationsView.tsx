@@ -104,9 +104,23 @@ function DestinationItem({ destination: d, sources, current, onOpen }: {
         {d.webhooks.length === 1 ? hostOf(d.webhooks[0]!.url) : `${d.webhooks.length} webhooks`} · {connected.length > 0 ? connected.join(', ') : 'no source'}
       </span>
       <span className="master-item-sub">
-        {d.hasSecret ? <>signed · <span className="mono">{d.maskedSecret}</span></> : 'unsigned'} · {d.options.bodyShape === 'full' ? 'full body' : 'mapped body'}
+        {signingOf(d)} · {d.options.bodyShape === 'full' ? 'full body' : 'mapped body'}
       </span>
     </button>
+  );
+}
+
+/** "X-Signature · abc•••••", "Standard Webhooks · whsec_Ab•••••", "both · rotating" (two Standard Webhooks secrets), or "unsigned". */
+function signingOf(d: DestinationView) {
+  const standard = d.signing === 'segment' ? [] : d.maskedSigningSecrets;
+  const shared = d.signing === 'standard' ? null : d.maskedSecret;
+  if (standard.length === 0 && !shared) return 'unsigned';
+  const scheme = d.signing === 'both' ? 'both' : d.signing === 'standard' ? 'Standard Webhooks' : 'X-Signature';
+  const masked = standard.length > 1 ? null : (shared ?? standard[0]);
+  return (
+    <>
+      {scheme} · {masked ? <span className="mono">{masked}</span> : 'rotating'}
+    </>
   );
 }
 

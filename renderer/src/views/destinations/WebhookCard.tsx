@@ -3,12 +3,21 @@ import { Field } from '../../components/Field.tsx';
 import { isCredentialHeader } from '../../lib/credential-headers.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { pointsAtIngest, selfLoopWarning } from '../../../../shared/loop-guard.ts';
+import type { SigningScheme } from '../../../../shared/settings.ts';
 import { emptyHeader, type FieldErrors, type WebhookForm } from './destination-form.ts';
 
 /** One webhook of the destination: its URL, static headers (rows added and removed), and an extra trusted CA. */
-export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRemove }: {
+/** The signature headers Sluice adds itself under each signing choice (unsigned or not). */
+const SIGNATURE_HEADERS: Record<SigningScheme, string> = {
+  segment: 'X-Signature',
+  standard: 'webhook-id, webhook-timestamp and webhook-signature',
+  both: 'X-Signature, webhook-id, webhook-timestamp and webhook-signature',
+};
+
+export function WebhookCard({ webhook, index, signing, errors, canRemove, onChange, onRemove }: {
   webhook: WebhookForm;
   index: number;
+  signing: SigningScheme;
   /** The errors to show now, by field (`webhooks.<index>.url`, ...). */
   errors: FieldErrors;
   canRemove: boolean;
@@ -60,7 +69,7 @@ export function WebhookCard({ webhook, index, errors, canRemove, onChange, onRem
 
       <div className="dst-headers" role="group" aria-label={`Webhook ${n} static headers`}>
         <div className="field-label">Static headers</div>
-        {webhook.headers.length === 0 ? <p className="hint dst-none">None. Sluice sends User-Agent, Content-Type and X-Signature itself.</p> : null}
+        {webhook.headers.length === 0 ? <p className="hint dst-none">None. Sluice sends User-Agent, Content-Type, Sluice-Loop and {SIGNATURE_HEADERS[signing]} itself.</p> : null}
         {webhook.headers.map((row, j) => {
           const error = errors[`${prefix}.headers.${j}`];
           const rowId = `${id}-h-${row.key}`;

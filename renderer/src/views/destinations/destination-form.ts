@@ -5,8 +5,8 @@
  */
 import type { ContractError, DestinationView, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
-import { toHex } from '../../lib/hmac.ts';
-import { destinationOptionsSchema, destinationSchema, webhookSchema } from '../../../../shared/settings.ts';
+import { toBase64, toHex } from '../../lib/hmac.ts';
+import { destinationOptionsSchema, destinationSchema, webhookSchema, type SigningScheme } from '../../../../shared/settings.ts';
 
 const concurrencySchema = destinationOptionsSchema.shape.concurrency.unwrap();
 /** Deliveries of one destination in flight at once: the bounds and default of the core's schema. */
@@ -35,6 +35,17 @@ export interface WebhookForm {
  */
 export type SecretState = { kind: 'none' } | { kind: 'stored'; masked: string } | { kind: 'value'; value: string };
 
+/**
+ * One Standard Webhooks secret (whsec_…) as the form holds it: `value` as typed, generated or revealed;
+ * `stored`, the secret the destination has at that place, kept while `value` is empty — read with
+ * destinations.revealSecret only on Reveal or at save, as the shared secret is.
+ */
+export interface SigningSecretRow {
+  key: number;
+  value: string;
+  stored: { index: number; masked: string } | null;
+}
+
 export interface DestinationForm {
   /** null while creating. */
   id: number | null;
@@ -44,12 +55,19 @@ export interface DestinationForm {
   sources: string[];
   webhooks: WebhookForm[];
   secret: SecretState;
+  /** Which signatures requests carry: the shared secret's X-Signature, Standard Webhooks', or both. */
+  signing: SigningScheme;
+  /** At least one row (an empty one when there is no secret); two while rotating. */
+  signingSecrets: SigningSecretRow[];
   bodyShape: 'seed' | 'full';
   /** As typed (a number input may be empty or hold "2.5" for a moment). */
   concurrency: string;
 }
 
-/** Where an error is shown: `name`, `sources`, `webhooks`, `webhooks.0.url`, `webhooks.0.headers.1`, `webhooks.0.caCert`, `webhooks.0`, `sharedSecret`, `bodyShape`, `concurrency`, or `form`. */
+/**
+ * Where an error is shown: `name`, `sources`, `webhooks`, `webhooks.0.url`, `webhooks.0.headers.1`, `webhooks.0.caCert`, `webhooks.0`,
+ * `sharedSecret`, `signing`, `signingSecrets` (none given), `signingSecrets.1` (that row), `bodyShape`, `concurrency`, or `form`.
+ */
 export type FieldErrors = Record<string, string>;
 
 let lastKey = 0;
@@ -63,6 +81,10 @@ export function emptyHeader(): HeaderRow {
   return { key: key(), name: '', value: '' };
 }
 
+export function emptySigningSecret(): SigningSecretRow {
+  return { key: key(), value: '', stored: null };
+}
+
 export function newForm(sourceNames: string[]): DestinationForm {
   return {
     id: null,
@@ -72,6 +94,8 @@ export function newForm(sourceNames: string[]): DestinationForm {
     sources: sourceNames.length === 1 ? [...sourceNames] : [],
     webhooks: [emptyWebhook()],
     secret: { kind: 'none' },
+    signing: 'segment',
+    signingSecrets: [emptySigningSecret()],
     bodyShape: 'seed',
     concurrency: String(CONCURRENCY_DEFAULT),
   };
@@ -90,17 +114,31 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
       caCert: w.caCert ?? '',
     })),
     secret: view.hasSecret ? { kind: 'stored', masked: view.maskedSecret ?? '•••••' } : { kind: 'none' },
+    signing: view.signing ?? 'segment',
+    signingSecrets: view.maskedSigningSecrets?.length
+      ? view.maskedSigningSecrets.map((masked, index) => ({ key: key(), value: '', stored: { index, masked } }))
+      : [emptySigningSecret()],
     bodyShape: view.options.bodyShape,
     concurrency: String(view.options.concurrency),
   };
 }
 
 /**
- * What the form would save, keys omitted where the form says "none"; `secret` is the stored secret's
- * value when known. An existing destination is saved by its `id`, so its name may change.
+ * What the form would save, keys omitted where the form says "none"; `storedSecret` and
+ * `storedSigningSecrets` are the stored secrets' values when known. An existing destination is saved
+ * by its `id`, so its name may change. Only the secrets of the chosen scheme are sent: the shared secret
+ * unless signing is "standard", the Standard Webhooks secrets unless it is "segment".
  */
-export function requestOf(form: DestinationForm, storedSecret?: string): Record<string, unknown> {
-  const secret = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
+export function requestOf(form: DestinationForm, storedSecret?: string, storedSigningSecrets: readonly string[] = []): Record<string, unknown> {
+  const shared = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
+  const secret = form.signing === 'standard' ? undefined : shared;
+  const signingSecrets =
+    form.signing === 'segment'
+      ? []
+      : givenSigningSecrets(form).flatMap((row) => {
+          const value = row.value.trim() !== '' ? row.value.trim() : storedSigningSecrets[row.stored!.index];
+          return value === undefined ? [] : [value];
+        });
   const concurrency = form.concurrency.trim();
   return {
     ...(form.id !== null ? { id: form.id } : {}),
@@ -115,6 +153,8 @@ export function requestOf(form: DestinationForm, storedSecret?: string): Record<
     }),
     // An emptied secret field means "unsigned", not "an empty secret".
     ...(secret ? { sharedSecret: secret } : {}),
+    signing: form.signing,
+    ...(signingSecrets.length > 0 ? { signingSecrets } : {}),
     // An empty field is no number (NaN fails the schema as "expected number").
     options: { bodyShape: form.bodyShape, concurrency: concurrency === '' ? Number.NaN : Number(concurrency) },
   };
@@ -123,6 +163,14 @@ export function requestOf(form: DestinationForm, storedSecret?: string): Record<
 function isBlank(row: HeaderRow): boolean {
   return row.name.trim() === '' && row.value === '';
 }
+
+/** The Standard Webhooks rows that hold a secret (typed or stored), in order: the request's `signingSecrets`. */
+function givenSigningSecrets(form: DestinationForm): SigningSecretRow[] {
+  return form.signingSecrets.filter((row) => row.value.trim() !== '' || row.stored !== null);
+}
+
+/** A valid stand-in for a stored Standard Webhooks secret while checking the form: 32 zero bytes. */
+const STORED_STAND_IN = `whsec_${'A'.repeat(43)}=`;
 
 /**
  * Every problem the core would refuse the form for, by field, first problem per field. `takenNames`
@@ -145,8 +193,17 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
       seen.add(header);
     });
   });
+  if (form.signing !== 'segment') {
+    const seenSecrets = new Set<string>();
+    form.signingSecrets.forEach((row, i) => {
+      const value = row.value.trim();
+      if (value === '' && row.stored === null && form.signingSecrets.length > 1) add(`signingSecrets.${i}`, 'Generate or paste this secret, or remove it.');
+      if (value !== '' && seenSecrets.has(value)) add(`signingSecrets.${i}`, 'This is the secret above again: the next secret must be a new one.');
+      seenSecrets.add(value);
+    });
+  }
   // A stored secret is valid as it is: check the form with a stand-in. The id is the core's to check.
-  const { id: _id, ...request } = requestOf(form, 'stored');
+  const { id: _id, ...request } = requestOf(form, 'stored', [STORED_STAND_IN, STORED_STAND_IN]);
   const parsed = destinationSchema.safeParse(request);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -176,7 +233,13 @@ export function fieldOf(path: readonly PropertyKey[], form: DestinationForm): st
   switch (root) {
     case 'name':
     case 'sharedSecret':
+    case 'signing':
       return root;
+    case 'signingSecrets': {
+      // The request's list leaves out the empty rows: find the row its index stands for.
+      const row = typeof index === 'number' ? givenSigningSecrets(form)[index] : undefined;
+      return row ? `signingSecrets.${form.signingSecrets.indexOf(row)}` : 'signingSecrets';
+    }
     case 'enabled':
       return 'form';
     case 'sources':
@@ -200,6 +263,7 @@ export function fieldOf(path: readonly PropertyKey[], form: DestinationForm): st
 const LABELS: Record<string, string> = {
   name: 'The name',
   sharedSecret: 'The shared secret',
+  signing: 'Signing',
   sources: 'Connected sources',
   bodyShape: 'The body shape',
 };
@@ -210,9 +274,11 @@ export function sentence(field: string, message: string, code?: string): string 
     return `A destination has at most ${MAX_WEBHOOKS} webhooks; remove one before saving.`;
   }
   if (field === 'webhooks' && (code === 'too_small' || /at least/.test(message))) return 'Add at least one webhook URL.';
+  if (field === 'signingSecrets' && /needs a (Standard Webhooks )?secret/.test(message)) return 'Standard Webhooks signing needs a secret: generate one, or paste the receiver’s (whsec_…).';
+  if (field === 'sharedSecret' && /signing "both" needs/.test(message)) return 'Signing with both needs a shared secret for X-Signature too: generate one, or choose Standard Webhooks alone.';
   // zod's own wording ("Too small: expected number to be >=1") says less than the bounds do.
   if (field === 'concurrency') return `Concurrency must be a whole number from ${CONCURRENCY_MIN} to ${CONCURRENCY_MAX}.`;
-  const label = LABELS[field] ?? (/\.url$/.test(field) ? 'The URL' : /\.caCert$/.test(field) ? 'The CA certificate' : null);
+  const label = LABELS[field] ?? (/\.url$/.test(field) ? 'The URL' : /\.caCert$/.test(field) ? 'The CA certificate' : /^signingSecrets\./.test(field) ? 'The secret' : null);
   let text = message;
   if (label && /^(must|may|needs|is|at most|should)\b/.test(message)) text = `${label} ${message}`;
   text = text.charAt(0).toUpperCase() + text.slice(1);
@@ -243,9 +309,52 @@ export function generateSecret(fill: (bytes: Uint8Array<ArrayBuffer>) => void = 
   return toHex(bytes);
 }
 
+/** A new Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+export function generateSigningSecret(fill: (bytes: Uint8Array<ArrayBuffer>) => void = (b) => crypto.getRandomValues(b)): string {
+  const bytes = new Uint8Array(32);
+  fill(bytes);
+  return `whsec_${toBase64(bytes)}`;
+}
+
 /** Whether two forms would save the same thing (row keys aside): the editor's "unsaved changes". */
 export function sameSettings(a: DestinationForm, b: DestinationForm): boolean {
   const secretKind = (f: DestinationForm) => (f.secret.kind === 'value' && f.secret.value === '' ? 'none' : f.secret.kind);
-  const plain = (f: DestinationForm) => JSON.stringify([requestOf(f, '\u0000stored'), secretKind(f)]);
+  const plain = (f: DestinationForm) => JSON.stringify([requestOf(f, '\u0000stored', ['\u0000stored 0', '\u0000stored 1']), secretKind(f)]);
   return plain(a) === plain(b);
+}
+
+/** The stored secrets a save must read first (destinations.revealSecret): those the form keeps without knowing them. */
+export function storedToRead(form: DestinationForm): boolean {
+  if (form.id === null) return false;
+  const shared = form.signing !== 'standard' && form.secret.kind === 'stored';
+  return shared || (form.signing !== 'segment' && form.signingSecrets.some((row) => row.stored !== null && row.value.trim() === ''));
+}
+
+/**
+ * What keeping the stored secrets at save runs into: the fields whose stored secret could not be read
+ * (`failure`: why the read failed; otherwise the secret is gone, saved elsewhere meanwhile).
+ */
+export function keptSecretProblems(form: DestinationForm, read: { secret: string | null; signingSecrets: string[] } | null, failure?: string): FieldErrors {
+  const errors: FieldErrors = {};
+  const why = failure ?? 'it is gone';
+  if (form.signing !== 'standard' && form.secret.kind === 'stored' && (read === null || read.secret === null)) {
+    errors.sharedSecret = `Could not keep the stored secret (${why}); generate or type one, or remove it.`;
+  }
+  if (form.signing !== 'segment') {
+    form.signingSecrets.forEach((row, i) => {
+      if (row.stored !== null && row.value.trim() === '' && read?.signingSecrets[row.stored.index] === undefined) {
+        errors[`signingSecrets.${i}`] = `Could not keep the stored secret (${why}); generate or paste one, or remove it.`;
+      }
+    });
+  }
+  return errors;
+}
+
+/**
+ * The stored Standard Webhooks secrets filled in from what destinations.revealSecret read, by their
+ * place; null when one of them is no longer there.
+ */
+export function withRevealedSigningSecrets(form: DestinationForm, values: readonly string[]): DestinationForm | null {
+  if (form.signingSecrets.some((row) => row.stored !== null && values[row.stored.index] === undefined)) return null;
+  return { ...form, signingSecrets: form.signingSecrets.map((row) => (row.stored && row.value === '' ? { ...row, value: values[row.stored.index]! } : row)) };
 }
