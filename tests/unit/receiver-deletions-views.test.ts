@@ -8,22 +8,47 @@ import { behaviourOf, describeBehaviour, draftOf } from '../../renderer/src/view
 import { bodySummary } from '../../renderer/src/views/receiver/body-summary.ts';
 import { hookOf } from '../../shared/receiver-hooks.ts';
 import { mergeEntries } from '../../renderer/src/views/receiver/use-inbox.ts';
-import { explainVerdict } from '../../renderer/src/views/receiver/verdict.ts';
+import { explainVerdict, signsRequests } from '../../renderer/src/views/receiver/verdict.ts';
 
 describe('explainVerdict', () => {
-  it('names the destinations whose secret made a signature valid', () => {
-    const valid = explainVerdict('valid', ['Built-in receiver']);
-    expect(valid).toMatchObject({ label: '✓ valid', tone: 'ok' });
+  const xSigned = { 'x-signature': 'ab12' };
+  const standard = { 'webhook-id': 'msg_1', 'webhook-timestamp': '1764085184', 'webhook-signature': 'v1,abc=' };
+
+  it('names the destinations whose secret made a signature valid, and the scheme the request carried', () => {
+    const valid = explainVerdict('valid', ['Built-in receiver'], xSigned);
+    expect(valid).toMatchObject({ label: '✓ valid', tone: 'ok', scheme: 'X-Signature' });
     expect(valid.why).toContain('the shared secret of “Built-in receiver”');
+    const standardValid = explainVerdict('valid', ['hooks'], { 'Webhook-Signature': 'v1,abc=' });
+    expect(standardValid).toMatchObject({ tone: 'ok', scheme: 'Standard Webhooks' });
+    expect(standardValid.why).toMatch(/^webhook-signature is the HMAC-SHA256 of webhook-id, webhook-timestamp and the body under a Standard Webhooks secret of “hooks”/);
+    expect(standardValid.why).not.toContain('X-Signature');
+    const bothValid = explainVerdict('valid', ['hooks'], { ...xSigned, ...standard });
+    expect(bothValid).toMatchObject({ scheme: 'X-Signature and Standard Webhooks' });
+    expect(bothValid.why).toMatch(/^X-Signature and webhook-signature both match/);
   });
 
   it('says why a signature is invalid, missing, absent or uncheckable, each differently', () => {
-    const whys = (['invalid', 'missing', 'unsigned', 'unverifiable'] as const).map((v) => explainVerdict(v, ['hooks']));
+    const whys = (['invalid', 'missing', 'unsigned', 'unverifiable'] as const).map((v) => explainVerdict(v, ['hooks'], v === 'missing' || v === 'unsigned' ? {} : xSigned));
     expect(whys.map((w) => w.tone)).toEqual(['bad', 'bad', 'muted', 'warn']);
     expect(whys[0]!.why).toMatch(/changed after signing|another secret|does not know/);
-    expect(whys[1]!.why).toContain('“hooks” has a shared secret');
-    expect(whys[2]!.why).toContain('Give the destination a shared secret');
+    expect(whys[1]!.why).toContain('No X-Signature or webhook-signature header, although “hooks” signs its requests');
+    expect(whys[1]!.scheme).toBeNull();
+    expect(whys[2]!.why).toContain('Give the destination a secret');
     expect(new Set(whys.map((w) => w.why)).size).toBe(4);
+  });
+
+  it('names the Standard Webhooks headers and secrets when those were what the request carried', () => {
+    expect(explainVerdict('invalid', ['hooks'], standard).why).toMatch(/^webhook-signature does not match .* any destination’s Standard Webhooks secret/);
+    expect(explainVerdict('unverifiable', [], standard).why).toContain('no destination has a Standard Webhooks secret (whsec_…)');
+    expect(explainVerdict('unverifiable', [], { ...xSigned, ...standard }).why).toContain('secrets of both kinds');
+  });
+
+  it('counts a destination as signing by the secrets its scheme uses', () => {
+    const d = { hasSecret: true, maskedSigningSecrets: [] as string[] };
+    expect(signsRequests({ ...d, signing: 'segment' })).toBe(true);
+    expect(signsRequests({ ...d, signing: 'standard' })).toBe(false); // a shared secret it does not use
+    expect(signsRequests({ hasSecret: false, maskedSigningSecrets: ['whsec_Ab•••••'], signing: 'standard' })).toBe(true);
+    expect(signsRequests({ hasSecret: false, maskedSigningSecrets: ['whsec_Ab•••••'], signing: 'segment' })).toBe(false);
   });
 });
 

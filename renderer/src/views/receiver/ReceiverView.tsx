@@ -11,7 +11,7 @@ import { bodySummary } from './body-summary.ts';
 import { HookBehaviour } from './HookBehaviour.tsx';
 import { hookOf } from '../../../../shared/receiver-hooks.ts';
 import { INBOX_SHOWN, useInbox } from './use-inbox.ts';
-import { explainVerdict } from './verdict.ts';
+import { explainVerdict, signsRequests } from './verdict.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
 import { Field } from '../../components/Field.tsx';
 
@@ -131,7 +131,7 @@ export function ReceiverView() {
       ) : (
         <ul className="inbox" aria-label="Inbox">
           {shown.map((entry) => (
-            <InboxItem key={entry.id} entry={entry} signers={(postingTo.get(entry.hook) ?? []).filter((d) => d.hasSecret).map((d) => d.name)} />
+            <InboxItem key={entry.id} entry={entry} signers={(postingTo.get(entry.hook) ?? []).filter(signsRequests).map((d) => d.name)} />
           ))}
         </ul>
       )}
@@ -142,7 +142,7 @@ export function ReceiverView() {
 function InboxItem({ entry, signers }: { entry: InboxEntry; signers: string[] }) {
   const [open, setOpen] = useState(false);
   const now = useSecondClock();
-  const verdict = explainVerdict(entry.signature, signers);
+  const verdict = explainVerdict(entry.signature, signers, entry.headers);
   const summary = useMemo(() => bodySummary(entry.body), [entry.body]);
   const answered = entry.answeredStatus === null ? 'hung (no answer)' : `answered ${entry.answeredStatus}`;
   const answeredTone = entry.answeredStatus === null ? 'warn' : entry.answeredStatus < 300 ? 'ok' : 'bad';
@@ -157,6 +157,7 @@ function InboxItem({ entry, signers }: { entry: InboxEntry; signers: string[] })
         <span className="inbox-body">{summary}</span>
         <span className={`inbox-verdict tone-${verdict.tone}`} title={verdict.why}>
           signature {verdict.label}
+          {verdict.scheme ? <span className="muted"> · {verdict.scheme}</span> : null}
         </span>
         <span className={`inbox-answer tone-${answeredTone}`}>{answered}</span>
         <span className="inbox-ago muted">{relativeTime(entry.receivedAt, now)}</span>

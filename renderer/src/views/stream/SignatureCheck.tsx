@@ -1,18 +1,24 @@
 import { useId, useState } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
 import { Field } from '../../components/Field.tsx';
-import { checkSignature, type SignatureVerdict } from '../../lib/hmac.ts';
+import { checkSignature, checkStandardSignature, type SignatureVerdict, type StandardSent } from '../../lib/hmac.ts';
 import { useInspector } from '../../store/react.ts';
 
+/** Which signature a check recomputes: the seed's X-Signature, or Standard Webhooks' webhook-signature (with the id and timestamp it signs). */
+export type SignedWith = { scheme: 'x-signature'; signature: string | null } | { scheme: 'standard'; sent: StandardSent };
+
 /**
- * Recomputes X-Signature in the browser (HMAC-SHA1 of the body's UTF-8 bytes, WebCrypto) with a
- * pasted secret or the destination's own, and compares it with the one that was sent.
+ * Recomputes a signature in the browser (WebCrypto, or the fallback of lib/hmac.ts) with a pasted
+ * secret or the destination's own, and compares it with the one that was sent: X-Signature (HMAC-SHA1
+ * of the body's UTF-8 bytes) or webhook-signature (HMAC-SHA256 of "id.timestamp.body", any of its v1
+ * signatures).
  */
-export function SignatureCheck({ body, signature, destination, bodySent }: {
+export function SignatureCheck({ body, signed, destination, bodySent, title = 'Signature check' }: {
   body: string;
-  signature: string | null;
+  signed: SignedWith;
   destination: DestinationView | undefined;
   bodySent: boolean;
+  title?: string;
 }) {
   const inspector = useInspector();
   const id = useId();
@@ -21,12 +27,16 @@ export function SignatureCheck({ body, signature, destination, bodySent }: {
   const [verdict, setVerdict] = useState<SignatureVerdict | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const standard = signed.scheme === 'standard';
+  const secretLabel = standard ? 'Standard Webhooks secret' : 'Shared secret';
+  // The destination's own secrets, when it has some of this kind.
+  const own = !destination ? 0 : standard ? destination.maskedSigningSecrets.length : destination.hasSecret ? 1 : 0;
 
   const check = async (value: string) => {
     setBusy(true);
     setProblem(null);
     try {
-      setVerdict(await checkSignature(body, signature, value));
+      setVerdict(signed.scheme === 'standard' ? await checkStandardSignature(body, signed.sent, value) : await checkSignature(body, signed.signature, value));
     } catch (error) {
       setVerdict(null);
       setProblem(`Could not compute the signature: ${(error as Error).message}`);
@@ -35,18 +45,31 @@ export function SignatureCheck({ body, signature, destination, bodySent }: {
     }
   };
 
+  const checkOwn = async () => {
+    const result = await inspector.call('destinations.revealSecret', { id: destination!.id });
+    const value = !result.ok ? null : standard ? result.value.signingSecrets.join(' ') || null : result.value.secret;
+    if (value === null) {
+      const none = standard ? 'The destination has no Standard Webhooks secret.' : 'The destination has no shared secret.';
+      setProblem(result.ok ? none : `Could not read the destination’s secret: ${result.error.message}`);
+      return;
+    }
+    setSecret(value);
+    await check(value);
+  };
+
   return (
     <section className="signature-check" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`} className="section-title">
-        Signature check
+        {title}
       </h3>
       {!bodySent ? (
-        <p className="muted">Nothing has been sent yet, so there is no X-Signature to check.</p>
+        <p className="muted">Nothing has been sent yet, so there is no signature to check.</p>
       ) : (
         <>
           <p className="hint">
-            X-Signature is the lowercase hex HMAC-SHA1 of the body above, keyed with the destination’s shared secret. Paste a secret to
-            recompute it here (nothing leaves this window).
+            {standard
+              ? 'webhook-signature holds “v1,” and the base64 HMAC-SHA256 of webhook-id, webhook-timestamp and the body above joined by dots, keyed with the base64-decoded part of a whsec_ secret — one signature per secret while rotating. Paste a secret, or several separated by spaces, to recompute it here (nothing leaves this window).'
+              : 'X-Signature is the lowercase hex HMAC-SHA1 of the body above, keyed with the destination’s shared secret. Paste a secret to recompute it here (nothing leaves this window).'}
           </p>
           <form
             className="signature-form"
@@ -55,12 +78,13 @@ export function SignatureCheck({ body, signature, destination, bodySent }: {
               void check(secret);
             }}
           >
-            <Field className="field-grow" label="Shared secret">
+            <Field className="field-grow" label={secretLabel}>
               {(control) => (
                 <input
                   {...control}
                   type={reveal ? 'text' : 'password'}
-                  aria-label="Shared secret"
+                  aria-label={secretLabel}
+                  placeholder={standard ? 'whsec_…' : undefined}
                   value={secret}
                   onChange={(e) => {
                     setSecret(e.target.value);
@@ -77,28 +101,15 @@ export function SignatureCheck({ body, signature, destination, bodySent }: {
             <button type="submit" className="btn btn-primary" disabled={busy || secret === ''}>
               Check signature
             </button>
-            {destination?.hasSecret ? (
-              <button
-                type="button"
-                className="btn"
-                disabled={busy}
-                onClick={async () => {
-                  const result = await inspector.call('destinations.revealSecret', { id: destination.id });
-                  if (!result.ok || result.value.secret === null) {
-                    setProblem(result.ok ? 'The destination has no shared secret.' : `Could not read the destination’s secret: ${result.error.message}`);
-                    return;
-                  }
-                  setSecret(result.value.secret);
-                  await check(result.value.secret);
-                }}
-              >
-                Use “{destination.name}” secret
+            {destination && own > 0 ? (
+              <button type="button" className="btn" disabled={busy} onClick={() => void checkOwn()}>
+                Use “{destination.name}” {own > 1 ? 'secrets' : 'secret'}
               </button>
             ) : null}
           </form>
           <div role="status" aria-live="polite" className="signature-result">
             {problem ? <p className="error-text">{problem}</p> : null}
-            {verdict ? <Verdict verdict={verdict} sent={signature} /> : null}
+            {verdict ? <Verdict verdict={verdict} signed={signed} /> : null}
           </div>
         </>
       )}
@@ -106,14 +117,29 @@ export function SignatureCheck({ body, signature, destination, bodySent }: {
   );
 }
 
-function Verdict({ verdict, sent }: { verdict: SignatureVerdict; sent: string | null }) {
+function Verdict({ verdict, signed }: { verdict: SignatureVerdict; signed: SignedWith }) {
   const title =
     verdict.kind === 'match' ? '✓ Signature matches' : verdict.kind === 'mismatch' ? '✗ Signature does not match' : '– Request was not signed';
+  const sent = signed.scheme === 'standard' ? signed.sent.signature : signed.signature;
+  const matched =
+    signed.scheme === 'standard'
+      ? 'This secret signs this webhook-id, webhook-timestamp and exact body to a v1 signature that was sent. A receiver with it accepts the request (Standard Webhooks receivers also refuse a webhook-timestamp more than a few minutes away from their clock).'
+      : 'This secret signs this exact body to the X-Signature that was sent. A receiver with it accepts the request.';
   return (
     <div className={`verdict verdict-${verdict.kind}`}>
       <p className="verdict-title">{title}</p>
-      {verdict.kind === 'match' ? <p>This secret signs this exact body to the X-Signature that was sent. A receiver with it accepts the request.</p> : <p>{verdict.why}</p>}
+      {verdict.kind === 'match' ? <p>{matched}</p> : <p>{verdict.why}</p>}
       <dl className="facts">
+        {signed.scheme === 'standard' ? (
+          <div className="fact">
+            <dt>signed</dt>
+            <dd>
+              <code>
+                {signed.sent.id ?? '(no webhook-id)'}.{signed.sent.timestamp ?? '(no webhook-timestamp)'}.‹the body above›
+              </code>
+            </dd>
+          </div>
+        ) : null}
         <div className="fact">
           <dt>sent</dt>
           <dd>
@@ -123,7 +149,7 @@ function Verdict({ verdict, sent }: { verdict: SignatureVerdict; sent: string | 
         <div className="fact">
           <dt>computed</dt>
           <dd>
-            <code>{verdict.computed}</code>
+            <code>{verdict.computed || '(nothing)'}</code>
           </dd>
         </div>
       </dl>

@@ -31,17 +31,21 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
         'User-Agent': USER_AGENT,
         'Content-Type': 'application/json',
         ...(webhook?.headers ?? {}),
-        ...(delivery.signature ? { 'X-Signature': delivery.signature } : {}),
+        // Standard Webhooks' headers are made at each attempt, so they are not known before one.
+        ...(delivery.signature && destination?.signing !== 'standard' ? { 'X-Signature': delivery.signature } : {}),
       },
       recorded: false,
     };
   });
 }
 
-function signatureOf(headers: Record<string, string>): string | null {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'x-signature') return v;
+function headerOf(headers: Record<string, string>, name: string): string | null {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return null;
 }
+
+/** The signature headers the table highlights. */
+const SIGNATURE_HEADERS = new Set(['x-signature', 'webhook-signature']);
 
 export function WebhookTab({ message, delivery, destinations }: {
   message: MessageDetail;
@@ -74,7 +78,12 @@ export function WebhookTab({ message, delivery, destinations }: {
   const body = delivery.body ?? preview ?? '';
   const sent = delivery.body !== null;
   const bytes = new TextEncoder().encode(body).length;
-  const signature = request ? signatureOf(request.headers) : delivery.signature;
+  const signature = request ? headerOf(request.headers, 'x-signature') : delivery.signature;
+  // Standard Webhooks' headers are made at each attempt: only a recorded request has them.
+  const standardSignature = request?.recorded ? headerOf(request.headers, 'webhook-signature') : null;
+  const standard = standardSignature
+    ? { id: headerOf(request!.headers, 'webhook-id'), timestamp: headerOf(request!.headers, 'webhook-timestamp'), signature: standardSignature }
+    : null;
 
   return (
     <div className="webhook-tab">
@@ -106,7 +115,7 @@ export function WebhookTab({ message, delivery, destinations }: {
           <table className="headers-table" aria-label="Request headers">
             <tbody>
               {Object.entries(request.headers).map(([name, value]) => (
-                <tr key={name} className={name.toLowerCase() === 'x-signature' ? 'header-signature' : undefined}>
+                <tr key={name} className={SIGNATURE_HEADERS.has(name.toLowerCase()) ? 'header-signature' : undefined}>
                   <th scope="row">{name}</th>
                   <td>
                     <HeaderValue name={name} value={value} />
@@ -126,7 +135,19 @@ export function WebhookTab({ message, delivery, destinations }: {
       <pre className="code-block body-block" aria-label="Request body">
         {body}
       </pre>
-      <SignatureCheck body={body} signature={sent ? signature : null} destination={destination} bodySent={sent} />
+      {/* X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. */}
+      {!standard || signature ? (
+        <SignatureCheck
+          body={body}
+          signed={{ scheme: 'x-signature', signature: sent ? signature : null }}
+          destination={destination}
+          bodySent={sent}
+          title={standard ? 'X-Signature check' : 'Signature check'}
+        />
+      ) : null}
+      {standard && sent ? (
+        <SignatureCheck body={body} signed={{ scheme: 'standard', sent: standard }} destination={destination} bodySent title="Standard Webhooks signature check" />
+      ) : null}
     </div>
   );
 }
