@@ -19,7 +19,7 @@ import {
   type AudienceSyncView,
   type AudienceView,
 } from './audiences.ts';
-import { checkSigning, destinationFieldsSchema, type SigningScheme, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
+import { checkDestination, destinationFieldsSchema, type SigningScheme, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
 
 const id = z.number().int().positive();
 
@@ -69,7 +69,7 @@ export const requestSchemas = {
    * With `id`: edits that destination, whose name may change (its deliveries stay). Without: creates
    * one. A name another destination has is refused (`name_taken`, an issue on `name`).
    */
-  'destinations.save': destinationFieldsSchema.extend({ id: id.optional() }).superRefine(checkSigning),
+  'destinations.save': destinationFieldsSchema.extend({ id: id.optional() }).superRefine(checkDestination),
   /**
    * Deletes a destination: its pending and retrying deliveries are cancelled; delivered and failed ones
    * and their attempts stay readable. `dryRun` only counts the deliveries it would cancel.

@@ -111,6 +111,28 @@ export const destinationOptionsSchema = z.strictObject({
 });
 export type DestinationOptions = z.infer<typeof destinationOptionsSchema>;
 
+export const DESTINATION_KINDS = ['webhooks', 'tracking-api'] as const;
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+
+/**
+ * A Tracking API to forward to (Segment's, a RudderStack data plane, another Sluice): accepted
+ * messages go unchanged, in batches, to `<url>/v1/batch` (or to `url` itself when it ends so).
+ */
+export const trackingApiSchema = z.strictObject({
+  url: webhookUrlSchema,
+  /** Sent as Basic auth (`writeKey:`), as Segment's libraries do. */
+  writeKey: z.string().min(1, 'must not be empty').max(1024).regex(/^[^\s:]+$/, 'may not contain spaces or ":"'),
+  /** Messages per request, at most (each request also stays under 500 KB). */
+  batchSize: z.number().int().min(1).max(500).default(100),
+  /** How long a partial batch waits for more messages, in ms (0: send at once). */
+  flushMs: z.number().int().min(0).max(60_000).default(1_000),
+  /** Gzip the request body (Content-Encoding: gzip). */
+  gzip: z.boolean().default(false),
+  /** Extra trusted CA (PEM), for an API on local HTTPS. */
+  caCert: z.string().refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM certificate').optional(),
+});
+export type TrackingApiConfig = z.infer<typeof trackingApiSchema>;
+
 /** How a destination signs its requests: the seed's X-Signature, Standard Webhooks' headers, or both at once. */
 export const SIGNING_SCHEMES = ['segment', 'standard', 'both'] as const;
 export type SigningScheme = (typeof SIGNING_SCHEMES)[number];
@@ -137,10 +159,12 @@ export const destinationFieldsSchema = z.strictObject({
   enabled: z.boolean().default(true),
   /** Names of the sources whose messages this destination receives. */
   sources: z.array(name).default([]),
-  webhooks: z
-    .array(webhookSchema)
-    .min(1, 'needs at least one webhook')
-    .max(MAX_WEBHOOKS, `at most ${MAX_WEBHOOKS} webhooks per destination`),
+  /** What the destination is: webhooks (absent: the seed's), or a Tracking API messages are forwarded to unchanged. */
+  kind: z.enum(DESTINATION_KINDS).optional(),
+  /** Where a `tracking-api` destination forwards: the API and its write key. */
+  trackingApi: trackingApiSchema.optional(),
+  /** At least one for a webhooks destination (see checkDestination); none for a tracking-api one. */
+  webhooks: z.array(webhookSchema).max(MAX_WEBHOOKS, `at most ${MAX_WEBHOOKS} webhooks per destination`).default([]),
   /** The seed's X-Signature secret (HMAC-SHA1 of the body). */
   sharedSecret: z.string().min(1, 'must not be empty; leave it out to send unsigned').max(1024).optional(),
   /** Which signatures requests carry; absent: "segment", the seed's X-Signature with sharedSecret. */
@@ -150,8 +174,36 @@ export const destinationFieldsSchema = z.strictObject({
   options: destinationOptionsSchema.default({ bodyShape: 'seed', concurrency: 32 }),
 });
 
-/** What one signing scheme needs of the others' fields. */
-export function checkSigning(destination: { signing?: SigningScheme | undefined; sharedSecret?: string | undefined; signingSecrets?: string[] | undefined }, ctx: z.RefinementCtx): void {
+/** What a destination's kind and signing scheme need of its other fields. */
+export function checkDestination(
+  destination: {
+    kind?: DestinationKind | undefined;
+    trackingApi?: unknown;
+    webhooks: unknown[];
+    signing?: SigningScheme | undefined;
+    sharedSecret?: string | undefined;
+    signingSecrets?: string[] | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (destination.kind === 'tracking-api') {
+    if (destination.trackingApi === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['trackingApi'], message: 'a tracking-api destination needs trackingApi: { "url", "writeKey" }' });
+    }
+    if (destination.webhooks.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['webhooks'], message: 'a tracking-api destination forwards to trackingApi.url; leave webhooks out' });
+    }
+    for (const field of ['signing', 'sharedSecret', 'signingSecrets'] as const) {
+      if (destination[field] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'a tracking-api destination is not signed: the API reads its write key (trackingApi.writeKey)' });
+      }
+    }
+    return;
+  }
+  if (destination.webhooks.length === 0) ctx.addIssue({ code: 'custom', path: ['webhooks'], message: 'needs at least one webhook' });
+  if (destination.trackingApi !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['trackingApi'], message: 'only for "kind": "tracking-api"' });
+  }
   if (destination.signing !== undefined && destination.signing !== 'segment' && !destination.signingSecrets?.length) {
     ctx.addIssue({ code: 'custom', path: ['signingSecrets'], message: `signing "${destination.signing}" needs a Standard Webhooks secret (whsec_…)` });
   }
@@ -160,7 +212,7 @@ export function checkSigning(destination: { signing?: SigningScheme | undefined;
   }
 }
 
-export const destinationSchema = destinationFieldsSchema.superRefine(checkSigning);
+export const destinationSchema = destinationFieldsSchema.superRefine(checkDestination);
 export type DestinationConfig = z.infer<typeof destinationSchema>;
 
 export const configFileSchema = z

@@ -5,7 +5,8 @@
 
 import { daysInMonth } from './message-rules.ts';
 
-export type BodyShape = 'seed' | 'full';
+/** 'forward': the message as forwarded to a Tracking API (a tracking-api destination's; see webhookBody). */
+export type BodyShape = 'seed' | 'full' | 'forward';
 
 export type WebhookBody = Record<string, unknown>;
 
@@ -58,10 +59,17 @@ function isoTimestamp(message: Message): string {
 /**
  * Maps a normalized message to its webhook body. "seed": exactly the seed's fields per type, in the
  * seed's order, each only when the message has it (never null). "full": the whole message, with
- * version 1 first.
+ * version 1 first. "forward": the message as a Tracking API takes it from a client — what the client
+ * sent, batch-level context and integrations merged in, its messageId, `originalTimestamp`, and
+ * `timestamp` as Sluice corrected it (the event's time on a true clock; no sentAt goes with it, so the
+ * API keeps that time however late the forward); only `receivedAt`, this hop's, is left out.
  */
 export function webhookBody(message: Message, shape: BodyShape = 'seed'): WebhookBody {
   const type = String(message.type);
+  if (shape === 'forward') {
+    const { receivedAt: _hop, sentAt: _sent, ...forwarded } = message;
+    return forwarded;
+  }
   if (shape === 'full') {
     const { version: _clientVersion, ...rest } = message; // ours is version 1, whatever the client sent
     return { version: 1, ...rest, timestamp: isoTimestamp(message) };

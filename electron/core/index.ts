@@ -209,7 +209,11 @@ function routesOf(destinations: DestinationsRepo): Route[] {
     if (!destination.enabled) continue;
     for (const sourceId of destination.sourceIds) bySource.set(sourceId, [...(bySource.get(sourceId) ?? []), destination.id]);
   }
-  return [...bySource].map(([sourceId, destinationIds]) => ({ sourceId, destinationIds }));
+  const forwarding = new Set(destinations.list().flatMap((d) => (d.kind === 'tracking-api' ? [d.id] : [])));
+  return [...bySource].map(([sourceId, destinationIds]) => {
+    const forwardIds = destinationIds.filter((id) => forwarding.has(id));
+    return { sourceId, destinationIds, ...(forwardIds.length > 0 ? { forwardIds } : {}) };
+  });
 }
 
 /** A listening port that is taken: which one, so a host can move that one alone (electron/main/core-ports.ts). */

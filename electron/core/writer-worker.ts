@@ -71,6 +71,8 @@ function sourceForKey(writeKey: string, origin: string | undefined): number | un
 }
 /** sourceId → the enabled destinations connected to it. */
 let routes = new Map<number, number[]>();
+/** Destinations that forward to a Tracking API (Route.forwardIds): never skipped for a message's integrations. */
+let forwarding: ReadonlySet<number> = new Set();
 let pending: { job: IngestJob; prepared: PreparedRequest }[] = [];
 let pendingResults: { id: number; results: DeliveryResult[] }[] = [];
 let pendingOps: { id: number; op: WriteOp }[] = [];
@@ -122,7 +124,7 @@ function flush(): void {
   if (batch.length === 0 && results.length === 0 && ops.length === 0) return;
   try {
     db.exec('BEGIN IMMEDIATE');
-    const jobs = batch.map(({ job, prepared }) => ({ id: job.id, unit: inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId))) }));
+    const jobs = batch.map(({ job, prepared }) => ({ id: job.id, unit: inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId), forwarding)) }));
     const now = Date.now();
     const stored = results.map(({ id, results: unit }) => ({
       id,
@@ -179,6 +181,7 @@ port.on('message', (message: ToWriter) => {
       return;
     case 'routes':
       routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
+      forwarding = new Set(message.routes.flatMap((route) => route.forwardIds ?? []));
       return;
     case 'results':
       pendingResults.push({ id: message.id, results: fromColumns(message.columns) });

@@ -1,5 +1,6 @@
+import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { DueDelivery } from '../store/deliveries-repo.ts';
-import type { Destination } from '../store/destinations-repo.ts';
+import { bodyShapeOf, type Destination } from '../store/destinations-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 
 /** A queued delivery's webhook body and signature, and the settings they were built with. */
@@ -8,7 +9,7 @@ export interface PreparedBody {
   signature: string | null;
   /** The Sluices its message passed through before this one (see shared/loop-guard.ts). */
   via: string | null;
-  bodyShape: Destination['options']['bodyShape'];
+  bodyShape: BodyShape;
   sharedSecret: string | null;
 }
 
@@ -37,7 +38,7 @@ export class BodyPrefetch {
   request(destination: Destination, deliveries: DueDelivery[]): void {
     if (deliveries.length === 0) return;
     const generation = this.#generation;
-    const bodyShape = destination.options.bodyShape;
+    const bodyShape = bodyShapeOf(destination);
     const sharedSecret = destination.sharedSecret ?? null;
     const pending: Promise<void> = this.#writer
       .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), bodyShape, sharedSecret })

@@ -10,6 +10,7 @@ import { BodyPrefetch } from './body-prefetch.ts';
 import { CircuitBreakers, type BreakerView } from './circuit-breaker.ts';
 import { ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
+import { forwardUrl, runForwardRound } from './forward-round.ts';
 import { runRound, type RoundParts } from './round.ts';
 import type { SendResult, WebhookSender } from './webhook-sender.ts';
 
@@ -208,6 +209,17 @@ export class DeliveryEngine {
       for (const destination of turns) {
         if (this.#inFlight.size >= this.#maxInFlight) break;
         if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) continue;
+        if (destination.kind === 'tracking-api') {
+          // A batch per round: all it can take, or fewer once the oldest has waited flushMs for more.
+          const { batchSize, flushMs } = destination.trackingApi!;
+          const batch = this.#queues.takeBatch(destination.id, batchSize, now - flushMs);
+          if (typeof batch === 'number') wakeAt = Math.min(wakeAt, batch + flushMs);
+          else if (batch) {
+            this.#launch(batch, destination, (release) => this.#forward(batch, destination, release));
+            started = true;
+          }
+          continue;
+        }
         const delivery = this.#queues.take(destination.id);
         if (!delivery) continue;
         this.#start(delivery, destination);
@@ -229,14 +241,20 @@ export class DeliveryEngine {
     if (this.#closed || this.#held || this.#inFlight.size >= this.#maxInFlight || Date.now() < this.#pausedUntil) return;
     const destination = this.#o.destinations.byId(destinationId);
     if (!destination?.enabled || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
+    if (destination.kind === 'tracking-api') return; // batches are the pump's (it waits for them to fill)
     if (this.#blockedUntil(destination, this.#o.clock.now()) !== undefined) return;
     const delivery = this.#queues.take(destinationId);
     if (delivery) this.#start(delivery, destination);
   }
 
   #start(delivery: DueDelivery, destination: Destination): void {
-    this.#inFlight.add(delivery.id);
-    this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 0) + 1);
+    this.#launch([delivery], destination, (releaseSlot) => this.#deliver(delivery, destination, releaseSlot));
+  }
+
+  /** Runs a round of these deliveries (one, or a tracking-api batch) in one of the destination's slots. */
+  #launch(deliveries: readonly DueDelivery[], destination: Destination, run: (releaseSlot: () => void) => Promise<void>): void {
+    for (const delivery of deliveries) this.#inFlight.add(delivery.id);
+    this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 0) + deliveries.length);
     this.#perDestination.set(destination.id, (this.#perDestination.get(destination.id) ?? 0) + 1);
     // The destination's slot bounds requests to its receivers: it is freed when the requests end.
     // The delivery stays in #inFlight (never picked twice) until its result is durable.
@@ -248,19 +266,21 @@ export class DeliveryEngine {
       this.#startNext(destination.id);
       this.#schedulePump();
     };
-    const round = this.#deliver(delivery, destination, releaseSlot)
+    const round = run(releaseSlot)
       .catch((error: unknown) => {
         // Most likely the store could not record the result: the delivery is still due in the
         // store and will be sent again (at least once), after a pause rather than in a tight loop.
         this.#pausedUntil = Date.now() + 1_000;
         this.#queues.readAgain(destination.id);
-        console.error(`sluice: delivery ${delivery.id}: ${(error as Error).message}`);
+        console.error(`sluice: delivery ${deliveries[0]!.id}${deliveries.length > 1 ? ` (and ${deliveries.length - 1} more)` : ''}: ${(error as Error).message}`);
       })
       .finally(() => {
         releaseSlot();
-        this.#inFlight.delete(delivery.id);
-        this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 1) - 1);
-        this.#cancelledInFlight.delete(delivery.id);
+        for (const delivery of deliveries) {
+          this.#inFlight.delete(delivery.id);
+          this.#cancelledInFlight.delete(delivery.id);
+        }
+        this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? deliveries.length) - deliveries.length);
         this.#rounds.delete(round);
         this.#schedulePump();
       });
@@ -304,12 +324,41 @@ export class DeliveryEngine {
   }
 
   /**
+   * A tracking-api destination's round (forward-round.ts): a batch of its deliveries, their results
+   * committed and announced. As #deliver, nothing goes when the world moved while bodies were built.
+   */
+  async #forward(batch: readonly DueDelivery[], destination: Destination, releaseSlot: () => void): Promise<void> {
+    const pending = batch.flatMap((delivery) => this.#bodies.pending(delivery.id) ?? []);
+    if (pending.length > 0) await Promise.all(pending);
+    const current = this.#o.destinations.byId(destination.id);
+    const url = forwardUrl(destination.trackingApi!.url);
+    const now = this.#o.clock.now();
+    const leave = !current?.enabled || current.kind !== 'tracking-api' || this.#held || this.#closed;
+    const cancelled = batch.filter((delivery) => this.#cancelledInFlight.has(delivery.id));
+    const deliveries = batch.filter((delivery) => !this.#cancelledInFlight.has(delivery.id));
+    // A replay to a typed URL goes there, whatever the API's breaker says (a person asked for it).
+    if (leave || (deliveries.some((d) => d.targetUrl === null) && !this.#breakers.admit(url, now))) {
+      // Left due in the store, read again (re-enabling, resuming, the breaker closing all kick).
+      for (const delivery of batch) this.#bodies.delete(delivery.id);
+      this.#queues.forgetCursor(destination.id);
+      if (cancelled.length > 0) announceStored(this.#o.deliveries, this.#o.bus, cancelled.map((d) => d.id));
+      return;
+    }
+    const prepared = deliveries.map((delivery) => this.#bodies.take(delivery.id));
+    const outcomes = await runForwardRound(this.#round, deliveries, current, prepared, releaseSlot);
+    await Promise.all(outcomes.map(({ result, announced }) => this.#commit(result, announced)));
+  }
+
+  /**
    * When the destination's deliveries may go again, if none may now: undefined when one of its URLs
    * takes a request; the soonest probe of its open breakers; null when there is no time to wait for
    * (every URL answered 410 Gone, or a probe is under way: its end kicks the engine).
    */
   #blockedUntil(destination: Destination, now: number): number | null | undefined {
-    const urls = destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
+    const urls =
+      destination.kind === 'tracking-api'
+        ? [forwardUrl(destination.trackingApi!.url)]
+        : destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
     if (urls.length === 0) return null;
     if (urls.some((url) => this.#breakers.admissible(url, now))) return undefined;
     return this.#breakers.nextProbeAt(urls);

@@ -9,7 +9,7 @@ import type { BodyPrefetch } from './body-prefetch.ts';
  * one destination's backlog never takes the queue from the others.
  */
 function readyCap(destination: Destination): number {
-  return Math.max(destination.options.concurrency * 8, 256);
+  return Math.max(destination.options.concurrency * 8, 256, (destination.trackingApi?.batchSize ?? 0) * 2);
 }
 
 /** A destination's due deliveries, read from the store but not started yet, in due order. */
@@ -102,6 +102,24 @@ export class ReadyQueues {
       this.#bodies.delete(delivery.id); // cancelled meanwhile
     }
     return undefined;
+  }
+
+  /**
+   * Up to `max` of the destination's next deliveries (a tracking-api batch) — or, while fewer are ready
+   * and the oldest fell due after `dueBy`, that one's due time (the batch waits to fill until then).
+   */
+  takeBatch(destinationId: number, max: number, dueBy: number): DueDelivery[] | number | undefined {
+    const queue = this.#queues.get(destinationId);
+    if (!queue || queue.ready === 0) return undefined;
+    if (queue.ready < max) {
+      let head = queue.head;
+      while (head < queue.items.length && !this.#readyIds.has(queue.items[head]!.id)) head++;
+      const oldest = queue.items[head]?.nextAttemptAt;
+      if (oldest !== undefined && oldest > dueBy) return oldest;
+    }
+    const batch: DueDelivery[] = [];
+    for (let delivery = this.take(destinationId); delivery; delivery = batch.length < max ? this.take(destinationId) : undefined) batch.push(delivery);
+    return batch.length > 0 ? batch : undefined;
   }
 
   /** Drops an emptied queue, and the taken items of a long one. */

@@ -3,7 +3,7 @@ import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
 import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
-import type { Destination } from '../store/destinations-repo.ts';
+import { bodyShapeOf, type Destination } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
@@ -55,67 +55,9 @@ export async function runRound(
   const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
   const attemptCount = delivery.attemptCount + 1;
 
-  // Settings are read at each round, so edits apply to the next attempt: a body prepared with
-  // other settings is not used (nor one during a purge: body-prefetch.ts gives none then).
-  const sharedSecret = destination.sharedSecret ?? null;
-  let body = delivery.bodyOverride;
-  let signature: string | null;
-  /** The Sluices the message passed through before this one. */
-  let via: string | null = null;
-  if (
-    body === null &&
-    prepared !== undefined &&
-    prepared.bodyShape === destination.options.bodyShape &&
-    prepared.sharedSecret === sharedSecret
-  ) {
-    body = prepared.body;
-    signature = prepared.signature;
-    via = prepared.via;
-  } else {
-    /** Why nothing can be sent, if so; `unreadable` is announced with its message, a purge without. */
-    let unsendable: { lastError: string; unreadable: boolean } | null = null;
-    if (body === null) {
-      // Through the store's link, in one read, not the id read at refill: a purge sets the link to
-      // NULL, and the purged message's id may since have been given to a new message (ids are
-      // reused once the newest rows are gone), which must not be sent as this delivery.
-      let message: Record<string, unknown> | null = null;
-      try {
-        const record = delivery.messageId === null ? undefined : parts.messages.ofDelivery(delivery.id);
-        message = record?.message ?? null;
-        via = record?.via ?? null;
-        if (!message) unsendable = { lastError: PURGED, unreadable: false };
-      } catch (error) {
-        // The store failing may pass (the round fails and is retried after a pause); a stored
-        // message that cannot be normalized will not get better: fail it rather than retry forever.
-        if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw error;
-        unsendable = { lastError: `the stored message cannot be read (${(error as Error).message}); nothing was sent`, unreadable: true };
-      }
-      if (message) body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
-    } else if (delivery.messageId !== null && !parts.deliveries.hasMessage(delivery.id)) {
-      // An edited replay carries its own body, but that is still its message's data: once the
-      // message was purged it is not sent (the purge cleared the stored copy too).
-      unsendable = { lastError: PURGED, unreadable: false };
-    }
-    if (unsendable || body === null) {
-      return {
-        result: {
-          deliveryId: delivery.id,
-          status: 'failed',
-          attemptCount: delivery.attemptCount,
-          firstAttemptAt,
-          nextAttemptAt: null,
-          deadlineAt,
-          lastError: unsendable?.lastError ?? PURGED,
-          body: null,
-          signature: null,
-          attempts: [],
-        },
-        // A purged message is announced as of no message: the id it had may be another message's now.
-        announced: unsendable?.unreadable ? delivery : { ...delivery, messageId: null },
-      };
-    }
-    signature = sharedSecret ? signBody(body, sharedSecret) : null;
-  }
+  const resolved = resolveBody(parts, delivery, destination, prepared, firstAttemptAt);
+  if ('unsendable' in resolved) return resolved.unsendable;
+  const { body, signature, via } = resolved;
   const loop = via ? `${via}, ${parts.instanceId}` : parts.instanceId;
   // The seed's X-Signature unless the destination signs with Standard Webhooks alone; Standard Webhooks'
   // headers with a fresh timestamp at each round, under an id that stays the delivery's across retries.
@@ -183,8 +125,78 @@ export async function runRound(
   };
 }
 
+/** The body a round sends, or why it cannot send one (its outcome: failed without a request). */
+export type ResolvedBody = { body: string; signature: string | null; via: string | null } | { unsendable: RoundOutcome };
+
+/**
+ * A delivery's body, signed (X-Signature), and the Sluices its message passed through: its own
+ * (an edited replay's), the one `prepared` ahead when it was built with the destination's current
+ * settings, else its message read from the store and mapped now. Settings are read at each round, so
+ * edits apply to the next attempt (and no prepared body is given during a purge: body-prefetch.ts).
+ */
+export function resolveBody(
+  parts: Pick<RoundParts, 'messages' | 'deliveries'>,
+  delivery: DueDelivery,
+  destination: Destination,
+  prepared: PreparedBody | undefined,
+  firstAttemptAt: number,
+): ResolvedBody {
+  const sharedSecret = destination.kind === 'tracking-api' ? null : (destination.sharedSecret ?? null);
+  const shape = bodyShapeOf(destination);
+  let body = delivery.bodyOverride;
+  if (body === null && prepared !== undefined && prepared.bodyShape === shape && prepared.sharedSecret === sharedSecret) {
+    return { body: prepared.body, signature: prepared.signature, via: prepared.via };
+  }
+  let via: string | null = null;
+  /** Why nothing can be sent, if so; `unreadable` is announced with its message, a purge without. */
+  let unsendable: { lastError: string; unreadable: boolean } | null = null;
+  if (body === null) {
+    // Through the store's link, in one read, not the id read at refill: a purge sets the link to
+    // NULL, and the purged message's id may since have been given to a new message (ids are
+    // reused once the newest rows are gone), which must not be sent as this delivery.
+    let message: Record<string, unknown> | null = null;
+    try {
+      const record = delivery.messageId === null ? undefined : parts.messages.ofDelivery(delivery.id);
+      message = record?.message ?? null;
+      via = record?.via ?? null;
+      if (!message) unsendable = { lastError: PURGED, unreadable: false };
+    } catch (error) {
+      // The store failing may pass (the round fails and is retried after a pause); a stored
+      // message that cannot be normalized will not get better: fail it rather than retry forever.
+      if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw error;
+      unsendable = { lastError: `the stored message cannot be read (${(error as Error).message}); nothing was sent`, unreadable: true };
+    }
+    if (message) body = JSON.stringify(webhookBody(message, shape));
+  } else if (delivery.messageId !== null && !parts.deliveries.hasMessage(delivery.id)) {
+    // An edited replay carries its own body, but that is still its message's data: once the
+    // message was purged it is not sent (the purge cleared the stored copy too).
+    unsendable = { lastError: PURGED, unreadable: false };
+  }
+  if (unsendable || body === null) {
+    return {
+      unsendable: {
+        result: {
+          deliveryId: delivery.id,
+          status: 'failed',
+          attemptCount: delivery.attemptCount,
+          firstAttemptAt,
+          nextAttemptAt: null,
+          deadlineAt: firstAttemptAt + RETRY_WINDOW_MS,
+          lastError: unsendable?.lastError ?? PURGED,
+          body: null,
+          signature: null,
+          attempts: [],
+        },
+        // A purged message is announced as of no message: the id it had may be another message's now.
+        announced: unsendable?.unreadable ? delivery : { ...delivery, messageId: null },
+      },
+    };
+  }
+  return { body, signature: sharedSecret ? signBody(body, sharedSecret) : null, via };
+}
+
 /** The longest Retry-After among 408, 429 and 5xx answers, in ms from now. */
-function maxRetryAfter(results: SendResult[], now: number): number | undefined {
+export function maxRetryAfter(results: SendResult[], now: number): number | undefined {
   let max: number | undefined;
   for (const result of results) {
     if (!result.retryable || !result.responseHeaders) continue;

@@ -29,7 +29,8 @@ export type AttemptErrorCode = 'timeout' | 'tls' | 'connect' | 'reset' | 'http';
 
 export interface SendRequest {
   url: string;
-  body: string;
+  /** Text, or bytes (a gzipped forward). */
+  body: string | Uint8Array;
   headers: Record<string, string>;
   /** Extra trusted CA (PEM) for this webhook. */
   caCert?: string | undefined;

@@ -6,6 +6,8 @@ import type { DeliveryErrorCode } from '../../../shared/contract.ts';
 export interface Route {
   sourceId: number;
   destinationIds: number[];
+  /** Those of destinationIds that forward to a Tracking API: they get every accepted message (its integrations are the API's to read). */
+  forwardIds?: number[];
 }
 
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'skipped' | 'cancelled';

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { DestinationConfig, DestinationOptions, SigningScheme, WebhookConfig } from '../../../shared/settings.ts';
+import type { DestinationConfig, DestinationKind, DestinationOptions, SigningScheme, TrackingApiConfig, WebhookConfig } from '../../../shared/settings.ts';
+import type { BodyShape } from '../../../shared/webhook-body.ts';
 import { transaction } from './connection.ts';
 import type { SourcesRepo } from './sources-repo.ts';
 
@@ -8,6 +9,10 @@ export interface Destination {
   name: string;
   enabled: boolean;
   sourceIds: number[];
+  /** Webhooks (the seed's), or a Tracking API that messages are forwarded to (trackingApi). */
+  kind: DestinationKind;
+  trackingApi?: TrackingApiConfig;
+  /** None for a tracking-api destination. */
   webhooks: WebhookConfig[];
   sharedSecret?: string;
   /** Which signatures requests carry; 'segment' for destinations stored before there was a choice. */
@@ -17,6 +22,11 @@ export interface Destination {
   options: DestinationOptions;
   /** Webhook URLs that answered 410 Gone, by URL: nothing is sent there until re-enabled or the destination is edited. */
   gone?: Record<string, GoneUrl>;
+}
+
+/** The body shape of a destination's requests: its option, or the forwarded message for a Tracking API. */
+export function bodyShapeOf(destination: Pick<Destination, 'kind' | 'options'>): BodyShape {
+  return destination.kind === 'tracking-api' ? 'forward' : destination.options.bodyShape;
 }
 
 /** A webhook URL that answered 410 Gone (Standard Webhooks' advice: stop sending there). */
@@ -33,7 +43,8 @@ interface DestinationRow {
   source_ids: string | null;
 }
 
-type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options' | 'gone'> & Partial<Pick<Destination, 'signing'>>;
+type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options' | 'gone' | 'trackingApi'> &
+  Partial<Pick<Destination, 'signing' | 'kind'>>;
 
 /**
  * Webhook destinations and the sources connected to them. A deleted destination keeps its row (its
@@ -84,6 +95,7 @@ export class DestinationsRepo {
         enabled: row.enabled === 1,
         sourceIds: row.source_ids ? row.source_ids.split(',').map(Number) : [],
         ...settings,
+        kind: settings.kind ?? 'webhooks',
         signing: settings.signing ?? 'segment',
       };
     });
@@ -219,6 +231,7 @@ function settingsOf(config: DestinationConfig, gone?: Record<string, GoneUrl>): 
     options: config.options,
     ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
     signing: config.signing ?? 'segment',
+    ...(config.kind === 'tracking-api' ? { kind: 'tracking-api' as const, trackingApi: config.trackingApi! } : {}),
     ...(config.signingSecrets === undefined ? {} : { signingSecrets: config.signingSecrets }),
   };
   return JSON.stringify(settings);

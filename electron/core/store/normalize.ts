@@ -57,7 +57,8 @@ export function normalizeMessage(
   message.messageId = stored.messageId;
   if (input.sentAt === undefined && envelope.sentAt !== undefined) message.sentAt = envelope.sentAt;
   const timestamp = correctedTimestamp(input, request);
-  if (input.timestamp !== undefined) message.originalTimestamp = input.timestamp;
+  // A message forwarded by another Sluice (or pipeline) keeps the originalTimestamp it arrived with.
+  if (input.timestamp !== undefined && message.originalTimestamp === undefined) message.originalTimestamp = input.timestamp;
   message.receivedAt = new Date(request.receivedAt).toISOString();
   message.timestamp = new Date(timestamp).toISOString();
   return message;

@@ -7,7 +7,9 @@ import type { CommittedRequest, PreparedRequest, RejectedEntry } from './stored-
  * destination its source routes to — so no stored message is ever without its deliveries. The
  * store's writer runs it (writer-worker.ts).
  */
-export function requestStorer(db: DatabaseSync): (prepared: PreparedRequest, destinations: readonly number[] | undefined) => CommittedRequest {
+export function requestStorer(
+  db: DatabaseSync,
+): (prepared: PreparedRequest, destinations: readonly number[] | undefined, forwarding?: ReadonlySet<number>) => CommittedRequest {
   const insertRequest = db.prepare(
     'INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -25,7 +27,7 @@ export function requestStorer(db: DatabaseSync): (prepared: PreparedRequest, des
      VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
   );
 
-  return (prepared, destinations) => {
+  return (prepared, destinations, forwarding) => {
     const { sourceId, receivedAt } = prepared;
     const requestId = Number(
       insertRequest.run(sourceId, prepared.endpoint, receivedAt, prepared.sentAt, prepared.ip, prepared.envelope).lastInsertRowid,
@@ -45,9 +47,11 @@ export function requestStorer(db: DatabaseSync): (prepared: PreparedRequest, des
           const id = Number(result.lastInsertRowid);
           ids[i] = id; // status 0: accepted
           if (destinations) {
-            const status = m.skipReason === null ? 'pending' : 'skipped';
-            const due = m.skipReason === null ? receivedAt : null;
-            for (const destinationId of destinations) insertDelivery.run(id, destinationId, status, m.skipReason, due, receivedAt, receivedAt);
+            for (const destinationId of destinations) {
+              // A message whose integrations turn webhooks off is still forwarded to a Tracking API as is.
+              const skip = forwarding?.has(destinationId) ? null : m.skipReason;
+              insertDelivery.run(id, destinationId, skip === null ? 'pending' : 'skipped', skip, skip === null ? receivedAt : null, receivedAt, receivedAt);
+            }
             deliveries += destinations.length;
           }
           continue;

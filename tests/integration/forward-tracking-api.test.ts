@@ -1,0 +1,204 @@
+// Forwarding to a Tracking API (destination kind "tracking-api", issue 14): one Sluice forwards into a
+// second Sluice, and every stored message is compared field by field — across a restart of either side.
+// Real cores, real SQLite files, Segment's own client library, loopback HTTP.
+import fs from 'node:fs';
+import { Analytics } from '@segment/analytics-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Core } from '../../electron/core/index.ts';
+import { configFileSchema } from '../../shared/settings.ts';
+import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
+import { closedPort } from '../helpers/ports.ts';
+import { until } from '../helpers/wait.ts';
+
+const cores = new Set<TestCore>();
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const core of cores) await core.dispose();
+  cores.clear();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A clock on real time that a test can move forward (the retry schedule's waits). */
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+
+async function upstream(port: number, dataDir: string): Promise<TestCore> {
+  const core = await startCore({ dataDir, ingestPort: port, config: configFileSchema.parse({ sources: [{ name: 'team', writeKey: 'wk_team' }] }) });
+  core.writeKey = 'wk_team';
+  cores.add(core);
+  return core;
+}
+
+async function forwarder(upstreamUrl: string, dataDir: string, api: Record<string, unknown> = {}): Promise<TestCore> {
+  const core = await startCore({
+    dataDir,
+    clock,
+    random: () => 0.5,
+    config: configFileSchema.parse({
+      sources: [{ name: 'laptop', writeKey: 'wk_laptop' }],
+      destinations: [{ name: 'team', sources: ['laptop'], kind: 'tracking-api', trackingApi: { url: upstreamUrl, writeKey: 'wk_team', flushMs: 0, ...api } }],
+    }),
+  });
+  core.writeKey = 'wk_laptop';
+  cores.add(core);
+  return core;
+}
+
+async function stop(core: TestCore): Promise<void> {
+  cores.delete(core);
+  await core.close();
+}
+
+/** The accepted messages of a core, normalized, by messageId. */
+function accepted(core: Core): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const m of core.messages.list({ status: 'accepted', limit: 10_000 })) out.set(m.messageId!, core.messages.get(m.id)!.message!);
+  return out;
+}
+
+/** What must arrive unchanged: everything but this hop's receivedAt and the client's sentAt (a forward sends none). */
+const comparable = ({ receivedAt: _r, sentAt: _s, ...rest }: Record<string, unknown>) => rest;
+
+function calls(n: number, tag: string) {
+  const out: { method: string; args: Record<string, unknown> }[] = [];
+  for (let i = 0; i < n; i++) {
+    const base = { messageId: `${tag}-${i}`, timestamp: new Date(Date.UTC(2026, 10, 20, 12, 0, i % 60)), context: { app: { name: 'shop', build: i } } };
+    const integrations = i % 7 === 0 ? { integrations: { All: false } } : {}; // still forwarded: the API reads them
+    switch (i % 6) {
+      case 0: out.push({ method: 'track', args: { ...base, ...integrations, userId: `u${i}`, event: 'Order Completed', properties: { total: i * 1.5, items: [{ sku: `s${i}` }], é: '🎉' } } }); break;
+      case 1: out.push({ method: 'identify', args: { ...base, userId: `u${i}`, traits: { email: `u${i}@example.com`, plan: 'pro' } } }); break;
+      case 2: out.push({ method: 'page', args: { ...base, anonymousId: `a${i}`, category: 'Docs', name: 'Install', properties: { url: 'https://x.test/p' } } }); break;
+      case 3: out.push({ method: 'screen', args: { ...base, userId: `u${i}`, name: 'Home' } }); break;
+      case 4: out.push({ method: 'group', args: { ...base, userId: `u${i}`, groupId: `g${i}`, traits: { seats: i } } }); break;
+      default: out.push({ method: 'alias', args: { ...base, userId: `u${i}`, previousId: `a${i}` } });
+    }
+  }
+  return out;
+}
+
+async function sendWithSegmentsLibrary(core: TestCore, list: ReturnType<typeof calls>): Promise<void> {
+  const analytics = new Analytics({ writeKey: core.writeKey, host: core.ingestUrl, flushAt: 50, maxRetries: 0 });
+  const errors: unknown[] = [];
+  analytics.on('error', (error) => errors.push(error));
+  for (const call of list) (analytics as any)[call.method](call.args);
+  await analytics.closeAndFlush();
+  expect(errors).toEqual([]);
+}
+
+function expectSameMessages(from: Core, to: Core, count: number): void {
+  const sent = accepted(from);
+  const got = accepted(to);
+  expect(sent.size).toBe(count);
+  expect([...got.keys()].sort()).toEqual([...sent.keys()].sort());
+  for (const [messageId, message] of sent) expect(comparable(got.get(messageId)!), messageId).toEqual(comparable(message));
+}
+
+describe('forwarding to a Tracking API (another Sluice)', () => {
+  it('forwards every accepted message unchanged, in batches of at most 100; rejected and duplicate ones are not forwarded', async () => {
+    const port = await closedPort();
+    const b = await upstream(port, tempDir());
+    const a = await forwarder(b.ingestUrl, tempDir());
+    await sendWithSegmentsLibrary(a, calls(250, 'm'));
+    // A rejected message and a duplicate of an accepted one: stored at A, never forwarded.
+    const res = await post(a, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 42 }, { type: 'track', userId: 'u0', event: 'Again', messageId: 'm-0' }] });
+    expect(res.status).toBe(200);
+    await until(() => b.messages.list({ limit: 10_000 }).length >= 250 || undefined, 15_000);
+    await until(() => a.deliveries.waitingCount() === 0 || undefined);
+    expect(a.messages.list({ limit: 10_000 }).map((m) => m.status).sort().join()).toMatch(/duplicate.*rejected/);
+    expect(b.messages.list({ limit: 10_000 })).toHaveLength(250); // nothing rejected or duplicated upstream
+    expectSameMessages(a, b, 250);
+    // "integrations: All false" turns webhooks off, not the forward.
+    expect(accepted(b).get('m-0')!.integrations).toEqual({ All: false });
+
+    // Batches: each request at B carried at most 100 messages; each delivery one attempt, delivered.
+    const perRequest = new Map<number, number>();
+    for (const m of b.messages.list({ limit: 10_000 })) perRequest.set(m.requestId!, (perRequest.get(m.requestId!) ?? 0) + 1);
+    expect(Math.max(...perRequest.values())).toBeLessThanOrEqual(100);
+    const deliveries = a.messages.list({ status: 'accepted', limit: 10_000 }).flatMap((m) => a.deliveries.forMessage(m.id));
+    expect(deliveries).toHaveLength(250);
+    expect(deliveries.every((d) => d.status === 'delivered' && d.attemptCount === 1)).toBe(true);
+    const [attempt] = a.deliveries.attempts(deliveries[0]!.id);
+    expect(attempt).toMatchObject({ url: `${b.ingestUrl}/v1/batch`, responseStatus: 200, outcome: 'success' });
+    expect((attempt!.requestHeaders as Record<string, string>).Authorization).toBe(`Basic ${Buffer.from('wk_team:').toString('base64')}`);
+    expect(JSON.parse(deliveries[0]!.body!).messageId).toBe(a.messages.get(deliveries[0]!.messageId!)!.messageId);
+  });
+
+  it('a partial batch waits flushMs for more: messages posted one by one go in one request', async () => {
+    const port = await closedPort();
+    const b = await upstream(port, tempDir());
+    const a = await forwarder(b.ingestUrl, tempDir(), { flushMs: 1_000 });
+    for (let i = 0; i < 5; i++) expect((await post(a, '/v1/track', { userId: 'u', event: `One by one ${i}`, messageId: `o-${i}` })).status).toBe(200);
+    await until(() => b.messages.list().length === 5 || undefined);
+    expect(new Set(b.messages.list().map((m) => m.requestId)).size).toBe(1);
+  });
+
+  it('the upstream restarting: its batches are retried and nothing is lost or doubled', async () => {
+    offset = 0;
+    const port = await closedPort();
+    const bDir = tempDir();
+    dirs.push(bDir);
+    const b1 = await upstream(port, bDir);
+    const a = await forwarder(b1.ingestUrl, tempDir());
+    await sendWithSegmentsLibrary(a, calls(60, 'x'));
+    await until(() => b1.messages.list().length === 60 || undefined);
+    await stop(b1);
+    await sendWithSegmentsLibrary(a, calls(90, 'y'));
+    await until(() => a.deliveries.countByStatus().retrying === 90 || undefined);
+    const [retrying] = a.messages.list({ limit: 1 }).flatMap((m) => a.deliveries.forMessage(m.id));
+    expect(a.deliveries.attempts(retrying!.id)[0]).toMatchObject({ errorCode: 'connect', outcome: 'retry' });
+
+    const b2 = await upstream(port, bDir);
+    offset += 6_000; // past the first retry (5 s)
+    a.delivery.kick();
+    await until(() => a.deliveries.countByStatus().delivered === 150 || undefined, 15_000);
+    expectSameMessages(a, b2, 150);
+    expect(b2.messages.list({ limit: 10_000 }).filter((m) => m.status !== 'accepted')).toEqual([]);
+  });
+
+  it('the forwarder restarting: what it held is forwarded after the restart', async () => {
+    const port = await closedPort();
+    const b = await upstream(port, tempDir());
+    const aDir = tempDir();
+    dirs.push(aDir);
+    const a1 = await forwarder(b.ingestUrl, aDir);
+    a1.delivery.setHeld(true);
+    await sendWithSegmentsLibrary(a1, calls(120, 'h'));
+    await stop(a1);
+    expect(b.messages.list()).toHaveLength(0);
+    const a2 = await forwarder(b.ingestUrl, aDir);
+    await until(() => b.messages.list({ limit: 10_000 }).length === 120 || undefined, 15_000);
+    expectSameMessages(a2, b, 120);
+  });
+
+  it('gzip, a final 4xx with the API\'s reason, and replays (a plain one is a duplicate upstream, an edited one a new message)', async () => {
+    const port = await closedPort();
+    const b = await upstream(port, tempDir());
+    const a = await forwarder(b.ingestUrl, tempDir(), { gzip: true });
+    await sendWithSegmentsLibrary(a, calls(10, 'g'));
+    await until(() => b.messages.list().length === 10 || undefined);
+    await until(() => a.deliveries.waitingCount() === 0 || undefined);
+    const [first] = a.messages.list({ limit: 10_000 }).slice(-1);
+    expect((a.deliveries.attempts(a.deliveries.forMessage(first!.id)[0]!.id)[0]!.requestHeaders as Record<string, string>)['Content-Encoding']).toBe('gzip');
+    expectSameMessages(a, b, 10);
+
+    // Replays: the same messageId again (B keeps it as a duplicate), and an edited body with a new id.
+    await a.replay({ messageIds: [first!.id] });
+    const original = a.messages.get(first!.id)!.message!;
+    await a.replay({ messageIds: [first!.id], body: { ...original, messageId: 'edited-1', event: 'Edited', receivedAt: undefined } });
+    await until(() => b.messages.list().length === 12 || undefined);
+    expect(b.messages.list().map((m) => m.status).filter((s) => s === 'duplicate')).toHaveLength(1);
+    expect(accepted(b).get('edited-1')).toMatchObject({ event: 'Edited', userId: original.userId });
+
+    // A wrong write key: B answers 401, a 4xx, final at once, with B's own sentence.
+    const id = a.destinations.byName('team')!.id;
+    a.saveDestination({ id, name: 'team', sources: ['laptop'], kind: 'tracking-api', trackingApi: { url: b.ingestUrl, writeKey: 'wk_wrong', flushMs: 0 } } as never);
+    expect((await post(a, '/v1/track', { userId: 'u', event: 'Refused' })).status).toBe(200);
+    const refused = a.messages.list({ limit: 1 })[0]!;
+    const delivery = await until(() => {
+      const [d] = a.deliveries.forMessage(refused.id);
+      return d?.status === 'failed' ? d : undefined;
+    });
+    expect(delivery.attemptCount).toBe(1);
+    expect(delivery.lastError).toMatch(/answered 401.*the API said: .*wk_wrong|the API said: .*write key/i);
+  });
+});
