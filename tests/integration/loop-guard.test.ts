@@ -51,6 +51,8 @@ describe('loop guard', () => {
       const [attempt] = c.deliveries.attempts(delivery.id);
       expect(attempt).toMatchObject({ responseStatus: 409, outcome: 'final' });
       expect(JSON.parse(attempt!.responseBody!).error.code).toBe('loop_detected');
+      expect(attempt!.errorMessage).toMatch(/^refused by the loop guard \(409 loop_detected\): this request was sent by this Sluice and came back to it/);
+      expect(delivery.lastError).toBe(attempt!.errorMessage);
       expect((attempt!.requestHeaders as Record<string, string>)[LOOP_HEADER]).toMatch(/^sl_[A-Za-z0-9_-]{12}$/);
     }
 

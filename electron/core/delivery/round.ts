@@ -100,7 +100,7 @@ export async function runRound(
   const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
   // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
   // store's summaries pair with its code (DeliveriesRepo.lastErrors).
-  const lastAttemptError = sent.findLast(({ result }) => !result.ok)?.result.errorMessage ?? null;
+  const lastAttemptError = errorOf(sent.findLast(({ result }) => !result.ok)?.result);
   const lastError = delivered
     ? null
     : retryable && next === null
@@ -115,7 +115,7 @@ export async function runRound(
     responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
     responseBody: result.responseBody,
     errorCode: result.errorCode,
-    errorMessage: result.errorMessage,
+    errorMessage: errorOf(result),
     outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
     retryAt: status === 'retrying' ? next : null,
   }));
@@ -123,6 +123,25 @@ export async function runRound(
     result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
     announced: delivery,
   };
+}
+
+/**
+ * An attempt's error: the sender's sentence, or, when the receiver is a Sluice whose loop guard refused
+ * the request (409 loop_detected / too_many_hops), that said plainly with its own sentence.
+ */
+function errorOf(result: SendResult | undefined): string | null {
+  if (!result) return null;
+  if (result.status === 409 && result.responseBody?.includes('"code":"')) {
+    try {
+      const error = (JSON.parse(result.responseBody) as { error?: { code?: string; message?: string } }).error;
+      if (error?.code === 'loop_detected' || error?.code === 'too_many_hops') {
+        return `refused by the loop guard (409 ${error.code}): ${error.message ?? ''} — a 4xx is final, the request will not be retried`;
+      }
+    } catch {
+      // not the loop guard's answer
+    }
+  }
+  return result.errorMessage;
 }
 
 /** The body a round sends, or why it cannot send one (its outcome: failed without a request). */
