@@ -8,6 +8,7 @@ import { runIngestBench } from './ingest.bench.ts';
 import { runUiBench } from './ui.bench.ts';
 import { runAudiencesBench } from './audiences.bench.ts';
 import { runStartupBench } from './startup.bench.ts';
+import { runForwardBench } from './forward.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   ui: runUiBench,
   audiences: runAudiencesBench,
   startup: runStartupBench,
+  forward: runForwardBench,
 };
 
 const wanted = process.argv.slice(2);
