@@ -132,6 +132,24 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     expect(new Set(b.messages.list().map((m) => m.requestId)).size).toBe(1);
   });
 
+  it('a test event is forwarded as a real track call; a deletion request sends no delete message to a Tracking API', async () => {
+    const port = await closedPort();
+    const b = await upstream(port, tempDir());
+    const a = await forwarder(b.ingestUrl, tempDir());
+    const id = a.destinations.byName('team')!.id;
+    const { deliveryId } = await a.sendTestEvent(id);
+    await until(() => a.deliveries.get(deliveryId)?.status === 'delivered' || undefined);
+    const [stored] = b.messages.list();
+    expect(stored).toMatchObject({ status: 'accepted', type: 'track', event: 'Sluice Test Event', userId: 'sluice-test-user' });
+    expect(b.messages.get(stored!.id)!.message).not.toHaveProperty('version');
+
+    await post(a, '/v1/track', { userId: 'gone-user', event: 'Anything' });
+    await until(() => b.messages.list().length === 2 || undefined);
+    const deletion = await a.requestDeletion({ userId: 'gone-user' });
+    expect(deletion.sourceIds).toHaveLength(1);
+    expect(deletion.deliveryIds).toEqual([]);
+  });
+
   it('the upstream restarting: its batches are retried and nothing is lost or doubled', async () => {
     offset = 0;
     const port = await closedPort();

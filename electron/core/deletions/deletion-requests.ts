@@ -26,7 +26,7 @@ export interface DeletionResult {
 
 /**
  * A deletion request (seed §1.7, §6.1): every affected source — one holding messages of the user —
- * with an enabled webhook destination gets a `delete` notification, delivered by the same engine
+ * with an enabled webhook destination (not a tracking-api one) gets a `delete` notification, delivered by the same engine
  * (signed, retried). With `purge`, the user's stored messages are deleted in the same transaction.
  */
 export async function requestDeletion(deps: DeletionDeps, input: unknown): Promise<DeletionResult> {
@@ -39,6 +39,8 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   const deliveries: NewDelivery[] = [];
   for (const destination of deps.destinations.list()) {
     if (!destination.enabled || !destination.sourceIds.some((id) => sourceIds.includes(id))) continue;
+    // A Tracking API takes no `delete` message (Segment's deletions go through its own API): webhooks only.
+    if (destination.kind === 'tracking-api') continue;
     deliveries.push({
       messageId: null,
       destinationId: destination.id,

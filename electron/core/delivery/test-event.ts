@@ -3,7 +3,7 @@ import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
-import type { DestinationsRepo } from '../store/destinations-repo.ts';
+import { bodyShapeOf, type DestinationsRepo } from '../store/destinations-repo.ts';
 
 export interface TestEventDeps {
   destinations: DestinationsRepo;
@@ -37,7 +37,8 @@ export async function sendTestEvent(deps: TestEventDeps, destinationId: number):
     context: { library: { name: 'sluice', version: '1' } },
     timestamp: new Date(now).toISOString(),
   };
-  const body = JSON.stringify(webhookBody(message, destination.options.bodyShape));
+  // A tracking-api destination forwards it as it forwards any message (a real track call upstream).
+  const body = JSON.stringify(webhookBody(message, bodyShapeOf(destination)));
   const outcome = await deps.writer.write({
     op: 'createDeliveries',
     deliveries: [{ messageId: null, destinationId, trigger: 'test', replayOf: null, targetUrl: null, bodyOverride: body, due: now }],
