@@ -11,6 +11,8 @@ export interface ReadyLine {
   receiver: string;
   dataDir: string;
   sources: { name: string; writeKey: string; kind: string }[];
+  /** What the config check found (webhooks posting to this Sluice's own ingestion endpoint). */
+  warnings: string[];
 }
 
 export interface RunningCli {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { post, startCore, storedMessages, tempDir } from '../helpers/core.ts';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.ts';
+import { closedPort } from '../helpers/ports.ts';
 
 const running: RunningCli[] = [];
 afterEach(() => {
@@ -87,6 +88,27 @@ describe('sluice serve', () => {
     expect(cli.ready.sources).toEqual([{ name: 'web', writeKey: 'wk_web', kind: 'web' }]);
     const res = await post({ ingestUrl: cli.ready.ingest, writeKey: 'wk_web' }, '/v1/identify', { userId: 'u' });
     expect(res.status).toBe(200);
+  });
+
+  it('warns at start about a webhook that posts to its own ingestion endpoint (the loop guard would refuse every request)', async () => {
+    const dir = tempDir();
+    const port = await closedPort();
+    const config = path.join(dir, 'sluice.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        sources: [{ name: 'web', writeKey: 'wk_web' }],
+        destinations: [
+          { name: 'loop', sources: ['web'], webhooks: [{ url: `http://localhost:${port}/v1/track` }] },
+          { name: 'fine', sources: ['web'], webhooks: [{ url: `http://127.0.0.1:${port + 1}/hook` }] },
+        ],
+      }),
+    );
+    const cli = await startCli(['--data-dir', path.join(dir, 'data'), '--config', config, '--ingest-port', String(port)]);
+    running.push(cli);
+    expect(cli.ready.warnings).toEqual([
+      `destination "loop", webhook 1 (http://localhost:${port}/v1/track) posts to this Sluice's own ingestion endpoint: Sluice refuses those requests (409 loop_detected) rather than loop; point it at a receiver`,
+    ]);
   });
 
   it('refuses a config that gives a stored source\'s write key to another source, naming the field', async () => {
