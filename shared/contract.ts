@@ -19,7 +19,16 @@ import {
   type AudienceSyncView,
   type AudienceView,
 } from './audiences.ts';
-import { checkDestination, destinationFieldsSchema, type SigningScheme, type DestinationOptions, type SourceKind, type WebhookConfig } from './settings.ts';
+import {
+  checkDestination,
+  destinationFieldsSchema,
+  type DestinationKind,
+  type DestinationOptions,
+  type SigningScheme,
+  type SourceKind,
+  type TrackingApiConfig,
+  type WebhookConfig,
+} from './settings.ts';
 
 const id = z.number().int().positive();
 
@@ -150,9 +159,24 @@ export interface DestinationView {
   /** The Standard Webhooks secrets, masked the same way ("whsec_Ab•••••"); empty when there are none. */
   maskedSigningSecrets: string[];
   options: DestinationOptions;
-  /** Each webhook's receiver as the engine sees it, in the order of `webhooks`. */
+  /** Webhooks (the seed's signed POSTs), or a Tracking API that messages are forwarded to unchanged. */
+  kind: DestinationKind;
+  /** A tracking-api destination's API, its write key masked; null for a webhooks destination. */
+  trackingApi: TrackingApiView | null;
+  /**
+   * Each webhook's receiver as the engine sees it, in the order of `webhooks`; for a tracking-api
+   * destination, its one URL (`trackingApi.batchUrl`).
+   */
   health: WebhookHealth[];
 }
+
+/** Where a tracking-api destination forwards, as the UI sees it: the write key masked like the shared secret. */
+export type TrackingApiView = Omit<TrackingApiConfig, 'writeKey'> & {
+  /** Where its requests go: `<url>/v1/batch`, or `url` itself when it ends so. */
+  batchUrl: string;
+  /** "abc•••••" — enough to recognise it, not to use it. */
+  maskedWriteKey: string;
+};
 
 /**
  * A webhook URL's state: its circuit breaker (closed: requests go; open: none until `probeAt`;
@@ -292,7 +316,8 @@ export interface Responses {
   'deliveries.states': { changes: DeliveryChange[] };
   'destinations.list': { destinations: DestinationView[] };
   'destinations.save': DestinationView;
-  'destinations.revealSecret': { secret: string | null; signingSecrets: string[] };
+  /** The stored credentials: the shared secret, the Standard Webhooks secrets, a tracking-api destination's write key. */
+  'destinations.revealSecret': { secret: string | null; signingSecrets: string[]; writeKey: string | null };
   /** `deleted` is false for a dry run; `cancelledDeliveries`: cancelled, or that a deletion would cancel. */
   'destinations.delete': { deleted: boolean; cancelledDeliveries: number };
   /** The test delivery's id and the body it sends. */

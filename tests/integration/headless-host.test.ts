@@ -157,7 +157,28 @@ describe('headless host', () => {
     const saved = await api.call('destinations.save', { name: 'hooks', sources: ['web'], sharedSecret: 'abcdefgh', webhooks: [{ url: 'http://127.0.0.1:9/x' }] });
     expect(saved).toMatchObject({ ok: true, value: { hasSecret: true, maskedSecret: 'ab•••••' } });
     expect(JSON.stringify(await api.call('destinations.list'))).not.toContain('abcdefgh');
-    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: 'abcdefgh', signingSecrets: [] } });
+    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: 'abcdefgh', signingSecrets: [], writeKey: null } });
+  });
+
+  it('masks a tracking-api destination\'s write key unless revealed, and names the URL its batches go to', async () => {
+    const { ui } = await setup();
+    const api = await connect(apiUrl(ui));
+    const trackingApi = { url: 'http://127.0.0.1:9/up/', writeKey: 'wk_upstream_123', batchSize: 50, flushMs: 200, gzip: true };
+    const saved = await api.call('destinations.save', { name: 'up', sources: ['web'], kind: 'tracking-api', trackingApi });
+    expect(saved).toMatchObject({
+      ok: true,
+      value: {
+        kind: 'tracking-api',
+        webhooks: [],
+        trackingApi: { url: 'http://127.0.0.1:9/up/', batchUrl: 'http://127.0.0.1:9/up/v1/batch', maskedWriteKey: 'wk_•••••', batchSize: 50, flushMs: 200, gzip: true },
+        health: [{ url: 'http://127.0.0.1:9/up/v1/batch', breaker: 'closed', failures: 0, gone: null }],
+      },
+    });
+    expect((saved as any).value.trackingApi.writeKey).toBeUndefined();
+    expect(JSON.stringify(await api.call('destinations.list'))).not.toContain('wk_upstream');
+    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: null, signingSecrets: [], writeKey: 'wk_upstream_123' } });
+    const hooks = await api.call('destinations.save', { name: 'hooks', webhooks: [{ url: 'http://127.0.0.1:9/x' }] });
+    expect(hooks).toMatchObject({ ok: true, value: { kind: 'webhooks', trackingApi: null } });
   });
 
   it('streams core events in batches: a burst of messages is a few frames', async () => {

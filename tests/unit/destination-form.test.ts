@@ -17,15 +17,13 @@ import {
   formOf,
   generateSecret,
   generateSigningSecret,
-  keptSecretProblems,
   newForm,
   requestOf,
   sameSettings,
-  storedToRead,
   validate,
-  withRevealedSigningSecrets,
   type DestinationForm,
 } from '../../renderer/src/views/destinations/destination-form.ts';
+import { keptSecretProblems, storedToRead, withRevealedSigningSecrets } from '../../renderer/src/views/destinations/stored-secrets.ts';
 
 const sources: SourceView[] = [
   { id: 1, name: 'web', writeKey: 'wk_web', kind: 'web' },
@@ -47,6 +45,8 @@ const view: DestinationView = {
   maskedSigningSecrets: [],
   health: [],
   options: { bodyShape: 'full', concurrency: 4 },
+  kind: 'webhooks',
+  trackingApi: null,
 };
 
 function form(patch: Partial<DestinationForm> = {}): DestinationForm {

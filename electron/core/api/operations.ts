@@ -258,7 +258,7 @@ export function createOperations(p: OperationParts): Operations {
     revealSecret: ({ id }) => {
       const destination = destinations.list().find((d) => d.id === id);
       if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
-      return { secret: destination.sharedSecret ?? null, signingSecrets: destination.signingSecrets ?? [] };
+      return { secret: destination.sharedSecret ?? null, signingSecrets: destination.signingSecrets ?? [], writeKey: destination.trackingApi?.writeKey ?? null };
     },
     listDeletions: ({ limit }) => ({
       requests: p.deletionRequests.recent(limit).map((request) => ({

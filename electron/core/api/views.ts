@@ -5,6 +5,8 @@ import type { DeliverySummary, DeliveryView, DestinationView } from '../../../sh
 import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
+import { forwardUrl } from '../delivery/forward-round.ts';
+import type { TrackingApiConfig } from '../../../shared/settings.ts';
 
 /** The delivery a message's row shows: the rule the SQL filter and the renderer share (shared/shown-delivery.ts). */
 export function mostTelling<D extends LaneDelivery>(deliveries: D[]): D | null {
@@ -54,6 +56,8 @@ function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 
  * closed for all when not given (just saved: an edit gives every receiver a fresh start).
  */
 export function destinationView(d: Destination, breaker?: (url: string) => BreakerView): DestinationView {
+  const api = d.kind === 'tracking-api' && d.trackingApi ? d.trackingApi : null;
+  const batchUrl = api ? forwardUrl(api.url) : null;
   return {
     id: d.id,
     name: d.name,
@@ -61,14 +65,26 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
     sourceIds: d.sourceIds,
     webhooks: d.webhooks,
     hasSecret: d.sharedSecret !== undefined,
-    maskedSecret: d.sharedSecret ? `${d.sharedSecret.slice(0, Math.min(3, Math.floor(d.sharedSecret.length / 3)))}•••••` : null,
+    maskedSecret: d.sharedSecret ? masked(d.sharedSecret) : null,
     signing: d.signing,
     // "whsec_Ab•••••": the prefix and two characters, enough to tell the current secret from the next.
     maskedSigningSecrets: (d.signingSecrets ?? []).map((s) => `${s.slice(0, 8)}•••••`),
     options: d.options,
-    health: d.webhooks.map(({ url }) => {
+    kind: d.kind,
+    trackingApi: api ? { ...withoutKey(api), batchUrl: batchUrl!, maskedWriteKey: masked(api.writeKey) } : null,
+    // A tracking-api destination's breaker is its batch URL's (delivery-engine.ts); 410 Gone is a webhook's.
+    health: (batchUrl !== null ? [batchUrl] : d.webhooks.map((w) => w.url)).map((url) => {
       const b = breaker?.(url);
       return { url, breaker: b?.state ?? 'closed', failures: b?.failures ?? 0, probeAt: b?.probeAt ?? null, lastError: b?.lastError ?? null, gone: d.gone?.[url] ?? null };
     }),
   };
+}
+
+function withoutKey({ writeKey: _key, ...rest }: TrackingApiConfig): Omit<TrackingApiConfig, 'writeKey'> {
+  return rest;
+}
+
+/** "abc•••••": at most three characters, and never more than a third of the value. */
+function masked(secret: string): string {
+  return `${secret.slice(0, Math.min(3, Math.floor(secret.length / 3)))}•••••`;
 }

@@ -4,6 +4,7 @@
  * full sentence for its tooltip.
  */
 import type { DeliveryErrorCode, DeliveryStatusName, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
+import { isLoopRefusalError } from '../lib/loop-refusal.ts';
 
 /** What a row says happened: a delivery state, or why there is no delivery. */
 export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
@@ -109,7 +110,9 @@ export function describeOutcome(m: OutcomeSubject, now: number): OutcomeText {
       };
     }
     case 'failed': {
-      const error = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
+      const code = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
+      // Refused by a Sluice's loop guard: the words say it, the tooltip how (the core's sentence).
+      const error = isLoopRefusalError(d?.lastError) ? `loop guard (${code})` : code;
       const attempts = d ? ` after ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}` : '';
       return {
         kind,

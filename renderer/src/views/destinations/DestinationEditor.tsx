@@ -12,19 +12,19 @@ import {
   emptyWebhook,
   errorsFromRefusal,
   formOf,
-  keptSecretProblems,
   newForm,
   requestOf,
   sameSettings,
-  storedToRead,
   validate,
-  withRevealedSigningSecrets,
   type DestinationForm,
   type FieldErrors,
 } from './destination-form.ts';
+import { healthOf } from './health.ts';
 import { SecretField } from './SecretField.tsx';
 import { SigningChoice, SigningSecretsField } from './SigningFields.tsx';
+import { keptSecretProblems, storedToRead, withRevealedSigningSecrets, withRevealedWriteKey, type StoredCredentials } from './stored-secrets.ts';
 import { TestEventPanel } from './TestEventPanel.tsx';
+import { KindChoice, TrackingApiFields } from './TrackingApiFields.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
 
 /**
@@ -47,7 +47,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
   const [form, setForm] = useState<DestinationForm>(initial);
   const [baseline, setBaseline] = useState<DestinationForm>(() => form);
   // The view the baseline was read from: a refreshed list that says the same changes nothing.
-  const basedOn = useRef(destination ? JSON.stringify(destination) : null);
+  const basedOn = useRef(destination ? settingsOf(destination) : null);
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
   const [refusal, setRefusal] = useState<FieldErrors>({});
@@ -67,7 +67,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
   // Someone else saved this destination (another window, the config): follow it unless the user is editing.
   useEffect(() => {
     if (!destination) return;
-    const json = JSON.stringify(destination);
+    const json = settingsOf(destination);
     if (json === basedOn.current || dirty) return;
     basedOn.current = json;
     const next = formOf(destination, sources);
@@ -106,12 +106,23 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
     return null;
   };
 
+  const revealWriteKey = async (): Promise<string | null> => {
+    if (form.id === null) return null;
+    const result = await inspector.call('destinations.revealSecret', { id: form.id });
+    if (!result.ok) return `Could not read the stored write key: ${result.error.message}.`;
+    const value = result.value.writeKey;
+    if (value === null) return 'The destination has no write key any more (it was saved elsewhere); reload the list.';
+    setForm((f) => withRevealedWriteKey(f, value));
+    setBaseline((b) => withRevealedWriteKey(b, value));
+    return null;
+  };
+
   const save = async () => {
     setSubmitted(true);
     if (Object.keys(problems).length > 0) return;
     setSaving(true);
     // The stored secrets the form keeps are read now, to be sent back as they are.
-    let stored: { secret: string | null; signingSecrets: string[] } | null = null;
+    let stored: StoredCredentials | null = null;
     if (storedToRead(form)) {
       const read = await inspector.call('destinations.revealSecret', { id: form.id! });
       const kept = keptSecretProblems(form, read.ok ? read.value : null, read.ok ? undefined : read.error.message);
@@ -122,7 +133,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       }
       stored = read.ok ? read.value : null;
     }
-    const request = requestOf(form, stored?.secret ?? undefined, stored?.signingSecrets);
+    const request = requestOf(form, stored?.secret ?? undefined, stored?.signingSecrets, stored?.writeKey ?? undefined);
     const result = await inspector.call('destinations.save', request as RequestOf<'destinations.save'>);
     setSaving(false);
     if (!result.ok) {
@@ -130,7 +141,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       return;
     }
     const saved = formOf(result.value, sources);
-    basedOn.current = JSON.stringify(result.value);
+    basedOn.current = settingsOf(result.value);
     setForm(saved);
     setBaseline(saved);
     setTouched(new Set());
@@ -142,6 +153,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
   const fieldProblems = Object.keys(shown).filter((field) => field !== 'form').length;
   const askToFix = fieldProblems > 0 && (submitted || Object.keys(refusal).length > 0);
   const isNew = form.id === null;
+  const forward = form.kind === 'tracking-api';
   // Shown once and then gone from the list: deleted elsewhere (another window). A destination just
   // created is not listed yet either, but it has not been seen.
   const seen = useRef(destination !== null);
@@ -215,58 +227,77 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
         ) : null}
       </fieldset>
 
-      <section className="dst-webhooks" aria-labelledby="dst-webhooks-title">
-        <h3 id="dst-webhooks-title" className="section-title">
-          Webhooks <span className="muted">{form.webhooks.length} of {MAX_WEBHOOKS} · each delivery is posted to all of them; any 2xx delivers it</span>
-        </h3>
-        {form.webhooks.map((w, i) => (
-          <WebhookCard
-            key={w.key}
-            webhook={w}
-            index={i}
-            signing={form.signing}
-            errors={shown}
-            canRemove={form.webhooks.length > 1}
-            onChange={(next, field) => change({ ...form, webhooks: form.webhooks.map((x, k) => (k === i ? next : x)) }, field)}
-            onRemove={() => change({ ...form, webhooks: form.webhooks.filter((_, k) => k !== i) }, 'webhooks')}
-          />
-        ))}
-        {shown.webhooks ? (
-          <p className="dst-error" role="alert">
-            {shown.webhooks}
-          </p>
-        ) : null}
-        <button type="button" className="btn btn-small" onClick={() => change({ ...form, webhooks: [...form.webhooks, emptyWebhook()] }, 'webhooks')}>
-          + Add webhook
-        </button>
-      </section>
+      <KindChoice kind={form.kind} error={shown.kind} onChange={(kind) => change({ ...form, kind }, 'kind')} />
 
-      <section className="dst-signing" aria-label="Signing and body">
-        <SigningChoice signing={form.signing} error={shown.signing} onChange={(signing) => change({ ...form, signing }, 'signing')} />
-        {form.signing !== 'standard' ? (
-          <SecretField secret={form.secret} error={shown.sharedSecret} onChange={(secret) => change({ ...form, secret }, 'sharedSecret')} onReveal={reveal} />
-        ) : null}
-        {form.signing !== 'segment' ? (
-          <SigningSecretsField
-            rows={form.signingSecrets}
-            errors={shown}
-            onChange={(signingSecrets, field) => change({ ...form, signingSecrets }, field)}
-            onReveal={revealSigning}
-          />
-        ) : null}
-        <fieldset className="dst-fieldset">
-          <legend className="field-label">Body shape</legend>
-          <div className="dst-checks dst-radios">
-            <label className="dst-check">
-              <input type="radio" name="dst-shape" checked={form.bodyShape === 'seed'} onChange={() => change({ ...form, bodyShape: 'seed' }, 'bodyShape')} />
-              Mapped <span className="muted">— the documented fields per type (version, type, userId, event, properties, timestamp…)</span>
-            </label>
-            <label className="dst-check">
-              <input type="radio" name="dst-shape" checked={form.bodyShape === 'full'} onChange={() => change({ ...form, bodyShape: 'full' }, 'bodyShape')} />
-              Full message <span className="muted">— the whole normalized message plus version 1 (anonymousId, messageId, context…)</span>
-            </label>
-          </div>
-        </fieldset>
+      {forward ? (
+        <TrackingApiFields
+          value={form.trackingApi}
+          errors={shown}
+          onChange={(trackingApi, field) => change({ ...form, trackingApi }, field)}
+          onReveal={revealWriteKey}
+          destinationId={form.id}
+          health={destination?.trackingApi?.url === form.trackingApi.url.trim() ? destination.health[0] : undefined}
+        />
+      ) : (
+        <section className="dst-webhooks" aria-labelledby="dst-webhooks-title">
+          <h3 id="dst-webhooks-title" className="section-title">
+            Webhooks <span className="muted">{form.webhooks.length} of {MAX_WEBHOOKS} · each delivery is posted to all of them; any 2xx delivers it</span>
+          </h3>
+          {form.webhooks.map((w, i) => (
+            <WebhookCard
+              key={w.key}
+              webhook={w}
+              index={i}
+              signing={form.signing}
+              errors={shown}
+              canRemove={form.webhooks.length > 1}
+              onChange={(next, field) => change({ ...form, webhooks: form.webhooks.map((x, k) => (k === i ? next : x)) }, field)}
+              onRemove={() => change({ ...form, webhooks: form.webhooks.filter((_, k) => k !== i) }, 'webhooks')}
+              destinationId={form.id}
+              health={healthOf(destination, w.url.trim())}
+            />
+          ))}
+          {shown.webhooks ? (
+            <p className="dst-error" role="alert">
+              {shown.webhooks}
+            </p>
+          ) : null}
+          <button type="button" className="btn btn-small" onClick={() => change({ ...form, webhooks: [...form.webhooks, emptyWebhook()] }, 'webhooks')}>
+            + Add webhook
+          </button>
+        </section>
+      )}
+
+      <section className="dst-signing" aria-label={forward ? 'Delivery' : 'Signing and body'}>
+        {forward ? null : (
+          <>
+            <SigningChoice signing={form.signing} error={shown.signing} onChange={(signing) => change({ ...form, signing }, 'signing')} />
+            {form.signing !== 'standard' ? (
+              <SecretField secret={form.secret} error={shown.sharedSecret} onChange={(secret) => change({ ...form, secret }, 'sharedSecret')} onReveal={reveal} />
+            ) : null}
+            {form.signing !== 'segment' ? (
+              <SigningSecretsField
+                rows={form.signingSecrets}
+                errors={shown}
+                onChange={(signingSecrets, field) => change({ ...form, signingSecrets }, field)}
+                onReveal={revealSigning}
+              />
+            ) : null}
+            <fieldset className="dst-fieldset">
+              <legend className="field-label">Body shape</legend>
+              <div className="dst-checks dst-radios">
+                <label className="dst-check">
+                  <input type="radio" name="dst-shape" checked={form.bodyShape === 'seed'} onChange={() => change({ ...form, bodyShape: 'seed' }, 'bodyShape')} />
+                  Mapped <span className="muted">— the documented fields per type (version, type, userId, event, properties, timestamp…)</span>
+                </label>
+                <label className="dst-check">
+                  <input type="radio" name="dst-shape" checked={form.bodyShape === 'full'} onChange={() => change({ ...form, bodyShape: 'full' }, 'bodyShape')} />
+                  Full message <span className="muted">— the whole normalized message plus version 1 (anonymousId, messageId, context…)</span>
+                </label>
+              </div>
+            </fieldset>
+          </>
+        )}
         <Field
           id="dst-concurrency"
           className="dst-field dst-concurrency"
@@ -331,4 +362,9 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       ) : null}
     </form>
   );
+}
+
+/** What the form is read from: the view less its receivers' health, which moves with every breaker change. */
+function settingsOf(view: DestinationView): string {
+  return JSON.stringify({ ...view, health: undefined });
 }

@@ -3,11 +3,13 @@ import type { DestinationView } from '../../../../shared/contract.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { deletedNote } from './delete-wording.ts';
 import { DestinationEditor } from './DestinationEditor.tsx';
+import { HealthLine } from './HealthLine.tsx';
+import { targetOf } from './health.ts';
 import './destinations.css';
 
 /**
- * Webhook destinations: the list (refreshed on `settings.changed` by the store) beside the editor of
- * the one chosen, or of a new one.
+ * Destinations (webhooks, or a Tracking API to forward to): the list (refreshed on `settings.changed`
+ * by the store), each with its receivers' health, beside the editor of the one chosen, or of a new one.
  */
 export function DestinationsView() {
   const info = useInspectorState((s) => s.info);
@@ -49,12 +51,12 @@ export function DestinationsView() {
         </p>
         {destinations.length === 0 ? (
           <p className="hint dst-list-empty">
-            No destinations yet. Add one to forward every message of your sources to webhook URLs, signed with a shared secret.
+            No destinations yet. Add one to post every message of your sources to webhook URLs, signed, or to forward them to a Tracking API (Segment, RudderStack, another Sluice).
           </p>
         ) : (
           <ul>
             {destinations.map((d) => (
-              <li key={d.id}>
+              <li key={d.id} className="dst-item">
                 <DestinationItem
                   destination={d}
                   sources={sourceNames}
@@ -64,6 +66,10 @@ export function DestinationsView() {
                     choose(d.id);
                   }}
                 />
+                {/* Outside the item's button: Re-enable is a button of its own. */}
+                {d.health.map((h) => (
+                  <HealthLine key={h.url} destinationId={d.id} health={h} named={d.health.length > 1} compact />
+                ))}
               </li>
             ))}
           </ul>
@@ -101,10 +107,19 @@ function DestinationItem({ destination: d, sources, current, onOpen }: {
         <span className={`dst-badge ${d.enabled ? 'tone-ok' : 'tone-muted'}`}>{d.enabled ? 'enabled' : 'disabled'}</span>
       </span>
       <span className="master-item-sub">
-        {d.webhooks.length === 1 ? hostOf(d.webhooks[0]!.url) : `${d.webhooks.length} webhooks`} · {connected.length > 0 ? connected.join(', ') : 'no source'}
+        {targetOf(d)} · {connected.length > 0 ? connected.join(', ') : 'no source'}
       </span>
       <span className="master-item-sub">
-        {signingOf(d)} · {d.options.bodyShape === 'full' ? 'full body' : 'mapped body'}
+        {d.kind === 'tracking-api' && d.trackingApi ? (
+          <>
+            Tracking API · batches of ≤ {d.trackingApi.batchSize}
+            {d.trackingApi.gzip ? ' · gzip' : ''}
+          </>
+        ) : (
+          <>
+            {signingOf(d)} · {d.options.bodyShape === 'full' ? 'full body' : 'mapped body'}
+          </>
+        )}
       </span>
     </button>
   );
@@ -122,13 +137,4 @@ function signingOf(d: DestinationView) {
       {scheme} · {masked ? <span className="mono">{masked}</span> : 'rotating'}
     </>
   );
-}
-
-function hostOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
-  } catch {
-    return url;
-  }
 }

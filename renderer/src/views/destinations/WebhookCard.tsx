@@ -3,7 +3,9 @@ import { Field } from '../../components/Field.tsx';
 import { isCredentialHeader } from '../../lib/credential-headers.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { pointsAtIngest, selfLoopWarning } from '../../../../shared/loop-guard.ts';
+import type { WebhookHealth } from '../../../../shared/contract.ts';
 import type { SigningScheme } from '../../../../shared/settings.ts';
+import { HealthLine } from './HealthLine.tsx';
 import { emptyHeader, type FieldErrors, type WebhookForm } from './destination-form.ts';
 
 /** One webhook of the destination: its URL, static headers (rows added and removed), and an extra trusted CA. */
@@ -14,10 +16,13 @@ const SIGNATURE_HEADERS: Record<SigningScheme, string> = {
   both: 'X-Signature, webhook-id, webhook-timestamp and webhook-signature',
 };
 
-export function WebhookCard({ webhook, index, signing, errors, canRemove, onChange, onRemove }: {
+export function WebhookCard({ webhook, index, signing, errors, canRemove, onChange, onRemove, destinationId, health }: {
   webhook: WebhookForm;
   index: number;
   signing: SigningScheme;
+  /** The saved destination's id, and this URL's health there (none while it is new or the URL is edited). */
+  destinationId: number | null;
+  health: WebhookHealth | undefined;
   /** The errors to show now, by field (`webhooks.<index>.url`, ...). */
   errors: FieldErrors;
   canRemove: boolean;
@@ -66,6 +71,7 @@ export function WebhookCard({ webhook, index, signing, errors, canRemove, onChan
           />
         )}
       </Field>
+      {destinationId !== null ? <HealthLine destinationId={destinationId} health={health} /> : null}
 
       <div className="dst-headers" role="group" aria-label={`Webhook ${n} static headers`}>
         <div className="field-label">Static headers</div>

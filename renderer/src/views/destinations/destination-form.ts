@@ -6,7 +6,8 @@
 import type { ContractError, DestinationView, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
 import { toBase64, toHex } from '../../lib/hmac.ts';
-import { destinationOptionsSchema, destinationSchema, webhookSchema, type SigningScheme } from '../../../../shared/settings.ts';
+import { destinationOptionsSchema, destinationSchema, webhookSchema, type DestinationKind, type SigningScheme } from '../../../../shared/settings.ts';
+import { emptyTrackingApi, trackingApiField, trackingApiFormOf, trackingApiRequestOf, trackingApiSentence, type TrackingApiForm } from './tracking-api-form.ts';
 
 const concurrencySchema = destinationOptionsSchema.shape.concurrency.unwrap();
 /** Deliveries of one destination in flight at once: the bounds and default of the core's schema. */
@@ -53,6 +54,10 @@ export interface DestinationForm {
   enabled: boolean;
   /** Names of the connected sources (what the save request takes). */
   sources: string[];
+  /** Webhooks, or a Tracking API to forward to: the fields of the other kind are kept but not saved. */
+  kind: DestinationKind;
+  /** A tracking-api destination's API (tracking-api-form.ts). */
+  trackingApi: TrackingApiForm;
   webhooks: WebhookForm[];
   secret: SecretState;
   /** Which signatures requests carry: the shared secret's X-Signature, Standard Webhooks', or both. */
@@ -66,7 +71,8 @@ export interface DestinationForm {
 
 /**
  * Where an error is shown: `name`, `sources`, `webhooks`, `webhooks.0.url`, `webhooks.0.headers.1`, `webhooks.0.caCert`, `webhooks.0`,
- * `sharedSecret`, `signing`, `signingSecrets` (none given), `signingSecrets.1` (that row), `bodyShape`, `concurrency`, or `form`.
+ * `sharedSecret`, `signing`, `signingSecrets` (none given), `signingSecrets.1` (that row), `bodyShape`, `concurrency`,
+ * `trackingApi.url` (`.writeKey`, `.batchSize`, `.flushMs`, `.caCert`), `trackingApi`, `kind`, or `form`.
  */
 export type FieldErrors = Record<string, string>;
 
@@ -92,6 +98,8 @@ export function newForm(sourceNames: string[]): DestinationForm {
     enabled: true,
     // With a single source there is nothing to choose: connect it.
     sources: sourceNames.length === 1 ? [...sourceNames] : [],
+    kind: 'webhooks',
+    trackingApi: emptyTrackingApi(),
     webhooks: [emptyWebhook()],
     secret: { kind: 'none' },
     signing: 'segment',
@@ -107,12 +115,17 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
     name: view.name,
     enabled: view.enabled,
     sources: view.sourceIds.flatMap((id) => sources.filter((s) => s.id === id).map((s) => s.name)),
-    webhooks: view.webhooks.map((w) => ({
-      key: key(),
-      url: w.url,
-      headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ key: key(), name, value })),
-      caCert: w.caCert ?? '',
-    })),
+    kind: view.kind ?? 'webhooks',
+    trackingApi: trackingApiFormOf(view.trackingApi ?? null),
+    // A tracking-api destination has none: an empty one, should it become a webhooks destination.
+    webhooks: view.webhooks.length === 0
+      ? [emptyWebhook()]
+      : view.webhooks.map((w) => ({
+          key: key(),
+          url: w.url,
+          headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ key: key(), name, value })),
+          caCert: w.caCert ?? '',
+        })),
     secret: view.hasSecret ? { kind: 'stored', masked: view.maskedSecret ?? '•••••' } : { kind: 'none' },
     signing: view.signing ?? 'segment',
     signingSecrets: view.maskedSigningSecrets?.length
@@ -124,12 +137,23 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
 }
 
 /**
- * What the form would save, keys omitted where the form says "none"; `storedSecret` and
- * `storedSigningSecrets` are the stored secrets' values when known. An existing destination is saved
- * by its `id`, so its name may change. Only the secrets of the chosen scheme are sent: the shared secret
- * unless signing is "standard", the Standard Webhooks secrets unless it is "segment".
+ * What the form would save, keys omitted where the form says "none"; `storedSecret`,
+ * `storedSigningSecrets` and `storedWriteKey` are the stored credentials' values when known. An
+ * existing destination is saved by its `id`, so its name may change. Only the secrets of the chosen
+ * scheme are sent: the shared secret unless signing is "standard", the Standard Webhooks secrets unless
+ * it is "segment"; a tracking-api destination sends its `trackingApi` and nothing of webhooks or signing.
  */
-export function requestOf(form: DestinationForm, storedSecret?: string, storedSigningSecrets: readonly string[] = []): Record<string, unknown> {
+export function requestOf(
+  form: DestinationForm,
+  storedSecret?: string,
+  storedSigningSecrets: readonly string[] = [],
+  storedWriteKey?: string,
+): Record<string, unknown> {
+  const concurrency = form.concurrency.trim();
+  // An empty field is no number (NaN fails the schema as "expected number").
+  const options = { bodyShape: form.bodyShape, concurrency: concurrency === '' ? Number.NaN : Number(concurrency) };
+  const common = { ...(form.id !== null ? { id: form.id } : {}), name: form.name.trim(), enabled: form.enabled, sources: form.sources };
+  if (form.kind === 'tracking-api') return { ...common, kind: form.kind, trackingApi: trackingApiRequestOf(form.trackingApi, storedWriteKey), options };
   const shared = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
   const secret = form.signing === 'standard' ? undefined : shared;
   const signingSecrets =
@@ -139,12 +163,8 @@ export function requestOf(form: DestinationForm, storedSecret?: string, storedSi
           const value = row.value.trim() !== '' ? row.value.trim() : storedSigningSecrets[row.stored!.index];
           return value === undefined ? [] : [value];
         });
-  const concurrency = form.concurrency.trim();
   return {
-    ...(form.id !== null ? { id: form.id } : {}),
-    name: form.name.trim(),
-    enabled: form.enabled,
-    sources: form.sources,
+    ...common,
     webhooks: form.webhooks.map((w) => {
       const headers: Record<string, string> = {};
       for (const row of w.headers) if (!isBlank(row)) headers[row.name.trim()] = row.value;
@@ -155,8 +175,7 @@ export function requestOf(form: DestinationForm, storedSecret?: string, storedSi
     ...(secret ? { sharedSecret: secret } : {}),
     signing: form.signing,
     ...(signingSecrets.length > 0 ? { signingSecrets } : {}),
-    // An empty field is no number (NaN fails the schema as "expected number").
-    options: { bodyShape: form.bodyShape, concurrency: concurrency === '' ? Number.NaN : Number(concurrency) },
+    options,
   };
 }
 
@@ -183,7 +202,8 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
   };
   const name = form.name.trim();
   if (takenNames.includes(name)) add('name', `Another destination is already called “${name}”; choose another name.`);
-  form.webhooks.forEach((w, i) => {
+  const webhooks = form.kind !== 'tracking-api';
+  if (webhooks) form.webhooks.forEach((w, i) => {
     if (w.url.trim() === '') add(`webhooks.${i}.url`, 'Enter the URL to post to, e.g. http://localhost:3000/hook.');
     const seen = new Set<string>();
     w.headers.forEach((row, j) => {
@@ -193,7 +213,7 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
       seen.add(header);
     });
   });
-  if (form.signing !== 'segment') {
+  if (webhooks && form.signing !== 'segment') {
     const seenSecrets = new Set<string>();
     form.signingSecrets.forEach((row, i) => {
       const value = row.value.trim();
@@ -203,7 +223,7 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
     });
   }
   // A stored secret is valid as it is: check the form with a stand-in. The id is the core's to check.
-  const { id: _id, ...request } = requestOf(form, 'stored', [STORED_STAND_IN, STORED_STAND_IN]);
+  const { id: _id, ...request } = requestOf(form, 'stored', [STORED_STAND_IN, STORED_STAND_IN], 'stored');
   const parsed = destinationSchema.safeParse(request);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -212,7 +232,7 @@ export function validate(form: DestinationForm, takenNames: readonly string[] = 
     }
   }
   // zod does not look into the webhooks once there are too many: check each one by itself too.
-  (request.webhooks as unknown[]).forEach((webhook, i) => {
+  ((request.webhooks ?? []) as unknown[]).forEach((webhook, i) => {
     const one = webhookSchema.safeParse(webhook);
     if (one.success) return;
     for (const issue of one.error.issues) {
@@ -234,7 +254,10 @@ export function fieldOf(path: readonly PropertyKey[], form: DestinationForm): st
     case 'name':
     case 'sharedSecret':
     case 'signing':
+    case 'kind':
       return root;
+    case 'trackingApi':
+      return trackingApiField(index);
     case 'signingSecrets': {
       // The request's list leaves out the empty rows: find the row its index stands for.
       const row = typeof index === 'number' ? givenSigningSecrets(form)[index] : undefined;
@@ -278,6 +301,8 @@ export function sentence(field: string, message: string, code?: string): string 
   if (field === 'sharedSecret' && /signing "both" needs/.test(message)) return 'Signing with both needs a shared secret for X-Signature too: generate one, or choose Standard Webhooks alone.';
   // zod's own wording ("Too small: expected number to be >=1") says less than the bounds do.
   if (field === 'concurrency') return `Concurrency must be a whole number from ${CONCURRENCY_MIN} to ${CONCURRENCY_MAX}.`;
+  const forward = trackingApiSentence(field, message);
+  if (forward) return forward;
   const label = LABELS[field] ?? (/\.url$/.test(field) ? 'The URL' : /\.caCert$/.test(field) ? 'The CA certificate' : /^signingSecrets\./.test(field) ? 'The secret' : null);
   let text = message;
   if (label && /^(must|may|needs|is|at most|should)\b/.test(message)) text = `${label} ${message}`;
@@ -319,42 +344,8 @@ export function generateSigningSecret(fill: (bytes: Uint8Array<ArrayBuffer>) => 
 /** Whether two forms would save the same thing (row keys aside): the editor's "unsaved changes". */
 export function sameSettings(a: DestinationForm, b: DestinationForm): boolean {
   const secretKind = (f: DestinationForm) => (f.secret.kind === 'value' && f.secret.value === '' ? 'none' : f.secret.kind);
-  const plain = (f: DestinationForm) => JSON.stringify([requestOf(f, '\u0000stored', ['\u0000stored 0', '\u0000stored 1']), secretKind(f)]);
+  const keyKind = (f: DestinationForm) => (f.trackingApi.writeKey.kind === 'value' && f.trackingApi.writeKey.value === '' ? 'none' : f.trackingApi.writeKey.kind);
+  const plain = (f: DestinationForm) =>
+    JSON.stringify([requestOf(f, '\u0000stored', ['\u0000stored 0', '\u0000stored 1'], '\u0000stored key'), f.kind === 'tracking-api' ? keyKind(f) : secretKind(f)]);
   return plain(a) === plain(b);
-}
-
-/** The stored secrets a save must read first (destinations.revealSecret): those the form keeps without knowing them. */
-export function storedToRead(form: DestinationForm): boolean {
-  if (form.id === null) return false;
-  const shared = form.signing !== 'standard' && form.secret.kind === 'stored';
-  return shared || (form.signing !== 'segment' && form.signingSecrets.some((row) => row.stored !== null && row.value.trim() === ''));
-}
-
-/**
- * What keeping the stored secrets at save runs into: the fields whose stored secret could not be read
- * (`failure`: why the read failed; otherwise the secret is gone, saved elsewhere meanwhile).
- */
-export function keptSecretProblems(form: DestinationForm, read: { secret: string | null; signingSecrets: string[] } | null, failure?: string): FieldErrors {
-  const errors: FieldErrors = {};
-  const why = failure ?? 'it is gone';
-  if (form.signing !== 'standard' && form.secret.kind === 'stored' && (read === null || read.secret === null)) {
-    errors.sharedSecret = `Could not keep the stored secret (${why}); generate or type one, or remove it.`;
-  }
-  if (form.signing !== 'segment') {
-    form.signingSecrets.forEach((row, i) => {
-      if (row.stored !== null && row.value.trim() === '' && read?.signingSecrets[row.stored.index] === undefined) {
-        errors[`signingSecrets.${i}`] = `Could not keep the stored secret (${why}); generate or paste one, or remove it.`;
-      }
-    });
-  }
-  return errors;
-}
-
-/**
- * The stored Standard Webhooks secrets filled in from what destinations.revealSecret read, by their
- * place; null when one of them is no longer there.
- */
-export function withRevealedSigningSecrets(form: DestinationForm, values: readonly string[]): DestinationForm | null {
-  if (form.signingSecrets.some((row) => row.stored !== null && values[row.stored.index] === undefined)) return null;
-  return { ...form, signingSecrets: form.signingSecrets.map((row) => (row.stored && row.value === '' ? { ...row, value: values[row.stored.index]! } : row)) };
 }

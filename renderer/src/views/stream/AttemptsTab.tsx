@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { AttemptView, DeliveryView, DestinationView, MessageDetail } from '../../../../shared/contract.ts';
 import { absoluteTime, clockTime, formatCount, formatDuration } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
+import { loopExplanation, loopRefusalOf } from '../../lib/loop-refusal.ts';
 import { countdown } from '../../store/outcome.ts';
 import { useInspector } from '../../store/react.ts';
 
@@ -106,6 +107,7 @@ function AttemptRow({ attempt, next, n, scale, timeoutAt }: { attempt: AttemptVi
   const summary = attemptSummary(attempt);
   const width = Math.max(0.5, Math.min(100, (attempt.durationMs / scale) * 100));
   const timedOut = attempt.errorCode === 'timeout';
+  const refusal = loopRefusalOf(attempt);
   return (
     <li className={`attempt attempt-${summary.tone}${timedOut ? ' attempt-timeout' : ''}`} aria-label={`Attempt ${n}: ${summary.text}`}>
       <div className="attempt-head">
@@ -126,7 +128,13 @@ function AttemptRow({ attempt, next, n, scale, timeoutAt }: { attempt: AttemptVi
           </span>
         ) : null}
       </div>
-      {attempt.errorMessage ? <p className="attempt-error">{attempt.errorCode ? <strong>{attempt.errorCode}: </strong> : null}{attempt.errorMessage}</p> : null}
+      {/* Refused by a Sluice's loop guard: what that means and the fix, in place of the sender's sentence (the status and the response keep it). */}
+      {refusal ? (
+        <p className="attempt-error attempt-loop">
+          <strong>loop guard ({refusal}): </strong>
+          {loopExplanation(refusal)}
+        </p>
+      ) : attempt.errorMessage ? <p className="attempt-error">{attempt.errorCode ? <strong>{attempt.errorCode}: </strong> : null}{attempt.errorMessage}</p> : null}
       {attempt.retryAt !== null ? (
         <p className="muted">
           Retry scheduled for {absoluteTime(attempt.retryAt)}

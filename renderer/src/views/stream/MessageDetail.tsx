@@ -10,6 +10,7 @@ import { describeOutcome } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { AttemptsTab } from './AttemptsTab.tsx';
 import { rowName } from './StreamRow.tsx';
+import { isForward } from './request-shown.ts';
 import { WebhookTab } from './WebhookTab.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
 
@@ -61,7 +62,8 @@ export function MessageDetailPane() {
   const replayCount = data.deliveries.filter((d) => d.trigger === 'replay').length;
   const tabs: TabDef<TabKey>[] = [
     { key: 'message', label: 'Message' },
-    { key: 'webhook', label: 'Webhook request', badge: data.deliveries.length > 1 ? String(data.deliveries.length) : undefined },
+    // A forward to a Tracking API is no webhook: the tab says which the shown delivery is.
+    { key: 'webhook', label: isForward(destinations.find((d) => d.id === delivery?.destinationId)) ? 'Forward request' : 'Webhook request', badge: data.deliveries.length > 1 ? String(data.deliveries.length) : undefined },
     { key: 'attempts', label: 'Attempts', badge: attemptCount > 0 ? String(attemptCount) : undefined },
     { key: 'replay', label: 'Replay', badge: replayCount > 0 ? String(replayCount) : undefined },
   ];

@@ -4,40 +4,9 @@ import { webhookBody } from '../../../../shared/webhook-body.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { HeaderValue } from '../../components/HeaderValue.tsx';
 import { curlCommand } from '../../lib/curl.ts';
+import { isForward, requestsOf } from './request-shown.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
 import { formatCount } from '../../lib/format.ts';
-
-const USER_AGENT = 'Sluice/1.0';
-
-export interface RequestShown {
-  url: string;
-  headers: Record<string, string>;
-  /** The headers are the ones recorded with an attempt (not reconstructed). */
-  recorded: boolean;
-}
-
-/** The requests of a delivery: one per webhook URL, with the headers of its latest attempt when there is one. */
-export function requestsOf(delivery: DeliveryView, destination: DestinationView | undefined): RequestShown[] {
-  const targets = delivery.targetUrl ? [{ url: delivery.targetUrl, headers: {} as Record<string, string> }] : (destination?.webhooks ?? []);
-  const urls = new Set<string>(targets.map((t) => t.url));
-  for (const attempt of delivery.attempts) urls.add(attempt.url);
-  return [...urls].map((url) => {
-    const last = [...delivery.attempts].reverse().find((a) => a.url === url);
-    if (last) return { url, headers: last.requestHeaders, recorded: true };
-    const webhook = targets.find((t) => t.url === url);
-    return {
-      url,
-      headers: {
-        'User-Agent': USER_AGENT,
-        'Content-Type': 'application/json',
-        ...(webhook?.headers ?? {}),
-        // Standard Webhooks' headers are made at each attempt, so they are not known before one.
-        ...(delivery.signature && destination?.signing !== 'standard' ? { 'X-Signature': delivery.signature } : {}),
-      },
-      recorded: false,
-    };
-  });
-}
 
 function headerOf(headers: Record<string, string>, name: string): string | null {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
@@ -53,10 +22,13 @@ export function WebhookTab({ message, delivery, destinations }: {
   destinations: readonly DestinationView[];
 }) {
   const destination = delivery ? destinations.find((d) => d.id === delivery.destinationId) : undefined;
+  const forward = isForward(destination);
+  // Not sent yet: the body as the destination would send it (a forward: the message as a Tracking API takes it).
+  const shape = forward ? 'forward' : (destination?.options.bodyShape ?? 'seed');
   const preview = useMemo(() => {
     if (!delivery || delivery.body !== null || !message.message) return null;
-    return JSON.stringify(webhookBody(message.message, destination?.options.bodyShape ?? 'seed'));
-  }, [delivery, message.message, destination?.options.bodyShape]);
+    return JSON.stringify(webhookBody(message.message, shape));
+  }, [delivery, message.message, shape]);
   const [urlIndex, setUrlIndex] = useState(0);
 
   if (!delivery) {
@@ -84,11 +56,17 @@ export function WebhookTab({ message, delivery, destinations }: {
   const standard = standardSignature
     ? { id: headerOf(request!.headers, 'webhook-id'), timestamp: headerOf(request!.headers, 'webhook-timestamp'), signature: standardSignature }
     : null;
+  const what = forward ? 'forward' : 'webhook';
+  // A forward's request carried this message in {"batch": […]} with others of its round: curl sends it alone, uncompressed.
+  const curl = () =>
+    forward
+      ? curlCommand(request!.url, withoutHeader(request!.headers, 'content-encoding'), `{"batch":[${body}]}`)
+      : curlCommand(request!.url, request!.headers, body);
 
   return (
     <div className="webhook-tab">
       {requests.length > 1 ? (
-        <div className="segmented" role="group" aria-label="Webhook URL">
+        <div className="segmented" role="group" aria-label={forward ? 'Forward URL' : 'Webhook URL'}>
           {requests.map((r, i) => (
             <button key={r.url} type="button" className="btn btn-small" aria-pressed={i === urlIndex} onClick={() => setUrlIndex(i)}>
               {r.url}
@@ -98,13 +76,18 @@ export function WebhookTab({ message, delivery, destinations }: {
       ) : null}
       {request ? (
         <>
+          {forward ? (
+            <h3 className="section-title">
+              Forward <span className="muted">— to the Tracking API of “{destination!.name}”, in a batch</span>
+            </h3>
+          ) : null}
           <div className="request-line">
             <span className="method">POST</span>
-            <code className="url" aria-label="Webhook URL">
+            <code className="url" aria-label={forward ? 'Forward URL' : 'Webhook URL'}>
               {request.url}
             </code>
-            <CopyButton text={request.url} label="Copy webhook URL" />
-            <CopyButton getText={() => curlCommand(request.url, request.headers, body)} label="Copy as curl">
+            <CopyButton text={request.url} label={`Copy ${what} URL`} />
+            <CopyButton getText={curl} label="Copy as curl">
               Copy as curl
             </CopyButton>
           </div>
@@ -129,14 +112,23 @@ export function WebhookTab({ message, delivery, destinations }: {
         <p className="muted">The destination has no webhook URL.</p>
       )}
       <h3 className="section-title">
-        Body <span className="muted">{sent ? `— exactly as sent, ${formatCount(bytes)} bytes` : `— will be sent (mapped now: ${formatCount(bytes)} bytes)`}</span>
+        Body{' '}
+        <span className="muted">
+          {forward
+            ? sent
+              ? `— this message as forwarded, ${formatCount(bytes)} bytes, one of the request's {"batch": […]}`
+              : `— will be forwarded (as it stands now: ${formatCount(bytes)} bytes), in a {"batch": […]} request`
+            : sent
+              ? `— exactly as sent, ${formatCount(bytes)} bytes`
+              : `— will be sent (mapped now: ${formatCount(bytes)} bytes)`}
+        </span>
         <CopyButton text={body} label="Copy body" />
       </h3>
       <pre className="code-block body-block" aria-label="Request body">
         {body}
       </pre>
-      {/* X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. */}
-      {!standard || signature ? (
+      {/* A forward is not signed (the API reads its write key). X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. */}
+      {forward ? null : !standard || signature ? (
         <SignatureCheck
           body={body}
           signed={{ scheme: 'x-signature', signature: sent ? signature : null }}
@@ -150,6 +142,10 @@ export function WebhookTab({ message, delivery, destinations }: {
       ) : null}
     </div>
   );
+}
+
+function withoutHeader(headers: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== name));
 }
 
 function noDeliveryReason(m: MessageDetail): string {
