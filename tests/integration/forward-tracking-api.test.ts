@@ -150,6 +150,39 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     expect(deletion.deliveryIds).toEqual([]);
   });
 
+  it('two Sluices forwarding to each other: the message comes back once and is refused by the loop guard', async () => {
+    const [portA, portB] = [await closedPort(), await closedPort()];
+    const b = await startCore({
+      dataDir: tempDir(),
+      ingestPort: portB,
+      config: configFileSchema.parse({
+        sources: [{ name: 'team', writeKey: 'wk_team' }],
+        destinations: [{ name: 'back', sources: ['team'], kind: 'tracking-api', trackingApi: { url: `http://127.0.0.1:${portA}`, writeKey: 'wk_laptop', flushMs: 0 } }],
+      }),
+    });
+    cores.add(b);
+    const a = await startCore({
+      dataDir: tempDir(),
+      ingestPort: portA,
+      config: configFileSchema.parse({
+        sources: [{ name: 'laptop', writeKey: 'wk_laptop' }],
+        destinations: [{ name: 'team', sources: ['laptop'], kind: 'tracking-api', trackingApi: { url: `http://127.0.0.1:${portB}`, writeKey: 'wk_team', flushMs: 0 } }],
+      }),
+    });
+    a.writeKey = 'wk_laptop';
+    cores.add(a);
+    expect((await post(a, '/v1/track', { userId: 'u', event: 'Round and round' })).status).toBe(200);
+    const [back] = await until(() => {
+      const message = b.messages.list()[0];
+      const [d] = message ? b.deliveries.forMessage(message.id) : [];
+      return d?.status === 'failed' ? [d] : undefined;
+    });
+    expect(back!.lastError).toMatch(/^refused by the loop guard \(409 loop_detected\)/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(a.messages.list()).toHaveLength(1);
+    expect(b.messages.list()).toHaveLength(1);
+  });
+
   it('the upstream restarting: its batches are retried and nothing is lost or doubled', async () => {
     offset = 0;
     const port = await closedPort();

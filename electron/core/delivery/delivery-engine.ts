@@ -110,7 +110,10 @@ export class DeliveryEngine {
    */
   tryNow(destinationIds?: readonly number[]): void {
     const destinations = destinationIds ? destinationIds.map((id) => this.#o.destinations.byId(id)) : this.#o.destinations.list();
-    for (const destination of destinations) for (const webhook of destination?.webhooks ?? []) this.#breakers.reset(webhook.url);
+    for (const destination of destinations) {
+      if (destination?.kind === 'tracking-api') this.#breakers.reset(forwardUrl(destination.trackingApi!.url));
+      for (const webhook of destination?.webhooks ?? []) this.#breakers.reset(webhook.url);
+    }
     this.kick();
   }
 

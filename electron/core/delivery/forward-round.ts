@@ -4,7 +4,7 @@ import type { AttemptRecord } from '../store/delivery-types.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
 import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from './retry-schedule.ts';
-import { maxRetryAfter, resolveBody, type RoundOutcome, type RoundParts } from './round.ts';
+import { errorOf, maxRetryAfter, resolveBody, type RoundOutcome, type RoundParts } from './round.ts';
 import { USER_AGENT, type SendResult } from './webhook-sender.ts';
 
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
@@ -127,9 +127,10 @@ export async function runForwardRound(
   return outcomes;
 }
 
-/** A failed request's sentence, with the API's own reason when it gave one (a 4xx's "why"). */
+/** A failed request's sentence, with the API's own reason when it gave one (a 4xx's "why"); a loop guard's refusal as round.ts says it. */
 function withReason(result: SendResult): string {
-  const message = result.errorMessage ?? 'the request failed';
+  const message = errorOf(result) ?? 'the request failed';
+  if (message !== result.errorMessage) return message;
   if (result.status === null || result.status < 400 || !result.responseBody) return message;
   let reason = result.responseBody.trim();
   try {

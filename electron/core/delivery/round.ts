@@ -129,7 +129,7 @@ export async function runRound(
  * An attempt's error: the sender's sentence, or, when the receiver is a Sluice whose loop guard refused
  * the request (409 loop_detected / too_many_hops), that said plainly with its own sentence.
  */
-function errorOf(result: SendResult | undefined): string | null {
+export function errorOf(result: SendResult | undefined): string | null {
   if (!result) return null;
   if (result.status === 409 && result.responseBody?.includes('"code":"')) {
     try {

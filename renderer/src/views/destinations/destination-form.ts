@@ -8,6 +8,7 @@ import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
 import { toBase64, toHex } from '../../lib/hmac.ts';
 import { destinationOptionsSchema, destinationSchema, webhookSchema, type DestinationKind, type SigningScheme } from '../../../../shared/settings.ts';
 import { emptyTrackingApi, trackingApiField, trackingApiFormOf, trackingApiRequestOf, trackingApiSentence, type TrackingApiForm } from './tracking-api-form.ts';
+import type { SecretState } from './secret-state.ts';
 
 const concurrencySchema = destinationOptionsSchema.shape.concurrency.unwrap();
 /** Deliveries of one destination in flight at once: the bounds and default of the core's schema. */
@@ -30,11 +31,8 @@ export interface WebhookForm {
   caCert: string;
 }
 
-/**
- * The shared secret as the form holds it. `stored`: the destination has one that the inspector has
- * not read (shown masked; read with destinations.revealSecret only on Reveal or at save).
- */
-export type SecretState = { kind: 'none' } | { kind: 'stored'; masked: string } | { kind: 'value'; value: string };
+/** The shared secret as the form holds it (secret-state.ts). */
+export type { SecretState };
 
 /**
  * One Standard Webhooks secret (whsec_…) as the form holds it: `value` as typed, generated or revealed;

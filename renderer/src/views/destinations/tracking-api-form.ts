@@ -5,7 +5,7 @@
  */
 import type { TrackingApiView } from '../../../../shared/contract.ts';
 import { trackingApiSchema } from '../../../../shared/settings.ts';
-import type { SecretState } from './destination-form.ts';
+import type { SecretState } from './secret-state.ts';
 
 const batchSizeSchema = trackingApiSchema.shape.batchSize.unwrap();
 const flushMsSchema = trackingApiSchema.shape.flushMs.unwrap();
