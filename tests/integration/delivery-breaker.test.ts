@@ -98,6 +98,8 @@ describe('circuit breaker', () => {
     const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] });
     await sendMany(c, 10);
     await until(() => c.delivery.breaker(r.url).state === 'open' || undefined);
+    // The failed rounds' results committed (a Retry now before that would find them still pending).
+    await until(() => statuses(c).retrying === FAILURE_THRESHOLD || undefined);
     r.fallback = { status: 200 };
     const waiting = c.messages.list().flatMap((m) => c.deliveries.forMessage(m.id)).map((d) => d.id);
     await c.retryNow(waiting);
