@@ -37,6 +37,9 @@ describe('loop guard', () => {
     c.saveDestination(forwardTo('back-2', c.ingestUrl, c.writeKey, source.name));
     expect(c.configWarnings()).toHaveLength(2);
     expect(c.configWarnings()[0]).toMatch(/destination "back-1", webhook 1 .* own ingestion endpoint/);
+    c.saveDestination({ name: 'forward-back', sources: [source.name], kind: 'tracking-api', trackingApi: { url: c.ingestUrl.replace('127.0.0.1', 'localhost'), writeKey: c.writeKey } } as never);
+    expect(c.configWarnings()[2]).toMatch(/^destination "forward-back" \(forwards to http:\/\/localhost:\d+\) posts to this Sluice's own ingestion endpoint/);
+    await c.deleteDestination(c.destinations.byName('forward-back')!.id);
 
     const res = await post(c, '/v1/track', { userId: 'u_1', event: 'Loop Me' });
     expect(res.status).toBe(200);

@@ -182,9 +182,10 @@ export function createOperations(p: OperationParts): Operations {
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
 
     configWarnings: () =>
-      destinations.list().flatMap((d) =>
-        d.webhooks.flatMap((w, i) => (pointsAtIngest(w.url, p.ingestUrl) ? [selfLoopWarning(`destination "${d.name}", webhook ${i + 1} (${w.url})`)] : [])),
-      ),
+      destinations.list().flatMap((d) => [
+        ...d.webhooks.flatMap((w, i) => (pointsAtIngest(w.url, p.ingestUrl) ? [selfLoopWarning(`destination "${d.name}", webhook ${i + 1} (${w.url})`)] : [])),
+        ...(d.trackingApi && pointsAtIngest(d.trackingApi.url, p.ingestUrl) ? [selfLoopWarning(`destination "${d.name}" (forwards to ${d.trackingApi.url})`)] : []),
+      ]),
 
     appInfo: () => ({
       // pkg.version, not the whole manifest: the bundler keeps only the fields read this way.
