@@ -148,6 +148,8 @@ describe('410 Gone', () => {
     await pause();
     expect(gone.received).toHaveLength(1);
     expect(statuses(first).pending).toBe(3);
+    // A test event would wait with them: refused, with the way out.
+    await expect(first.sendTestEvent(first.destinations.byName('hooks')!.id)).rejects.toMatchObject({ code: 'webhooks_gone', message: expect.stringMatching(/re-enable one/) });
 
     // A restart applies the config again: the URL stays disabled.
     await first.close();

@@ -27,6 +27,13 @@ export async function sendTestEvent(deps: TestEventDeps, destinationId: number):
     // A disabled destination's deliveries wait until it is enabled: the test would never be sent.
     throw new OperationError('destination_disabled', `“${destination.name}” is disabled; enable it and save, then send the test event again`);
   }
+  if (destination.kind !== 'tracking-api' && destination.webhooks.every((w) => destination.gone?.[w.url])) {
+    // Its deliveries wait until a URL is re-enabled: the test would never be sent.
+    throw new OperationError(
+      'webhooks_gone',
+      `every webhook of “${destination.name}” answered 410 Gone and is disabled; re-enable one (or edit the destination), then send the test event again`,
+    );
+  }
   const now = deps.clock.now();
   const message = {
     type: 'track',
