@@ -92,6 +92,24 @@ describe('circuit breaker', () => {
     expect(c.delivery.breaker(dead.url).state).toBe('open');
   });
 
+  it('failures below the threshold and the recovery are announced (at most once a second), so the inspector shows the count', async () => {
+    const r = await receiver();
+    r.fallback = { status: 503 };
+    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] });
+    let announced = 0;
+    c.bus.on('settings.changed', () => announced++);
+    await sendMany(c, 2);
+    await r.waitFor(2);
+    await until(() => (announced > 0 && health(c).destinations[0]!.health[0]!.failures === 2) || undefined, 5_000);
+    expect(announced).toBe(1); // two failures, one announcement
+    expect(health(c).destinations[0]!.health[0]!.breaker).toBe('closed');
+    r.fallback = { status: 200 };
+    await until(() => statuses(c).retrying === 2 || undefined);
+    await c.retryNow(c.messages.list().flatMap((m) => c.deliveries.forMessage(m.id)).map((d) => d.id));
+    await until(() => statuses(c).delivered === 2 || undefined);
+    await until(() => (announced > 1 && health(c).destinations[0]!.health[0]!.failures === 0) || undefined, 5_000);
+  });
+
   it('"Retry now" tries the receiver at once, whatever the breaker says', async () => {
     const r = await receiver();
     r.fallback = { status: 500 };

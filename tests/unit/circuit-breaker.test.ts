@@ -7,7 +7,8 @@ const URL_B = 'http://127.0.0.1:9/b';
 
 function opened(t = 0) {
   const changes: string[] = [];
-  const breakers = new CircuitBreakers((url, state) => changes.push(`${url.slice(-1)}:${state}`));
+  // `~`: only the failure count changed (no move between states).
+  const breakers = new CircuitBreakers((url, state, moved) => changes.push(`${url.slice(-1)}:${state}${moved ? '' : '~'}`));
   for (let i = 0; i < FAILURE_THRESHOLD; i++) breakers.record(URL_A, true, 'refused', t);
   return { breakers, changes };
 }
@@ -36,7 +37,7 @@ describe('CircuitBreakers', () => {
     expect(breakers.admit(URL_A, BASE_COOLDOWN_MS + 1)).toBe(false);
     expect(breakers.admissible(URL_A, BASE_COOLDOWN_MS + 1)).toBe(false);
     expect(breakers.nextProbeAt([URL_A])).toBeNull(); // under way: its end decides
-    expect(changes).toEqual(['a:open', 'a:half-open']);
+    expect(changes).toEqual(['a:closed~', 'a:open', 'a:half-open']);
   });
 
   it('a failed probe opens it again for twice as long, up to the cap; a successful one closes it', () => {
@@ -55,6 +56,16 @@ describe('CircuitBreakers', () => {
     breakers.record(URL_A, false, null, t);
     expect(breakers.view(URL_A, t)).toMatchObject({ state: 'closed', failures: 0, probeAt: null });
     expect(changes.at(-1)).toBe('a:closed');
+  });
+
+  it('a first failure and a recovery below the threshold are announced as such (the inspector shows the count)', () => {
+    const changes: string[] = [];
+    const breakers = new CircuitBreakers((url, state, moved) => changes.push(`${state}${moved ? '' : '~'}`));
+    breakers.record(URL_A, true, 'e', 0);
+    breakers.record(URL_A, true, 'e', 0);
+    breakers.record(URL_A, false, null, 0);
+    breakers.record(URL_A, false, null, 0); // nothing left to recover from: silent
+    expect(changes).toEqual(['closed~', 'closed~']);
   });
 
   it('release() gives back an unused probe; reset() closes at once', () => {

@@ -34,10 +34,13 @@ interface Breaker {
 
 export class CircuitBreakers {
   readonly #breakers = new Map<string, Breaker>();
-  readonly #onChange: (url: string, state: BreakerState) => void;
+  readonly #onChange: (url: string, state: BreakerState, moved: boolean) => void;
 
-  /** `onChange` hears each move between closed, open and half-open. */
-  constructor(onChange: (url: string, state: BreakerState) => void = () => {}) {
+  /**
+   * `onChange` hears each move between closed, open and half-open (`moved`), and, while closed, a
+   * first failure and a recovery from failures (`moved` false: only what the inspector shows changed).
+   */
+  constructor(onChange: (url: string, state: BreakerState, moved: boolean) => void = () => {}) {
     this.#onChange = onChange;
   }
 
@@ -59,7 +62,7 @@ export class CircuitBreakers {
     if (!breaker || breaker.probeAt === null) return true;
     if (breaker.probing || now < breaker.probeAt) return false;
     breaker.probing = true;
-    this.#onChange(url, 'half-open');
+    this.#onChange(url, 'half-open', true);
     return true;
   }
 
@@ -80,21 +83,22 @@ export class CircuitBreakers {
       if (!breaker) return;
       const wasOpen = breaker.probeAt !== null;
       this.#breakers.delete(url);
-      if (wasOpen) this.#onChange(url, 'closed');
+      this.#onChange(url, 'closed', wasOpen);
       return;
     }
     if (!breaker) this.#breakers.set(url, (breaker = { failures: 0, probeAt: null, cooldownMs: BASE_COOLDOWN_MS, probing: false, lastError: null }));
     breaker.failures++;
     breaker.lastError = error;
+    if (breaker.failures === 1) this.#onChange(url, 'closed', false);
     if (breaker.probing) {
       // The probe failed: open again, for longer.
       breaker.probing = false;
       breaker.cooldownMs = Math.min(breaker.cooldownMs * 2, MAX_COOLDOWN_MS);
       breaker.probeAt = now + breaker.cooldownMs;
-      this.#onChange(url, 'open');
+      this.#onChange(url, 'open', true);
     } else if (breaker.probeAt === null && breaker.failures >= FAILURE_THRESHOLD) {
       breaker.probeAt = now + breaker.cooldownMs;
-      this.#onChange(url, 'open');
+      this.#onChange(url, 'open', true);
     }
   }
 
@@ -106,7 +110,8 @@ export class CircuitBreakers {
 
   /** Forgets a URL's breaker (its destination was edited: a new start). */
   reset(url: string): void {
-    if (this.#breakers.delete(url)) this.#onChange(url, 'closed');
+    const breaker = this.#breakers.get(url);
+    if (breaker && this.#breakers.delete(url)) this.#onChange(url, 'closed', breaker.probeAt !== null);
   }
 
   view(url: string, now: number): BreakerView {

@@ -92,11 +92,22 @@ export class DeliveryEngine {
       of: (destinationId) => this.#inFlightBy.get(destinationId) ?? 0,
     });
     this.#results = new ResultBatcher((results) => options.writer.commitResults(results));
-    this.#breakers = new CircuitBreakers((_url, state) => {
-      // The inspector shows each destination's breakers: it reads the list again.
+    this.#breakers = new CircuitBreakers((_url, state, moved) => {
+      // The inspector shows each destination's breakers: it reads the list again — at once when a
+      // breaker opens or closes, at most once a second for a count of failures (a flapping receiver).
+      if (!moved) return this.#healthChanged();
       options.bus.emit('settings.changed', null);
       if (state === 'closed') this.kick(); // what waited for the receiver may go now
     });
+  }
+
+  #healthTimer: NodeJS.Timeout | undefined;
+  /** Announces a change of a receiver's failure count, at most once a second. */
+  #healthChanged(): void {
+    this.#healthTimer ??= setTimeout(() => {
+      this.#healthTimer = undefined;
+      if (!this.#closed) this.#o.bus.emit('settings.changed', null);
+    }, 1_000).unref();
   }
 
   /** A webhook URL's circuit breaker, as the inspector shows it. */
