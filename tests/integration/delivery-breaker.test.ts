@@ -110,6 +110,20 @@ describe('circuit breaker', () => {
     await until(() => (announced > 1 && health(c).destinations[0]!.health[0]!.failures === 0) || undefined, 5_000);
   });
 
+  it('a probe whose message was purged gives the probe back: the next delivery probes, nothing stays blocked', async () => {
+    const r = await receiver();
+    r.fallback = { status: 503 };
+    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] });
+    await sendMany(c, 10); // all of user u_1
+    await until(() => c.delivery.breaker(r.url).state === 'open' || undefined);
+    await c.requestDeletion({ userId: 'u_1', purge: true });
+    r.fallback = { status: 200 };
+    expect((await post(c, '/v1/track', { userId: 'u_2', event: 'Later' })).status).toBe(200);
+    advance(c, BASE_COOLDOWN_MS); // the first probe goes to a purged message's delivery: no request
+    await until(() => statuses(c).delivered === 2 || undefined, 5_000); // u_2's message and the deletion notice
+    expect(c.delivery.breaker(r.url).state).toBe('closed');
+  });
+
   it('"Retry now" tries the receiver at once, whatever the breaker says', async () => {
     const r = await receiver();
     r.fallback = { status: 500 };

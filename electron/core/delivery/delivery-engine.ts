@@ -333,8 +333,15 @@ export class DeliveryEngine {
         return;
       }
     }
-    const { result, announced } = await runRound(this.#round, delivery, destination, this.#bodies.take(delivery.id), releaseSlot, admitted);
-    await this.#commit(result, announced);
+    let round: Awaited<ReturnType<typeof runRound>> | undefined;
+    try {
+      round = await runRound(this.#round, delivery, destination, this.#bodies.take(delivery.id), releaseSlot, admitted);
+    } finally {
+      // A probe this round took but did not send (its message was purged or unreadable, or the round
+      // failed) is given back: the breaker would otherwise wait for its answer for ever.
+      this.#releaseUnsent(admitted, round?.result.attempts);
+    }
+    await this.#commit(round.result, round.announced);
   }
 
   /**
@@ -359,8 +366,19 @@ export class DeliveryEngine {
       return;
     }
     const prepared = deliveries.map((delivery) => this.#bodies.take(delivery.id));
-    const outcomes = await runForwardRound(this.#round, deliveries, current, prepared, releaseSlot);
+    let outcomes: Awaited<ReturnType<typeof runForwardRound>> | undefined;
+    try {
+      outcomes = await runForwardRound(this.#round, deliveries, current, prepared, releaseSlot);
+    } finally {
+      this.#releaseUnsent(new Set([url]), outcomes?.flatMap(({ result }) => result.attempts));
+    }
     await Promise.all(outcomes.map(({ result, announced }) => this.#commit(result, announced)));
+  }
+
+  /** Gives back the probes of admitted URLs that got no request (see CircuitBreakers.release). */
+  #releaseUnsent(admitted: ReadonlySet<string> | undefined, attempts: readonly { url: string }[] | undefined): void {
+    if (!admitted) return;
+    for (const url of admitted) if (!attempts?.some((attempt) => attempt.url === url)) this.#breakers.release(url);
   }
 
   /**
