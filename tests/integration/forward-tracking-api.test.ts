@@ -8,8 +8,10 @@ import type { Core } from '../../electron/core/index.ts';
 import { configFileSchema } from '../../shared/settings.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { closedPort } from '../helpers/ports.ts';
+import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
 
+const receiver = receiversClosedAfterEach();
 const cores = new Set<TestCore>();
 const dirs: string[] = [];
 afterEach(async () => {
@@ -90,7 +92,13 @@ function expectSameMessages(from: Core, to: Core, count: number): void {
   const got = accepted(to);
   expect(sent.size).toBe(count);
   expect([...got.keys()].sort()).toEqual([...sent.keys()].sort());
-  for (const [messageId, message] of sent) expect(comparable(got.get(messageId)!), messageId).toEqual(comparable(message));
+  for (const [messageId, message] of sent) {
+    const upstreamCopy = comparable(got.get(messageId)!);
+    // A message sent without a timestamp has its time from Sluice (receivedAt); upstream, that time is
+    // the client's as far as it can tell, and it derives originalTimestamp from it.
+    if (message.originalTimestamp === undefined && upstreamCopy.originalTimestamp === message.timestamp) delete upstreamCopy.originalTimestamp;
+    expect(upstreamCopy, messageId).toEqual(comparable(message));
+  }
 }
 
 describe('forwarding to a Tracking API (another Sluice)', () => {
@@ -181,6 +189,59 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(a.messages.list()).toHaveLength(1);
     expect(b.messages.list()).toHaveLength(1);
+  });
+
+  it('batches are measured in UTF-8 bytes; a message over 32 KB as forwarded fails alone, before sending, with why', async () => {
+    const port = await closedPort();
+    const b = await upstream(port, tempDir());
+    const a = await forwarder(b.ingestUrl, tempDir());
+    // 100 messages of ~9 KB of UTF-8 each (3,000 CJK characters): ~900 KB, so at least two requests.
+    const cjk = '漢'.repeat(3_000);
+    a.delivery.setHeld(true); // all 100 in one round
+    for (const half of [0, 50]) {
+      const res = await post(a, '/v1/batch', { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: 'u', event: 'Wide', messageId: `w-${half + i}`, properties: { text: cjk } })) });
+      expect(res.status).toBe(200); // a request may be 500 KB
+    }
+    a.delivery.setHeld(false);
+    await until(() => b.messages.list({ limit: 1_000 }).length === 100 || undefined, 15_000);
+    expect(new Set(b.messages.list({ limit: 1_000 }).map((m) => m.requestId)).size).toBeGreaterThanOrEqual(2);
+    expectSameMessages(a, b, 100);
+
+    // 20 KB of batch-level context + a 15 KB event: each was within 32 KB at ingestion, together they are not.
+    const context = { blob: 'x'.repeat(20_000) };
+    await post(a, '/v1/batch', { context, batch: [{ type: 'track', userId: 'u', event: 'Small', messageId: 's-1' }, { type: 'track', userId: 'u', event: 'Big', messageId: 'b-1', properties: { pad: 'y'.repeat(15_000) } }] });
+    const big = await until(() => {
+      const m = a.messages.list({ limit: 5 }).find((x) => x.messageId === 'b-1');
+      const [d] = m ? a.deliveries.forMessage(m.id) : [];
+      return d?.status === 'failed' ? d : undefined;
+    });
+    expect(big.lastError).toMatch(/^the message is \d+ bytes as forwarded; a Tracking API takes at most 32 KB per message, so it was not sent$/);
+    expect(a.deliveries.attempts(big.id)).toEqual([]);
+    await until(() => accepted(b).has('s-1') || undefined);
+  });
+
+  it('a 2xx that names refused messages (as a Sluice answers) fails those, and only those; a replay to a typed URL carries no write key', async () => {
+    const r = await receiver();
+    const a = await forwarder(r.url, tempDir());
+    r.script({ status: 200, body: JSON.stringify({ success: true, rejected: [{ index: 1, code: 'invalid_message', message: 'event must be a string' }] }) });
+    await post(a, '/v1/batch', { batch: ['A', 'B', 'C'].map((event) => ({ type: 'track', userId: 'u', event, messageId: `r-${event}` })) });
+    const [got] = await r.waitFor(1);
+    const secondId = (JSON.parse(got!.body) as { batch: { messageId: string }[] }).batch[1]!.messageId;
+    await until(() => a.deliveries.waitingCount() === 0 || undefined);
+    for (const m of a.messages.list()) {
+      const [d] = a.deliveries.forMessage(m.id);
+      if (m.messageId === secondId) {
+        expect(d).toMatchObject({ status: 'failed', lastError: 'the API accepted the batch but rejected this message (invalid_message: event must be a string)' });
+        expect(a.deliveries.attempts(d!.id)[0]).toMatchObject({ responseStatus: 200, outcome: 'final' });
+      } else expect(d!.status).toBe('delivered');
+    }
+    expect(got!.headers.authorization).toBe(`Basic ${Buffer.from('wk_team:').toString('base64')}`);
+
+    const typed = await receiver();
+    await a.replay({ messageIds: [a.messages.list()[0]!.id], targetUrl: `${typed.url}/local` });
+    const [replayed] = await typed.waitFor(1);
+    expect(replayed!.headers.authorization).toBeUndefined();
+    expect(JSON.parse(replayed!.body).batch).toHaveLength(1);
   });
 
   it('the upstream restarting: its batches are retried and nothing is lost or doubled', async () => {

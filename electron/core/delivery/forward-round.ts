@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
 import { LOOP_HEADER } from '../../../shared/loop-guard.ts';
 import type { DueDelivery } from '../store/deliveries-repo.ts';
 import type { AttemptRecord } from '../store/delivery-types.ts';
@@ -20,6 +21,8 @@ export function forwardUrl(url: string): string {
 interface Item {
   delivery: DueDelivery;
   body: string;
+  /** The body's size in UTF-8 bytes (what the API's limits count). */
+  bytes: number;
   via: string | null;
 }
 
@@ -51,13 +54,25 @@ export async function runForwardRound(
       outcomes.push(resolved.unsendable);
       return;
     }
+    const bytes = Buffer.byteLength(resolved.body);
+    if (bytes > MAX_MESSAGE_BYTES) {
+      // Tracking APIs refuse a message over 32 KB (Segment's limit, and Sluice's): sending it would
+      // only fail, and fail its whole batch with it. Its batch-level context, merged in, can make it so.
+      const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+      const lastError = `the message is ${bytes} bytes as forwarded; a Tracking API takes at most ${MAX_MESSAGE_BYTES / 1024} KB per message, so it was not sent`;
+      outcomes.push({
+        result: { deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null, deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body: resolved.body, signature: null, attempts: [] },
+        announced: delivery,
+      });
+      return;
+    }
     const key = `${delivery.targetUrl ?? apiUrl}\n${resolved.via ?? ''}`;
     let chunks = groups.get(key);
     if (!chunks) groups.set(key, (chunks = [[]]));
     let chunk = chunks.at(-1)!;
-    const bytes = chunk.reduce((n, item) => n + item.body.length + 1, 12) + resolved.body.length;
-    if (chunk.length > 0 && (chunk.length >= api.batchSize || bytes > MAX_FORWARD_BYTES)) chunks.push((chunk = []));
-    chunk.push({ delivery, body: resolved.body, via: resolved.via });
+    const total = chunk.reduce((n, item) => n + item.bytes + 1, 12) + bytes;
+    if (chunk.length > 0 && (chunk.length >= api.batchSize || total > MAX_FORWARD_BYTES)) chunks.push((chunk = []));
+    chunk.push({ delivery, body: resolved.body, bytes, via: resolved.via });
   });
 
   const authorization = `Basic ${Buffer.from(`${api.writeKey}:`).toString('base64')}`;
@@ -68,7 +83,8 @@ export async function runForwardRound(
       const headers: Record<string, string> = {
         'User-Agent': USER_AGENT,
         'Content-Type': 'application/json',
-        Authorization: authorization,
+        // The write key goes to the API only, never to a URL typed for a replay.
+        ...(url === apiUrl ? { Authorization: authorization } : {}),
         [LOOP_HEADER]: via ? `${via}, ${parts.instanceId}` : parts.instanceId,
         ...(api.gzip ? { 'Content-Encoding': 'gzip' } : {}),
       };
@@ -87,7 +103,25 @@ export async function runForwardRound(
   for (const { url, items, headers, result } of sent) {
     const retryAfterMs = maxRetryAfter([result], now);
     const errorMessage = result.ok ? null : withReason(result);
-    for (const { delivery, body } of items) {
+    const refused = result.ok ? rejectedByIndex(result) : undefined;
+    for (const [index, { delivery, body }] of items.entries()) {
+      // Accepted as a batch, but this message refused (a Sluice upstream says which, with why): final.
+      const rejection = refused?.get(index);
+      if (rejection) {
+        const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+        const lastError = `the API accepted the batch but rejected this message (${rejection})`;
+        outcomes.push({
+          result: {
+            deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount + 1, firstAttemptAt, nextAttemptAt: null,
+            deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null,
+            attempts: [{ url, startedAt: result.startedAt, durationMs: result.durationMs, requestHeaders: JSON.stringify(headers), responseStatus: result.status,
+              responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null, responseBody: result.responseBody,
+              errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null }],
+          },
+          announced: delivery,
+        });
+        continue;
+      }
       const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
       const attemptCount = delivery.attemptCount + 1;
       const next = !result.ok && result.retryable
@@ -125,6 +159,23 @@ export async function runForwardRound(
     }
   }
   return outcomes;
+}
+
+/**
+ * A 2xx answer's list of refused messages, by their index in the batch — as a Sluice upstream answers
+ * (`{"success": true, "rejected": [{"index", "code", "message"}]}`); Segment's API has no such list.
+ */
+function rejectedByIndex(result: SendResult): Map<number, string> | undefined {
+  if (!result.responseBody?.includes('"rejected"')) return undefined;
+  try {
+    const { rejected } = JSON.parse(result.responseBody) as { rejected?: { index?: unknown; code?: unknown; message?: unknown }[] };
+    if (!Array.isArray(rejected)) return undefined;
+    const out = new Map<number, string>();
+    for (const entry of rejected) if (typeof entry?.index === 'number') out.set(entry.index, `${String(entry.code ?? 'rejected')}: ${String(entry.message ?? '')}`);
+    return out;
+  } catch {
+    return undefined; // a body cut at the capture limit, or not JSON
+  }
 }
 
 /** A failed request's sentence, with the API's own reason when it gave one (a 4xx's "why"); a loop guard's refusal as round.ts says it. */
