@@ -182,6 +182,10 @@ describe('410 Gone', () => {
     expect(statuses(first).pending).toBe(3);
     // A test event would wait with them: refused, with the way out.
     await expect(first.sendTestEvent(first.destinations.byName('hooks')!.id)).rejects.toMatchObject({ code: 'webhooks_gone', message: expect.stringMatching(/re-enable one/) });
+    // So would a replay, to its webhooks or to a typed URL.
+    const someMessage = first.messages.list()[0]!.id;
+    await expect(first.replay({ messageIds: [someMessage] })).rejects.toMatchObject({ code: 'webhooks_gone' });
+    await expect(first.replay({ messageIds: [someMessage], targetUrl: 'http://127.0.0.1:9/typed' })).rejects.toMatchObject({ code: 'webhooks_gone' });
 
     // A restart applies the config again: the URL stays disabled.
     await first.close();

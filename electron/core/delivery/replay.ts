@@ -111,6 +111,18 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
     // Only the oldest FAILED_NOW_MAX were replayed: running it again replays the next ones.
     ...(truncated ? { truncated: true as const } : {}),
   };
+  // A destination whose every webhook answered 410 Gone sends nothing (its deliveries wait until one is
+  // re-enabled, a typed URL's too): a replay through it would only wait. Said now, with the way out.
+  const gone = new Set(planned.map((d) => d.destinationId));
+  for (const id of gone) {
+    const destination = deps.destinations.byId(id);
+    if (destination && destination.kind !== 'tracking-api' && destination.webhooks.length > 0 && destination.webhooks.every((w) => destination.gone?.[w.url])) {
+      throw new OperationError(
+        'webhooks_gone',
+        `every webhook of “${destination.name}” answered 410 Gone and is disabled; re-enable one in Destinations (or edit the destination), then replay`,
+      );
+    }
+  }
   if (planned.length === 0 || request.dryRun) return { deliveryIds: [], ...counts };
   const outcome = await deps.writer.write({ op: 'createDeliveries', deliveries: planned, now });
   return { deliveryIds: outcome.ids, ...counts };
