@@ -1,11 +1,12 @@
 // One Sluice per data folder: a second core on the same folder would send every open delivery again.
 // Real cores, a real `sluice serve` in a child process, real lock files. The lock is SQLite's exclusive
-// file lock on sluice.lock, which the OS lets go of when its process dies — zombie or not.
+// file lock on sluice-lock.db, which the OS lets go of when its process dies — zombie or not; sluice.lock
+// holds the owner's pid as text, for older Sluices (whose lock was that file alone).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { LOCK_FILE, PID_FILE, lockDataDir } from '../../electron/core/store/data-dir-lock.ts';
+import { LOCK_DB, LOCK_FILE, lockDataDir } from '../../electron/core/store/data-dir-lock.ts';
 import { startCli, type RunningCli } from '../helpers/cli.ts';
 import { startCore, tempDir, type TestCore } from '../helpers/core.ts';
 
@@ -60,16 +61,17 @@ it('refuses a second core in the same process, saying which process holds it; ot
   const dataDir = folder();
   const first = await startCore({ dataDir });
   cores.push(first);
-  expect(fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8').trim()).toBe(String(process.pid));
+  expect(fs.readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\nsqlite-lock\n`);
   await expect(startCore({ dataDir })).rejects.toThrow(inUse(process.pid, dataDir));
   // The refused attempt (its connection opened and closed in this process) left the first one's lock whole.
   expect(lockFromAnotherProcess(dataDir)).toContain(inUse(process.pid, dataDir));
   expect(() => lockDataDir(dataDir)).toThrow(inUse(process.pid, dataDir));
+  expect(fs.statSync(path.join(dataDir, LOCK_DB)).mode & 0o777).toBe(0o600);
   expect(fs.statSync(path.join(dataDir, LOCK_FILE)).mode & 0o777).toBe(0o600);
 
   await first.dispose();
   cores.splice(0);
-  expect(fs.existsSync(path.join(dataDir, PID_FILE))).toBe(false);
+  expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
   expect(lockFromAnotherProcess(dataDir)).toBe('locked');
   const second = await startCore({ dataDir });
   cores.push(second);
@@ -125,9 +127,9 @@ it("takes over an older Sluice's text lock whose process is gone, or unreadable;
   fs.writeFileSync(file, `${process.pid}\n`);
   const restarted = await startCore({ dataDir });
   cores.push(restarted);
-  expect(fs.readdirSync(dataDir).filter((name) => name.startsWith('sluice.lock') || name.startsWith('sluice.pid')).sort()).toEqual([
+  expect(fs.readdirSync(dataDir).filter((name) => name.startsWith('sluice.lock') || name.startsWith('sluice-lock')).sort()).toEqual([
+    LOCK_DB,
     LOCK_FILE,
-    PID_FILE,
   ]); // nothing left aside
 });
 
@@ -137,6 +139,32 @@ it('lets go of the lock when the core fails to start', async () => {
   cores.push(blocker);
   const taken = Number(new URL(blocker.ingestUrl).port);
   await expect(startCore({ dataDir, ingestPort: taken })).rejects.toThrow(/in use/);
-  expect(fs.existsSync(path.join(dataDir, PID_FILE))).toBe(false);
+  expect(fs.existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
   expect(lockFromAnotherProcess(dataDir)).toBe('locked');
+});
+
+/** The data-folder lock of the Sluice before the SQLite lock (2ed80e2), as its users still run it: a text file with the pid. */
+function olderSluiceLocks(dataDir: string): string {
+  const script = `import fs from 'node:fs';
+const file = ${JSON.stringify(path.join(dataDir, LOCK_FILE))};
+try { fs.writeFileSync(file, process.pid + '\\n', { flag: 'wx' }); console.log('locked'); }
+catch (error) {
+  const owner = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+  let alive = false;
+  try { process.kill(owner, 0); alive = true; } catch (e) { alive = e.code === 'EPERM'; }
+  console.log(alive ? 'refused: ' + owner : 'taken over from ' + owner);
+}`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(child.stderr).toBe('');
+  return child.stdout.trim();
+}
+
+it('an older Sluice (text lock only) is refused while this one holds the folder', async () => {
+  const dataDir = folder();
+  const core = await startCore({ dataDir });
+  cores.push(core);
+  expect(olderSluiceLocks(dataDir)).toBe(`refused: ${process.pid}`);
+  await core.dispose();
+  cores.splice(0);
+  expect(olderSluiceLocks(dataDir)).toBe('locked'); // released: the file is gone
 });
