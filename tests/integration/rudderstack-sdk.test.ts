@@ -100,6 +100,31 @@ describe('@rudderstack/rudder-sdk-node (3.x), default options', () => {
   });
 });
 
+describe('event time', () => {
+  it("the SDK's originalTimestamp (it sends no timestamp) is the event's time, corrected for the client's clock as Segment's timestamp is", async () => {
+    const analytics = new RudderAnalytics(core.writeKey, { dataPlaneUrl: core.ingestUrl, gzip: false });
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const sent = new Promise<unknown>((resolve) => analytics.track({ userId: 'u_1', event: 'Late', originalTimestamp: hourAgo }, resolve as () => void));
+    await analytics.flush();
+    expect(await sent).toBeUndefined();
+    const [stored] = storedMessages(core);
+    const { timestamp, originalTimestamp, receivedAt } = stored!.message as Record<string, string>;
+    expect(originalTimestamp).toBe(hourAgo.toISOString()); // kept as the SDK sent it
+    // receivedAt − (sentAt − originalTimestamp): an hour before it arrived, give or take the flush.
+    const offset = Date.parse(receivedAt) - Date.parse(timestamp);
+    expect(offset).toBeGreaterThan(3_600_000 - 5_000);
+    expect(offset).toBeLessThan(3_600_000 + 5_000);
+    expect(stored!.timestamp).toBe(Date.parse(timestamp)); // the column the stream sorts and filters on
+  });
+
+  it('an originalTimestamp that is not a date is ignored: the time is when it arrived', async () => {
+    const res = await post(core, '/v1/track', { userId: 'u_1', event: 'Odd', originalTimestamp: 'yesterday' });
+    expect(res.status).toBe(200);
+    const [stored] = storedMessages(core);
+    expect((stored!.message as Record<string, string>).timestamp).toBe((stored!.message as Record<string, string>).receivedAt);
+  });
+});
+
 describe('gzip whatever the Content-Type says, and nothing else', () => {
   const batch = (event: string) => JSON.stringify({ batch: [{ type: 'track', userId: 'u_1', event }] });
 

@@ -1,4 +1,4 @@
-import { parseTime } from '../../../shared/message-rules.ts';
+import { isTime, parseTime } from '../../../shared/message-rules.ts';
 import type { IncomingMessage as SegmentMessage } from '../../../shared/messages.ts';
 
 /** What a batch request carries besides its events; merged into each event (event fields win). */
@@ -23,12 +23,16 @@ export interface RequestInfo {
 /**
  * The message's time corrected for the client's clock skew, as Segment does:
  * receivedAt − (sentAt − originalTimestamp); the client's timestamp as is when there is no sentAt;
- * receivedAt when the client gave no timestamp.
+ * receivedAt when the client gave no timestamp. RudderStack's SDKs send their event time as
+ * `originalTimestamp` and no `timestamp` (as its data plane reads them): that is used when it is a date.
  */
-export function correctedTimestamp(input: Pick<SegmentMessage, 'timestamp' | 'sentAt'>, request: RequestInfo): number {
-  if (input.timestamp === undefined) return request.receivedAt;
+export function correctedTimestamp(input: Pick<SegmentMessage, 'timestamp' | 'sentAt'> & { originalTimestamp?: unknown }, request: RequestInfo): number {
+  let original: number;
+  if (input.timestamp !== undefined) original = parseTime(input.timestamp);
+  else if (typeof input.originalTimestamp === 'string' && isTime((original = parseTime(input.originalTimestamp)))) {
+    // RudderStack's event time (not validated at ingestion, so only a real date counts)
+  } else return request.receivedAt;
   const sentAt = input.sentAt !== undefined ? parseTime(input.sentAt) : request.sentAt;
-  const original = parseTime(input.timestamp);
   return sentAt === null ? original : request.receivedAt - (sentAt - original);
 }
 
