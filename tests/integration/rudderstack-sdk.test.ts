@@ -104,11 +104,11 @@ describe('event time', () => {
   it("the SDK's originalTimestamp (it sends no timestamp) is the event's time, corrected for the client's clock as Segment's timestamp is", async () => {
     const analytics = new RudderAnalytics(core.writeKey, { dataPlaneUrl: core.ingestUrl, gzip: false });
     const hourAgo = new Date(Date.now() - 3_600_000);
-    const sent = new Promise<unknown>((resolve) => analytics.track({ userId: 'u_1', event: 'Late', originalTimestamp: hourAgo }, resolve as () => void));
+    const sent = new Promise<unknown>((resolve) => analytics.track({ userId: 'u_1', event: 'Late', originalTimestamp: hourAgo } as never, resolve as () => void));
     await analytics.flush();
     expect(await sent).toBeUndefined();
     const [stored] = storedMessages(core);
-    const { timestamp, originalTimestamp, receivedAt } = stored!.message as Record<string, string>;
+    const { timestamp, originalTimestamp, receivedAt } = stored!.message as { timestamp: string; originalTimestamp: string; receivedAt: string };
     expect(originalTimestamp).toBe(hourAgo.toISOString()); // kept as the SDK sent it
     // receivedAt − (sentAt − originalTimestamp): an hour before it arrived, give or take the flush.
     const offset = Date.parse(receivedAt) - Date.parse(timestamp);

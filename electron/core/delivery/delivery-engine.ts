@@ -12,7 +12,7 @@ import { ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
 import { forwardUrl, runForwardRound } from './forward-round.ts';
 import { runRound, type RoundParts } from './round.ts';
-import type { SendResult, WebhookSender } from './webhook-sender.ts';
+import { GONE_DISABLES, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
 export interface DeliveryEngineOptions {
   deliveries: DeliveriesRepo;
@@ -401,7 +401,7 @@ export class DeliveryEngine {
     const now = this.#o.clock.now();
     // Worth another round (network errors, timeouts, 5xx, 408, 429) is what counts against a receiver.
     this.#breakers.record(url, !result.ok && result.retryable, result.errorMessage, now);
-    if (result.status === 410 && this.#o.destinations.markGone(destinationId, url, result.errorMessage ?? 'answered 410 Gone', now)) {
+    if (result.status === 410 && this.#o.destinations.markGone(destinationId, url, GONE_DISABLES, now)) {
       this.#o.bus.emit('settings.changed', null);
     }
   }

@@ -8,7 +8,7 @@ import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { signBody, standardHeaders } from './signature.ts';
-import { USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
+import { GONE_DISABLES, USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
 /** A delivery whose message was purged (or is otherwise gone): failed, nothing sent. */
 const PURGED = 'the message is no longer stored (purged?); nothing was sent';
@@ -100,7 +100,9 @@ export async function runRound(
   const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
   // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
   // store's summaries pair with its code (DeliveriesRepo.lastErrors).
-  const lastAttemptError = errorOf(sent.findLast(({ result }) => !result.ok)?.result);
+  // A destination's own webhook answering 410 Gone is disabled (delivery-engine.ts #heard); a typed URL is not.
+  const gone = delivery.targetUrl === null;
+  const lastAttemptError = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
   const lastError = delivered
     ? null
     : retryable && next === null
@@ -115,7 +117,7 @@ export async function runRound(
     responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
     responseBody: result.responseBody,
     errorCode: result.errorCode,
-    errorMessage: errorOf(result),
+    errorMessage: errorOf(result, gone),
     outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
     retryAt: status === 'retrying' ? next : null,
   }));
@@ -129,8 +131,9 @@ export async function runRound(
  * An attempt's error: the sender's sentence, or, when the receiver is a Sluice whose loop guard refused
  * the request (409 loop_detected / too_many_hops), that said plainly with its own sentence.
  */
-export function errorOf(result: SendResult | undefined): string | null {
+export function errorOf(result: SendResult | undefined, goneDisables = false): string | null {
   if (!result) return null;
+  if (result.status === 410 && goneDisables) return GONE_DISABLES;
   if (result.status === 409 && result.responseBody?.includes('"code":"')) {
     try {
       const error = (JSON.parse(result.responseBody) as { error?: { code?: string; message?: string } }).error;

@@ -212,8 +212,11 @@ function capText(chunks: Buffer[], size: number, limit: number): string {
   return utf8Prefix(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), limit).toString('utf8');
 }
 
+/** A destination's webhook that answered 410 Gone is disabled (the delivery engine's #heard): said so in its attempt. */
+export const GONE_DISABLES = 'the receiver answered 410 Gone: Sluice stops sending to this URL until it is re-enabled or the destination is edited';
+
 function describeStatus(status: number): string {
-  if (status === 410) return 'the receiver answered 410 Gone: Sluice stops sending to this URL until it is re-enabled or the destination is edited';
+  if (status === 410) return 'the receiver answered 410 Gone; a 4xx is final, the request will not be retried';
   if (status >= 300 && status < 400) return `the receiver answered ${status} (a redirect); Sluice does not follow redirects — use the final URL`;
   if (status === 408 || status === 429) return `the receiver answered ${status}; will retry`;
   if (status >= 500) return `the receiver answered ${status}; will retry`;

@@ -17,7 +17,7 @@ export function checkLoop(headers: Record<string, string | string[] | undefined>
     throw new IngestError(
       409,
       'loop_detected',
-      `this request was sent by this Sluice and came back to it (${LOOP_HEADER}: ${via.join(', ')}): a destination posts to this ingestion endpoint. It was refused so that messages do not loop; point that destination at a receiver`,
+      `this request was sent by this Sluice and came back to it (${LOOP_HEADER}: ${via.join(', ')}): a destination posts to this ingestion endpoint, or forwards to a Sluice that forwards back. It was refused so that messages do not loop; point that destination at a receiver. (Two Sluices made from a copied data folder share an id: delete the setting instance.id in one's store.)`,
     );
   }
   if (via.length > MAX_HOPS) {
