@@ -1,6 +1,5 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { DeliveryView, DestinationView, MessageDetail } from '../../../../shared/contract.ts';
-import { webhookBody } from '../../../../shared/webhook-body.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { useInspector } from '../../store/react.ts';
 import { DeliveryCard, liveState, type CardDelivery } from './DeliveryCard.tsx';
@@ -8,6 +7,7 @@ import { checkJsonBody } from './json-check.ts';
 import { JsonEditor } from './JsonEditor.tsx';
 import { useReplayState, useReplayStore } from './replay-store.ts';
 import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.tsx';
+import { deliveryTarget, replayBody, signingHint } from './replay-words.ts';
 import './replay.css';
 import { formatCount } from '../../lib/format.ts';
 
@@ -32,10 +32,8 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
   }, [preferred, choice.destinationId]);
   const destination = destinations.find((d) => d.id === choice.destinationId);
 
-  const mapped = useMemo(
-    () => (message.message && destination ? webhookBody(message.message, destination.options.bodyShape) : null),
-    [message.message, destination?.options.bodyShape, destination],
-  );
+  // A tracking-api destination forwards the message itself (the 'forward' shape), not a webhook body.
+  const mapped = useMemo(() => (message.message && destination ? replayBody(message.message, destination) : null), [message.message, destination]);
   const original = useMemo(() => (mapped ? JSON.stringify(mapped, null, 2) : ''), [mapped]);
   // null: not edited, the text follows the chosen destination's body.
   const [edits, setEdits] = useState<string | null>(null);
@@ -69,7 +67,7 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
   }
 
   const blocker = !destination
-    ? 'Choose the destination that signs the replay.'
+    ? 'Choose the destination the replay goes through.'
     : !check.ok
       ? 'Fix the JSON above to send it.'
       : !target.ok
@@ -110,9 +108,7 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
       <JsonEditor value={text} onChange={setEdits} check={check} label="Replay body (JSON)" />
       <p className="hint">
         Indented here; sent compact{compact !== null ? ` (${formatCount(bytes)} bytes)` : ''}.{' '}
-        {destination?.hasSecret
-          ? `The core signs it with ${destination.name}’s secret (X-Signature)${edited ? ', so the edited body is re-signed' : ''}.`
-          : `${destination?.name ?? 'This destination'} has no shared secret: it is sent without X-Signature.`}
+        {destination ? signingHint(destination, edited) : null}
       </p>
       <div className="toolbar">
         <button type="button" className="btn btn-primary" disabled={blocker !== null || sending} aria-describedby={blockerId} onClick={() => void send()}>
@@ -148,7 +144,7 @@ function Replays({ message, destinations, sent, onShowAttempts }: {
   const card = (d: DeliveryView | undefined, id: number): CardDelivery => ({
     id,
     destinationName: d ? nameOf(d.destinationId) : '…',
-    target: d ? (d.targetUrl ?? destinations.find((x) => x.id === d.destinationId)?.webhooks.map((w) => w.url).join(', ') ?? '—') : '…',
+    target: d ? deliveryTarget(d, destinations.find((x) => x.id === d.destinationId)) : '…',
     state: liveState(d, live.get(id)),
     skipReason: d?.skipReason ?? null,
     createdAt: d?.createdAt ?? null,

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
 import { Field } from '../../components/Field.tsx';
+import { ownTarget } from './replay-words.ts';
 import { checkTargetUrl, TARGET_EXAMPLE } from './target-url.ts';
 
 export interface TargetChoice {
@@ -18,7 +19,7 @@ export function targetRequest(choice: TargetChoice): { ok: true; destinationId?:
   return url.ok ? { ok: true, ...base, targetUrl: url.url } : url;
 }
 
-/** Which destination signs the replay, and where it goes: the destination's webhooks or a typed URL. */
+/** Which destination shapes the replay, and where it goes: the destination's webhooks (or Tracking API) or a typed URL. */
 export function ReplayTarget({ destinations, choice, onChange, eachOwn, sourceId }: {
   destinations: readonly DestinationView[];
   choice: TargetChoice;
@@ -32,10 +33,10 @@ export function ReplayTarget({ destinations, choice, onChange, eachOwn, sourceId
   const urlErrorId = useId();
   const destination = destinations.find((d) => d.id === choice.destinationId);
   const url = choice.sendTo === 'url' ? checkTargetUrl(choice.url) : null;
-  const webhooks = destination ? destination.webhooks.map((w) => w.url).join(', ') || 'no webhook URL' : null;
+  const own = destination ? ownTarget(destination) : null;
   return (
     <div className="replay-target">
-      <Field label="Destination (signs with its secret, shapes the body)">
+      <Field label="Destination (shapes the body and signs it, or forwards it)">
         {(control) => (
           <select
             {...control}
@@ -62,8 +63,8 @@ export function ReplayTarget({ destinations, choice, onChange, eachOwn, sourceId
         <label className="radio">
           <input type="radio" name={name} checked={choice.sendTo === 'webhooks'} onChange={() => onChange({ ...choice, sendTo: 'webhooks' })} />
           <span>
-            {destination ? `${destination.name}’s webhooks` : 'Each destination’s own webhooks'}
-            {webhooks !== null ? <code className="muted"> {webhooks}</code> : null}
+            {own ? own.label : 'Each destination’s own webhooks (or Tracking API)'}
+            {own ? <code className="muted"> {own.urls}</code> : null}
           </span>
         </label>
         <label className="radio">
