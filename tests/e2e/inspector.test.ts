@@ -207,11 +207,11 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     await authorization.getByRole('button', { name: 'Hide Authorization' }).click();
     expect(await headers.textContent()).not.toContain(TOKEN);
 
-    await detail.getByLabel('Shared secret').fill('not-the-secret');
-    await detail.getByRole('button', { name: 'Check signature' }).click();
+    await detail.getByLabel('Shared secret', { exact: true }).fill('not-the-secret');
+    await detail.getByRole('button', { name: 'Check X-Signature' }).click();
     await expect.poll(() => detail.getByRole('status').textContent()).toContain('✗ Signature does not match');
-    await detail.getByLabel('Shared secret').fill(SECRET);
-    await detail.getByRole('button', { name: 'Check signature' }).click();
+    await detail.getByLabel('Shared secret', { exact: true }).fill(SECRET);
+    await detail.getByRole('button', { name: 'Check X-Signature' }).click();
     await expect.poll(() => detail.getByRole('status').textContent()).toContain('✓ Signature matches');
     expect(await detail.getByRole('status').textContent()).toContain(String(arrived.headers['x-signature']));
 
@@ -232,8 +232,8 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     expect(curl).toContain(`-H 'Authorization: Bearer ${TOKEN}'`); // the request as sent: copying is asking for it
     expect(curl).toContain(`--data-binary '${arrived.body.replace(/'/g, `'\\''`)}'`);
     // The destination's own secret, read on request, gives the same verdict.
-    await detail.getByLabel('Shared secret').fill('');
-    await detail.getByRole('button', { name: 'Use “hooks” secret' }).click();
+    await detail.getByLabel('Shared secret', { exact: true }).fill('');
+    await detail.getByRole('button', { name: 'Use “hooks” shared secret' }).click();
     await expect.poll(() => detail.getByRole('status').textContent()).toContain('✓ Signature matches');
 
     await detail.getByRole('tab', { name: /Attempts/ }).click();

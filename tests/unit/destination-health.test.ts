@@ -6,7 +6,7 @@ import type { AttemptView, DeliveryView, DestinationView, WebhookHealth } from '
 import { healthWords, targetOf } from '../../renderer/src/views/destinations/health.ts';
 import { isLoopRefusalError, loopExplanation, loopRefusalOf } from '../../renderer/src/lib/loop-refusal.ts';
 import { describeOutcome } from '../../renderer/src/store/outcome.ts';
-import { requestsOf } from '../../renderer/src/views/stream/request-shown.ts';
+import { notRequestedReason, requestsOf } from '../../renderer/src/views/stream/request-shown.ts';
 
 const closed: WebhookHealth = { url: 'http://127.0.0.1:3000/hook', breaker: 'closed', failures: 0, probeAt: null, lastError: null, gone: null };
 const now = 1_700_000_000_000;
@@ -75,6 +75,8 @@ describe('the loop guard’s refusals', () => {
   it('are explained with the fix, and the stream’s row says loop guard rather than a bare status', () => {
     expect(loopExplanation('loop_detected')).toMatch(/^Refused by the loop guard: the receiver is a Sluice this request had already passed through .* Point the destination elsewhere/);
     expect(loopExplanation('too_many_hops')).toContain('more than 8 Sluices');
+    // Two Sluices forwarding to each other: pointing "elsewhere" is not the whole fix.
+    for (const code of ['loop_detected', 'too_many_hops'] as const) expect(loopExplanation(code)).toMatch(/when two Sluices forward to each other, one of the two must stop forwarding to the other\.$/);
     const failed = (lastError: string) => ({
       status: 'accepted' as const,
       rejectCode: null,
@@ -114,5 +116,22 @@ describe('a forward’s request in the Webhook tab', () => {
     const headers = { Authorization: 'Basic d2tfdXA6', 'Sluice-Loop': 'sl_abc' };
     const sent = { ...delivery, attempts: [attempt({ url: 'http://127.0.0.1:8088/v1/batch', requestHeaders: headers })] };
     expect(requestsOf(sent, destination)).toEqual([{ url: 'http://127.0.0.1:8088/v1/batch', headers, recorded: true }]);
+  });
+});
+
+describe('a URL a sent delivery made no request to', () => {
+  const url = 'http://127.0.0.1:3000/hook';
+  const withHealth = (patch: Partial<WebhookHealth>) => ({ health: [{ ...closed, ...patch }] });
+  it('says no request was made, and why when the URL’s health still says it', () => {
+    expect(notRequestedReason(url, withHealth({ gone: { at: now, reason: 'answered 410 Gone' } }))).toBe(
+      'No request was made to this URL for this delivery: it is disabled since it answered 410 Gone. So there is no signature to check here.',
+    );
+    expect(notRequestedReason(url, withHealth({ breaker: 'open', failures: 5 }))).toMatch(/^No request was made to this URL for this delivery: its receiver is down \(circuit breaker open\)/);
+    const any = notRequestedReason(url, withHealth({}));
+    expect(any).toBe(
+      'No request was made to this URL for this delivery: it was disabled after a 410 Gone, its receiver was down (circuit breaker open), or it was added to the destination later. So there is no signature to check here.',
+    );
+    expect(notRequestedReason('http://elsewhere/', withHealth({ gone: { at: now, reason: 'x' } }))).toBe(any);
+    expect(notRequestedReason(url, undefined)).toBe(any);
   });
 });

@@ -30,5 +30,5 @@ export function loopExplanation(code: LoopRefusal): string {
     code === 'loop_detected'
       ? 'Refused by the loop guard: the receiver is a Sluice this request had already passed through (its own id was in the Sluice-Loop header), so this destination posts messages back round in a loop.'
       : `Refused by the loop guard: the message had already passed through more than ${MAX_HOPS} Sluices (the Sluice-Loop header), which looks like Sluices forwarding to each other in a loop.`;
-  return `${what} It is not retried. Point the destination elsewhere — at a receiver, not at a Sluice's ingestion endpoint that leads back here.`;
+  return `${what} It is not retried. Point the destination elsewhere — at a receiver, not at a Sluice's ingestion endpoint that leads back here; when two Sluices forward to each other, one of the two must stop forwarding to the other.`;
 }

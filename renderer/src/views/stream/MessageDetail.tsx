@@ -94,7 +94,7 @@ export function MessageDetailPane() {
       ) : null}
       <Tabs tabs={tabs} active={tab} onChange={setTab} label="Message detail">
         {tab === 'message' ? <MessageTab data={data} sourceName={sourceName} /> : null}
-        {tab === 'webhook' ? <WebhookTab message={data} delivery={delivery} destinations={destinations} /> : null}
+        {tab === 'webhook' ? <WebhookTab key={delivery?.id ?? `none ${data.id}`} message={data} delivery={delivery} destinations={destinations} /> : null}
         {tab === 'attempts' ? <AttemptsTab message={data} delivery={delivery} destinations={destinations} /> : null}
         {tab === 'replay' ? (
           <ReplayTab

@@ -95,15 +95,16 @@ export function SignatureCheck({ body, signed, destination, bodySent, title = 'S
                 />
               )}
             </Field>
-            <button type="button" className="btn btn-small" aria-pressed={reveal} onClick={() => setReveal(!reveal)}>
-              {reveal ? 'Hide' : 'Show'}
+            {/* A toggle: its name stays, aria-pressed says whether the secret is shown. */}
+            <button type="button" className="btn btn-small" aria-label={`Show ${standard ? 'Standard Webhooks secret' : 'shared secret'}`} aria-pressed={reveal} onClick={() => setReveal(!reveal)}>
+              Show
             </button>
             <button type="submit" className="btn btn-primary" disabled={busy || secret === ''}>
-              Check signature
+              {standard ? 'Check webhook-signature' : 'Check X-Signature'}
             </button>
             {destination && own > 0 ? (
               <button type="button" className="btn" disabled={busy} onClick={() => void checkOwn()}>
-                Use “{destination.name}” {own > 1 ? 'secrets' : 'secret'}
+                Use “{destination.name}” {standard ? (own > 1 ? 'Standard Webhooks secrets' : 'Standard Webhooks secret') : 'shared secret'}
               </button>
             ) : null}
           </form>

@@ -4,7 +4,7 @@ import { webhookBody } from '../../../../shared/webhook-body.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { HeaderValue } from '../../components/HeaderValue.tsx';
 import { curlCommand } from '../../lib/curl.ts';
-import { isForward, requestsOf } from './request-shown.ts';
+import { isForward, notRequestedReason, requestsOf } from './request-shown.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
 import { formatCount } from '../../lib/format.ts';
 
@@ -56,6 +56,8 @@ export function WebhookTab({ message, delivery, destinations }: {
   const standard = standardSignature
     ? { id: headerOf(request!.headers, 'webhook-id'), timestamp: headerOf(request!.headers, 'webhook-timestamp'), signature: standardSignature }
     : null;
+  // Sent, but not to this URL (410 Gone, an open breaker, or added since): its headers are only a reconstruction.
+  const notRequested = sent && request !== undefined && !request.recorded;
   const what = forward ? 'forward' : 'webhook';
   // A forward's request carried this message in {"batch": […]} with others of its round: curl sends it alone, uncompressed.
   const curl = () =>
@@ -93,7 +95,9 @@ export function WebhookTab({ message, delivery, destinations }: {
           </div>
           <h3 className="section-title">
             Headers{' '}
-            <span className="muted">{request.recorded ? '— as sent with the latest attempt' : '— will be sent (no attempt yet)'}</span>
+            <span className="muted">
+              {request.recorded ? '— as sent with the latest attempt' : notRequested ? '— as they would be sent (no request was made to this URL)' : '— will be sent (no attempt yet)'}
+            </span>
           </h3>
           <table className="headers-table" aria-label="Request headers">
             <tbody>
@@ -127,9 +131,14 @@ export function WebhookTab({ message, delivery, destinations }: {
       <pre className="code-block body-block" aria-label="Request body">
         {body}
       </pre>
-      {/* A forward is not signed (the API reads its write key). X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. */}
-      {forward ? null : !standard || signature ? (
+      {/* A forward is not signed (the API reads its write key). X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. Keyed: another delivery, URL or signature starts a fresh check. */}
+      {forward ? null : notRequested ? (
+        <p className="muted not-requested" role="note">
+          {notRequestedReason(request.url, destination)}
+        </p>
+      ) : !standard || signature ? (
         <SignatureCheck
+          key={`${delivery.id} ${request?.url ?? ''} ${sent ? signature : ''}`}
           body={body}
           signed={{ scheme: 'x-signature', signature: sent ? signature : null }}
           destination={destination}
@@ -137,8 +146,15 @@ export function WebhookTab({ message, delivery, destinations }: {
           title={standard ? 'X-Signature check' : 'Signature check'}
         />
       ) : null}
-      {standard && sent ? (
-        <SignatureCheck body={body} signed={{ scheme: 'standard', sent: standard }} destination={destination} bodySent title="Standard Webhooks signature check" />
+      {standard && sent && !notRequested ? (
+        <SignatureCheck
+          key={`${delivery.id} ${request?.url ?? ''} ${standard.signature}`}
+          body={body}
+          signed={{ scheme: 'standard', sent: standard }}
+          destination={destination}
+          bodySent
+          title="Standard Webhooks signature check"
+        />
       ) : null}
     </div>
   );

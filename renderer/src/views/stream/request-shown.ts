@@ -62,3 +62,17 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
     };
   });
 }
+
+/**
+ * Why a delivery that was sent has no request to `url` (none of its attempts went there): the URL's
+ * health says why when it still can (410 Gone, an open breaker); otherwise every reason it could be.
+ */
+export function notRequestedReason(url: string, destination: Pick<DestinationView, 'health'> | undefined): string {
+  const health = destination?.health?.find((h) => h.url === url);
+  const why = health?.gone
+    ? 'it is disabled since it answered 410 Gone'
+    : health && health.breaker !== 'closed'
+      ? 'its receiver is down (circuit breaker open), so nothing is sent there until a probe succeeds'
+      : 'it was disabled after a 410 Gone, its receiver was down (circuit breaker open), or it was added to the destination later';
+  return `No request was made to this URL for this delivery: ${why}. So there is no signature to check here.`;
+}
