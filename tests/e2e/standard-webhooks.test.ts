@@ -138,24 +138,24 @@ describe.skipIf(skipReason !== null)('Standard Webhooks signing in the inspector
 
     const check = detail.getByRole('region', { name: 'Standard Webhooks signature check' });
     expect(await detail.getByRole('region', { name: /^(X-)?Signature check$/ }).count()).toBe(0); // no X-Signature was sent
-    const secretInput = check.getByLabel('Standard Webhooks secret');
+    const secretInput = check.getByLabel('Standard Webhooks secret', { exact: true });
     const status = check.getByRole('status');
 
     const wrong = `whsec_${randomBytes(32).toString('base64')}`;
     const wrongSignature = `v1,${createHmac('sha256', Buffer.from(wrong.slice(6), 'base64')).update(`${sent['webhook-id']}.${sent['webhook-timestamp']}.${body}`).digest('base64')}`;
     await secretInput.fill(wrong);
-    await check.getByRole('button', { name: 'Check signature' }).click();
+    await check.getByRole('button', { name: 'Check webhook-signature' }).click();
     await expect.poll(() => status.textContent()).toContain('✗ Signature does not match');
     expect(await status.textContent()).toContain(`sent${sent['webhook-signature']}`);
     expect(await status.textContent()).toContain(`computed${wrongSignature}`);
 
     await secretInput.fill(next); // the next secret alone: its own signature was sent too
-    await check.getByRole('button', { name: 'Check signature' }).click();
+    await check.getByRole('button', { name: 'Check webhook-signature' }).click();
     await expect.poll(() => status.textContent()).toContain('✓ Signature matches');
     expect(await status.textContent()).toContain(`${sent['webhook-id']}.${sent['webhook-timestamp']}.`);
 
     await secretInput.fill('');
-    await check.getByRole('button', { name: 'Use “std-hooks” secrets' }).click();
+    await check.getByRole('button', { name: 'Use “std-hooks” Standard Webhooks secrets' }).click();
     await expect.poll(() => status.textContent()).toContain('✓ Signature matches');
     expect(await status.textContent()).toContain(`computed${sent['webhook-signature']}`); // both secrets: both signatures
     await check.evaluate((el) => el.scrollIntoView());
@@ -172,6 +172,12 @@ describe.skipIf(skipReason !== null)('Standard Webhooks signing in the inspector
     await expect.poll(() => saveStatus().textContent()).toMatch(/^Saved at /);
     expect(stored().signingSecrets).toEqual([next]);
     await expect.poll(() => listItem().textContent(), { timeout: 10_000 }).toContain(`Standard Webhooks · ${masked(next)}`);
+
+    // A new next-secret row is empty until the user fills it: no problem shown for it yet.
+    await editor().getByRole('button', { name: '+ Add next secret (rotation)' }).click();
+    expect(await nextSecret().getAttribute('aria-invalid')).toBeNull();
+    expect(await editor().getByText('Generate or paste this secret, or remove it.').count()).toBe(0);
+    await editor().getByRole('button', { name: 'Remove next secret' }).click();
   });
 
   it('signs with both: X-Signature needs its shared secret too, and each signature gets its own check', async () => {
@@ -198,9 +204,9 @@ describe.skipIf(skipReason !== null)('Standard Webhooks signing in the inspector
     await p.getByRole('listbox', { name: 'Messages' }).getByRole('option').filter({ hasText: 'Signed Both' }).click();
     const detail = p.getByRole('region', { name: 'Message detail' });
     await detail.getByRole('tab', { name: 'Webhook request' }).click();
-    for (const title of ['X-Signature check', 'Standard Webhooks signature check']) {
+    for (const [title, secret] of [['X-Signature check', 'shared secret'], ['Standard Webhooks signature check', 'Standard Webhooks secret']]) {
       const check = detail.getByRole('region', { name: title });
-      await check.getByRole('button', { name: 'Use “std-hooks” secret', exact: true }).click();
+      await check.getByRole('button', { name: `Use “std-hooks” ${secret}`, exact: true }).click();
       await expect.poll(() => check.getByRole('status').textContent(), { timeout: 10_000 }).toContain('✓ Signature matches');
     }
 

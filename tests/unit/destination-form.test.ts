@@ -267,9 +267,8 @@ describe('Standard Webhooks signing', () => {
       ['', { index: 0, masked: 'whsec_AQ•••••' }],
       ['', { index: 1, masked: 'whsec_Ag•••••' }],
     ]);
-    expect(requestOf(f, 'shared', [current, next])).toMatchObject({ signing: 'standard', signingSecrets: [current, next] });
-    // "standard" sends no X-Signature: the shared secret is left out.
-    expect(requestOf(f, 'shared', [current, next])).not.toHaveProperty('sharedSecret');
+    // "standard" sends no X-Signature, but the stored shared secret is kept (sent back as it is).
+    expect(requestOf(f, 'shared', [current, next])).toMatchObject({ signing: 'standard', signingSecrets: [current, next], sharedSecret: 'shared' });
     expect(validate(f)).toEqual({});
     // Without secrets stored, one empty field to fill.
     expect(formOf(view, sources).signingSecrets).toEqual([{ key: expect.any(Number), value: '', stored: null }]);
@@ -286,15 +285,19 @@ describe('Standard Webhooks signing', () => {
     expect(sameSettings(f, replaced)).toBe(false);
   });
 
-  it('sends each scheme only its own secrets, and "both" both', () => {
+  it('sends the secrets of both schemes whatever the signing: the one not in use is kept, not deleted', () => {
     const f = standard([current], { secret: { kind: 'value', value: 'seed-secret' } });
-    expect(requestOf(f)).toMatchObject({ signing: 'standard', signingSecrets: [current] });
-    expect(requestOf(f)).not.toHaveProperty('sharedSecret');
-    expect(requestOf({ ...f, signing: 'both' })).toMatchObject({ signing: 'both', sharedSecret: 'seed-secret', signingSecrets: [current] });
+    const kept = { sharedSecret: 'seed-secret', signingSecrets: [current] };
+    expect(requestOf(f)).toMatchObject({ signing: 'standard', ...kept });
+    expect(requestOf({ ...f, signing: 'both' })).toMatchObject({ signing: 'both', ...kept });
     const segment = requestOf({ ...f, signing: 'segment' });
-    expect(segment).toMatchObject({ signing: 'segment', sharedSecret: 'seed-secret' });
-    expect(segment).not.toHaveProperty('signingSecrets');
+    expect(segment).toMatchObject({ signing: 'segment', ...kept });
     for (const request of [requestOf(f), requestOf({ ...f, signing: 'both' }), segment]) expect(destinationSchema.safeParse(request).success).toBe(true);
+    // Stored ones too: a destination signing with X-Signature keeps its stored Standard Webhooks secrets.
+    const stored = { ...formOf(rotating, sources), signing: 'segment' as const };
+    expect(requestOf(stored, 'shared', [current, next])).toMatchObject({ signing: 'segment', sharedSecret: 'shared', signingSecrets: [current, next] });
+    // Nothing typed or stored: nothing sent.
+    expect(requestOf(form())).not.toHaveProperty('signingSecrets');
   });
 
   it('places problems next to the secret they concern', () => {
@@ -310,8 +313,9 @@ describe('Standard Webhooks signing', () => {
     expect(validate(standard([current], { signing: 'both' }))).toEqual({
       sharedSecret: 'Signing with both needs a shared secret for X-Signature too: generate one, or choose Standard Webhooks alone.',
     });
-    // X-Signature alone does not look at the Standard Webhooks fields.
-    expect(validate(standard(['whsec_short'], { signing: 'segment' }))).toEqual({});
+    // X-Signature alone still sends (keeps) a typed Standard Webhooks secret, so a bad one is refused.
+    expect(validate(standard(['whsec_short'], { signing: 'segment' }))).toEqual({ 'signingSecrets.0': bad });
+    expect(validate(standard(['', ''], { signing: 'segment' }))).toEqual({}); // empty rows are not sent
   });
 
   it("places the core's refusal of a secret on its row, empty rows skipped", () => {
@@ -325,17 +329,21 @@ describe('Standard Webhooks signing', () => {
     expect(fieldOf(['signingSecrets'], f)).toBe('signingSecrets');
   });
 
-  it('reads the stored secrets at save only when the scheme keeps them, and says which could not be kept', () => {
+  it('reads the stored secrets of either scheme at save, and says which could not be kept', () => {
     const f = formOf(rotating, sources);
     expect(storedToRead(f)).toBe(true);
-    expect(storedToRead({ ...f, signingSecrets: f.signingSecrets.map((r) => ({ ...r, value: current })) })).toBe(false);
-    expect(storedToRead({ ...formOf(view, sources), signing: 'standard', signingSecrets: [{ ...emptySigningSecret(), value: current }] })).toBe(false); // the shared secret is not sent
+    expect(storedToRead({ ...f, signingSecrets: f.signingSecrets.map((r) => ({ ...r, value: current })) })).toBe(true); // the stored shared secret
+    expect(storedToRead({ ...f, secret: { kind: 'none' }, signingSecrets: f.signingSecrets.map((r) => ({ ...r, value: current })) })).toBe(false);
+    // The shared secret is kept (so read) while signing with Standard Webhooks alone.
+    expect(storedToRead({ ...formOf(view, sources), signing: 'standard', signingSecrets: [{ ...emptySigningSecret(), value: current }] })).toBe(true);
+    expect(storedToRead({ ...f, signing: 'segment' })).toBe(true);
     expect(storedToRead(formOf(view, sources))).toBe(true);
-    expect(keptSecretProblems(f, { secret: null, signingSecrets: [current, next] })).toEqual({});
-    expect(keptSecretProblems(f, { secret: null, signingSecrets: [current] })).toEqual({
+    expect(keptSecretProblems(f, { secret: 'shared', signingSecrets: [current, next] })).toEqual({});
+    expect(keptSecretProblems(f, { secret: 'shared', signingSecrets: [current] })).toEqual({
       'signingSecrets.1': 'Could not keep the stored secret (it is gone); generate or paste one, or remove it.',
     });
     expect(Object.keys(keptSecretProblems({ ...f, signing: 'both' }, null, 'disconnected'))).toEqual(['sharedSecret', 'signingSecrets.0', 'signingSecrets.1']);
+    expect(Object.keys(keptSecretProblems({ ...f, signing: 'segment' }, null, 'disconnected'))).toEqual(['sharedSecret', 'signingSecrets.0', 'signingSecrets.1']);
   });
 
   it('fills revealed secrets in by their place, and notices one that is gone', () => {

@@ -19,11 +19,13 @@ import {
   type DestinationForm,
   type FieldErrors,
 } from './destination-form.ts';
+import { placeErrors } from './error-places.ts';
 import { healthOf } from './health.ts';
 import { SecretField } from './SecretField.tsx';
 import { SigningChoice, SigningSecretsField } from './SigningFields.tsx';
 import { keptSecretProblems, storedToRead, withRevealedSigningSecrets, withRevealedWriteKey, type StoredCredentials } from './stored-secrets.ts';
 import { TestEventPanel } from './TestEventPanel.tsx';
+import { kindSwitchNote } from './tracking-api-form.ts';
 import { KindChoice, TrackingApiFields } from './TrackingApiFields.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
 
@@ -58,11 +60,13 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
   const dirty = !sameSettings(form, baseline);
   const problems = useMemo(() => validate(form, takenNames), [form, takenNames]);
   // What the user sees: a field's problem once they have changed it or tried to save; the webhook count at once.
-  const shown: FieldErrors = {};
+  const due: FieldErrors = {};
   for (const [field, message] of Object.entries(problems)) {
-    if (submitted || field === 'webhooks' || touched.has(field)) shown[field] = message;
+    if (submitted || field === 'webhooks' || touched.has(field)) due[field] = message;
   }
-  for (const [field, message] of Object.entries(refusal)) shown[field] ??= message;
+  for (const [field, message] of Object.entries(refusal)) due[field] ??= message;
+  // Beside its field when the form shows it; otherwise in the form's line, so every problem counted is marked.
+  const shown = placeErrors(due, form);
 
   // Someone else saved this destination (another window, the config): follow it unless the user is editing.
   useEffect(() => {
@@ -227,7 +231,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
         ) : null}
       </fieldset>
 
-      <KindChoice kind={form.kind} error={shown.kind} onChange={(kind) => change({ ...form, kind }, 'kind')} />
+      <KindChoice kind={form.kind} error={shown.kind} note={kindSwitchNote(form)} onChange={(kind) => change({ ...form, kind }, 'kind')} />
 
       {forward ? (
         <TrackingApiFields
@@ -283,7 +287,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
                 onReveal={revealSigning}
               />
             ) : null}
-            <fieldset className="dst-fieldset">
+            <fieldset className="dst-fieldset" aria-describedby={shown.bodyShape ? 'dst-shape-error' : undefined}>
               <legend className="field-label">Body shape</legend>
               <div className="dst-checks dst-radios">
                 <label className="dst-check">
@@ -295,6 +299,11 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
                   Full message <span className="muted">— the whole normalized message plus version 1 (anonymousId, messageId, context…)</span>
                 </label>
               </div>
+              {shown.bodyShape ? (
+                <p className="dst-error" id="dst-shape-error">
+                  {shown.bodyShape}
+                </p>
+              ) : null}
             </fieldset>
           </>
         )}
@@ -328,11 +337,11 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
           Discard changes
         </button>
         <p className="dst-save-status" role="status">
-          {shown.form
-            ? <span className="tone-bad">{shown.form}</span>
-            : askToFix
-              ? <span className="tone-bad">{fieldProblems === 1 ? 'Fix the problem marked above, then save.' : `Fix the ${fieldProblems} problems marked above, then save.`}</span>
-              : savedAt !== null
+          {shown.form || askToFix
+            ? <span className="tone-bad">
+                {[shown.form, askToFix ? (fieldProblems === 1 ? 'Fix the problem marked above, then save.' : `Fix the ${fieldProblems} problems marked above, then save.`) : null].filter(Boolean).join(' ')}
+              </span>
+            : savedAt !== null
                 ? <span className="tone-ok">Saved at {clockTime(savedAt)} — applies from the next delivery attempt.</span>
                 : null}
         </p>
@@ -357,6 +366,7 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       {form.id !== null && !vanished ? (
         <TestEventPanel
           destinationId={form.id}
+          forward={baseline.kind === 'tracking-api'}
           blockedBy={dirty ? 'Save your changes first: the test uses the saved settings.' : !baseline.enabled ? 'Enable the destination and save to send a test event.' : null}
         />
       ) : null}

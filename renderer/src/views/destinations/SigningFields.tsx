@@ -66,7 +66,8 @@ export function SigningSecretsField({ rows, errors, onChange, onReveal }: {
         />
       ))}
       {rows.length < 2 ? (
-        <button type="button" className="btn btn-small" onClick={() => onChange([...rows, emptySigningSecret()], `signingSecrets.${rows.length}`)}>
+        // Not the new row's field: it is empty by design until the user fills it (its problem shows once touched or at save).
+        <button type="button" className="btn btn-small" onClick={() => onChange([...rows, emptySigningSecret()], 'signingSecrets')}>
           + Add next secret (rotation)
         </button>
       ) : (

@@ -3,14 +3,15 @@ import type { DeliveryView } from '../../../../shared/contract.ts';
 import type { DeliveryChange } from '../../store/model.ts';
 import { useInspector, useInspectorState, useNow } from '../../store/react.ts';
 import { AttemptsWaterfall } from '../stream/AttemptsTab.tsx';
-import { applyChange, applyDelivery, tell, type TestRun } from './test-run.ts';
+import { applyChange, applyDelivery, tell, testHint, type TestRun } from './test-run.ts';
 
 /**
- * "Send test event": one signed track message through the delivery engine to the saved
- * destination (destinations.sendTest), its outcome followed live from `deliveries.changed` and read
- * again (`deliveries.get`) after a reconnect, when changes may have been missed; its attempts on demand.
+ * "Send test event": one track message through the delivery engine to the saved destination
+ * (destinations.sendTest) — signed to its webhooks, or forwarded to its Tracking API (`forward`) —
+ * its outcome followed live from `deliveries.changed` and read again (`deliveries.get`) after a
+ * reconnect, when changes may have been missed; its attempts on demand.
  */
-export function TestEventPanel({ destinationId, blockedBy }: { destinationId: number; blockedBy: string | null }) {
+export function TestEventPanel({ destinationId, forward, blockedBy }: { destinationId: number; forward: boolean; blockedBy: string | null }) {
   const inspector = useInspector();
   const [run, setRun] = useState<TestRun | null>(null);
   const [body, setBody] = useState<string | null>(null);
@@ -81,7 +82,7 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
     else if (what === 'cancel' && result.value.changed > 0) setRun({ ...run, status: 'cancelled' });
   };
 
-  const told = run ? tell(run, now) : null;
+  const told = run ? tell(run, now, forward) : null;
   const retrying = run?.phase === 'sent' && run.status === 'retrying';
   const shownView = delivery.view?.id === deliveryId ? delivery.view : null;
   return (
@@ -94,7 +95,7 @@ export function TestEventPanel({ destinationId, blockedBy }: { destinationId: nu
           Send test event
         </button>
         <p className="hint dst-test-hint">
-          {blockedBy ?? 'Sends one signed track event (“Sluice Test Event”) to this destination’s webhooks only, with its headers and secret.'}
+          {blockedBy ?? testHint(forward)}
         </p>
       </div>
       <div className={`dst-test-outcome${told ? ` tone-${told.tone}` : ''}`} role="status" aria-label="Test event outcome">

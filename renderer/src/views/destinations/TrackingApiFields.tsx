@@ -17,10 +17,11 @@ const KINDS: { value: DestinationKind; label: string; detail: string }[] = [
   },
 ];
 
-/** What the destination is: webhooks, or a Tracking API that messages are forwarded to. */
-export function KindChoice({ kind, error, onChange }: { kind: DestinationKind; error: string | undefined; onChange: (kind: DestinationKind) => void }) {
+/** What the destination is: webhooks, or a Tracking API that messages are forwarded to; `note`: what a switch of kind removes on save. */
+export function KindChoice({ kind, error, note, onChange }: { kind: DestinationKind; error: string | undefined; note: string | null; onChange: (kind: DestinationKind) => void }) {
+  const describedBy = [error ? 'dst-kind-error' : null, note ? 'dst-kind-note' : null].filter(Boolean).join(' ');
   return (
-    <fieldset className="dst-fieldset" aria-describedby={error ? 'dst-kind-error' : undefined}>
+    <fieldset className="dst-fieldset" aria-describedby={describedBy || undefined}>
       <legend className="field-label">Kind</legend>
       <div className="dst-checks dst-radios">
         {KINDS.map((choice) => (
@@ -32,6 +33,11 @@ export function KindChoice({ kind, error, onChange }: { kind: DestinationKind; e
           </label>
         ))}
       </div>
+      {note ? (
+        <p className="field-warning dst-kind-note" id="dst-kind-note" role="status">
+          ⚠ {note}
+        </p>
+      ) : null}
       {error ? (
         <p className="dst-error" id="dst-kind-error">
           {error}
@@ -68,6 +74,11 @@ export function TrackingApiFields({ value, errors, onChange, onReveal, destinati
       <h3 id="dst-forward-title" className="section-title">
         Tracking API <span className="muted">· accepted messages go unchanged (same messageId, context, timestamps), batched</span>
       </h3>
+      {errors.trackingApi ? (
+        <p className="dst-error" role="alert">
+          {errors.trackingApi}
+        </p>
+      ) : null}
       <Field
         id="dst-api-url"
         className="dst-field"
@@ -122,10 +133,22 @@ export function TrackingApiFields({ value, errors, onChange, onReveal, destinati
       </div>
       <div className="dst-field">
         <label className="dst-check">
-          <input type="checkbox" checked={value.gzip} onChange={(e) => set({ gzip: e.target.checked }, 'trackingApi.gzip')} />
+          <input
+            type="checkbox"
+            checked={value.gzip}
+            aria-invalid={errors['trackingApi.gzip'] ? true : undefined}
+            aria-describedby={errors['trackingApi.gzip'] ? 'dst-api-gzip-error' : undefined}
+            onChange={(e) => set({ gzip: e.target.checked }, 'trackingApi.gzip')}
+          />
           Gzip request bodies
         </label>
-        <p className="hint">Content-Encoding: gzip — Segment, RudderStack and Sluice all read it; smaller requests for big batches.</p>
+        {errors['trackingApi.gzip'] ? (
+          <p className="dst-error" id="dst-api-gzip-error">
+            {errors['trackingApi.gzip']}
+          </p>
+        ) : (
+          <p className="hint">Content-Encoding: gzip — Segment, RudderStack and Sluice all read it; smaller requests for big batches.</p>
+        )}
       </div>
       <details className="dst-ca" open={caOpen || caError !== undefined} onToggle={(e) => setCaOpen(e.currentTarget.open)}>
         <summary>TLS: extra trusted CA certificate{value.caCert.trim() ? ' (set)' : ' (optional)'}</summary>

@@ -137,9 +137,10 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
 /**
  * What the form would save, keys omitted where the form says "none"; `storedSecret`,
  * `storedSigningSecrets` and `storedWriteKey` are the stored credentials' values when known. An
- * existing destination is saved by its `id`, so its name may change. Only the secrets of the chosen
- * scheme are sent: the shared secret unless signing is "standard", the Standard Webhooks secrets unless
- * it is "segment"; a tracking-api destination sends its `trackingApi` and nothing of webhooks or signing.
+ * existing destination is saved by its `id`, so its name may change. A webhooks destination sends the
+ * secrets of both schemes, whichever signing is chosen: the core signs with the chosen scheme's and
+ * keeps the other's, so switching the scheme for a while loses no secret. A tracking-api destination
+ * sends its `trackingApi` and nothing of webhooks or signing (its schema refuses them).
  */
 export function requestOf(
   form: DestinationForm,
@@ -152,15 +153,11 @@ export function requestOf(
   const options = { bodyShape: form.bodyShape, concurrency: concurrency === '' ? Number.NaN : Number(concurrency) };
   const common = { ...(form.id !== null ? { id: form.id } : {}), name: form.name.trim(), enabled: form.enabled, sources: form.sources };
   if (form.kind === 'tracking-api') return { ...common, kind: form.kind, trackingApi: trackingApiRequestOf(form.trackingApi, storedWriteKey), options };
-  const shared = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
-  const secret = form.signing === 'standard' ? undefined : shared;
-  const signingSecrets =
-    form.signing === 'segment'
-      ? []
-      : givenSigningSecrets(form).flatMap((row) => {
-          const value = row.value.trim() !== '' ? row.value.trim() : storedSigningSecrets[row.stored!.index];
-          return value === undefined ? [] : [value];
-        });
+  const secret = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
+  const signingSecrets = givenSigningSecrets(form).flatMap((row) => {
+    const value = row.value.trim() !== '' ? row.value.trim() : storedSigningSecrets[row.stored!.index];
+    return value === undefined ? [] : [value];
+  });
   return {
     ...common,
     webhooks: form.webhooks.map((w) => {

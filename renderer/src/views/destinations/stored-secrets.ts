@@ -9,12 +9,14 @@ import type { DestinationForm, FieldErrors } from './destination-form.ts';
 /** What destinations.revealSecret reads. */
 export type StoredCredentials = Responses['destinations.revealSecret'];
 
-/** Whether a save must read the stored credentials first: the form keeps one without knowing it. */
+/**
+ * Whether a save must read the stored credentials first: the form keeps one without knowing it (a
+ * webhooks destination keeps the secrets of both schemes, the one not signing included).
+ */
 export function storedToRead(form: DestinationForm): boolean {
   if (form.id === null) return false;
   if (form.kind === 'tracking-api') return form.trackingApi.writeKey.kind === 'stored';
-  const shared = form.signing !== 'standard' && form.secret.kind === 'stored';
-  return shared || (form.signing !== 'segment' && form.signingSecrets.some((row) => row.stored !== null && row.value.trim() === ''));
+  return form.secret.kind === 'stored' || form.signingSecrets.some((row) => row.stored !== null && row.value.trim() === '');
 }
 
 /**
@@ -30,16 +32,14 @@ export function keptSecretProblems(form: DestinationForm, read: { secret: string
     }
     return errors;
   }
-  if (form.signing !== 'standard' && form.secret.kind === 'stored' && (read === null || read.secret === null)) {
+  if (form.secret.kind === 'stored' && (read === null || read.secret === null)) {
     errors.sharedSecret = `Could not keep the stored secret (${why}); generate or type one, or remove it.`;
   }
-  if (form.signing !== 'segment') {
-    form.signingSecrets.forEach((row, i) => {
-      if (row.stored !== null && row.value.trim() === '' && read?.signingSecrets[row.stored.index] === undefined) {
-        errors[`signingSecrets.${i}`] = `Could not keep the stored secret (${why}); generate or paste one, or remove it.`;
-      }
-    });
-  }
+  form.signingSecrets.forEach((row, i) => {
+    if (row.stored !== null && row.value.trim() === '' && read?.signingSecrets[row.stored.index] === undefined) {
+      errors[`signingSecrets.${i}`] = `Could not keep the stored secret (${why}); generate or paste one, or remove it.`;
+    }
+  });
   return errors;
 }
 
