@@ -95,6 +95,7 @@ export class DestinationsRepo {
         enabled: row.enabled === 1,
         sourceIds: row.source_ids ? row.source_ids.split(',').map(Number) : [],
         ...settings,
+        webhooks: settings.webhooks ?? [],
         kind: settings.kind ?? 'webhooks',
         signing: settings.signing ?? 'segment',
       };
@@ -227,7 +228,7 @@ function settingsOf(config: DestinationConfig, gone?: Record<string, GoneUrl>): 
   const kept = gone ? Object.entries(gone).filter(([url]) => config.webhooks.some((w) => w.url === url)) : [];
   const settings: StoredSettings = {
     ...(kept.length > 0 ? { gone: Object.fromEntries(kept) } : {}),
-    webhooks: config.webhooks,
+    webhooks: config.webhooks ?? [], // a config given to createCore unparsed may leave them out
     options: config.options,
     ...(config.sharedSecret === undefined ? {} : { sharedSecret: config.sharedSecret }),
     signing: config.signing ?? 'segment',
