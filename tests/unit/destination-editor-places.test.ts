@@ -6,7 +6,8 @@ import { destinationSchema } from '../../shared/settings.ts';
 import { issuesOf } from '../../electron/core/operation-error.ts';
 import { emptySigningSecret, emptyWebhook, errorsFromRefusal, newForm, validate, type DestinationForm } from '../../renderer/src/views/destinations/destination-form.ts';
 import { placeErrors, shownBeside } from '../../renderer/src/views/destinations/error-places.ts';
-import { kindSwitchNote, trackingApiField } from '../../renderer/src/views/destinations/tracking-api-form.ts';
+import { trackingApiField } from '../../renderer/src/views/destinations/tracking-api-form.ts';
+import { kindSwitchNote } from '../../renderer/src/views/destinations/error-places.ts';
 
 const whsec = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
 

@@ -25,7 +25,7 @@ import { SecretField } from './SecretField.tsx';
 import { SigningChoice, SigningSecretsField } from './SigningFields.tsx';
 import { keptSecretProblems, storedToRead, withRevealedSigningSecrets, withRevealedWriteKey, type StoredCredentials } from './stored-secrets.ts';
 import { TestEventPanel } from './TestEventPanel.tsx';
-import { kindSwitchNote } from './tracking-api-form.ts';
+import { kindSwitchNote } from './error-places.ts';
 import { KindChoice, TrackingApiFields } from './TrackingApiFields.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
 

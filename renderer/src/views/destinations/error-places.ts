@@ -48,3 +48,18 @@ export function placeErrors(errors: FieldErrors, form: DestinationForm): FieldEr
   if (rest.length > 0) placed.form = rest.join(' ');
   return placed;
 }
+
+/**
+ * Said beside the Kind choice while the form is switched to tracking-api but still holds webhooks or
+ * secrets: saving removes them (a tracking-api destination has no webhooks and is not signed; its
+ * schema refuses them). Null when there is nothing to lose.
+ */
+export function kindSwitchNote(form: DestinationForm): string | null {
+  if (form.kind !== 'tracking-api') return null;
+  const urls = form.webhooks.filter((w) => w.url.trim() !== '').length;
+  const secrets =
+    form.secret.kind === 'stored' || (form.secret.kind === 'value' && form.secret.value !== '') || form.signingSecrets.some((row) => row.stored !== null || row.value.trim() !== '');
+  if (urls === 0 && !secrets) return null;
+  const lost = [urls === 0 ? null : urls === 1 ? 'its webhook' : `its ${urls} webhooks`, secrets ? 'its signing secrets' : null].filter((part) => part !== null).join(' and ');
+  return `Saving as a Tracking API forward removes ${lost}: a tracking-api destination has none. Choose Webhooks again before saving to keep them.`;
+}

@@ -6,7 +6,6 @@
  */
 import type { DeliveryView, DestinationView } from '../../../../shared/contract.ts';
 import { webhookBody, type BodyShape, type WebhookBody } from '../../../../shared/webhook-body.ts';
-import { isForward } from '../stream/request-shown.ts';
 
 type Destination = Pick<DestinationView, 'name' | 'kind' | 'options' | 'signing' | 'hasSecret' | 'maskedSigningSecrets' | 'webhooks' | 'trackingApi'>;
 
@@ -52,4 +51,9 @@ export function deliveryTarget(delivery: Pick<DeliveryView, 'targetUrl'>, destin
   if (!destination) return '—';
   if (isForward(destination)) return destination.trackingApi?.batchUrl ?? '—';
   return destination.webhooks.map((w) => w.url).join(', ') || '—';
+}
+
+/** A tracking-api destination's replays are forwards (the stream's request-shown.ts asks the same; replay/ stays below stream/). */
+function isForward(destination: Pick<DestinationView, 'kind'> | undefined): boolean {
+  return destination?.kind === 'tracking-api';
 }
