@@ -7,12 +7,13 @@ import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { announceStored } from './announce.ts';
 import { BodyPrefetch } from './body-prefetch.ts';
-import { CircuitBreakers, type BreakerView } from './circuit-breaker.ts';
+import type { BreakerView } from './circuit-breaker.ts';
+import { Receivers } from './receivers.ts';
 import { ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
 import { forwardUrl, runForwardRound } from './forward-round.ts';
 import { runRound, type RoundParts } from './round.ts';
-import { GONE_DISABLES, type SendResult, type WebhookSender } from './webhook-sender.ts';
+import type { WebhookSender } from './webhook-sender.ts';
 
 export interface DeliveryEngineOptions {
   deliveries: DeliveriesRepo;
@@ -65,7 +66,7 @@ export class DeliveryEngine {
   readonly #results: ResultBatcher;
   readonly #rounds = new Set<Promise<void>>();
   /** Per webhook URL: whether it is worth a request now (circuit-breaker.ts). */
-  readonly #breakers: CircuitBreakers;
+  readonly #receivers: Receivers;
   #pumpScheduled = false;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -84,7 +85,7 @@ export class DeliveryEngine {
       deliveries: options.deliveries,
       instanceId: options.instanceId,
       random: options.random,
-      heard: (destinationId, url, result) => this.#heard(destinationId, url, result),
+      heard: (destinationId, url, result) => this.#receivers.heard(destinationId, url, result),
     };
     this.#bodies = new BodyPrefetch(options.writer);
     this.#queues = new ReadyQueues(options.deliveries, this.#bodies, {
@@ -92,27 +93,12 @@ export class DeliveryEngine {
       of: (destinationId) => this.#inFlightBy.get(destinationId) ?? 0,
     });
     this.#results = new ResultBatcher((results) => options.writer.commitResults(results));
-    this.#breakers = new CircuitBreakers((_url, state, moved) => {
-      // The inspector shows each destination's breakers: it reads the list again — at once when a
-      // breaker opens or closes, at most once a second for a count of failures (a flapping receiver).
-      if (!moved) return this.#healthChanged();
-      options.bus.emit('settings.changed', null);
-      if (state === 'closed') this.kick(); // what waited for the receiver may go now
-    });
-  }
-
-  #healthTimer: NodeJS.Timeout | undefined;
-  /** Announces a change of a receiver's failure count, at most once a second. */
-  #healthChanged(): void {
-    this.#healthTimer ??= setTimeout(() => {
-      this.#healthTimer = undefined;
-      if (!this.#closed) this.#o.bus.emit('settings.changed', null);
-    }, 1_000).unref();
+    this.#receivers = new Receivers({ destinations: options.destinations, bus: options.bus, clock: options.clock, onClosed: () => this.kick() });
   }
 
   /** A webhook URL's circuit breaker, as the inspector shows it. */
   breaker(url: string): BreakerView {
-    return this.#breakers.view(url, this.#o.clock.now());
+    return this.#receivers.view(url);
   }
 
   /**
@@ -120,11 +106,7 @@ export class DeliveryEngine {
    * asked to send now (a retry, a replay, a test event, an edit), so the next round tries the receiver.
    */
   tryNow(destinationIds?: readonly number[]): void {
-    const destinations = destinationIds ? destinationIds.map((id) => this.#o.destinations.byId(id)) : this.#o.destinations.list();
-    for (const destination of destinations) {
-      if (destination?.kind === 'tracking-api') this.#breakers.reset(forwardUrl(destination.trackingApi!.url));
-      for (const webhook of destination?.webhooks ?? []) this.#breakers.reset(webhook.url);
-    }
+    this.#receivers.reset(destinationIds);
     this.kick();
   }
 
@@ -180,6 +162,7 @@ export class DeliveryEngine {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    this.#receivers.close();
     await this.idle();
   }
 
@@ -199,7 +182,7 @@ export class DeliveryEngine {
     const blocked = new Set<number>();
     for (const destination of this.#o.destinations.list()) {
       if (!destination.enabled) continue;
-      const blockedUntil = this.#blockedUntil(destination, now);
+      const blockedUntil = this.#receivers.blockedUntil(destination, now);
       if (blockedUntil !== undefined) {
         blocked.add(destination.id);
         if (blockedUntil !== null) wakeAt = Math.min(wakeAt, blockedUntil);
@@ -256,7 +239,7 @@ export class DeliveryEngine {
     const destination = this.#o.destinations.byId(destinationId);
     if (!destination?.enabled || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
     if (destination.kind === 'tracking-api') return; // batches are the pump's (it waits for them to fill)
-    if (this.#blockedUntil(destination, this.#o.clock.now()) !== undefined) return;
+    if (this.#receivers.blockedUntil(destination, this.#o.clock.now()) !== undefined) return;
     const delivery = this.#queues.take(destinationId);
     if (delivery) this.#start(delivery, destination);
   }
@@ -325,7 +308,7 @@ export class DeliveryEngine {
     let admitted: Set<string> | undefined;
     if (delivery.targetUrl === null) {
       const now = this.#o.clock.now();
-      admitted = new Set(destination.webhooks.filter((w) => !destination.gone?.[w.url] && this.#breakers.admit(w.url, now)).map((w) => w.url));
+      admitted = this.#receivers.admit(this.#receivers.liveWebhooks(destination), now);
       if (admitted.size === 0) {
         // Its URLs closed (or went) since the pump looked: left due in the store, read again when one opens.
         this.#bodies.delete(delivery.id);
@@ -339,7 +322,7 @@ export class DeliveryEngine {
     } finally {
       // A probe this round took but did not send (its message was purged or unreadable, or the round
       // failed) is given back: the breaker would otherwise wait for its answer for ever.
-      this.#releaseUnsent(admitted, round?.result.attempts);
+      this.#receivers.releaseUnsent(admitted, round?.result.attempts);
     }
     await this.#commit(round.result, round.announced);
   }
@@ -358,7 +341,7 @@ export class DeliveryEngine {
     const cancelled = batch.filter((delivery) => this.#cancelledInFlight.has(delivery.id));
     const deliveries = batch.filter((delivery) => !this.#cancelledInFlight.has(delivery.id));
     // A replay to a typed URL goes there, whatever the API's breaker says (a person asked for it).
-    if (leave || (deliveries.some((d) => d.targetUrl === null) && !this.#breakers.admit(url, now))) {
+    if (leave || (deliveries.some((d) => d.targetUrl === null) && this.#receivers.admit([url], now).size === 0)) {
       // Left due in the store, read again (re-enabling, resuming, the breaker closing all kick).
       for (const delivery of batch) this.#bodies.delete(delivery.id);
       this.#queues.forgetCursor(destination.id);
@@ -370,40 +353,9 @@ export class DeliveryEngine {
     try {
       outcomes = await runForwardRound(this.#round, deliveries, current, prepared, releaseSlot);
     } finally {
-      this.#releaseUnsent(new Set([url]), outcomes?.flatMap(({ result }) => result.attempts));
+      this.#receivers.releaseUnsent(new Set([url]), outcomes?.flatMap(({ result }) => result.attempts));
     }
     await Promise.all(outcomes.map(({ result, announced }) => this.#commit(result, announced)));
-  }
-
-  /** Gives back the probes of admitted URLs that got no request (see CircuitBreakers.release). */
-  #releaseUnsent(admitted: ReadonlySet<string> | undefined, attempts: readonly { url: string }[] | undefined): void {
-    if (!admitted) return;
-    for (const url of admitted) if (!attempts?.some((attempt) => attempt.url === url)) this.#breakers.release(url);
-  }
-
-  /**
-   * When the destination's deliveries may go again, if none may now: undefined when one of its URLs
-   * takes a request; the soonest probe of its open breakers; null when there is no time to wait for
-   * (every URL answered 410 Gone, or a probe is under way: its end kicks the engine).
-   */
-  #blockedUntil(destination: Destination, now: number): number | null | undefined {
-    const urls =
-      destination.kind === 'tracking-api'
-        ? [forwardUrl(destination.trackingApi!.url)]
-        : destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
-    if (urls.length === 0) return null;
-    if (urls.some((url) => this.#breakers.admissible(url, now))) return undefined;
-    return this.#breakers.nextProbeAt(urls);
-  }
-
-  /** What a request's answer says about its receiver: its URL's breaker, and 410 Gone. */
-  #heard(destinationId: number, url: string, result: SendResult): void {
-    const now = this.#o.clock.now();
-    // Worth another round (network errors, timeouts, 5xx, 408, 429) is what counts against a receiver.
-    this.#breakers.record(url, !result.ok && result.retryable, result.errorMessage, now);
-    if (result.status === 410 && this.#o.destinations.markGone(destinationId, url, GONE_DISABLES, now)) {
-      this.#o.bus.emit('settings.changed', null);
-    }
   }
 
   /** Records a round's result (in a group), then announces it. */
