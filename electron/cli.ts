@@ -28,6 +28,7 @@ receiver and the inspector, and prints their URLs.
 Options:
   --config FILE       sources and webhook destinations (JSON; see README "Configuration")
   --data-dir DIR      where messages are stored (default: ${defaultDataDir()})
+  --ephemeral         store in a new temporary folder, removed on exit (CI jobs, throwaway sessions)
   --ingest-port N     ingestion endpoint port (default ${DEFAULT_INGEST_PORT}; 0 = any free port)
   --ui-port N         inspector UI port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --receiver-port N   built-in webhook receiver port (default ${DEFAULT_RECEIVER_PORT}; 0 = any free port)

@@ -1,6 +1,8 @@
 // `sluice serve`: the headless host. Runs the core, serves the inspector page and the contract to a
 // browser, and prints where everything listens. The `sluice` command (electron/cli.ts) loads this
 // module only once it knows this Node.js can run the relay.
+import fs from 'node:fs';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +10,7 @@ import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PO
 import { createCore } from '../core/index.ts';
 import { UiServer } from './ui-server.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { CORE_FLAGS, coreFlags, parsePort } from '../host-options.ts';
+import { CORE_FLAGS, coreFlags, parsePort, UsageError } from '../host-options.ts';
 
 export { ConfigError } from '../core/config/load-config.ts';
 export { UsageError } from '../host-options.ts';
@@ -25,13 +27,16 @@ export function inspectorPageDir(): string {
 export async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { ...CORE_FLAGS, 'ui-port': { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: { ...CORE_FLAGS, 'ui-port': { type: 'string' }, json: { type: 'boolean', default: false }, ephemeral: { type: 'boolean', default: false } },
     strict: true,
     allowPositionals: false,
   });
   const uiPort = parsePort(values['ui-port'], '--ui-port', DEFAULT_UI_PORT);
   const flags = coreFlags(values);
-  const dataDir = flags.dataDir ?? path.resolve(defaultDataDir());
+  if (values.ephemeral && flags.dataDir !== undefined) {
+    throw new UsageError('--ephemeral stores in a new temporary folder of its own; leave out --data-dir (or --ephemeral)');
+  }
+  const dataDir = values.ephemeral ? ephemeralDataDir() : (flags.dataDir ?? path.resolve(defaultDataDir()));
   const host = flags.host ?? DEFAULT_HOST;
 
   const core = await createCore({
@@ -59,7 +64,7 @@ export async function serve(args: string[]): Promise<void> {
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
   const warnings = core.configWarnings();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, sources, warnings })}\n`);
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, sources, warnings })}\n`);
     return;
   }
   for (const warning of warnings) process.stderr.write(`sluice: warning: ${warning}\n`);
@@ -69,10 +74,20 @@ export async function serve(args: string[]): Promise<void> {
     `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
     ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
     `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
-    `  Data                ${dataDir}`,
+    `  Data                ${dataDir}${values.ephemeral ? '  (temporary: removed on exit)' : ''}`,
     'Press Ctrl+C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * `--ephemeral`: a new owner-only folder under the system's temporary folder, removed when the process
+ * exits however it exits, short of SIGKILL (a crash, Ctrl+C, SIGTERM, a failed start all remove it).
+ */
+function ephemeralDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-ephemeral-'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 function handleSignals(close: () => Promise<void>, quiet: boolean): void {

@@ -10,6 +10,8 @@ export interface ReadyLine {
   ui: string;
   receiver: string;
   dataDir: string;
+  /** --ephemeral: the data folder is temporary, removed on exit. */
+  ephemeral: boolean;
   sources: { name: string; writeKey: string; kind: string }[];
   /** What the config check found (webhooks posting to this Sluice's own ingestion endpoint). */
   warnings: string[];

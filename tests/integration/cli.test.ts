@@ -1,6 +1,7 @@
 // `sluice serve` as a user runs it: a real child process, real ports, a real data folder.
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { post, startCore, storedMessages, tempDir } from '../helpers/core.ts';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.ts';
@@ -109,6 +110,32 @@ describe('sluice serve', () => {
     expect(cli.ready.warnings).toEqual([
       `destination "loop", webhook 1 (http://localhost:${port}/v1/track) posts to this Sluice's own ingestion endpoint: Sluice refuses those requests (409 loop_detected) rather than loop; point it at a receiver`,
     ]);
+  });
+
+  it('--ephemeral stores in a new temporary folder and removes it on exit; refuses --data-dir beside it', async () => {
+    const cli = await startCli(['--ephemeral']);
+    running.push(cli);
+    expect(cli.ready.ephemeral).toBe(true);
+    expect(path.dirname(cli.ready.dataDir)).toBe(os.tmpdir());
+    expect(path.basename(cli.ready.dataDir)).toMatch(/^sluice-ephemeral-/);
+    expect((await post({ ingestUrl: cli.ready.ingest, writeKey: cli.ready.sources[0]!.writeKey }, '/v1/track', { userId: 'u', event: 'Kept until exit' })).status).toBe(200);
+    expect(fs.readdirSync(cli.ready.dataDir)).toContain('sluice.db');
+    expect(await cli.stop()).toBe(0);
+    expect(fs.existsSync(cli.ready.dataDir)).toBe(false);
+
+    // A start that fails (its port taken) removes its folder too.
+    const ephemeralDirs = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('sluice-ephemeral-')).sort();
+    const before = ephemeralDirs();
+    const blocker = await startCore({ ingestPort: 0 });
+    const failed = await runCli(['serve', '--ephemeral', '--ingest-port', new URL(blocker.ingestUrl).port]);
+    await blocker.dispose();
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/in use/);
+    expect(ephemeralDirs()).toEqual(before);
+
+    const both = await runCli(['serve', '--ephemeral', '--data-dir', tempDir()]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--ephemeral stores in a new temporary folder of its own; leave out --data-dir/);
   });
 
   it('refuses a config that gives a stored source\'s write key to another source, naming the field', async () => {
