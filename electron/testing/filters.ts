@@ -1,0 +1,134 @@
+/**
+ * What a test asks of stored messages and deliveries (sluice/testing): the filter, how a message
+ * matches it, and — when a wait times out — which messages came closest, in words.
+ */
+import { isDeepStrictEqual } from 'node:util';
+
+export const MESSAGE_STATUSES = ['accepted', 'rejected', 'duplicate'] as const;
+
+/** Fields compared exactly (a userId of 42 matches 42 and "42": clients send either). */
+const EXACT = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status'] as const;
+/** Objects matched in part: every key given must be there, deeply, with the same value. */
+const PARTIAL = ['properties', 'traits', 'context'] as const;
+
+/** Which messages a test means. Every field given must match; none given matches every message. */
+export interface MessageFilter {
+  type?: string;
+  event?: string;
+  userId?: string | number;
+  anonymousId?: string | number;
+  /** The source's name. */
+  source?: string;
+  messageId?: string;
+  status?: (typeof MESSAGE_STATUSES)[number];
+  properties?: Record<string, unknown>;
+  traits?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+/** A message as a test sees it: the message as received, plus what Sluice made of it. */
+export interface TestMessage {
+  [field: string]: unknown;
+  type?: string;
+  event?: string;
+  userId?: string | number | null;
+  anonymousId?: string | number | null;
+  messageId?: string;
+  properties?: Record<string, unknown>;
+  traits?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  /** When Sluice stored it (ISO 8601). */
+  receivedAt: string;
+  /** The name of the source whose write key sent it. */
+  source: string;
+  status: (typeof MESSAGE_STATUSES)[number];
+  /** Why it was refused (status rejected); null otherwise. */
+  rejection: { code: string; reason: string } | null;
+}
+
+/** A filter checked before it is used: unknown fields and wrong types are a typed error, not "no match". */
+export function checkFilter(filter: unknown, where: string): MessageFilter {
+  if (filter === undefined || filter === null) return {};
+  if (typeof filter !== 'object' || Array.isArray(filter)) throw new TypeError(`${where}: a filter is an object, e.g. { event: 'Order Completed' }`);
+  for (const [key, value] of Object.entries(filter)) {
+    if ((EXACT as readonly string[]).includes(key)) {
+      if (value !== undefined && typeof value !== 'string' && !(typeof value === 'number' && (key === 'userId' || key === 'anonymousId'))) {
+        throw new TypeError(`${where}: filter.${key} must be a string`);
+      }
+      if (key === 'status' && value !== undefined && !(MESSAGE_STATUSES as readonly unknown[]).includes(value)) {
+        throw new TypeError(`${where}: filter.status must be one of ${MESSAGE_STATUSES.join(', ')}`);
+      }
+    } else if ((PARTIAL as readonly string[]).includes(key)) {
+      if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new TypeError(`${where}: filter.${key} must be an object (matched in part)`);
+    } else {
+      throw new TypeError(`${where}: unknown filter field "${key}"; filter by ${[...EXACT, ...PARTIAL].join(', ')}`);
+    }
+  }
+  return filter as MessageFilter;
+}
+
+/** Whether `message` is one the filter means. */
+export function matches(message: TestMessage, filter: MessageFilter): boolean {
+  return misses(message, filter).length === 0;
+}
+
+/** The filter's fields this message does not match, each as "field: wanted ≠ got". */
+function misses(message: TestMessage, filter: MessageFilter): string[] {
+  const out: string[] = [];
+  for (const key of EXACT) {
+    const wanted = filter[key];
+    if (wanted === undefined) continue;
+    const got = message[key];
+    if (got === undefined || got === null || String(got) !== String(wanted)) out.push(`${key}: wanted ${show(wanted)}, got ${show(got)}`);
+  }
+  for (const key of PARTIAL) {
+    const wanted = filter[key];
+    if (wanted === undefined) continue;
+    const path = firstDifference(wanted, message[key], key);
+    if (path) out.push(path);
+  }
+  return out;
+}
+
+/** Where `actual` first fails to hold `expected` (objects in part, anything else whole); null when it holds. */
+function firstDifference(expected: unknown, actual: unknown, path: string): string | null {
+  if (typeof expected === 'object' && expected !== null && !Array.isArray(expected)) {
+    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return `${path}: wanted an object, got ${show(actual)}`;
+    for (const [key, value] of Object.entries(expected)) {
+      const difference = firstDifference(value, (actual as Record<string, unknown>)[key], `${path}.${key}`);
+      if (difference) return difference;
+    }
+    return null;
+  }
+  return isDeepStrictEqual(expected, actual) ? null : `${path}: wanted ${show(expected)}, got ${show(actual)}`;
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * Why a wait found too few: what was asked, how many matched, and the messages that came closest —
+ * the same event with other properties, the same user with other events — each with what differs.
+ */
+export function explainShortfall(filter: MessageFilter, count: number, matched: number, all: readonly TestMessage[], timeoutMs: number): string {
+  const asked = Object.keys(filter).length === 0 ? 'any message' : JSON.stringify(filter);
+  const head = `waited ${timeoutMs} ms for ${count} message${count === 1 ? '' : 's'} matching ${asked}; ${matched} arrived (${all.length} stored in all)`;
+  const criteria = Object.values(filter).filter((v) => v !== undefined).length;
+  const near = all
+    .map((message) => ({ message, missed: misses(message, filter) }))
+    .filter(({ missed }) => missed.length > 0 && missed.length < criteria)
+    .sort((a, b) => a.missed.length - b.missed.length)
+    .slice(0, 5);
+  if (near.length === 0) return `${head}.${all.length === 0 ? ' Nothing was stored: is the client pointed at this Sluice, with its write key, and flushed?' : ''}`;
+  const lines = near.map(({ message, missed }) => `  - ${label(message)}: ${missed.join('; ')}`);
+  return `${head}. Closest:\n${lines.join('\n')}`;
+}
+
+function label(message: TestMessage): string {
+  const what = message.event !== undefined ? `${message.type} "${message.event}"` : String(message.type);
+  const who = message.userId ?? message.anonymousId;
+  return `${what}${who !== undefined && who !== null ? ` of ${show(who)}` : ''} (${message.status}, ${message.messageId ?? 'no messageId'})`;
+}
