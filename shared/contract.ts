@@ -378,6 +378,8 @@ export type CoreEvent =
   | { type: 'deliveries.changed'; changes: DeliveryChange[] }
   | { type: 'receiver.received'; entries: InboxEntry[] }
   | { type: 'settings.changed' }
+  /** Every message and delivery was forgotten (sluice/testing's reset): read everything again. */
+  | { type: 'store.reset' }
   /** Deliveries were held or let go (delivery.hold), from any window. */
   | { type: 'delivery.held'; held: boolean }
   /** The latest queue state of a source's composer client (older states in a batch are dropped). */

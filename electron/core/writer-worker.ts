@@ -20,6 +20,7 @@ import { prepareRequest } from './ingest/prepare-request.ts';
 import { originAllowed, originRefused } from './ingest/browser-support.ts';
 import { checkpointAutomatically, connect } from './store/connection.ts';
 import { deletionWrites } from './store/deletion-writes.ts';
+import { storeResetter } from './store/reset-writes.ts';
 import { deliveryResultRecorder } from './store/delivery-results.ts';
 import { deliveryWrites } from './store/delivery-writes.ts';
 import type { DeliveryResult } from './store/delivery-types.ts';
@@ -35,6 +36,7 @@ const storeRequest = requestStorer(db);
 const storeResult = deliveryResultRecorder(db);
 const deliveries = deliveryWrites(db);
 const deletions = deletionWrites(db);
+const resetStore = storeResetter(db);
 const audiences = new AudienceWriter(db);
 const prepareBodies = bodiesPreparer(db);
 const savepoint = db.prepare('SAVEPOINT unit');
@@ -107,6 +109,8 @@ function applyOp(op: WriteOp): WriteOutcome {
       }
       return { ids, changed: purged, deletionRequestId };
     }
+    case 'reset':
+      return { ids: [], changed: resetStore() };
     default:
       return { ids: [], changed: 0, audience: audiences.apply(op, routes) };
   }

@@ -83,6 +83,11 @@ export interface Sluice {
   deliveries(filter?: DeliveryFilter): Promise<TestDelivery[]>;
   /** Resolves once `count` deliveries match (with `status`, e.g. 'delivered', in the filter or the options); rejects with a SluiceTimeoutError. */
   waitForDeliveries(filter?: DeliveryFilter, options?: WaitOptions & { status?: Delivery['status'] }): Promise<TestDelivery[]>;
+  /**
+   * Forgets every message, delivery and the built-in receiver's inbox; keeps sources, destinations and
+   * audiences. Deliveries in flight end first; nothing of what was forgotten is sent afterwards.
+   */
+  reset(): Promise<void>;
   /** Stops it; a data folder it made is removed. */
   close(): Promise<void>;
 }
@@ -117,8 +122,11 @@ class TestSluice implements Sluice {
   readonly dataDir: string;
   readonly #core: Core;
   readonly #removeDataDir: boolean;
-  /** Converted messages by row id: a stored message does not change (a purge only removes it). */
-  readonly #seen = new Map<number, TestMessage>();
+  /**
+   * Converted messages: a stored message does not change. Keyed by more than the row id, which SQLite
+   * gives again once the newest rows are gone (a purge, a reset).
+   */
+  readonly #seen = new Map<string, TestMessage>();
   #closed: Promise<void> | undefined;
 
   constructor(core: Core, dataDir: string, removeDataDir: boolean) {
@@ -163,6 +171,11 @@ class TestSluice implements Sluice {
         found,
       );
     });
+  }
+
+  async reset(): Promise<void> {
+    await this.#core.reset();
+    this.#seen.clear();
   }
 
   close(): Promise<void> {
@@ -226,10 +239,11 @@ class TestSluice implements Sluice {
     }
     const sources = new Map(this.#core.sources.list().map((s) => [s.id, s.name]));
     return rows.reverse().map((row) => {
-      let message = this.#seen.get(row.id);
+      const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
+      let message = this.#seen.get(key);
       if (!message) {
         message = testMessage(row, this.#core.messages.get(row.id)?.raw, sources.get(row.sourceId) ?? String(row.sourceId));
-        this.#seen.set(row.id, message);
+        this.#seen.set(key, message);
       }
       return { id: row.id, message };
     });

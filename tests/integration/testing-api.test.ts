@@ -164,6 +164,20 @@ describe('waiting', () => {
   });
 });
 
+describe('reset', () => {
+  it('forgets what was stored and received, keeps the configuration, and waits see only what comes after', async () => {
+    const sluice = await start({ config: CONFIG });
+    await post({ ingestUrl: sluice.ingestUrl, writeKey: 'wk_ios' }, '/v1/track', { userId: 'u', event: 'Before', messageId: 'b-1' });
+    await sluice.waitForMessages({ event: 'Before' });
+    await sluice.reset();
+    expect(await sluice.messages()).toEqual([]);
+    const after = sluice.waitForMessages({ event: 'After' }, { timeoutMs: 2_000 });
+    await post({ ingestUrl: sluice.ingestUrl, writeKey: 'wk_ios' }, '/v1/track', { userId: 'u', event: 'After', messageId: 'a-1' });
+    expect((await after).map((m) => [m.messageId, m.source])).toEqual([['a-1', 'ios']]); // the source is still there
+    expect((await sluice.messages()).map((m) => m.messageId)).toEqual(['a-1']);
+  });
+});
+
 describe('deliveries', () => {
   it('lists deliveries with their attempts and message, filtered by message, destination and status; waits for a status', async () => {
     const r = await receiver();

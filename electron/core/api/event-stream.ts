@@ -52,6 +52,11 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'settings.changed' });
       schedule();
     }),
+    bus.on('store.reset', () => {
+      storedIds = []; // gone: the reset's reload reads what is stored now
+      pending.push({ type: 'store.reset' });
+      schedule();
+    }),
   ];
   return () => {
     for (const off of offs) off();

@@ -77,6 +77,11 @@ export interface Operations {
   sendTestEvent(destinationId: number): Promise<{ deliveryId: number; body: string }>;
   /** What a host says after start about the settings: webhooks that post to this Sluice's own ingestion endpoint. */
   configWarnings(): string[];
+  /**
+   * Forgets every message, delivery, profile and the receiver's inbox; keeps sources, destinations and
+   * audiences. Rounds in flight end first; nothing of what was forgotten is sent afterwards.
+   */
+  reset(): Promise<{ messages: number }>;
 
   // What the inspector asks, each as the contract's view (shared/contract.ts names them).
   appInfo: Ask<'app.info'>;
@@ -180,6 +185,14 @@ export function createOperations(p: OperationParts): Operations {
       sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => sendNow([result.deliveryId], result)),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
+
+    reset: async () => {
+      await p.composer.flushAll(); // what the inspector's composer queued goes in first, then is forgotten too
+      const outcome = await delivery.whileRemoving(() => writer.write({ op: 'reset', now: clock.now() }));
+      p.receiver.clearInbox();
+      p.bus.emit('store.reset', null);
+      return { messages: outcome.changed };
+    },
 
     configWarnings: () =>
       destinations.list().flatMap((d) => [

@@ -20,6 +20,8 @@ export interface CoreEvents {
   'receiver.received': InboxEntry[];
   /** Sources or destinations changed (stored). */
   'settings.changed': null;
+  /** Every message and delivery was forgotten (a reset, stored); the configuration stays. */
+  'store.reset': null;
   /** Deliveries were held or let go (in memory; the engine's state already changed). */
   'delivery.held': { held: boolean };
   /** The composer's client queue of a source changed. */

@@ -49,6 +49,11 @@ export class Composer {
   }
 
   /** Sends what is queued, then stops. */
+  /** Sends what every source's client has queued (before a reset, which then forgets it too). */
+  async flushAll(): Promise<void> {
+    await Promise.all([...this.#clients.values()].map((client) => client.flush()));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#clients.values()].map((client) => client.close({ timeoutMs: 5_000 })));
   }

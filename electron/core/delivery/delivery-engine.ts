@@ -150,6 +150,28 @@ export class DeliveryEngine {
     return this.#bodies.purging();
   }
 
+  /**
+   * Around a write that removes deliveries (a reset): nothing new starts, the rounds in flight end and
+   * are recorded, what was read of the queue and its bodies is dropped, and the breakers start closed;
+   * then `write` runs, and the engine reads the store afresh. So no round sends a removed delivery,
+   * and no delivery read before stands for a row that reused its id.
+   */
+  async whileRemoving<T>(write: () => Promise<T>): Promise<T> {
+    const wasHeld = this.#held;
+    this.#held = true;
+    const purged = this.#bodies.purging();
+    try {
+      await this.idle();
+      for (const destinationId of this.#queues.destinationIds()) this.#queues.drop(destinationId);
+      this.#receivers.reset();
+      return await write();
+    } finally {
+      purged();
+      this.#held = wasHeld;
+      this.kick();
+    }
+  }
+
   /** Resolves when nothing is in flight and no pump is pending (for tests and shutdown). */
   async idle(): Promise<void> {
     // A kick just before this call has only scheduled its pump: let it run and start its rounds.

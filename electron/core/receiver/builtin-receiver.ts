@@ -85,6 +85,12 @@ export class BuiltinReceiver {
     return hook === undefined ? [...this.#inbox] : this.#inbox.filter((entry) => entry.hook === hook);
   }
 
+  /** Forgets every request received (a reset); the hooks keep their behaviours. */
+  clearInbox(): void {
+    this.#inbox.length = 0;
+    this.#inboxBytes = 0;
+  }
+
   /** The inbox's own accounting: entries kept, their bytes as entryBytes counts them, entries let go. */
   usage(): { entries: number; bytes: number; evicted: number } {
     return { entries: this.#inbox.length, bytes: this.#inboxBytes, evicted: this.#evicted };

@@ -48,6 +48,8 @@ export type WriteOp =
       deliveries: NewDelivery[];
       now: number;
     }
+  /** Forget every message, delivery and profile; keep the configuration (store/reset-writes.ts). */
+  | { op: 'reset'; now: number }
   | AudienceOp;
 
 export interface WriteOutcome {

@@ -227,6 +227,7 @@ const OP_NAMES: Record<WriteOp['op'], string> = {
   retryNow: 'the retry',
   cancel: 'the cancellation',
   deletionRequest: 'the deletion request',
+  reset: 'the reset',
   'audience.save': 'the audience',
   'audience.delete': 'the audience deletion',
   'audience.fold': 'the user profiles',

@@ -114,6 +114,13 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         case 'settings.changed':
           void loadInfo();
           break;
+        case 'store.reset':
+          // Every message was forgotten: the list starts again, and so does what was held back.
+          heldIds = [];
+          setState({ held: 0 });
+          void pager.first();
+          detail.reload();
+          break;
         case 'receiver.received':
           break; // the receiver's inbox view is not part of this slice
       }

@@ -1,0 +1,30 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/**
+ * Forgets what was received and sent — messages and their requests, deliveries and attempts,
+ * deletion requests, the profiles audiences are computed from, audience memberships and sync
+ * history — and keeps what was configured: sources, destinations, audience definitions, this
+ * Sluice's id (sluice/testing's reset(), a test's clean slate). In the caller's transaction. The
+ * profile fold starts again from the first message (ids are given again from 1).
+ */
+export function storeResetter(db: DatabaseSync): () => number {
+  const countMessages = db.prepare('SELECT count(*) AS n FROM messages');
+  return () => {
+    const { n } = countMessages.get() as { n: number };
+    db.exec(`
+      DELETE FROM attempts;
+      DELETE FROM deliveries;
+      DELETE FROM messages;
+      DELETE FROM requests;
+      DELETE FROM deletion_requests;
+      DELETE FROM audience_sync_messages;
+      DELETE FROM audience_syncs;
+      DELETE FROM audience_members;
+      DELETE FROM profile_events;
+      DELETE FROM profile_traits;
+      DELETE FROM profile_users;
+      DELETE FROM settings WHERE key = 'profiles.folded_through';
+    `);
+    return Number(n);
+  };
+}
