@@ -16,6 +16,7 @@ import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
 import { instanceId } from './store/instance-id.ts';
+import { TestQueries } from './queries/test-queries.ts';
 import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
@@ -159,7 +160,11 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     onDeliveries: () => delivery.kick(),
     ...(options.random ? { random: options.random } : {}),
   });
-  const parts: CoreParts = { bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, ingestUrl: ingest.url, dataDir: options.dataDir };
+  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
+  const parts: CoreParts = {
+    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries,
+    ingestUrl: ingest.url, dataDir: options.dataDir,
+  };
   const operations = createOperations({
     ...parts,
     writer,

@@ -26,6 +26,7 @@ import type { Destination, DestinationsRepo } from '../store/destinations-repo.t
 import type { MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
+import type { TestQueries } from '../queries/test-queries.ts';
 import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
 
 /** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
@@ -46,6 +47,8 @@ export interface CoreParts {
   audiences: AudienceService;
   ingestUrl: string;
   dataDir: string;
+  /** What tests ask: stored messages, waits, deliveries (queries/test-queries.ts). */
+  queries: TestQueries;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */
@@ -190,6 +193,7 @@ export function createOperations(p: OperationParts): Operations {
       await p.composer.flushAll(); // what the inspector's composer queued goes in first, then is forgotten too
       const outcome = await delivery.whileRemoving(() => writer.write({ op: 'reset', now: clock.now() }));
       p.receiver.clearInbox();
+      p.queries.forget();
       p.bus.emit('store.reset', null);
       return { messages: outcome.changed };
     },
