@@ -64,7 +64,7 @@ export async function serve(args: string[]): Promise<void> {
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
   const warnings = core.configWarnings();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, sources, warnings })}\n`);
+    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, api: ui.apiUrl, token: ui.token, sources, warnings })}\n`);
     return;
   }
   for (const warning of warnings) process.stderr.write(`sluice: warning: ${warning}\n`);
@@ -74,6 +74,7 @@ export async function serve(args: string[]): Promise<void> {
     `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
     ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
     `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
+    `  HTTP API            ${ui.apiUrl}  (Authorization: Bearer ${ui.token})`,
     `  Data                ${dataDir}${values.ephemeral ? '  (temporary: removed on exit)' : ''}`,
     'Press Ctrl+C to stop.',
   ];

@@ -10,6 +10,7 @@ import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { Core } from '../core/index.ts';
 import { INSPECTOR_CSP } from '../../shared/csp.ts';
+import { API_PREFIX, serveHttpApi } from './http-api.ts';
 
 export interface UiServerOptions {
   core: Core;
@@ -79,6 +80,11 @@ export class UiServer {
   /** The address to open, token included. */
   get url(): string {
     return `${this.baseUrl}/?token=${this.token}`;
+  }
+
+  /** The HTTP API's base URL (http-api.ts): `Authorization: Bearer <token>`. */
+  get apiUrl(): string {
+    return `${this.baseUrl}/api/v1`;
   }
 
   get baseUrl(): string {
@@ -153,6 +159,11 @@ export class UiServer {
   #serve(req: IncomingMessage, res: ServerResponse): void {
     if (!this.#allowedHosts().has(req.headers.host ?? '')) {
       res.writeHead(403, { 'Content-Type': 'text/plain' }).end('unknown Host');
+      return;
+    }
+    const url = requestUrl(req);
+    if (url?.pathname.startsWith(API_PREFIX)) {
+      void serveHttpApi(this.#o.core, this.token, `http://${req.headers.host}`, req, res, url);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -12,6 +12,9 @@ export interface ReadyLine {
   dataDir: string;
   /** --ephemeral: the data folder is temporary, removed on exit. */
   ephemeral: boolean;
+  /** The HTTP API's base URL and its token (Authorization: Bearer). */
+  api: string;
+  token: string;
   sources: { name: string; writeKey: string; kind: string }[];
   /** What the config check found (webhooks posting to this Sluice's own ingestion endpoint). */
   warnings: string[];

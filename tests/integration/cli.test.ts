@@ -138,6 +138,21 @@ describe('sluice serve', () => {
     expect(both.stderr).toMatch(/--ephemeral stores in a new temporary folder of its own; leave out --data-dir/);
   });
 
+  it('the ready line names the HTTP API and its token, and the API answers with them', async () => {
+    const cli = await startCli(['--ephemeral']);
+    running.push(cli);
+    expect(cli.ready.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    expect(cli.ready.ui).toContain(`token=${cli.ready.token}`);
+    await post({ ingestUrl: cli.ready.ingest, writeKey: cli.ready.sources[0]!.writeKey }, '/v1/track', { userId: 'u', event: 'Over HTTP' });
+    const res = await fetch(`${cli.ready.api}/messages/wait`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cli.ready.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ filter: { event: 'Over HTTP' }, timeoutMs: 5_000 }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { messages: { event: string }[] }).messages[0]!.event).toBe('Over HTTP');
+  });
+
   it('refuses a config that gives a stored source\'s write key to another source, naming the field', async () => {
     const dir = tempDir();
     const config = path.join(dir, 'sluice.json');

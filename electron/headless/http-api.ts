@@ -1,0 +1,133 @@
+/**
+ * The test queries over HTTP (`/api/v1/…` on the inspector's port), for stacks that cannot import
+ * sluice/testing — Cypress, Python, Go, a shell with curl. A thin adapter over core/queries/ and the
+ * core's reset: the same filters, waits and answers. Guarded as the WebSocket is: the per-run token
+ * (`Authorization: Bearer <token>`), a Host that is this server (checked by ui-server.ts before this),
+ * and no browser request from another origin (no CORS either, so a page elsewhere cannot read it).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { Core } from '../core/index.ts';
+import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
+
+export const API_PREFIX = '/api/v1/';
+/** A page of messages or deliveries, at most (and by default). */
+const MAX_LIMIT = 1000;
+const MAX_BODY_BYTES = 64 * 1024;
+/** A wait may not hold a request longer than this. */
+const MAX_WAIT_MS = 300_000;
+const FILTER_PARAMS = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status'] as const;
+
+class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Answers a request under /api/v1/; `origin` is this server's own (http://host:port). */
+export async function serveHttpApi(core: Core, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  try {
+    guard(req, token, origin);
+    const route = url.pathname.slice(API_PREFIX.length);
+    const method = req.method ?? 'GET';
+    if (route === 'messages' && method === 'GET') {
+      const rows = core.queries.rows(filterOf(url), 'GET /api/v1/messages');
+      return page(res, url, rows, (row) => row.message, 'messages');
+    }
+    if (route === 'messages/wait' && method === 'POST') {
+      const body = await jsonBody(req);
+      const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
+      const abandoned = new AbortController();
+      res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
+      const messages = await core.queries.waitForMessages(body.filter, { count: body.count as number | undefined, timeoutMs }, abandoned.signal);
+      return send(res, 200, { messages });
+    }
+    if (route.startsWith('messages/') && method === 'GET') {
+      const messageId = decodeURIComponent(route.slice('messages/'.length));
+      const found = core.queries.messageById(messageId);
+      if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
+      return send(res, 200, found);
+    }
+    if (route === 'deliveries' && method === 'GET') {
+      const filter = { ...filterOf(url), ...optional(url, 'destination') } as Record<string, unknown>;
+      if (filter.status !== undefined) filter.status = url.searchParams.get('status'); // a delivery status here
+      const deliveries = core.queries.deliveries(filter, 'GET /api/v1/deliveries');
+      return page(res, url, deliveries.map((d) => ({ id: d.id, message: d })), (row) => row.message, 'deliveries');
+    }
+    if (route === 'reset' && method === 'POST') return send(res, 200, await core.reset());
+    if (route === 'stats' && method === 'GET') return send(res, 200, core.queries.stats());
+    if (['messages', 'messages/wait', 'deliveries', 'reset', 'stats'].includes(route) || route.startsWith('messages/')) {
+      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+    }
+    throw new ApiError(404, 'not_found', `no such endpoint: ${url.pathname}; see the OpenAPI document (README, "HTTP API")`);
+  } catch (error) {
+    if (res.headersSent || res.destroyed) return;
+    if (error instanceof ApiError) return send(res, error.status, { error: { code: error.code, message: error.message } });
+    if (error instanceof SluiceTimeoutError) return send(res, 408, { error: { code: 'timeout', message: error.message }, matched: error.matched });
+    if (error instanceof TypeError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
+    send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });
+  }
+}
+
+function guard(req: IncomingMessage, token: string, origin: string): void {
+  const given = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (given === undefined) throw new ApiError(401, 'unauthorized', 'send the token as "Authorization: Bearer <token>" (the token is in the --json ready line and the inspector URL)');
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new ApiError(401, 'unauthorized', 'the token is not this Sluice\'s (each run makes its own)');
+  const from = req.headers.origin;
+  if (from !== undefined && from !== origin) throw new ApiError(403, 'forbidden_origin', `requests from a page on ${from} are refused: the API is for test runners and scripts, not other sites`);
+}
+
+function filterOf(url: URL): Record<string, string> {
+  const filter: Record<string, string> = {};
+  for (const name of FILTER_PARAMS) Object.assign(filter, optional(url, name));
+  return filter;
+}
+
+function optional(url: URL, name: string): Record<string, string> {
+  const value = url.searchParams.get(name);
+  return value === null || value === '' ? {} : { [name]: value };
+}
+
+/** Oldest first, `limit` at a time after the cursor `after` (a row id); `next` is the cursor for the following page. */
+function page<R extends { id: number }>(res: ServerResponse, url: URL, rows: R[], view: (row: R) => unknown, key: string): void {
+  const limitText = url.searchParams.get('limit');
+  const limit = limitText === null ? MAX_LIMIT : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ApiError(400, 'invalid_request', `limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  const afterText = url.searchParams.get('after');
+  const after = afterText === null ? 0 : Number(afterText);
+  if (!Number.isInteger(after) || after < 0) throw new ApiError(400, 'invalid_request', 'after must be the "next" of a previous page');
+  const rest = rows.filter((row) => row.id > after);
+  const shown = rest.slice(0, limit);
+  send(res, 200, { [key]: shown.map(view), next: rest.length > limit ? shown.at(-1)!.id : null });
+}
+
+async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'body_too_large', `a request body is at most ${MAX_BODY_BYTES / 1024} KB`);
+    chunks.push(chunk);
+  }
+  if (size === 0) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'the body is not JSON; send {"filter": {...}, "count": 1, "timeoutMs": 5000}');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'invalid_request', 'the body is a JSON object: {"filter", "count", "timeoutMs"}');
+  return body as Record<string, unknown>;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.end(text);
+}
