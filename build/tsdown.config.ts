@@ -1,7 +1,9 @@
 // `npm run build:package` (tsdown 0.21, on rolldown): the JavaScript and type declarations the npm
 // package ships, in dist/. Two builds:
 //
-//   relay   dist/cli.js — the `sluice` command (ES module, with its shebang) — and the worker threads the
+//   relay   dist/cli.js — the `sluice` command (ES module, with its shebang) —, dist/testing.js
+//           (`sluice/testing`, with its declarations; CommonJS projects load it with require(), which
+//           takes an ES module on the Node versions the relay runs on) and the worker threads the
 //           core starts (dist/writer-worker.js, dist/checkpointer-worker.js), sharing dist/chunks/.
 //           undici, ws and zod are bundled in: the package installs no dependency, so installing it
 //           is one download, the relay starts without resolving hundreds of files, and a Node 20
@@ -10,9 +12,8 @@
 //   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
 //           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
 //
-// The client's declarations are made by TypeScript 7's native compiler (tsdown's `tsgo` mode, pointed
-// at the binary the `typescript` package installs) and bundled into one file per format. The relay's
-// entries export nothing yet, so it has none; an entry that exports an API (./testing) turns them on.
+// Declarations are made by TypeScript 7's native compiler (tsdown's `tsgo` mode, pointed at the binary
+// the `typescript` package installs) and bundled into one file per entry and format.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
@@ -43,7 +44,7 @@ export default defineConfig([
   {
     ...common,
     name: 'relay',
-    entry: { cli: 'electron/cli.ts' },
+    entry: { cli: 'electron/cli.ts', testing: 'electron/testing/index.ts' },
     outDir: 'dist',
     format: 'esm',
     clean: ['dist/*.js', 'dist/*.d.ts', 'dist/chunks', 'dist/THIRD-PARTY-LICENSES.md'],
@@ -54,8 +55,8 @@ export default defineConfig([
     },
     outputOptions: { chunkFileNames: 'chunks/[name]-[hash].js' },
     plugins: [workerEntries(), thirdPartyLicenses()],
-    // Its entries export nothing (a command, two threads): no declarations until one does (./testing).
-    dts: false,
+    // sluice/testing's declarations (the command and the threads export nothing).
+    dts: { tsgo: { path: typescriptBinary() } },
   },
   {
     ...common,

@@ -67,6 +67,8 @@ describe('the packed tarball', () => {
       'dist/client/index.cjs',
       'dist/client/index.d.ts',
       'dist/client/index.d.cts',
+      'dist/testing.js',
+      'dist/testing.d.ts',
       'out/renderer/index.html',
     ];
     for (const file of expected) expect(packed.files).toContain(file);
@@ -95,6 +97,7 @@ describe('the packed tarball', () => {
     expect(manifest.bin).toEqual({ sluice: 'dist/cli.js' });
     expect(manifest.exports).toEqual({
       './package.json': './package.json',
+      './testing': { types: './dist/testing.d.ts', default: './dist/testing.js' },
       './client': {
         import: { types: './dist/client/index.d.ts', default: './dist/client/index.js' },
         require: { types: './dist/client/index.d.cts', default: './dist/client/index.cjs' },
@@ -249,6 +252,25 @@ describe('from the installed package', () => {
     }
   }
 
+  it('(e) sluice/testing starts a relay in the process, waits for a message, and removes its folder on close — import and require', () => {
+    const script = `import { startSluice, SluiceTimeoutError } from 'sluice/testing';
+import fs from 'node:fs';
+const sluice = await startSluice({ config: { sources: [{ name: 'web', writeKey: 'wk_pkg' }] } });
+const res = await fetch(sluice.ingestUrl + '/v1/track', { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from('wk_pkg:').toString('base64'), 'content-type': 'application/json' }, body: JSON.stringify({ userId: 'u', event: 'Packaged', properties: { n: 1 } }) });
+const [message] = await sluice.waitForMessages({ event: 'Packaged', properties: { n: 1 } });
+const timeout = await sluice.waitForMessages({ event: 'Never' }, { timeoutMs: 50 }).catch((e) => e instanceof SluiceTimeoutError);
+await sluice.close();
+console.log(JSON.stringify({ status: res.status, writeKey: sluice.writeKey, event: message.event, source: message.source, timeout, removed: !fs.existsSync(sluice.dataDir) }));
+`;
+    fs.writeFileSync(path.join(project, 'testing.mjs'), script);
+    const run = spawnSync(process.execPath, ['testing.mjs'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ status: 200, writeKey: 'wk_pkg', event: 'Packaged', source: 'web', timeout: true, removed: true });
+    // CommonJS: require() of the ES module, as Node ≥ 22.12 allows (the relay needs 22.19).
+    const required = spawnSync(process.execPath, ['-e', "const t = require('sluice/testing'); console.log(typeof t.startSluice, typeof t.SluiceTimeoutError)"], { cwd: project, encoding: 'utf8' });
+    expect({ stdout: required.stdout.trim(), stderr: required.stderr }).toEqual({ stdout: 'function function', stderr: '' });
+  });
+
   it('(b) sluice/client sends from an ES module and from CommonJS on this Node', async () => {
     await clientSends(process.execPath, process.versions.node);
   });
@@ -362,11 +384,29 @@ export = queued;
 `,
     );
     fs.writeFileSync(path.join(project, 'wrong.mts'), `import { Client } from 'sluice/client';\nnew Client('wk').track({ userId: 'u_1', event: 42 });\n`);
+    fs.writeFileSync(
+      path.join(project, 'typed-testing.mts'),
+      `import { startSluice, SluiceTimeoutError, type MessageFilter, type TestMessage, type TestDelivery } from 'sluice/testing';
+const sluice = await startSluice({ config: { sources: [{ name: 'web', writeKey: 'wk' }] } });
+const filter: MessageFilter = { event: 'Order Completed', properties: { total: 42 }, status: 'accepted' };
+const found: TestMessage[] = await sluice.waitForMessages(filter, { count: 2, timeoutMs: 1000 });
+const source: string = found[0]!.source;
+const delivered: TestDelivery[] = await sluice.waitForDeliveries({ destination: 'hooks' }, { status: 'delivered' });
+// @ts-expect-error not a filter field
+await sluice.messages({ evnt: 'Typo' });
+// @ts-expect-error a message status is accepted, rejected or duplicate
+await sluice.messages({ status: 'ok' });
+const isTimeout = (error: unknown) => error instanceof SluiceTimeoutError && error.code === 'timeout';
+await sluice.reset();
+await sluice.close();
+export { source, delivered, isTimeout };
+`,
+    );
   });
 
   it.each(modes)('accepts right calls and rejects wrong ones (moduleResolution %s)', (name, flags) => {
     // \`import x = require()\` is CommonJS-only: the .cts file is checked where resolution knows CommonJS.
-    const files = name === 'nodenext' ? ['typed.mts', 'typed.cts'] : ['typed.mts'];
+    const files = name === 'nodenext' ? ['typed.mts', 'typed.cts', 'typed-testing.mts'] : ['typed.mts', 'typed-testing.mts'];
     const run = typecheck(files, flags);
     expect(run.stdout + run.stderr).toBe('');
     expect(run.status).toBe(0);
