@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { UiServer } from '../../electron/headless/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
+import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 
+const receiver = receiversClosedAfterEach();
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
 afterEach(async () => {
@@ -106,6 +108,35 @@ describe('HTTP API queries', () => {
     const broken = await request(`${ui!.apiUrl}/messages/wait`, { method: 'POST', headers: { authorization: `Bearer ${ui!.token}` }, body: '{not json' });
     expect(broken.statusCode).toBe(400);
     expect((await broken.body.json()) as object).toMatchObject({ error: { code: 'invalid_json' } });
+  });
+
+  it('lists deliveries with their attempts, filtered by destination, status and the message', async () => {
+    const r = await receiver();
+    core = await startCore({
+      config: {
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'hooks', enabled: true, sources: ['web'], webhooks: [{ url: `${r.url}/in`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+      },
+    });
+    core.writeKey = 'wk_web';
+    ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    await ui.listen();
+    await post(core, '/v1/track', { userId: 'u', event: 'Shipped', messageId: 's-1' });
+    await post(core, '/v1/track', { userId: 'u', event: 'Other', messageId: 'o-1' });
+    await r.waitFor(2);
+    const c = core;
+    await new Promise<void>((resolve) => {
+      const check = () => (c.deliveries.countByStatus().delivered === 2 ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    const shipped = await api('/deliveries?destination=hooks&status=delivered&event=Shipped');
+    expect(shipped.json.deliveries).toEqual([
+      expect.objectContaining({ destination: 'hooks', status: 'delivered', attemptCount: 1, message: expect.objectContaining({ messageId: 's-1' }), attempts: [expect.objectContaining({ url: `${r.url}/in`, status: 200, outcome: 'success' })] }),
+    ]);
+    expect(shipped.json.next).toBeNull();
+    expect((await api('/deliveries?destination=elsewhere')).json.deliveries).toEqual([]);
+    expect((await api('/deliveries?limit=1')).json).toMatchObject({ deliveries: [expect.objectContaining({ message: expect.objectContaining({ messageId: 's-1' }) })], next: expect.any(Number) });
+    expect((await api('/messages/s-1')).json.deliveries).toEqual([expect.objectContaining({ status: 'delivered' })]);
   });
 
   it('reset forgets the messages', async () => {
