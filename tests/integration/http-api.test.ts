@@ -1,6 +1,8 @@
 // The HTTP API (/api/v1 on the inspector's port; issue 15, point 2): the test queries for other stacks.
 // A real core and UI server on loopback, plain HTTP requests as curl would make them.
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { UiServer } from '../../electron/headless/ui-server.ts';
@@ -145,5 +147,33 @@ describe('HTTP API queries', () => {
     await api('/messages/wait', { method: 'POST', body: { filter: { event: 'Gone soon' } } });
     expect(await api('/reset', { method: 'POST' })).toMatchObject({ status: 200, json: { messages: 1 } });
     expect((await api('/messages')).json.messages).toEqual([]);
+  });
+});
+
+describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the package)', () => {
+  const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/http-api.openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: { required?: string[] } } } }> }>>;
+  };
+
+  it('documents every endpoint the server answers, with the status and the top-level fields it answers', async () => {
+    const { core: c } = await setup();
+    await post(c, '/v1/track', { userId: 'u', event: 'Documented', messageId: 'doc-1' });
+    await api('/messages/wait', { method: 'POST', body: { filter: { event: 'Documented' } } });
+    const calls: [string, string, unknown?][] = [];
+    for (const [route, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) calls.push([route, method]);
+    expect(calls.map(([route, method]) => `${method.toUpperCase()} ${route}`).sort()).toEqual(
+      ['GET /deliveries', 'GET /messages', 'GET /messages/{messageId}', 'GET /stats', 'POST /messages/wait', 'POST /reset'],
+    );
+    for (const [route, method] of calls) {
+      if (route === '/reset') continue; // last: it forgets what the others read
+      const res = await api(route.replace('{messageId}', 'doc-1'), { method: method.toUpperCase(), ...(method === 'post' ? { body: { filter: { event: 'Documented' }, timeoutMs: 1000 } } : {}) });
+      const documented = doc.paths[route]![method]!.responses[String(res.status)];
+      expect(documented, `${method} ${route} answered ${res.status}`).toBeDefined();
+      for (const field of documented!.content?.['application/json'].schema.required ?? []) expect(res.json, `${method} ${route}`).toHaveProperty(field);
+    }
+    const reset = await api('/reset', { method: 'POST' });
+    expect(Object.keys(doc.paths['/reset']!.post!.responses)).toContain(String(reset.status));
+    expect((await api('/messages', { token: null })).status).toBe(401);
+    expect(Object.keys(doc.paths['/messages']!.get!.responses)).toContain('401');
   });
 });

@@ -69,12 +69,13 @@ describe('the packed tarball', () => {
       'dist/client/index.d.cts',
       'dist/testing.js',
       'dist/testing.d.ts',
+      'docs/http-api.openapi.json',
       'out/renderer/index.html',
     ];
     for (const file of expected) expect(packed.files).toContain(file);
     // Nothing but the built package, README and LICENSE (no tests, benchmarks, CI, sources or Electron's
     // main process)...
-    const stray = packed.files.filter((f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !f.startsWith('dist/') && !f.startsWith('out/renderer/'));
+    const stray = packed.files.filter((f) => !['package.json', 'README.md', 'LICENSE', 'docs/http-api.openapi.json'].includes(f) && !f.startsWith('dist/') && !f.startsWith('out/renderer/'));
     expect(stray).toEqual([]);
     // ...and of it, no TypeScript source (declarations only) and no source maps.
     expect(packed.files.filter((f) => /\.(ts|tsx|mts|cts)$/.test(f) && !/\.d\.c?ts$/.test(f))).toEqual([]);
@@ -97,6 +98,7 @@ describe('the packed tarball', () => {
     expect(manifest.bin).toEqual({ sluice: 'dist/cli.js' });
     expect(manifest.exports).toEqual({
       './package.json': './package.json',
+      './http-api.openapi.json': './docs/http-api.openapi.json',
       './testing': { types: './dist/testing.d.ts', default: './dist/testing.js' },
       './client': {
         import: { types: './dist/client/index.d.ts', default: './dist/client/index.js' },
