@@ -159,6 +159,8 @@ describe('waiting', () => {
     expect(message).not.toContain('far');
     expect(message.indexOf('close-1')).toBeLessThan(message.indexOf('close-2')); // the closest first
 
+    const unrelated = await sluice.waitForMessages({ event: 'Never Sent' }, { timeoutMs: 50 }).catch((e: Error) => e.message);
+    expect(unrelated).toMatch(/; 0 arrived \(3 stored in all\)\. None comes close; the latest stored:\n {2}- track "Unrelated" of "u_7" \(accepted, far\)\n/);
     const nothing = await (await start()).waitForMessages({ event: 'X' }, { timeoutMs: 50 }).catch((e: Error) => e.message);
     expect(nothing).toMatch(/0 arrived \(0 stored in all\)\. Nothing was stored: is the client pointed at this Sluice, with its write key, and flushed\?$/);
   });

@@ -111,7 +111,8 @@ function show(value: unknown): string {
 
 /**
  * Why a wait found too few: what was asked, how many matched, and the messages that came closest —
- * the same event with other properties, the same user with other events — each with what differs.
+ * the same event with other properties, the same user with other events — each with what differs;
+ * when none shares anything asked, the latest that arrived.
  */
 export function explainShortfall(filter: MessageFilter, count: number, matched: number, all: readonly TestMessage[], timeoutMs: number): string {
   const asked = Object.keys(filter).length === 0 ? 'any message' : JSON.stringify(filter);
@@ -122,7 +123,12 @@ export function explainShortfall(filter: MessageFilter, count: number, matched: 
     .filter(({ missed }) => missed.length > 0 && missed.length < criteria)
     .sort((a, b) => a.missed.length - b.missed.length)
     .slice(0, 5);
-  if (near.length === 0) return `${head}.${all.length === 0 ? ' Nothing was stored: is the client pointed at this Sluice, with its write key, and flushed?' : ''}`;
+  if (near.length === 0) {
+    if (all.length === 0) return `${head}. Nothing was stored: is the client pointed at this Sluice, with its write key, and flushed?`;
+    // Nothing shares any of what was asked: what did arrive, the latest first.
+    const latest = all.slice(-5).reverse().map((message) => `  - ${label(message)}`);
+    return `${head}. None comes close; the latest stored:\n${latest.join('\n')}`;
+  }
   const lines = near.map(({ message, missed }) => `  - ${label(message)}: ${missed.join('; ')}`);
   return `${head}. Closest:\n${lines.join('\n')}`;
 }
