@@ -4,11 +4,14 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { browserUnavailableReason, chromiumPath } from '../helpers/browser.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const curl = spawnSync('curl', ['--version'], { encoding: 'utf8' });
 const noCurl = curl.status === 0 ? null : 'curl is not installed (the script is a curl example)';
 if (noCurl) console.warn(`[examples] the HTTP API script is skipped: ${noCurl}`);
+const noBrowser = browserUnavailableReason();
+if (noBrowser) console.warn(`[examples] the Playwright Test example is skipped: ${noBrowser}`);
 
 describe('examples', () => {
   it('examples/node-test: node --test passes', () => {
@@ -24,5 +27,17 @@ describe('examples', () => {
     const missing = spawnSync('sh', ['examples/http-api/wait-for-event.sh'], { cwd: root, env: { ...env, WAIT_EVENT: 'Never Sent', TIMEOUT_MS: '200' }, encoding: 'utf8', timeout: 60_000 });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^waited 200 ms for 1 message matching \{"event":"Never Sent"\}; 0 arrived \(1 stored in all\)\. None comes close; the latest stored:\n {2}- track "Signed Up" of "u_1"/);
+  });
+
+  it.skipIf(noBrowser !== null)('examples/playwright: Playwright Test clicks in a page running analytics.js and asserts the event with sluice/testing', () => {
+    const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
+    const run = spawnSync(process.execPath, [cli, 'test', '-c', 'examples/playwright/playwright.config.mjs'], {
+      cwd: root,
+      env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.stdout).toMatch(/1 passed/);
+    expect(run.status).toBe(0);
   });
 });
