@@ -9,6 +9,7 @@ import { runUiBench } from './ui.bench.ts';
 import { runAudiencesBench } from './audiences.bench.ts';
 import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
+import { runTestingBench } from './testing.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   audiences: runAudiencesBench,
   startup: runStartupBench,
   forward: runForwardBench,
+  testing: runTestingBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,5 +1,6 @@
 // sluice/testing's startSluice (issue 15, point 1): a relay in the test's process, asked what was stored
 // and delivered. Real cores on loopback, real SQLite files, Segment's own client library.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Analytics } from '@segment/analytics-node';
@@ -59,6 +60,18 @@ describe('startSluice', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('starts from a script given with node --input-type=module -e (its worker threads do not inherit --input-type)', () => {
+    const entry = path.resolve(import.meta.dirname, '../../electron/testing/index.ts');
+    const script = `const { startSluice } = await import(${JSON.stringify(entry)});
+const sluice = await startSluice();
+await fetch(sluice.ingestUrl + '/v1/track', { method: 'POST', headers: { authorization: 'Basic ' + btoa(sluice.writeKey + ':'), 'content-type': 'application/json' }, body: '{"userId":"u","event":"One-liner"}' });
+const [m] = await sluice.waitForMessages({ event: 'One-liner' });
+await sluice.close();
+console.log(m.event);`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    expect({ status: run.status, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({ status: 0, stdout: 'One-liner', stderr: '' });
   });
 
   it('two in one process: their own ports, folders and messages', async () => {

@@ -1,3 +1,4 @@
+import { workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 
@@ -14,6 +15,7 @@ export class Checkpointer {
   constructor(file: string, onFailure: (error: Error) => void, intervalMs = 250) {
     this.#worker = new Worker(new URL('./checkpointer-worker.ts', import.meta.url), {
       workerData: { file, intervalMs },
+      execArgv: workerExecArgv(),
     });
     this.#worker.unref();
     this.#worker.on('error', (error) => onFailure(error));

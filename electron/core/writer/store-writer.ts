@@ -1,3 +1,4 @@
+import { workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
 import { IngestError } from '../ingest-error.ts';
 import type { BodiesRequest, FromWriter, IngestJob, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
@@ -132,7 +133,7 @@ export class StoreWriter {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file } });
+    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file }, execArgv: workerExecArgv() });
     worker.on('message', (message: FromWriter) => this.#receive(message));
     worker.on('error', (error) => console.error('sluice: the store writer failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));

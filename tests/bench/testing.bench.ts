@@ -1,0 +1,94 @@
+// sluice/testing's start and close (issue 15: "starting one per test file is cheap"): startSluice() and
+// close() from the built package (dist/testing.js, what `npm i -D sluice` installs), warm (again and
+// again in one process, as a test file's beforeEach would) and cold (a new process that imports it and
+// starts once, as a test runner's worker per file does), against a floor in the same run: what any
+// relay like it must do — a temporary folder, a SQLite file in WAL mode, two HTTP servers on free ports.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DatabaseSync } from 'node:sqlite';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const ROUNDS = Number(process.env.BENCH_TESTING_ROUNDS ?? 20);
+const COLD_ROUNDS = Number(process.env.BENCH_TESTING_COLD ?? 5);
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+function summary(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: round1(sorted[Math.floor(sorted.length / 2)]!), p95: round1(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!), max: round1(sorted.at(-1)!) };
+}
+
+async function floor(): Promise<{ start: number; close: number }> {
+  const t0 = performance.now();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-floor-'));
+  const db = new DatabaseSync(path.join(dir, 'x.db'));
+  db.exec('PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  const servers = [http.createServer(), http.createServer()];
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  const t1 = performance.now();
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { start: performance.now() - t0 - (performance.now() - t1), close: performance.now() - t1 };
+}
+
+export async function runTestingBench() {
+  const entry = path.join(root, 'dist/testing.js');
+  if (!fs.existsSync(entry)) throw new Error('dist/testing.js is missing: run `npm run build` first');
+  const { startSluice } = (await import(pathToFileURL(entry).href)) as typeof import('../../electron/testing/index.ts');
+  // Warm-up of both (JIT, the OS's file cache).
+  for (let i = 0; i < 3; i++) {
+    await (await startSluice()).close();
+    await floor();
+  }
+  const starts: number[] = [];
+  const closes: number[] = [];
+  const floorStarts: number[] = [];
+  const floorCloses: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = performance.now();
+    const sluice = await startSluice();
+    const t1 = performance.now();
+    await sluice.close();
+    starts.push(t1 - t0);
+    closes.push(performance.now() - t1);
+    const f = await floor();
+    floorStarts.push(f.start);
+    floorCloses.push(f.close);
+  }
+  // Cold: a new process per start, timed from the process's own start (Node's boot included).
+  const script = `const { startSluice } = await import('sluice/testing');
+const sluice = await startSluice();
+const ready = performance.now();
+await sluice.close();
+console.log(JSON.stringify({ ready, close: performance.now() - ready }));`;
+  const cold: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < COLD_ROUNDS; i++) {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(run.stderr);
+    cold.push((JSON.parse(run.stdout) as { ready: number }).ready);
+    const empty = spawnSync(process.execPath, ['--input-type=module', '-e', 'console.log(performance.now())'], { encoding: 'utf8' });
+    bare.push(Number(empty.stdout));
+  }
+  const figures = {
+    rounds: ROUNDS,
+    warmStartMs: summary(starts),
+    warmCloseMs: summary(closes),
+    floorStartMs: summary(floorStarts),
+    floorCloseMs: summary(floorCloses),
+    warmStartOverFloor: round1(summary(starts).p50 / summary(floorStarts).p50),
+    coldRounds: COLD_ROUNDS,
+    coldReadyMs: summary(cold),
+    bareNodeMs: summary(bare),
+  };
+  console.log(
+    `testing: startSluice() warm p50 ${figures.warmStartMs.p50} ms (p95 ${figures.warmStartMs.p95}), close p50 ${figures.warmCloseMs.p50} ms; ` +
+      `floor (folder + SQLite WAL + two servers) p50 ${figures.floorStartMs.p50} ms → ${figures.warmStartOverFloor}×; ` +
+      `cold (new process → ready) p50 ${figures.coldReadyMs.p50} ms, a bare node p50 ${figures.bareNodeMs.p50} ms`,
+  );
+  return figures;
+}
