@@ -20,6 +20,17 @@ describe('examples', () => {
     expect(run.status).toBe(0);
   });
 
+  it('examples/jest: Jest (ES modules, as Jest runs them with VM modules) passes', () => {
+    const run = spawnSync(process.execPath, [path.join(root, 'node_modules/jest/bin/jest.js'), '--config', 'examples/jest/jest.config.mjs'], {
+      cwd: root,
+      env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stderr).toMatch(/Tests: {7}1 passed, 1 total/);
+    expect(run.status).toBe(0);
+  });
+
   it.skipIf(noCurl !== null)('examples/http-api/wait-for-event.sh: passes when the event arrives, fails with the closest messages when it does not', () => {
     const env = { ...process.env, SLUICE: `${process.execPath} ${path.join(root, 'dist/cli.js')}` };
     const ok = spawnSync('sh', ['examples/http-api/wait-for-event.sh'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });

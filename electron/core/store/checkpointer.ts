@@ -15,7 +15,7 @@ export class Checkpointer {
   constructor(file: string, onFailure: (error: Error) => void, intervalMs = 250) {
     this.#worker = new Worker(new URL('./checkpointer-worker.ts', import.meta.url), {
       workerData: { file, intervalMs },
-      execArgv: workerExecArgv(),
+      ...workerExecArgv(),
     });
     this.#worker.unref();
     this.#worker.on('error', (error) => onFailure(error));

@@ -133,7 +133,7 @@ export class StoreWriter {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file }, execArgv: workerExecArgv() });
+    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file }, ...workerExecArgv() });
     worker.on('message', (message: FromWriter) => this.#receive(message));
     worker.on('error', (error) => console.error('sluice: the store writer failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));
