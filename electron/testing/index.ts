@@ -14,6 +14,7 @@ import path from 'node:path';
 import { configFileSchema, describeIssues, type ConfigFile } from '../../shared/settings.ts';
 import { ConfigError, loadConfigFile } from '../core/config/load-config.ts';
 import { createCore, type Core } from '../core/index.ts';
+import { UiServer } from '../headless/ui-server.ts';
 import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
 
@@ -34,6 +35,10 @@ export interface Sluice {
   readonly writeKey: string;
   /** The built-in webhook receiver (POST /hooks/<name>). */
   readonly receiverUrl: string;
+  /** The HTTP API (/api/v1, docs/http-api.openapi.json), for a browser test or another process; with `token`. */
+  readonly apiUrl: string;
+  /** `Authorization: Bearer <token>` for the HTTP API. */
+  readonly token: string;
   readonly dataDir: string;
   /** Stored messages that match, oldest first (all of them without a filter). */
   messages(filter?: MessageFilter): Promise<TestMessage[]>;
@@ -57,28 +62,36 @@ export async function startSluice(options: StartOptions = {}): Promise<Sluice> {
   const config = configOf(options.config);
   const made = options.dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-')) : undefined;
   const dataDir = options.dataDir ?? made!;
-  let core: Core;
+  let core: Core | undefined;
+  let api: UiServer;
   try {
     core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, host: '127.0.0.1', ...(config ? { config } : {}) });
+    // The HTTP API, as `sluice serve` has it (no inspector page: a test that wants one runs sluice serve).
+    api = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    await api.listen();
   } catch (error) {
+    await core?.close();
     if (made) fs.rmSync(made, { recursive: true, force: true });
     throw error;
   }
+  const started = core;
   let closed: Promise<void> | undefined;
   return {
-    ingestUrl: core.ingestUrl,
-    writeKey: core.sources.list()[0]!.writeKey,
-    receiverUrl: core.receiver.url,
+    ingestUrl: started.ingestUrl,
+    writeKey: started.sources.list()[0]!.writeKey,
+    receiverUrl: started.receiver.url,
+    apiUrl: api.apiUrl,
+    token: api.token,
     dataDir,
-    messages: async (filter) => core.queries.messages(filter),
-    waitForMessages: (filter, wait) => core.queries.waitForMessages(filter, wait),
-    deliveries: async (filter) => core.queries.deliveries(filter),
-    waitForDeliveries: (filter, wait) => core.queries.waitForDeliveries(filter, wait),
+    messages: async (filter) => started.queries.messages(filter),
+    waitForMessages: (filter, wait) => started.queries.waitForMessages(filter, wait),
+    deliveries: async (filter) => started.queries.deliveries(filter),
+    waitForDeliveries: (filter, wait) => started.queries.waitForDeliveries(filter, wait),
     reset: async () => {
-      await core.reset();
+      await started.reset();
     },
     close: () =>
-      (closed ??= core.close().finally(() => {
+      (closed ??= api.close().then(() => started.close()).finally(() => {
         if (made) fs.rmSync(made, { recursive: true, force: true });
       })),
   };

@@ -41,7 +41,13 @@ describe('startSluice', () => {
     expect(sluice.receiverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sluice.writeKey).toBe('wk_web');
     expect(fs.existsSync(path.join(sluice.dataDir, 'sluice.db'))).toBe(true);
+    // The HTTP API beside it, for a browser test or another process.
+    expect(sluice.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    const stats = await fetch(`${sluice.apiUrl}/stats`, { headers: { authorization: `Bearer ${sluice.token}` } });
+    expect(stats.status).toBe(200);
+    expect((await fetch(`${sluice.apiUrl}/stats`)).status).toBe(401);
     await sluice.close();
+    await expect(fetch(`${sluice.apiUrl}/stats`)).rejects.toThrow(); // closed with it
     expect(fs.existsSync(sluice.dataDir)).toBe(false);
     await sluice.close(); // twice is fine
   });
