@@ -29,25 +29,37 @@ class ApiError extends Error {
 }
 
 /** Answers a request under /api/v1/; `origin` is this server's own (http://host:port). */
-export async function serveHttpApi(core: Core, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function serveHttpApi(core: Core, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
   try {
     guard(req, token, origin);
     const route = url.pathname.slice(API_PREFIX.length);
     const method = req.method ?? 'GET';
     if (route === 'messages' && method === 'GET') {
       const rows = core.queries.rows(filterOf(url), 'GET /api/v1/messages');
-      return page(res, url, rows, (row) => row.message, 'messages');
+      return page(res, url, rows, (row) => row.message, 'messages', core.queries.generation);
     }
     if (route === 'messages/wait' && method === 'POST') {
       const body = await jsonBody(req);
       const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
       const abandoned = new AbortController();
       res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
-      const messages = await core.queries.waitForMessages(body.filter, { count: body.count as number | undefined, timeoutMs }, abandoned.signal);
+      if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping');
+      const messages = await core.queries
+        .waitForMessages(body.filter, { count: body.count as number | undefined, timeoutMs }, AbortSignal.any([abandoned.signal, stopping]))
+        .catch((error: unknown) => {
+          // Sluice stopping ends the wait at once, rather than holding its shutdown for the wait's time.
+          if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping; the wait ended without an answer');
+          throw error;
+        });
       return send(res, 200, { messages });
     }
-    if (route.startsWith('messages/') && method === 'GET') {
-      const messageId = decodeURIComponent(route.slice('messages/'.length));
+    if (route.startsWith('messages/') && route !== 'messages/wait' && method === 'GET') {
+      let messageId: string;
+      try {
+        messageId = decodeURIComponent(route.slice('messages/'.length));
+      } catch {
+        throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
+      }
       const found = core.queries.messageById(messageId);
       if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
       return send(res, 200, found);
@@ -56,7 +68,7 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
       const filter = { ...filterOf(url), ...optional(url, 'destination') } as Record<string, unknown>;
       if (filter.status !== undefined) filter.status = url.searchParams.get('status'); // a delivery status here
       const deliveries = core.queries.deliveries(filter, 'GET /api/v1/deliveries');
-      return page(res, url, deliveries.map((d) => ({ id: d.id, message: d })), (row) => row.message, 'deliveries');
+      return page(res, url, deliveries.map((d) => ({ id: d.id, message: d })), (row) => row.message, 'deliveries', core.queries.generation);
     }
     if (route === 'reset' && method === 'POST') return send(res, 200, await core.reset());
     if (route === 'stats' && method === 'GET') return send(res, 200, core.queries.stats());
@@ -74,7 +86,7 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
 }
 
 function guard(req: IncomingMessage, token: string, origin: string): void {
-  const given = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   if (given === undefined) throw new ApiError(401, 'unauthorized', 'send the token as "Authorization: Bearer <token>" (the token is in the --json ready line and the inspector URL)');
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -94,17 +106,26 @@ function optional(url: URL, name: string): Record<string, string> {
   return value === null || value === '' ? {} : { [name]: value };
 }
 
-/** Oldest first, `limit` at a time after the cursor `after` (a row id); `next` is the cursor for the following page. */
-function page<R extends { id: number }>(res: ServerResponse, url: URL, rows: R[], view: (row: R) => unknown, key: string): void {
+/**
+ * Oldest first, `limit` at a time after the cursor `after`; `next` is the cursor for the following
+ * page: "<generation>:<row id>". A reset gives row ids again from 1, so a cursor from before one is
+ * refused (409 stale_cursor) rather than silently skipping the new rows.
+ */
+function page<R extends { id: number }>(res: ServerResponse, url: URL, rows: R[], view: (row: R) => unknown, key: string, generation: number): void {
   const limitText = url.searchParams.get('limit');
   const limit = limitText === null ? MAX_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ApiError(400, 'invalid_request', `limit must be a whole number from 1 to ${MAX_LIMIT}`);
   const afterText = url.searchParams.get('after');
-  const after = afterText === null ? 0 : Number(afterText);
-  if (!Number.isInteger(after) || after < 0) throw new ApiError(400, 'invalid_request', 'after must be the "next" of a previous page');
+  let after = 0;
+  if (afterText !== null) {
+    const cursor = /^(\d+):(\d+)$/.exec(afterText);
+    if (!cursor) throw new ApiError(400, 'invalid_request', 'after must be the "next" of a previous page');
+    if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset since that page: start again without "after"');
+    after = Number(cursor[2]);
+  }
   const rest = rows.filter((row) => row.id > after);
   const shown = rest.slice(0, limit);
-  send(res, 200, { [key]: shown.map(view), next: rest.length > limit ? shown.at(-1)!.id : null });
+  send(res, 200, { [key]: shown.map(view), next: rest.length > limit ? `${generation}:${shown.at(-1)!.id}` : null });
 }
 
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {

@@ -47,6 +47,8 @@ export class UiServer {
   /** The WebSocket side, made when the first page connects: ws (and the zlib it loads) are not needed to start. */
   #wss: Promise<WebSocketServer> | undefined;
   #closed = false;
+  /** Aborted by close(): HTTP API waits end at once instead of holding the shutdown. */
+  readonly #stopping = new AbortController();
   readonly #handlers;
   #port = 0;
 
@@ -103,10 +105,13 @@ export class UiServer {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stopping.abort();
     const wss = await this.#wss?.catch(() => undefined);
     for (const client of wss?.clients ?? []) client.terminate();
     wss?.close();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections(); // kept-alive API clients: nothing more comes on them
+    await closed;
   }
 
   /** Host names this server answers to: its own address, and localhost forms of loopback. */
@@ -163,7 +168,7 @@ export class UiServer {
     }
     const url = requestUrl(req);
     if (url?.pathname.startsWith(API_PREFIX)) {
-      void serveHttpApi(this.#o.core, this.token, `http://${req.headers.host}`, req, res, url);
+      void serveHttpApi(this.#o.core, this.token, `http://${req.headers.host}`, req, res, url, this.#stopping.signal);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -91,8 +91,11 @@ export async function startSluice(options: StartOptions = {}): Promise<Sluice> {
       await started.reset();
     },
     close: () =>
-      (closed ??= api.close().then(() => started.close()).finally(() => {
+      (closed ??= Promise.allSettled([api.close(), started.close()]).then((results) => {
+        // The folder goes only once both let go of it.
         if (made) fs.rmSync(made, { recursive: true, force: true });
+        const failed = results.find((result) => result.status === 'rejected');
+        if (failed) throw failed.reason;
       })),
   };
 }

@@ -37,7 +37,7 @@ describe('examples', () => {
     expect({ status: ok.status, stdout: ok.stdout, stderr: ok.stderr }).toEqual({ status: 0, stdout: 'ok: "Signed Up" arrived from u_1 on the pro plan\n', stderr: '' });
     const missing = spawnSync('sh', ['examples/http-api/wait-for-event.sh'], { cwd: root, env: { ...env, WAIT_EVENT: 'Never Sent', TIMEOUT_MS: '200' }, encoding: 'utf8', timeout: 60_000 });
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toMatch(/^waited 200 ms for 1 message matching \{"event":"Never Sent"\}; 0 arrived \(1 stored in all\)\. None comes close; the latest stored:\n {2}- track "Signed Up" of "u_1"/);
+    expect(missing.stderr).toMatch(/^waited 200 ms for 1 accepted message matching \{"event":"Never Sent"\}; 0 arrived \(1 stored in all\)\. None comes close; the latest stored:\n {2}- track "Signed Up" of "u_1"/);
   });
 
   it.skipIf(noBrowser !== null)('examples/playwright: Playwright Test clicks in a page running analytics.js and asserts the event with sluice/testing', () => {

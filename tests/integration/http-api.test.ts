@@ -104,7 +104,7 @@ describe('HTTP API queries', () => {
     const late = await api('/messages/wait', { method: 'POST', body: { filter: { event: 'Order Completed', properties: { total: 40 } }, timeoutMs: 150 } });
     expect(late.status).toBe(408);
     expect(late.json.error.code).toBe('timeout');
-    expect(late.json.error.message).toMatch(/waited 150 ms for 1 message matching .*Closest:\n {2}- track "Order Completed" of "u" \(accepted, o-1\): properties.total: wanted 40, got 42/s);
+    expect(late.json.error.message).toMatch(/waited 150 ms for 1 accepted message matching .*Closest:\n {2}- track "Order Completed" of "u" \(accepted, o-1\): properties.total: wanted 40, got 42/s);
     expect(late.json.matched).toEqual([]);
     expect((await api('/messages/wait', { method: 'POST', body: { filter: { evnt: 'x' } } })).json.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/unknown filter field "evnt"/) });
     const broken = await request(`${ui!.apiUrl}/messages/wait`, { method: 'POST', headers: { authorization: `Bearer ${ui!.token}` }, body: '{not json' });
@@ -137,16 +137,35 @@ describe('HTTP API queries', () => {
     ]);
     expect(shipped.json.next).toBeNull();
     expect((await api('/deliveries?destination=elsewhere')).json.deliveries).toEqual([]);
-    expect((await api('/deliveries?limit=1')).json).toMatchObject({ deliveries: [expect.objectContaining({ message: expect.objectContaining({ messageId: 's-1' }) })], next: expect.any(Number) });
+    expect((await api('/deliveries?limit=1')).json).toMatchObject({ deliveries: [expect.objectContaining({ message: expect.objectContaining({ messageId: 's-1' }) })], next: expect.stringMatching(/^0:\d+$/) });
+    expect(await api('/deliveries?status=sucess')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/status must be one of pending, retrying, delivered/) } } });
     expect((await api('/messages/s-1')).json.deliveries).toEqual([expect.objectContaining({ status: 'delivered' })]);
   });
 
-  it('reset forgets the messages', async () => {
+  it('reset forgets the messages; a cursor from before it is refused, not silently skipping the new rows', async () => {
     const { core: c } = await setup();
-    await post(c, '/v1/track', { userId: 'u', event: 'Gone soon' });
-    await api('/messages/wait', { method: 'POST', body: { filter: { event: 'Gone soon' } } });
-    expect(await api('/reset', { method: 'POST' })).toMatchObject({ status: 200, json: { messages: 1 } });
+    for (const event of ['A', 'B', 'C']) await post(c, '/v1/track', { userId: 'u', event });
+    const first = await api('/messages?limit=2');
+    expect(first.json.next).toBe(`0:${c.messages.list()[1]!.id}`);
+    expect(await api('/reset', { method: 'POST' })).toMatchObject({ status: 200, json: { messages: 3 } });
     expect((await api('/messages')).json.messages).toEqual([]);
+    for (const event of ['D', 'E', 'F']) await post(c, '/v1/track', { userId: 'u', event });
+    expect(await api(`/messages?after=${first.json.next}`)).toMatchObject({ status: 409, json: { error: { code: 'stale_cursor' } } });
+    expect((await api('/messages')).json.messages.map((m: { event: string }) => m.event)).toEqual(['D', 'E', 'F']);
+    expect((await api('/messages/%E0')).status).toBe(400);
+    expect((await api('/messages/wait')).status).toBe(405);
+    expect((await api('/messages', { headers: { authorization: `bearer ${ui!.token}` } })).status).toBe(200); // the scheme's case does not matter
+  });
+
+  it('stopping ends a pending wait at once (503), instead of holding the shutdown for the wait\'s time', async () => {
+    await setup();
+    const waiting = api('/messages/wait', { method: 'POST', body: { filter: { event: 'Never' }, timeoutMs: 60_000 } });
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await ui!.close();
+    expect(Date.now() - started).toBeLessThan(5_000); // not the 60 s the wait asked for
+    expect(await waiting).toMatchObject({ status: 503, json: { error: { code: 'shutting_down' } } });
+    ui = undefined;
   });
 });
 

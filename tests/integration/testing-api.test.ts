@@ -101,7 +101,7 @@ describe('messages and filters', () => {
     });
     await sendWithSegment(sluice, 'wk_ios', (analytics) => analytics.screen({ userId: 'u_3', name: 'Cart', messageId: 'm-5' }));
     await post({ ingestUrl: sluice.ingestUrl, writeKey: 'wk_web' }, '/v1/batch', { batch: [{ type: 'track', userId: 'u_1', event: 42, messageId: 'bad-1' }, { type: 'track', userId: 'u_1', event: 'Again', messageId: 'm-1' }] });
-    await sluice.waitForMessages({}, { count: 7 });
+    await sluice.waitForMessages({}, { count: 5 }); // accepted ones (the duplicate and the rejected one were stored before the post answered)
 
     const ids = async (filter: Parameters<Sluice['messages']>[0]) => (await sluice.messages(filter)).map((m) => m.messageId);
     expect(await ids({})).toEqual(['m-1', 'm-2', 'm-3', 'm-4', 'm-5', 'bad-1', 'm-1']); // oldest first
@@ -159,6 +159,14 @@ describe('waiting', () => {
     expect(await sluice.waitForMessages({ event: 'Clicked' }, { count: 2, timeoutMs: 0 })).toHaveLength(2);
   });
 
+  it('a wait counts accepted messages unless it names a status: a rejected or duplicate copy does not make it pass', async () => {
+    const sluice = await start({ config: CONFIG });
+    await post({ ingestUrl: sluice.ingestUrl, writeKey: 'wk_web' }, '/v1/batch', { batch: [{ type: 'track', userId: { not: 'an id' }, event: 'Broken', messageId: 'r-1' }] });
+    const error = await sluice.waitForMessages({ event: 'Broken' }, { timeoutMs: 100 }).catch((e: Error) => e.message);
+    expect(error).toMatch(/^waited 100 ms for 1 accepted message matching \{"event":"Broken"\}; 0 arrived \(1 stored in all\)\. Closest:\n {2}- track "Broken" .*\(rejected, r-1\): status: wanted "accepted", got "rejected"/);
+    expect(await sluice.waitForMessages({ event: 'Broken', status: 'rejected' }, { timeoutMs: 100 })).toHaveLength(1);
+  });
+
   it('a timeout says what was asked and lists the closest messages: same event with other properties, same user with other events', async () => {
     const sluice = await start({ config: CONFIG });
     await sendWithSegment(sluice, 'wk_web', (analytics) => {
@@ -172,7 +180,7 @@ describe('waiting', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(error).toBeInstanceOf(SluiceTimeoutError);
     const message = (error as Error).message;
-    expect(message).toMatch(/^waited 200 ms for 1 message matching \{"event":"Order Completed","userId":"u_1","properties":\{"total":42\}\}; 0 arrived \(3 stored in all\)\. Closest:/);
+    expect(message).toMatch(/^waited 200 ms for 1 accepted message matching \{"event":"Order Completed","userId":"u_1","properties":\{"total":42\}\}; 0 arrived \(3 stored in all\)\. Closest:/);
     expect(message).toContain('track "Order Completed" of "u_1" (accepted, close-1): properties.total: wanted 42, got 40');
     expect(message).toContain('(accepted, close-2): event: wanted "Order Completed", got "Cart Viewed"');
     expect(message).not.toContain('far');

@@ -136,6 +136,7 @@ export function createOperations(p: OperationParts): Operations {
     return written(ids, result);
   };
   let replays: Promise<unknown> = Promise.resolve();
+  let resets: Promise<unknown> = Promise.resolve();
 
   /** Messages as rows of the stream: each with the delivery its row shows, and its audience tag. */
   const summarize = (page: StoredMessage[]): MessageSummary[] => {
@@ -189,13 +190,18 @@ export function createOperations(p: OperationParts): Operations {
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
 
-    reset: async () => {
-      await p.composer.flushAll(); // what the inspector's composer queued goes in first, then is forgotten too
-      const outcome = await delivery.whileRemoving(() => writer.write({ op: 'reset', now: clock.now() }));
-      p.receiver.clearInbox();
-      p.queries.forget();
-      p.bus.emit('store.reset', null);
-      return { messages: outcome.changed };
+    reset: () => {
+      // One at a time: two overlapping would let the engine go again while the second one writes.
+      const run = resets.then(async () => {
+        await p.composer.flushAll(); // what the inspector's composer queued goes in first, then is forgotten too
+        const outcome = await delivery.whileRemoving(() => writer.write({ op: 'reset', now: clock.now() }));
+        p.receiver.clearInbox();
+        p.queries.forget();
+        p.bus.emit('store.reset', null);
+        return { messages: outcome.changed };
+      });
+      resets = run.catch(() => undefined);
+      return run;
     },
 
     configWarnings: () =>

@@ -114,13 +114,15 @@ function show(value: unknown): string {
  * the same event with other properties, the same user with other events — each with what differs;
  * when none shares anything asked, the latest that arrived.
  */
-export function explainShortfall(filter: MessageFilter, count: number, matched: number, all: readonly TestMessage[], timeoutMs: number): string {
-  const asked = Object.keys(filter).length === 0 ? 'any message' : JSON.stringify(filter);
-  const head = `waited ${timeoutMs} ms for ${count} message${count === 1 ? '' : 's'} matching ${asked}; ${matched} arrived (${all.length} stored in all)`;
-  const criteria = Object.values(filter).filter((v) => v !== undefined).length;
+export function explainShortfall(filter: MessageFilter, count: number, matched: number, all: readonly TestMessage[], timeoutMs: number, shown: MessageFilter = filter): string {
+  const asked = Object.keys(shown).length === 0 ? 'any message' : JSON.stringify(shown);
+  const kind = shown.status === undefined && filter.status === 'accepted' ? 'accepted ' : '';
+  const head = `waited ${timeoutMs} ms for ${count} ${kind}message${count === 1 ? '' : 's'} matching ${asked}; ${matched} arrived (${all.length} stored in all)`;
+  // Close: sharing some of what the test asked (an implied status alone does not make a message close).
+  const criteria = Object.values(shown).filter((v) => v !== undefined).length;
   const near = all
-    .map((message) => ({ message, missed: misses(message, filter) }))
-    .filter(({ missed }) => missed.length > 0 && missed.length < criteria)
+    .map((message) => ({ message, missed: misses(message, filter), missedAsked: misses(message, shown).length }))
+    .filter(({ missed, missedAsked }) => missed.length > 0 && missedAsked < criteria)
     .sort((a, b) => a.missed.length - b.missed.length)
     .slice(0, 5);
   if (near.length === 0) {

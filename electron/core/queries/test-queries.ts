@@ -38,6 +38,8 @@ export interface DeliveryFilter extends Omit<MessageFilter, 'status'> {
   status?: Delivery['status'];
 }
 
+const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
+
 /** A wait ran out of time; `message` says what was asked and what came closest. */
 export class SluiceTimeoutError extends Error {
   readonly code = 'timeout';
@@ -71,6 +73,7 @@ export class TestQueries {
    * gives again once the newest rows are gone (a purge, a reset).
    */
   readonly #seen = new Map<string, TestMessage>();
+  #generation = 0;
 
   constructor(parts: QueryParts) {
     this.#p = parts;
@@ -93,14 +96,19 @@ export class TestQueries {
     return row ? { message: row.message, deliveries: this.#deliveriesOf([row], {}) } : undefined;
   }
 
+  /**
+   * Resolves with the first `count` matches. Without a `status` in the filter only accepted messages
+   * count: a retried (duplicate) or refused (rejected) copy must not make a broken tracking test pass.
+   */
   async waitForMessages(filter?: unknown, options: WaitOptions = {}, signal?: AbortSignal): Promise<TestMessage[]> {
-    const wanted = checkFilter(filter, 'waitForMessages()');
+    const given = checkFilter(filter, 'waitForMessages()');
+    const wanted: MessageFilter = given.status === undefined ? { ...given, status: 'accepted' } : given;
     const { count, timeoutMs } = waitOptions(options, 'waitForMessages()');
     return this.#waitFor(timeoutMs, signal, () => {
       const all = this.#rows().map(({ message }) => message);
       const found = all.filter((message) => matches(message, wanted));
       return found.length >= count ? found.slice(0, count) : { found, all };
-    }, ({ found, all }) => new SluiceTimeoutError(explainShortfall(wanted, count, found.length, all, timeoutMs), found));
+    }, ({ found, all }) => new SluiceTimeoutError(explainShortfall(wanted, count, found.length, all, timeoutMs, given), found));
   }
 
   deliveries(filter?: unknown, where = 'deliveries()'): TestDelivery[] {
@@ -132,9 +140,15 @@ export class TestQueries {
     return { messages: { ...this.#p.messages.countByStatus() }, types, deliveries: { ...this.#p.deliveries.countByStatus() } };
   }
 
+  /** Resets since start: row ids are given again from 1 after one, so a paging cursor names its generation. */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /** After a reset: nothing seen is kept. */
   forget(): void {
     this.#seen.clear();
+    this.#generation++;
   }
 
   /**
@@ -192,6 +206,7 @@ export class TestQueries {
       const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
       let message = this.#seen.get(key);
       if (!message) {
+        if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
         message = testMessage(row, this.#p.messages.get(row.id)?.raw, sources.get(row.sourceId) ?? String(row.sourceId));
         this.#seen.set(key, message);
       }
@@ -262,6 +277,8 @@ function deliveryFilter(filter: unknown, where: string): { message: MessageFilte
   if (filter !== undefined && filter !== null && (typeof filter !== 'object' || Array.isArray(filter))) throw new TypeError(`${where}: a filter is an object`);
   const { destination, status, ...message } = (filter ?? {}) as DeliveryFilter;
   if (destination !== undefined && typeof destination !== 'string') throw new TypeError(`${where}: filter.destination must be a destination's name`);
-  if (status !== undefined && typeof status !== 'string') throw new TypeError(`${where}: filter.status must be a delivery status`);
+  if (status !== undefined && !(DELIVERY_STATUSES as readonly unknown[]).includes(status)) {
+    throw new TypeError(`${where}: filter.status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  }
   return { message: checkFilter(message, where), ...(destination !== undefined ? { destination } : {}), ...(status !== undefined ? { status } : {}) };
 }
