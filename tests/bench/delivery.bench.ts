@@ -7,14 +7,12 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 
 const execFileAsync = promisify(execFile);
 import { createCore } from '../../electron/core/index.ts';
 import { signBody } from '../../electron/core/delivery/signature.ts';
-import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
-import { toColumns } from '../../electron/core/writer/result-columns.ts';
+import { startRecorder } from './recorder.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -92,20 +90,7 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
     const ids = (read.prepare(`SELECT id FROM deliveries WHERE status = 'pending' ORDER BY id`).all() as { id: number }[]).map((row) => row.id);
     read.close();
     await core.close();
-    const worker = new Worker(new URL('./record-worker.ts', import.meta.url), { workerData: { dataDir: dir } });
-    const committed = new Map<number, () => void>();
-    worker.on('message', (id: number) => committed.get(id)?.());
-    const commits: Promise<void>[] = [];
-    let group: DeliveryResult[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const flush = () => {
-      clearTimeout(timer);
-      timer = undefined;
-      const id = commits.length;
-      commits.push(new Promise((resolve) => committed.set(id, resolve)));
-      worker.postMessage({ id, columns: toColumns(group) });
-      group = [];
-    };
+    const recorder = startRecorder(dir);
     const pool = new Pool(url, { connections: CONCURRENCY });
     let next = 0;
     const started = performance.now();
@@ -121,7 +106,7 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
           const t = performance.now();
           const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
           const responseBody = await res.body.text();
-          group.push({
+          recorder.add({
             deliveryId: ids[i]!,
             status: 'delivered',
             attemptCount: 1,
@@ -147,20 +132,14 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
               },
             ],
           });
-          if (group.length >= 256) flush();
-          else timer ??= setTimeout(flush, 5);
         }
       }),
     );
-    if (group.length > 0) flush();
-    await Promise.all(commits);
+    await recorder.drain();
     const seconds = (performance.now() - started) / 1000;
     const { user, system } = process.cpuUsage(cpu);
     await pool.close();
-    const closed = new Promise((resolve) => worker.on('message', (message) => message === 'closed' && resolve(undefined)));
-    worker.postMessage('close');
-    await closed;
-    await worker.terminate();
+    await recorder.close();
     // A reference that recorded less than Sluice does would flatter it: check every row is there.
     const check = new db(path.join(dir, 'sluice.db'), { readOnly: true });
     const attempts = Number((check.prepare('SELECT count(*) AS n FROM attempts').get() as { n: number }).n);

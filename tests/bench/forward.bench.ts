@@ -6,12 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { createCore, type Core } from '../../electron/core/index.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
-import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
-import { toColumns } from '../../electron/core/writer/result-columns.ts';
+import { startRecorder } from './recorder.ts';
 import { startSink } from './delivery.bench.ts';
 
 const execFileAsync = promisify(execFile);
@@ -127,20 +125,7 @@ async function recordedLoop(url: string, bodies: string[]) {
     const core = await heldForwarder(dir, url, bodies.length);
     const ids = core.messages.list({ limit: bodies.length }).reverse().map((m) => core.deliveries.forMessage(m.id)[0]!.id);
     await core.close();
-    const worker = new Worker(new URL('./record-worker.ts', import.meta.url), { workerData: { dataDir: dir } });
-    const committed = new Map<number, () => void>();
-    worker.on('message', (id: number) => committed.get(id)?.());
-    const commits: Promise<void>[] = [];
-    let group: DeliveryResult[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const flush = () => {
-      clearTimeout(timer);
-      timer = undefined;
-      const id = commits.length;
-      commits.push(new Promise((resolve) => committed.set(id, resolve)));
-      worker.postMessage({ id, columns: toColumns(group) });
-      group = [];
-    };
+    const recorder = startRecorder(dir);
     const pool = new Pool(url, { connections: CONCURRENCY });
     const headers = { 'user-agent': 'Sluice/1.0', 'content-type': 'application/json', authorization: `Basic ${Buffer.from('wk_up:').toString('base64')}` };
     let next = 0;
@@ -160,7 +145,7 @@ async function recordedLoop(url: string, bodies: string[]) {
           const requestHeaders = JSON.stringify(headers);
           const responseHeaders = JSON.stringify(res.headers);
           slice.forEach((body, j) => {
-            group.push({
+            recorder.add({
               deliveryId: ids[from + j]!,
               status: 'delivered',
               attemptCount: 1,
@@ -173,20 +158,14 @@ async function recordedLoop(url: string, bodies: string[]) {
               attempts: [{ url: `${url}/v1/batch`, startedAt, durationMs, requestHeaders, responseStatus: res.statusCode, responseHeaders, responseBody, errorCode: null, errorMessage: null, outcome: 'success', retryAt: null }],
             });
           });
-          if (group.length >= 256) flush();
-          else timer ??= setTimeout(flush, 5);
         }
       }),
     );
-    if (group.length > 0) flush();
-    await Promise.all(commits);
+    await recorder.drain();
     const seconds = (performance.now() - started) / 1000;
     const { user, system } = process.cpuUsage(cpu);
     await pool.close();
-    const closed = new Promise((resolve) => worker.on('message', (message) => message === 'closed' && resolve(undefined)));
-    worker.postMessage('close');
-    await closed;
-    await worker.terminate();
+    await recorder.close();
     return { perSecond: bodies.length / seconds, cpuMicrosPerMessage: (user + system) / bodies.length };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -155,7 +155,7 @@ describe('parseLoopHeader and pointsAtIngest', () => {
   it('parses ids, drops malformed ones, caps the list', () => {
     expect(parseLoopHeader('sl_a, sl_b,sl_c')).toEqual(['sl_a', 'sl_b', 'sl_c']);
     expect(parseLoopHeader(['sl_a', 'sl_b'])).toEqual(['sl_a', 'sl_b']);
-    expect(parseLoopHeader('a b, ,x'.repeat(1))).toEqual(['x']);
+    expect(parseLoopHeader('a b, ,x')).toEqual(['x']);
     expect(parseLoopHeader(Array.from({ length: 100 }, (_, i) => `s${i}`).join(','))).toHaveLength(MAX_HOPS + 1);
     expect(parseLoopHeader(undefined)).toEqual([]);
   });

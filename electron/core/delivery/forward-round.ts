@@ -5,7 +5,7 @@ import type { AttemptRecord } from '../store/delivery-types.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
 import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from './retry-schedule.ts';
-import { errorOf, maxRetryAfter, resolveBody, type RoundOutcome, type RoundParts } from './round.ts';
+import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from './round.ts';
 import { USER_AGENT, type SendResult } from './webhook-sender.ts';
 
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
@@ -104,6 +104,8 @@ export async function runForwardRound(
     const retryAfterMs = maxRetryAfter([result], now);
     const errorMessage = result.ok ? null : withReason(result);
     const refused = result.ok ? rejectedByIndex(result) : undefined;
+    // The same request for each of its messages: its headers and answer serialized once, not per message.
+    const shared = requestRecord(url, headers, result);
     for (const [index, { delivery, body }] of items.entries()) {
       // Accepted as a batch, but this message refused (a Sluice upstream says which, with why): final.
       const rejection = refused?.get(index);
@@ -114,9 +116,7 @@ export async function runForwardRound(
           result: {
             deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount + 1, firstAttemptAt, nextAttemptAt: null,
             deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null,
-            attempts: [{ url, startedAt: result.startedAt, durationMs: result.durationMs, requestHeaders: JSON.stringify(headers), responseStatus: result.status,
-              responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null, responseBody: result.responseBody,
-              errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null }],
+            attempts: [{ ...shared, errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null }],
           },
           announced: delivery,
         });
@@ -129,14 +129,7 @@ export async function runForwardRound(
         : null;
       const status = result.ok ? 'delivered' : next !== null ? 'retrying' : 'failed';
       const attempt: AttemptRecord = {
-        url,
-        startedAt: result.startedAt,
-        durationMs: result.durationMs,
-        requestHeaders: JSON.stringify(headers),
-        responseStatus: result.status,
-        responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
-        responseBody: result.responseBody,
-        errorCode: result.errorCode,
+        ...shared,
         errorMessage,
         outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
         retryAt: status === 'retrying' ? next : null,

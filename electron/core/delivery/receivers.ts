@@ -56,7 +56,7 @@ export class Receivers {
 
   /** A destination's webhook URLs that have not answered 410 Gone. */
   liveWebhooks(destination: Destination): string[] {
-    return destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
+    return liveWebhooks(destination);
   }
 
   /** What a request's answer says about its receiver: its URL's breaker, and 410 Gone. */
@@ -100,7 +100,10 @@ export class Receivers {
 
 /** The URLs a destination's rounds post to: its API's batch URL, or its webhooks that have not gone. */
 function urlsOf(destination: Destination): string[] {
-  return destination.kind === 'tracking-api'
-    ? [forwardUrl(destination.trackingApi!.url)]
-    : destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
+  return destination.kind === 'tracking-api' ? [forwardUrl(destination.trackingApi!.url)] : liveWebhooks(destination);
+}
+
+/** A destination's webhook URLs that have not answered 410 Gone. */
+function liveWebhooks(destination: Destination): string[] {
+  return destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
 }

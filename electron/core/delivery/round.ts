@@ -98,10 +98,10 @@ export async function runRound(
     ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) })
     : null;
   const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
+  // A destination's own webhook answering 410 Gone is disabled (receivers.ts); a typed URL is not.
+  const gone = delivery.targetUrl === null;
   // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
   // store's summaries pair with its code (DeliveriesRepo.lastErrors).
-  // A destination's own webhook answering 410 Gone is disabled (delivery-engine.ts #heard); a typed URL is not.
-  const gone = delivery.targetUrl === null;
   const lastAttemptError = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
   const lastError = delivered
     ? null
@@ -109,6 +109,24 @@ export async function runRound(
       ? `${lastAttemptError} — ${gaveUpReason(attemptCount)}`
       : lastAttemptError;
   const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
+    ...requestRecord(url, headers, result),
+    errorMessage: errorOf(result, gone),
+    outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
+    retryAt: status === 'retrying' ? next : null,
+  }));
+  return {
+    result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
+    announced: delivery,
+  };
+}
+
+/** What an attempt records of its request and answer (the rest — error, outcome, retry — is the round's). */
+export function requestRecord(
+  url: string,
+  headers: Record<string, string>,
+  result: SendResult,
+): Omit<AttemptRecord, 'errorMessage' | 'outcome' | 'retryAt'> {
+  return {
     url,
     startedAt: result.startedAt,
     durationMs: result.durationMs,
@@ -117,13 +135,6 @@ export async function runRound(
     responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
     responseBody: result.responseBody,
     errorCode: result.errorCode,
-    errorMessage: errorOf(result, gone),
-    outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
-    retryAt: status === 'retrying' ? next : null,
-  }));
-  return {
-    result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
-    announced: delivery,
   };
 }
 
