@@ -29,6 +29,7 @@ import {
   type TrackingApiConfig,
   type WebhookConfig,
 } from './settings.ts';
+import { planRequestSchemas, type PlanResponses, type RecheckProgress, type Violation } from './tracking-plan.ts';
 
 const id = z.number().int().positive();
 
@@ -62,6 +63,8 @@ export const requestSchemas = {
     /** receivedAt bounds, ms since epoch, inclusive (the stream's time range). */
     from: z.number().int().nonnegative().optional(),
     to: z.number().int().nonnegative().optional(),
+    /** true: only messages that break a tracking plan; false: only those that do not. */
+    violations: z.boolean().optional(),
   }).refine((r) => r.from === undefined || r.to === undefined || r.from <= r.to, { message: 'from must not be after to', path: ['from'] }),
   /** Summaries of these messages (e.g. the ids of a `messages.stored` event), newest first; unknown ids are left out. */
   'messages.byIds': z.strictObject({ ids: z.array(id).min(1).max(5000) }),
@@ -128,6 +131,8 @@ export const requestSchemas = {
     after: z.string().max(1024).optional(),
     limit: z.number().int().min(1).max(1000).default(100),
   }),
+  /** Tracking plans (shared/tracking-plan.ts). */
+  ...planRequestSchemas,
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -224,6 +229,10 @@ export interface MessageSummary {
   deliveryCount: number;
   /** Set on an identify an audience sync sent (origin `audience`): which audience, and what it said. */
   audience?: AudienceMessageTag;
+  /** How many ways the message breaks the tracking plans of its source (0: none, or no plan). */
+  violations: number;
+  /** Set when a plan blocks the message: it is stored and shown, its deliveries are skipped with this reason. */
+  blocked?: string;
 }
 
 /** Why an attempt failed (the attempts table's error_code); `http` comes with the status it answered. */
@@ -296,10 +305,12 @@ export interface MessageDetail extends MessageSummary {
   /** As Sluice forwards it (null when rejected). */
   message: Record<string, unknown> | null;
   deliveries: DeliveryView[];
+  /** Each way the message breaks a tracking plan, with the path of the field it is about. */
+  violationList: Violation[];
 }
 
 /** Response types, one per channel. */
-export interface Responses {
+export interface Responses extends PlanResponses {
   /** `dataDir`: where the store lives. */
   'app.info': { version: string; ingestUrl: string; receiverUrl: string; dataDir: string; sources: SourceView[] };
   'delivery.state': DeliveryHoldState;
@@ -385,7 +396,11 @@ export type CoreEvent =
   /** The latest queue state of a source's composer client (older states in a batch are dropped). */
   | { type: 'client.state'; sourceId: number; state: ComposerState }
   /** An audience was saved, deleted or synced, or its sync failed: read it again. */
-  | { type: 'audiences.changed'; audienceId: number; reason: 'saved' | 'deleted' | 'synced' | 'failed' };
+  | { type: 'audiences.changed'; audienceId: number; reason: 'saved' | 'deleted' | 'synced' | 'failed' }
+  /** A tracking plan was loaded again (its file changed, or an event was added) or could not be: read plans again. */
+  | { type: 'plans.changed' }
+  /** A re-check of stored messages moved on (at most a few times a second) or ended. */
+  | { type: 'plans.recheck'; progress: RecheckProgress };
 
 /** The composer client's queue, for display: the client library's own state snapshot. */
 export type ComposerState = ClientState;

@@ -21,6 +21,8 @@ export const messageFilterSchema = z.strictObject({
   search: z.string().max(200).optional(),
   /** The delivery state the message's row shows (its most telling delivery), or `none` for no delivery. */
   delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
+  /** true: only messages that break a tracking plan; false: only those that do not. */
+  violations: z.boolean().optional(),
 });
 export type MessageFilter = z.infer<typeof messageFilterSchema>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_WEBHOOKS } from './limits.ts';
 import { propertyName } from './audience-property.ts';
 import { audienceConfigSchema } from './audiences.ts';
+import { trackingPlanConfigSchema } from './tracking-plan.ts';
 
 export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -221,6 +222,8 @@ export const configFileSchema = z
     destinations: z.array(destinationSchema).default([]),
     /** Audiences and computed traits (shared/audiences.ts), created or updated by name on start. */
     audiences: z.array(audienceConfigSchema).optional(),
+    /** Tracking plans that check the sources' messages (shared/tracking-plan.ts). */
+    trackingPlans: z.array(trackingPlanConfigSchema).max(50, 'at most 50 tracking plans').optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Map<string, number>();
@@ -275,6 +278,20 @@ export const configFileSchema = z
       properties.set(property, i);
       if (!seen.has(audience.source)) {
         ctx.addIssue({ code: 'custom', path: ['audiences', i, 'source'], message: `unknown source "${audience.source}"; declare it under "sources"` });
+      }
+    });
+    const plans = new Set<string>();
+    (config.trackingPlans ?? []).forEach((plan, i) => {
+      if (plans.has(plan.name)) {
+        ctx.addIssue({ code: 'custom', path: ['trackingPlans', i, 'name'], message: `duplicate tracking plan name "${plan.name}"` });
+      }
+      plans.add(plan.name);
+      if (plan.forwardViolationsTo !== undefined && !destinations.has(plan.forwardViolationsTo)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['trackingPlans', i, 'forwardViolationsTo'],
+          message: `unknown destination "${plan.forwardViolationsTo}"; declare it under "destinations"`,
+        });
       }
     });
   });

@@ -12,6 +12,7 @@ import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
 import type { Route } from './store/delivery-types.ts';
+import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
@@ -25,6 +26,9 @@ import { DestinationsRepo, type Destination } from './store/destinations-repo.ts
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
 import { hookOf } from '../../shared/receiver-hooks.ts';
+import { TrackingPlans } from './plans/plan-registry.ts';
+import { Rechecks } from './plans/recheck.ts';
+import { PlanStatsRepo } from './store/plan-stats.ts';
 
 export interface CoreOptions {
   dataDir: string;
@@ -100,7 +104,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const writer = new StoreWriter(
     path.join(options.dataDir, DATABASE_FILE),
     (committed) => {
-      bus.emit('messages.stored', committed);
+      bus.emit('messages.stored', withGenerated(committed));
       if (committed.some((request) => request.deliveries > 0)) delivery.kick();
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
@@ -108,6 +112,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   );
   writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
   writer.setRoutes(routesOf(destinations));
+  const planStats = new PlanStatsRepo(db);
+  const plans = new TrackingPlans({ configs: options.config?.trackingPlans ?? [], sources, destinations, writer, bus, clock, stats: planStats });
   const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
   const delivery = new DeliveryEngine({
     deliveries,
@@ -138,9 +144,11 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   try {
+    plans.start(); // the writer has the plans before the first message can arrive
     await listenOn(() => ingest.listen(), 'ingest', `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
     await listenOn(() => receiver.listen(), 'receiver', `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
   } catch (error) {
+    plans.close();
     await ingest.close();
     await writer.close();
     await sender.close();
@@ -161,8 +169,9 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
+  const rechecks = new Rechecks(writer, bus, planStats);
   const parts: CoreParts = {
-    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries,
+    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
   const operations = createOperations({
@@ -170,6 +179,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     writer,
     settingsApplied() {
       writer.setRoutes(routesOf(destinations));
+      plans.apply(); // sources and destinations by name
       bus.emit('settings.changed', null);
       delivery.tryNow(); // edited receivers get a fresh start (and a kick)
     },
@@ -181,6 +191,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...operations,
     close() {
       closing ??= (async () => {
+        plans.close();
+        rechecks.stop();
         await composer.close(); // its queue goes into the store before ingestion stops
         await audiences.close(); // a sync under way commits
         await ingest.close();
@@ -205,6 +217,17 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   }
   audiences.start();
   return core;
+}
+
+/** The requests, each followed by the `Violation Generated` events stored with it (as a request of their own). */
+function withGenerated(committed: CommittedRequest[]): CommittedRequest[] {
+  if (!committed.some((request) => request.generatedIds)) return committed;
+  return committed.flatMap((request) => {
+    if (!request.generatedIds) return [request];
+    const { generatedIds, ...own } = request;
+    const ids = Float64Array.from(generatedIds);
+    return [own, { ...own, ids, statuses: new Uint8Array(ids.length), rejected: [], deliveries: 0 }];
+  });
 }
 
 /** Which enabled destinations each source's messages go to. */

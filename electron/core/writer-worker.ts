@@ -28,6 +28,8 @@ import { requestStorer } from './store/request-writes.ts';
 import type { CommittedRequest, PreparedRequest } from './store/stored-request.ts';
 import type { FromWriter, IngestJob, ToWriter, UnitFailure, WriteOp, WriteOutcome } from './writer/protocol.ts';
 import { fromColumns } from './writer/result-columns.ts';
+import { PlanChecks } from './plans/plan-checks.ts';
+import { rechecker } from './plans/recheck-writes.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
@@ -39,6 +41,8 @@ const deletions = deletionWrites(db);
 const resetStore = storeResetter(db);
 const audiences = new AudienceWriter(db);
 const prepareBodies = bodiesPreparer(db);
+const plans = new PlanChecks();
+const recheck = rechecker(db, plans);
 const savepoint = db.prepare('SAVEPOINT unit');
 const release = db.prepare('RELEASE unit');
 const rollbackTo = db.prepare('ROLLBACK TO unit');
@@ -111,6 +115,10 @@ function applyOp(op: WriteOp): WriteOutcome {
     }
     case 'reset':
       return { ids: [], changed: resetStore() };
+    case 'recheck': {
+      const { lastId, read, changed } = recheck(op.afterId, op.limit);
+      return { ids: [lastId, read], changed };
+    }
     default:
       return { ids: [], changed: 0, audience: audiences.apply(op, routes) };
   }
@@ -187,6 +195,9 @@ port.on('message', (message: ToWriter) => {
       routes = new Map(message.routes.map((route) => [route.sourceId, route.destinationIds]));
       forwarding = new Set(message.routes.flatMap((route) => route.forwardIds ?? []));
       return;
+    case 'plans':
+      plans.set(message.plans);
+      return;
     case 'results':
       pendingResults.push({ id: message.id, results: fromColumns(message.columns) });
       schedule();
@@ -220,7 +231,7 @@ port.on('message', (message: ToWriter) => {
     case 'job': {
       const { job } = message;
       try {
-        pending.push({ job, prepared: prepareRequest(job, (key) => sourceForKey(key, job.origin)) });
+        pending.push({ job, prepared: prepareRequest(job, (key) => sourceForKey(key, job.origin), plans) });
       } catch (error) {
         // A request that trips a bug is answered 500 (the client may retry); the worker lives on.
         const refusal =

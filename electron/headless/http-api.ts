@@ -95,9 +95,14 @@ function guard(req: IncomingMessage, token: string, origin: string): void {
   if (from !== undefined && from !== origin) throw new ApiError(403, 'forbidden_origin', `requests from a page on ${from} are refused: the API is for test runners and scripts, not other sites`);
 }
 
-function filterOf(url: URL): Record<string, string> {
-  const filter: Record<string, string> = {};
+function filterOf(url: URL): Record<string, string | boolean> {
+  const filter: Record<string, string | boolean> = {};
   for (const name of FILTER_PARAMS) Object.assign(filter, optional(url, name));
+  const violations = url.searchParams.get('violations');
+  if (violations !== null && violations !== '') {
+    if (violations !== 'true' && violations !== 'false') throw new ApiError(400, 'invalid_request', 'violations must be true (only messages that break a tracking plan) or false');
+    filter.violations = violations === 'true';
+  }
   return filter;
 }
 

@@ -10,6 +10,8 @@ interface Job {
   connections: number;
   inFlight: number;
   eventsPerRequest: number;
+  /** 'violating': each event breaks the plans benchmark's plan twice (plans.bench.ts): revenue a string, an extra property. */
+  variant?: 'violating';
 }
 
 const job = JSON.parse(process.argv[2]!) as Job;
@@ -33,7 +35,9 @@ const template = (() => {
     text +=
       '0'.repeat(ID_WIDTH) +
       `","userId":"user_${i % 50}","event":"Order Completed",` +
-      `"properties":{"orderId":"o_${i}","revenue":${(i % 97) + 0.99},"currency":"USD","coupon":"SUMMER",` +
+      (job.variant === 'violating'
+        ? `"properties":{"orderId":"o_${i}","revenue":"${(i % 97) + 0.99}","currency":"USD","coupon":"SUMMER","note":"x",`
+        : `"properties":{"orderId":"o_${i}","revenue":${(i % 97) + 0.99},"currency":"USD","coupon":"SUMMER",`) +
       `"products":[{"sku":"sku_${i % 32}","qty":2}]},"timestamp":"2026-11-21T10:00:00.000Z",` +
       `"context":{"library":{"name":"bench","version":"1.0.0"}}}`;
   }

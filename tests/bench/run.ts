@@ -10,6 +10,7 @@ import { runAudiencesBench } from './audiences.bench.ts';
 import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
+import { runPlansBench } from './plans.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: runStartupBench,
   forward: runForwardBench,
   testing: runTestingBench,
+  plans: runPlansBench,
 };
 
 const wanted = process.argv.slice(2);

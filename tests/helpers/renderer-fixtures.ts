@@ -18,6 +18,7 @@ export function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSum
     timestamp: null,
     delivery: null,
     deliveryCount: 0,
+    violations: 0,
     ...extra,
   };
 }

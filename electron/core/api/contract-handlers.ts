@@ -53,6 +53,10 @@ export function createHandlers(ops: Operations): Handlers {
     'audiences.history': ops.audienceHistory,
     'audiences.syncMessages': ops.audienceSyncMessages,
     'audiences.members': ops.audienceMembers,
+    'plans.list': ops.listPlans,
+    'plans.stats': ops.planStats,
+    'plans.addEvent': ops.addPlanEvent,
+    'plans.recheck': ops.recheckPlans,
     'samples.send': ops.sendSamples,
   };
 }

@@ -52,6 +52,16 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'settings.changed' });
       schedule();
     }),
+    bus.on('plans.changed', () => {
+      if (!pending.some((event) => event.type === 'plans.changed')) pending.push({ type: 'plans.changed' });
+      schedule();
+    }),
+    bus.on('plans.recheck', (progress) => {
+      // Only the latest progress of a re-check matters.
+      pending = pending.filter((event) => !(event.type === 'plans.recheck' && event.progress.id === progress.id));
+      pending.push({ type: 'plans.recheck', progress });
+      schedule();
+    }),
     bus.on('store.reset', () => {
       storedIds = []; // gone: the reset's reload reads what is stored now
       pending.push({ type: 'store.reset' });

@@ -27,6 +27,8 @@ import type { MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import type { TestQueries } from '../queries/test-queries.ts';
+import type { TrackingPlans } from '../plans/plan-registry.ts';
+import type { Rechecks } from '../plans/recheck.ts';
 import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
 
 /** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
@@ -49,6 +51,10 @@ export interface CoreParts {
   dataDir: string;
   /** What tests ask: stored messages, waits, deliveries (queries/test-queries.ts). */
   queries: TestQueries;
+  /** The tracking plans at work (plans/plan-registry.ts). */
+  plans: TrackingPlans;
+  /** Re-checks of stored messages against them (plans/recheck.ts). */
+  rechecks: Rechecks;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */
@@ -113,6 +119,10 @@ export interface Operations {
   audienceHistory: Ask<'audiences.history'>;
   audienceSyncMessages: Ask<'audiences.syncMessages'>;
   audienceMembers: Ask<'audiences.members'>;
+  listPlans: Ask<'plans.list'>;
+  planStats: Ask<'plans.stats'>;
+  addPlanEvent: Ask<'plans.addEvent'>;
+  recheckPlans: Ask<'plans.recheck'>;
 }
 
 /** How many messages one `messages.list` call with a `delivery` filter reads at most, and per chunk. */
@@ -228,6 +238,7 @@ export function createOperations(p: OperationParts): Operations {
         ...(request.search ? { search: request.search } : {}),
         ...(request.from !== undefined ? { from: request.from } : {}),
         ...(request.to !== undefined ? { to: request.to } : {}),
+        ...(request.violations !== undefined ? { violations: request.violations } : {}),
       };
       const page = (beforeId: number | undefined, limit: number) =>
         summarize(messages.list({ ...query, limit, ...(beforeId !== undefined ? { beforeId } : {}) }));
@@ -339,6 +350,10 @@ export function createOperations(p: OperationParts): Operations {
       const page = p.audiences.repo.members(id, { limit, ...(search ? { search } : {}), ...(after !== undefined ? { after } : {}) });
       return { ...page, next: page.members.length === limit ? page.members[page.members.length - 1]!.userId : null };
     },
+    listPlans: () => ({ plans: p.plans.views() }),
+    planStats: ({ name }) => p.plans.stats(name),
+    addPlanEvent: ({ name, type, event }) => p.plans.addEvent(name, type, event),
+    recheckPlans: () => p.rechecks.start(),
   };
 
   const destinationSettings: DestinationSettingsDeps = {

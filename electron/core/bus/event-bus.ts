@@ -3,6 +3,7 @@ import type { DeliveryStatus, DeliveryTrigger } from '../store/delivery-types.ts
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { InboxEntry } from '../../../shared/receiver.ts';
 import type { ClientState } from '../../../shared/client-state.ts';
+import type { RecheckProgress } from '../../../shared/tracking-plan.ts';
 
 /** The contract's delivery change (shared/contract.ts), with the store's own status and trigger types. */
 export type DeliveryChange = ContractDeliveryChange & { status: DeliveryStatus; trigger: DeliveryTrigger };
@@ -28,6 +29,10 @@ export interface CoreEvents {
   'client.state': { sourceId: number; state: ClientState };
   /** An audience was saved, deleted or synced, or its sync failed (after the change is stored). */
   'audiences.changed': { audienceId: number; reason: 'saved' | 'deleted' | 'synced' | 'failed' };
+  /** A tracking plan was loaded again, or could not be (plans/plan-registry.ts). */
+  'plans.changed': null;
+  /** A re-check of stored messages moved on or ended (plans/recheck.ts). */
+  'plans.recheck': RecheckProgress;
 }
 
 type Listener<T> = (payload: T) => void;

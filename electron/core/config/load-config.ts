@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { configFileSchema, describeIssues, type ConfigFile } from '../../../shared/settings.ts';
 
 /** A config file that cannot be used, with one line per problem, each naming the field. */
@@ -31,5 +32,10 @@ export function loadConfigFile(file: string): ConfigFile {
   } catch (error) {
     throw new ConfigError(file, [`cannot read the file: ${(error as Error).message}`]);
   }
-  return parseConfig(text, file);
+  const config = parseConfig(text, file);
+  // A plan file is named relative to the config file that names it, wherever Sluice is started from.
+  for (const plan of config.trackingPlans ?? []) {
+    if (plan.file !== undefined) plan.file = path.resolve(path.dirname(file), plan.file);
+  }
+  return config;
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../../shared/limits.ts';
-import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type Rejection } from '../../../shared/messages.ts';
+import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type IncomingMessage, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch } from './batch-slices.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
 import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
 import type { IngestJob } from '../writer/protocol.ts';
+import type { PlanChecks } from '../plans/plan-checks.ts';
+import { violationEvents } from '../plans/violation-event.ts';
 
 const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
 
@@ -14,7 +16,11 @@ const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
  * Parses and validates one request and prepares its rows. Throws IngestError for a request that is
  * refused as a whole; a batch's invalid events become `rejected` rows with their reason.
  */
-export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: string) => number | undefined): PreparedRequest {
+export function prepareRequest(
+  job: IngestJob,
+  sourceForWriteKey: (writeKey: string) => number | undefined,
+  plans?: PlanChecks,
+): PreparedRequest {
   const text = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8');
   const body = parseJson(text);
   const sourceId = job.sourceId ?? sourceFromBody(body, sourceForWriteKey);
@@ -71,8 +77,45 @@ export function prepareRequest(job: IngestJob, sourceForWriteKey: (writeKey: str
     sentAt: request.sentAt,
     ip: job.ip,
     envelope: hasEnvelope ? JSON.stringify(envelope) : null,
-    messages: events.map((event, i) => prepareMessage(event, raws[i], request, measureDepth)),
+    messages: events.map((event, i) => {
+      const prepared = prepareMessage(event, raws[i], request, measureDepth);
+      if (plans && !plans.empty && prepared.status === 'accepted') checkPlans(plans, sourceId, event as IncomingMessage, envelope, prepared, job.receivedAt);
+      return prepared;
+    }),
   };
+}
+
+/**
+ * Checks an accepted message against its source's tracking plans (plans/plan-checks.ts) and notes
+ * the verdict on it: its violations, why it is blocked, the `Violation Generated` events to store.
+ * The context checked is the one the client sent (batch-level context merged in, as Sluice forwards it).
+ */
+function checkPlans(plans: PlanChecks, sourceId: number, input: IncomingMessage, envelope: BatchEnvelope, prepared: PreparedMessage, now: number): void {
+  const context = envelope.context ? { ...envelope.context, ...input.context } : input.context;
+  const verdict = plans.check(sourceId, {
+    type: input.type,
+    event: (input as { event?: unknown }).event,
+    properties: (input as { properties?: unknown }).properties,
+    traits: (input as { traits?: unknown }).traits,
+    context,
+  });
+  if (!verdict) return;
+  prepared.violations = JSON.stringify(verdict.violations);
+  prepared.blocked = verdict.blocked;
+  if (verdict.forward.length > 0) {
+    const app = (context as { app?: { version?: unknown } } | undefined)?.app;
+    const violating = {
+      messageId: prepared.messageId!,
+      type: input.type,
+      event: prepared.event,
+      sentAt: input.sentAt ?? envelope.sentAt ?? null,
+      timestamp: input.timestamp ?? null,
+      appVersion: typeof app?.version === 'string' ? app.version : null,
+    };
+    prepared.generated = verdict.forward.flatMap(({ destinationId, rule, violations }) =>
+      violationEvents(violating, rule, sourceId, violations, now).map((message) => ({ destinationId, message })),
+    );
+  }
 }
 
 function prepareMessage(event: unknown, raw: string | undefined, request: RequestInfo, measureDepth: boolean): PreparedMessage {

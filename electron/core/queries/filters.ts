@@ -3,6 +3,7 @@
  * matches it, and — when a wait times out — which messages came closest, in words.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { Violation } from '../../../shared/tracking-plan.ts';
 
 export const MESSAGE_STATUSES = ['accepted', 'rejected', 'duplicate'] as const;
 
@@ -24,6 +25,8 @@ export interface MessageFilter {
   properties?: Record<string, unknown>;
   traits?: Record<string, unknown>;
   context?: Record<string, unknown>;
+  /** true: only messages that break a tracking plan of their source; false: only those that do not. */
+  violations?: boolean;
 }
 
 /** A message as a test sees it: the message as received, plus what Sluice made of it. */
@@ -44,6 +47,10 @@ export interface TestMessage {
   status: (typeof MESSAGE_STATUSES)[number];
   /** Why it was refused (status rejected); null otherwise. */
   rejection: { code: string; reason: string } | null;
+  /** Each way it breaks its source's tracking plans (empty: none, or no plan). */
+  violations: Violation[];
+  /** Why a plan blocked it (its deliveries were skipped); null: not blocked. */
+  blocked: string | null;
 }
 
 /** A filter checked before it is used: unknown fields and wrong types are a typed error, not "no match". */
@@ -58,10 +65,12 @@ export function checkFilter(filter: unknown, where: string): MessageFilter {
       if (key === 'status' && value !== undefined && !(MESSAGE_STATUSES as readonly unknown[]).includes(value)) {
         throw new TypeError(`${where}: filter.status must be one of ${MESSAGE_STATUSES.join(', ')}`);
       }
+    } else if (key === 'violations') {
+      if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${where}: filter.violations must be true (only messages that break a plan) or false`);
     } else if ((PARTIAL as readonly string[]).includes(key)) {
       if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new TypeError(`${where}: filter.${key} must be an object (matched in part)`);
     } else {
-      throw new TypeError(`${where}: unknown filter field "${key}"; filter by ${[...EXACT, ...PARTIAL].join(', ')}`);
+      throw new TypeError(`${where}: unknown filter field "${key}"; filter by ${[...EXACT, ...PARTIAL, 'violations'].join(', ')}`);
     }
   }
   return filter as MessageFilter;
@@ -86,6 +95,9 @@ function misses(message: TestMessage, filter: MessageFilter): string[] {
     if (wanted === undefined) continue;
     const path = firstDifference(wanted, message[key], key);
     if (path) out.push(path);
+  }
+  if (filter.violations !== undefined && filter.violations !== message.violations.length > 0) {
+    out.push(filter.violations ? 'violations: wanted some, got none' : `violations: wanted none, got ${message.violations.map((v) => v.message).join('; ')}`);
   }
   return out;
 }

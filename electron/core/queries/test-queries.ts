@@ -6,7 +6,7 @@
 import type { EventBus } from '../bus/event-bus.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
+import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { checkFilter, explainShortfall, matches, type MessageFilter, type TestMessage } from './filters.ts';
 
@@ -203,11 +203,12 @@ export class TestQueries {
     }
     const sources = new Map(this.#p.sources.list().map((s) => [s.id, s.name]));
     return rows.reverse().map((row) => {
-      const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
+      // A re-check may change a stored message's violations: their count is part of the key.
+      const key = `${row.id}\n${row.receivedAt}\n${row.messageId}\n${row.violations}`;
       let message = this.#seen.get(key);
       if (!message) {
         if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
-        message = testMessage(row, this.#p.messages.get(row.id)?.raw, sources.get(row.sourceId) ?? String(row.sourceId));
+        message = testMessage(row, this.#p.messages.get(row.id), sources.get(row.sourceId) ?? String(row.sourceId));
         this.#seen.set(key, message);
       }
       return { id: row.id, message };
@@ -246,7 +247,8 @@ export class TestQueries {
   }
 }
 
-function testMessage(row: StoredMessage, raw: string | undefined, source: string): TestMessage {
+function testMessage(row: StoredMessage, record: MessageRecord | undefined, source: string): TestMessage {
+  const raw = record?.raw;
   let received: Record<string, unknown> = {};
   try {
     const parsed: unknown = raw === undefined ? {} : JSON.parse(raw);
@@ -262,6 +264,8 @@ function testMessage(row: StoredMessage, raw: string | undefined, source: string
     source,
     status: row.status,
     rejection: row.status === 'rejected' ? { code: row.rejectCode ?? 'rejected', reason: row.rejectReason ?? '' } : null,
+    violations: record?.violationList ?? [],
+    blocked: row.blocked ?? null,
   };
 }
 

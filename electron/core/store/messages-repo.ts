@@ -1,10 +1,12 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
 import type { MessageFilter } from '../../../shared/operations.ts';
+import type { Violation } from '../../../shared/tracking-plan.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
 
-export type MessageOrigin = 'ingest' | 'client' | 'audience';
+/** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
+export type MessageOrigin = 'ingest' | 'client' | 'audience' | 'plan';
 
 /** A committed message as lists and the event bus carry it (the columns, not the payload). */
 export interface StoredMessage {
@@ -22,6 +24,10 @@ export interface StoredMessage {
   event: string | null;
   receivedAt: number;
   timestamp: number | null;
+  /** How many ways it breaks its source's tracking plans (0: none, or not checked). */
+  violations: number;
+  /** Set when a plan blocked it (its deliveries were skipped with this reason). */
+  blocked?: string;
 }
 
 /** One message with its payload: exactly as received, and as Sluice forwards it. */
@@ -32,10 +38,13 @@ export interface MessageRecord extends StoredMessage {
   message: Record<string, unknown> | null;
   /** The Sluices its request passed through before this one, as a Sluice-Loop header's start; null when none. */
   via: string | null;
+  /** Each way it breaks a tracking plan. */
+  violationList: Violation[];
 }
 
 const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
-  m.origin, m.user_id, m.anonymous_id, m.event, m.received_at, m.timestamp`;
+  m.origin, m.user_id, m.anonymous_id, m.event, m.received_at, m.timestamp,
+  CASE WHEN m.violations IS NULL THEN 0 ELSE json_array_length(m.violations) END AS violation_count, m.blocked`;
 
 interface MessageRow {
   id: number;
@@ -52,10 +61,13 @@ interface MessageRow {
   event: string | null;
   received_at: number;
   timestamp: number | null;
+  violation_count: number;
+  blocked: string | null;
 }
 
 interface RecordRow extends MessageRow {
   raw: string;
+  violations: string | null;
   sent_at: number | null;
   ip: string | null;
   envelope: string | null;
@@ -77,6 +89,8 @@ function fromRow(row: MessageRow): StoredMessage {
     event: row.event,
     receivedAt: row.received_at,
     timestamp: row.timestamp,
+    violations: row.violation_count,
+    ...(row.blocked !== null ? { blocked: row.blocked } : {}),
   };
 }
 
@@ -107,7 +121,8 @@ export function viaOf(row: Pick<MessagePayload, 'envelope'>): string | null {
 
 /** A row with its payload: the raw text, and the normalized message derived from it. */
 function toRecord(row: RecordRow): MessageRecord {
-  return { ...fromRow(row), raw: row.raw, message: normalizedMessage(row), via: viaOf(row) };
+  const violationList = row.violations ? (JSON.parse(row.violations) as Violation[]) : [];
+  return { ...fromRow(row), raw: row.raw, message: normalizedMessage(row), via: viaOf(row), violationList };
 }
 
 export interface ListMessagesQuery {
@@ -122,6 +137,8 @@ export interface ListMessagesQuery {
   /** receivedAt bounds, ms since epoch, inclusive. */
   from?: number;
   to?: number;
+  /** true: only messages with tracking plan violations; false: only those without. */
+  violations?: boolean;
 }
 
 /**
@@ -142,7 +159,7 @@ export class MessagesRepo {
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#get = db.prepare(
-      `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
+      `SELECT ${COLUMNS}, m.raw, m.violations, r.sent_at, r.ip, r.envelope
        FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id = ?`,
     );
     this.#range = db.prepare(`SELECT ${COLUMNS} FROM messages m WHERE m.id BETWEEN ? AND ? ORDER BY m.id`);
@@ -156,7 +173,7 @@ export class MessagesRepo {
   /** The message a delivery is of now, through the delivery's link (NULL once the message was purged). */
   ofDelivery(deliveryId: number): MessageRecord | undefined {
     this.#ofDelivery ??= this.#db.prepare(
-      `SELECT ${COLUMNS}, m.raw, r.sent_at, r.ip, r.envelope
+      `SELECT ${COLUMNS}, m.raw, m.violations, r.sent_at, r.ip, r.envelope
        FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN requests r ON r.id = m.request_id WHERE d.id = ?`,
     );
     const row = this.#ofDelivery.get(deliveryId) as RecordRow | undefined;
@@ -205,6 +222,7 @@ export class MessagesRepo {
     if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
     if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
     if (query.search) searchClause(query.search, where, params);
+    if (query.violations !== undefined) where.push(violationsClause(query.violations));
     const timed = timeClause(query, where, params);
     const indexed = timed && this.#rangeIsSmall(query);
     const sql = `SELECT ${COLUMNS} FROM messages m ${indexed ? 'INDEXED BY messages_received' : ''}
@@ -236,6 +254,7 @@ export class MessagesRepo {
     if (filter.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(filter.sourceId));
     if (filter.search) searchClause(filter.search, where, params);
     timeClause(filter, where, params);
+    if (filter.violations !== undefined) where.push(violationsClause(filter.violations));
     if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
     const sql = `SELECT m.id FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id LIMIT ?`;
     return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
@@ -269,6 +288,10 @@ function searchClause(search: string, where: string[], params: (string | number)
     "(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')",
   );
   params.push(like, like, like, like);
+}
+
+function violationsClause(wanted: boolean): string {
+  return wanted ? 'm.violations IS NOT NULL' : 'm.violations IS NULL';
 }
 
 /** receivedAt bounds; true when there is one. */

@@ -289,6 +289,19 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE sources ADD COLUMN allowed_origins TEXT;
     `,
   },
+  {
+    version: 10,
+    name: 'tracking plan violations',
+    sql: `
+      -- JSON array of the message's violations of its source's tracking plans (shared/tracking-plan.ts
+      -- Violation); NULL: none, or no plan checked it. Most messages conform: the partial index (the
+      -- stream's "violations" filter) costs an insert only for those that do not.
+      ALTER TABLE messages ADD COLUMN violations TEXT;
+      -- Why a plan blocked the message (its deliveries were skipped with this reason); NULL: not blocked.
+      ALTER TABLE messages ADD COLUMN blocked TEXT;
+      CREATE INDEX messages_violations ON messages (id) WHERE violations IS NOT NULL;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -16,11 +16,11 @@ export function requestStorer(
   // OR IGNORE only ever fires on messages_dedupe: an accepted id this source has sent before.
   const insertAccepted = db.prepare(
     `INSERT OR IGNORE INTO messages (request_id, source_id, message_id, type, status, user_id, anonymous_id, event,
-       received_at, timestamp, raw) VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?)`,
+       received_at, timestamp, raw, violations, blocked, origin) VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertOther = db.prepare(
     `INSERT INTO messages (request_id, source_id, message_id, type, status, reject_code, reject_reason, user_id,
-       anonymous_id, event, received_at, timestamp, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       anonymous_id, event, received_at, timestamp, raw, violations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (message_id, destination_id, trigger, status, skip_reason, next_attempt_at, created_at, updated_at)
@@ -37,35 +37,47 @@ export function requestStorer(
     const statuses = new Uint8Array(n);
     const rejected: RejectedEntry[] = [];
     let deliveries = 0;
+    let generatedIds: number[] | undefined;
     for (let i = 0; i < n; i++) {
       const m = prepared.messages[i]!;
       if (m.status === 'accepted') {
         const result = insertAccepted.run(
           requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw,
+          m.violations ?? null, m.blocked ?? null, 'ingest',
         );
         if (result.changes === 1) {
           const id = Number(result.lastInsertRowid);
           ids[i] = id; // status 0: accepted
           if (destinations) {
             for (const destinationId of destinations) {
-              // A message whose integrations turn webhooks off is still forwarded to a Tracking API as is.
-              const skip = forwarding?.has(destinationId) ? null : m.skipReason;
+              // A message whose integrations turn webhooks off is still forwarded to a Tracking API as
+              // is; one a tracking plan blocks goes nowhere.
+              const skip = m.blocked ?? (forwarding?.has(destinationId) ? null : m.skipReason);
               insertDelivery.run(id, destinationId, skip === null ? 'pending' : 'skipped', skip, skip === null ? receivedAt : null, receivedAt, receivedAt);
             }
             deliveries += destinations.length;
+          }
+          for (const { destinationId, message: g } of m.generated ?? []) {
+            const generatedId = Number(
+              insertAccepted.run(requestId, sourceId, g.messageId, g.type, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw, null, null, 'plan')
+                .lastInsertRowid,
+            );
+            insertDelivery.run(generatedId, destinationId, 'pending', null, receivedAt, receivedAt, receivedAt);
+            (generatedIds ??= []).push(generatedId);
+            deliveries++;
           }
           continue;
         }
       }
       const status = m.status === 'accepted' ? 'duplicate' : 'rejected';
       const result = insertOther.run(requestId, sourceId, m.messageId, m.type, status, m.rejectCode, m.rejectReason,
-        m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw);
+        m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw, m.violations ?? null);
       ids[i] = Number(result.lastInsertRowid);
       statuses[i] = status === 'duplicate' ? 2 : 1;
       if (status === 'rejected') {
         rejected.push({ index: i, code: m.rejectCode!, message: m.rejectReason!, ...(m.messageId ? { messageId: m.messageId } : {}) });
       }
     }
-    return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries };
+    return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries, ...(generatedIds ? { generatedIds } : {}) };
   };
 }

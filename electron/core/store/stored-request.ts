@@ -15,6 +15,15 @@ export interface PreparedMessage {
   raw: string;
   /** Why webhook destinations skip this message (its integrations), or null. */
   skipReason: string | null;
+  /** Its tracking plan violations as JSON (a Violation[]), or null when it conforms or no plan checked it. */
+  violations?: string | null;
+  /** Why a plan blocks it: every delivery is created skipped with this reason. */
+  blocked?: string | null;
+  /**
+   * `Violation Generated` events to store after it (origin `plan`), each delivered to its one
+   * destination only — when the message is stored as accepted (not for a duplicate).
+   */
+  generated?: { destinationId: number; message: PreparedMessage }[];
 }
 
 export interface PreparedRequest {
@@ -48,6 +57,8 @@ export interface CommittedRequest {
   /** Index into MESSAGE_STATUSES (shared/messages.ts): 0 accepted, 1 rejected, 2 duplicate. */
   statuses: Uint8Array;
   rejected: RejectedEntry[];
-  /** Deliveries created for these messages (pending or skipped). */
+  /** Deliveries created for these messages (pending or skipped), and for the generated ones. */
   deliveries: number;
+  /** `Violation Generated` events stored with the request (origin `plan`; plans/violation-event.ts). */
+  generatedIds?: number[];
 }

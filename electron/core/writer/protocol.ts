@@ -9,6 +9,7 @@ import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
+import type { PlanRule } from '../plans/plan-checks.ts';
 
 /**
  * One ingestion request, as the ingestion server hands it to the store's writer thread (which parses
@@ -50,6 +51,11 @@ export type WriteOp =
     }
   /** Forget every message, delivery and profile; keep the configuration (store/reset-writes.ts). */
   | { op: 'reset'; now: number }
+  /**
+   * Checks up to `limit` stored messages after `afterId` against the plans in use again, and records
+   * their violations (plans/recheck-writes.ts); `ids` = [the last message read, how many were read], `changed` = rows updated.
+   */
+  | { op: 'recheck'; afterId: number; limit: number }
   | AudienceOp;
 
 export interface WriteOutcome {
@@ -71,6 +77,7 @@ export type ToWriter =
   | { kind: 'job'; job: IngestJob }
   | { kind: 'sources'; writeKeys: SourceKey[] }
   | { kind: 'routes'; routes: Route[] }
+  | { kind: 'plans'; plans: PlanRule[] }
   | { kind: 'results'; id: number; columns: ResultColumns }
   | { kind: 'write'; id: number; op: WriteOp }
   | ({ kind: 'bodies'; id: number } & BodiesRequest)

@@ -4,6 +4,7 @@ import { IngestError } from '../ingest-error.ts';
 import type { BodiesRequest, FromWriter, IngestJob, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
+import type { PlanRule } from '../plans/plan-checks.ts';
 import { toColumns } from './result-columns.ts';
 
 interface Waiting {
@@ -27,6 +28,7 @@ export class StoreWriter {
   #worker: Worker;
   #writeKeys: SourceKey[] = [];
   #routes: Route[] = [];
+  #plans: PlanRule[] = [];
   #autoCheckpoint = false;
   /** False between a worker's death and its replacement: requests are refused, not queued into the void. */
   #alive = true;
@@ -62,6 +64,12 @@ export class StoreWriter {
   setRoutes(routes: Route[]): void {
     this.#routes = routes;
     this.#worker.postMessage({ kind: 'routes', routes } satisfies ToWriter);
+  }
+
+  /** Tells the worker which tracking plans check each source's new messages (plans/plan-checks.ts). */
+  setPlans(plans: PlanRule[]): void {
+    this.#plans = plans;
+    this.#worker.postMessage({ kind: 'plans', plans } satisfies ToWriter);
   }
 
   /** Commits delivery results (the deliveries' new state and their attempts); resolves once durable. */
@@ -140,6 +148,7 @@ export class StoreWriter {
     this.#alive = true;
     if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToWriter);
     if (this.#routes.length > 0) worker.postMessage({ kind: 'routes', routes: this.#routes } satisfies ToWriter);
+    if (this.#plans.length > 0) worker.postMessage({ kind: 'plans', plans: this.#plans } satisfies ToWriter);
     if (this.#autoCheckpoint) worker.postMessage({ kind: 'autocheckpoint' } satisfies ToWriter);
     return worker;
   }
@@ -229,6 +238,7 @@ const OP_NAMES: Record<WriteOp['op'], string> = {
   cancel: 'the cancellation',
   deletionRequest: 'the deletion request',
   reset: 'the reset',
+  recheck: 'the re-checked violations',
   'audience.save': 'the audience',
   'audience.delete': 'the audience deletion',
   'audience.fold': 'the user profiles',

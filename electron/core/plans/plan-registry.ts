@@ -1,0 +1,248 @@
+// The tracking plans at work: the config's entries, each plan loaded (from its file, or given inline),
+// compiled once to find its errors, watched for changes, and handed to the store's writer thread,
+// which checks every message with it (plan-checks.ts). A plan file that stops loading keeps the last
+// version that loaded in use, with the error shown; at start, a plan that cannot be used stops Sluice.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { JsonSchema, TrackingPlan, TrackingPlanConfig, TrackingPlanView } from '../../../shared/tracking-plan.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+import type { Clock } from '../clock.ts';
+import { ConfigError } from '../config/load-config.ts';
+import { OperationError } from '../operation-error.ts';
+import type { DestinationsRepo } from '../store/destinations-repo.ts';
+import type { PlanStatsRepo } from '../store/plan-stats.ts';
+import type { SourcesRepo } from '../store/sources-repo.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
+import { compilePlan } from './compile-plan.ts';
+import { inferSchema } from './infer-schema.ts';
+import { loadPlanFile, writePlanFile, type PlanFormat } from './plan-document.ts';
+import type { PlanRule } from './plan-checks.ts';
+
+export interface PlanRegistryOptions {
+  configs: TrackingPlanConfig[];
+  sources: SourcesRepo;
+  destinations: DestinationsRepo;
+  writer: StoreWriter;
+  bus: EventBus;
+  clock: Clock;
+  stats: PlanStatsRepo;
+}
+
+interface Entry {
+  config: TrackingPlanConfig;
+  /** Absolute; null for an inline plan. */
+  file: string | null;
+  format: PlanFormat | null;
+  plan: TrackingPlan | null;
+  version: string | null;
+  loadedAt: number | null;
+  error: string | null;
+}
+
+/** Waits this long after a change to a plan file before reading it (editors write in several steps). */
+const SETTLE_MS = 100;
+
+export class TrackingPlans {
+  readonly #o: PlanRegistryOptions;
+  readonly #entries: Entry[];
+  readonly #watchers: fs.FSWatcher[] = [];
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(options: PlanRegistryOptions) {
+    this.#o = options;
+    this.#entries = options.configs.map((config) => ({
+      config,
+      file: config.file !== undefined ? path.resolve(config.file) : null,
+      format: config.file !== undefined ? null : 'sluice',
+      plan: null,
+      version: null,
+      loadedAt: null,
+      error: null,
+    }));
+  }
+
+  /** Loads every plan and starts watching their files; a plan that cannot be used is a ConfigError naming it. */
+  start(): void {
+    const problems: string[] = [];
+    this.#entries.forEach((entry, i) => {
+      this.#load(entry);
+      if (entry.error !== null) problems.push(`trackingPlans[${i}] ("${entry.config.name}"): ${entry.error}`);
+      entry.config.sources?.forEach((name, j) => {
+        if (!this.#o.sources.list().some((s) => s.name === name)) problems.push(`trackingPlans[${i}].sources[${j}]: unknown source "${name}"`);
+      });
+    });
+    if (problems.length > 0) throw new ConfigError('--config', problems);
+    this.#watch();
+    this.apply();
+  }
+
+  /** Sends the plans in use to the writer (again after sources or destinations changed: ids by name). */
+  apply(): void {
+    const sources = this.#o.sources.list();
+    const sourceNames = Object.fromEntries(sources.map((s) => [s.id, s.name]));
+    const rules: PlanRule[] = this.#entries.flatMap(({ config, plan, version }) => {
+      if (!plan || !version) return [];
+      const forwardTo = config.forwardViolationsTo !== undefined ? (this.#o.destinations.list().find((d) => d.name === config.forwardViolationsTo)?.id ?? null) : null;
+      return [{
+        name: config.name,
+        version,
+        plan,
+        sourceIds: config.sources ? sources.filter((s) => config.sources!.includes(s.name)).map((s) => s.id) : null,
+        unplanned: config.unplanned,
+        violations: config.violations,
+        forwardTo,
+        sourceNames,
+      }];
+    });
+    this.#o.writer.setPlans(rules);
+  }
+
+  views(): TrackingPlanView[] {
+    return this.#entries.map(viewOf);
+  }
+
+  view(name: string): TrackingPlanView {
+    return viewOf(this.#entry(name));
+  }
+
+  /** The source ids a plan checks; null: every source. */
+  sourceIds(name: string): number[] | null {
+    const names = this.#entry(name).config.sources;
+    return names ? this.#o.sources.list().filter((s) => names.includes(s.name)).map((s) => s.id) : null;
+  }
+
+  stats(name: string) {
+    const entry = this.#entry(name);
+    return this.#o.stats.stats(name, entry.plan ?? { events: {} }, this.sourceIds(name));
+  }
+
+  /**
+   * Adds an event (or a type's schema) to the plan, inferred from the newest stored examples, and
+   * writes the plan file (in Sluice's format). A plan read from a vendor's format is not rewritten:
+   * Sluice would have to write that vendor's format back, so it says how to move to Sluice's.
+   */
+  addEvent(name: string, type: 'track' | 'identify' | 'group' | 'page' | 'screen', event: string | undefined): { plan: TrackingPlanView; schema: JsonSchema; examples: number } {
+    const entry = this.#entry(name);
+    if (type === 'track' && !event) throw new OperationError('invalid_request', 'adding a track event to a plan needs its name (event)');
+    if (!entry.plan) throw new OperationError('plan_not_loaded', `the tracking plan "${name}" has not loaded (${entry.error ?? 'no plan'}); fix it first`);
+    if (entry.file !== null && entry.format !== 'sluice') {
+      throw new OperationError(
+        'plan_read_only',
+        `"${name}" is read from a ${entry.format} export (${entry.file}); Sluice does not write that format back. Convert it with \`sluice plan import ${entry.file} --out plan.json\` and point the config at plan.json`,
+      );
+    }
+    const examples = this.#o.stats.examples(type, type === 'track' ? event! : null, this.sourceIds(name));
+    if (examples.length === 0) throw new OperationError('no_examples', `no stored ${type === 'track' ? `"${event}" event` : type} of the plan's sources to infer a schema from`);
+    const schema = inferSchema(examples);
+    const plan: TrackingPlan = type === 'track' ? { ...entry.plan, events: { ...entry.plan.events, [event!]: schema } } : { ...entry.plan, [type]: schema };
+    compilePlan(name, plan); // an inferred schema always compiles; checked before anything is written
+    if (entry.file !== null) {
+      try {
+        writePlanFile(entry.file, plan);
+      } catch (error) {
+        throw new OperationError('plan_write_failed', `could not write ${entry.file}: ${(error as Error).message}`);
+      }
+      this.#load(entry); // now, not when the watcher notices
+    } else {
+      this.#use(entry, plan, 'sluice', versionOf(JSON.stringify(plan)));
+    }
+    this.apply();
+    this.#o.bus.emit('plans.changed', null);
+    return { plan: viewOf(entry), schema, examples: examples.length };
+  }
+
+  close(): void {
+    for (const watcher of this.#watchers) watcher.close();
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#watchers.length = 0;
+  }
+
+  #entry(name: string): Entry {
+    const entry = this.#entries.find((e) => e.config.name === name);
+    if (!entry) throw new OperationError('not_found', `there is no tracking plan "${name}"`);
+    return entry;
+  }
+
+  /** Reads and compiles the entry's plan; on failure keeps the version in use and records why. */
+  #load(entry: Entry): void {
+    try {
+      if (entry.file === null) {
+        const plan = entry.plan ?? entry.config.plan!;
+        compilePlan(entry.config.name, plan);
+        if (!entry.plan) this.#use(entry, plan, 'sluice', versionOf(JSON.stringify(plan)));
+        return;
+      }
+      const loaded = loadPlanFile(entry.file);
+      if (loaded.version === entry.version) {
+        entry.error = null;
+        return;
+      }
+      compilePlan(entry.config.name, loaded.plan);
+      this.#use(entry, loaded.plan, loaded.format, loaded.version);
+    } catch (error) {
+      entry.error = (error as Error).message;
+    }
+  }
+
+  #use(entry: Entry, plan: TrackingPlan, format: PlanFormat, version: string): void {
+    Object.assign(entry, { plan, format, version, loadedAt: this.#o.clock.now(), error: null });
+  }
+
+  /** Watches each plan file's folder (an editor's save often replaces the file, which a watch on the file itself would lose). */
+  #watch(): void {
+    const folders = new Set(this.#entries.flatMap((e) => (e.file ? [path.dirname(e.file)] : [])));
+    for (const folder of folders) {
+      try {
+        const watcher = fs.watch(folder, { persistent: false }, (_event, changed) => {
+          for (const entry of this.#entries) {
+            if (entry.file && path.dirname(entry.file) === folder && (!changed || changed === path.basename(entry.file))) this.#changed(entry);
+          }
+        });
+        watcher.on('error', (error) => console.error(`sluice: stopped watching ${folder} for plan changes: ${error.message}`));
+        this.#watchers.push(watcher);
+      } catch (error) {
+        console.error(`sluice: cannot watch ${folder} for plan changes (${(error as Error).message}); restart Sluice after editing a plan`);
+      }
+    }
+  }
+
+  #changed(entry: Entry): void {
+    const file = entry.file!;
+    clearTimeout(this.#timers.get(file));
+    this.#timers.set(
+      file,
+      setTimeout(() => {
+        this.#timers.delete(file);
+        const before = { version: entry.version, error: entry.error };
+        this.#load(entry);
+        if (entry.version === before.version && entry.error === before.error) return;
+        if (entry.error !== null) console.error(`sluice: tracking plan "${entry.config.name}" not reloaded, the version loaded before stays in use: ${entry.error}`);
+        else console.error(`sluice: tracking plan "${entry.config.name}" reloaded from ${file} (version ${entry.version})`);
+        this.apply();
+        this.#o.bus.emit('plans.changed', null);
+      }, SETTLE_MS).unref(),
+    );
+  }
+}
+
+function viewOf(entry: Entry): TrackingPlanView {
+  const { config } = entry;
+  return {
+    name: config.name,
+    file: entry.file,
+    format: entry.format,
+    sources: config.sources ?? null,
+    unplanned: config.unplanned,
+    violations: config.violations,
+    forwardViolationsTo: config.forwardViolationsTo ?? null,
+    version: entry.version,
+    loadedAt: entry.loadedAt,
+    error: entry.error,
+    plan: entry.plan,
+  };
+}
+
+function versionOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}

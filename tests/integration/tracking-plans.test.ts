@@ -1,0 +1,259 @@
+// Tracking plans in a real core: messages checked at ingestion against the plan of their source,
+// violations stored with them, blocking, Violation Generated events, a plan file reloaded when it
+// changes, re-checks, stats and add-to-plan — through real HTTP, a real SQLite store and a real receiver.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../electron/core/config/load-config.ts';
+import type { RecheckProgress, TrackingPlan } from '../../shared/tracking-plan.ts';
+import { post, startCore, storedMessages, tempDir, waitForStored, type TestCore } from '../helpers/core.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
+
+const PLAN: TrackingPlan = {
+  events: {
+    'Order Completed': {
+      type: 'object',
+      properties: { price: { type: 'number' }, currency: { enum: ['EUR', 'USD'] } },
+      required: ['price'],
+    },
+    'Product Viewed': { type: 'object', properties: { sku: { type: 'string' } }, additionalProperties: false },
+  },
+  identify: { type: 'object', properties: { email: { type: 'string', format: 'email' } } },
+  context: { type: 'object', properties: { app: { type: 'object', required: ['version'] } } },
+};
+
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+
+async function start(plans: unknown[], options: { receiver?: Receiver; forward?: Receiver } = {}): Promise<TestCore> {
+  const config = parseConfig(
+    JSON.stringify({
+      sources: [{ name: 'web', writeKey: 'wk_web' }, { name: 'server', writeKey: 'wk_server' }],
+      destinations: [
+        ...(options.receiver ? [{ name: 'hooks', sources: ['web'], webhooks: [{ url: options.receiver.url }] }] : []),
+        ...(options.forward ? [{ name: 'violations', webhooks: [{ url: options.forward.url }], options: { bodyShape: 'full' } }] : []),
+      ],
+      trackingPlans: plans,
+    }),
+  );
+  const core = await startCore({ config });
+  open.push({ close: () => core.dispose() });
+  return Object.assign(core, { writeKey: 'wk_web' });
+}
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  open.push(r);
+  return r;
+}
+
+const track = (event: string, properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'track', event, userId: 'u1', properties, context: { app: { version: '1.2.0' } }, ...extra,
+});
+
+describe('tracking plans at ingestion', () => {
+  it('stores each violation with the message, in the taxonomy, and delivers flagged messages as usual', async () => {
+    const hooks = await receiver();
+    const core = await start([{ name: 'web plan', sources: ['web'], plan: PLAN }], { receiver: hooks });
+    const res = await post(core, '/v1/batch', {
+      batch: [
+        track('Order Completed', { price: 12, currency: 'EUR' }, { messageId: 'ok' }),
+        track('Order Completed', { price: '12', currency: 'GBP' }, { messageId: 'bad' }),
+        track('Product Viewed', { sku: 'a', colour: 'red' }, { messageId: 'extra' }),
+        track('Order Complete', { price: 1 }, { messageId: 'unplanned' }),
+        { type: 'identify', userId: 'u1', traits: { email: 'bob' }, messageId: 'id', context: { app: {} } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const byId = new Map(storedMessages(core).map((m) => [m.messageId, m]));
+    expect(byId.get('ok')!.violationList).toEqual([]);
+    expect(byId.get('ok')!.violations).toBe(0);
+    const bad = byId.get('bad')!.violationList;
+    expect(bad.map((v) => [v.type, v.path])).toEqual([
+      ['Datatype-Mismatch', '/properties/price'],
+      ['Unknown-Violation', '/properties/currency'],
+    ]);
+    expect(bad[0]!.message).toContain('price must be a number; got the string "12"');
+    expect(bad.every((v) => v.plan === 'web plan')).toBe(true);
+    expect(byId.get('extra')!.violationList.map((v) => [v.type, v.path])).toEqual([['Additional-Properties', '/properties/colour']]);
+    expect(byId.get('unplanned')!.violationList).toMatchObject([{ type: 'Unplanned-Event', path: '/event' }]);
+    expect(byId.get('unplanned')!.violationList[0]!.message).toContain('Order Completed'); // the suggestion
+    const identify = byId.get('id')!.violationList.map((v) => [v.type, v.path]);
+    expect(identify).toContainEqual(['Unknown-Violation', '/traits/email']);
+    expect(identify).toContainEqual(['Required-Missing', '/context/app/version']);
+    // flag: every message is still delivered
+    await hooks.waitFor(5);
+    expect(storedMessages(core).every((m) => m.blocked === undefined)).toBe(true);
+  });
+
+  it('checks batch-level context merged under the message, and only the sources the plan names', async () => {
+    const core = await start([{ name: 'web plan', sources: ['web'], plan: PLAN }]);
+    await post(core, '/v1/batch', { context: { app: { version: '2.0' } }, batch: [{ type: 'track', event: 'Order Completed', userId: 'u', properties: { price: 1 } }] });
+    await post(core, '/v1/batch', { batch: [track('Anything', { price: 'x' }, { context: {} })] }, { writeKey: 'wk_server' });
+    const [web, server] = storedMessages(core);
+    expect(web!.violationList).toEqual([]);
+    expect(server!.violationList).toEqual([]); // "server" has no plan
+  });
+
+  it('blocks: the message is stored and shown, its deliveries skipped with the reason; unplanned allow lets new events through', async () => {
+    const hooks = await receiver();
+    const core = await start([{ name: 'strict', sources: ['web'], plan: PLAN, violations: 'block', unplanned: 'allow' }], { receiver: hooks });
+    await post(core, '/v1/batch', {
+      batch: [
+        track('Order Completed', { price: '12' }, { messageId: 'blocked' }),
+        track('Order Completed', { price: 12 }, { messageId: 'fine' }),
+        track('Brand New', { x: 1 }, { messageId: 'new' }),
+      ],
+    });
+    await hooks.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hooks.received.length).toBe(2);
+    const byId = new Map(storedMessages(core).map((m) => [m.messageId, m]));
+    expect(byId.get('new')!.violationList).toEqual([]);
+    const blocked = byId.get('blocked')!;
+    expect(blocked.blocked).toMatch(/^blocked by the tracking plan "strict": properties\.price must be a number; got the string "12"$/);
+    const [delivery] = core.deliveries.forMessage(blocked.id);
+    expect(delivery).toMatchObject({ status: 'skipped', skipReason: blocked.blocked });
+    expect(core.deliveries.forMessage(byId.get('fine')!.id)[0]!.status).toBe('delivered');
+  });
+
+  it('unplanned block stops an unplanned event and only that', async () => {
+    const hooks = await receiver();
+    const core = await start([{ name: 'p', sources: ['web'], plan: PLAN, unplanned: 'block' }], { receiver: hooks });
+    await post(core, '/v1/batch', { batch: [track('Nope', {}, { messageId: 'n' }), track('Order Completed', { price: '1' }, { messageId: 'flagged' })] });
+    await hooks.waitFor(1);
+    const byId = new Map(storedMessages(core).map((m) => [m.messageId, m]));
+    expect(byId.get('n')!.blocked).toContain('is not in the plan');
+    expect(byId.get('flagged')!.blocked).toBeUndefined();
+  });
+
+  it('forwards each violation as a Violation Generated track event to the chosen destination only', async () => {
+    const hooks = await receiver();
+    const sink = await receiver();
+    const core = await start([{ name: 'web plan', sources: ['web'], plan: PLAN, forwardViolationsTo: 'violations' }], { receiver: hooks, forward: sink });
+    await post(core, '/v1/batch', { batch: [track('Order Completed', { price: '12', currency: 'GBP' }, { messageId: 'bad' }), track('Order Completed', { price: 3 })] });
+    const got = await sink.waitFor(2);
+    const events = got.map((r) => JSON.parse(r.body) as Record<string, any>);
+    expect(events.every((e) => e.type === 'track' && e.event === 'Violation Generated')).toBe(true);
+    expect(events.map((e) => e.properties.violationType).sort()).toEqual(['Datatype-Mismatch', 'Unknown-Violation']);
+    const price = events.find((e) => e.properties.violationType === 'Datatype-Mismatch')!;
+    expect(price).toMatchObject({ userId: 'schema-violations', integrations: {} });
+    expect(price.properties).toMatchObject({
+      eventMessageID: 'bad', eventName: 'Order Completed', eventType: 'track', sourceName: 'web', sourceSlug: 'web',
+      trackingPlanName: 'web plan', violationField: 'properties.price', appVersion: '1.2.0',
+    });
+    expect(price.properties.violationDescription).toContain('must be a number');
+    // the generated events go to that destination alone, and are stored (origin plan) without being checked
+    await hooks.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hooks.received.length).toBe(2);
+    const generated = storedMessages(core).filter((m) => m.origin === 'plan');
+    expect(generated.length).toBe(2);
+    expect(generated.every((m) => m.violations === 0)).toBe(true);
+    // a retried duplicate of the violating message generates nothing more
+    await post(core, '/v1/batch', { batch: [track('Order Completed', { price: '12' }, { messageId: 'bad' })] });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(storedMessages(core).filter((m) => m.origin === 'plan').length).toBe(2);
+  });
+});
+
+describe('plan files, reloads, re-checks, stats', () => {
+  it('reloads a plan file when it changes; a broken edit keeps the version in use and says why', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'plan.json');
+    fs.writeFileSync(file, JSON.stringify(PLAN));
+    const core = await start([{ name: 'file plan', sources: ['web'], file }]);
+    const first = core.plans.view('file plan');
+    expect(first).toMatchObject({ file, format: 'sluice', error: null });
+    await post(core, '/v1/track', track('Order Completed', { price: 5, coupon: 1 }));
+
+    const changed = new Promise((resolve) => core.bus.on('plans.changed', resolve));
+    const stricter = structuredClone(PLAN) as any;
+    stricter.events['Order Completed'].additionalProperties = false;
+    fs.writeFileSync(file, JSON.stringify(stricter));
+    await changed;
+    expect(core.plans.view('file plan').version).not.toBe(first.version);
+    await post(core, '/v1/track', track('Order Completed', { price: 5, coupon: 1 }));
+    const [before, after] = storedMessages(core);
+    expect(before!.violationList).toEqual([]);
+    expect(after!.violationList.map((v) => v.type)).toEqual(['Additional-Properties']);
+
+    fs.writeFileSync(file, '{ "events": ');
+    const failed = await until(() => core.plans.view('file plan').error ?? undefined, 5000, 'the reload error');
+    expect(failed).toContain('JSON');
+    expect(core.plans.view('file plan').plan).toEqual(stricter); // the last good version stays
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start on a plan that cannot be used, naming it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'plan.json');
+    fs.writeFileSync(file, JSON.stringify({ events: { A: { type: 'object', properties: { x: { pattern: '([' } } } } }));
+    await expect(start([{ name: 'broken', file }])).rejects.toThrow(/trackingPlans\[0\] \("broken"\).*A/s);
+    await expect(start([{ name: 'p', sources: ['nobody'], plan: PLAN }])).rejects.toThrow(/trackingPlans\[0\]\.sources\[0\]: unknown source "nobody"/);
+    expect(() => parseConfig(JSON.stringify({ trackingPlans: [{ name: 'x' }] }))).toThrow(/give exactly one of file/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts seen and violated per planned event, lists unplanned ones, and adds one to the plan file from stored examples', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'plan.json');
+    fs.writeFileSync(file, JSON.stringify(PLAN));
+    const core = await start([{ name: 'p', sources: ['web'], file }]);
+    await post(core, '/v1/batch', {
+      batch: [
+        track('Order Completed', { price: 1 }),
+        track('Order Completed', { price: 'x' }),
+        track('Coupon Applied', { code: 'A', amount: 5 }),
+        track('Coupon Applied', { code: 'B', amount: 2.5 }),
+      ],
+    });
+    const stats = core.planStats({ name: 'p' }) as Awaited<ReturnType<TestCore['planStats']>>;
+    expect(stats.planned.find((s) => s.event === 'Order Completed')).toMatchObject({ seen: 2, violated: 1 });
+    expect(stats.planned.find((s) => s.event === 'Product Viewed')).toMatchObject({ seen: 0, violated: 0, lastSeenAt: null });
+    expect(stats.unplanned).toMatchObject([{ type: 'track', event: 'Coupon Applied', seen: 2, violated: 2 }]);
+
+    const added = await core.addPlanEvent({ name: 'p', type: 'track', event: 'Coupon Applied' });
+    expect(added.examples).toBe(2);
+    const written = JSON.parse(fs.readFileSync(file, 'utf8')) as TrackingPlan;
+    expect(written.events['Coupon Applied']).toEqual(added.schema);
+    expect(Object.keys(written.events)).toEqual(['Order Completed', 'Product Viewed', 'Coupon Applied']);
+    await post(core, '/v1/track', track('Coupon Applied', { code: 'C', amount: 'lots' }));
+    expect(storedMessages(core).at(-1)!.violationList.map((v) => v.path)).toEqual(['/properties/amount']);
+    await expect(Promise.resolve().then(() => core.addPlanEvent({ name: 'p', type: 'track', event: 'Never Seen' }))).rejects.toThrow(/no stored "Never Seen" event/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('re-checks stored messages against a changed plan, with progress, without touching deliveries', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'plan.json');
+    fs.writeFileSync(file, JSON.stringify({ events: { 'Order Completed': { type: 'object' } } }));
+    const hooks = await receiver();
+    const core = await start([{ name: 'p', sources: ['web'], file, unplanned: 'allow' }], { receiver: hooks });
+    const batch = Array.from({ length: 2500 }, (_, i) => track('Order Completed', { price: i % 2 ? 'x' : i }));
+    const stored = waitForStored(core, 2500);
+    await post(core, '/v1/batch', { batch: batch.slice(0, 1250) });
+    await post(core, '/v1/batch', { batch: batch.slice(1250) });
+    await stored;
+    expect(core.messages.list({ violations: true, limit: 10 })).toEqual([]);
+
+    const changed = new Promise((resolve) => core.bus.on('plans.changed', resolve));
+    fs.writeFileSync(file, JSON.stringify(PLAN));
+    await changed;
+    const progress: RecheckProgress[] = [];
+    core.bus.on('plans.recheck', (p) => progress.push(p));
+    const started = await core.recheckPlans({});
+    expect(started).toMatchObject({ state: 'running', total: 2500, done: 0 });
+    expect(() => core.recheckPlans({})).toThrow(/a re-check is under way/);
+    await until(() => progress.at(-1)?.state === 'finished', 20_000, 'the re-check to finish');
+    expect(progress.at(-1)).toMatchObject({ done: 2500, total: 2500, changed: 1250 });
+    expect(core.messages.list({ violations: true, limit: 5000 }).length).toBe(1250);
+    expect(core.messages.list({ violations: false, limit: 5000 }).length).toBe(1250);
+    // Nothing blocked after the fact: every message's delivery stays as it was
+    await hooks.waitFor(2500, 30_000);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
