@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `sluice`: the command. It answers --help and --version itself and loads the relay only for
-// `serve`, after node-check.js has made sure this Node.js can run it: its own imports are Node's
-// and a few constants, so that on an older Node.js the user reads one sentence, not a stack trace.
+// `sluice`: the command. It answers --help and --version itself and loads the relay's code only for
+// a command that runs (serve, check, plan), after node-check.js has made sure this Node.js can run
+// it: its own imports are Node's and a few constants, so that on an older Node.js the user reads one
+// sentence, not a stack trace.
 import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
+import { InputError, UsageError } from './commands/command-error.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
 
 const HELP = `Usage: sluice <command> [options]
@@ -14,6 +16,9 @@ to your webhooks (signed, with retries) and shows it all live in your browser.
 
 Commands:
   serve           run the relay and the inspector (sluice serve --help lists its options)
+  check           check exported messages against a tracking plan, without a relay
+  plan infer      write a tracking plan inferred from the messages a relay stored
+  plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
   help [command]  show this help, or a command's
 
 Options:
@@ -36,6 +41,66 @@ Options:
   --json              print one JSON line with the URLs when ready, nothing else on stdout
   -h, --help          show this help`;
 
+const CHECK_HELP = `Usage: sluice check --plan PLAN [options] FILE...
+
+Checks messages against a tracking plan, without a relay. Each FILE (- reads stdin) holds one JSON
+object per line: a message, an exported stored message ({"message": {...}, ...}) or a Segment batch
+({"batch": [...], "context": {...}}, its context merged into each message's). Prints one line per
+violation (FILE:LINE, the message, the violation), then a summary.
+
+Options:
+  --plan PLAN             the tracking plan: Sluice's format, or a Segment Protocols or RudderStack export
+  --unplanned allow|flag  a track event the plan does not list: flag it as a violation (default) or allow it
+  --json                  one JSON line per message with violations, then {"summary": {...}}
+  -h, --help              show this help
+
+Exit status: 0 every message conforms; 1 a violation, a message ingestion would refuse, or a line
+that is not a message; 2 the check could not run (options, plan or files).`;
+
+const PLAN_HELP = `Usage: sluice plan <command> [options]
+
+Tracking plans in Sluice's format: the JSON Schemas messages are checked against.
+
+Commands:
+  infer         write a plan inferred from the messages a relay stored
+  import FILE   convert a Segment Protocols or RudderStack export to Sluice's format
+
+sluice plan infer --help and sluice plan import --help list their options.`;
+
+const PLAN_INFER_HELP = `Usage: sluice plan infer [options]
+
+Writes a tracking plan (Sluice's format) inferred from the messages stored in a data folder: for
+each track event, and for identify, group, page and screen, a JSON Schema that its newest examples
+all fit. A first draft to edit. The store is opened read-only: a running sluice serve is fine.
+
+Options:
+  --data-dir DIR   the data folder (default: ${defaultDataDir()})
+  --source NAME    only the messages of this source
+  --examples N     the newest N messages of each event to infer from (default 200)
+  --out FILE       write the plan to FILE (default: stdout)
+  --force          replace FILE if it exists
+  -h, --help       show this help`;
+
+const PLAN_IMPORT_HELP = `Usage: sluice plan import FILE [options]
+
+Converts a tracking plan exported from Segment Protocols (Config API, Public API, Typewriter's
+plan.json) or RudderStack (tracking plan, Data Catalog) to Sluice's format, and says on stderr which
+format it recognised and what it could not carry over.
+
+Options:
+  --out FILE   write the plan to FILE (default: stdout)
+  --force      replace FILE if it exists
+  -h, --help   show this help`;
+
+/** Each command's help, by what follows `sluice help`. */
+const HELPS: Record<string, string> = {
+  serve: SERVE_HELP,
+  check: CHECK_HELP,
+  plan: PLAN_HELP,
+  'plan infer': PLAN_INFER_HELP,
+  'plan import': PLAN_IMPORT_HELP,
+};
+
 /** A command line the CLI cannot take; the message is a sentence for the user. */
 class CommandError extends Error {}
 
@@ -46,14 +111,34 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    const topic = command === 'help' ? rest[0] : undefined;
-    if (topic !== undefined && topic !== 'serve') throw new CommandError(`unknown command "${topic}"`);
-    process.stdout.write(`${topic === 'serve' ? SERVE_HELP : HELP}\n`);
+    const topic = command === 'help' && rest.length > 0 ? rest.join(' ') : undefined;
+    if (topic !== undefined && HELPS[topic] === undefined) throw new CommandError(`unknown command "${topic}"`);
+    process.stdout.write(`${topic !== undefined ? HELPS[topic] : HELP}\n`);
     if (command === undefined) process.exitCode = 2;
     return;
   }
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (command === 'check') {
+    if (wantsHelp) return void process.stdout.write(`${CHECK_HELP}\n`);
+    return runCommand(CHECK_HELP, async () => (await import('./commands/check.ts')).check(rest));
+  }
+  if (command === 'plan') {
+    const [sub, ...args] = rest;
+    if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+      process.stdout.write(`${PLAN_HELP}\n`);
+      if (sub === undefined) process.exitCode = 2;
+      return;
+    }
+    if (sub !== 'infer' && sub !== 'import') fail(`unknown command "plan ${sub}"\n\n${PLAN_HELP}`);
+    const help = sub === 'infer' ? PLAN_INFER_HELP : PLAN_IMPORT_HELP;
+    if (wantsHelp) return void process.stdout.write(`${help}\n`);
+    return runCommand(help, async () => {
+      const plan = await import('./commands/plan.ts');
+      return sub === 'infer' ? plan.infer(args) : plan.importPlan(args);
+    });
+  }
   if (command !== 'serve') throw new CommandError(`unknown command "${command}"`);
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (wantsHelp) {
     process.stdout.write(`${SERVE_HELP}\n`);
     return;
   }
@@ -66,6 +151,21 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof relay.UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
       fail(`${(error as Error).message}\n\n${SERVE_HELP}`);
     }
+    throw error;
+  }
+}
+
+/**
+ * Runs a command other than serve: after the Node.js check (they read plans with the relay's code and
+ * stores with node:sqlite), with its exit code; a command line or input it cannot use is one sentence.
+ */
+async function runCommand(help: string, run: () => Promise<number>): Promise<void> {
+  await import('./node-check.js');
+  try {
+    process.exitCode = await run();
+  } catch (error) {
+    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail(`${(error as Error).message}\n\n${help}`);
+    if (error instanceof InputError) fail((error as Error).message);
     throw error;
   }
 }

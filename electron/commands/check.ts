@@ -1,0 +1,159 @@
+/**
+ * `sluice check --plan PLAN [--unplanned allow|flag] [--json] FILE...`: checks exported messages
+ * against a tracking plan without a relay running — in CI, on an export of yesterday's traffic, on
+ * what a test suite captured. The same compiled checks as ingestion (compile-plan.ts), the same
+ * refusals (shared/message-rules.ts), so what passes here passes there.
+ *
+ * Exit code: 0 every message conforms; 1 a violation, a message ingestion would refuse, or a line
+ * that is not a message; 2 the command cannot run (usage, plan, files: InputError / UsageError).
+ */
+import { parseArgs } from 'node:util';
+import { findRejection } from '../../shared/message-rules.ts';
+import type { UnplannedMode, Violation } from '../../shared/tracking-plan.ts';
+import type { CompiledPlan } from '../core/plans/compile-plan.ts';
+import { UsageError } from './command-error.ts';
+import { checkInputFiles, clip, isObject, lineContent, LineWriter, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
+import { readPlan } from './plan-input.ts';
+
+const OPTIONS = {
+  plan: { type: 'string' },
+  unplanned: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** Which message a result is about, as both outputs name it. */
+interface Subject {
+  file: string;
+  line: number;
+  /** Its place in a batch line. */
+  index?: number;
+  messageId: string | null;
+  type: unknown;
+  /** The track event's name, or the page's or screen's. */
+  event: string | null;
+}
+
+interface Totals {
+  messages: number;
+  withViolations: number;
+  violations: number;
+  refused: number;
+  unreadable: number;
+}
+
+export async function check(args: string[]): Promise<number> {
+  const { values, positionals: files } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  if (values.plan === undefined || values.plan === '') throw new UsageError('--plan PLAN is required: the tracking plan to check the messages against');
+  const unplanned = values.unplanned ?? 'flag';
+  if (unplanned !== 'allow' && unplanned !== 'flag') throw new UsageError(`--unplanned must be allow or flag, not "${unplanned}"`);
+  if (files.length === 0) throw new UsageError('name the files to check (NDJSON, one message per line; - reads stdin)');
+  checkInputFiles(files);
+  const { format, compiled } = readPlan(values.plan);
+
+  const out = new LineWriter();
+  const report = values.json ? jsonReport(out) : humanReport(out);
+  const totals: Totals = { messages: 0, withViolations: 0, violations: 0, refused: 0, unreadable: 0 };
+  for (const file of files) {
+    const name = file === STDIN_ARG ? STDIN_NAME : file;
+    for await (const { line, text } of readLines(file)) {
+      const content = lineContent(text);
+      if ('error' in content) {
+        totals.unreadable++;
+        await report.unreadable(name, line, content.error);
+        continue;
+      }
+      for (const { message, index } of content.messages) {
+        totals.messages++;
+        await checkOne(message, { file: name, line, index, ...describeMessage(message) }, compiled, unplanned, totals, report);
+      }
+    }
+  }
+  await report.summary({ plan: values.plan, format, ...totals });
+  await out.flush();
+  return totals.withViolations + totals.refused + totals.unreadable > 0 ? 1 : 0;
+}
+
+async function checkOne(message: unknown, subject: Subject, plan: CompiledPlan, unplanned: UnplannedMode, totals: Totals, report: Report): Promise<void> {
+  // What ingestion would refuse never reaches a plan there; here it is told the same way.
+  const rejection = findRejection(message);
+  if (rejection) {
+    totals.refused++;
+    await report.refused(subject, rejection);
+    return;
+  }
+  const m = message as Record<string, unknown>;
+  const violations = plan.check({ type: m.type as string, event: m.event, properties: m.properties, traits: m.traits, context: m.context }, unplanned);
+  if (violations.length === 0) return;
+  totals.withViolations++;
+  totals.violations += violations.length;
+  await report.violations(subject, violations);
+}
+
+function describeMessage(message: unknown): Pick<Subject, 'messageId' | 'type' | 'event'> {
+  if (!isObject(message)) return { messageId: null, type: null, event: null };
+  const name = message.type === 'track' ? message.event : message.type === 'page' || message.type === 'screen' ? message.name : undefined;
+  return {
+    messageId: typeof message.messageId === 'string' ? message.messageId : null,
+    type: message.type ?? null,
+    event: typeof name === 'string' ? name : null,
+  };
+}
+
+interface Summary extends Totals {
+  plan: string;
+  format: string;
+}
+
+interface Report {
+  violations(subject: Subject, violations: Violation[]): Promise<void>;
+  refused(subject: Subject, rejection: { code: string; message: string }): Promise<void>;
+  unreadable(file: string, line: number, error: string): Promise<void>;
+  summary(summary: Summary): Promise<void>;
+}
+
+/**
+ * For a person: one line per violation, each starting with where it is, so that an editor or a
+ * terminal can jump to `file:line`:
+ * `events.ndjson:12  track "Order Completed" (m-12)  Datatype-Mismatch at /properties/price: price must be a number; got the string "12"`.
+ */
+function humanReport(out: LineWriter): Report {
+  const prefix = (s: Subject) => {
+    const type = typeof s.type === 'string' ? clip(s.type, 40) : 'message';
+    // A batch line holds many messages: its place tells them apart when no messageId does.
+    const which = [s.messageId, s.index !== undefined ? `batch[${s.index}]` : null].filter((part) => part !== null);
+    return `${s.file}:${s.line}  ${type}${s.event !== null ? ` ${JSON.stringify(s.event)}` : ''}${which.length > 0 ? ` (${which.join(', ')})` : ''}`;
+  };
+  return {
+    async violations(subject, violations) {
+      const where = prefix(subject);
+      for (const v of violations) await out.line(`${where}  ${v.type}${v.path ? ` at ${v.path}` : ''}: ${v.message}`);
+    },
+    async refused(subject, rejection) {
+      await out.line(`${prefix(subject)}  ingestion would refuse it (${rejection.code}): ${rejection.message}`);
+    },
+    async unreadable(file, line, error) {
+      await out.line(`${file}:${line}  ${error}`);
+    },
+    async summary(s) {
+      const parts = [`${s.withViolations.toLocaleString('en-US')} with violations (${count(s.violations, 'violation', 'violations')})`];
+      if (s.refused > 0) parts.push(`${s.refused} that ingestion would refuse`);
+      parts.push(count(s.unreadable, 'unreadable line', 'unreadable lines'));
+      await out.line(`checked ${count(s.messages, 'message', 'messages')} against ${JSON.stringify(s.plan)} (${s.format} format): ${parts.join(', ')}`);
+    },
+  };
+}
+
+/** For a program: one JSON object per line, then `{"summary": {...}}`. */
+function jsonReport(out: LineWriter): Report {
+  const about = ({ index, ...s }: Subject) => ({ ...s, ...(index !== undefined ? { index } : {}) });
+  return {
+    violations: (subject, violations) => out.line(JSON.stringify({ ...about(subject), violations })),
+    refused: (subject, rejection) => out.line(JSON.stringify({ ...about(subject), refused: rejection })),
+    unreadable: (file, line, error) => out.line(JSON.stringify({ file, line, error })),
+    summary: (summary) => out.line(JSON.stringify({ summary })),
+  };
+}
+
+function count(n: number, one: string, many: string): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}

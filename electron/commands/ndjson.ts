@@ -1,0 +1,160 @@
+/**
+ * Newline-delimited JSON in and out for the commands: input files read a line at a time (an export of
+ * a busy store is gigabytes; it must never be loaded whole), each line told apart as a message, an
+ * exported stored message or a Segment batch, and output lines written with the stream's backpressure
+ * respected (a million violation lines piped into a pager must not pile up in memory).
+ */
+import { once } from 'node:events';
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { InputError, UsageError } from './command-error.ts';
+
+/** How stdin is named on the command line and in what the commands print. */
+export const STDIN_ARG = '-';
+export const STDIN_NAME = '<stdin>';
+
+/**
+ * Refuses, before anything is read, input files that cannot be: so that a typo in the last of five
+ * names does not come after four files' worth of output.
+ */
+export function checkInputFiles(files: string[]): void {
+  if (files.filter((f) => f === STDIN_ARG).length > 1) throw new UsageError('stdin (-) can be read only once');
+  for (const file of files) {
+    if (file === STDIN_ARG) continue;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch (error) {
+      throw new InputError(fileProblem(file, error));
+    }
+    if (stat.isDirectory()) throw new InputError(`cannot read ${file}: it is a folder, not a file`);
+    try {
+      fs.accessSync(file, fs.constants.R_OK);
+    } catch (error) {
+      throw new InputError(fileProblem(file, error));
+    }
+  }
+}
+
+/** A sentence for a file that cannot be opened, without Node's `ENOENT: …, stat '…'` wording. */
+export function fileProblem(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `cannot read ${file}: there is no such file`;
+  if (code === 'EACCES' || code === 'EPERM') return `cannot read ${file}: permission denied`;
+  return `cannot read ${file}: ${(error as Error).message}`;
+}
+
+/** The file's lines with their numbers (from 1), streamed; `-` is stdin. A UTF-8 BOM on the first line is dropped. */
+export async function* readLines(file: string): AsyncGenerator<{ line: number; text: string }> {
+  const input = file === STDIN_ARG ? process.stdin : fs.createReadStream(file);
+  const lines = readline.createInterface({ input, crlfDelay: Infinity });
+  let line = 0;
+  try {
+    for await (const text of lines) {
+      line++;
+      yield { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+    }
+  } finally {
+    lines.close();
+    if (input !== process.stdin) input.destroy();
+  }
+}
+
+/** A message found on a line; `index` is its place in a batch line. */
+export interface LineMessage {
+  message: unknown;
+  index?: number;
+}
+
+/** What one input line holds: messages, nothing (a blank line), or why it is not something to check. */
+export type LineContent = { messages: LineMessage[] } | { error: string };
+
+/**
+ * Tells a line apart, in this order:
+ * - an exported stored message: `{"message": {...}, ...metadata}` (`sluice export`'s lines);
+ * - a Segment batch payload: `{"batch": [...], "context"?: {...}}`, whose context goes under each
+ *   message's own, as ingestion merges it (the message's fields win);
+ * - a message: a JSON object with `type`.
+ * A message that breaks ingestion's rules (a track without a name, an unknown type) is still returned:
+ * telling why ingestion would refuse it is the caller's job.
+ */
+export function lineContent(text: string): LineContent {
+  if (text.trim() === '') return { messages: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `the line is not JSON (${clip((error as Error).message, 160)})` };
+  }
+  if (!isObject(value)) return { error: `the line is JSON but not an object (${describe(value)}); expected a message, an exported message or a batch` };
+  // An export's metadata may have a `type` of its own (the stored row's), so `message` is looked at first.
+  if (isObject(value.message)) return { messages: [{ message: value.message }] };
+  if (Object.hasOwn(value, 'batch')) {
+    const { batch, context } = value;
+    if (!Array.isArray(batch)) return { error: `"batch" must be an array of messages; got ${describe(batch)}` };
+    if (context !== undefined && !isObject(context)) return { error: `the batch's "context" must be an object; got ${describe(context)}` };
+    return {
+      messages: batch.map((message, index) => ({ message: withBatchContext(message, context), index })),
+    };
+  }
+  if (Object.hasOwn(value, 'type')) return { messages: [{ message: value }] };
+  if (Object.hasOwn(value, 'message')) return { error: `"message" must be a message (an object with a "type"); got ${describe(value.message)}` };
+  return { error: 'the line is not a message: expected an object with "type", an exported message ({"message": {...}}) or a batch ({"batch": [...]})' };
+}
+
+/** The message with the batch's context under its own; a message whose own context is not an object is left for ingestion's rules to refuse. */
+function withBatchContext(message: unknown, context: Record<string, unknown> | undefined): unknown {
+  if (!context || !isObject(message)) return message;
+  if (message.context === undefined) return { ...message, context };
+  return isObject(message.context) ? { ...message, context: { ...context, ...message.context } } : message;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A value's kind for a sentence: 'a number', 'an array', 'the string "x"'. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${clip(JSON.stringify(value), 40)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value === 'number' ? 'the number' : typeof value === 'boolean' ? 'the boolean' : typeof value} ${String(value)}`;
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * Lines to stdout in chunks, waiting for the stream to drain when it asks. When the reader goes away
+ * (`sluice check … | head`), the command ends quietly instead of dying with EPIPE's stack trace.
+ */
+export class LineWriter {
+  #chunks: string[] = [];
+  #size = 0;
+  readonly #stream: NodeJS.WriteStream;
+
+  constructor(stream: NodeJS.WriteStream = process.stdout) {
+    this.#stream = stream;
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      // The check did not finish, so it cannot claim success: 1 unless a result already said otherwise.
+      if (error.code === 'EPIPE') process.exit(process.exitCode || 1);
+      throw error;
+    });
+  }
+
+  async line(text: string): Promise<void> {
+    this.#chunks.push(text, '\n');
+    this.#size += text.length + 1;
+    if (this.#size >= 64 * 1024) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.#chunks.length === 0) return;
+    const text = this.#chunks.join('');
+    this.#chunks = [];
+    this.#size = 0;
+    if (!this.#stream.write(text)) await once(this.#stream, 'drain');
+  }
+}

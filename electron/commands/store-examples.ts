@@ -1,0 +1,96 @@
+/**
+ * The stored messages `sluice plan infer` learns from, read from a data folder's store opened
+ * read-only: a relay may be serving from that folder at the same time (WAL lets a reader in beside the
+ * writer, and a read-only connection can neither take the write lock nor migrate the store).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DATABASE_FILE } from '../core/store/database.ts';
+import { DatabaseSync } from '../core/store/sqlite.ts';
+import { InputError } from './command-error.ts';
+
+/** The message types a plan describes (shared/tracking-plan.ts); alias has nothing to check. */
+const PLANNED_TYPES = ['track', 'identify', 'group', 'page', 'screen'];
+
+export interface StoredExample {
+  type: string;
+  event: string | null;
+  properties?: unknown;
+  traits?: unknown;
+}
+
+export interface Examples {
+  /** The newest `perEvent` of each track event and of each other type, oldest first. */
+  messages: StoredExample[];
+  /** The source they came from, when one was asked for. */
+  source: string | null;
+}
+
+/**
+ * Reads the examples: accepted messages only (a duplicate is a copy, a rejected one never met a plan),
+ * never the `Violation Generated` events Sluice makes itself (origin 'plan').
+ */
+export function readExamples(dataDir: string, options: { source?: string; perEvent: number }): Examples {
+  const file = path.join(dataDir, DATABASE_FILE);
+  if (!fs.existsSync(file)) throw new InputError(`no Sluice store in ${dataDir} (there is no ${DATABASE_FILE}): run sluice serve first, or give --data-dir`);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+  } catch (error) {
+    throw new InputError(`cannot open the store ${file}: ${(error as Error).message}`);
+  }
+  try {
+    // A relay starting up may hold the lock for a moment (recovery, a migration).
+    db.exec('PRAGMA busy_timeout = 5000');
+    if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get()) {
+      throw new InputError(`${file} is not a Sluice store (it has no messages): run sluice serve on ${dataDir} first, or give --data-dir`);
+    }
+    let sourceId: number | null = null;
+    if (options.source !== undefined) {
+      const sources = db.prepare('SELECT id, name FROM sources ORDER BY name').all() as { id: number; name: string }[];
+      const found = sources.find((s) => s.name === options.source);
+      if (!found) {
+        const known = sources.length > 0 ? `its sources are ${sources.map((s) => JSON.stringify(s.name)).join(', ')}` : 'it has no sources';
+        throw new InputError(`there is no source ${JSON.stringify(options.source)} in ${dataDir}: ${known}`);
+      }
+      sourceId = found.id;
+    }
+    return { messages: newest(db, sourceId, options.perEvent), source: options.source ?? null };
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`cannot read the store ${file}: ${(error as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The newest `limit` messages per track event name and per other type. The ranking sorts ids only;
+ * `raw` is read just for the rows kept, so a store of millions of messages is not sorted with its text.
+ */
+function newest(db: DatabaseSync, sourceId: number | null, limit: number): StoredExample[] {
+  const types = PLANNED_TYPES.map(() => '?').join(', ');
+  const rows = db
+    .prepare(
+      `SELECT m.type, m.event, m.raw FROM messages m JOIN (
+         SELECT id FROM (
+           SELECT id, row_number() OVER (PARTITION BY type, CASE WHEN type = 'track' THEN event END ORDER BY id DESC) AS n
+           FROM messages
+           WHERE status = 'accepted' AND origin != 'plan' AND type IN (${types}) ${sourceId !== null ? 'AND source_id = ?' : ''}
+         ) WHERE n <= ?
+       ) k ON k.id = m.id
+       ORDER BY m.id`,
+    )
+    .all(...PLANNED_TYPES, ...(sourceId !== null ? [sourceId] : []), limit) as { type: string; event: string | null; raw: string }[];
+  const out: StoredExample[] = [];
+  for (const row of rows) {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(row.raw) as Record<string, unknown>;
+    } catch {
+      continue; // ingestion stores only what parsed; a row that does not is no example of anything
+    }
+    out.push({ type: row.type, event: row.event, properties: message.properties, traits: message.traits });
+  }
+  return out;
+}
