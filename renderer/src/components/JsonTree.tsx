@@ -1,15 +1,52 @@
-import { memo, useState } from 'react';
+import { createContext, memo, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { formatCount } from '../lib/format.ts';
+import { childPointer, placeAnnotations, type Annotation, type PlacedAnnotation, type Placement } from './json-pointer.ts';
 
 const LONG_STRING = 160;
 const BIG = 30;
 
-/** A monospace JSON tree: objects and arrays fold, long strings and big objects start folded. */
-export function JsonTree({ value, label }: { value: unknown; label: string }) {
+/** Which annotation to bring into view and focus; a new `seq` does it again. */
+export interface Reveal {
+  index: number;
+  seq: number;
+}
+
+interface TreeContextValue {
+  placement: Placement | null;
+  /** The node to reveal (the pointer of the node its annotation is shown on). */
+  reveal: { node: string; seq: number } | null;
+  /** The reveal already done (a node mounted again later does not steal the focus). */
+  revealed: { current: number };
+}
+
+const TreeContext = createContext<TreeContextValue>({ placement: null, reveal: null, revealed: { current: -1 } });
+
+/**
+ * A monospace JSON tree: objects and arrays fold, long strings and big objects start folded.
+ * `annotations` put a note beside the node each JSON Pointer names (a node under a note starts open);
+ * a pointer to a node that does not exist (a missing required field) shows at its deepest existing
+ * ancestor as "missing: <name> — <note>". `reveal` opens the way to one annotation's node, scrolls
+ * it into view and focuses it.
+ */
+export function JsonTree({ value, label, annotations, reveal }: {
+  value: unknown;
+  label: string;
+  annotations?: readonly Annotation[] | undefined;
+  reveal?: Reveal | null | undefined;
+}) {
+  const revealed = useRef(-1);
+  const placement = useMemo(() => (annotations && annotations.length > 0 ? placeAnnotations(value, annotations) : null), [value, annotations]);
+  const node = reveal && placement ? placement.nodeOf[reveal.index] : undefined;
+  const context = useMemo<TreeContextValue>(
+    () => ({ placement, reveal: node !== undefined && reveal ? { node, seq: reveal.seq } : null, revealed }),
+    [placement, node, reveal?.seq],
+  );
   return (
-    <div className="json-tree" role="tree" aria-label={label}>
-      <JsonNode name={null} value={value} depth={0} last />
-    </div>
+    <TreeContext.Provider value={context}>
+      <div className="json-tree" role="tree" aria-label={label}>
+        <JsonNode name={null} value={value} depth={0} last pointer="" />
+      </div>
+    </TreeContext.Provider>
   );
 }
 
@@ -17,36 +54,80 @@ function isContainer(value: unknown): value is Record<string, unknown> | unknown
   return typeof value === 'object' && value !== null;
 }
 
-const JsonNode = memo(function JsonNode({ name, value, depth, last }: { name: string | null; value: unknown; depth: number; last: boolean }) {
+/** Opens the node when a note below it needs showing or is revealed; focuses the line of a revealed node. */
+function useNodeOpening(pointer: string, startOpen: boolean) {
+  const { placement, reveal, revealed } = useContext(TreeContext);
+  const mustOpen = placement?.open.has(pointer) ?? false;
+  const [open, setOpen] = useState(() => startOpen || mustOpen);
+  const line = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (mustOpen) setOpen(true);
+  }, [mustOpen]);
+  useEffect(() => {
+    if (!reveal) return;
+    if (reveal.node === pointer || reveal.node.startsWith(`${pointer}/`)) setOpen(true);
+    if (reveal.node === pointer && revealed.current !== reveal.seq && line.current) {
+      revealed.current = reveal.seq;
+      line.current.scrollIntoView?.({ block: 'center' });
+      line.current.focus({ preventScroll: true });
+    }
+  }, [reveal?.seq, reveal?.node, pointer, revealed]);
+  return { open, setOpen, line, notes: placement?.at.get(pointer) ?? NO_NOTES, focused: reveal?.node === pointer };
+}
+
+const NO_NOTES: PlacedAnnotation[] = [];
+
+function Note({ placed }: { placed: PlacedAnnotation }) {
+  const { annotation, missing } = placed;
+  return (
+    <span className="j-annot" title={annotation.title}>
+      <span aria-hidden="true">⚠ </span>
+      {annotation.tag ? <span className="sr-only">{annotation.tag}: </span> : null}
+      {missing !== null ? `missing: ${missing} — ` : ''}
+      {annotation.text}
+    </span>
+  );
+}
+
+function Notes({ notes }: { notes: readonly PlacedAnnotation[] }) {
+  return notes.map((n) => <Note key={n.index} placed={n} />);
+}
+
+const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
+  name: string | null;
+  value: unknown;
+  depth: number;
+  last: boolean;
+  pointer: string;
+}) {
   const container = isContainer(value);
   const entries = container ? (Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)) : [];
-  const [open, setOpen] = useState(() => depth < 2 && entries.length <= BIG);
+  const { open, setOpen, line, notes, focused } = useNodeOpening(pointer, depth < 2 && entries.length <= BIG);
   const key = name === null ? null : <span className="j-key">{JSON.stringify(name)}</span>;
   const comma = last ? '' : ',';
-  if (!container) {
+  const flagged = notes.length > 0;
+  const lineClass = `j-line${flagged ? ' j-flagged' : ''}${focused ? ' j-revealed' : ''}`;
+  const lineProps = { ref: line, className: lineClass, style: { paddingLeft: depth * 14 }, ...(flagged ? { tabIndex: -1, 'data-pointer': pointer } : {}) };
+  if (!container || entries.length === 0) {
+    const [openBrace, closeBrace] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
     return (
-      <div role="treeitem" aria-selected={false} className="j-line" style={{ paddingLeft: depth * 14 }}>
+      <div role="treeitem" aria-selected={false} {...lineProps}>
         {key}
         {key ? <span className="j-punct">: </span> : null}
-        <Scalar value={value} />
+        {container ? <span className="j-punct">{`${openBrace}${closeBrace}`}</span> : <Scalar value={value} />}
         <span className="j-punct">{comma}</span>
+        <Notes notes={notes} />
       </div>
     );
   }
   const [openBrace, closeBrace] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-  if (entries.length === 0) {
-    return (
-      <div role="treeitem" aria-selected={false} className="j-line" style={{ paddingLeft: depth * 14 }}>
-        {key}
-        {key ? <span className="j-punct">: </span> : null}
-        <span className="j-punct">{`${openBrace}${closeBrace}${comma}`}</span>
-      </div>
-    );
-  }
   const summary = Array.isArray(value) ? `${entries.length} item${entries.length === 1 ? '' : 's'}` : `${entries.length} key${entries.length === 1 ? '' : 's'}`;
+  // Notes about the node itself stay beside its brace; notes about missing children go among them when open.
+  const own = open ? notes.filter((n) => n.missing === null) : notes;
+  const missing = open ? notes.filter((n) => n.missing !== null) : NO_NOTES;
   return (
     <div role="treeitem" aria-expanded={open} aria-selected={false}>
-      <div className="j-line" style={{ paddingLeft: depth * 14 }}>
+      <div {...lineProps}>
         <button
           type="button"
           className="j-toggle"
@@ -66,11 +147,24 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last }: { name: st
             <span className="j-punct">{`${closeBrace}${comma}`}</span>
           </>
         )}
+        <Notes notes={own} />
       </div>
       {open ? (
         <div role="group">
+          {missing.map((n) => (
+            <div key={n.index} role="treeitem" aria-selected={false} className="j-line j-flagged j-missing" style={{ paddingLeft: (depth + 1) * 14 }}>
+              <Note placed={n} />
+            </div>
+          ))}
           {entries.map(([k, v], i) => (
-            <JsonNode key={k} name={Array.isArray(value) ? null : k} value={v} depth={depth + 1} last={i === entries.length - 1} />
+            <JsonNode
+              key={k}
+              name={Array.isArray(value) ? null : k}
+              value={v}
+              depth={depth + 1}
+              last={i === entries.length - 1}
+              pointer={childPointer(pointer, k)}
+            />
           ))}
           <div className="j-line" style={{ paddingLeft: depth * 14 }}>
             <span className="j-punct">{`${closeBrace}${comma}`}</span>

@@ -52,13 +52,20 @@ export interface Filters {
   search: string;
   /** When the messages were received. */
   time: TimeRange;
+  /** true: only messages that break a tracking plan (absent or false: any). */
+  violations?: boolean;
 }
 
 export const NO_FILTERS: Filters = Object.freeze({ type: null, status: null, sourceId: null, search: '', time: ALL_TIME });
 
 export function hasFilters(filters: Filters): boolean {
   return (
-    filters.type !== null || filters.status !== null || filters.sourceId !== null || filters.search.trim() !== '' || hasTimeRange(filters.time)
+    filters.type !== null ||
+    filters.status !== null ||
+    filters.sourceId !== null ||
+    filters.search.trim() !== '' ||
+    hasTimeRange(filters.time) ||
+    filters.violations === true
   );
 }
 
@@ -74,6 +81,7 @@ export function listQuery(filters: Filters, now: number = Date.now()): Omit<Requ
     query.status = 'accepted';
     query.delivery = filters.status;
   }
+  if (filters.violations === true) query.violations = true;
   return query;
 }
 
@@ -83,6 +91,7 @@ export function matchesFilters(m: MessageSummary, filters: Filters, now: number 
   if (!withinTime(m, filters.time, now)) return false;
   if (filters.sourceId !== null && m.sourceId !== filters.sourceId) return false;
   if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
+  if (filters.violations === true && !((m.violations ?? 0) > 0)) return false;
   const search = asciiLower(filters.search.trim());
   if (search) {
     const fields = [m.userId, m.anonymousId, m.event, m.messageId];

@@ -121,6 +121,13 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           void pager.first();
           detail.reload();
           break;
+        case 'plans.recheck':
+          // A re-check that changed stored violations: the rows' badges and the open detail are read again.
+          if (event.progress.state !== 'running' && event.progress.changed > 0) {
+            void pager.first();
+            detail.reload();
+          }
+          break;
         case 'receiver.received':
           break; // the receiver's inbox view is not part of this slice
       }

@@ -8,6 +8,7 @@ const ITEMS: { key: ViewKey; label: string; icon: string }[] = [
   { key: 'sources', label: 'Sources', icon: '⇤' },
   { key: 'composer', label: 'Composer', icon: '✎' },
   { key: 'audiences', label: 'Audiences', icon: '◎' },
+  { key: 'plans', label: 'Tracking plans', icon: '☑' },
   { key: 'deletions', label: 'Deletions', icon: '⌫' },
   { key: 'receiver', label: 'Receiver', icon: '⇲' },
   { key: 'settings', label: 'Settings', icon: '⚙' },

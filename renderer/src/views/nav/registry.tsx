@@ -7,6 +7,7 @@ import { DeletionsView } from '../deletions/DeletionsView.tsx';
 import { ReceiverView } from '../receiver/ReceiverView.tsx';
 import { AudiencesView } from '../audiences/AudiencesView.tsx';
 import { SettingsView } from '../settings/SettingsView.tsx';
+import { PlansView } from '../plans/PlansView.tsx';
 
 /**
  * The views other than the stream (which App lays out itself). A view missing here shows as disabled
@@ -20,5 +21,6 @@ export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> =
   destinations: DestinationsView,
   sources: SourcesView,
   audiences: AudiencesView,
+  plans: PlansView,
   settings: SettingsView,
 };

@@ -26,6 +26,7 @@ export function describeFilters(filters: Filters, sourceName: (id: number) => st
   const parts: string[] = [];
   if (filters.type) parts.push(`type ${filters.type}`);
   if (filters.status) parts.push(OUTCOME_NAMES[filters.status].toLowerCase());
+  if (filters.violations) parts.push('with tracking plan violations');
   if (filters.sourceId !== null) parts.push(`source ${sourceName(filters.sourceId)}`);
   if (filters.search.trim()) parts.push(`search “${filters.search.trim()}”`);
   const time = describeTimeRange(filters.time, formatTime);

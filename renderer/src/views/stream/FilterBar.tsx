@@ -10,7 +10,7 @@ import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
 const NO_SOURCES: never[] = [];
 
 /**
- * Type, status, source, time range and text search (applied 200 ms after typing stops), and the
+ * Type, status, violations, source, time range and text search (applied 200 ms after typing stops), and the
  * "Replay…" action for the filtered set or every failed delivery.
  */
 export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
@@ -74,6 +74,7 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
             </select>
           )}
         </Field>
+        <ViolationsToggle on={filters.violations === true} onChange={(on) => inspector.setFilters({ violations: on })} />
         <Field label="Source">
           {(control) => (
             <select
@@ -117,6 +118,30 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
         <BulkReplayButton />
       </div>
       <CustomTimeRange />
+    </div>
+  );
+}
+
+/**
+ * Only the messages that break a tracking plan (`violations: true` in messages.list and in a filter
+ * replay). A toggle beside Status, not one of its options: a message with violations has a delivery
+ * outcome of its own ("failed with violations" is a question worth asking).
+ */
+function ViolationsToggle({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <div className="field">
+      <span className="field-label" aria-hidden="true">
+        Plan
+      </span>
+      <button
+        type="button"
+        className="btn violations-toggle"
+        aria-pressed={on}
+        title={on ? 'Showing only messages that break a tracking plan: click to show all' : 'Show only messages that break a tracking plan'}
+        onClick={() => onChange(!on)}
+      >
+        <span aria-hidden="true">⚠ </span>Violations
+      </button>
     </div>
   );
 }

@@ -13,8 +13,10 @@ import { rowName } from './StreamRow.tsx';
 import { isForward } from './request-shown.ts';
 import { WebhookTab } from './WebhookTab.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
+import { blockedSentence, violationAnnotations, violationsLabel } from '../../lib/violations.ts';
+import { ViolationsTab } from './ViolationsTab.tsx';
 
-type TabKey = 'message' | 'webhook' | 'attempts' | 'replay';
+type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay';
 
 /** The detail pane: the selected message, its webhook requests, their attempts, and its replays. */
 export function MessageDetailPane() {
@@ -60,14 +62,18 @@ export function MessageDetailPane() {
   const delivery = data.deliveries.find((d) => d.id === deliveryId) ?? data.deliveries[0] ?? null;
   const attemptCount = data.deliveries.reduce((n, d) => n + d.attempts.length, 0);
   const replayCount = data.deliveries.filter((d) => d.trigger === 'replay').length;
+  const violationCount = Math.max(data.violations ?? 0, data.violationList?.length ?? 0);
   const tabs: TabDef<TabKey>[] = [
     { key: 'message', label: 'Message' },
+    ...(violationCount > 0 ? [{ key: 'violations' as const, label: 'Violations', badge: String(violationCount) }] : []),
     // A forward to a Tracking API is no webhook: the tab says which the shown delivery is.
     { key: 'webhook', label: isForward(destinations.find((d) => d.id === delivery?.destinationId)) ? 'Forward request' : 'Webhook request', badge: data.deliveries.length > 1 ? String(data.deliveries.length) : undefined },
     { key: 'attempts', label: 'Attempts', badge: attemptCount > 0 ? String(attemptCount) : undefined },
     { key: 'replay', label: 'Replay', badge: replayCount > 0 ? String(replayCount) : undefined },
   ];
   const sourceName = sources?.find((s) => s.id === data.sourceId)?.name ?? `source ${data.sourceId}`;
+  // A message without violations has no such tab: its Message tab is shown instead.
+  const shownTab: TabKey = tab === 'violations' && violationCount === 0 ? 'message' : tab;
 
   return (
     <section className="detail" aria-label="Message detail">
@@ -83,20 +89,26 @@ export function MessageDetailPane() {
           {outcome.label}
           <span className="muted"> · {sourceName} · received {absoluteTime(data.receivedAt)}</span>
         </p>
+        {data.blocked ? (
+          <p className="banner banner-bad detail-blocked" role="note">
+            {blockedSentence(data.blocked)} It is stored and shown here; its deliveries are skipped with this reason.
+          </p>
+        ) : null}
         {detail.error ? (
           <p role="alert" className="error-text">
             Could not refresh: {detail.error}
           </p>
         ) : null}
       </header>
-      {data.deliveries.length > 1 && tab !== 'message' ? (
+      {data.deliveries.length > 1 && shownTab !== 'message' && shownTab !== 'violations' ? (
         <DeliveryPicker deliveries={data.deliveries} destinations={destinations} value={delivery?.id ?? null} onChange={setDeliveryId} />
       ) : null}
-      <Tabs tabs={tabs} active={tab} onChange={setTab} label="Message detail">
-        {tab === 'message' ? <MessageTab data={data} sourceName={sourceName} /> : null}
-        {tab === 'webhook' ? <WebhookTab key={delivery?.id ?? `none ${data.id}`} message={data} delivery={delivery} destinations={destinations} /> : null}
-        {tab === 'attempts' ? <AttemptsTab message={data} delivery={delivery} destinations={destinations} /> : null}
-        {tab === 'replay' ? (
+      <Tabs tabs={tabs} active={shownTab} onChange={setTab} label="Message detail">
+        {shownTab === 'message' ? <MessageTab data={data} sourceName={sourceName} /> : null}
+        {shownTab === 'violations' ? <ViolationsTab key={data.id} data={data} /> : null}
+        {shownTab === 'webhook' ? <WebhookTab key={delivery?.id ?? `none ${data.id}`} message={data} delivery={delivery} destinations={destinations} /> : null}
+        {shownTab === 'attempts' ? <AttemptsTab message={data} delivery={delivery} destinations={destinations} /> : null}
+        {shownTab === 'replay' ? (
           <ReplayTab
             key={data.id}
             message={data}
@@ -151,6 +163,8 @@ function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) 
     }
   }, [data.raw]);
   const text = shown ? JSON.stringify(shown, null, 2) : data.raw;
+  // Violations point into the message as Sluice forwards it: they are shown on the normalized tree.
+  const annotations = useMemo(() => violationAnnotations(data.violationList ?? []), [data.violationList]);
   const facts: [string, string | null][] = [
     ['messageId', data.messageId],
     ['userId', data.userId],
@@ -158,6 +172,7 @@ function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) 
     ['source', sourceName],
     ['received', absoluteTime(data.receivedAt)],
     ['timestamp', data.timestamp === null ? null : absoluteTime(data.timestamp)],
+    ...(data.violations > 0 ? [['tracking plan', `${violationsLabel(data.violations)} — see the Violations tab`] as [string, string]] : []),
     ['status', data.status === 'rejected' ? `rejected — ${data.rejectCode}: ${data.rejectReason}` : data.status],
     [
       'origin',
@@ -203,14 +218,18 @@ function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) 
       <p className="hint">
         {version === 'normalized'
           ? 'As Sluice forwards it: batch context merged, messageId and receivedAt set, timestamp corrected for clock skew.'
-          : 'Exactly the JSON the client sent, byte for byte.'}
+          : `Exactly the JSON the client sent, byte for byte.${data.violations > 0 ? ' Violations are marked on the normalized message.' : ''}`}
       </p>
       {view === 'raw' || (!shown && !received.ok) ? (
         <pre className="code-block" aria-label="Raw JSON">
           {text}
         </pre>
       ) : (
-        <JsonTree value={shown ?? (received.ok ? received.value : null)} label={version === 'normalized' ? 'Normalized message' : 'Message as received'} />
+        <JsonTree
+          value={shown ?? (received.ok ? received.value : null)}
+          label={version === 'normalized' ? 'Normalized message' : 'Message as received'}
+          annotations={shown ? annotations : undefined}
+        />
       )}
     </div>
   );

@@ -4,6 +4,7 @@ import { absoluteTime, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { describeOutcome, outcomeOf } from '../../store/outcome.ts';
 import { useInspectorState } from '../../store/react.ts';
+import { blockedSentence, violationsLabel } from '../../lib/violations.ts';
 
 export const ROW_HEIGHT = 48;
 
@@ -82,6 +83,17 @@ export const StreamRow = memo(function StreamRow({ id, index, count, selected, o
         <span className="row-name" title={rowName(row)}>
           {rowName(row)}
         </span>
+        {row.blocked ? (
+          <span className="row-blocked" title={`${blockedSentence(row.blocked)} Stored and shown; its deliveries are skipped.`}>
+            blocked
+          </span>
+        ) : null}
+        {row.violations > 0 ? (
+          <span className="row-violations" title={`${violationsLabel(row.violations)} of a tracking plan: open the message's Violations tab`}>
+            <span aria-hidden="true">⚠ </span>
+            {violationsLabel(row.violations)}
+          </span>
+        ) : null}
         {row.audience ? (
           <span className="row-audience" title={`Sent by a sync of the ${row.audience.kind === 'audience' ? 'audience' : 'computed trait'} “${row.audience.audienceName ?? 'deleted'}” (${row.audience.change})`}>
             audience sync
