@@ -131,6 +131,31 @@ describe('the packed tarball', () => {
     expect(help.stdout).toContain('Usage: sluice serve [options]');
     expect(help.stdout).toContain('--receiver-port N');
   });
+
+  it('checks an NDJSON file against a tracking plan with the installed bin (sluice check)', () => {
+    const env = { ...process.env, PATH: pathWith(process.execPath) };
+    const folder = path.join(work, 'check');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(
+      path.join(folder, 'plan.json'),
+      JSON.stringify({ events: { 'Order Completed': { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] } } }),
+    );
+    const message = (price: unknown) => JSON.stringify({ type: 'track', event: 'Order Completed', userId: 'u', messageId: 'm1', properties: { price } });
+    fs.writeFileSync(path.join(folder, 'bad.ndjson'), `${message(12)}\n${message('12')}\n`);
+    fs.writeFileSync(path.join(folder, 'good.ndjson'), `${message(12)}\n`);
+    const bad = spawnSync(bin, ['check', '--plan', 'plan.json', 'bad.ndjson'], { cwd: folder, env, encoding: 'utf8' });
+    expect({ status: bad.status, stderr: bad.stderr }).toEqual({ status: 1, stderr: '' });
+    expect(bad.stdout.trimEnd().split('\n')).toEqual([
+      'bad.ndjson:2  track "Order Completed" (m1)  Datatype-Mismatch at /properties/price: properties.price must be a number; got the string "12"',
+      'checked 2 messages against "plan.json" (sluice format): 1 with violations (1 violation), 0 unreadable lines',
+    ]);
+    const good = spawnSync(bin, ['check', '--plan', 'plan.json', 'good.ndjson'], { cwd: folder, env, encoding: 'utf8' });
+    expect({ status: good.status, stdout: good.stdout, stderr: good.stderr }).toEqual({
+      status: 0,
+      stdout: 'checked 1 message against "plan.json" (sluice format): 0 with violations (0 violations), 0 unreadable lines\n',
+      stderr: '',
+    });
+  });
 });
 
 describe('from the installed package', () => {
