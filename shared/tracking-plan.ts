@@ -156,7 +156,8 @@ export const planRequestSchemas = {
 } as const;
 
 export interface PlanResponses {
-  'plans.list': { plans: TrackingPlanView[] };
+  /** `recheck`: the re-check under way, if any (a page opened meanwhile shows its progress at once). */
+  'plans.list': { plans: TrackingPlanView[]; recheck: RecheckProgress | null };
   'plans.stats': PlanStats;
   /** The schema added and how many stored examples it was inferred from. */
   'plans.addEvent': { plan: TrackingPlanView; schema: JsonSchema; examples: number };

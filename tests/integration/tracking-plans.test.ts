@@ -257,3 +257,40 @@ describe('plan files, reloads, re-checks, stats', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('violations in tests and CI', () => {
+  it('sluice/testing messages carry violations and a violations filter; the HTTP API too', async () => {
+    const { startSluice } = await import('../../electron/testing/index.ts');
+    const { Analytics } = await import('@segment/analytics-node');
+    const sluice = await startSluice({
+      config: {
+        sources: [{ name: 'web', writeKey: 'wk_web' }],
+        trackingPlans: [{ name: 'plan', plan: PLAN, violations: 'block' }],
+      },
+    });
+    open.push(sluice);
+    const analytics = new Analytics({ writeKey: 'wk_web', host: sluice.ingestUrl, flushAt: 3 });
+    analytics.track({ userId: 'u1', event: 'Order Completed', properties: { price: 10 }, context: { app: { version: '1' } } });
+    analytics.track({ userId: 'u1', event: 'Order Completed', properties: { price: 'ten' }, context: { app: { version: '1' } } });
+    analytics.track({ userId: 'u1', event: 'Order Complete', properties: {}, context: { app: { version: '1' } } });
+    await analytics.closeAndFlush();
+    await sluice.waitForMessages({}, { count: 3 });
+    const bad = await sluice.messages({ violations: true });
+    expect(bad.map((m) => m.event)).toEqual(['Order Completed', 'Order Complete']);
+    expect(bad[0]!.violations).toEqual([
+      { type: 'Datatype-Mismatch', path: '/properties/price', message: expect.stringContaining('must be a number; got the string "ten"'), plan: 'plan' },
+    ]);
+    expect(bad[0]!.blocked).toMatch(/^blocked by the tracking plan "plan"/);
+    const [good] = await sluice.messages({ violations: false });
+    expect(good).toMatchObject({ violations: [], blocked: null, properties: { price: 10 } });
+    await expect(sluice.messages({ violations: 'yes' } as never)).rejects.toThrow(/filter\.violations must be true/);
+
+    const get = (query: string) => fetch(`${sluice.apiUrl}/messages?${query}`, { headers: { authorization: `Bearer ${sluice.token}` } });
+    const viaHttp = (await (await get('violations=true')).json()) as { messages: { event: string; violations: unknown[] }[] };
+    expect(viaHttp.messages.map((m) => m.event)).toEqual(['Order Completed', 'Order Complete']);
+    expect(viaHttp.messages[1]!.violations).toMatchObject([{ type: 'Unplanned-Event', path: '/event' }]);
+    const refused = await get('violations=maybe');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+  });
+});

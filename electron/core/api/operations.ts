@@ -350,7 +350,7 @@ export function createOperations(p: OperationParts): Operations {
       const page = p.audiences.repo.members(id, { limit, ...(search ? { search } : {}), ...(after !== undefined ? { after } : {}) });
       return { ...page, next: page.members.length === limit ? page.members[page.members.length - 1]!.userId : null };
     },
-    listPlans: () => ({ plans: p.plans.views() }),
+    listPlans: () => ({ plans: p.plans.views(), recheck: p.rechecks.running }),
     planStats: ({ name }) => p.plans.stats(name),
     addPlanEvent: ({ name, type, event }) => p.plans.addEvent(name, type, event),
     recheckPlans: () => p.rechecks.start(),

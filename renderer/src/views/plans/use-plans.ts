@@ -2,6 +2,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CoreEvent } from '../../../../shared/contract.ts';
 import type { PlanStats, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
+import { mergeProgress } from './plan-words.ts';
+import { recheckOf } from './recheck-store.ts';
 
 type Loaded<T> = { ok: true; value: T } | { ok: false; error: { message: string } };
 
@@ -65,6 +67,13 @@ export function usePlans() {
     '',
     150,
   );
+  const running = data?.recheck ?? null;
+  useEffect(() => {
+    // A re-check started before this page opened (or in another window): show where it is now.
+    if (!running) return;
+    const { store } = recheckOf(inspector);
+    store.setState({ progress: mergeProgress(store.getState().progress, running) });
+  }, [inspector, running]);
   return { plans: (data?.plans ?? null) as TrackingPlanView[] | null, error, reload };
 }
 
