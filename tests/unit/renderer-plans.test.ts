@@ -8,7 +8,7 @@ import type { RecheckProgress, TrackingPlan, Violation } from '../../shared/trac
 import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
 import { hasFilters, listQuery, matchesFilters, NO_FILTERS } from '../../renderer/src/store/filters.ts';
 import type { RelayApi } from '../../renderer/src/transport/relay-api.ts';
-import { blockedSentence, fieldOf, violationAnnotations, violationsLabel } from '../../renderer/src/lib/violations.ts';
+import { blockedSentence, fieldOf, violationAnnotations, violationsLabel } from '../../renderer/src/views/stream/violation-words.ts';
 import { describeFilters } from '../../renderer/src/views/replay/bulk-plan.ts';
 import {
   mergeProgress,

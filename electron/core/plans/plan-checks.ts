@@ -2,24 +2,9 @@
 // policy (flag, block, forward) around the mechanism (compile-plan.ts). Runs in the store's writer
 // thread, where ingestion requests are parsed: each accepted message is checked there, before it is
 // stored, so that a blocked message's deliveries are created skipped in the same transaction.
-import type { TrackingPlan, UnplannedMode, Violation, ViolationMode } from '../../../shared/tracking-plan.ts';
+import type { Violation } from '../../../shared/tracking-plan.ts';
+import type { PlanRule } from '../writer/protocol.ts';
 import { compilePlan, type CheckedMessage, type CompiledPlan } from './compile-plan.ts';
-
-/** A plan at work, as the main thread's registry (plan-registry.ts) sends it to the writer. */
-export interface PlanRule {
-  name: string;
-  /** A hash of the plan: a rule whose version did not change is not compiled again. */
-  version: string;
-  plan: TrackingPlan;
-  /** The sources it checks; null: every source. */
-  sourceIds: number[] | null;
-  unplanned: UnplannedMode;
-  violations: ViolationMode;
-  /** The destination that receives each violation as a `Violation Generated` event; null: none. */
-  forwardTo: number | null;
-  /** Source names by id, for the forwarded events' `sourceName`. */
-  sourceNames?: Record<number, string>;
-}
 
 /** What the plans say about one message. */
 export interface PlanVerdict {

@@ -17,7 +17,7 @@ import type { StoreWriter } from '../writer/store-writer.ts';
 import { compilePlan } from './compile-plan.ts';
 import { inferSchema } from './infer-schema.ts';
 import { loadPlanFile, writePlanFile, type PlanFormat } from './plan-document.ts';
-import type { PlanRule } from './plan-checks.ts';
+import type { PlanRule } from '../writer/protocol.ts';
 
 export interface PlanRegistryOptions {
   configs: TrackingPlanConfig[];

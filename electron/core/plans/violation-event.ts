@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { PreparedMessage } from '../store/stored-request.ts';
-import type { PlanRule } from './plan-checks.ts';
+import type { PlanRule } from '../writer/protocol.ts';
 
 /** The message that broke the plan, as far as the event describes it. */
 export interface ViolatingMessage {

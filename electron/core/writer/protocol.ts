@@ -9,7 +9,7 @@ import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
-import type { PlanRule } from '../plans/plan-checks.ts';
+import type { TrackingPlan, UnplannedMode, ViolationMode } from '../../../shared/tracking-plan.ts';
 
 /**
  * One ingestion request, as the ingestion server hands it to the store's writer thread (which parses
@@ -31,6 +31,22 @@ export interface IngestJob {
   via?: string[];
   /** The Origin header of a browser's request whose write key is in the body: checked against the source's allowedOrigins. */
   origin?: string;
+}
+
+/** A tracking plan at work, as the main thread's registry (plans/plan-registry.ts) sends it to the writer (plans/plan-checks.ts). */
+export interface PlanRule {
+  name: string;
+  /** A hash of the plan: a rule whose version did not change is not compiled again. */
+  version: string;
+  plan: TrackingPlan;
+  /** The sources it checks; null: every source. */
+  sourceIds: number[] | null;
+  unplanned: UnplannedMode;
+  violations: ViolationMode;
+  /** The destination that receives each violation as a `Violation Generated` event; null: none. */
+  forwardTo: number | null;
+  /** Source names by id, for the forwarded events' `sourceName`. */
+  sourceNames?: Record<number, string>;
 }
 
 /** A write key, its source, and the browser origins the source accepts (absent or null: any). */

@@ -1,10 +1,9 @@
 import { workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
 import { IngestError } from '../ingest-error.ts';
-import type { BodiesRequest, FromWriter, IngestJob, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
+import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
-import type { PlanRule } from '../plans/plan-checks.ts';
 import { toColumns } from './result-columns.ts';
 
 interface Waiting {

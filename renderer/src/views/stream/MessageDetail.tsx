@@ -13,7 +13,7 @@ import { rowName } from './StreamRow.tsx';
 import { isForward } from './request-shown.ts';
 import { WebhookTab } from './WebhookTab.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
-import { blockedSentence, violationAnnotations, violationsLabel } from '../../lib/violations.ts';
+import { blockedSentence, violationAnnotations, violationsLabel } from './violation-words.ts';
 import { ViolationsTab } from './ViolationsTab.tsx';
 
 type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay';

@@ -4,7 +4,7 @@ import { absoluteTime, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { describeOutcome, outcomeOf } from '../../store/outcome.ts';
 import { useInspectorState } from '../../store/react.ts';
-import { blockedSentence, violationsLabel } from '../../lib/violations.ts';
+import { blockedSentence, violationsLabel } from './violation-words.ts';
 
 export const ROW_HEIGHT = 48;
 

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import type { MessageDetail } from '../../../../shared/contract.ts';
 import { JsonTree, type Reveal } from '../../components/JsonTree.tsx';
 import { navigate } from '../../lib/route.ts';
-import { fieldOf, VIOLATION_TYPE_WORDS, violationAnnotations, violationsLabel } from '../../lib/violations.ts';
+import { fieldOf, VIOLATION_TYPE_WORDS, violationAnnotations, violationsLabel } from './violation-words.ts';
 
 /**
  * The message's tracking plan violations: each with its type, its sentence and its plan, above the

@@ -2,9 +2,9 @@
  * Tracking plan violations in words: the row's badge, and each violation as a note beside its field
  * in the message's JSON tree. Pure, no React, tested in Node.
  */
-import type { Violation } from '../../../shared/tracking-plan.ts';
-import type { Annotation } from '../components/json-pointer.ts';
-import { formatCount } from './format.ts';
+import type { Violation } from '../../../../shared/tracking-plan.ts';
+import type { Annotation } from '../../components/json-pointer.ts';
+import { formatCount } from '../../lib/format.ts';
 
 /** "1 violation", "2 violations". */
 export function violationsLabel(count: number): string {
