@@ -11,7 +11,7 @@ import { startBareServer, startNaiveSqliteServer, type RunningServer } from './b
 
 const execFileAsync = promisify(execFile);
 
-interface LoadResult {
+export interface LoadResult {
   eventsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -20,7 +20,7 @@ interface LoadResult {
 }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const LOAD = {
+export const LOAD = {
   warmupMs: 1000,
   durationMs: Number(process.env.BENCH_DURATION_MS ?? 5000),
   connections: 8,
@@ -28,15 +28,16 @@ const LOAD = {
   eventsPerRequest: 100,
 };
 
-async function load(url: string, writeKey: string): Promise<LoadResult> {
+/** One round of the load generator against `url` (`variant`: load-generator.ts's). */
+export async function load(url: string, writeKey: string, variant?: 'violating'): Promise<LoadResult> {
   const generator = path.join(import.meta.dirname, 'load-generator.ts');
-  const { stdout } = await execFileAsync(process.execPath, [generator, JSON.stringify({ ...LOAD, url, writeKey })], {
+  const { stdout } = await execFileAsync(process.execPath, [generator, JSON.stringify({ ...LOAD, url, writeKey, ...(variant ? { variant } : {}) })], {
     maxBuffer: 1 << 20,
   });
   return JSON.parse(stdout) as LoadResult;
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

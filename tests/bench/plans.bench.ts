@@ -3,17 +3,14 @@
 // interleaved rounds and compared round by round (this kind of machine drifts by tens of percent).
 // Every event conforms (the common case); a last pair of rounds sends events that each break the plan
 // twice, to show what storing violations costs.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createCore, type Core } from '../../electron/core/index.ts';
 import type { TrackingPlan } from '../../shared/tracking-plan.ts';
+import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
 
-const execFileAsync = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const LOAD = { warmupMs: 1000, durationMs: Number(process.env.BENCH_DURATION_MS ?? 5000), connections: 8, inFlight: 32, eventsPerRequest: 100 };
 
 /** The load generator's event (load-generator.ts) planned exactly, and 49 more events like it. */
 export function benchPlan(): TrackingPlan {
@@ -38,26 +35,6 @@ export function benchPlan(): TrackingPlan {
     context: { type: 'object', required: ['library'], properties: { library: { type: 'object', required: ['name', 'version'] } } },
   };
 }
-
-interface LoadResult {
-  eventsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  acceptedTotal: number;
-  failedRequests: number;
-}
-
-async function load(url: string, writeKey: string, variant?: string): Promise<LoadResult> {
-  const generator = path.join(import.meta.dirname, 'load-generator.ts');
-  const { stdout } = await execFileAsync(process.execPath, [generator, JSON.stringify({ ...LOAD, url, writeKey, ...(variant ? { variant } : {}) })], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout) as LoadResult;
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 export async function runPlansBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-plans-'));

@@ -20,28 +20,9 @@ import {
   streamFiltersFor,
 } from '../../renderer/src/views/plans/plan-words.ts';
 import { recheckOf } from '../../renderer/src/views/plans/recheck-store.ts';
+import { msg } from '../helpers/renderer-fixtures.ts';
 
-function row(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
-  return {
-    id,
-    sourceId: 1,
-    messageId: `m-${id}`,
-    type: 'track',
-    status: 'accepted',
-    rejectCode: null,
-    rejectReason: null,
-    origin: 'ingest',
-    userId: `u_${id}`,
-    anonymousId: null,
-    event: 'Order Completed',
-    receivedAt: 1_700_000_000_000 + id,
-    timestamp: null,
-    delivery: null,
-    deliveryCount: 0,
-    violations: 0,
-    ...extra,
-  };
-}
+const row = msg;
 
 const progress = (id: number, done: number, state: RecheckProgress['state'] = 'running', extra: Partial<RecheckProgress> = {}): RecheckProgress => ({
   id,
