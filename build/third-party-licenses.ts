@@ -1,4 +1,4 @@
-// The licence notices of the packages a bundle carries (undici, ws and zod in the relay): MIT asks that
+// The licence notices of the packages a bundle carries (undici, ws, zod, ajv and its dependencies in the relay): MIT asks that
 // copies keep them, and a bundle is a copy. A rolldown plugin: after bundling, it finds which files of
 // node_modules went into the output and writes each package's name, version and licence text to one file.
 import fs from 'node:fs';

@@ -144,7 +144,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   try {
-    plans.start(); // the writer has the plans before the first message can arrive
+    await plans.start(); // the writer has the plans before the first message can arrive
     await listenOn(() => ingest.listen(), 'ingest', `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
     await listenOn(() => receiver.listen(), 'receiver', `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
   } catch (error) {

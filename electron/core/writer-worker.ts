@@ -186,7 +186,19 @@ function schedule(): void {
   }
 }
 
+/**
+ * Messages held while the plan checker (compile-plan.ts, with ajv) loads: the first plan's arrival
+ * waits for it, and every message after it — a request to check, above all — waits its turn, in order.
+ */
+let held: ToWriter[] | null = null;
+let compile: typeof import('./plans/compile-plan.ts').compilePlan | undefined;
+
 port.on('message', (message: ToWriter) => {
+  if (held) held.push(message);
+  else handle(message);
+});
+
+function handle(message: ToWriter): void {
   switch (message.kind) {
     case 'sources':
       writeKeys = new Map(message.writeKeys.map(([key, sourceId, allowedOrigins]) => [key, { sourceId, allowedOrigins: allowedOrigins ?? null }]));
@@ -196,7 +208,20 @@ port.on('message', (message: ToWriter) => {
       forwarding = new Set(message.routes.flatMap((route) => route.forwardIds ?? []));
       return;
     case 'plans':
-      plans.set(message.plans);
+      if (compile || message.plans.length === 0) {
+        plans.set(message.plans, compile);
+        return;
+      }
+      held = [];
+      void import('./plans/compile-plan.ts').then(
+        (loaded) => (compile = loaded.compilePlan),
+        (error: unknown) => console.error(`sluice: the tracking plan checker did not load, plans are not checked: ${(error as Error).message}`),
+      ).finally(() => {
+        plans.set(message.plans, compile);
+        const waiting = held!;
+        held = null;
+        for (const next of waiting) handle(next);
+      });
       return;
     case 'results':
       pendingResults.push({ id: message.id, results: fromColumns(message.columns) });
@@ -248,4 +273,4 @@ port.on('message', (message: ToWriter) => {
       else schedule();
     }
   }
-});
+}

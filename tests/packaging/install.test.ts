@@ -82,7 +82,7 @@ describe('the packed tarball', () => {
     expect(packed.files.filter((f) => f.endsWith('.map'))).toEqual([]);
     // The licences of what the bundles carry (MIT asks that copies keep them): the relay's, the page's.
     const licences = fs.readFileSync(path.join(installed, 'dist/THIRD-PARTY-LICENSES.md'), 'utf8');
-    for (const name of ['undici', 'ws', 'zod']) expect(licences).toMatch(new RegExp(`^## ${name} \\d+\\.\\d+\\.\\d+ \\(MIT\\)$`, 'm'));
+    for (const name of ['undici', 'ws', 'zod', 'ajv', 'ajv-formats']) expect(licences).toMatch(new RegExp(`^## ${name} \\d+\\.\\d+\\.\\d+ \\(MIT\\)$`, 'm'));
     const pageLicences = fs.readFileSync(path.join(installed, 'out/renderer/THIRD-PARTY-LICENSES.md'), 'utf8');
     for (const name of ['react', 'react-dom', 'zustand', 'zod']) expect(pageLicences).toMatch(new RegExp(`^## ${name} - \\d+\\.\\d+\\.\\d+ \\(MIT\\)$`, 'm'));
     // Targets: the tarball unpacked under 5 MB; the project with Sluice installed under 30 MB.
@@ -282,17 +282,19 @@ describe('from the installed package', () => {
   it('(e) sluice/testing starts a relay in the process, waits for a message, and removes its folder on close — import and require', () => {
     const script = `import { startSluice, SluiceTimeoutError } from 'sluice/testing';
 import fs from 'node:fs';
-const sluice = await startSluice({ config: { sources: [{ name: 'web', writeKey: 'wk_pkg' }] } });
+// A tracking plan too: the writer thread loads the bundled plan checker (ajv) when the first plan arrives.
+const plan = { events: { Packaged: { type: 'object', properties: { n: { type: 'string' } } } } };
+const sluice = await startSluice({ config: { sources: [{ name: 'web', writeKey: 'wk_pkg' }], trackingPlans: [{ name: 'pkg', plan }] } });
 const res = await fetch(sluice.ingestUrl + '/v1/track', { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from('wk_pkg:').toString('base64'), 'content-type': 'application/json' }, body: JSON.stringify({ userId: 'u', event: 'Packaged', properties: { n: 1 } }) });
 const [message] = await sluice.waitForMessages({ event: 'Packaged', properties: { n: 1 } });
 const timeout = await sluice.waitForMessages({ event: 'Never' }, { timeoutMs: 50 }).catch((e) => e instanceof SluiceTimeoutError);
 await sluice.close();
-console.log(JSON.stringify({ status: res.status, writeKey: sluice.writeKey, event: message.event, source: message.source, timeout, removed: !fs.existsSync(sluice.dataDir) }));
+console.log(JSON.stringify({ status: res.status, writeKey: sluice.writeKey, event: message.event, source: message.source, violations: message.violations.map((v) => v.type + ' ' + v.path), timeout, removed: !fs.existsSync(sluice.dataDir) }));
 `;
     fs.writeFileSync(path.join(project, 'testing.mjs'), script);
     const run = spawnSync(process.execPath, ['testing.mjs'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({ status: 200, writeKey: 'wk_pkg', event: 'Packaged', source: 'web', timeout: true, removed: true });
+    expect(JSON.parse(run.stdout)).toEqual({ status: 200, writeKey: 'wk_pkg', event: 'Packaged', source: 'web', violations: ['Datatype-Mismatch /properties/n'], timeout: true, removed: true });
     // CommonJS: require() of the ES module, as Node ≥ 22.12 allows (the relay needs 22.19).
     const required = spawnSync(process.execPath, ['-e', "const t = require('sluice/testing'); console.log(typeof t.startSluice, typeof t.SluiceTimeoutError)"], { cwd: project, encoding: 'utf8' });
     expect({ stdout: required.stdout.trim(), stderr: required.stderr }).toEqual({ stdout: 'function function', stderr: '' });

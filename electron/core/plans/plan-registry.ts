@@ -14,7 +14,7 @@ import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { PlanStatsRepo } from '../store/plan-stats.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
-import { compilePlan } from './compile-plan.ts';
+import type { compilePlan } from './compile-plan.ts';
 import { inferSchema } from './infer-schema.ts';
 import { loadPlanFile, writePlanFile, type PlanFormat } from './plan-document.ts';
 import type { PlanRule } from '../writer/protocol.ts';
@@ -48,6 +48,10 @@ export class TrackingPlans {
   readonly #entries: Entry[];
   readonly #watchers: fs.FSWatcher[] = [];
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** compile-plan.ts's, loaded at start only when there is a plan (ajv is a tenth of a second to load). */
+  #compile: typeof compilePlan = () => {
+    throw new Error('the plan checker is not loaded');
+  };
 
   constructor(options: PlanRegistryOptions) {
     this.#o = options;
@@ -63,7 +67,8 @@ export class TrackingPlans {
   }
 
   /** Loads every plan and starts watching their files; a plan that cannot be used is a ConfigError naming it. */
-  start(): void {
+  async start(): Promise<void> {
+    if (this.#entries.length > 0) this.#compile = (await import('./compile-plan.ts')).compilePlan;
     const problems: string[] = [];
     this.#entries.forEach((entry, i) => {
       this.#load(entry);
@@ -136,7 +141,7 @@ export class TrackingPlans {
     if (examples.length === 0) throw new OperationError('no_examples', `no stored ${type === 'track' ? `"${event}" event` : type} of the plan's sources to infer a schema from`);
     const schema = inferSchema(examples);
     const plan: TrackingPlan = type === 'track' ? { ...entry.plan, events: { ...entry.plan.events, [event!]: schema } } : { ...entry.plan, [type]: schema };
-    compilePlan(name, plan); // an inferred schema always compiles; checked before anything is written
+    this.#compile(name, plan); // an inferred schema always compiles; checked before anything is written
     if (entry.file !== null) {
       try {
         writePlanFile(entry.file, plan);
@@ -169,7 +174,7 @@ export class TrackingPlans {
     try {
       if (entry.file === null) {
         const plan = entry.plan ?? entry.config.plan!;
-        compilePlan(entry.config.name, plan);
+        this.#compile(entry.config.name, plan);
         if (!entry.plan) this.#use(entry, plan, 'sluice', versionOf(JSON.stringify(plan)));
         return;
       }
@@ -178,7 +183,7 @@ export class TrackingPlans {
         entry.error = null;
         return;
       }
-      compilePlan(entry.config.name, loaded.plan);
+      this.#compile(entry.config.name, loaded.plan);
       this.#use(entry, loaded.plan, loaded.format, loaded.version);
     } catch (error) {
       entry.error = (error as Error).message;
