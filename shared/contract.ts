@@ -65,6 +65,10 @@ export const requestSchemas = {
     to: z.number().int().nonnegative().optional(),
     /** true: only messages that break a tracking plan; false: only those that do not. */
     violations: z.boolean().optional(),
+    /** Only this track event, page or screen name (exactly). */
+    event: z.string().max(1024).optional(),
+    /** Only messages that break this tracking plan (by name). */
+    plan: z.string().max(100).optional(),
   }).refine((r) => r.from === undefined || r.to === undefined || r.from <= r.to, { message: 'from must not be after to', path: ['from'] }),
   /** Summaries of these messages (e.g. the ids of a `messages.stored` event), newest first; unknown ids are left out. */
   'messages.byIds': z.strictObject({ ids: z.array(id).min(1).max(5000) }),

@@ -23,6 +23,8 @@ export const messageFilterSchema = z.strictObject({
   delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
   /** true: only messages that break a tracking plan; false: only those that do not. */
   violations: z.boolean().optional(),
+  /** Only messages that break this tracking plan (by name). */
+  plan: z.string().max(100).optional(),
 });
 export type MessageFilter = z.infer<typeof messageFilterSchema>;
 

@@ -118,13 +118,20 @@ export interface PlanEventStat {
 export interface PlanStats {
   /** Each planned event (and each planned type), seen or not. */
   planned: PlanEventStat[];
-  /** Track events seen that the plan does not list. */
+  /** Track events seen that the plan does not list, the most seen first: at most UNPLANNED_SHOWN. */
   unplanned: PlanEventStat[];
+  /** How many unplanned event names were seen in all. */
+  unplannedTotal: number;
 }
+
+/** plans.stats lists at most this many unplanned events (a client that puts ids in event names makes thousands). */
+export const UNPLANNED_SHOWN = 200;
 
 /** Progress of a re-check of stored messages against the plans in use. */
 export interface RecheckProgress {
+  /** Unique across restarts (the time it started, made unique): a later re-check has a greater id. */
   id: number;
+  /** How far it is through the messages stored when it started, by position (message ids), of `total`. */
   done: number;
   total: number;
   /** Messages whose violations changed. */

@@ -116,7 +116,7 @@ function applyOp(op: WriteOp): WriteOutcome {
     case 'reset':
       return { ids: [], changed: resetStore() };
     case 'recheck': {
-      const { lastId, read, changed } = recheck(op.afterId, op.limit);
+      const { lastId, read, changed } = recheck(op.afterId, op.untilId, op.limit);
       return { ids: [lastId, read], changed };
     }
     default:

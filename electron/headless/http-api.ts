@@ -16,7 +16,7 @@ const MAX_LIMIT = 1000;
 const MAX_BODY_BYTES = 64 * 1024;
 /** A wait may not hold a request longer than this. */
 const MAX_WAIT_MS = 300_000;
-const FILTER_PARAMS = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status'] as const;
+const FILTER_PARAMS = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const;
 
 class ApiError extends Error {
   readonly status: number;

@@ -233,7 +233,8 @@ describe('audience rules', () => {
       INSERT INTO profile_traits SELECT m.source_id, t.key, m.user_id, t.type, t.value, m.id FROM messages m, json_each(m.raw, '$.traits') t;
       INSERT OR REPLACE INTO settings (key, value) VALUES ('profiles.folded_through', (SELECT max(id) FROM messages));
       ALTER TABLE sources DROP COLUMN allowed_origins; -- schema 9's
-      DROP INDEX messages_violations; ALTER TABLE messages DROP COLUMN violations; ALTER TABLE messages DROP COLUMN blocked; -- schema 10's
+      DROP TRIGGER event_counts_deleted; DROP TRIGGER event_counts_rechecked; DROP TABLE event_counts; -- schema 10's
+      DROP INDEX messages_violations; ALTER TABLE messages DROP COLUMN violations; ALTER TABLE messages DROP COLUMN blocked;
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
     db.close();

@@ -239,6 +239,8 @@ export function createOperations(p: OperationParts): Operations {
         ...(request.from !== undefined ? { from: request.from } : {}),
         ...(request.to !== undefined ? { to: request.to } : {}),
         ...(request.violations !== undefined ? { violations: request.violations } : {}),
+        ...(request.event !== undefined ? { event: request.event } : {}),
+        ...(request.plan !== undefined ? { plan: request.plan } : {}),
       };
       const page = (beforeId: number | undefined, limit: number) =>
         summarize(messages.list({ ...query, limit, ...(beforeId !== undefined ? { beforeId } : {}) }));

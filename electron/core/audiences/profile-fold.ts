@@ -7,8 +7,12 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 const CURSOR_KEY = 'profiles.folded_through';
 
-/** What the profiles are made of: accepted messages with a userId, never the audiences' own identifies (see also the traits query). */
-const FOLDABLE = `status = 'accepted' AND origin != 'audience' AND user_id IS NOT NULL`;
+/**
+ * What the profiles are made of: accepted messages with a userId, never what Sluice generated itself —
+ * the audiences' own identifies, a plan's Violation Generated events (userId "schema-violations") —
+ * (see also the traits query).
+ */
+const FOLDABLE = `status = 'accepted' AND origin NOT IN ('audience', 'plan') AND user_id IS NOT NULL`;
 
 export interface FoldResult {
   /** Last message id folded so far. */
@@ -55,7 +59,7 @@ export class ProfileFold {
       `INSERT INTO profile_traits (source_id, key, user_id, type, value, at, message_id)
        SELECT m.source_id, t.key, m.user_id, t.type, t.value, coalesce(m.timestamp, m.received_at), m.id
        FROM messages m, json_each(m.raw, '$.traits') t
-       WHERE m.id > ? AND m.id <= ? AND m.status = 'accepted' AND m.origin != 'audience' AND m.user_id IS NOT NULL
+       WHERE m.id > ? AND m.id <= ? AND m.status = 'accepted' AND m.origin NOT IN ('audience', 'plan') AND m.user_id IS NOT NULL
          AND m.type = 'identify'
          AND json_type(m.raw, '$.traits') = 'object'
        ORDER BY m.id

@@ -69,6 +69,7 @@ export function prepareRequest(
     ip: job.ip,
   };
   if (job.via?.length) envelope.via = job.via;
+  let forwarded = 0;
   const hasEnvelope = envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined || envelope.via !== undefined;
   return {
     sourceId,
@@ -79,11 +80,23 @@ export function prepareRequest(
     envelope: hasEnvelope ? JSON.stringify(envelope) : null,
     messages: events.map((event, i) => {
       const prepared = prepareMessage(event, raws[i], request, measureDepth);
-      if (plans && !plans.empty && prepared.status === 'accepted') checkPlans(plans, sourceId, event as IncomingMessage, envelope, prepared, job.receivedAt);
+      if (plans && !plans.empty && prepared.status === 'accepted') {
+        checkPlans(plans, sourceId, event as IncomingMessage, envelope, prepared, job.receivedAt);
+        if (prepared.generated && (forwarded += prepared.generated.length) > FORWARD_PER_REQUEST) {
+          prepared.generated = prepared.generated.slice(0, Math.max(0, prepared.generated.length - (forwarded - FORWARD_PER_REQUEST)));
+          forwarded = FORWARD_PER_REQUEST;
+        }
+      }
       return prepared;
     }),
   };
 }
+
+/**
+ * Violation Generated events one request may make, at most (see FORWARD_PER_MESSAGE): the rest of its
+ * violations are stored with their messages, not forwarded.
+ */
+const FORWARD_PER_REQUEST = 500;
 
 /**
  * Checks an accepted message against its source's tracking plans (plans/plan-checks.ts) and notes
@@ -101,6 +114,7 @@ function checkPlans(plans: PlanChecks, sourceId: number, input: IncomingMessage,
   });
   if (!verdict) return;
   prepared.violations = JSON.stringify(verdict.violations);
+  prepared.violatedPlans = [...new Set(verdict.violations.map((v) => v.plan))];
   prepared.blocked = verdict.blocked;
   if (verdict.forward.length > 0) {
     const app = (context as { app?: { version?: unknown } } | undefined)?.app;

@@ -20,6 +20,13 @@ interface Active {
   compiled: CompiledPlan;
 }
 
+/**
+ * Violation Generated events per message and plan, at most: each is a stored message and a delivery,
+ * and a broken batch of 2,500 events could otherwise make 50,000 of them in one transaction. Every
+ * violation is still stored with its message.
+ */
+export const FORWARD_PER_MESSAGE = 5;
+
 export class PlanChecks {
   #all: Active[] = [];
   #bySource = new Map<number, Active[]>();
@@ -71,7 +78,9 @@ export class PlanChecks {
       verdict ??= { violations: [], blocked: null, forward: [] };
       verdict.violations.push(...found);
       verdict.blocked ??= blockReason(active.rule, found);
-      if (active.rule.forwardTo !== null) verdict.forward.push({ destinationId: active.rule.forwardTo, rule: active.rule, violations: found });
+      if (active.rule.forwardTo !== null) {
+        verdict.forward.push({ destinationId: active.rule.forwardTo, rule: active.rule, violations: found.slice(0, FORWARD_PER_MESSAGE) });
+      }
     }
     return verdict;
   }

@@ -131,6 +131,9 @@ export class TrackingPlans {
     const entry = this.#entry(name);
     if (type === 'track' && !event) throw new OperationError('invalid_request', 'adding a track event to a plan needs its name (event)');
     if (!entry.plan) throw new OperationError('plan_not_loaded', `the tracking plan "${name}" has not loaded (${entry.error ?? 'no plan'}); fix it first`);
+    if (entry.error !== null) {
+      throw new OperationError('plan_not_loaded', `the tracking plan "${name}" did not load its last edit (${entry.error}); fix the file first, so that adding an event does not write over it`);
+    }
     if (entry.file !== null && entry.format !== 'sluice') {
       throw new OperationError(
         'plan_read_only',
@@ -143,6 +146,16 @@ export class TrackingPlans {
     const plan: TrackingPlan = type === 'track' ? { ...entry.plan, events: { ...entry.plan.events, [event!]: schema } } : { ...entry.plan, [type]: schema };
     this.#compile(name, plan); // an inferred schema always compiles; checked before anything is written
     if (entry.file !== null) {
+      // The file as it is now: an edit saved since the last load (or still settling) is not written over.
+      let current: string | null;
+      try {
+        current = loadPlanFile(entry.file).version;
+      } catch (error) {
+        current = `unreadable: ${(error as Error).message}`;
+      }
+      if (current !== entry.version) {
+        throw new OperationError('plan_changed', `${entry.file} changed since Sluice last read it; wait for it to load (or fix it), then add the event again`);
+      }
       try {
         writePlanFile(entry.file, plan);
       } catch (error) {

@@ -11,15 +11,16 @@ const PROGRESS_MS = 250;
 
 /**
  * Re-checks of the stored messages against the plans in use, one at a time, a slice per write
- * (plans/recheck-writes.ts), announcing progress as `plans.recheck` events. The count of messages
- * is taken at the start; messages stored meanwhile are checked at ingestion anyway.
+ * (plans/recheck-writes.ts), announcing progress as `plans.recheck` events. It goes through the
+ * messages stored when it started, and ends there: messages stored meanwhile are checked at
+ * ingestion anyway (a re-check that chased them might never end under steady traffic).
  */
 export class Rechecks {
   readonly #writer: StoreWriter;
   readonly #bus: EventBus;
   readonly #stats: PlanStatsRepo;
   #running: RecheckProgress | null = null;
-  #nextId = 1;
+  #lastId = 0;
   #stopped = false;
 
   constructor(writer: StoreWriter, bus: EventBus, stats: PlanStatsRepo) {
@@ -31,9 +32,14 @@ export class Rechecks {
   /** Starts a re-check and answers with its first progress; refused while one runs. */
   start(): RecheckProgress {
     if (this.#running) throw new OperationError('recheck_running', `a re-check is under way (${this.#running.done} of ${this.#running.total} messages); wait for it to finish`);
-    const progress: RecheckProgress = { id: this.#nextId++, done: 0, total: this.#stats.checkable(), changed: 0, state: 'running' };
+    // Ids that grow across restarts, so a page that saw an older re-check tells them apart.
+    this.#lastId = Math.max(Date.now(), this.#lastId + 1);
+    // The messages stored up to now, by id: progress is a position in that range (counting them would
+    // scan the store); what arrives meanwhile was checked at ingestion already.
+    const { min, max } = this.#stats.idRange();
+    const progress: RecheckProgress = { id: this.#lastId, done: 0, total: max === 0 ? 0 : max - min + 1, changed: 0, state: 'running' };
     this.#running = progress;
-    void this.#run(progress);
+    void this.#run(progress, min, max);
     return { ...progress };
   }
 
@@ -47,17 +53,18 @@ export class Rechecks {
     this.#stopped = true;
   }
 
-  async #run(progress: RecheckProgress): Promise<void> {
-    let afterId = 0;
+  async #run(progress: RecheckProgress, min: number, untilId: number): Promise<void> {
+    let afterId = min - 1;
     let announced = 0;
     try {
-      while (!this.#stopped) {
-        const outcome = await this.#writer.write({ op: 'recheck', afterId, limit: SLICE });
+      for (;;) {
+        if (this.#stopped) throw new Error('Sluice stopped before it finished; start it again');
+        const outcome = await this.#writer.write({ op: 'recheck', afterId, untilId, limit: SLICE });
         const [lastId, read] = outcome.ids as [number, number];
         if (read === 0) break;
         afterId = lastId;
         progress.changed += outcome.changed;
-        progress.done = Math.min(progress.total, progress.done + read);
+        progress.done = Math.min(progress.total, lastId - min + 1);
         if (Date.now() - announced >= PROGRESS_MS) {
           announced = Date.now();
           this.#bus.emit('plans.recheck', { ...progress });

@@ -8,7 +8,7 @@ import type { Violation } from '../../../shared/tracking-plan.ts';
 export const MESSAGE_STATUSES = ['accepted', 'rejected', 'duplicate'] as const;
 
 /** Fields compared exactly (a userId of 42 matches 42 and "42": clients send either). */
-const EXACT = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status'] as const;
+const EXACT = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const;
 /** Objects matched in part: every key given must be there, deeply, with the same value. */
 const PARTIAL = ['properties', 'traits', 'context'] as const;
 
@@ -22,6 +22,11 @@ export interface MessageFilter {
   source?: string;
   messageId?: string;
   status?: (typeof MESSAGE_STATUSES)[number];
+  /**
+   * Where it came from: `ingest` (a client), `audience` (an audience sync's identify) or `plan` (a
+   * tracking plan's Violation Generated event). Those of `plan` match only a filter that names it.
+   */
+  origin?: string;
   properties?: Record<string, unknown>;
   traits?: Record<string, unknown>;
   context?: Record<string, unknown>;
@@ -44,6 +49,8 @@ export interface TestMessage {
   receivedAt: string;
   /** The name of the source whose write key sent it. */
   source: string;
+  /** ingest (a client sent it), audience (an audience sync) or plan (a Violation Generated event). */
+  origin: string;
   status: (typeof MESSAGE_STATUSES)[number];
   /** Why it was refused (status rejected); null otherwise. */
   rejection: { code: string; reason: string } | null;
@@ -96,6 +103,9 @@ function misses(message: TestMessage, filter: MessageFilter): string[] {
     const path = firstDifference(wanted, message[key], key);
     if (path) out.push(path);
   }
+  // A tracking plan's Violation Generated events are Sluice's, not the app's: a test counting its
+  // app's messages must not count them.
+  if (filter.origin === undefined && message.origin === 'plan') out.push('origin: a Violation Generated event (filter by origin "plan" to see these)');
   if (filter.violations !== undefined && filter.violations !== message.violations.length > 0) {
     out.push(filter.violations ? 'violations: wanted some, got none' : `violations: wanted none, got ${message.violations.map((v) => v.message).join('; ')}`);
   }

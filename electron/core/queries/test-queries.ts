@@ -77,6 +77,10 @@ export class TestQueries {
 
   constructor(parts: QueryParts) {
     this.#p = parts;
+    // A re-check may rewrite stored messages' violations (wording too, not only their number).
+    parts.bus.on('plans.recheck', (progress) => {
+      if (progress.state !== 'running') this.#seen.clear();
+    });
   }
 
   /** Stored messages that match, oldest first, with their row ids. */
@@ -203,8 +207,7 @@ export class TestQueries {
     }
     const sources = new Map(this.#p.sources.list().map((s) => [s.id, s.name]));
     return rows.reverse().map((row) => {
-      // A re-check may change a stored message's violations: their count is part of the key.
-      const key = `${row.id}\n${row.receivedAt}\n${row.messageId}\n${row.violations}`;
+      const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
       let message = this.#seen.get(key);
       if (!message) {
         if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
@@ -262,6 +265,7 @@ function testMessage(row: StoredMessage, record: MessageRecord | undefined, sour
     ...(row.messageId !== null ? { messageId: row.messageId } : {}),
     receivedAt: new Date(row.receivedAt).toISOString(),
     source,
+    origin: row.origin,
     status: row.status,
     rejection: row.status === 'rejected' ? { code: row.rejectCode ?? 'rejected', reason: row.rejectReason ?? '' } : null,
     violations: record?.violationList ?? [],

@@ -139,6 +139,10 @@ export interface ListMessagesQuery {
   to?: number;
   /** true: only messages with tracking plan violations; false: only those without. */
   violations?: boolean;
+  /** Only this track event, page or screen name, exactly. */
+  event?: string;
+  /** Only messages that break this tracking plan (by name). */
+  plan?: string;
 }
 
 /**
@@ -223,6 +227,8 @@ export class MessagesRepo {
     if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
     if (query.search) searchClause(query.search, where, params);
     if (query.violations !== undefined) where.push(violationsClause(query.violations));
+    if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
+    if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
     const timed = timeClause(query, where, params);
     const indexed = timed && this.#rangeIsSmall(query);
     const sql = `SELECT ${COLUMNS} FROM messages m ${indexed ? 'INDEXED BY messages_received' : ''}
@@ -255,6 +261,7 @@ export class MessagesRepo {
     if (filter.search) searchClause(filter.search, where, params);
     timeClause(filter, where, params);
     if (filter.violations !== undefined) where.push(violationsClause(filter.violations));
+    if (filter.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(filter.plan));
     if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
     const sql = `SELECT m.id FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id LIMIT ?`;
     return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
@@ -289,6 +296,9 @@ function searchClause(search: string, where: string[], params: (string | number)
   );
   params.push(like, like, like, like);
 }
+
+/** A violation of the plan named by the parameter (its name as the stored JSON writes it; instr: case matters, unlike LIKE). */
+const PLAN_CLAUSE = `m.violations IS NOT NULL AND instr(m.violations, '"plan":' || json_quote(?)) > 0`;
 
 function violationsClause(wanted: boolean): string {
   return wanted ? 'm.violations IS NOT NULL' : 'm.violations IS NULL';

@@ -300,6 +300,45 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       -- Why a plan blocked the message (its deliveries were skipped with this reason); NULL: not blocked.
       ALTER TABLE messages ADD COLUMN blocked TEXT;
       CREATE INDEX messages_violations ON messages (id) WHERE violations IS NOT NULL;
+
+      -- What the tracking plan view counts, kept as messages come and go so that reading it never
+      -- scans the messages: per source, type and track event ('' for other types), with plan '' the
+      -- accepted messages (of ingestion: the ones plans check) and with a plan's name those that break
+      -- it. Ingestion adds (store/request-writes.ts, once per request); these triggers follow a purge
+      -- and a re-check, which are rare and touch few rows at a time.
+      CREATE TABLE event_counts (
+        source_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        event TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        last_at INTEGER NOT NULL,                 -- the newest counted message's received_at
+        PRIMARY KEY (source_id, type, event, plan)
+      ) WITHOUT ROWID;
+      INSERT INTO event_counts
+        SELECT source_id, type, CASE WHEN type = 'track' THEN coalesce(event, '') ELSE '' END, '', count(*), max(received_at)
+        FROM messages WHERE status = 'accepted' AND origin = 'ingest' AND type IS NOT NULL GROUP BY 1, 2, 3;
+      CREATE TRIGGER event_counts_deleted AFTER DELETE ON messages
+        WHEN old.status = 'accepted' AND old.origin = 'ingest' AND old.type IS NOT NULL
+      BEGIN
+        UPDATE event_counts SET n = n - 1
+          WHERE source_id = old.source_id AND type = old.type AND event = CASE WHEN old.type = 'track' THEN coalesce(old.event, '') ELSE '' END
+            AND (plan = '' OR plan IN (SELECT json_extract(value, '$.plan') FROM json_each(coalesce(old.violations, '[]'))));
+        DELETE FROM event_counts WHERE n <= 0 AND source_id = old.source_id AND type = old.type;
+      END;
+      CREATE TRIGGER event_counts_rechecked AFTER UPDATE OF violations ON messages
+        WHEN new.status = 'accepted' AND new.origin = 'ingest' AND new.type IS NOT NULL
+      BEGIN
+        UPDATE event_counts SET n = n - 1
+          WHERE source_id = old.source_id AND type = old.type AND event = CASE WHEN old.type = 'track' THEN coalesce(old.event, '') ELSE '' END
+            AND plan IN (SELECT json_extract(value, '$.plan') FROM json_each(coalesce(old.violations, '[]')));
+        INSERT INTO event_counts (source_id, type, event, plan, n, last_at)
+          SELECT DISTINCT new.source_id, new.type, CASE WHEN new.type = 'track' THEN coalesce(new.event, '') ELSE '' END,
+            json_extract(value, '$.plan'), 1, new.received_at
+          FROM json_each(coalesce(new.violations, '[]')) WHERE json_extract(value, '$.plan') IS NOT NULL
+          ON CONFLICT DO UPDATE SET n = n + 1, last_at = max(last_at, excluded.last_at);
+        DELETE FROM event_counts WHERE n <= 0 AND source_id = old.source_id AND type = old.type;
+      END;
     `,
   },
 ];

@@ -1,69 +1,93 @@
-import type { DatabaseSync } from 'node:sqlite';
-import type { PlanEventStat, PlanStats, TrackingPlan } from '../../../shared/tracking-plan.ts';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { UNPLANNED_SHOWN, type PlanEventStat, type PlanStats, type TrackingPlan } from '../../../shared/tracking-plan.ts';
 
 /** Types a plan can describe other than track events (shared/tracking-plan.ts), by their schema's key. */
 const PLANNED_TYPES = ['identify', 'group', 'page', 'screen'] as const;
 
 /**
- * What the tracking plan view and `plans.addEvent` read from the stored messages: how often each event
- * was seen and broke a plan, and recent examples to infer a schema from. Accepted messages only (a
- * duplicate is a copy; a rejected one never reached the plan); never the `Violation Generated` events.
+ * Messages a plan checks, and so the ones counted, re-checked and used as examples: what ingestion
+ * accepted — not a duplicate (a copy), not a rejected one, not what Sluice generated itself (an
+ * audience's identifies, a plan's Violation Generated events).
+ */
+export const CHECKED_MESSAGES = "status = 'accepted' AND origin = 'ingest'";
+
+/** Examples are looked for among this many newest messages at most: a rare event does not make the core scan a store of millions. */
+export const EXAMPLES_WINDOW = 500_000;
+
+/**
+ * The newest `limit` examples of a type (and track event) among the sources' checked messages: their
+ * `properties` (track, page, screen) or `traits` (identify, group). Shared by the inspector's *Add to
+ * plan* and `sluice plan infer`; works on any connection (a read-only one too).
+ */
+export function newestExamples(db: DatabaseSync, type: string, event: string | null, sourceIds: number[] | null, limit = 200): unknown[] {
+  const [sourceClause, sourceParams] = sources(sourceIds);
+  const rows = db
+    .prepare(
+      `SELECT raw FROM messages WHERE ${CHECKED_MESSAGES} AND type = ? ${event !== null ? 'AND event = ?' : ''} ${sourceClause}
+         AND id > (SELECT coalesce(max(id), 0) FROM messages) - ?
+       ORDER BY id DESC LIMIT ?`,
+    )
+    .all(type, ...(event !== null ? [event] : []), ...sourceParams, EXAMPLES_WINDOW, limit) as { raw: string }[];
+  const field = type === 'identify' || type === 'group' ? 'traits' : 'properties';
+  return rows.flatMap((row) => {
+    try {
+      return [(JSON.parse(row.raw) as Record<string, unknown>)[field] ?? {}];
+    } catch {
+      return []; // a stored text that does not parse is no example
+    }
+  });
+}
+
+/**
+ * What the tracking plan view reads: how often each event was seen and broke a plan, from the counts
+ * kept as messages come and go (migration 10's event_counts; a read never scans the messages).
  */
 export class PlanStatsRepo {
   readonly #db: DatabaseSync;
+  #all: StatementSync | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
 
-  /**
-   * Counts per track event name and per other type, among the sources' messages (null: all). A
-   * message counts as violated for this plan when one of its violations names the plan.
-   */
+  /** Counts per track event name and per other type, among the sources' checked messages (null: all sources). */
   stats(planName: string, plan: TrackingPlan, sourceIds: number[] | null): PlanStats {
-    const [sourceClause, sourceParams] = sources(sourceIds);
-    // The plan's name as it appears inside the stored JSON array, LIKE's wildcards escaped.
-    const named = `%"plan":${JSON.stringify(planName).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = this.#db
-      .prepare(
-        `SELECT type, CASE WHEN type = 'track' THEN event END AS event, count(*) AS seen,
-           sum(violations IS NOT NULL AND violations LIKE ? ESCAPE '\\') AS violated, max(received_at) AS last
-         FROM messages WHERE status = 'accepted' AND origin != 'plan' ${sourceClause}
-         GROUP BY 1, 2`,
-      )
-      .all(named, ...sourceParams) as { type: string; event: string | null; seen: number; violated: number; last: number }[];
-    const seen = new Map(rows.map((row) => [`${row.type}\u0000${row.event ?? ''}`, row]));
-    const stat = (type: string, event: string | null): PlanEventStat => {
-      const row = seen.get(`${type}\u0000${event ?? ''}`);
-      return { type, event, seen: row?.seen ?? 0, violated: row?.violated ?? 0, lastSeenAt: row?.last ?? null };
-    };
+    this.#all ??= this.#db.prepare("SELECT source_id, type, event, plan, n, last_at FROM event_counts WHERE plan = '' OR plan = ?");
+    const wanted = sourceIds && new Set(sourceIds);
+    const byKey = new Map<string, PlanEventStat>();
+    for (const row of this.#all.all(planName) as { source_id: number; type: string; event: string; plan: string; n: number; last_at: number }[]) {
+      if (wanted && !wanted.has(row.source_id)) continue;
+      const event = row.type === 'track' ? row.event : null;
+      const key = `${row.type}\u0000${event ?? ''}`;
+      let stat = byKey.get(key);
+      if (!stat) byKey.set(key, (stat = { type: row.type, event, seen: 0, violated: 0, lastSeenAt: null }));
+      if (row.plan === '') {
+        stat.seen += row.n;
+        stat.lastSeenAt = Math.max(stat.lastSeenAt ?? 0, row.last_at);
+      } else {
+        stat.violated += row.n;
+      }
+    }
+    const stat = (type: string, event: string | null): PlanEventStat =>
+      byKey.get(`${type}\u0000${event ?? ''}`) ?? { type, event, seen: 0, violated: 0, lastSeenAt: null };
     const planned: PlanEventStat[] = [
       ...Object.keys(plan.events).map((event) => stat('track', event)),
       ...PLANNED_TYPES.filter((type) => plan[type] !== undefined).map((type) => stat(type, null)),
     ];
-    const unplanned = rows
-      .filter((row) => row.type === 'track' && row.event !== null && !Object.hasOwn(plan.events, row.event))
-      .sort((a, b) => b.seen - a.seen)
-      .map((row) => stat('track', row.event));
-    return { planned, unplanned };
+    const unplanned = [...byKey.values()]
+      .filter((s) => s.type === 'track' && s.event !== null && s.seen > 0 && !Object.hasOwn(plan.events, s.event))
+      .sort((a, b) => b.seen - a.seen || (b.lastSeenAt ?? 0) - (a.lastSeenAt ?? 0));
+    return { planned, unplanned: unplanned.slice(0, UNPLANNED_SHOWN), unplannedTotal: unplanned.length };
   }
 
-  /** The newest `limit` accepted messages of this type (and track event) from the sources: their `properties` or `traits`. */
   examples(type: string, event: string | null, sourceIds: number[] | null, limit = 200): unknown[] {
-    const [sourceClause, sourceParams] = sources(sourceIds);
-    const rows = this.#db
-      .prepare(
-        `SELECT raw FROM messages WHERE status = 'accepted' AND origin != 'plan' AND type = ? ${event !== null ? 'AND event = ?' : ''} ${sourceClause}
-         ORDER BY id DESC LIMIT ?`,
-      )
-      .all(type, ...(event !== null ? [event] : []), ...sourceParams, limit) as { raw: string }[];
-    const field = type === 'identify' || type === 'group' ? 'traits' : 'properties';
-    return rows.map((row) => (JSON.parse(row.raw) as Record<string, unknown>)[field] ?? {});
+    return newestExamples(this.#db, type, event, sourceIds, limit);
   }
 
-  /** Messages a re-check reads (plans/recheck-writes.ts): not rejected, not generated. */
-  checkable(): number {
-    return (this.#db.prepare("SELECT count(*) AS n FROM messages WHERE status != 'rejected' AND origin != 'plan'").get() as { n: number }).n;
+  /** The id range a re-check goes through: every message stored up to now (plans/recheck.ts). */
+  idRange(): { min: number; max: number } {
+    const row = this.#db.prepare('SELECT coalesce(min(id), 0) AS min, coalesce(max(id), 0) AS max FROM messages').get() as { min: number; max: number };
+    return row;
   }
 }
 

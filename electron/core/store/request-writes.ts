@@ -22,6 +22,17 @@ export function requestStorer(
     `INSERT INTO messages (request_id, source_id, message_id, type, status, reject_code, reject_reason, user_id,
        anonymous_id, event, received_at, timestamp, raw, violations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Violation Generated events (plans/violation-event.ts) belong to no request: the violating
+  // request's batch-level context, integrations and sentAt are not theirs.
+  const insertGenerated = db.prepare(
+    `INSERT INTO messages (request_id, source_id, message_id, type, status, user_id, anonymous_id, event, received_at, timestamp, raw, origin)
+     VALUES (NULL, ?, ?, 'track', 'accepted', ?, ?, ?, ?, ?, ?, 'plan')`,
+  );
+  // The tracking plan view's counts (migration 10's event_counts), once per request and key.
+  const count = db.prepare(
+    `INSERT INTO event_counts (source_id, type, event, plan, n, last_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO UPDATE SET n = n + excluded.n, last_at = max(last_at, excluded.last_at)`,
+  );
   const insertDelivery = db.prepare(
     `INSERT INTO deliveries (message_id, destination_id, trigger, status, skip_reason, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, 'automatic', ?, ?, ?, ?, ?)`,
@@ -38,6 +49,9 @@ export function requestStorer(
     const rejected: RejectedEntry[] = [];
     let deliveries = 0;
     let generatedIds: number[] | undefined;
+    /** "type\0event\0plan" → messages; plan '' counts every accepted one. */
+    const counts = new Map<string, number>();
+    const counted = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
     for (let i = 0; i < n; i++) {
       const m = prepared.messages[i]!;
       if (m.status === 'accepted') {
@@ -48,6 +62,9 @@ export function requestStorer(
         if (result.changes === 1) {
           const id = Number(result.lastInsertRowid);
           ids[i] = id; // status 0: accepted
+          const key = `${m.type}\u0000${m.type === 'track' ? (m.event ?? '') : ''}\u0000`;
+          counted(key);
+          for (const plan of m.violatedPlans ?? []) counted(key + plan);
           if (destinations) {
             for (const destinationId of destinations) {
               // A message whose integrations turn webhooks off is still forwarded to a Tracking API as
@@ -58,10 +75,7 @@ export function requestStorer(
             deliveries += destinations.length;
           }
           for (const { destinationId, message: g } of m.generated ?? []) {
-            const generatedId = Number(
-              insertAccepted.run(requestId, sourceId, g.messageId, g.type, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw, null, null, 'plan')
-                .lastInsertRowid,
-            );
+            const generatedId = Number(insertGenerated.run(sourceId, g.messageId, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw).lastInsertRowid);
             insertDelivery.run(generatedId, destinationId, 'pending', null, receivedAt, receivedAt, receivedAt);
             (generatedIds ??= []).push(generatedId);
             deliveries++;
@@ -77,6 +91,10 @@ export function requestStorer(
       if (status === 'rejected') {
         rejected.push({ index: i, code: m.rejectCode!, message: m.rejectReason!, ...(m.messageId ? { messageId: m.messageId } : {}) });
       }
+    }
+    for (const [key, n] of counts) {
+      const [type, event, plan] = key.split('\u0000') as [string, string, string];
+      count.run(sourceId, type, event, plan, n, receivedAt);
     }
     return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries, ...(generatedIds ? { generatedIds } : {}) };
   };

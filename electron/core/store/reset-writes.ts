@@ -24,6 +24,7 @@ export function storeResetter(db: DatabaseSync): () => number {
       DELETE FROM profile_traits;
       DELETE FROM profile_users;
       DELETE FROM settings WHERE key = 'profiles.folded_through';
+      DELETE FROM event_counts;
     `);
     return Number(n);
   };

@@ -17,6 +17,8 @@ export interface PreparedMessage {
   skipReason: string | null;
   /** Its tracking plan violations as JSON (a Violation[]), or null when it conforms or no plan checked it. */
   violations?: string | null;
+  /** The plans it breaks, by name (for the tracking plan view's counts). */
+  violatedPlans?: string[];
   /** Why a plan blocks it: every delivery is created skipped with this reason. */
   blocked?: string | null;
   /**

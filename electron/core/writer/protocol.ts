@@ -68,10 +68,10 @@ export type WriteOp =
   /** Forget every message, delivery and profile; keep the configuration (store/reset-writes.ts). */
   | { op: 'reset'; now: number }
   /**
-   * Checks up to `limit` stored messages after `afterId` against the plans in use again, and records
+   * Checks up to `limit` stored messages after `afterId` (up to `untilId`) against the plans in use again, and records
    * their violations (plans/recheck-writes.ts); `ids` = [the last message read, how many were read], `changed` = rows updated.
    */
-  | { op: 'recheck'; afterId: number; limit: number }
+  | { op: 'recheck'; afterId: number; untilId: number; limit: number }
   | AudienceOp;
 
 export interface WriteOutcome {
