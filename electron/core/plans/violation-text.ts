@@ -15,6 +15,11 @@ const VALUE_CHARS = 40;
 const FIELD_CHARS = 120;
 /** Schema text (enum lists, patterns) is the plan's, not the message's, but still must not flood a sentence. */
 const SCHEMA_TEXT_CHARS = 120;
+/**
+ * Strings longer than this are not matched against a plan's patterns (compile-plan.ts gives ajv a
+ * RegExp that says "no match" for them): a pattern's time can grow with the value's length.
+ */
+export const MAX_PATTERN_INPUT = 8192;
 
 export interface ViolationSubject {
   readonly plan: string;
@@ -92,6 +97,11 @@ function violationOf(e: Err, subs: Err[] | undefined, data: unknown, s: Violatio
       const onlyTypes = branches.every((b) => b.keyword === 'type');
       return v(onlyTypes ? 'Datatype-Mismatch' : 'Unknown-Violation', path, `${here} must ${joinNeeds(branches.map((b) => need(b)))}; got ${onlyTypes ? typedValue(value) : preview(value)}`);
     }
+    case 'pattern':
+      if (typeof value === 'string' && value.length > MAX_PATTERN_INPUT) {
+        return v('Unknown-Violation', path, `${here} is longer than ${MAX_PATTERN_INPUT.toLocaleString('en-US')} characters; Sluice does not match patterns against it`);
+      }
+      return v('Unknown-Violation', path, `${here} must ${need(e)}; ${gotFor(e, value)}`);
     default:
       return v('Unknown-Violation', path, `${here} must ${need(e)}; ${gotFor(e, value)}`);
   }

@@ -219,3 +219,128 @@ describe('the cap on violations', () => {
     expect(list[20]).toEqual({ type: 'Unknown-Violation', path: '', message: 'and 6 more violations of the plan "P" (only the first 20 are listed)', plan: 'P' });
   });
 });
+
+describe('patterns that could stall the relay (ReDoS)', () => {
+  const withPattern = (pattern: string) => ({ events: { E: { properties: { v: { type: 'string', pattern } } } } });
+  const refusal = (pattern: string) => {
+    const problems = problemsOf(withPattern(pattern));
+    expect(problems).toHaveLength(1);
+    return problems[0]!;
+  };
+
+  it('refuses a repetition inside a repeated group, naming the place and how to rewrite it', () => {
+    expect(refusal('^(a+)+$')).toBe(
+      'events["E"].properties.v.pattern: "^(a+)+$" nests a repetition inside a repeated group ("(a+)+"), which can take exponential time on some values; rewrite it, e.g. "^a+$"',
+    );
+    expect(refusal('^([a-z]*)+$')).toMatch(/rewrite it, e\.g\. "\^\[a-z\]\*\$"$/);
+    expect(refusal('^(?:\\d?)*$')).toMatch(/rewrite it, e\.g\. "\^\\\\d\*\$"$/);
+    // Where no one-element rewrite exists, the sentence says how to make the group safe.
+    expect(refusal('^(\\w+\\s?)*$')).toBe(
+      'events["E"].properties.v.pattern: "^(\\\\w+\\\\s?)*$" nests a repetition inside a repeated group ("(\\\\w+\\\\s?)*"), which can take exponential time on some values; ' +
+        'rewrite it without the inner repetition, or so that the group starts or ends with a character nothing else in it matches (as "-" does in "^[a-z]+(-[a-z]+)*$")',
+    );
+  });
+
+  it.each([
+    ['a repetition in one alternative', '^(a|b+)*$', '(a|b+)*'],
+    ['two repetitions side by side', '(x+x+)+y', '(x+x+)+'],
+    ['a repetition in a nested group', '^((ab)*c?)+$', '((ab)*c?)+'],
+    ['a bounded outer repetition', '^(?:a+){2,5}$', '(?:a+){2,5}'],
+    ['a lazy one', '^(a+?)+?$', '(a+?)+?'],
+    ['a named group', '^(?<word>[a-z]+ ?)+$', '(?<word>[a-z]+ ?)+'],
+    ['one inside a lookahead', '^(?=(a+)+b)', '(a+)+'],
+    ['a delimiter the repeated part also matches', '^[a-z]+(-[a-z-]+)*$', '(-[a-z-]+)*'],
+    ['a delimiter that is itself optional', '^(-?[a-z]+)*$', '(-?[a-z]+)*'],
+    ['a delimiter in an alternation', '^(-a+|-b+)*$', '(-a+|-b+)*'],
+    ['a delimiter a class in the group matches', '^(x[^y]+)*$', '(x[^y]+)*'],
+    ['an escaped parenthesis before the group', '^\\((a+)+\\)$', '(a+)+'],
+  ])('refuses %s: %s', (_, pattern, group) => {
+    expect(refusal(pattern)).toContain(`nests a repetition inside a repeated group (${JSON.stringify(group)})`);
+  });
+
+  it('refuses backreferences, numbered and named', () => {
+    expect(refusal('^(a+)\\1$')).toBe(
+      'events["E"].properties.v.pattern: "^(a+)\\\\1$" uses a backreference ("\\\\1"), which can take exponential time on some values; Sluice does not run patterns with backreferences: rewrite it without one',
+    );
+    expect(refusal('^(?<q>["\'])[a-z]*\\k<q>$')).toContain('uses a backreference ("\\\\k<q>")');
+  });
+
+  it('refuses a patternProperties key the same way, naming the patternProperties', () => {
+    expect(problemsOf({ identify: { patternProperties: { '^([a-z_]+)+$': { type: 'string' } } } })).toEqual([
+      'identify.patternProperties: "^([a-z_]+)+$" nests a repetition inside a repeated group ("([a-z_]+)+"), which can take exponential time on some values; rewrite it, e.g. "^[a-z_]+$"',
+    ]);
+  });
+
+  it('lists every unsafe pattern of a plan with the other problems', () => {
+    const problems = problemsOf({
+      events: { A: withPattern('^(a+)+$').events.E, B: { properties: { n: { type: 'nmber' } } } },
+      context: { properties: { ip: { type: 'string', pattern: '(\\d)\\1' } } },
+    });
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['events["A"].properties.v.pattern', 'events["B"].properties.n.type', 'context.properties.ip.pattern']);
+  });
+
+  it.each([
+    '^sku_[0-9]+$',
+    // A group whose repetitions each start (or end) with a character nothing else in the group matches:
+    // that character marks where each repetition begins, so a value splits between them one way only.
+    '^[a-z]+(-[a-z]+)*$',
+    '^([a-z0-9]+\\.)+[a-z]{2,}$',
+    '^\\d+(\\.\\d+)*$',
+    '^(?:,\\s*\\w+)*$',
+    '^((a+)b)*$',
+    '^(\\u{1F600}a+)*$',
+    // Repeated groups with nothing variable inside.
+    '^(\\d{3}-){2}\\d{4}$',
+    '^(ab|cd)+$',
+    '^\\d+(\\.\\d+)?$',
+    // What looks like a group but is not: a class, escapes.
+    '^[(+]+$',
+    '^a[)+]*b+$',
+    '^(a[)+]*)+$',
+    '^\\(a+\\)+$',
+    '^[\\]\\(]+(x)+$',
+    // Common shapes from vendors' plans.
+    '(bot|crawl|spider)',
+    '^/',
+    '^\\d+\\.\\d+\\.\\d+',
+    '^cart_[A-Za-z0-9]+$',
+    '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+    '^\\p{Lu}\\p{Ll}+( \\p{Lu}\\p{Ll}+)*$',
+  ])('accepts %s', (pattern) => {
+    expect(() => compilePlan('P', withPattern(pattern))).not.toThrow();
+  });
+
+  it('checks with an accepted delimited pattern as written', () => {
+    const plan = compilePlan('P', withPattern('^[a-z]+(-[a-z]+)*$'));
+    const check = (v: string) => plan.check({ type: 'track', event: 'E', properties: { v } }, 'flag');
+    expect(check('order-completed-v')).toEqual([]);
+    expect(check('order')).toEqual([]);
+    expect(check('order--completed')).toEqual([
+      { type: 'Unknown-Violation', path: '/properties/v', message: 'properties.v must match ^[a-z]+(-[a-z]+)*$; got "order--completed"', plan: 'P' },
+    ]);
+  });
+
+  it('does not match a pattern against a string longer than 8,192 characters: that value is a violation saying so', () => {
+    const plan = compilePlan('P', withPattern('^a+$'));
+    const check = (v: string) => plan.check({ type: 'track', event: 'E', properties: { v } }, 'flag');
+    expect(check('a'.repeat(8192))).toEqual([]);
+    expect(check('a'.repeat(8193))).toEqual([
+      { type: 'Unknown-Violation', path: '/properties/v', message: 'properties.v is longer than 8,192 characters; Sluice does not match patterns against it', plan: 'P' },
+    ]);
+    // A long value with no pattern to match is checked as any other.
+    const unpatterned = compilePlan('P', { events: { E: { properties: { v: { type: 'string', maxLength: 100_000 } } } } });
+    expect(unpatterned.check({ type: 'track', event: 'E', properties: { v: 'b'.repeat(50_000) } }, 'flag')).toEqual([]);
+  });
+
+  it('keeps each pattern its own when a schema has several (ajv shares compiled patterns by their text)', () => {
+    const plan = compilePlan('P', {
+      events: { E: { properties: { a: { type: 'string', pattern: '^a+$' }, b: { type: 'string', pattern: '^b+$' } }, patternProperties: { '^n_': { type: 'number' } } } },
+    });
+    expect(plan.check({ type: 'track', event: 'E', properties: { a: 'aa', b: 'bb', n_1: 1, other: 'x' } }, 'flag')).toEqual([]);
+    expect(brief(plan.check({ type: 'track', event: 'E', properties: { a: 'bb', b: 'aa', n_1: 'one' } }, 'flag'))).toEqual([
+      'Unknown-Violation /properties/a',
+      'Unknown-Violation /properties/b',
+      'Datatype-Mismatch /properties/n_1',
+    ]);
+  });
+});
