@@ -44,18 +44,22 @@ Options:
 const CHECK_HELP = `Usage: sluice check --plan PLAN [options] FILE...
 
 Checks messages against a tracking plan, without a relay. Each FILE (- reads stdin) holds one JSON
-object per line: a message, an exported stored message ({"message": {...}, ...}) or a Segment batch
-({"batch": [...], "context": {...}}, its context merged into each message's). Prints one line per
-violation (FILE:LINE, the message, the violation), then a summary.
+object per line: a message; a stored message ({"message": {...}, ...}, as the HTTP API's
+GET /api/v1/messages/{messageId} and a later sluice export give); a page of the HTTP API
+({"messages": [...], "next": ...} from GET /api/v1/messages, each message checked); or a Segment
+batch ({"batch": [...], "context": {...}}, its context merged into each message's). Prints one line
+per violation (FILE:LINE, the message, the violation), then a summary.
 
 Options:
-  --plan PLAN             the tracking plan: Sluice's format, or a Segment Protocols or RudderStack export
-  --unplanned allow|flag  a track event the plan does not list: flag it as a violation (default) or allow it
-  --json                  one JSON line per message with violations, then {"summary": {...}}
-  -h, --help              show this help
+  --plan PLAN                   the tracking plan: Sluice's format, or a Segment Protocols or RudderStack export
+  --unplanned allow|flag|block  a track event the plan does not list: flag it as a violation (default;
+                                block, a config file's word, flags it too) or allow it
+  --json                        one JSON line per message with violations, then {"summary": {...}}
+  -h, --help                    show this help
 
-Exit status: 0 every message conforms; 1 a violation, a message ingestion would refuse, or a line
-that is not a message; 2 the check could not run (options, plan or files).`;
+Exit status: 0 every message conforms (a warning on stderr when there was no message to check); 1 a
+violation, a message ingestion would refuse, or a line that is not a message; 2 the check could not
+run (options, plan or files).`;
 
 const PLAN_HELP = `Usage: sluice plan <command> [options]
 

@@ -1,11 +1,13 @@
 /**
- * `sluice check --plan PLAN [--unplanned allow|flag] [--json] FILE...`: checks exported messages
- * against a tracking plan without a relay running — in CI, on an export of yesterday's traffic, on
- * what a test suite captured. The same compiled checks as ingestion (compile-plan.ts), the same
- * refusals (shared/message-rules.ts), so what passes here passes there.
+ * `sluice check --plan PLAN [--unplanned allow|flag|block] [--json] FILE...`: checks messages against
+ * a tracking plan without a relay running — in CI, on pages of the HTTP API, on what a test suite
+ * captured. The same compiled checks as ingestion (compile-plan.ts), the same refusals
+ * (shared/message-rules.ts), so what passes here passes there. `--unplanned block` (a config file's
+ * word) reads as `flag`: nothing is blocked here, an unplanned event is a violation either way.
  *
- * Exit code: 0 every message conforms; 1 a violation, a message ingestion would refuse, or a line
- * that is not a message; 2 the command cannot run (usage, plan, files: InputError / UsageError).
+ * Exit code: 0 every message conforms (with a warning on stderr when there was none to check); 1 a
+ * violation, a message ingestion would refuse, or a line that is not a message; 2 the command cannot
+ * run (usage, plan, files: InputError / UsageError).
  */
 import { parseArgs } from 'node:util';
 import { findRejection } from '../../shared/message-rules.ts';
@@ -25,8 +27,9 @@ const OPTIONS = {
 interface Subject {
   file: string;
   line: number;
-  /** Its place in a batch line. */
+  /** Its place in a batch line or a page of messages, and which of the two. */
   index?: number;
+  list?: 'batch' | 'messages';
   messageId: string | null;
   type: unknown;
   /** The track event's name, or the page's or screen's. */
@@ -45,7 +48,7 @@ export async function check(args: string[]): Promise<number> {
   const { values, positionals: files } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.plan === undefined || values.plan === '') throw new UsageError('--plan PLAN is required: the tracking plan to check the messages against');
   const unplanned = values.unplanned ?? 'flag';
-  if (unplanned !== 'allow' && unplanned !== 'flag') throw new UsageError(`--unplanned must be allow or flag, not "${unplanned}"`);
+  if (unplanned !== 'allow' && unplanned !== 'flag' && unplanned !== 'block') throw new UsageError(`--unplanned must be allow, flag or block, not "${unplanned}"`);
   if (files.length === 0) throw new UsageError('name the files to check (NDJSON, one message per line; - reads stdin)');
   checkInputFiles(files);
   const { format, compiled } = readPlan(values.plan);
@@ -62,14 +65,16 @@ export async function check(args: string[]): Promise<number> {
         await report.unreadable(name, line, content.error);
         continue;
       }
-      for (const { message, index } of content.messages) {
+      for (const { message, index, list } of content.messages) {
         totals.messages++;
-        await checkOne(message, { file: name, line, index, ...describeMessage(message) }, compiled, unplanned, totals, report);
+        await checkOne(message, { file: name, line, index, list, ...describeMessage(message) }, compiled, unplanned, totals, report);
       }
     }
   }
   await report.summary({ plan: values.plan, format, ...totals });
   await out.flush();
+  // Exits 0 all the same (an empty export is not a failure), but a check of nothing should not pass unnoticed.
+  if (totals.messages === 0) process.stderr.write(`sluice: warning: no messages were checked: ${nothingChecked(files, totals.unreadable)}\n`);
   return totals.withViolations + totals.refused + totals.unreadable > 0 ? 1 : 0;
 }
 
@@ -87,6 +92,14 @@ async function checkOne(message: unknown, subject: Subject, plan: CompiledPlan, 
   totals.withViolations++;
   totals.violations += violations.length;
   await report.violations(subject, violations);
+}
+
+/** Why nothing was checked, to follow "no messages were checked: ". */
+function nothingChecked(files: string[], unreadable: number): string {
+  const names = files.map((f) => (f === STDIN_ARG ? STDIN_NAME : f));
+  const input = names.length === 1 ? names[0]! : names.length <= 3 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}` : `the ${names.length} files`;
+  if (unreadable > 0) return `no line of ${input} is a message (see the lines above)`;
+  return `${input} ${names.length === 1 ? 'holds' : 'hold'} no messages (empty, blank lines or empty lists only)`;
 }
 
 function describeMessage(message: unknown): Pick<Subject, 'messageId' | 'type' | 'event'> {
@@ -119,8 +132,8 @@ interface Report {
 function humanReport(out: LineWriter): Report {
   const prefix = (s: Subject) => {
     const type = typeof s.type === 'string' ? clip(s.type, 40) : 'message';
-    // A batch line holds many messages: its place tells them apart when no messageId does.
-    const which = [s.messageId, s.index !== undefined ? `batch[${s.index}]` : null].filter((part) => part !== null);
+    // A batch line or a page holds many messages: the place tells them apart when no messageId does.
+    const which = [s.messageId, s.index !== undefined ? `${s.list ?? 'batch'}[${s.index}]` : null].filter((part) => part !== null);
     return `${s.file}:${s.line}  ${type}${s.event !== null ? ` ${JSON.stringify(s.event)}` : ''}${which.length > 0 ? ` (${which.join(', ')})` : ''}`;
   };
   return {
@@ -145,7 +158,7 @@ function humanReport(out: LineWriter): Report {
 
 /** For a program: one JSON object per line, then `{"summary": {...}}`. */
 function jsonReport(out: LineWriter): Report {
-  const about = ({ index, ...s }: Subject) => ({ ...s, ...(index !== undefined ? { index } : {}) });
+  const about = ({ index, list, ...s }: Subject) => ({ ...s, ...(index !== undefined ? { index, list } : {}) });
   return {
     violations: (subject, violations) => out.line(JSON.stringify({ ...about(subject), violations })),
     refused: (subject, rejection) => out.line(JSON.stringify({ ...about(subject), refused: rejection })),

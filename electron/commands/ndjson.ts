@@ -1,7 +1,7 @@
 /**
  * Newline-delimited JSON in and out for the commands: input files read a line at a time (an export of
- * a busy store is gigabytes; it must never be loaded whole), each line told apart as a message, an
- * exported stored message or a Segment batch, and output lines written with the stream's backpressure
+ * a busy store is gigabytes; it must never be loaded whole), each line told apart as a message, a
+ * stored message, a page of the HTTP API or a Segment batch, and output lines written with the stream's backpressure
  * respected (a million violation lines piped into a pager must not pile up in memory).
  */
 import { once } from 'node:events';
@@ -60,10 +60,11 @@ export async function* readLines(file: string): AsyncGenerator<{ line: number; t
   }
 }
 
-/** A message found on a line; `index` is its place in a batch line. */
+/** A message found on a line; `index` is its place in the line's list, `list` that list's name. */
 export interface LineMessage {
   message: unknown;
   index?: number;
+  list?: 'batch' | 'messages';
 }
 
 /** What one input line holds: messages, nothing (a blank line), or why it is not something to check. */
@@ -71,9 +72,15 @@ export type LineContent = { messages: LineMessage[] } | { error: string };
 
 /**
  * Tells a line apart, in this order:
- * - an exported stored message: `{"message": {...}, ...metadata}` (`sluice export`'s lines);
+ * - a stored message: `{"message": {...}, ...metadata}`, as the HTTP API's `GET /api/v1/messages/{messageId}`
+ *   gives it (and a later `sluice export` will, one per line);
  * - a Segment batch payload: `{"batch": [...], "context"?: {...}}`, whose context goes under each
  *   message's own, as ingestion merges it (the message's fields win);
+ * - a page of the HTTP API: `{"messages": [...], "next": ...}` (`GET /api/v1/messages`, or the answer
+ *   of `POST /api/v1/messages/wait`), each element a message with Sluice's metadata beside its own
+ *   fields (receivedAt, source, status, rejection, violations, blocked). That metadata is harmless
+ *   here: ingestion's rules and the plan's checks read other fields (type, event, properties, traits,
+ *   context, the ids and times), so each element is checked as the message it was;
  * - a message: a JSON object with `type`.
  * A message that breaks ingestion's rules (a track without a name, an unknown type) is still returned:
  * telling why ingestion would refuse it is the caller's job.
@@ -86,7 +93,7 @@ export function lineContent(text: string): LineContent {
   } catch (error) {
     return { error: `the line is not JSON (${clip((error as Error).message, 160)})` };
   }
-  if (!isObject(value)) return { error: `the line is JSON but not an object (${describe(value)}); expected a message, an exported message or a batch` };
+  if (!isObject(value)) return { error: `the line is JSON but not an object (${describe(value)}); expected a message, a stored message, a page of messages or a batch` };
   // An export's metadata may have a `type` of its own (the stored row's), so `message` is looked at first.
   if (isObject(value.message)) return { messages: [{ message: value.message }] };
   if (Object.hasOwn(value, 'batch')) {
@@ -94,12 +101,20 @@ export function lineContent(text: string): LineContent {
     if (!Array.isArray(batch)) return { error: `"batch" must be an array of messages; got ${describe(batch)}` };
     if (context !== undefined && !isObject(context)) return { error: `the batch's "context" must be an object; got ${describe(context)}` };
     return {
-      messages: batch.map((message, index) => ({ message: withBatchContext(message, context), index })),
+      messages: batch.map((message, index) => ({ message: withBatchContext(message, context), index, list: 'batch' as const })),
     };
+  }
+  // A message may carry a field named "messages" of its own: a line with a "type" is a message.
+  if (Object.hasOwn(value, 'messages') && !Object.hasOwn(value, 'type')) {
+    const { messages } = value;
+    if (!Array.isArray(messages)) return { error: `"messages" must be an array of messages (a page of GET /api/v1/messages); got ${describe(messages)}` };
+    return { messages: messages.map((message, index) => ({ message, index, list: 'messages' as const })) };
   }
   if (Object.hasOwn(value, 'type')) return { messages: [{ message: value }] };
   if (Object.hasOwn(value, 'message')) return { error: `"message" must be a message (an object with a "type"); got ${describe(value.message)}` };
-  return { error: 'the line is not a message: expected an object with "type", an exported message ({"message": {...}}) or a batch ({"batch": [...]})' };
+  return {
+    error: 'the line is not a message: expected an object with "type", a stored message ({"message": {...}}), a page of messages ({"messages": [...]}) or a batch ({"batch": [...]})',
+  };
 }
 
 /** The message with the batch's context under its own; a message whose own context is not an object is left for ingestion's rules to refuse. */

@@ -28,7 +28,9 @@ export interface Examples {
 
 /**
  * Reads the examples: accepted messages only (a duplicate is a copy, a rejected one never met a plan),
- * never the `Violation Generated` events Sluice makes itself (origin 'plan').
+ * never the messages Sluice makes itself: the identify calls an audience sync generates (origin
+ * 'audience') and the `Violation Generated` events (origin 'plan'). A plan describes what the
+ * source's own code sends.
  */
 export function readExamples(dataDir: string, options: { source?: string; perEvent: number }): Examples {
   const file = path.join(dataDir, DATABASE_FILE);
@@ -76,7 +78,7 @@ function newest(db: DatabaseSync, sourceId: number | null, limit: number): Store
          SELECT id FROM (
            SELECT id, row_number() OVER (PARTITION BY type, CASE WHEN type = 'track' THEN event END ORDER BY id DESC) AS n
            FROM messages
-           WHERE status = 'accepted' AND origin != 'plan' AND type IN (${types}) ${sourceId !== null ? 'AND source_id = ?' : ''}
+           WHERE status = 'accepted' AND origin NOT IN ('audience', 'plan') AND type IN (${types}) ${sourceId !== null ? 'AND source_id = ?' : ''}
          ) WHERE n <= ?
        ) k ON k.id = m.id
        ORDER BY m.id`,

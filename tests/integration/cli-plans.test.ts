@@ -3,8 +3,10 @@
 // running while the plan is inferred from it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UiServer } from '../../electron/headless/ui-server.ts';
 import { configFileSchema } from '../../shared/settings.ts';
 import { CLI } from '../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
@@ -90,7 +92,7 @@ describe('sluice check', () => {
       "mixed.ndjson:3  the line is not JSON (Expected ',' or '}' after property value in JSON at position 42 (line 1 column 43))",
       'mixed.ndjson:4  track (t1)  ingestion would refuse it (missing_event): track needs "event"',
       'mixed.ndjson:5  purchase (t2)  ingestion would refuse it (invalid_type): unknown message type "purchase"; expected one of identify, track, page, screen, group, alias',
-      'mixed.ndjson:6  the line is not a message: expected an object with "type", an exported message ({"message": {...}}) or a batch ({"batch": [...]})',
+      'mixed.ndjson:6  the line is not a message: expected an object with "type", a stored message ({"message": {...}}), a page of messages ({"messages": [...]}) or a batch ({"batch": [...]})',
       // Line 7 conforms: checked after the bad lines, nothing printed.
       'checked 6 messages against "plan.json" (sluice format): 3 with violations (3 violations), 2 that ingestion would refuse, 2 unreadable lines',
     ]);
@@ -109,10 +111,54 @@ describe('sluice check', () => {
     expect(run.code).toBe(1);
     expect(lines(run.stdout)[0]).toMatch(/^broken\.ndjson:2 {2}the line is not JSON \(/);
     expect(lines(run.stdout)[1]).toBe(`checked 0 messages against ${JSON.stringify(path.join(FIXTURES, 'plan.json'))} (sluice format): 0 with violations (0 violations), 1 unreadable line`);
+    expect(run.stderr).toBe('sluice: warning: no messages were checked: no line of broken.ndjson is a message (see the lines above)\n');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('--unplanned allow lets unlisted track events through; flag (the default) does not', async () => {
+  it('exits 0 for an input without messages, with a warning on stderr', async () => {
+    const dir = tempDir('sluice-check-');
+    fs.writeFileSync(path.join(dir, 'empty.ndjson'), '');
+    fs.writeFileSync(path.join(dir, 'blank.ndjson'), '\n{"batch": []}\n{"messages": [], "next": null}\n');
+    const plan = path.join(FIXTURES, 'plan.json');
+    const summary = `checked 0 messages against ${JSON.stringify(plan)} (sluice format): 0 with violations (0 violations), 0 unreadable lines\n`;
+    expect(await sluice(['check', '--plan', plan, 'empty.ndjson'], { cwd: dir })).toEqual({
+      code: 0,
+      stdout: summary,
+      stderr: 'sluice: warning: no messages were checked: empty.ndjson holds no messages (empty, blank lines or empty lists only)\n',
+    });
+    expect(await sluice(['check', '--plan', plan, 'empty.ndjson', 'blank.ndjson', '-'], { cwd: dir })).toEqual({
+      code: 0,
+      stdout: summary,
+      stderr: 'sluice: warning: no messages were checked: empty.ndjson, blank.ndjson and <stdin> hold no messages (empty, blank lines or empty lists only)\n',
+    });
+    // --json: stdout stays JSON lines; the warning is on stderr only.
+    const json = await sluice(['check', '--plan', plan, '--json', 'empty.ndjson'], { cwd: dir });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ summary: { messages: 0 } });
+    expect(json.stderr).toMatch(/^sluice: warning: no messages were checked: /);
+    // A check that found messages says nothing on stderr.
+    expect((await sluice(['check', '--plan', 'plan.json', 'clean.ndjson'])).stderr).toBe('');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checks a page of the HTTP API ({"messages": [...], "next"}) like a batch, and a stored message as GET /api/v1/messages/{id} gives it; their metadata is not checked', async () => {
+    // Each message carries Sluice's metadata (receivedAt, source, status, rejection, violations — here an
+    // older plan's — and blocked): the plan's checks read type, event, properties, traits and context only.
+    const run = await sluice(['check', '--plan', 'plan.json', 'api-page.ndjson']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(lines(run.stdout)).toEqual([
+      'api-page.ndjson:1  track "Order Completed" (p2, messages[1])  Datatype-Mismatch at /properties/price: properties.price must be a number; got the string "12"',
+      'api-page.ndjson:3  "messages" must be an array of messages (a page of GET /api/v1/messages); got an object',
+      'checked 4 messages against "plan.json" (sluice format): 1 with violations (1 violation), 1 unreadable line',
+    ]);
+    const json = await sluice(['check', '--plan', 'plan.json', '--json', 'api-page.ndjson']);
+    const out = lines(json.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(out[0]).toMatchObject({ file: 'api-page.ndjson', line: 1, index: 1, list: 'messages', messageId: 'p2', type: 'track', event: 'Order Completed' });
+    expect(out.at(-1)).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 4, withViolations: 1, violations: 1, refused: 0, unreadable: 1 } });
+  });
+
+  it('--unplanned allow lets unlisted track events through; flag (the default) does not, nor block (a config file\'s word)', async () => {
     const file = 'unplanned.ndjson';
     const dir = tempDir('sluice-check-');
     fs.writeFileSync(path.join(dir, file), '{"type":"track","event":"Order Refunded","userId":"u1","messageId":"m4"}\n');
@@ -122,9 +168,11 @@ describe('sluice check', () => {
     const flagged = await sluice(['check', '--plan', plan, '--unplanned', 'flag', file], { cwd: dir });
     expect(flagged.code).toBe(1);
     expect(lines(flagged.stdout)[0]).toBe('unplanned.ndjson:1  track "Order Refunded" (m4)  Unplanned-Event at /event: "Order Refunded" is not in the plan "shop"');
-    const wrong = await sluice(['check', '--plan', plan, '--unplanned', 'block', file], { cwd: dir });
+    const blocked = await sluice(['check', '--plan', plan, '--unplanned', 'block', file], { cwd: dir });
+    expect(blocked).toEqual(flagged);
+    const wrong = await sluice(['check', '--plan', plan, '--unplanned', 'deny', file], { cwd: dir });
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr.split('\n')[0]).toBe('sluice: --unplanned must be allow or flag, not "block"');
+    expect(wrong.stderr.split('\n')[0]).toBe('sluice: --unplanned must be allow, flag or block, not "deny"');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -181,7 +229,8 @@ describe('sluice check', () => {
     const help = await sluice(['check', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: sluice check --plan PLAN \[options\] FILE\.\.\.\n/);
-    for (const option of ['--plan PLAN', '--unplanned allow|flag', '--json']) expect(help.stdout).toContain(option);
+    for (const option of ['--plan PLAN', '--unplanned allow|flag|block', '--json', '{"messages": [...], "next": ...}', 'a later sluice export']) expect(help.stdout).toContain(option);
+    expect(help.stdout).not.toMatch(/sluice export's|exported stored message/);
     expect(await sluice(['help', 'check'])).toEqual(help);
     const top = await sluice(['--help']);
     expect(top.stdout).toMatch(/^ {2}check +check exported messages against a tracking plan/m);
@@ -246,6 +295,27 @@ describe('sluice plan infer, beside a running relay', () => {
     const other = await sluice(['check', '--plan', 'inferred.json', 'changed.ndjson'], { cwd: dir });
     expect(other.code).toBe(1);
     expect(lines(other.stdout)[0]).toMatch(/^changed\.ndjson:1 {2}track "Order Completed" \(w9\) {2}Datatype-Mismatch at \/properties\/price: properties\.price must be a number; got the string "12\.50"$/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a page of the running relay\'s HTTP API, and one stored message from it, check clean against the plan inferred from its store', async () => {
+    const inferred = await sluice(['plan', 'infer', '--data-dir', dataDir]);
+    const ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    await ui.listen();
+    const get = async (route: string) => {
+      const res = await fetch(`${ui.apiUrl}${route}`, { headers: { authorization: `Bearer ${ui.token}` } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const [page, one] = [await get('/messages'), await get('/messages/w1')];
+    await ui.close();
+    // The API's answers as they come (one JSON text each), one per line.
+    expect(JSON.parse(page)).toMatchObject({ messages: expect.arrayContaining([expect.objectContaining({ messageId: 'w1', status: 'accepted', violations: [], blocked: null })]), next: null });
+    const dir = tempDir('sluice-infer-api-');
+    fs.writeFileSync(path.join(dir, 'inferred.json'), inferred.stdout);
+    fs.writeFileSync(path.join(dir, 'api.ndjson'), `${page}\n${one}\n`);
+    const run = await sluice(['check', '--plan', 'inferred.json', 'api.ndjson'], { cwd: dir });
+    expect(run).toEqual({ code: 0, stdout: 'checked 7 messages against "inferred.json" (sluice format): 0 with violations (0 violations), 0 unreadable lines\n', stderr: '' });
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -314,6 +384,31 @@ describe('sluice plan infer, after the relay stopped', () => {
     const run = await sluice(['plan', 'infer', '--data-dir', dataDir]);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: 'inferred 1 event (from 1 message)\n' });
     expect(Object.keys((JSON.parse(run.stdout) as { events: object }).events)).toEqual(['Stopped']);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('never learns from the messages Sluice made itself: an audience sync\'s identify calls, Violation Generated events', async () => {
+    const dataDir = tempDir('sluice-infer-origins-');
+    const core = await startCore({ dataDir, host: '127.0.0.1' });
+    expect((await post(core, '/v1/track', { event: 'Stopped', userId: 'u', properties: { n: 1 } })).status).toBe(200);
+    await core.close();
+    // Rows as the audience writer (origin 'audience') and the plan checks (origin 'plan') store them.
+    const db = new DatabaseSync(path.join(dataDir, 'sluice.db'));
+    const { id: sourceId } = db.prepare('SELECT id FROM sources LIMIT 1').get() as { id: number };
+    const insert = db.prepare(
+      `INSERT INTO messages (request_id, source_id, message_id, type, status, origin, user_id, event, received_at, timestamp, raw)
+       VALUES (NULL, ?, ?, ?, 'accepted', ?, 'u', ?, ?, ?, ?)`,
+    );
+    const now = Date.now();
+    insert.run(sourceId, 'aud-1', 'identify', 'audience', null, now, now, JSON.stringify({ type: 'identify', userId: 'u', messageId: 'aud-1', traits: { vip_customers: true } }));
+    const violation = { type: 'track', event: 'Violation Generated', userId: 'u', messageId: 'plan-1', properties: { violationType: 'Datatype-Mismatch' } };
+    insert.run(sourceId, 'plan-1', 'track', 'plan', 'Violation Generated', now, now, JSON.stringify(violation));
+    db.close();
+    const run = await sluice(['plan', 'infer', '--data-dir', dataDir]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: 'inferred 1 event (from 1 message)\n' });
+    const plan = JSON.parse(run.stdout) as { events: object; identify?: unknown };
+    expect(Object.keys(plan.events)).toEqual(['Stopped']);
+    expect(plan.identify).toBeUndefined();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });
