@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DATABASE_FILE } from '../core/store/database.ts';
+import { CHECKED_MESSAGES } from '../core/store/plan-stats.ts';
 import { DatabaseSync } from '../core/store/sqlite.ts';
 import { InputError } from './command-error.ts';
 
@@ -27,10 +28,10 @@ export interface Examples {
 }
 
 /**
- * Reads the examples: accepted messages only (a duplicate is a copy, a rejected one never met a plan),
- * never the messages Sluice makes itself: the identify calls an audience sync generates (origin
- * 'audience') and the `Violation Generated` events (origin 'plan'). A plan describes what the
- * source's own code sends.
+ * Reads the examples: the messages a plan checks (CHECKED_MESSAGES, as the inspector's Add to plan):
+ * accepted ones (a duplicate is a copy, a rejected one never met a plan) that a client sent, never
+ * what Sluice makes itself (an audience sync's identifies, Violation Generated events). A plan
+ * describes what the source's own code sends. Whole-store, newest per event, unlike Add to plan's one event.
  */
 export function readExamples(dataDir: string, options: { source?: string; perEvent: number }): Examples {
   const file = path.join(dataDir, DATABASE_FILE);
@@ -78,7 +79,7 @@ function newest(db: DatabaseSync, sourceId: number | null, limit: number): Store
          SELECT id FROM (
            SELECT id, row_number() OVER (PARTITION BY type, CASE WHEN type = 'track' THEN event END ORDER BY id DESC) AS n
            FROM messages
-           WHERE status = 'accepted' AND origin NOT IN ('audience', 'plan') AND type IN (${types}) ${sourceId !== null ? 'AND source_id = ?' : ''}
+           WHERE ${CHECKED_MESSAGES} AND type IN (${types}) ${sourceId !== null ? 'AND source_id = ?' : ''}
          ) WHERE n <= ?
        ) k ON k.id = m.id
        ORDER BY m.id`,
