@@ -5,6 +5,7 @@ import {
   ancestorsOf,
   childPointer,
   escapeToken,
+  notesInside,
   parsePointer,
   placeAnnotations,
   resolvePointer,
@@ -98,6 +99,14 @@ describe('placeAnnotations', () => {
 
   it('knows which node each note is on (what a reveal opens and focuses)', () => {
     expect(placement.nodeOf).toEqual(['/properties/price', '/properties', '/properties/price', '/context/app']);
+  });
+
+  it('counts the notes below a node, which it hides when folded (its own are not counted: they stay on its line)', () => {
+    expect(notesInside(placement, '/properties')).toBe(2); // two on price; currency's is on /properties itself
+    expect(notesInside(placement, '/context')).toBe(1);
+    expect(notesInside(placement, '/context/app')).toBe(0);
+    expect(notesInside(placement, '')).toBe(4);
+    expect(notesInside(placement, '/prop')).toBe(0); // a prefix of a name is not a parent
   });
 
   it('joins a missing path of several levels', () => {

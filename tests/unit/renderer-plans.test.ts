@@ -1,25 +1,24 @@
 // Tracking plans in the inspector, without a DOM: the stream's violations filter (the messages.list
 // request, the live test, the replay filter's words), violations in words and as tree notes, the plan
-// view's "show in the stream" filters, schemas and re-check progress, and the re-check's store.
+// view's "show in the stream" filters (exact event, plan), schemas and re-check progress in words. The
+// re-check's store and the stream after a re-check: renderer-recheck.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { CoreEvent, MessageSummary } from '../../shared/contract.ts';
+import type { MessageSummary } from '../../shared/contract.ts';
 import { messageFilterSchema } from '../../shared/operations.ts';
 import type { RecheckProgress, TrackingPlan, Violation } from '../../shared/tracking-plan.ts';
-import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
 import { hasFilters, listQuery, matchesFilters, NO_FILTERS } from '../../renderer/src/store/filters.ts';
-import type { RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { blockedSentence, fieldOf, violationAnnotations, violationsLabel } from '../../renderer/src/views/stream/violation-words.ts';
 import { describeFilters } from '../../renderer/src/views/replay/bulk-plan.ts';
 import {
   mergeProgress,
   progressFraction,
   progressWords,
+  readOnlyFormat,
   schemaOf,
   shortVersion,
   sourcesWords,
   streamFiltersFor,
 } from '../../renderer/src/views/plans/plan-words.ts';
-import { recheckOf } from '../../renderer/src/views/plans/recheck-store.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
 const row = msg;
@@ -72,6 +71,38 @@ describe('the violations filter', () => {
   });
 });
 
+describe('the event and plan filters', () => {
+  const event = { ...NO_FILTERS, event: 'Order Completed' };
+  const plan = { ...NO_FILTERS, plan: 'web plan' };
+
+  it('ask messages.list for the exact event and for the messages that break the plan', () => {
+    expect(listQuery(event, 0)).toEqual({ event: 'Order Completed' });
+    expect(listQuery(plan, 0)).toEqual({ plan: 'web plan' });
+    expect(listQuery({ ...NO_FILTERS, event: '', plan: '' }, 0)).toEqual({});
+    expect(messageFilterSchema.parse(listQuery({ ...event, ...plan, sourceId: 1 }, 0))).toEqual({ event: 'Order Completed', plan: 'web plan', sourceId: 1 });
+  });
+
+  it('count as filters (chips; Esc clears them)', () => {
+    expect(hasFilters(event)).toBe(true);
+    expect(hasFilters(plan)).toBe(true);
+    expect(hasFilters({ ...NO_FILTERS, event: '', plan: '' })).toBe(false);
+  });
+
+  it('keep live rows of that exact name, and rows with violations for a plan (a summary does not name plans)', () => {
+    expect(matchesFilters(row(1), event)).toBe(true);
+    expect(matchesFilters(row(2, { event: 'Order Completed 2' }), event)).toBe(false);
+    expect(matchesFilters(row(3, { event: 'order completed' }), event)).toBe(false);
+    expect(matchesFilters(row(4, { event: null, type: 'identify' }), event)).toBe(false);
+    expect(matchesFilters(row(5, { violations: 1 }), plan)).toBe(true);
+    expect(matchesFilters(row(6), plan)).toBe(false);
+  });
+
+  it('are said in a bulk replay’s confirmation', () => {
+    expect(describeFilters({ ...event, ...plan, type: 'track' }, String, String)).toBe('type track · event “Order Completed” · breaking the plan “web plan”');
+    expect(describeFilters({ ...plan, violations: true }, String, String)).toBe('breaking the plan “web plan”');
+  });
+});
+
 describe('violations in words', () => {
   const violations: Violation[] = [
     { type: 'Datatype-Mismatch', path: '/properties/price', message: 'price must be a number; got the string "12"', plan: 'web plan' },
@@ -107,25 +138,33 @@ describe('the plan view', () => {
     { id: 2, name: 'ios' },
   ];
 
-  it('opens the stream on an event’s messages with violations, on the plan’s one source', () => {
+  it('opens the stream on an event’s messages that break the plan: its exact name, the plan filter, the plan’s one source', () => {
     const stat = { type: 'track', event: 'Order Completed' };
-    expect(streamFiltersFor(stat, { sources: ['ios'] }, sources, true)).toEqual({
-      ...NO_FILTERS,
-      type: 'track',
-      search: 'Order Completed',
-      sourceId: 2,
-      violations: true,
-    });
-    // Several sources, or every source: no source filter; all its messages: no violations filter.
-    const all = streamFiltersFor(stat, { sources: null }, sources, false);
-    expect(all).toEqual({ ...NO_FILTERS, type: 'track', search: 'Order Completed', sourceId: null });
+    const violated = streamFiltersFor(stat, { name: 'ios plan', sources: ['ios'] }, sources, true);
+    expect(violated).toEqual({ ...NO_FILTERS, type: 'track', event: 'Order Completed', plan: 'ios plan', sourceId: 2 });
+    expect(violated.search).toBe(''); // an exact filter, not a search that matches names containing it
+    expect(listQuery(violated, 0)).toEqual({ type: 'track', event: 'Order Completed', plan: 'ios plan', sourceId: 2 });
+    // Every message of it (Seen): no plan filter; every source: no source filter.
+    const all = streamFiltersFor(stat, { name: 'p', sources: null }, sources, false);
+    expect(all).toEqual({ ...NO_FILTERS, type: 'track', event: 'Order Completed', sourceId: null });
+    expect(all.plan).toBeUndefined();
     expect(all.violations).toBeUndefined();
-    expect(streamFiltersFor(stat, { sources: ['web', 'ios'] }, sources, true).sourceId).toBeNull();
+    // Several sources: no single source filter; the plan filter narrows to what breaks this plan.
+    const several = streamFiltersFor(stat, { name: 'p', sources: ['web', 'ios'] }, sources, true);
+    expect([several.sourceId, several.plan]).toEqual([null, 'p']);
     // A source the inspector does not know: none.
-    expect(streamFiltersFor(stat, { sources: ['gone'] }, sources, true).sourceId).toBeNull();
-    // A type's messages (identify): by type, no search; the query asks for violations.
-    const identify = streamFiltersFor({ type: 'identify', event: null }, { sources: null }, sources, true);
-    expect(listQuery(identify, 0)).toEqual({ type: 'identify', violations: true });
+    expect(streamFiltersFor(stat, { name: 'p', sources: ['gone'] }, sources, true).sourceId).toBeNull();
+    // A type's messages (identify): by type, no event filter.
+    const identify = streamFiltersFor({ type: 'identify', event: null }, { name: 'p', sources: null }, sources, true);
+    expect(listQuery(identify, 0)).toEqual({ type: 'identify', plan: 'p' });
+  });
+
+  it('says which plans take no addition: those read from a vendor export', () => {
+    expect(readOnlyFormat({ file: '/p/segment.json', format: 'segment' })).toBe('segment');
+    expect(readOnlyFormat({ file: '/p/rudder.json', format: 'rudderstack' })).toBe('rudderstack');
+    expect(readOnlyFormat({ file: '/p/plan.json', format: 'sluice' })).toBeNull();
+    expect(readOnlyFormat({ file: null, format: null })).toBeNull(); // inline: in memory
+    expect(readOnlyFormat({ file: '/p/never-loaded.json', format: null })).toBeNull();
   });
 
   it('finds an event’s schema in the plan', () => {
@@ -169,86 +208,6 @@ describe('re-check progress', () => {
     expect(progressWords(progress(1, 4, 'failed', { error: 'the store closed' }))).toBe(
       'Failed after 4 of 10 messages: the store closed. 0 changed their violations; run it again to finish.',
     );
-  });
-});
-
-/** A transport that answers every call at once, and lets the test send events. */
-function fakeApi(answers: Record<string, (request: any) => unknown>) {
-  const listeners = new Set<(events: CoreEvent[]) => void>();
-  const calls: { channel: string; request: unknown }[] = [];
-  const api: RelayApi = {
-    kind: 'websocket',
-    invoke: (async (channel: string, request: unknown) => {
-      calls.push({ channel, request });
-      const answer = answers[channel];
-      if (!answer) return { ok: false, error: { code: 'unknown', message: `no ${channel}` } };
-      const value = answer(request);
-      return value instanceof Error ? { ok: false, error: { code: 'refused', message: value.message } } : { ok: true, value };
-    }) as RelayApi['invoke'],
-    onEvents(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    onState(listener) {
-      listener({ kind: 'open' });
-      return () => {};
-    },
-    close() {},
-  };
-  return { api, calls, emit: (...events: CoreEvent[]) => listeners.forEach((l) => l(events)) };
-}
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-function started(answers: Record<string, (request: any) => unknown> = {}) {
-  const fake = fakeApi({
-    'app.info': () => ({ version: '0', ingestUrl: 'http://x', receiverUrl: 'http://y', dataDir: '/tmp', sources: [] }),
-    'destinations.list': () => ({ destinations: [] }),
-    'messages.list': () => ({ messages: [], next: null }),
-    ...answers,
-  });
-  const inspector: Inspector = createInspector(fake.api, { requestFrame: (cb) => setTimeout(cb, 0), now: () => 0 });
-  inspector.start();
-  return { ...fake, inspector };
-}
-
-describe('the re-check store', () => {
-  it('starts a re-check, follows its events and refuses a second while it runs', async () => {
-    const t = started({ 'plans.recheck': () => progress(7, 0) });
-    const recheck = recheckOf(t.inspector);
-    expect(recheckOf(t.inspector)).toBe(recheck); // one per inspector
-    // An event may come before the call's answer.
-    const starting = recheck.start();
-    t.emit({ type: 'plans.recheck', progress: progress(7, 4) });
-    await starting;
-    expect(recheck.store.getState()).toEqual({ progress: progress(7, 4), starting: false, error: null });
-    await recheck.start();
-    expect(t.calls.filter((c) => c.channel === 'plans.recheck')).toHaveLength(1);
-    t.emit({ type: 'plans.recheck', progress: progress(7, 10, 'finished', { changed: 2 }) });
-    expect(recheck.store.getState().progress?.state).toBe('finished');
-  });
-
-  it('says why a re-check could not start', async () => {
-    const t = started({ 'plans.recheck': () => new Error('no tracking plan is configured') });
-    const recheck = recheckOf(t.inspector);
-    await recheck.start();
-    expect(recheck.store.getState()).toMatchObject({ progress: null, starting: false, error: 'Could not start the re-check: no tracking plan is configured' });
-  });
-
-  it('reads the stream and the open detail again when a re-check changed stored violations', async () => {
-    const t = started({ 'messages.get': ({ id }) => ({ ...row(id), raw: '{}', message: {}, deliveries: [], violationList: [] }) });
-    await tick();
-    t.inspector.open(3);
-    await tick();
-    const count = (channel: string) => t.calls.filter((c) => c.channel === channel).length;
-    const [lists, gets] = [count('messages.list'), count('messages.get')];
-    t.emit({ type: 'plans.recheck', progress: progress(1, 5) });
-    t.emit({ type: 'plans.recheck', progress: progress(1, 10, 'finished', { changed: 0 }) });
-    await tick();
-    expect([count('messages.list'), count('messages.get')]).toEqual([lists, gets]);
-    t.emit({ type: 'plans.recheck', progress: progress(2, 10, 'finished', { changed: 4 }) });
-    await tick();
-    expect([count('messages.list'), count('messages.get')]).toEqual([lists + 1, gets + 1]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createContext, memo, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { formatCount } from '../lib/format.ts';
-import { childPointer, placeAnnotations, type Annotation, type PlacedAnnotation, type Placement } from './json-pointer.ts';
+import { childPointer, notesInside, placeAnnotations, type Annotation, type PlacedAnnotation, type Placement } from './json-pointer.ts';
 
 const LONG_STRING = 160;
 const BIG = 30;
@@ -72,7 +72,9 @@ function useNodeOpening(pointer: string, startOpen: boolean) {
       line.current.focus({ preventScroll: true });
     }
   }, [reveal?.seq, reveal?.node, pointer, revealed]);
-  return { open, setOpen, line, notes: placement?.at.get(pointer) ?? NO_NOTES, focused: reveal?.node === pointer };
+  // Folded, the node hides the notes below it: their count shows on its line.
+  const inside = !open && placement ? notesInside(placement, pointer) : 0;
+  return { open, setOpen, line, notes: placement?.at.get(pointer) ?? NO_NOTES, inside, focused: reveal?.node === pointer };
 }
 
 const NO_NOTES: PlacedAnnotation[] = [];
@@ -89,6 +91,22 @@ function Note({ placed }: { placed: PlacedAnnotation }) {
   );
 }
 
+/** "⚠ 3 inside" on a folded node's line: notes below it, hidden while it is folded; pressing it unfolds the node. */
+function FoldedNotes({ count, onOpen }: { count: number; onOpen: () => void }) {
+  const n = formatCount(count);
+  return (
+    <button
+      type="button"
+      className="j-inside"
+      aria-label={`${n} inside: ${count === 1 ? 'a note is' : `${n} notes are`} folded in here; expand to see ${count === 1 ? 'it' : 'them'}`}
+      onClick={onOpen}
+    >
+      <span aria-hidden="true">⚠ </span>
+      {n} inside
+    </button>
+  );
+}
+
 function Notes({ notes }: { notes: readonly PlacedAnnotation[] }) {
   return notes.map((n) => <Note key={n.index} placed={n} />);
 }
@@ -102,7 +120,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
 }) {
   const container = isContainer(value);
   const entries = container ? (Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)) : [];
-  const { open, setOpen, line, notes, focused } = useNodeOpening(pointer, depth < 2 && entries.length <= BIG);
+  const { open, setOpen, line, notes, inside, focused } = useNodeOpening(pointer, depth < 2 && entries.length <= BIG);
   const key = name === null ? null : <span className="j-key">{JSON.stringify(name)}</span>;
   const comma = last ? '' : ',';
   const flagged = notes.length > 0;
@@ -141,10 +159,11 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
         <span className="j-punct">{openBrace}</span>
         {open ? null : (
           <>
-            <button type="button" className="j-more" onClick={() => setOpen(true)} aria-label={`Expand ${name ?? 'root'} (${summary})`}>
+            <button type="button" className="j-more" onClick={() => setOpen(true)} aria-label={`${summary}: expand ${name ?? 'root'}`}>
               {summary}
             </button>
             <span className="j-punct">{`${closeBrace}${comma}`}</span>
+            {inside > 0 ? <FoldedNotes count={inside} onOpen={() => setOpen(true)} /> : null}
           </>
         )}
         <Notes notes={own} />

@@ -34,6 +34,14 @@ export interface Placement {
   nodeOf: string[];
 }
 
+/** How many notes are shown on nodes below the one at `pointer` (which a folded node hides). */
+export function notesInside(placement: Pick<Placement, 'nodeOf'>, pointer: string): number {
+  const prefix = `${pointer}/`;
+  let count = 0;
+  for (const node of placement.nodeOf) if (node.startsWith(prefix)) count++;
+  return count;
+}
+
 export function escapeToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -54,6 +54,10 @@ export interface Filters {
   time: TimeRange;
   /** true: only messages that break a tracking plan (absent or false: any). */
   violations?: boolean;
+  /** Only this track event, page or screen name, exactly (absent or empty: any). */
+  event?: string;
+  /** Only messages that break this tracking plan, by name (absent or empty: any). */
+  plan?: string;
 }
 
 export const NO_FILTERS: Filters = Object.freeze({ type: null, status: null, sourceId: null, search: '', time: ALL_TIME });
@@ -65,7 +69,9 @@ export function hasFilters(filters: Filters): boolean {
     filters.sourceId !== null ||
     filters.search.trim() !== '' ||
     hasTimeRange(filters.time) ||
-    filters.violations === true
+    filters.violations === true ||
+    !!filters.event ||
+    !!filters.plan
   );
 }
 
@@ -82,6 +88,8 @@ export function listQuery(filters: Filters, now: number = Date.now()): Omit<Requ
     query.delivery = filters.status;
   }
   if (filters.violations === true) query.violations = true;
+  if (filters.event) query.event = filters.event;
+  if (filters.plan) query.plan = filters.plan;
   return query;
 }
 
@@ -91,13 +99,29 @@ export function matchesFilters(m: MessageSummary, filters: Filters, now: number 
   if (!withinTime(m, filters.time, now)) return false;
   if (filters.sourceId !== null && m.sourceId !== filters.sourceId) return false;
   if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
-  if (filters.violations === true && !((m.violations ?? 0) > 0)) return false;
+  if (!matchesViolationFilters(m, filters)) return false;
+  if (filters.event && m.event !== filters.event) return false;
   const search = asciiLower(filters.search.trim());
   if (search) {
     const fields = [m.userId, m.anonymousId, m.event, m.messageId];
     if (!fields.some((field) => field !== null && asciiLower(field).includes(search))) return false;
   }
   return true;
+}
+
+/**
+ * The violations and plan filters' test. A summary counts its violations but does not name their
+ * plans: for the plan filter, a row with any violation matches here (a live row, a row re-read after
+ * a re-check); the list the core loads for the filter is exact.
+ */
+export function matchesViolationFilters(m: Pick<MessageSummary, 'violations'>, filters: Pick<Filters, 'violations' | 'plan'>): boolean {
+  if (!filtersOnViolations(filters)) return true;
+  return (m.violations ?? 0) > 0;
+}
+
+/** Whether the filters narrow the list on violations (a re-check can change which rows match). */
+export function filtersOnViolations(filters: Pick<Filters, 'violations' | 'plan'>): boolean {
+  return filters.violations === true || !!filters.plan;
 }
 
 /**

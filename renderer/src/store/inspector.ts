@@ -9,6 +9,7 @@
  * - change-log.ts: the delivery changes seen while a fetch is in flight, applied again on its rows;
  * - list-window.ts: which rows stay listed and loaded (the newest, and those around the view);
  * - detail.ts: the open message's detail;
+ * - violation-refresh.ts: the rows' violations read again in place after a re-check changed them;
  * - state.ts: the state, and what the store needs from its surroundings.
  */
 import { createStore } from 'zustand/vanilla';
@@ -24,6 +25,7 @@ import { FrameQueue } from './inspector/frame-queue.ts';
 import { ListWindow } from './inspector/list-window.ts';
 import { Pager } from './inspector/pager.ts';
 import { RowFetcher } from './inspector/row-fetcher.ts';
+import { ViolationRefresh } from './inspector/violation-refresh.ts';
 import { initialState, type Environment, type InspectorState, type InspectorStore } from './inspector/state.ts';
 
 export { FIRST_PAGE, OLDER_PAGE } from './inspector/pager.ts';
@@ -85,6 +87,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     onDetailChanged: () => detail.refreshSoon(),
   });
   const pager = new Pager({ api, store, env, changeLog, fetcher, queue, disposed: isDisposed });
+  const violationRefresh = new ViolationRefresh({ api, store, changeLog, fetcher, query: () => pager.query, disposed: isDisposed });
 
   /** Ids stored while paused, fetched on resume (up to RELOAD_AFTER; past it the first page reloads). */
   let heldIds: number[] = [];
@@ -122,9 +125,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           detail.reload();
           break;
         case 'plans.recheck':
-          // A re-check that changed stored violations: the rows' badges and the open detail are read again.
+          // A re-check that changed stored violations: the rows' badges are read again in place (on
+          // resume, while paused), and the open detail too.
           if (event.progress.state !== 'running' && event.progress.changed > 0) {
-            void pager.first();
+            violationRefresh.request();
             detail.reload();
           }
           break;
@@ -193,6 +197,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       setState({ paused: false, held: 0 });
       if (held > RELOAD_AFTER) void pager.first();
       else fetcher.fetch(ids);
+      violationRefresh.resumed();
     },
     select(id) {
       setState({ selectedId: id });

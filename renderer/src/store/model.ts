@@ -116,11 +116,7 @@ export function addRows(
     const current = list.byId.get(row.id);
     if (current) {
       if (sameRow(current, row)) continue;
-      countRow(list, current, -1);
-      list.known.delete(row.id);
-      list.byId.set(row.id, row);
-      countRow(list, row, 1);
-      indexDeliveries(list, row);
+      replaceRow(list, current, row);
       changed = true;
       continue;
     }
@@ -142,12 +138,48 @@ export function addRows(
   return { ...list, order: mergeDescending(list.order, added), rev: list.rev + 1 };
 }
 
+/** A loaded row takes a newer summary of it (its deliveries as the summary says: what was known of them is let go). */
+function replaceRow(list: ListModel, current: MessageSummary, row: MessageSummary): void {
+  countRow(list, current, -1);
+  list.known.delete(row.id);
+  list.byId.set(row.id, row);
+  countRow(list, row, 1);
+  indexDeliveries(list, row);
+}
+
+/**
+ * Listed rows read again (after a re-check changed stored violations): a loaded row takes its new
+ * summary in place, a row `keep` refuses leaves the list (loaded or not), nothing is added. The view
+ * does not move: no row comes in above it, and a row left unloaded is read when it comes into view.
+ */
+export function refreshRows(list: ListModel, rows: readonly MessageSummary[], keep: (row: MessageSummary) => boolean): ListModel {
+  let dropped: Set<number> | null = null;
+  let changed = false;
+  for (const row of rows) {
+    if (!isListed(list.order, row.id)) continue;
+    const current = list.byId.get(row.id);
+    if (!keep(row)) {
+      if (current) forgetRow(list, current);
+      (dropped ??= new Set()).add(row.id);
+      continue;
+    }
+    if (!current || sameRow(current, row)) continue;
+    replaceRow(list, current, row);
+    changed = true;
+  }
+  if (dropped === null && !changed) return list;
+  const order = dropped === null ? list.order : list.order.filter((id) => !dropped.has(id));
+  return { ...list, order, rev: list.rev + 1 };
+}
+
 function sameRow(a: MessageSummary, b: MessageSummary): boolean {
   const x = a.delivery;
   const y = b.delivery;
   return (
     a.status === b.status &&
     a.deliveryCount === b.deliveryCount &&
+    a.violations === b.violations &&
+    a.blocked === b.blocked &&
     (x === y ||
       (x !== null &&
         y !== null &&

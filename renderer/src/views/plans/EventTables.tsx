@@ -1,21 +1,20 @@
-import { Fragment, useState, type ReactNode } from 'react';
-import type { JsonSchema, PlanEventStat, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
+import { Fragment, useId, useState, type ReactNode } from 'react';
+import type { PlanEventStat, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { useSecondClock } from '../../lib/clock.ts';
 import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
 import { navigate } from '../../lib/route.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
-import { schemaOf, statName, streamFiltersFor, TYPE_SCHEMAS, type TypeSchema } from './plan-words.ts';
+import { AddedBanner, type Added } from './AddedBanner.tsx';
+import { FORMAT_NAMES, readOnlyFormat, schemaOf, statName, streamFiltersFor, TYPE_SCHEMAS, type TypeSchema } from './plan-words.ts';
 import { usePlanStats } from './use-plans.ts';
 
-/** Unplanned events listed at first (a client sending made-up names can make thousands). */
+/**
+ * The most unplanned events listed: the core lists at most this many, the most seen first (shared's
+ * UNPLANNED_SHOWN: that module imports zod, kept out of the renderer's bundle); an older core that
+ * lists them all is cut here too.
+ */
 const UNPLANNED_SHOWN = 200;
-
-interface Added {
-  name: string;
-  schema: JsonSchema;
-  examples: number;
-}
 
 type AddTarget = { type: 'track'; event: string } | { type: TypeSchema };
 
@@ -33,10 +32,12 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
   const [adding, setAdding] = useState<string | null>(null);
   const [addError, setAddError] = useState<{ key: string; message: string } | null>(null);
   const [added, setAdded] = useState<Added | null>(null);
-  const [allUnplanned, setAllUnplanned] = useState(false);
+  const readOnlyId = useId();
+  const readOnly = readOnlyFormat(plan);
 
   const show = (stat: PlanEventStat, violations: boolean) => {
-    inspector.setFilters({ ...streamFiltersFor(stat, plan, sources, violations), violations: violations ? true : undefined });
+    // Every filter is replaced: none left from before narrows the list further without a word.
+    inspector.setFilters({ violations: undefined, event: undefined, plan: undefined, ...streamFiltersFor(stat, plan, sources, violations) });
     navigate('stream');
   };
 
@@ -51,7 +52,11 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
   };
 
   const missingTypes = TYPE_SCHEMAS.filter((t) => plan.plan?.[t] === undefined);
-  const unplanned = stats ? (allUnplanned ? stats.unplanned : stats.unplanned.slice(0, UNPLANNED_SHOWN)) : [];
+  const unplanned = stats ? stats.unplanned.slice(0, UNPLANNED_SHOWN) : [];
+  // An older core does not say how many there are in all: as many as it listed.
+  const notShown = stats ? Math.max(0, (stats.unplannedTotal ?? stats.unplanned.length) - unplanned.length) : 0;
+  // Add is off while one is under way, and for a vendor export (never written to: the note says why).
+  const addDisabled = adding !== null || readOnly !== null;
 
   return (
     <div className="plan-events" aria-busy={stats === null && !error ? true : undefined}>
@@ -72,11 +77,25 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
           {(stat, now) => <PlannedRow plan={plan} stat={stat} now={now} onShow={show} />}
         </StatTable>
       )}
+      {readOnly ? (
+        <p className="banner banner-info plan-read-only" id={readOnlyId}>
+          This plan is read from a {FORMAT_NAMES[readOnly]}: Sluice does not write to it, so “Add to plan” is off. To add events here, convert it
+          to Sluice’s format with <code>sluice plan import {plan.file ?? 'FILE'} --out plan.json</code> and point the config’s <code>file</code>{' '}
+          at plan.json.
+        </p>
+      ) : null}
       {missingTypes.length > 0 && plan.plan ? (
         <div className="toolbar plan-types">
           <span className="muted">No schema for {missingTypes.join(', ')}:</span>
           {missingTypes.map((t) => (
-            <button key={t} type="button" className="btn btn-small" disabled={adding !== null} onClick={() => void add({ type: t })}>
+            <button
+              key={t}
+              type="button"
+              className="btn btn-small"
+              disabled={addDisabled}
+              aria-describedby={readOnly ? readOnlyId : undefined}
+              onClick={() => void add({ type: t })}
+            >
               {adding === t ? 'Adding…' : `Add ${t} from examples`}
             </button>
           ))}
@@ -88,19 +107,7 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
         </div>
       ) : null}
 
-      {added ? (
-        <div className="plan-added" role="status" aria-label="Added to the plan">
-          <p>
-            Added <strong>{added.name}</strong> to {plan.name}: its schema was inferred from {formatCount(added.examples)} stored example
-            {added.examples === 1 ? '' : 's'}
-            {plan.file ? <> and written to <code>{plan.file}</code></> : null}.
-          </p>
-          <JsonTree value={added.schema} label={`Inferred schema of ${added.name}`} />
-          <button type="button" className="btn btn-small" onClick={() => setAdded(null)}>
-            Dismiss
-          </button>
-        </div>
-      ) : null}
+      {added ? <AddedBanner plan={plan} added={added} onDismiss={() => setAdded(null)} /> : null}
 
       <h3 className="section-title">
         Unplanned events seen <span className="muted">(track events the plan does not list)</span>
@@ -120,15 +127,13 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
                   onShow={show}
                   actions={
                     target ? (
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        aria-label={`Add “${stat.event}” to ${plan.name}`}
-                        disabled={adding !== null}
-                        onClick={() => void add(target)}
-                      >
-                        {adding === key ? 'Adding…' : 'Add to plan'}
-                      </button>
+                      <AddButton
+                        what={`“${stat.event}” to ${plan.name}`}
+                        adding={adding === key}
+                        disabled={addDisabled}
+                        readOnlyId={readOnly ? readOnlyId : null}
+                        onAdd={() => void add(target)}
+                      />
                     ) : null
                   }
                   below={
@@ -142,10 +147,11 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
               );
             }}
           </StatTable>
-          {stats.unplanned.length > unplanned.length ? (
-            <button type="button" className="btn btn-small plan-more" onClick={() => setAllUnplanned(true)}>
-              Show all {formatCount(stats.unplanned.length)} unplanned events
-            </button>
+          {notShown > 0 ? (
+            <p className="hint plan-more">
+              {formatCount(notShown)} more not shown: the {formatCount(unplanned.length)} seen most are listed. Thousands of names usually mean a
+              client puts ids or values in event names.
+            </p>
           ) : null}
         </>
       )}
@@ -154,6 +160,21 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
 }
 
 type OnShow = (stat: PlanEventStat, violations: boolean) => void;
+
+/** "Add to plan": named by its visible words; what it adds (and why it is off) in its description. */
+function AddButton({ what, adding, disabled, readOnlyId, onAdd }: { what: string; adding: boolean; disabled: boolean; readOnlyId: string | null; onAdd: () => void }) {
+  const id = useId();
+  return (
+    <>
+      <span id={id} hidden>
+        Adds {what}, its schema inferred from stored examples
+      </span>
+      <button type="button" className="btn btn-small" aria-describedby={readOnlyId ? `${id} ${readOnlyId}` : id} disabled={disabled} onClick={onAdd}>
+        {adding ? 'Adding…' : 'Add to plan'}
+      </button>
+    </>
+  );
+}
 
 function StatTable({ label, stats, children }: { label: string; stats: readonly PlanEventStat[]; children: (stat: PlanEventStat, now: number) => ReactNode }) {
   const now = useSecondClock();
@@ -207,7 +228,7 @@ function StatRow({ stat, now, onShow, actions, below }: { stat: PlanEventStat; n
             <button
               type="button"
               className="count-link count-violated"
-              aria-label={`${formatCount(stat.violated)} violated: show the messages of ${name} with violations in the stream`}
+              aria-label={`${formatCount(stat.violated)} violated: show the messages of ${name} that break the plan in the stream`}
               onClick={() => onShow(stat, true)}
             >
               {formatCount(stat.violated)}
@@ -241,6 +262,7 @@ function PlannedRow({ plan, stat, now, onShow }: { plan: TrackingPlanView; stat:
   const [open, setOpen] = useState(false);
   const schema = schemaOf(plan.plan, stat);
   const name = statName(stat);
+  const id = useId();
   return (
     <StatRow
       stat={stat}
@@ -248,9 +270,14 @@ function PlannedRow({ plan, stat, now, onShow }: { plan: TrackingPlanView; stat:
       onShow={onShow}
       actions={
         schema === undefined ? null : (
-          <button type="button" className="btn btn-small" aria-expanded={open} aria-label={`Schema of ${name}`} onClick={() => setOpen(!open)}>
-            {open ? 'Hide schema' : 'Schema'}
-          </button>
+          <>
+            <span id={id} hidden>
+              The schema of {name} in the plan
+            </span>
+            <button type="button" className="btn btn-small" aria-expanded={open} aria-describedby={id} onClick={() => setOpen(!open)}>
+              {open ? 'Hide schema' : 'Schema'}
+            </button>
+          </>
         )
       }
       below={open && schema !== undefined ? <JsonTree value={schema} label={`Schema of ${name}`} /> : null}

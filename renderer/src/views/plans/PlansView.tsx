@@ -4,7 +4,7 @@ import { CopyButton } from '../../components/CopyButton.tsx';
 import { formatCount } from '../../lib/format.ts';
 import { FORMAT_NAMES, progressFraction, progressWords } from './plan-words.ts';
 import { PlanDetail } from './PlanDetail.tsx';
-import { useRecheck } from './recheck-store.ts';
+import { isRunning, useRecheck } from './recheck-store.ts';
 import { usePlans } from './use-plans.ts';
 import './plans.css';
 
@@ -74,11 +74,18 @@ function PlanItem({ plan, current, onOpen }: { plan: TrackingPlanView; current: 
   );
 }
 
-/** Re-checks stored messages against the plans in use; the bar follows the `plans.recheck` events. */
+/**
+ * Re-checks stored messages against the plans in use; the bar follows the `plans.recheck` events. The
+ * words beside it change a few times a second: they are not a live region. A status of their own
+ * says the start and the end, once each (the progress bar carries the value between).
+ */
 function RecheckPanel() {
-  const { progress, starting, error, start } = useRecheck();
-  const running = starting || progress?.state === 'running';
+  const recheck = useRecheck();
+  const { progress, lost, error, start } = recheck;
+  const running = isRunning(recheck);
   const fraction = progress ? progressFraction(progress) : 0;
+  const words = progress ? (lost ? LOST_WORDS : progressWords(progress)) : '';
+  const announced = running ? 'Re-checking stored messages…' : words;
   return (
     <section className="recheck" aria-label="Re-check stored messages">
       <button type="button" className="btn" disabled={running} onClick={() => void start()}>
@@ -90,19 +97,20 @@ function RecheckPanel() {
       </p>
       {progress ? (
         <div
-          className={`recheck-track recheck-${progress.state}`}
+          className={`recheck-track recheck-${lost ? 'lost' : progress.state}`}
           role="progressbar"
           aria-label="Re-check progress"
           aria-valuemin={0}
           aria-valuemax={100}
           aria-valuenow={Math.round(fraction * 100)}
-          aria-valuetext={progressWords(progress)}
+          aria-valuetext={words}
         >
           <div className="recheck-bar" style={{ width: `${fraction * 100}%` }} />
         </div>
       ) : null}
-      <p className={`recheck-words${progress?.state === 'failed' ? ' tone-bad' : progress?.state === 'finished' ? ' tone-ok' : ''}`} role="status">
-        {progress ? progressWords(progress) : ''}
+      <p className={`recheck-words${progress?.state === 'failed' ? ' tone-bad' : progress?.state === 'finished' ? ' tone-ok' : ''}`}>{words}</p>
+      <p className="sr-only" role="status">
+        {announced}
       </p>
       {error ? (
         <p className="plans-error" role="alert">
@@ -112,6 +120,9 @@ function RecheckPanel() {
     </section>
   );
 }
+
+/** A re-check the core no longer runs, whose end did not reach this page (the counts are read again). */
+const LOST_WORDS = 'The re-check ended, but how it went did not reach this page: the counts shown are read again from the store.';
 
 const EXAMPLE_CONFIG = `{
   "sources": [{ "name": "web", "writeKey": "wk_web", "kind": "web" }],

@@ -43,6 +43,14 @@ export function sourcesWords(plan: Pick<TrackingPlanView, 'sources'>): string {
   return plan.sources === null ? 'every source' : plan.sources.length === 0 ? 'no source' : plan.sources.join(', ');
 }
 
+/**
+ * The vendor format of a plan read from an export, which Sluice never writes to (`plans.addEvent`
+ * refuses with plan_read_only); null for a plan that takes additions (Sluice's format, or inline).
+ */
+export function readOnlyFormat(plan: Pick<TrackingPlanView, 'file' | 'format'>): 'segment' | 'rudderstack' | null {
+  return plan.file !== null && plan.format !== null && plan.format !== 'sluice' ? plan.format : null;
+}
+
 /** The types a plan may give one schema for (`plans.addEvent` takes them too). */
 export const TYPE_SCHEMAS = ['identify', 'group', 'page', 'screen'] as const;
 export type TypeSchema = (typeof TYPE_SCHEMAS)[number];
@@ -61,33 +69,37 @@ export function schemaOf(plan: TrackingPlan | null, stat: Pick<PlanEventStat, 't
 }
 
 /**
- * The stream's filters that show an event's messages (with violations only, or all of them): its
- * type, its name as the search (the stream has no exact event filter; the search matches names that
- * contain it), and the plan's source when it checks exactly one.
+ * The stream's filters that show an event's messages: its type and its exact name (the `event`
+ * filter; none for identify, group, alias, whose stats are per type), and the plan's source when it
+ * checks exactly one. `violated`: only the messages that break this plan (the `plan` filter, which
+ * also narrows a plan of several sources to its own); otherwise all of them, of any source when the
+ * plan checks several (the stream has no filter for a set of sources).
  */
 export function streamFiltersFor(
   stat: Pick<PlanEventStat, 'type' | 'event'>,
-  plan: Pick<TrackingPlanView, 'sources'>,
+  plan: Pick<TrackingPlanView, 'name' | 'sources'>,
   sources: readonly Pick<SourceView, 'id' | 'name'>[],
-  violations: boolean,
+  violated: boolean,
 ): Filters {
   const type = (MESSAGE_TYPES as readonly string[]).includes(stat.type) ? (stat.type as MessageType) : null;
   const only = plan.sources?.length === 1 ? sources.find((s) => s.name === plan.sources![0]) : undefined;
-  const filters: Filters = { ...NO_FILTERS, type, search: stat.event ?? '', sourceId: only?.id ?? null };
-  if (violations) filters.violations = true;
+  const filters: Filters = { ...NO_FILTERS, type, sourceId: only?.id ?? null };
+  if (stat.event !== null) filters.event = stat.event;
+  if (violated) filters.plan = plan.name;
   return filters;
 }
 
 /**
- * The newer of two views of re-checks: a later job wins; for the same job an ended state is final
- * and otherwise the one further along (events may overtake the call's answer).
+ * The newer of two views of re-checks: a later job wins (ids are unique and increase, across restarts
+ * of the core too); for the same job an ended state is final and otherwise the one further along
+ * (events may overtake the call's answer). No news: `current` itself.
  */
 export function mergeProgress(current: RecheckProgress | null, incoming: RecheckProgress): RecheckProgress {
   if (!current || incoming.id > current.id) return incoming;
   if (incoming.id < current.id) return current;
   if (current.state !== 'running') return current;
   if (incoming.state !== 'running') return incoming;
-  return incoming.done >= current.done ? incoming : current;
+  return incoming.done > current.done ? incoming : current;
 }
 
 /** How far along, 0–1 (an empty re-check that finished is all the way). */

@@ -1,98 +1,54 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import type { CoreEvent } from '../../../../shared/contract.ts';
-import type { PlanStats, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
-import { useInspector, useInspectorState } from '../../store/react.ts';
-import { mergeProgress } from './plan-words.ts';
+import { useEffect } from 'react';
+import { useStore } from 'zustand';
+import type { PlanStats, RecheckProgress, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
+import { useLive } from '../../lib/use-live.ts';
+import { useInspector } from '../../store/react.ts';
 import { recheckOf } from './recheck-store.ts';
 
-type Loaded<T> = { ok: true; value: T } | { ok: false; error: { message: string } };
-
 /**
- * Loads something from the core, again when an event batch concerns it (at most once per `everyMs`),
- * after a reconnect and when `key` changes. Answers to an older load are dropped.
+ * The plans in use; read again on `plans.changed` (a file edited, an event added) and when settings
+ * change. Its answer also says which re-check is under way: the re-check store follows it (a re-check
+ * started before this page opened shows where it is; one the store thinks is running but the core no
+ * longer runs has ended without its last event reaching this page).
  */
-function useLive<T>(load: () => Promise<Loaded<T>>, concerns: (events: CoreEvent[]) => boolean, what: string, key: string, everyMs: number) {
-  const inspector = useInspector();
-  const connected = useInspectorState((s) => s.connection.kind === 'open');
-  const [data, setData] = useState<{ key: string; value: T } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const generation = useRef(0);
-  const loadRef = useRef(load);
-  loadRef.current = load;
-  const concernsRef = useRef(concerns);
-  concernsRef.current = concerns;
-
-  const reload = useCallback(async () => {
-    const number = ++generation.current;
-    const result = await loadRef.current();
-    if (number !== generation.current) return;
-    if (result.ok) {
-      setData({ key, value: result.value });
-      setError(null);
-    } else {
-      setError(`Could not load ${what}: ${result.error.message}`);
-    }
-  }, [what, key]);
-
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = inspector.subscribe((events) => {
-      if (timer !== undefined || !concernsRef.current(events)) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        void reload();
-      }, everyMs);
-    });
-    return () => {
-      off();
-      clearTimeout(timer);
-    };
-  }, [inspector, reload, everyMs]);
-
-  useEffect(() => {
-    if (connected) void reload();
-  }, [connected, reload]);
-
-  // Data of another key (another plan) is not shown while this one loads.
-  return { data: data?.key === key ? data.value : null, error, reload };
-}
-
-/** The plans in use; read again on `plans.changed` (a file edited, an event added) and when settings change. */
 export function usePlans() {
   const inspector = useInspector();
-  const { data, error, reload } = useLive(
-    () => inspector.call('plans.list', {}),
-    (events) => events.some((e) => e.type === 'plans.changed' || e.type === 'settings.changed' || e.type === 'store.reset'),
-    'the tracking plans',
-    '',
-    150,
-  );
-  const running = data?.recheck ?? null;
+  const recheck = recheckOf(inspector);
+  const { data, error, reload } = useLive({
+    load: async () => {
+      const seen = recheck.seen();
+      const answer = await inspector.call('plans.list', {});
+      return answer.ok ? { ok: true as const, value: { ...answer.value, seen } } : answer;
+    },
+    concerns: (events) => events.some((e) => e.type === 'plans.changed' || e.type === 'settings.changed' || e.type === 'store.reset'),
+    what: 'the tracking plans',
+    everyMs: 150,
+  });
   useEffect(() => {
-    // A re-check started before this page opened (or in another window): show where it is now.
-    if (!running) return;
-    const { store } = recheckOf(inspector);
-    store.setState({ progress: mergeProgress(store.getState().progress, running) });
-  }, [inspector, running]);
+    if (data) recheck.follow(data.recheck as RecheckProgress | null, data.seen);
+  }, [recheck, data]);
   return { plans: (data?.plans ?? null) as TrackingPlanView[] | null, error, reload };
 }
 
-/** A plan's counts: read again as messages arrive (at most once a second), and when plans or stored violations change. */
+/**
+ * A plan's counts: read again as messages arrive (at most about once a second, one request at a
+ * time), when plans or stored violations change, and when a re-check's end was missed. Every `messages.stored` batch counts: it carries
+ * ids only, and which source they came from is not known without reading them.
+ */
 export function usePlanStats(name: string) {
   const inspector = useInspector();
-  const { data, error, reload } = useLive(
-    () => inspector.call('plans.stats', { name }),
-    (events) =>
-      events.some(
-        (e) =>
-          e.type === 'messages.stored' ||
-          e.type === 'plans.changed' ||
-          e.type === 'store.reset' ||
-          e.type === 'plans.recheck',
-      ),
-    `the counts of ${name}`,
-    name,
-    1000,
-  );
+  const { data, error, reload } = useLive({
+    load: () => inspector.call('plans.stats', { name }),
+    concerns: (events) =>
+      events.some((e) => e.type === 'messages.stored' || e.type === 'plans.changed' || e.type === 'store.reset' || e.type === 'plans.recheck'),
+    what: `the counts of ${name}`,
+    key: name,
+    everyMs: 1000,
+  });
+  // A re-check that ended without its last event reaching the page: read the counts again.
+  const lost = useStore(recheckOf(inspector).store, (s) => s.lost);
+  useEffect(() => {
+    if (lost) reload();
+  }, [lost, reload]);
   return { stats: data as PlanStats | null, error, reload };
 }

@@ -21,12 +21,14 @@ export function describeTimeRange(range: TimeRange, formatTime: (ms: number) => 
   return null;
 }
 
-/** "type track · failed · search “alice” · last 1 h", or that there is no filter. */
+/** "type track · event “Order Completed” · failed · search “alice” · last 1 h", or that there is no filter. */
 export function describeFilters(filters: Filters, sourceName: (id: number) => string, formatTime: (ms: number) => string): string {
   const parts: string[] = [];
   if (filters.type) parts.push(`type ${filters.type}`);
+  if (filters.event) parts.push(`event “${filters.event}”`);
   if (filters.status) parts.push(OUTCOME_NAMES[filters.status].toLowerCase());
-  if (filters.violations) parts.push('with tracking plan violations');
+  if (filters.plan) parts.push(`breaking the plan “${filters.plan}”`);
+  else if (filters.violations) parts.push('with tracking plan violations');
   if (filters.sourceId !== null) parts.push(`source ${sourceName(filters.sourceId)}`);
   if (filters.search.trim()) parts.push(`search “${filters.search.trim()}”`);
   const time = describeTimeRange(filters.time, formatTime);

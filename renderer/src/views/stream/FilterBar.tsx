@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useId, useRef, useState, type RefObject } from 'react';
 import type { MessageType } from '../../../../shared/messages.ts';
 import { Field } from '../../components/Field.tsx';
 import { MESSAGE_TYPES } from '../../store/filters.ts';
@@ -10,8 +10,8 @@ import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
 const NO_SOURCES: never[] = [];
 
 /**
- * Type, status, violations, source, time range and text search (applied 200 ms after typing stops), and the
- * "Replay…" action for the filtered set or every failed delivery.
+ * Type, status, violations, source, time range and text search (applied 200 ms after typing stops), the
+ * event and plan chips, and the "Replay…" action for the filtered set or every failed delivery.
  */
 export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const inspector = useInspector();
@@ -118,6 +118,42 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
         <BulkReplayButton />
       </div>
       <CustomTimeRange />
+      <FilterChips event={filters.event} plan={filters.plan} onRemove={(patch) => inspector.setFilters(patch)} />
+    </div>
+  );
+}
+
+/**
+ * The filters with no control of their own (set from the Tracking plans view's counts), each a chip
+ * that says why the list is narrowed and removes the filter when pressed. Esc and "Clear filters"
+ * clear them with the rest.
+ */
+function FilterChips({ event, plan, onRemove }: { event: string | undefined; plan: string | undefined; onRemove: (patch: { event?: undefined; plan?: undefined }) => void }) {
+  const hint = useId();
+  if (!event && !plan) return null;
+  return (
+    <div className="filter-chips" role="group" aria-label="Also narrowed to">
+      <span id={hint} hidden>
+        Removes this filter
+      </span>
+      {event ? (
+        <button type="button" className="filter-chip" aria-describedby={hint} title="Only this event, page or screen name: remove" onClick={() => onRemove({ event: undefined })}>
+          event: {event}
+          <span aria-hidden="true"> ×</span>
+        </button>
+      ) : null}
+      {plan ? (
+        <button
+          type="button"
+          className="filter-chip filter-chip-plan"
+          aria-describedby={hint}
+          title={`Only messages that break the tracking plan “${plan}”: remove`}
+          onClick={() => onRemove({ plan: undefined })}
+        >
+          plan: {plan}
+          <span aria-hidden="true"> ×</span>
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import type { MessageDetail } from '../../../../shared/contract.ts';
 import { JsonTree, type Reveal } from '../../components/JsonTree.tsx';
 import { navigate } from '../../lib/route.ts';
@@ -12,6 +12,7 @@ export function ViolationsTab({ data }: { data: MessageDetail }) {
   const list = data.violationList ?? [];
   const annotations = useMemo(() => violationAnnotations(list), [list]);
   const [reveal, setReveal] = useState<Reveal | null>(null);
+  const hint = useId();
   if (list.length === 0) {
     return (
       <div className="violations-tab">
@@ -29,22 +30,21 @@ export function ViolationsTab({ data }: { data: MessageDetail }) {
       <p className="hint">
         {violationsLabel(list.length)} of the tracking plans of this message’s source. Choose one to see its field in the message below.
       </p>
+      <span id={hint} hidden>
+        Shows its field in the message below
+      </span>
       <ol className="violation-list" aria-label="Violations">
         {list.map((v, i) => (
           <li key={i}>
-            <button
-              type="button"
-              className="violation-item"
-              aria-label={`${v.type}: ${v.message} — plan ${v.plan}. Show ${fieldOf(v.path)} in the message`}
-              onClick={() => setReveal({ index: i, seq: (reveal?.seq ?? 0) + 1 })}
-            >
+            {/* Named by its words as shown (type, field, plan, sentence); what choosing it does is its description. */}
+            <button type="button" className="violation-item" aria-describedby={hint} onClick={() => setReveal({ index: i, seq: (reveal?.seq ?? 0) + 1 })}>
               <span className="violation-head">
                 <span className="violation-type" title={VIOLATION_TYPE_WORDS[v.type]}>
                   {v.type}
-                </span>
-                <span className="violation-field mono">{fieldOf(v.path)}</span>
+                </span>{' '}
+                <span className="violation-field mono">{fieldOf(v.path)}</span>{' '}
                 <span className="violation-plan muted">plan “{v.plan}”</span>
-              </span>
+              </span>{' '}
               <span className="violation-message">{v.message}</span>
             </button>
           </li>
