@@ -1,4 +1,5 @@
 import type { MessageSummary } from '../../shared/contract.ts';
+import type { RecheckProgress } from '../../shared/tracking-plan.ts';
 
 /** A list row as the core sends it, for renderer tests. */
 export function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSummary {
@@ -22,3 +23,13 @@ export function msg(id: number, extra: Partial<MessageSummary> = {}): MessageSum
     ...extra,
   };
 }
+
+/** A re-check's progress as the core announces it (of 10 messages), for renderer tests. */
+export const progress = (id: number, done: number, state: RecheckProgress['state'] = 'running', extra: Partial<RecheckProgress> = {}): RecheckProgress => ({
+  id,
+  done,
+  total: 10,
+  changed: 0,
+  state,
+  ...extra,
+});

@@ -1,8 +1,8 @@
-// The schedule of lib/use-live.ts's loads (the audiences' and tracking plans' live data), without
+// The schedule of store/use-live.ts's loads (the audiences' and tracking plans' live data), without
 // React: one load at a time, a request meanwhile loads again once the answer is in, every answer
 // is delivered, the wait between loads grows with how long the last took, urgent requests skip it.
 import { describe, expect, it } from 'vitest';
-import { LiveLoader, type Loaded } from '../../renderer/src/lib/use-live.ts';
+import { LiveLoader, type Loaded } from '../../renderer/src/store/use-live.ts';
 
 function harness(everyMs = 100) {
   let now = 0;

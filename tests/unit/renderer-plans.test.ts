@@ -19,18 +19,10 @@ import {
   sourcesWords,
   streamFiltersFor,
 } from '../../renderer/src/views/plans/plan-words.ts';
-import { msg } from '../helpers/renderer-fixtures.ts';
+import { msg, progress } from '../helpers/renderer-fixtures.ts';
 
 const row = msg;
 
-const progress = (id: number, done: number, state: RecheckProgress['state'] = 'running', extra: Partial<RecheckProgress> = {}): RecheckProgress => ({
-  id,
-  done,
-  total: 10,
-  changed: 0,
-  state,
-  ...extra,
-});
 
 describe('the violations filter', () => {
   const on = { ...NO_FILTERS, violations: true };

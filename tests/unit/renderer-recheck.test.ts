@@ -9,16 +9,8 @@ import type { Filters } from '../../renderer/src/store/filters.ts';
 import { addPage, addRows, emptyList, evictRows, refreshRows } from '../../renderer/src/store/model.ts';
 import type { RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { isRunning, recheckOf } from '../../renderer/src/views/plans/recheck-store.ts';
-import { msg as row } from '../helpers/renderer-fixtures.ts';
+import { msg as row, progress } from '../helpers/renderer-fixtures.ts';
 
-const progress = (id: number, done: number, state: RecheckProgress['state'] = 'running', extra: Partial<RecheckProgress> = {}): RecheckProgress => ({
-  id,
-  done,
-  total: 10,
-  changed: 0,
-  state,
-  ...extra,
-});
 
 /** A transport that answers every call at once, and lets the test send events. */
 function fakeApi(answers: Record<string, (request: any) => unknown>) {

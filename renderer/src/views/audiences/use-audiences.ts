@@ -1,9 +1,9 @@
 import type { AudienceMemberView, AudienceSyncMessageView, AudienceSyncView, AudienceView } from '../../../../shared/audiences.ts';
 import type { CoreEvent } from '../../../../shared/contract.ts';
-import { useLive } from '../../lib/use-live.ts';
+import { useLive } from '../../store/use-live.ts';
 import { useInspector } from '../../store/react.ts';
 
-/** A burst of events costs one reload at most this often (lib/use-live.ts: one load at a time, the wait grows with a slow core). */
+/** A burst of events costs one reload at most this often (store/use-live.ts: one load at a time, the wait grows with a slow core). */
 const RELOAD_MS = 300;
 
 const audiencesChanged = (events: CoreEvent[], id?: number) =>

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import type { PlanStats, RecheckProgress, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
-import { useLive } from '../../lib/use-live.ts';
+import { useLive } from '../../store/use-live.ts';
 import { useInspector } from '../../store/react.ts';
 import { recheckOf } from './recheck-store.ts';
 

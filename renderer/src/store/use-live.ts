@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CoreEvent } from '../../../shared/contract.ts';
-import { useInspector, useInspectorState } from '../store/react.ts';
+import { useInspector, useInspectorState } from './react.ts';
 
 export type Loaded<T> = { ok: true; value: T } | { ok: false; error: { message: string } };
 
