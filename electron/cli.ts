@@ -19,6 +19,7 @@ Commands:
   check           check exported messages against a tracking plan, without a relay
   plan infer      write a tracking plan inferred from the messages a relay stored
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
+  doctor          check a stopped Sluice's store in full; salvage a damaged one, compact a sound one
   help [command]  show this help, or a command's
 
 Options:
@@ -96,8 +97,29 @@ Options:
   --force      replace FILE if it exists
   -h, --help   show this help`;
 
+const DOCTOR_HELP = `Usage: sluice doctor [options]
+
+Checks a store in full (SQLite's integrity_check: every page is read) and prints what it finds: the
+first 20 findings and how many there are, or that the store is sound. Stop Sluice first: doctor
+refuses a folder a Sluice is running on, and no Sluice can start on it while doctor works.
+
+Options:
+  --data-dir DIR   the data folder (default: ${defaultDataDir()})
+  --salvage        when the store is damaged: copy every row that can be read into a new store, which
+                   takes its place, and say per table what was copied and lost; the damaged file is
+                   kept beside it as sluice.db.damaged-YYYYMMDD-HHMMSS (with its -wal and -shm)
+  --vacuum         when the store is sound: rewrite it compactly (VACUUM, with incremental auto-vacuum
+                   so that it can shrink later as messages are pruned) and print its size before and
+                   after; needs free disk space up to the store's size
+  -h, --help       show this help
+
+Exit status: 0 the store is sound (with --salvage: the new store is in place); 1 the store is
+damaged (with --salvage: it could not be salvaged, and stays as it was); 2 the check could not run
+(options, a folder without a store, a Sluice running on it).`;
+
 /** Each command's help, by what follows `sluice help`. */
 const HELPS: Record<string, string> = {
+  doctor: DOCTOR_HELP,
   serve: SERVE_HELP,
   check: CHECK_HELP,
   plan: PLAN_HELP,
@@ -125,6 +147,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'check') {
     if (wantsHelp) return void process.stdout.write(`${CHECK_HELP}\n`);
     return runCommand(CHECK_HELP, async () => (await import('./commands/check.ts')).check(rest));
+  }
+  if (command === 'doctor') {
+    if (wantsHelp) return void process.stdout.write(`${DOCTOR_HELP}\n`);
+    return runCommand(DOCTOR_HELP, async () => (await import('./commands/doctor.ts')).doctor(rest));
   }
   if (command === 'plan') {
     const [sub, ...args] = rest;

@@ -1,3 +1,6 @@
+import path from 'node:path';
+import { damagedSentence, diskFullSentence, storeFailureKind } from './store/integrity.ts';
+
 /** An ingestion failure answered as `{"success":false,"error":{"code","message"}}`. */
 export class IngestError extends Error {
   readonly status: number;
@@ -14,4 +17,20 @@ export class IngestError extends Error {
 /** A write key no source has: 401, as Segment answers. */
 export function unknownWriteKey(): IngestError {
   return new IngestError(401, 'invalid_write_key', "unknown write key; copy it from Sluice's Sources view");
+}
+
+/**
+ * What to answer when the store could not take a request (the writer's SQLite message): a damaged
+ * store is 503 store_damaged and a full disk 507 disk_full, each saying what to do; anything else is
+ * a plain Error, answered 500 internal_error. `file` is the store's database file.
+ */
+export function storeFailure(message: string, file: string): Error {
+  switch (storeFailureKind(message)) {
+    case 'damaged':
+      return new IngestError(503, 'store_damaged', damagedSentence(file, message));
+    case 'full':
+      return new IngestError(507, 'disk_full', diskFullSentence(path.dirname(file)));
+    default:
+      return new Error(message);
+  }
 }

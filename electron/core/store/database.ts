@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from './connection.ts';
+import { openChecked } from './integrity.ts';
 import { migrate } from './migrations.ts';
 
 export const DATABASE_FILE = 'sluice.db';
@@ -21,7 +22,8 @@ export function openDatabase(dataDir: string): DatabaseSync {
   // Create the file ourselves so it is owner-only; SQLite gives -wal and -shm the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   fs.chmodSync(file, 0o600);
-  const db = connect(file, 'main');
+  // A damaged store is refused here with a sentence (integrity.ts), before anything writes to it.
+  const db = openChecked(file, () => connect(file, 'main'));
   migrate(db);
   return db;
 }

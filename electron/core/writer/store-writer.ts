@@ -1,6 +1,6 @@
 import { workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
-import { IngestError } from '../ingest-error.ts';
+import { IngestError, storeFailure } from '../ingest-error.ts';
 import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
@@ -191,8 +191,9 @@ export class StoreWriter {
       case 'failed':
         for (const failure of message.failures) {
           if (failure.kind === 'job') {
-            // The ingest server answers 500 "Sluice could not store the request: <this>".
-            this.#take(failure.id)?.reject(new Error(failure.message));
+            // A damaged store or a full disk is answered 503 or 507 with what to do; anything else 500
+            // "Sluice could not store the request: <this>" (ingest-server.ts).
+            this.#take(failure.id)?.reject(storeFailure(failure.message, this.#file));
             continue;
           }
           const what = failure.kind === 'results' ? 'delivery results' : OP_NAMES[failure.op];
