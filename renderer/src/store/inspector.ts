@@ -10,6 +10,7 @@
  * - list-window.ts: which rows stay listed and loaded (the newest, and those around the view);
  * - detail.ts: the open message's detail;
  * - violation-refresh.ts: the rows' violations read again in place after a re-check changed them;
+ * - prune-refresh.ts: the rows retention or a clear removed leave the list;
  * - state.ts: the state, and what the store needs from its surroundings.
  */
 import { createStore } from 'zustand/vanilla';
@@ -26,6 +27,7 @@ import { ListWindow } from './inspector/list-window.ts';
 import { Pager } from './inspector/pager.ts';
 import { RowFetcher } from './inspector/row-fetcher.ts';
 import { ViolationRefresh } from './inspector/violation-refresh.ts';
+import { PruneRefresh } from './inspector/prune-refresh.ts';
 import { initialState, type Environment, type InspectorState, type InspectorStore } from './inspector/state.ts';
 
 export { FIRST_PAGE, OLDER_PAGE } from './inspector/pager.ts';
@@ -88,6 +90,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
   });
   const pager = new Pager({ api, store, env, changeLog, fetcher, queue, disposed: isDisposed });
   const violationRefresh = new ViolationRefresh({ api, store, changeLog, fetcher, query: () => pager.query, disposed: isDisposed });
+  const pruneRefresh = new PruneRefresh({ api, store, query: () => pager.query, reload: () => pager.first(), disposed: isDisposed });
 
   /** Ids stored while paused, fetched on resume (up to RELOAD_AFTER; past it the first page reloads). */
   let heldIds: number[] = [];
@@ -131,6 +134,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
             violationRefresh.request();
             detail.reload();
           }
+          break;
+        case 'storage.pruned':
+          // Messages were pruned or cleared: the rows that went leave the list (on resume, while paused).
+          pruneRefresh.request(event.report);
           break;
         case 'receiver.received':
           break; // the receiver's inbox view is not part of this slice
@@ -198,6 +205,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       if (held > RELOAD_AFTER) void pager.first();
       else fetcher.fetch(ids);
       violationRefresh.resumed();
+      pruneRefresh.resumed();
     },
     select(id) {
       setState({ selectedId: id });

@@ -270,6 +270,21 @@ export function newerThan(order: readonly number[], id: number): number {
   return lo;
 }
 
+/**
+ * Rows the store no longer holds (pruned or cleared) leave the list, loaded or not; the cursor for
+ * older pages stays (the core's pages skip what is gone).
+ */
+export function dropRows(list: ListModel, ids: readonly number[]): ListModel {
+  const gone = new Set<number>();
+  for (const id of ids) if (isListed(list.order, id)) gone.add(id);
+  if (gone.size === 0) return list;
+  for (const id of gone) {
+    const row = list.byId.get(id);
+    if (row) forgetRow(list, row);
+  }
+  return { ...list, order: list.order.filter((id) => !gone.has(id)), rev: list.rev + 1 };
+}
+
 /** Removes a row from the containers and counts (the caller rebuilds `order`). */
 function forgetRow(list: ListModel, row: MessageSummary): void {
   countRow(list, row, -1);

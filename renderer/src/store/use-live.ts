@@ -117,13 +117,20 @@ export interface LiveOptions<T> {
    * is null until this key's answer comes (another plan's counts are never shown as this one's).
    */
   keepAcrossKeys?: boolean;
+  /**
+   * While set, also loads every this many ms (figures that change without an event, such as the
+   * store's size): asked as an event asks, so one load at a time and never sooner than `everyMs`
+   * plus the last load's time. Null or absent: only on events (pass null while the data is off screen).
+   */
+  pollMs?: number | null;
 }
 
 /**
- * Loads something from the core, again when an event batch concerns it, after a reconnect and when
- * `key` changes; `reload()` loads again at once (after a change the view made). One load at a time.
+ * Loads something from the core, again when an event batch concerns it, after a reconnect, when
+ * `key` changes and every `pollMs` when asked; `reload()` loads again at once (after a change the view
+ * made). One load at a time.
  */
-export function useLive<T>({ load, concerns, what, key = '', everyMs = 300, keepAcrossKeys = false }: LiveOptions<T>) {
+export function useLive<T>({ load, concerns, what, key = '', everyMs = 300, keepAcrossKeys = false, pollMs = null }: LiveOptions<T>) {
   const inspector = useInspector();
   const connected = useInspectorState((s) => s.connection.kind === 'open');
   const [data, setData] = useState<{ key: string; value: T } | null>(null);
@@ -175,6 +182,12 @@ export function useLive<T>({ load, concerns, what, key = '', everyMs = 300, keep
   useEffect(() => {
     if (connected) loader.current?.request(true);
   }, [connected, key, everyMs, inspector]);
+
+  useEffect(() => {
+    if (!pollMs || !connected) return;
+    const timer = setInterval(() => loader.current?.request(), pollMs);
+    return () => clearInterval(timer);
+  }, [pollMs, connected]);
 
   const reload = useCallback(() => loader.current?.request(true), []);
   const shown = data === null ? null : keepAcrossKeys || data.key === key ? data.value : null;

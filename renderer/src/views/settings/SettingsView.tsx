@@ -2,13 +2,14 @@ import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { HoldSwitch } from './HoldSwitch.tsx';
+import { StorageSection } from './StorageSection.tsx';
 import { chooseTheme, pageThemeHost, readTheme, THEMES, type ThemeChoice } from './theme.ts';
 import './settings.css';
 
 const THEME_NAMES: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
 const TRANSPORT_NAMES = { ipc: 'Electron IPC (the desktop window)', websocket: 'WebSocket to the headless host (sluice serve)' } as const;
 
-/** What a user of a local relay wants to see and change: where things are, the theme, and holding deliveries. */
+/** What a user of a local relay wants to see and change: where things are, the theme, holding deliveries, and the store (figures, retention, clear). */
 export function SettingsView() {
   const inspector = useInspector();
   const info = useInspectorState((s) => s.info);
@@ -30,6 +31,8 @@ export function SettingsView() {
         <h3 id="settings-delivery">Delivery</h3>
         <HoldSwitch />
       </section>
+
+      <StorageSection />
 
       <section className="settings-card" aria-labelledby="settings-appearance">
         <h3 id="settings-appearance">Appearance</h3>

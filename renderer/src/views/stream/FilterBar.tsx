@@ -5,13 +5,15 @@ import { MESSAGE_TYPES } from '../../store/filters.ts';
 import { OUTCOME_KINDS, OUTCOME_NAMES, type OutcomeKind } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { BulkReplayButton } from '../replay/BulkReplay.tsx';
+import { StreamStorageActions } from '../storage/StreamStorageActions.tsx';
 import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
 
 const NO_SOURCES: never[] = [];
 
 /**
  * Type, status, violations, source, time range and text search (applied 200 ms after typing stops), the
- * event and plan chips, and the "Replay…" action for the filtered set or every failed delivery.
+ * event and plan chips, the "Replay…" action for the filtered set or every failed delivery, and the
+ * storage actions: Export…, Clear these… and Import… (views/storage/).
  */
 export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const inspector = useInspector();
@@ -116,6 +118,7 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
           )}
         </Field>
         <BulkReplayButton />
+        <StreamStorageActions />
       </div>
       <CustomTimeRange />
       <FilterChips event={filters.event} plan={filters.plan} onRemove={(patch) => inspector.setFilters(patch)} />

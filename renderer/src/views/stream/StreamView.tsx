@@ -6,6 +6,8 @@ import { EmptyState, NoMatches } from './EmptyState.tsx';
 import { FilterBar } from './FilterBar.tsx';
 import { MessageDetailPane } from './MessageDetail.tsx';
 import { StreamList } from './StreamList.tsx';
+import { importController } from '../storage/import-store.ts';
+import { useFileDrop } from '../storage/use-file-drop.ts';
 
 const LIST_WIDTH_KEY = 'sluice.listWidth';
 
@@ -17,7 +19,8 @@ function isEditable(target: EventTarget | null): boolean {
 /**
  * The stream: the filter bar over the live list, beside the message's detail (the splitter between
  * them keeps its width). Its keys work anywhere while it is shown: / searches, Esc clears the
- * filters, and the list's keys when nothing else has focus.
+ * filters, and the list's keys when nothing else has focus. A file dropped on the list is imported
+ * (views/storage/: the same as the filter bar's Import…).
  */
 export function StreamView({ sourceId }: {
   /** The source whose write key the top bar shows: the empty stream's snippets use it too. */
@@ -26,6 +29,7 @@ export function StreamView({ sourceId }: {
   const inspector = useInspector();
   const searchRef = useRef<HTMLInputElement>(null);
   const [listWidth, setListWidth] = useState(() => Number(localStorage.getItem(LIST_WIDTH_KEY)) || 560);
+  const drop = useFileDrop((files) => void importController(inspector).take(files));
 
   useEffect(() => {
     localStorage.setItem(LIST_WIDTH_KEY, String(listWidth));
@@ -67,9 +71,14 @@ export function StreamView({ sourceId }: {
 
   return (
     <div className="panes" style={{ '--list-width': `${listWidth}px` } as CSSProperties}>
-      <section className="list-pane" aria-label="Stream">
+      <section className="list-pane drop-target" aria-label="Stream" {...drop.handlers}>
         <FilterBar searchRef={searchRef} />
         <StreamBody sourceId={sourceId} />
+        {drop.dragging ? (
+          <div className="drop-overlay">
+            <p>Drop to import: NDJSON messages, or a HAR file of Tracking API calls</p>
+          </div>
+        ) : null}
       </section>
       <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" />
       <MessageDetailPane />

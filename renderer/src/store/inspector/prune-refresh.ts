@@ -1,0 +1,107 @@
+import type { PruneReport } from '../../../../shared/storage.ts';
+import type { RelayApi } from '../../transport/relay-api.ts';
+import { dropRows } from '../model.ts';
+import type { InspectorStore } from './state.ts';
+import { REFRESH_CHUNK } from './violation-refresh.ts';
+
+/** The oldest listed ids checked first after a prune; each further call checks this many times more (up to REFRESH_CHUNK). */
+export const PRUNE_FIRST_CHECK = 200;
+
+export interface PruneRefreshDeps {
+  api: RelayApi;
+  store: InspectorStore;
+  /** The query now: a new one (filters changed, the list reloaded) ends the check. */
+  query: () => number;
+  /** Loads the list's first page again (a new query). */
+  reload: () => Promise<void>;
+  disposed: () => boolean;
+}
+
+/**
+ * After messages were pruned or cleared (`storage.pruned`) the rows that went leave the list, cheaply:
+ *
+ * - retention prunes the oldest: the list's oldest ids are checked (`messages.byIds`, 200 first, then
+ *   growing chunks) until a chunk comes back with a row still stored; the list keeps its scroll;
+ * - a clear removes any rows (a source's, a filter's set): a list of at most 5,000 rows is checked in
+ *   one call, a longer one loads its first page again.
+ *
+ * A list left empty with older pages to read loads again. The open message, if it went, says so.
+ * While the stream is paused nothing changes: the check waits for `resumed()`.
+ */
+export class PruneRefresh {
+  #wanted: 'oldest' | 'all' | null = null;
+  #running = false;
+  readonly #deps: PruneRefreshDeps;
+
+  constructor(deps: PruneRefreshDeps) {
+    this.#deps = deps;
+  }
+
+  request(report: Pick<PruneReport, 'reason' | 'messages'>): void {
+    if (report.messages === 0) return;
+    this.#wanted = report.reason === 'clear' || this.#wanted === 'all' ? 'all' : 'oldest';
+    void this.#run();
+  }
+
+  resumed(): void {
+    void this.#run();
+  }
+
+  async #run(): Promise<void> {
+    const { store, disposed } = this.#deps;
+    if (this.#running || this.#wanted === null || disposed() || store.getState().paused) return;
+    const kind = this.#wanted;
+    this.#wanted = null;
+    this.#running = true;
+    try {
+      const order = store.getState().list.order;
+      if (kind === 'all' && order.length > REFRESH_CHUNK) await this.#deps.reload();
+      else await this.#check(kind === 'all' ? [order] : null);
+    } finally {
+      this.#running = false;
+      if (this.#wanted !== null) void this.#run();
+    }
+  }
+
+  /** Checks `chunks` (or the oldest ids, in growing chunks, while whole chunks have gone) and drops what went. */
+  async #check(chunks: (readonly number[])[] | null): Promise<void> {
+    const { api, store, query, reload, disposed } = this.#deps;
+    const forQuery = query();
+    const order = store.getState().list.order;
+    let end = order.length;
+    let size = PRUNE_FIRST_CHECK;
+    for (let i = 0; chunks ? i < chunks.length : end > 0; i++) {
+      if (store.getState().paused) {
+        this.#wanted = chunks ? 'all' : 'oldest'; // paused meanwhile: again on resume
+        return;
+      }
+      const start = Math.max(0, end - size);
+      const ids = chunks ? chunks[i]! : order.slice(start, end);
+      if (ids.length === 0) break;
+      const result = await api.invoke('messages.byIds', { ids: [...ids] });
+      if (disposed() || forQuery !== query() || !result.ok) return;
+      const stored = new Set(result.value.messages.map((m) => m.id));
+      const gone = ids.filter((id) => !stored.has(id));
+      if (gone.length > 0) this.#drop(gone);
+      if (!chunks && gone.length < ids.length) break; // the cut is in this chunk: newer rows are stored
+      end = start;
+      size = Math.min(REFRESH_CHUNK, size * 4);
+    }
+    const { list } = store.getState();
+    if (list.order.length === 0 && list.next !== null && forQuery === query()) await reload();
+  }
+
+  #drop(gone: number[]): void {
+    const { store } = this.#deps;
+    const state = store.getState();
+    const goneSet = new Set(gone);
+    const detail = state.detail && goneSet.has(state.detail.id)
+      ? { ...state.detail, loading: false, error: 'This message is no longer stored: retention or a clear removed it.' }
+      : state.detail;
+    store.setState({
+      list: dropRows(state.list, gone),
+      selectedId: state.selectedId !== null && goneSet.has(state.selectedId) ? null : state.selectedId,
+      detail,
+    });
+  }
+}

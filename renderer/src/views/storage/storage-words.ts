@@ -1,0 +1,173 @@
+/**
+ * The store's figures and actions in words: sizes, times ("2026-11-20 14:03 · 5 days ago"), the last
+ * prune, the clear question and its outcome, an export's and an import's outcome. Pure (no React, no
+ * DOM), tested in Node.
+ */
+import type { ImportOutcome, PruneReport, Retention, StorageResponses } from '../../../../shared/storage.ts';
+import { formatCount } from '../../lib/format.ts';
+
+const KB = 1024;
+const MB = 1024 ** 2;
+const GB = 1024 ** 3;
+const TB = 1024 ** 4;
+
+function scaled(value: number, unit: string): string {
+  // Three significant figures at most, and no ".0": "1.5 GB", "12.3 MB", "245 MB".
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return `${Number(value.toFixed(digits)).toLocaleString('en-US')} ${unit}`;
+}
+
+/** Bytes in binary units, as the retention limits count them: "0 B", "12 KB", "12.3 MB", "2 GB". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < KB) return `${bytes} B`;
+  if (bytes < MB) return scaled(bytes / KB, 'KB');
+  if (bytes < GB) return scaled(bytes / MB, 'MB');
+  if (bytes < TB) return scaled(bytes / GB, 'GB');
+  return scaled(bytes / TB, 'TB');
+}
+
+/** A count, "≈ 12,300,000" when the core estimated it. */
+export function formatFigure(n: number, approximate: boolean): string {
+  return `${approximate ? '≈ ' : ''}${formatCount(n)}`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** "just now", "12 s ago", "4 min ago", "3 h ago", "5 days ago", "2 years ago" (no calendar date: that is said beside it). */
+export function agoWords(at: number, now: number): string {
+  const s = Math.round((now - at) / 1000);
+  if (s < 0) return 'in the future (check the clock)';
+  if (s < 1) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.floor(h / 24);
+  if (d < 365) return `${plural(d, 'day')} ago`;
+  const y = Math.floor(d / 365);
+  return `${plural(y, 'year')} ago`;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** Local date and time to the minute: "2026-11-20 14:03". */
+export function localMinute(at: number): string {
+  const d = new Date(at);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A message's time for the figures: "2026-11-20 14:03 · 5 days ago", or "none stored". */
+export function messageTime(at: number | null, now: number): string {
+  return at === null ? 'none stored' : `${localMinute(at)} · ${agoWords(at, now)}`;
+}
+
+/** A retention limit in words: "30 days", "1,000,000 messages", "2 GB", or "no limit". */
+export function limitWords(key: keyof Retention, value: number | null): string {
+  if (value === null) return 'no limit';
+  if (key === 'maxAgeDays') return plural(value, 'day');
+  if (key === 'maxMessages') return plural(value, 'message');
+  return formatBytes(value);
+}
+
+/**
+ * The last prune: "removed 12,000 messages older than 30 days with 12,000 deliveries and 14,210
+ * attempts, 2 min ago; kept 3 still being delivered". `retention` is the one in use now (the report
+ * names which limit, not its value then).
+ */
+export function pruneWords(report: PruneReport, retention: Retention, now: number): string {
+  const why =
+    report.reason === 'clear'
+      ? ''
+      : report.reason === 'maxAgeDays'
+        ? retention.maxAgeDays !== null
+          ? ` older than ${plural(retention.maxAgeDays, 'day')}`
+          : ' older than the age limit'
+        : report.reason === 'maxMessages'
+          ? ` over the limit of ${retention.maxMessages !== null ? plural(retention.maxMessages, 'message') : 'messages'}`
+          : ` to keep the database under ${retention.maxBytes !== null ? formatBytes(retention.maxBytes) : 'its size limit'}`;
+  const verb = report.reason === 'clear' ? 'cleared' : 'removed';
+  const removed =
+    report.messages === 0
+      ? `${verb} no messages${why}`
+      : `${verb} ${plural(report.messages, 'message')}${why} with ${plural(report.deliveries, 'delivery', 'deliveries')} and ${plural(report.attempts, 'attempt')}`;
+  const kept = report.keptPending > 0 ? `; kept ${formatCount(report.keptPending)} still being delivered` : '';
+  return `${removed}, ${agoWords(report.at, now)}${kept}`;
+}
+
+/** What a clear removes, for its question: every message, one source's, or a filter's set (in words). */
+export type ClearWhat = { kind: 'all' } | { kind: 'source'; name: string } | { kind: 'filter'; words: string };
+
+export interface ClearQuestion {
+  text: string;
+  /** The confirming button's label; null when there is nothing to remove. */
+  button: string | null;
+}
+
+function whose(what: ClearWhat, n: number): string {
+  if (what.kind === 'all') return n === 1 ? 'the only stored message' : `all ${plural(n, 'message')}`;
+  if (what.kind === 'source') return `${plural(n, 'message')} of ${what.name}`;
+  return `${plural(n, 'message')} matching ${what.words}`;
+}
+
+/**
+ * "Remove 12,345 messages of web, with their deliveries and attempts? Deliveries still pending are
+ * cancelled. This cannot be undone." — from a dry run's count.
+ */
+export function clearQuestion(what: ClearWhat, count: number): ClearQuestion {
+  if (count === 0) {
+    const none = what.kind === 'all' ? 'No messages are stored' : what.kind === 'source' ? `No messages of ${what.name} are stored` : `No stored message matches ${what.words}`;
+    return { text: `${none}: nothing to remove.`, button: null };
+  }
+  const their = count === 1 ? 'its delivery and attempts' : 'their deliveries and attempts';
+  return {
+    text: `Remove ${whose(what, count)}, with ${their}? Deliveries still pending are cancelled. This cannot be undone.`,
+    button: `Remove ${plural(count, 'message')}`,
+  };
+}
+
+/** After a clear: "Removed 12,345 messages (with 12,345 deliveries and 13,002 attempts); 45.2 MB freed on disk." */
+export function clearDone(result: StorageResponses['storage.clear']): string {
+  const removed =
+    result.messages === 0
+      ? 'Nothing was removed (the messages had gone already).'
+      : `Removed ${plural(result.messages, 'message')} (with ${plural(result.deliveries, 'delivery', 'deliveries')} and ${plural(result.attempts, 'attempt')})`;
+  if (result.messages === 0) return removed;
+  const freed = result.bytesFreed > 0 ? `; ${formatBytes(result.bytesFreed)} freed on disk.` : '; the file kept its size (its free space is reused for new messages).';
+  return removed + freed;
+}
+
+/** After an export's download: what it holds, and that it was cut short when it was. */
+export function exportDone(result: StorageResponses['messages.export'], format: 'ndjson' | 'har', max: number): string {
+  const what = format === 'har' ? `the webhook attempts of ${plural(result.messages, 'message')}` : plural(result.messages, 'message');
+  const saved = result.messages === 0 && format === 'ndjson' ? `No message matches: ${result.fileName} is empty.` : `Saved ${what} to ${result.fileName}.`;
+  const cut = result.truncated ? ` More messages match than one download holds (${formatCount(max)}): run sluice export in a terminal for all of them.` : '';
+  return saved + cut;
+}
+
+/** At most this many refused messages and unreadable lines are named (the counts say the rest). */
+export const NAMED_MAX = 5;
+
+function lineOf(line: number | null): string {
+  return line === null ? '' : `line ${formatCount(line)}: `;
+}
+
+/** An import's outcome as lines: what was accepted, the first refusals with their reasons, the unreadable lines with their numbers. */
+export function importWords(outcome: ImportOutcome): { summary: string; refused: string[]; unreadable: string[]; more: string | null } {
+  const format = outcome.format === 'har' ? 'HAR file' : 'NDJSON file';
+  const refusedCount = outcome.refused.length;
+  const unreadableCount = outcome.unreadable.length;
+  const parts = [`Accepted ${plural(outcome.accepted, 'message')} of ${formatCount(outcome.sent)} sent`];
+  if (refusedCount > 0) parts.push(`refused ${formatCount(refusedCount)}`);
+  if (unreadableCount > 0) parts.push(`${plural(unreadableCount, 'line')} not read`);
+  const summary = `${format}: ${parts.join('; ')}.`;
+  const refused = outcome.refused.slice(0, NAMED_MAX).map((r) => `${lineOf(r.line)}${r.reason}`);
+  const unreadable = outcome.unreadable.slice(0, NAMED_MAX).map((u) => `${lineOf(u.line)}${u.reason}`);
+  const hidden = Math.max(0, refusedCount - NAMED_MAX) + Math.max(0, unreadableCount - NAMED_MAX);
+  return { summary, refused, unreadable, more: hidden > 0 ? `and ${formatCount(hidden)} more not shown` : null };
+}
