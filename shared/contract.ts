@@ -30,6 +30,7 @@ import {
   type WebhookConfig,
 } from './settings.ts';
 import { planRequestSchemas, type PlanResponses, type RecheckProgress, type Violation } from './tracking-plan.ts';
+import { storageRequestSchemas, type PruneReport, type StorageResponses } from './storage.ts';
 
 const id = z.number().int().positive();
 
@@ -137,6 +138,8 @@ export const requestSchemas = {
   }),
   /** Tracking plans (shared/tracking-plan.ts). */
   ...planRequestSchemas,
+  /** Retention, storage figures, clearing (shared/storage.ts). */
+  ...storageRequestSchemas,
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -314,7 +317,7 @@ export interface MessageDetail extends MessageSummary {
 }
 
 /** Response types, one per channel. */
-export interface Responses extends PlanResponses {
+export interface Responses extends PlanResponses, StorageResponses {
   /** `dataDir`: where the store lives. */
   'app.info': { version: string; ingestUrl: string; receiverUrl: string; dataDir: string; sources: SourceView[] };
   'delivery.state': DeliveryHoldState;
@@ -404,7 +407,9 @@ export type CoreEvent =
   /** A tracking plan was loaded again (its file changed, or an event was added) or could not be: read plans again. */
   | { type: 'plans.changed' }
   /** A re-check of stored messages moved on (at most a few times a second) or ended. */
-  | { type: 'plans.recheck'; progress: RecheckProgress };
+  | { type: 'plans.recheck'; progress: RecheckProgress }
+  /** Messages were pruned or cleared (read the stream and the storage figures again). */
+  | { type: 'storage.pruned'; report: PruneReport };
 
 /** The composer client's queue, for display: the client library's own state snapshot. */
 export type ComposerState = ClientState;

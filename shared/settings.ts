@@ -3,6 +3,7 @@ import { MAX_WEBHOOKS } from './limits.ts';
 import { propertyName } from './audience-property.ts';
 import { audienceConfigSchema } from './audiences.ts';
 import { trackingPlanConfigSchema } from './tracking-plan.ts';
+import { retentionSchema } from './retention.ts';
 
 export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -224,6 +225,8 @@ export const configFileSchema = z
     audiences: z.array(audienceConfigSchema).optional(),
     /** Tracking plans that check the sources' messages (shared/tracking-plan.ts). */
     trackingPlans: z.array(trackingPlanConfigSchema).max(50, 'at most 50 tracking plans').optional(),
+    /** How much the store keeps (shared/storage.ts); wins over what Settings saved, at each start. */
+    retention: retentionSchema.optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Map<string, number>();

@@ -29,6 +29,7 @@ import { hookOf } from '../../shared/receiver-hooks.ts';
 import { TrackingPlans } from './plans/plan-registry.ts';
 import { Rechecks } from './plans/recheck.ts';
 import { PlanStatsRepo } from './store/plan-stats.ts';
+import { Pruner } from './retention/pruner.ts';
 
 export interface CoreOptions {
   dataDir: string;
@@ -170,13 +171,15 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   });
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
   const rechecks = new Rechecks(writer, bus, planStats);
+  const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention });
   const parts: CoreParts = {
-    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks,
+    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
   const operations = createOperations({
     ...parts,
     writer,
+    db,
     settingsApplied() {
       writer.setRoutes(routesOf(destinations));
       plans.apply(); // sources and destinations by name
@@ -193,6 +196,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
       closing ??= (async () => {
         plans.close();
         rechecks.stop();
+        await pruner.close();
         await composer.close(); // its queue goes into the store before ingestion stops
         await audiences.close(); // a sync under way commits
         await ingest.close();
@@ -216,6 +220,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     }
   }
   audiences.start();
+  pruner.start();
   return core;
 }
 

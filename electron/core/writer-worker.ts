@@ -30,6 +30,7 @@ import type { FromWriter, IngestJob, ToWriter, UnitFailure, WriteOp, WriteOutcom
 import { fromColumns } from './writer/result-columns.ts';
 import { PlanChecks } from './plans/plan-checks.ts';
 import { rechecker } from './plans/recheck-writes.ts';
+import { pruneWrites } from './retention/prune-writes.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
@@ -43,6 +44,7 @@ const audiences = new AudienceWriter(db);
 const prepareBodies = bodiesPreparer(db);
 const plans = new PlanChecks();
 const recheck = rechecker(db, plans);
+const pruning = pruneWrites(db);
 const savepoint = db.prepare('SAVEPOINT unit');
 const release = db.prepare('RELEASE unit');
 const rollbackTo = db.prepare('ROLLBACK TO unit');
@@ -115,6 +117,16 @@ function applyOp(op: WriteOp): WriteOutcome {
     }
     case 'reset':
       return { ids: [], changed: resetStore() };
+    case 'prune': {
+      const removed = pruning.prune(op.afterId, op.upToId, op.limit);
+      return { ids: [], changed: removed.messages, removed };
+    }
+    case 'removeMessages': {
+      const removed = pruning.remove(op.ids);
+      return { ids: [], changed: removed.messages, removed: { ...removed, lastId: 0, keptPending: 0 } };
+    }
+    case 'vacuum':
+      return { ids: [], changed: 0, free: pruning.vacuum(op.pages) };
     case 'recheck': {
       const { lastId, read, changed } = recheck(op.afterId, op.untilId, op.limit);
       return { ids: [lastId, read], changed };

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { IMPORT_MAX_CHARS } from '../../shared/storage.ts';
 import { http } from '../core/node-http.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,8 +33,12 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** Frames above this are refused: the contract's requests are small. */
-const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Frames above this are refused. The contract's requests are small but one: a file dropped on the
+ * inspector (`messages.import`, at most IMPORT_MAX_CHARS characters, JSON-escaped in the frame). Only a
+ * page that passed the token, Host and Origin checks gets a socket to send one on.
+ */
+const MAX_FRAME_BYTES = IMPORT_MAX_CHARS * 4;
 
 /**
  * The headless host: serves the inspector to a browser and carries the contract over a WebSocket

@@ -11,6 +11,7 @@ import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
+import { runRetentionBench } from './retention.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   forward: runForwardBench,
   testing: runTestingBench,
   plans: runPlansBench,
+  retention: runRetentionBench,
 };
 
 const wanted = process.argv.slice(2);

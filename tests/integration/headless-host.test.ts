@@ -1,4 +1,5 @@
 // The headless host: the contract over a WebSocket, guarded by token, Host and Origin.
+import { IMPORT_MAX_CHARS } from '../../shared/storage.ts';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -263,13 +264,13 @@ describe('headless host, against hostile requests', () => {
     // Refused upgrades whose sockets are reset at once: the refusal writes to a dead socket.
     await Promise.all(Array.from({ length: 50 }, () => raw(ui, upgrade('/api', host), true)));
 
-    // With the token: a frame over the 1 MiB limit closes that socket (1009), nothing else.
+    // With the token: a frame over the limit (4 × a dropped file's, 64 MiB) closes that socket (1009), nothing else.
     const big = new WebSocket(apiUrl(ui));
     sockets.push(big);
     await new Promise((resolve) => big.on('open', resolve));
     const closedBig = new Promise<number>((resolve) => big.on('close', (code) => resolve(code)));
     big.on('error', () => {});
-    big.send(JSON.stringify({ kind: 'invoke', id: 1, channel: 'deliveries.replay', request: { body: { a: 'x'.repeat(1_100_000) } } }));
+    big.send(JSON.stringify({ kind: 'invoke', id: 1, channel: 'deliveries.replay', request: { body: { a: 'x'.repeat(IMPORT_MAX_CHARS * 4 + 1) } } }));
     expect(await closedBig).toBe(1009);
     // A channel that is an object (whose string form throws): refused as a malformed frame.
     const odd = new WebSocket(apiUrl(ui));

@@ -57,6 +57,9 @@ export function createHandlers(ops: Operations): Handlers {
     'plans.stats': ops.planStats,
     'plans.addEvent': ops.addPlanEvent,
     'plans.recheck': ops.recheckPlans,
+    'storage.stats': ops.storageStats,
+    'storage.setRetention': ops.setRetention,
+    'storage.clear': ({ scope, dryRun }) => ops.clear(scope, dryRun),
     'samples.send': ops.sendSamples,
   };
 }

@@ -62,6 +62,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'plans.recheck', progress });
       schedule();
     }),
+    bus.on('storage.pruned', (report) => {
+      pending.push({ type: 'storage.pruned', report });
+      schedule();
+    }),
     bus.on('store.reset', () => {
       storedIds = []; // gone: the reset's reload reads what is stored now
       pending.push({ type: 'store.reset' });

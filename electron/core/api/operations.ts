@@ -29,6 +29,11 @@ import type { StoreWriter } from '../writer/store-writer.ts';
 import type { TestQueries } from '../queries/test-queries.ts';
 import type { TrackingPlans } from '../plans/plan-registry.ts';
 import type { Rechecks } from '../plans/recheck.ts';
+import type { Pruner } from '../retention/pruner.ts';
+import { clearMessages } from '../retention/clear.ts';
+import type { ClearScope } from '../../../shared/storage.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import { storageFigures } from '../store/storage-figures.ts';
 import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
 
 /** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
@@ -55,11 +60,15 @@ export interface CoreParts {
   plans: TrackingPlans;
   /** Re-checks of stored messages against them (plans/recheck.ts). */
   rechecks: Rechecks;
+  /** Retention: what the store keeps, pruned every minute (retention/pruner.ts). */
+  pruner: Pruner;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */
 export interface OperationParts extends CoreParts {
   writer: StoreWriter;
+  /** The main thread's connection (storage figures, clearing's reads). */
+  db: DatabaseSync;
   /** Sources or destinations were saved: the writer's routes and the engine follow. */
   settingsApplied(): void;
 }
@@ -123,6 +132,10 @@ export interface Operations {
   planStats: Ask<'plans.stats'>;
   addPlanEvent: Ask<'plans.addEvent'>;
   recheckPlans: Ask<'plans.recheck'>;
+  storageStats: Ask<'storage.stats'>;
+  setRetention: Ask<'storage.setRetention'>;
+  /** Removes the scope's messages with their deliveries and attempts (open ones too), then shrinks the file; `dryRun` counts. */
+  clear(scope: ClearScope, dryRun?: boolean): Promise<Responses['storage.clear']>;
 }
 
 /** How many messages one `messages.list` call with a `delivery` filter reads at most, and per chunk. */
@@ -356,7 +369,24 @@ export function createOperations(p: OperationParts): Operations {
     planStats: ({ name }) => p.plans.stats(name),
     addPlanEvent: ({ name, type, event }) => p.plans.addEvent(name, type, event),
     recheckPlans: () => p.rechecks.start(),
+    storageStats: () => storageView(),
+    setRetention: async ({ retention }) => {
+      await p.pruner.setRetention(retention);
+      return storageView();
+    },
+    clear: (scope, dryRun = false) => {
+      // One at a time, and not beside a reset: both take the engine's queue away for a while.
+      const run = resets.then(() => clearMessages({ db: p.db, messages, writer, delivery, pruner: p.pruner }, scope, dryRun));
+      resets = run.catch(() => undefined);
+      return run;
+    },
   };
+
+  /** Settings' storage figures: the store's (store/storage-figures.ts) with the retention in use and the last prune. */
+  function storageView(): Responses['storage.stats'] {
+    const { retention, from } = p.pruner.retention();
+    return { ...storageFigures(p.db, p.dataDir), retention, retentionFrom: from, lastPrune: p.pruner.lastPrune() };
+  }
 
   const destinationSettings: DestinationSettingsDeps = {
     sources: p.sources,

@@ -4,6 +4,7 @@ import type { CommittedRequest } from '../store/stored-request.ts';
 import type { InboxEntry } from '../../../shared/receiver.ts';
 import type { ClientState } from '../../../shared/client-state.ts';
 import type { RecheckProgress } from '../../../shared/tracking-plan.ts';
+import type { PruneReport } from '../../../shared/storage.ts';
 
 /** The contract's delivery change (shared/contract.ts), with the store's own status and trigger types. */
 export type DeliveryChange = ContractDeliveryChange & { status: DeliveryStatus; trigger: DeliveryTrigger };
@@ -33,6 +34,8 @@ export interface CoreEvents {
   'plans.changed': null;
   /** A re-check of stored messages moved on or ended (plans/recheck.ts). */
   'plans.recheck': RecheckProgress;
+  /** Messages were pruned (retention) or cleared, after the change is stored (retention/pruner.ts). */
+  'storage.pruned': PruneReport;
 }
 
 type Listener<T> = (payload: T) => void;

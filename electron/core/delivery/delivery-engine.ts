@@ -154,16 +154,17 @@ export class DeliveryEngine {
    * Around a write that removes deliveries (a reset): nothing new starts, the rounds in flight end and
    * are recorded, what was read of the queue and its bodies is dropped, and the breakers start closed;
    * then `write` runs, and the engine reads the store afresh. So no round sends a removed delivery,
-   * and no delivery read before stands for a row that reused its id.
+   * and no delivery read before stands for a row that reused its id. `keepBreakers` (a clear of some
+   * messages, not a reset): the receivers' circuit breakers stay as they are.
    */
-  async whileRemoving<T>(write: () => Promise<T>): Promise<T> {
+  async whileRemoving<T>(write: () => Promise<T>, options: { keepBreakers?: boolean } = {}): Promise<T> {
     const wasHeld = this.#held;
     this.#held = true;
     const purged = this.#bodies.purging();
     try {
       await this.idle();
       for (const destinationId of this.#queues.destinationIds()) this.#queues.drop(destinationId);
-      this.#receivers.reset();
+      if (!options.keepBreakers) this.#receivers.reset();
       return await write();
     } finally {
       purged();

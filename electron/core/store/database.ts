@@ -4,6 +4,7 @@ import path from 'node:path';
 import { connect } from './connection.ts';
 import { openChecked } from './integrity.ts';
 import { migrate } from './migrations.ts';
+import { useIncrementalVacuum } from './auto-vacuum.ts';
 
 export const DATABASE_FILE = 'sluice.db';
 
@@ -24,6 +25,7 @@ export function openDatabase(dataDir: string): DatabaseSync {
   fs.chmodSync(file, 0o600);
   // A damaged store is refused here with a sentence (integrity.ts), before anything writes to it.
   const db = openChecked(file, () => connect(file, 'main'));
+  useIncrementalVacuum(db, file);
   migrate(db);
   return db;
 }

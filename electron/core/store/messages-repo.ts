@@ -249,10 +249,10 @@ export class MessagesRepo {
     return n < INDEXED_RANGE_MAX;
   }
 
-  /** Ids of the messages matching `filter`, oldest first. */
-  findIds(filter: MessageFilter, limit = 10_000): number[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
+  /** Ids of the messages matching `filter` after `afterId`, oldest first. */
+  findIds(filter: MessageFilter, limit = 10_000, afterId = 0): number[] {
+    const where: string[] = ['m.id > ?'];
+    const params: (string | number)[] = [afterId];
     if (filter.type) (where.push('m.type = ?'), params.push(filter.type));
     if (filter.event) (where.push('m.event = ?'), params.push(filter.event));
     if (filter.userId) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
@@ -263,7 +263,7 @@ export class MessagesRepo {
     if (filter.violations !== undefined) where.push(violationsClause(filter.violations));
     if (filter.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(filter.plan));
     if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
-    const sql = `SELECT m.id FROM messages m ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id LIMIT ?`;
+    const sql = `SELECT m.id FROM messages m WHERE ${where.join(' AND ')} ORDER BY m.id LIMIT ?`;
     return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
   }
 

@@ -9,6 +9,7 @@ import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
+import type { Removed } from '../retention/prune-writes.ts';
 import type { TrackingPlan, UnplannedMode, ViolationMode } from '../../../shared/tracking-plan.ts';
 
 /**
@@ -72,6 +73,12 @@ export type WriteOp =
    * their violations (plans/recheck-writes.ts); `ids` = [the last message read, how many were read], `changed` = rows updated.
    */
   | { op: 'recheck'; afterId: number; untilId: number; limit: number }
+  /** Retention (retention/prune-writes.ts): a slice of the messages after `afterId` up to `upToId`, except those still being delivered. */
+  | { op: 'prune'; afterId: number; upToId: number; limit: number }
+  /** A clear: these messages, whatever their deliveries' states (the engine was told first). */
+  | { op: 'removeMessages'; ids: number[] }
+  /** Gives free pages back to the file system (auto_vacuum incremental). */
+  | { op: 'vacuum'; pages: number }
   | AudienceOp;
 
 export interface WriteOutcome {
@@ -87,6 +94,9 @@ export interface WriteOutcome {
   deletionRequestId?: number;
   /** What an audience op did (audience-ops.ts). */
   audience?: AudienceOutcome;
+  /** What a prune or removeMessages slice removed; for vacuum, `free` pages left. */
+  removed?: Removed;
+  free?: number;
 }
 
 export type ToWriter =

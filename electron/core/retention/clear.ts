@@ -1,0 +1,51 @@
+// Clearing, on request: every message, one source's, or the stream filter's set — with their
+// deliveries (open ones too: the delivery engine lets go of them first) and attempts — in slices, then
+// the freed pages go back to the disk. A dry run counts what would go, for the question asked first.
+import type { ClearScope, StorageResponses } from '../../../shared/storage.ts';
+import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import type { StoreWriter } from '../writer/store-writer.ts';
+import { SLICE, type Pruner } from './pruner.ts';
+
+export interface ClearParts {
+  db: DatabaseSync;
+  messages: MessagesRepo;
+  writer: StoreWriter;
+  delivery: DeliveryEngine;
+  pruner: Pruner;
+}
+
+type Cleared = StorageResponses['storage.clear'];
+
+/** The next slice of the scope's message ids after `afterId`, oldest first. */
+function sliceOf(parts: ClearParts, scope: ClearScope): (afterId: number) => number[] {
+  if ('filter' in scope) return (afterId) => parts.messages.findIds(scope.filter, SLICE, afterId);
+  const bySource = 'sourceId' in scope;
+  const next = parts.db.prepare(`SELECT id FROM messages WHERE id > ? ${bySource ? 'AND source_id = ?' : ''} ORDER BY id LIMIT ?`);
+  return (afterId) => (next.all(afterId, ...(bySource ? [scope.sourceId] : []), SLICE) as { id: number }[]).map((r) => r.id);
+}
+
+export async function clearMessages(parts: ClearParts, scope: ClearScope, dryRun: boolean): Promise<Cleared> {
+  const next = sliceOf(parts, scope);
+  const out: Cleared = { messages: 0, deliveries: 0, attempts: 0, bytesFreed: 0, dryRun };
+  if (dryRun) {
+    for (let ids = next(0); ids.length > 0; ids = next(ids.at(-1)!)) out.messages += ids.length;
+    return out;
+  }
+  const started = Date.now();
+  // The engine holds its rounds and forgets what it read: nothing of what goes is sent afterwards.
+  await parts.delivery.whileRemoving(
+    async () => {
+      for (let ids = next(0); ids.length > 0; ids = next(ids.at(-1)!)) {
+        const { removed } = await parts.writer.write({ op: 'removeMessages', ids });
+        out.messages += removed?.messages ?? 0;
+        out.deliveries += removed?.deliveries ?? 0;
+        out.attempts += removed?.attempts ?? 0;
+      }
+    },
+    { keepBreakers: true },
+  );
+  out.bytesFreed = await parts.pruner.cleared({ messages: out.messages, deliveries: out.deliveries, attempts: out.attempts }, Date.now() - started);
+  return out;
+}

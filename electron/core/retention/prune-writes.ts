@@ -1,0 +1,64 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/** What one slice removed. */
+export interface Removed {
+  messages: number;
+  deliveries: number;
+  attempts: number;
+  /** The last message id the slice looked at (the next slice starts after it); 0 when none. */
+  lastId: number;
+  /** Messages it left because a delivery of theirs is pending, retrying or in flight (pruning only). */
+  keptPending: number;
+}
+
+/**
+ * Removing messages, in the store's writer thread, a slice per write op (each a unit of a group
+ * commit, so ingestion goes on between slices): a message goes with its deliveries (replays too), their
+ * attempts (cascade), its audience-sync entry, and its request once the request holds no other message.
+ * Deletion requests' notifications (deliveries without a message) are not touched. The tracking plan
+ * counts follow by themselves (migration 10's triggers).
+ */
+export function pruneWrites(db: DatabaseSync) {
+  const IDS = 'SELECT value FROM json_each(?)';
+  const countDeliveries = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE message_id IN (${IDS})`);
+  const countAttempts = db.prepare(`SELECT count(*) AS n FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS}))`);
+  const requestsOf = db.prepare(`SELECT DISTINCT request_id AS id FROM messages WHERE id IN (${IDS}) AND request_id IS NOT NULL`);
+  const deleteDeliveries = db.prepare(`DELETE FROM deliveries WHERE message_id IN (${IDS})`);
+  const deleteSyncEntries = db.prepare(`DELETE FROM audience_sync_messages WHERE message_id IN (${IDS})`);
+  const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
+  const deleteEmptyRequests = db.prepare(`DELETE FROM requests WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.request_id = requests.id)`);
+  // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
+  // those still being delivered. A range of the table's own key: no scan beyond the slice.
+  const OPEN = `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ('pending', 'retrying', 'in_flight'))`;
+  const oldest = db.prepare(`SELECT m.id, ${OPEN} AS open FROM messages m WHERE m.id > ? AND m.id <= ? ORDER BY m.id LIMIT ?`);
+  const freePages = db.prepare('PRAGMA freelist_count');
+
+  /** Removes these messages (whatever their deliveries' states: the caller took them out of the engine's hands). */
+  function remove(ids: number[]): Omit<Removed, 'lastId' | 'keptPending'> {
+    if (ids.length === 0) return { messages: 0, deliveries: 0, attempts: 0 };
+    const list = JSON.stringify(ids);
+    const attempts = (countAttempts.get(list) as { n: number }).n;
+    const deliveries = (countDeliveries.get(list) as { n: number }).n;
+    const requests = JSON.stringify((requestsOf.all(list) as { id: number }[]).map((r) => r.id));
+    deleteDeliveries.run(list);
+    deleteSyncEntries.run(list);
+    const messages = Number(deleteMessages.run(list).changes);
+    deleteEmptyRequests.run(requests);
+    return { messages, deliveries, attempts };
+  }
+
+  return {
+    remove,
+    /** One slice of pruning: up to `limit` messages after `afterId` with an id up to `upToId`, except those whose delivery is still open. */
+    prune(afterId: number, upToId: number, limit: number): Removed {
+      const rows = oldest.all(afterId, upToId, limit) as { id: number; open: number }[];
+      const ids = rows.filter((r) => !r.open).map((r) => r.id);
+      return { ...remove(ids), lastId: rows.at(-1)?.id ?? 0, keptPending: rows.length - ids.length };
+    },
+    /** Gives up to `pages` free pages back to the file system (auto_vacuum = INCREMENTAL); how many are left. */
+    vacuum(pages: number): number {
+      db.exec(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`); // a pragma takes no bound parameter
+      return (freePages.get() as { freelist_count: number }).freelist_count;
+    },
+  };
+}

@@ -1,0 +1,182 @@
+// Retention: when the store is over one of its limits (age, count, size), the oldest messages go —
+// with their deliveries and attempts — in slices of a few hundred, each a unit of the writer's group
+// commits, so ingestion goes on between them; never a message whose delivery is still open. The
+// policy (which limit, how far) is here; the SQL is retention/prune-writes.ts, in the writer thread.
+import type { DatabaseSync } from 'node:sqlite';
+import { DEFAULT_RETENTION, retentionSchema, type Retention } from '../../../shared/retention.ts';
+import type { PruneReport } from '../../../shared/storage.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+import type { Clock } from '../clock.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
+
+/** Messages per slice: small enough that a slice is a few milliseconds of the writer's time. */
+export const SLICE = 500;
+/** Pages given back to the disk per vacuum op (4 KB each: 8 MB). */
+const VACUUM_PAGES = 2048;
+const EVERY_MS = 60_000;
+const FIRST_AFTER_MS = 5_000;
+const DAY_MS = 86_400_000;
+
+type Source = 'config' | 'settings' | 'default';
+const SETTING = 'retention';
+const LAST_PRUNE = 'retention.lastPrune';
+
+export interface PrunerOptions {
+  /** The main thread's connection (reads, and the settings row). */
+  db: DatabaseSync;
+  writer: StoreWriter;
+  bus: EventBus;
+  clock: Clock;
+  /** The config file's retention, which wins at each start. */
+  configured?: Retention | undefined;
+  /** Log lines (a prune's report); console.error by default. */
+  log?: (line: string) => void;
+}
+
+export class Pruner {
+  readonly #o: PrunerOptions;
+  readonly #log: (line: string) => void;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<PruneReport | null> | undefined;
+  #closed = false;
+
+  constructor(options: PrunerOptions) {
+    this.#o = options;
+    this.#log = options.log ?? ((line) => console.error(line));
+    if (options.configured) this.#save(options.configured, 'config');
+  }
+
+  /** The retention in use and where it comes from. */
+  retention(): { retention: Retention; from: Source } {
+    const row = this.#o.db.prepare('SELECT value FROM settings WHERE key = ?').get(SETTING) as { value: string } | undefined;
+    if (!row) return { retention: DEFAULT_RETENTION, from: 'default' };
+    const saved = JSON.parse(row.value) as { retention: unknown; from: Source };
+    const parsed = retentionSchema.safeParse(saved.retention);
+    return parsed.success ? { retention: parsed.data, from: saved.from } : { retention: DEFAULT_RETENTION, from: 'default' };
+  }
+
+  /** Settings changed it: kept in the store (a config file's retention wins again at the next start); prunes now. */
+  async setRetention(retention: Retention): Promise<PruneReport | null> {
+    this.#save(retention, 'settings');
+    return this.run();
+  }
+
+  lastPrune(): PruneReport | null {
+    const row = this.#o.db.prepare('SELECT value FROM settings WHERE key = ?').get(LAST_PRUNE) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as PruneReport) : null;
+  }
+
+  /** Prunes every minute (the first time a few seconds after start). */
+  start(): void {
+    const tick = (after: number) => {
+      this.#timer = setTimeout(() => {
+        void this.run()
+          .catch((error: unknown) => this.#log(`sluice: pruning failed: ${(error as Error).message}; it tries again in a minute`))
+          .finally(() => !this.#closed && tick(EVERY_MS));
+      }, after);
+      this.#timer.unref();
+    };
+    tick(FIRST_AFTER_MS);
+  }
+
+  /** One pass, unless one runs (then that one's outcome): prunes to every limit, then gives the pages back. Null when nothing was over. */
+  run(): Promise<PruneReport | null> {
+    this.#running ??= this.#pass().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  /** Called after a clear removed messages: records it as the last prune, and vacuums. */
+  async cleared(removed: Omit<PruneReport, 'at' | 'reason' | 'keptPending' | 'tookMs'>, tookMs: number): Promise<number> {
+    const freed = await this.vacuum();
+    this.#report({ ...removed, at: this.#o.clock.now(), reason: 'clear', keptPending: 0, tookMs });
+    return freed;
+  }
+
+  /** Gives free pages back to the disk, when the store can (auto_vacuum incremental); the bytes the file shrank by. */
+  async vacuum(): Promise<number> {
+    const pragma = (name: string) => Number(Object.values(this.#o.db.prepare(`PRAGMA ${name}`).get() as object)[0]);
+    if (pragma('auto_vacuum') !== 2) return 0;
+    const before = pragma('page_count');
+    for (let free = pragma('freelist_count'); free > 0 && !this.#closed; ) {
+      free = (await this.#o.writer.write({ op: 'vacuum', pages: VACUUM_PAGES })).free ?? 0;
+    }
+    return (before - pragma('page_count')) * pragma('page_size');
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#running?.catch(() => undefined);
+  }
+
+  async #pass(): Promise<PruneReport | null> {
+    const { retention } = this.retention();
+    const target = this.#target(retention);
+    if (!target) return null;
+    const started = Date.now();
+    const report: PruneReport = { at: 0, messages: 0, deliveries: 0, attempts: 0, reason: target.reason, keptPending: 0, tookMs: 0 };
+    for (let afterId = 0; !this.#closed; ) {
+      const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId: target.upToId, limit: SLICE });
+      if (!removed || removed.lastId === 0) break;
+      afterId = removed.lastId;
+      report.messages += removed.messages;
+      report.deliveries += removed.deliveries;
+      report.attempts += removed.attempts;
+      report.keptPending += removed.keptPending;
+    }
+    if (report.messages > 0) await this.vacuum();
+    report.at = this.#o.clock.now();
+    report.tookMs = Date.now() - started;
+    this.#report(report);
+    return report;
+  }
+
+  /**
+   * The newest message id that must go, and for which limit — or null when the store is within every
+   * limit. Ids follow arrival (received_at grows with them), so each limit becomes an id: age through
+   * the received_at index, count and size from the oldest end of the table.
+   */
+  #target(retention: Retention): { upToId: number; reason: PruneReport['reason'] } | null {
+    const { db } = this.#o;
+    const one = (sql: string, ...params: number[]) => Number(Object.values((db.prepare(sql).get(...params) as object | undefined) ?? { v: 0 })[0] ?? 0);
+    const candidates: { upToId: number; reason: PruneReport['reason'] }[] = [];
+    if (retention.maxAgeDays !== null) {
+      const upToId = one('SELECT coalesce(max(id), 0) FROM messages WHERE received_at < ?', this.#o.clock.now() - retention.maxAgeDays * DAY_MS);
+      if (upToId > 0) candidates.push({ upToId, reason: 'maxAgeDays' });
+    }
+    const oldestFrom = (excess: number) => one('SELECT id FROM messages ORDER BY id LIMIT 1 OFFSET ?', Math.max(0, excess - 1));
+    const [min, max] = [one('SELECT coalesce(min(id), 0) FROM messages'), one('SELECT coalesce(max(id), 0) FROM messages')];
+    if (retention.maxMessages !== null && max - min + 1 > retention.maxMessages) {
+      // The id range only bounds the count from above (purges leave gaps): count when it might be over.
+      const excess = one('SELECT count(*) FROM messages') - retention.maxMessages;
+      if (excess > 0) candidates.push({ upToId: oldestFrom(excess), reason: 'maxMessages' });
+    }
+    if (retention.maxBytes !== null && max > 0) {
+      const used = (one('PRAGMA page_count') - one('PRAGMA freelist_count')) * one('PRAGMA page_size');
+      if (used > retention.maxBytes) {
+        // Messages carry most of the bytes (with their deliveries and attempts): prune the share that is over, and 1 % more.
+        const count = max - min + 1;
+        const excess = Math.ceil(((used - retention.maxBytes) / used) * count * 1.01);
+        candidates.push({ upToId: oldestFrom(Math.min(excess, count)), reason: 'maxBytes' });
+      }
+    }
+    if (candidates.length === 0) return null;
+    return candidates.reduce((a, b) => (b.upToId > a.upToId ? b : a));
+  }
+
+  #report(report: PruneReport): void {
+    this.#o.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(LAST_PRUNE, JSON.stringify(report));
+    if (report.messages === 0 && report.keptPending === 0) return;
+    const why = { maxAgeDays: 'older than the retention', maxMessages: 'over the message limit', maxBytes: 'over the size limit', clear: 'cleared' }[report.reason];
+    const kept = report.keptPending > 0 ? `; kept ${report.keptPending.toLocaleString('en-US')} whose delivery is still pending or retrying` : '';
+    this.#log(
+      `sluice: removed ${report.messages.toLocaleString('en-US')} messages (${why}) with ${report.deliveries.toLocaleString('en-US')} deliveries and ` +
+        `${report.attempts.toLocaleString('en-US')} attempts in ${(report.tookMs / 1000).toFixed(1)} s${kept}`,
+    );
+    this.#o.bus.emit('storage.pruned', report);
+  }
+
+  #save(retention: Retention, from: Source): void {
+    this.#o.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(SETTING, JSON.stringify({ retention, from }));
+  }
+}
