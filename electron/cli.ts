@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `sluice`: the command. It answers --help and --version itself and loads the relay's code only for
-// a command that runs (serve, check, plan), after node-check.js has made sure this Node.js can run
-// it: its own imports are Node's and a few constants, so that on an older Node.js the user reads one
-// sentence, not a stack trace.
+// a command that runs (serve, check, plan, export, import, doctor), after node-check.js has made sure
+// this Node.js can run it: its own imports are Node's and a few constants, so that on an older Node.js
+// the user reads one sentence, not a stack trace.
 import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { InputError, UsageError } from './commands/command-error.ts';
@@ -19,6 +19,8 @@ Commands:
   check           check exported messages against a tracking plan, without a relay
   plan infer      write a tracking plan inferred from the messages a relay stored
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
+  export          write the stored messages as NDJSON (or webhook attempts as HAR), without a relay
+  import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
   doctor          check a stopped Sluice's store in full; salvage a damaged one, compact a sound one
   help [command]  show this help, or a command's
 
@@ -97,6 +99,53 @@ Options:
   --force      replace FILE if it exists
   -h, --help   show this help`;
 
+const EXPORT_HELP = `Usage: sluice export [options]
+
+Writes the messages stored in a data folder as NDJSON, one per line, oldest first:
+{"message": {...}, "id", "messageId", "source", "type", "event", "status", "origin", "receivedAt",
+"timestamp", "rejection", "violations", "blocked"}, where "message" is the message as the client sent
+it (its batch's context, integrations and sentAt included; never the write key) and the rest is what
+Sluice made of it. sluice import sends such a file to a relay again; sluice check checks it. The store
+is opened read-only: a running sluice serve is fine; the export ends at the newest message when it starts.
+
+Options:
+  --data-dir DIR       the data folder (default: ${defaultDataDir()})
+  --out FILE           write to FILE (default: stdout); --force replaces an existing FILE
+  --source NAME        only the messages of this source
+  --since T, --until T only messages received from / until T: an ISO date or time (2025-03-01,
+                       2025-03-01T12:00:00Z; no zone is UTC) or a time ago (30m, 2h, 7d, 2w)
+  --event NAME         only this track event (or page or screen name)
+  --status S           only accepted, rejected or duplicate messages
+  --har                instead, the webhook attempts as a HAR 1.2 document (HTTP Toolkit, browser dev
+                       tools): one entry per attempt; --since/--until then bound when it was made
+  --destination NAME   with --har: only the attempts to this destination
+  -h, --help           show this help
+
+Exit status: 0 exported (a summary on stderr); 2 the export could not run (options, store, file).`;
+
+const IMPORT_HELP = `Usage: sluice import FILE [options]
+
+Sends messages through a running Sluice's ingestion endpoint (POST /v1/batch, in batches of at most
+500 messages and 500 KB, in the file's order), where they are stored, checked and delivered as any
+client's. FILE (- reads stdin) holds one JSON object per line — an exported message
+({"message": {...}, ...} from sluice export), a message, a Segment batch ({"batch": [...]}, its
+context, integrations and sentAt carried into each message) or a page of the HTTP API
+({"messages": [...]}) — or is a HAR file: each POST to a Tracking API path (/v1/batch, /v1/track, …,
+analytics.js's /v1/t) has its body sent again. Messages keep their messageIds: importing twice stores
+duplicates. What Sluice made itself (audience syncs, Violation Generated events) is not sent.
+
+Options:
+  --source NAME     send with this source's write key, looked up in --data-dir's store (read-only);
+                    without --source or --write-key, the store's only source
+  --write-key KEY   send with this write key instead
+  --url URL         the ingestion endpoint (default http://127.0.0.1:${DEFAULT_INGEST_PORT})
+  --data-dir DIR    where to look the source up (default: ${defaultDataDir()})
+  -h, --help        show this help
+
+Exit status: 0 every message was accepted; 1 a message was refused (one the export says was rejected
+before is only counted) or a line could not be read; 2 the import could not run (options, file, no
+relay listening at URL).`;
+
 const DOCTOR_HELP = `Usage: sluice doctor [options]
 
 Checks a store in full (SQLite's integrity_check: every page is read) and prints what it finds: the
@@ -125,6 +174,8 @@ const HELPS: Record<string, string> = {
   plan: PLAN_HELP,
   'plan infer': PLAN_INFER_HELP,
   'plan import': PLAN_IMPORT_HELP,
+  export: EXPORT_HELP,
+  import: IMPORT_HELP,
 };
 
 /** A command line the CLI cannot take; the message is a sentence for the user. */
@@ -147,6 +198,13 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'check') {
     if (wantsHelp) return void process.stdout.write(`${CHECK_HELP}\n`);
     return runCommand(CHECK_HELP, async () => (await import('./commands/check.ts')).check(rest));
+  }
+  if (command === 'export' || command === 'import') {
+    const help = command === 'export' ? EXPORT_HELP : IMPORT_HELP;
+    if (wantsHelp) return void process.stdout.write(`${help}\n`);
+    return runCommand(help, async () =>
+      command === 'export' ? (await import('./commands/export.ts')).exportCommand(rest) : (await import('./commands/import.ts')).importCommand(rest),
+    );
   }
   if (command === 'doctor') {
     if (wantsHelp) return void process.stdout.write(`${DOCTOR_HELP}\n`);

@@ -1,14 +1,23 @@
 /**
  * The test queries over HTTP (`/api/v1/…` on the inspector's port), for stacks that cannot import
- * sluice/testing — Cypress, Python, Go, a shell with curl. A thin adapter over core/queries/ and the
- * core's reset: the same filters, waits and answers. Guarded as the WebSocket is: the per-run token
- * (`Authorization: Bearer <token>`), a Host that is this server (checked by ui-server.ts before this),
- * and no browser request from another origin (no CORS either, so a page elsewhere cannot read it).
+ * sluice/testing — Cypress, Python, Go, a shell with curl. A thin adapter over core/queries/, the
+ * core's reset and the export (core/transfer/): the same filters, waits and answers. Guarded as the
+ * WebSocket is: the per-run token (`Authorization: Bearer <token>`), a Host that is this server
+ * (checked by ui-server.ts before this), and no browser request from another origin (no CORS either,
+ * so a page elsewhere cannot read it).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
+import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
+import { DELIVERY_STATUSES } from '../../shared/operations.ts';
 import type { Core } from '../core/index.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
+import { DATABASE_FILE } from '../core/store/database.ts';
+import { streamExport } from '../core/transfer/export-stream.ts';
+import type { HarFilter } from '../core/transfer/har.ts';
+import { openReadOnly } from '../core/transfer/read-only.ts';
+import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 
 export const API_PREFIX = '/api/v1/';
 /** A page of messages or deliveries, at most (and by default). */
@@ -70,9 +79,10 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
       const deliveries = core.queries.deliveries(filter, 'GET /api/v1/deliveries');
       return page(res, url, deliveries.map((d) => ({ id: d.id, message: d })), (row) => row.message, 'deliveries', core.queries.generation);
     }
+    if (route === 'export' && method === 'GET') return await exportStream(core, res, url, stopping);
     if (route === 'reset' && method === 'POST') return send(res, 200, await core.reset());
     if (route === 'stats' && method === 'GET') return send(res, 200, core.queries.stats());
-    if (['messages', 'messages/wait', 'deliveries', 'reset', 'stats'].includes(route) || route.startsWith('messages/')) {
+    if (['messages', 'messages/wait', 'deliveries', 'export', 'reset', 'stats'].includes(route) || route.startsWith('messages/')) {
       throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
     }
     throw new ApiError(404, 'not_found', `no such endpoint: ${url.pathname}; see the OpenAPI document (README, "HTTP API")`);
@@ -104,6 +114,61 @@ function filterOf(url: URL): Record<string, string | boolean> {
     filter.violations = violations === 'true';
   }
   return filter;
+}
+
+/**
+ * `GET /api/v1/export`: the messages a filter picks as `sluice export` writes them (format=ndjson), or
+ * their webhook attempts as HAR 1.2 (format=har), streamed a page at a time (transfer/export-stream.ts).
+ * Read on a read-only connection of its own, opened for the export: the core's connections are its
+ * repos' (not shared out), and a reader of its own holds no lock the writer or the checkpointer waits on.
+ */
+async function exportStream(core: Core, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
+  const param = (name: string): string | undefined => optional(url, name)[name];
+  const format = param('format') ?? 'ndjson';
+  if (format !== 'ndjson' && format !== 'har') throw new ApiError(400, 'invalid_request', `format must be ndjson (the messages) or har (their webhook attempts), not "${format}"`);
+  const filter: HarFilter = {};
+  const now = Date.now();
+  for (const name of ['since', 'until'] as const) {
+    const text = param(name);
+    if (text === undefined) continue;
+    const ms = parseWhen(text, now);
+    if (ms === undefined) throw new ApiError(400, 'invalid_request', `${name} must be ${WHEN_FORMS}; not "${text}"`);
+    filter[name] = ms;
+  }
+  const source = param('source');
+  if (source !== undefined) {
+    const found = core.sources.byName(source);
+    if (!found) throw new ApiError(400, 'invalid_request', `there is no source "${source}"; the sources are ${core.sources.list().map((s) => `"${s.name}"`).join(', ')}`);
+    filter.sourceId = found.id;
+  }
+  const status = param('status');
+  if (status !== undefined && !(MESSAGE_STATUSES as readonly string[]).includes(status)) throw new ApiError(400, 'invalid_request', `status must be one of ${MESSAGE_STATUSES.join(', ')}`);
+  const delivery = param('delivery');
+  if (delivery !== undefined && !([...DELIVERY_STATUSES, 'none'] as string[]).includes(delivery)) {
+    throw new ApiError(400, 'invalid_request', `delivery must be one of ${DELIVERY_STATUSES.join(', ')} or none`);
+  }
+  const destination = param('destination');
+  if (destination !== undefined) {
+    if (format !== 'har') throw new ApiError(400, 'invalid_request', 'destination picks webhook attempts: give it with format=har');
+    const found = core.destinations.list().find((d) => d.name === destination);
+    if (!found) throw new ApiError(400, 'invalid_request', `there is no destination "${destination}"`);
+    filter.destinationId = found.id;
+  }
+  // The rest as the inspector's filter holds them (shared/operations.ts), so that its download is the set it shows.
+  const texts = { status: status as MessageStatus | undefined, delivery, event: param('event'), type: param('type'), userId: param('userId'), search: param('search'), plan: param('plan') };
+  for (const [key, value] of Object.entries(texts)) if (value !== undefined) Object.assign(filter, { [key]: value });
+  const violations = filterOf(url).violations;
+  if (violations !== undefined) filter.violations = violations as boolean;
+  const db = openReadOnly(path.join(core.dataDir, DATABASE_FILE));
+  try {
+    await streamExport(res, db, format, filter, stopping, now);
+  } catch (error) {
+    // Once the lines have started, an error can only cut the download short, never turn it into JSON.
+    if (res.headersSent) res.destroy();
+    throw error;
+  } finally {
+    db.close();
+  }
 }
 
 function optional(url: URL, name: string): Record<string, string> {

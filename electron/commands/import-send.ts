@@ -1,0 +1,176 @@
+/**
+ * How `sluice import` sends: messages gathered into batches under ingestion's limits, POSTed to
+ * /v1/batch with the source's write key (Basic auth), one request at a time so that they are stored in
+ * the file's order (the first of two messages with one messageId is the one accepted), and the relay's
+ * answer read back onto the messages it refused.
+ */
+import { MAX_REQUEST_BYTES } from '../../shared/limits.ts';
+import type { Outgoing } from '../core/transfer/import-parse.ts';
+import { InputError } from './command-error.ts';
+
+/** At most this many messages and bytes per request: under ingestion's 500 KB, with room for the wrapper. */
+const MAX_MESSAGES = 500;
+const MAX_BYTES = MAX_REQUEST_BYTES - 1024;
+/** Waits before trying a request again after a 5xx, a 429 or a dropped connection. */
+const RETRY_WAITS_MS = [500, 1_000, 2_000];
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface Refusal {
+  item: Outgoing;
+  code: string;
+  message: string;
+}
+
+interface Answer {
+  status: number;
+  body: { error?: { code?: string; message?: string }; rejected?: { index?: number; code?: string; message?: string }[] } | undefined;
+}
+
+export class BatchSender {
+  /** Messages POSTed to the relay (whatever it answered). */
+  sent = 0;
+  /** Messages refused (by the relay, or here when one is too large for any request), but for those below. */
+  refused = 0;
+  /** Messages the relay refused that the export says were rejected the first time too. */
+  refusedAgain = 0;
+  /** The first refusals, to list: only a few are kept, however many there are. */
+  readonly firstRefusals: Refusal[] = [];
+  #relayRefused = 0;
+  readonly #keep: number;
+  readonly #base: string;
+  readonly #authorization: string;
+  #pending: { item: Outgoing; json: string }[] = [];
+  #bytes = 0;
+
+  constructor(base: string, writeKey: string, keep: number) {
+    this.#base = base;
+    this.#keep = keep;
+    this.#authorization = `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
+  }
+
+  /** Messages the relay stored as sent: accepted, or kept as duplicates of a messageId it had. */
+  get accepted(): number {
+    return this.sent - this.#relayRefused;
+  }
+
+  /** Fails now, before the file is read, when nothing listens at the URL. Any answer will do. */
+  async checkListening(): Promise<void> {
+    try {
+      const res = await fetch(`${this.#base}/health`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      await res.arrayBuffer();
+    } catch (error) {
+      throw new InputError(this.#unreachable(error));
+    }
+  }
+
+  async add(item: Outgoing): Promise<void> {
+    const json = JSON.stringify(item.message) ?? 'null';
+    const bytes = Buffer.byteLength(json);
+    if (bytes > MAX_BYTES - 16) {
+      this.#refuse(item, 'message_too_large', `the message is ${bytes.toLocaleString('en-US')} bytes; a request to the ingestion endpoint takes at most ${MAX_REQUEST_BYTES / 1024} KB (not sent)`);
+      return;
+    }
+    if (this.#pending.length >= MAX_MESSAGES || this.#bytes + bytes + 1 > MAX_BYTES - 16) await this.flush();
+    this.#pending.push({ item, json });
+    this.#bytes += bytes + 1;
+  }
+
+  async flush(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#bytes = 0;
+    const answer = await this.#post(`{"batch":[${batch.map((b) => b.json).join(',')}]}`, batch[0]!.item.where);
+    this.sent += batch.length;
+    const { status, body } = answer;
+    if (status === 401 || status === 403) {
+      throw new InputError(`${this.#base} refused the write key (${status} ${body?.error?.code ?? ''}: ${body?.error?.message ?? 'no reason given'}): give the write key of one of its sources (--source with its --data-dir, or --write-key)`);
+    }
+    if (status === 404 || status === 405) {
+      throw new InputError(`${this.#base} answered ${status} to POST /v1/batch: it is not a Sluice ingestion endpoint (sluice serve prints its URL as "ingest"); check --url`);
+    }
+    if (Array.isArray(body?.rejected)) {
+      for (const r of body.rejected) {
+        const item = typeof r.index === 'number' ? batch[r.index]?.item : undefined;
+        if (!item) continue;
+        this.#relayRefused++;
+        this.#refuse(item, r.code ?? 'rejected', r.message ?? '');
+      }
+      return;
+    }
+    if (status >= 200 && status < 300) return;
+    // The request was refused whole (not one of its messages): each of them says so.
+    const code = body?.error?.code ?? `http_${status}`;
+    const message = body?.error?.message ?? `the relay answered ${status}`;
+    for (const { item } of batch) this.#refuse(item, code, message);
+    this.#relayRefused += batch.length;
+  }
+
+  #refuse(item: Outgoing, code: string, message: string): void {
+    if (item.wasRejected) {
+      this.refusedAgain++;
+      return;
+    }
+    this.refused++;
+    if (this.firstRefusals.length < this.#keep) this.firstRefusals.push({ item, code, message });
+  }
+
+  /** POSTs a batch; a 5xx, a 429 or a dropped connection is tried again a few times. */
+  async #post(body: string, firstWhere: string): Promise<Answer> {
+    for (let attempt = 0; ; attempt++) {
+      let problem: string;
+      try {
+        const res = await fetch(`${this.#base}/v1/batch`, {
+          method: 'POST',
+          headers: { authorization: this.#authorization, 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        const text = await res.text();
+        let json: Answer['body'];
+        try {
+          json = text ? (JSON.parse(text) as Answer['body']) : undefined;
+        } catch {
+          json = undefined;
+        }
+        if (res.status < 500 && res.status !== 429) return { status: res.status, body: json };
+        problem = `${this.#base} answered ${res.status}${json?.error?.message ? ` (${json.error.message})` : ''}`;
+      } catch (error) {
+        if (connectionRefused(error)) throw new InputError(`${this.#unreachable(error)}${this.#sofar(firstWhere)}`);
+        problem = `the request to ${this.#base} failed: ${describe(error)}`;
+      }
+      const wait = RETRY_WAITS_MS[attempt];
+      if (wait === undefined) throw new InputError(`${problem}, ${attempt + 1} times${this.#sofar(firstWhere)}`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** What was sent before a failure, and what importing again does with it. */
+  #sofar(firstWhere: string): string {
+    if (this.sent === 0) return '';
+    return `; ${this.accepted.toLocaleString('en-US')} messages before ${firstWhere} were accepted: importing the file again stores those as duplicates (the same messageIds)`;
+  }
+
+  #unreachable(error: unknown): string {
+    const base = this.#base;
+    if (connectionRefused(error)) return `no Sluice listening at ${base}: start sluice serve, or give --url`;
+    const code = causeCode(error);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot reach ${base}: its host name is not known; check --url`;
+    return `cannot reach ${base}: ${describe(error)}`;
+  }
+}
+
+function causeCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: string; errors?: { code?: string }[] } }).cause;
+  return cause?.code ?? cause?.errors?.[0]?.code;
+}
+
+function connectionRefused(error: unknown): boolean {
+  return causeCode(error) === 'ECONNREFUSED';
+}
+
+function describe(error: unknown): string {
+  if ((error as Error).name === 'TimeoutError') return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+  const cause = (error as { cause?: Error }).cause;
+  return cause?.message ?? (error as Error).message;
+}

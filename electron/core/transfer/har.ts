@@ -1,0 +1,190 @@
+/**
+ * Webhook attempts as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): one entry per attempt,
+ * the request as Sluice sent it and the answer as it came, so that HTTP Toolkit, a browser's dev tools
+ * or any HAR viewer opens a destination's traffic. Read like an export (export-lines.ts): by id windows,
+ * a page at a time, on a read-only connection; the document is written as a head, the entries, a tail.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { DatabaseSync } from 'node:sqlite';
+import pkg from '../../../package.json' with { type: 'json' };
+import { filterClauses, type ExportFilter } from './export-lines.ts';
+
+/** Which attempts: those of a destination, of the messages a filter picks, made in a time range. */
+export interface HarFilter extends Omit<ExportFilter, 'since' | 'until'> {
+  /** Attempt start bounds in ms, inclusive. */
+  since?: number;
+  until?: number;
+  /** The destination's id (see destinationByName). */
+  destinationId?: number;
+}
+
+export interface HarHeader {
+  name: string;
+  value: string;
+}
+
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: 'POST';
+    url: string;
+    httpVersion: string;
+    cookies: [];
+    headers: HarHeader[];
+    queryString: HarHeader[];
+    postData: { mimeType: string; text: string };
+    headersSize: -1;
+    bodySize: number;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    cookies: [];
+    headers: HarHeader[];
+    content: { size: number; mimeType: string; text?: string; comment?: string };
+    redirectURL: '';
+    headersSize: -1;
+    bodySize: number;
+    /** Chrome's name for a request that got no answer (a network error): why. */
+    _error?: string;
+  };
+  cache: Record<string, never>;
+  timings: { send: number; wait: number; receive: number };
+  _sluice: { deliveryId: number; messageId: string | null; destination: string; outcome: string; error: string | null };
+}
+
+const PAGE_ROWS = 200;
+const WINDOW_IDS = 5_000;
+/** What the sender keeps of an answer's body (webhook-sender.ts): a body this long may have been cut. */
+const CAPTURED_BYTES = 64 * 1024;
+
+interface AttemptRow {
+  id: number;
+  delivery_id: number;
+  url: string;
+  started_at: number;
+  duration_ms: number | null;
+  request_headers: string;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  error_message: string | null;
+  outcome: string;
+  body: string | null;
+  body_override: string | null;
+  destination: string;
+  message_id: string | null;
+}
+
+/** The document up to its first entry, and after its last: entries go between, comma-separated. */
+export function harHead(): string {
+  return `{"log":{"version":"1.2","creator":{"name":"Sluice","version":${JSON.stringify(pkg.version)}},"entries":[`;
+}
+export const HAR_TAIL = ']}}\n';
+
+/** The HAR's entries, a page at a time (an empty page is a stretch of attempts with no match). */
+export function* harPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[]> {
+  const { since, until, destinationId, ...messageFilter } = filter;
+  const { where, params } = filterClauses(messageFilter);
+  if (since !== undefined) (where.push('a.started_at >= ?'), params.push(since));
+  if (until !== undefined) (where.push('a.started_at <= ?'), params.push(until));
+  if (destinationId !== undefined) (where.push('d.destination_id = ?'), params.push(destinationId));
+  // A delivery that is no message's (a deletion notification, a test event) has no message to filter
+  // by: it is in the HAR unless the filter names messages; the conditions on m.* leave it out then.
+  const statement = db.prepare(
+    `SELECT a.id, a.delivery_id, a.url, a.started_at, a.duration_ms, a.request_headers, a.response_status,
+       a.response_headers, a.response_body, a.error_message, a.outcome, d.body, d.body_override,
+       dst.name AS destination, m.message_id
+     FROM attempts a NOT INDEXED JOIN deliveries d ON d.id = a.delivery_id JOIN destinations dst ON dst.id = d.destination_id
+       LEFT JOIN messages m ON m.id = d.message_id
+     WHERE a.id > ? AND a.id <= ? ${where.map((w) => `AND ${w}`).join(' ')}
+     ORDER BY a.id LIMIT ${PAGE_ROWS}`,
+  );
+  const { last } = db.prepare('SELECT coalesce(max(id), 0) AS last FROM attempts').get() as { last: number };
+  let after = 0;
+  while (after < last) {
+    const end = Math.min(after + WINDOW_IDS, last);
+    const rows = statement.all(after, end, ...params) as unknown as AttemptRow[];
+    after = rows.length === PAGE_ROWS ? rows.at(-1)!.id : end;
+    yield rows.map(harEntry);
+  }
+}
+
+function harEntry(row: AttemptRow): HarEntry {
+  const requestHeaders = harHeaders(JSON.parse(row.request_headers) as Record<string, string>);
+  // The body of the delivery's last round (the same for each of its attempts: a message's body is
+  // made from what is stored), or the body it was made with (an edited replay, a deletion notification).
+  const body = row.body ?? row.body_override ?? '';
+  const answered = row.response_status !== null;
+  const responseHeaders = answered && row.response_headers ? harHeaders(JSON.parse(row.response_headers) as Record<string, string | string[]>) : [];
+  const responseText = row.response_body ?? '';
+  const responseBytes = Buffer.byteLength(responseText);
+  const duration = row.duration_ms ?? 0;
+  return {
+    startedDateTime: new Date(row.started_at).toISOString(),
+    time: duration,
+    request: {
+      method: 'POST',
+      url: row.url,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: requestHeaders,
+      queryString: queryOf(row.url),
+      postData: { mimeType: headerValue(requestHeaders, 'content-type') ?? 'application/json', text: body },
+      headersSize: -1,
+      bodySize: Buffer.byteLength(body),
+    },
+    response: {
+      status: row.response_status ?? 0,
+      statusText: answered ? (STATUS_CODES[row.response_status!] ?? '') : '',
+      httpVersion: answered ? 'HTTP/1.1' : '',
+      cookies: [],
+      headers: responseHeaders,
+      content: {
+        size: responseBytes,
+        mimeType: headerValue(responseHeaders, 'content-type') ?? 'x-unknown',
+        ...(answered ? { text: responseText } : {}),
+        ...(responseBytes >= CAPTURED_BYTES ? { comment: 'Sluice keeps the first 64 KB of an answer' } : {}),
+      },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: answered ? responseBytes : -1,
+      ...(answered ? {} : { _error: row.error_message ?? 'no answer' }),
+    },
+    cache: {},
+    // Sluice times the whole exchange as one: it is all waiting, as far as a HAR viewer can tell.
+    timings: { send: 0, wait: duration, receive: 0 },
+    _sluice: { deliveryId: row.delivery_id, messageId: row.message_id, destination: row.destination, outcome: row.outcome, error: row.error_message },
+  };
+}
+
+/** A header object as a HAR's list; a repeated header (string[]) is one entry per value, as sent. */
+function harHeaders(headers: Record<string, string | string[] | undefined>): HarHeader[] {
+  const out: HarHeader[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) out.push({ name, value: String(one) });
+  }
+  return out;
+}
+
+function headerValue(headers: HarHeader[], name: string): string | undefined {
+  return headers.find((h) => h.name.toLowerCase() === name)?.value;
+}
+
+function queryOf(url: string): HarHeader[] {
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    return [];
+  }
+}
+
+/** The id of the destination called `name`, or the names there are. Deleted ones are renamed, so not found by their old name. */
+export function destinationByName(db: DatabaseSync, name: string): { id: number } | { known: string[] } {
+  const rows = db.prepare('SELECT id, name, deleted_at FROM destinations ORDER BY name').all() as { id: number; name: string; deleted_at: number | null }[];
+  const found = rows.find((d) => d.name === name);
+  return found ? { id: found.id } : { known: rows.filter((d) => d.deleted_at === null).map((d) => d.name) };
+}
