@@ -18,7 +18,7 @@ import { harMessages, isHar, parseLine, type Parsed, type SkipReason } from '../
 import { InputError, UsageError } from './command-error.ts';
 import { checkInputFiles, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
 import { openStore, sourceId, sourceNames, writeKeyOf } from './read-store.ts';
-import { BatchSender, type Refusal } from './import-send.ts';
+import { BatchSender, TransferError, type Refusal } from '../core/transfer/batch-sender.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 const PROGRESS_EVERY_MS = 2_000;
@@ -32,6 +32,15 @@ const OPTIONS = {
 } as const;
 
 export async function importCommand(args: string[]): Promise<number> {
+  try {
+    return await runImport(args);
+  } catch (error) {
+    // The sender's refusals are the command's: a sentence, exit 2.
+    throw error instanceof TransferError ? new InputError(error.message) : error;
+  }
+}
+
+async function runImport(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'name the file to import (NDJSON or HAR; - reads stdin)' : `import takes one file (got ${positionals.length})`);
   const [file] = positionals as [string];

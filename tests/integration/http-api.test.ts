@@ -181,7 +181,7 @@ describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the packa
     const calls: [string, string, unknown?][] = [];
     for (const [route, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) calls.push([route, method]);
     expect(calls.map(([route, method]) => `${method.toUpperCase()} ${route}`).sort()).toEqual(
-      ['GET /deliveries', 'GET /messages', 'GET /messages/{messageId}', 'GET /stats', 'POST /messages/wait', 'POST /reset'],
+      ['GET /deliveries', 'GET /export', 'GET /messages', 'GET /messages/{messageId}', 'GET /stats', 'POST /messages/wait', 'POST /reset'],
     );
     for (const [route, method] of calls) {
       if (route === '/reset') continue; // last: it forgets what the others read

@@ -60,6 +60,8 @@ export function createHandlers(ops: Operations): Handlers {
     'storage.stats': ops.storageStats,
     'storage.setRetention': ops.setRetention,
     'storage.clear': ({ scope, dryRun }) => ops.clear(scope, dryRun),
+    'messages.export': ops.exportMessages,
+    'messages.import': ops.importMessages,
     'samples.send': ops.sendSamples,
   };
 }

@@ -34,6 +34,7 @@ import { clearMessages } from '../retention/clear.ts';
 import type { ClearScope } from '../../../shared/storage.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { storageFigures } from '../store/storage-figures.ts';
+import { exportForDownload, importDropped } from '../transfer/inspector-transfer.ts';
 import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
 
 /** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
@@ -134,6 +135,8 @@ export interface Operations {
   recheckPlans: Ask<'plans.recheck'>;
   storageStats: Ask<'storage.stats'>;
   setRetention: Ask<'storage.setRetention'>;
+  exportMessages: Ask<'messages.export'>;
+  importMessages: Ask<'messages.import'>;
   /** Removes the scope's messages with their deliveries and attempts (open ones too), then shrinks the file; `dryRun` counts. */
   clear(scope: ClearScope, dryRun?: boolean): Promise<Responses['storage.clear']>;
 }
@@ -373,6 +376,12 @@ export function createOperations(p: OperationParts): Operations {
     setRetention: async ({ retention }) => {
       await p.pruner.setRetention(retention);
       return storageView();
+    },
+    exportMessages: ({ filter, format }) => exportForDownload(p.db, filter, format, clock.now()),
+    importMessages: ({ sourceId, fileName, text }) => {
+      const source = p.sources.list().find((s) => s.id === sourceId);
+      if (!source) throw new OperationError('not_found', `there is no source ${sourceId}`);
+      return importDropped(p.ingestUrl, source.writeKey, fileName, text);
     },
     clear: (scope, dryRun = false) => {
       // One at a time, and not beside a reset: both take the engine's queue away for a while.

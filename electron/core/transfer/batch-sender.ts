@@ -1,12 +1,14 @@
 /**
- * How `sluice import` sends: messages gathered into batches under ingestion's limits, POSTed to
+ * How an import sends (`sluice import`, and a file dropped on the inspector): messages gathered into batches under ingestion's limits, POSTed to
  * /v1/batch with the source's write key (Basic auth), one request at a time so that they are stored in
  * the file's order (the first of two messages with one messageId is the one accepted), and the relay's
  * answer read back onto the messages it refused.
  */
-import { MAX_REQUEST_BYTES } from '../../shared/limits.ts';
-import type { Outgoing } from '../core/transfer/import-parse.ts';
-import { InputError } from './command-error.ts';
+import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
+import type { Outgoing } from './import-parse.ts';
+
+/** The import cannot go on (nothing listens, the write key is refused, …): a sentence for the user. */
+export class TransferError extends Error {}
 
 /** At most this many messages and bytes per request: under ingestion's 500 KB, with room for the wrapper. */
 const MAX_MESSAGES = 500;
@@ -59,7 +61,7 @@ export class BatchSender {
       const res = await fetch(`${this.#base}/health`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       await res.arrayBuffer();
     } catch (error) {
-      throw new InputError(this.#unreachable(error));
+      throw new TransferError(this.#unreachable(error));
     }
   }
 
@@ -84,10 +86,10 @@ export class BatchSender {
     this.sent += batch.length;
     const { status, body } = answer;
     if (status === 401 || status === 403) {
-      throw new InputError(`${this.#base} refused the write key (${status} ${body?.error?.code ?? ''}: ${body?.error?.message ?? 'no reason given'}): give the write key of one of its sources (--source with its --data-dir, or --write-key)`);
+      throw new TransferError(`${this.#base} refused the write key (${status} ${body?.error?.code ?? ''}: ${body?.error?.message ?? 'no reason given'}): give the write key of one of its sources (--source with its --data-dir, or --write-key)`);
     }
     if (status === 404 || status === 405) {
-      throw new InputError(`${this.#base} answered ${status} to POST /v1/batch: it is not a Sluice ingestion endpoint (sluice serve prints its URL as "ingest"); check --url`);
+      throw new TransferError(`${this.#base} answered ${status} to POST /v1/batch: it is not a Sluice ingestion endpoint (sluice serve prints its URL as "ingest"); check --url`);
     }
     if (Array.isArray(body?.rejected)) {
       for (const r of body.rejected) {
@@ -136,11 +138,11 @@ export class BatchSender {
         if (res.status < 500 && res.status !== 429) return { status: res.status, body: json };
         problem = `${this.#base} answered ${res.status}${json?.error?.message ? ` (${json.error.message})` : ''}`;
       } catch (error) {
-        if (connectionRefused(error)) throw new InputError(`${this.#unreachable(error)}${this.#sofar(firstWhere)}`);
+        if (connectionRefused(error)) throw new TransferError(`${this.#unreachable(error)}${this.#sofar(firstWhere)}`);
         problem = `the request to ${this.#base} failed: ${describe(error)}`;
       }
       const wait = RETRY_WAITS_MS[attempt];
-      if (wait === undefined) throw new InputError(`${problem}, ${attempt + 1} times${this.#sofar(firstWhere)}`);
+      if (wait === undefined) throw new TransferError(`${problem}, ${attempt + 1} times${this.#sofar(firstWhere)}`);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }

@@ -1,0 +1,110 @@
+// The inspector's download and drop: the same export lines and HAR as `sluice export` writes
+// (export-lines.ts, har.ts), gathered into one text for a download; and a dropped file sent through
+// this relay's own ingestion endpoint as `sluice import` sends one (import-parse.ts, batch-sender.ts).
+import type { DatabaseSync } from 'node:sqlite';
+import type { MessageFilter } from '../../../shared/operations.ts';
+import { EXPORT_MAX_MESSAGES, type ImportOutcome, type StorageResponses } from '../../../shared/storage.ts';
+import { exportPages, type ExportFilter } from './export-lines.ts';
+import { HAR_TAIL, harHead, harPages } from './har.ts';
+import { harMessages, isHar, parseLine, type Parsed } from './import-parse.ts';
+import { BatchSender } from './batch-sender.ts';
+
+/** The stream's filter as the export's (the same fields, named as the CLI's). */
+function exportFilter(filter: MessageFilter): ExportFilter {
+  const { from, to, sourceId, event, status, type, userId, violations, search, plan, delivery } = filter;
+  return {
+    ...(sourceId !== undefined ? { sourceId } : {}),
+    ...(from !== undefined ? { since: from } : {}),
+    ...(to !== undefined ? { until: to } : {}),
+    ...(event !== undefined ? { event } : {}),
+    ...(status !== undefined ? { status } : {}),
+    ...(type !== undefined ? { type } : {}),
+    ...(userId !== undefined ? { userId } : {}),
+    ...(violations !== undefined ? { violations } : {}),
+    ...(search !== undefined ? { search } : {}),
+    ...(plan !== undefined ? { plan } : {}),
+    ...(delivery !== undefined ? { delivery } : {}),
+  };
+}
+
+/** A download of the filter's messages (NDJSON) or of their webhook attempts (HAR 1.2), at most EXPORT_MAX_MESSAGES messages. */
+export function exportForDownload(db: DatabaseSync, filter: MessageFilter, format: 'ndjson' | 'har', now: number): StorageResponses['messages.export'] {
+  const stamp = new Date(now).toISOString().slice(0, 16).replace(':', '-');
+  const wanted = exportFilter(filter);
+  const parts: string[] = [];
+  let count = 0;
+  let truncated = false;
+  if (format === 'ndjson') {
+    for (const page of exportPages(db, wanted)) {
+      for (const line of page) {
+        if (count === EXPORT_MAX_MESSAGES) truncated = true;
+        if (truncated) break;
+        parts.push(`${JSON.stringify(line)}\n`);
+        count++;
+      }
+      if (truncated) break;
+    }
+    return { fileName: `sluice-${stamp}.ndjson`, mimeType: 'application/x-ndjson', text: parts.join(''), messages: count, truncated };
+  }
+  const { since: _since, until: _until, ...messages } = wanted; // a HAR's time range is its attempts'
+  const entries: string[] = [];
+  for (const page of harPages(db, { ...messages, ...(filter.from !== undefined ? { since: filter.from } : {}), ...(filter.to !== undefined ? { until: filter.to } : {}) })) {
+    for (const entry of page) {
+      if (entries.length === EXPORT_MAX_MESSAGES) truncated = true;
+      if (truncated) break;
+      entries.push(JSON.stringify(entry));
+    }
+    if (truncated) break;
+  }
+  return { fileName: `sluice-${stamp}.har`, mimeType: 'application/json', text: `${harHead()}${entries.join(',')}${HAR_TAIL}`, messages: entries.length, truncated };
+}
+
+/** Lines listed in an outcome at most (the counts are whole). */
+const LISTED = 20;
+
+/** A dropped file's messages sent through this relay's ingestion endpoint with the source's write key. */
+export async function importDropped(ingestUrl: string, writeKey: string, fileName: string, text: string): Promise<ImportOutcome> {
+  const lineOf = (where: string) => Number(/:(\d+)/.exec(where)?.[1] ?? NaN);
+  const sender = new BatchSender(ingestUrl, writeKey, LISTED);
+  const unreadable: ImportOutcome['unreadable'] = [];
+  const take = async (parsed: Parsed) => {
+    for (const error of parsed.errors) if (unreadable.length < LISTED) unreadable.push({ line: lineOf(error.where) || 0, reason: error.error });
+    for (const item of parsed.send) await sender.add(item);
+  };
+  let format: ImportOutcome['format'] = 'ndjson';
+  let whole: unknown;
+  try {
+    whole = text.trimStart().startsWith('{') && !text.trim().includes('\n') ? JSON.parse(text) : undefined;
+  } catch {
+    whole = undefined;
+  }
+  if (whole === undefined && /^\s*\{\s*"log"\s*:/.test(text)) {
+    try {
+      whole = JSON.parse(text); // a HAR file is one document over many lines
+    } catch {
+      whole = undefined;
+    }
+  }
+  if (isHar(whole)) {
+    format = 'har';
+    await take(harMessages(whole as Record<string, unknown>, fileName));
+  } else {
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i]!.trim() === '') continue;
+      const parsed = parseLine(lines[i]!, `${fileName}:${i + 1}`);
+      if ('har' in parsed) {
+        format = 'har';
+        await take(harMessages(parsed.har, fileName));
+      } else await take(parsed);
+    }
+  }
+  await sender.flush();
+  return {
+    format,
+    sent: sender.sent,
+    accepted: sender.accepted,
+    refused: sender.firstRefusals.map((r) => ({ line: lineOf(r.item.where) || null, reason: `${r.code}: ${r.message}` })),
+    unreadable,
+  };
+}
