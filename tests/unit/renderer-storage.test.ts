@@ -61,7 +61,8 @@ describe('sizes, counts and times in words', () => {
       '1 year ago',
       '2 years ago',
     ]);
-    expect(agoWords(NOW + 60_000, NOW)).toBe('in the future (check the clock)');
+    expect(agoWords(NOW + 1500, NOW)).toBe('just now'); // the page's clock ticks once a second
+    expect(agoWords(NOW + 61_000, NOW)).toBe('in the future (check the clock)');
   });
 
   it('gives a message time as local time to the minute and how long ago', () => {
@@ -155,8 +156,10 @@ describe('export and import outcomes', () => {
     const file = { fileName: 'sluice-2026-11-25T18-00.ndjson', mimeType: 'application/x-ndjson', text: '', messages: 1234, truncated: false };
     expect(exportDone(file, 'ndjson', EXPORT_MAX_MESSAGES)).toBe('Saved 1,234 messages to sluice-2026-11-25T18-00.ndjson.');
     expect(exportDone({ ...file, fileName: 'a.har', truncated: true, messages: 100_000 }, 'har', EXPORT_MAX_MESSAGES)).toBe(
-      'Saved the webhook attempts of 100,000 messages to a.har. More messages match than one download holds (100,000): run sluice export in a terminal for all of them.',
+      'Saved 100,000 webhook attempts to a.har. More attempts match than one download holds (100,000): run sluice export in a terminal for all of them.',
     );
+    expect(exportDone({ ...file, fileName: 'a.har', messages: 0 }, 'har', EXPORT_MAX_MESSAGES)).toBe('These messages have no webhook attempts: a.har holds none.');
+    expect(exportDone({ ...file, truncated: true, messages: 100_000 }, 'ndjson', EXPORT_MAX_MESSAGES)).toMatch(/^Saved 100,000 messages to .* More messages match than/);
     expect(exportDone({ ...file, messages: 0 }, 'ndjson', EXPORT_MAX_MESSAGES)).toBe('No message matches: sluice-2026-11-25T18-00.ndjson is empty.');
   });
 
@@ -164,6 +167,11 @@ describe('export and import outcomes', () => {
     const refused = Array.from({ length: 7 }, (_, i) => ({ line: i + 10, reason: `bad ${i}` }));
     const words = importWords({ format: 'ndjson', sent: 120, accepted: 113, refused, unreadable: [{ line: 4, reason: 'not JSON' }] });
     expect(words.summary).toBe('NDJSON file: Accepted 113 messages of 120 sent; refused 7; 1 line not read.');
+    // The core lists the first refusals only: the count comes from what was sent and accepted.
+    expect(importWords({ format: 'ndjson', sent: 500, accepted: 100, refused: refused.slice(0, 2), unreadable: [] })).toMatchObject({
+      summary: 'NDJSON file: Accepted 100 messages of 500 sent; refused 400.',
+      more: 'and 398 more not shown',
+    });
     expect(words.refused).toEqual(['line 10: bad 0', 'line 11: bad 1', 'line 12: bad 2', 'line 13: bad 3', 'line 14: bad 4']);
     expect(words.unreadable).toEqual(['line 4: not JSON']);
     expect(words.more).toBe('and 2 more not shown');

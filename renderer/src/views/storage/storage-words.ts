@@ -39,7 +39,8 @@ function plural(n: number, one: string, many = `${one}s`): string {
 /** "just now", "12 s ago", "4 min ago", "3 h ago", "5 days ago", "2 years ago" (no calendar date: that is said beside it). */
 export function agoWords(at: number, now: number): string {
   const s = Math.round((now - at) / 1000);
-  if (s < 0) return 'in the future (check the clock)';
+  // A page's clock ticks once a second and the core's may differ a little: a time just ahead is now.
+  if (s < -60) return 'in the future (check the clock)';
   if (s < 1) return 'just now';
   if (s < 60) return `${s} s ago`;
   const m = Math.floor(s / 60);
@@ -142,11 +143,20 @@ export function clearDone(result: StorageResponses['storage.clear']): string {
   return removed + freed;
 }
 
-/** After an export's download: what it holds, and that it was cut short when it was. */
+/**
+ * After an export's download: what it holds, and that it was cut short when it was. For a HAR file
+ * the core counts its entries (webhook attempts), not messages.
+ */
 export function exportDone(result: StorageResponses['messages.export'], format: 'ndjson' | 'har', max: number): string {
-  const what = format === 'har' ? `the webhook attempts of ${plural(result.messages, 'message')}` : plural(result.messages, 'message');
-  const saved = result.messages === 0 && format === 'ndjson' ? `No message matches: ${result.fileName} is empty.` : `Saved ${what} to ${result.fileName}.`;
-  const cut = result.truncated ? ` More messages match than one download holds (${formatCount(max)}): run sluice export in a terminal for all of them.` : '';
+  const n = result.messages;
+  const saved =
+    n === 0
+      ? format === 'har'
+        ? `These messages have no webhook attempts: ${result.fileName} holds none.`
+        : `No message matches: ${result.fileName} is empty.`
+      : `Saved ${format === 'har' ? plural(n, 'webhook attempt') : plural(n, 'message')} to ${result.fileName}.`;
+  const more = format === 'har' ? 'attempts' : 'messages';
+  const cut = result.truncated ? ` More ${more} match than one download holds (${formatCount(max)}): run sluice export in a terminal for all of them.` : '';
   return saved + cut;
 }
 
@@ -160,7 +170,8 @@ function lineOf(line: number | null): string {
 /** An import's outcome as lines: what was accepted, the first refusals with their reasons, the unreadable lines with their numbers. */
 export function importWords(outcome: ImportOutcome): { summary: string; refused: string[]; unreadable: string[]; more: string | null } {
   const format = outcome.format === 'har' ? 'HAR file' : 'NDJSON file';
-  const refusedCount = outcome.refused.length;
+  // The core lists the first refusals only: the count is what was sent less what was accepted.
+  const refusedCount = Math.max(outcome.refused.length, outcome.sent - outcome.accepted);
   const unreadableCount = outcome.unreadable.length;
   const parts = [`Accepted ${plural(outcome.accepted, 'message')} of ${formatCount(outcome.sent)} sent`];
   if (refusedCount > 0) parts.push(`refused ${formatCount(refusedCount)}`);
@@ -168,6 +179,6 @@ export function importWords(outcome: ImportOutcome): { summary: string; refused:
   const summary = `${format}: ${parts.join('; ')}.`;
   const refused = outcome.refused.slice(0, NAMED_MAX).map((r) => `${lineOf(r.line)}${r.reason}`);
   const unreadable = outcome.unreadable.slice(0, NAMED_MAX).map((u) => `${lineOf(u.line)}${u.reason}`);
-  const hidden = Math.max(0, refusedCount - NAMED_MAX) + Math.max(0, unreadableCount - NAMED_MAX);
+  const hidden = refusedCount - refused.length + (unreadableCount - unreadable.length);
   return { summary, refused, unreadable, more: hidden > 0 ? `and ${formatCount(hidden)} more not shown` : null };
 }
