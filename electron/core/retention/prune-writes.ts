@@ -14,7 +14,7 @@ export interface Removed {
 /**
  * Removing messages, in the store's writer thread, a slice per write op (each a unit of a group
  * commit, so ingestion goes on between slices): a message goes with its deliveries (replays too), their
- * attempts (cascade), its audience-sync entry, and its request once the request holds no other message.
+ * attempts (cascade), its audience-sync entry, and the requests older than the oldest message left.
  * Deletion requests' notifications (deliveries without a message) are not touched. The tracking plan
  * counts follow by themselves (migration 10's triggers).
  */
@@ -22,11 +22,16 @@ export function pruneWrites(db: DatabaseSync) {
   const IDS = 'SELECT value FROM json_each(?)';
   const countDeliveries = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE message_id IN (${IDS})`);
   const countAttempts = db.prepare(`SELECT count(*) AS n FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS}))`);
-  const requestsOf = db.prepare(`SELECT DISTINCT request_id AS id FROM messages WHERE id IN (${IDS}) AND request_id IS NOT NULL`);
   const deleteDeliveries = db.prepare(`DELETE FROM deliveries WHERE message_id IN (${IDS})`);
   const deleteSyncEntries = db.prepare(`DELETE FROM audience_sync_messages WHERE message_id IN (${IDS})`);
   const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
-  const deleteEmptyRequests = db.prepare(`DELETE FROM requests WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.request_id = requests.id)`);
+  // Requests and their messages are stored in arrival order, together: every request older than the
+  // oldest message's is empty once the oldest messages are gone (no index by request_id is needed,
+  // which ingestion would pay for). A clear of some messages in the middle leaves their requests
+  // (small rows) until pruning reaches them.
+  const deleteOlderRequests = db.prepare(
+    `DELETE FROM requests WHERE id < coalesce((SELECT request_id FROM messages WHERE request_id IS NOT NULL ORDER BY id LIMIT 1), (SELECT max(id) + 1 FROM requests))`,
+  );
   // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
   // those still being delivered. A range of the table's own key: no scan beyond the slice.
   const OPEN = `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ('pending', 'retrying', 'in_flight'))`;
@@ -39,11 +44,10 @@ export function pruneWrites(db: DatabaseSync) {
     const list = JSON.stringify(ids);
     const attempts = (countAttempts.get(list) as { n: number }).n;
     const deliveries = (countDeliveries.get(list) as { n: number }).n;
-    const requests = JSON.stringify((requestsOf.all(list) as { id: number }[]).map((r) => r.id));
     deleteDeliveries.run(list);
     deleteSyncEntries.run(list);
     const messages = Number(deleteMessages.run(list).changes);
-    deleteEmptyRequests.run(requests);
+    deleteOlderRequests.run();
     return { messages, deliveries, attempts };
   }
 

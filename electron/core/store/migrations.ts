@@ -300,6 +300,9 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       -- Why a plan blocked the message (its deliveries were skipped with this reason); NULL: not blocked.
       ALTER TABLE messages ADD COLUMN blocked TEXT;
       CREATE INDEX messages_violations ON messages (id) WHERE violations IS NOT NULL;
+      -- Removing a delivery (retention, clearing) sets its replays' replay_of to NULL: without this,
+      -- SQLite's foreign key check scans every delivery for each one removed.
+      CREATE INDEX deliveries_replay ON deliveries (replay_of) WHERE replay_of IS NOT NULL;
 
       -- What the tracking plan view counts, kept as messages come and go so that reading it never
       -- scans the messages: per source, type and track event ('' for other types), with plan '' the
