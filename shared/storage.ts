@@ -39,6 +39,8 @@ export interface StorageView {
   retention: Retention;
   /** Where the retention in use comes from: the config file (its values win at each start), Settings, or the defaults. */
   retentionFrom: 'config' | 'settings' | 'default';
+  /** What the config file sets (it wins again at the next start, over a change saved in Settings); null when it sets none. */
+  configured: Retention | null;
   lastPrune: PruneReport | null;
 }
 

@@ -102,7 +102,7 @@ describe('retention', () => {
   it('Settings change it (kept across a restart), and the config wins again at the next start', async () => {
     const dataDir = folder();
     const first = await start({ dataDir });
-    expect((await first.storageStats({})).retentionFrom).toBe('default');
+    expect(await first.storageStats({})).toMatchObject({ retentionFrom: 'default', configured: null });
     const view = await first.setRetention({ retention: { maxAgeDays: 7, maxMessages: 5000, maxBytes: null } });
     expect(view).toMatchObject({ retention: { maxAgeDays: 7, maxMessages: 5000, maxBytes: null }, retentionFrom: 'settings' });
     await first.close();
@@ -111,6 +111,10 @@ describe('retention', () => {
     await second.close();
     const third = await start({ dataDir, retention: { maxAgeDays: 90 } });
     expect(await third.storageStats({})).toMatchObject({ retention: { maxAgeDays: 90, maxMessages: 1_000_000 }, retentionFrom: 'config' });
+    // Saved in Settings meanwhile: in use until the next start, and the page still knows the config file's wins then.
+    expect(await third.setRetention({ retention: { maxAgeDays: 10, maxMessages: null, maxBytes: null } })).toMatchObject({
+      retentionFrom: 'settings', configured: { maxAgeDays: 90 },
+    });
   });
 });
 

@@ -394,7 +394,7 @@ export function createOperations(p: OperationParts): Operations {
   /** Settings' storage figures: the store's (store/storage-figures.ts) with the retention in use and the last prune. */
   function storageView(): Responses['storage.stats'] {
     const { retention, from } = p.pruner.retention();
-    return { ...storageFigures(p.db, p.dataDir), retention, retentionFrom: from, lastPrune: p.pruner.lastPrune() };
+    return { ...storageFigures(p.db, p.dataDir), retention, retentionFrom: from, configured: p.pruner.configured, lastPrune: p.pruner.lastPrune() };
   }
 
   const destinationSettings: DestinationSettingsDeps = {

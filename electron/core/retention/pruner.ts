@@ -46,6 +46,11 @@ export class Pruner {
     if (options.configured) this.#save(options.configured, 'config');
   }
 
+  /** What the config file sets, if anything: it wins at each start. */
+  get configured(): Retention | null {
+    return this.#o.configured ?? null;
+  }
+
   /** The retention in use and where it comes from. */
   retention(): { retention: Retention; from: Source } {
     const row = this.#o.db.prepare('SELECT value FROM settings WHERE key = ?').get(SETTING) as { value: string } | undefined;

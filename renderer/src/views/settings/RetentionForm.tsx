@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { StorageView } from '../../../../shared/storage.ts';
 import { DEFAULT_RETENTION } from '../../../../shared/retention.ts';
 import { Field } from '../../components/Field.tsx';
@@ -26,9 +26,8 @@ export function RetentionForm({ stats, onSaved }: { stats: StorageView; onSaved:
   const [serverErrors, setServerErrors] = useState<RetentionErrors>({});
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
-  // Whether a config file set the retention when this form was shown (saving here makes it 'settings' until the next start).
-  const fromConfig = useRef(stats.retentionFrom === 'config');
-  if (stats.retentionFrom === 'config') fromConfig.current = true;
+  // A config file's retention wins again at the next start, whatever is saved here meanwhile.
+  const fromConfig = stats.configured !== null;
 
   // The retention changed elsewhere (another window, a restart) while nothing is typed here: follow it.
   useEffect(() => {
@@ -59,7 +58,7 @@ export function RetentionForm({ stats, onSaved }: { stats: StorageView; onSaved:
     }
     const view = result.value;
     const pruned = view.lastPrune && view.lastPrune.at !== before ? view.lastPrune : null;
-    const until = fromConfig.current ? ' Until the next start: the config file’s retention wins then.' : '';
+    const until = fromConfig ? ' Until the next start: the config file’s retention wins then.' : '';
     setSaved(
       pruned
         ? `Saved. The store was over the new limits: ${pruneWords(pruned, view.retention, Date.now())}.${until}`
@@ -80,8 +79,10 @@ export function RetentionForm({ stats, onSaved }: { stats: StorageView; onSaved:
         void save();
       }}
     >
-      {stats.retentionFrom === 'config' ? (
-        <p className="retention-note">Set by the config file: it wins again at the next start. A change saved here lasts until then.</p>
+      {fromConfig ? (
+        <p className="retention-note">
+          {stats.retentionFrom === 'config' ? 'Set by the config file: it wins again at the next start. A change saved here lasts until then.' : 'Saved here; the config file’s retention wins again at the next start.'}
+        </p>
       ) : (
         <p className="hint">
           {stats.retentionFrom === 'default' ? `Sluice’s defaults (${DEFAULTS_WORDS}), ` : 'Saved in Settings, '}
