@@ -1,15 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { Removed } from '../writer/protocol.ts';
 
-/** What one slice removed. */
-export interface Removed {
-  messages: number;
-  deliveries: number;
-  attempts: number;
-  /** The last message id the slice looked at (the next slice starts after it); 0 when none. */
-  lastId: number;
-  /** Messages it left because a delivery of theirs is pending, retrying or in flight (pruning only). */
-  keptPending: number;
-}
 
 /**
  * Removing messages, in the store's writer thread, a slice per write op (each a unit of a group

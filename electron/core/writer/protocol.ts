@@ -9,7 +9,6 @@ import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
-import type { Removed } from '../retention/prune-writes.ts';
 import type { TrackingPlan, UnplannedMode, ViolationMode } from '../../../shared/tracking-plan.ts';
 
 /**
@@ -48,6 +47,17 @@ export interface PlanRule {
   forwardTo: number | null;
   /** Source names by id, for the forwarded events' `sourceName`. */
   sourceNames?: Record<number, string>;
+}
+
+/** What one slice of pruning or clearing removed (retention/prune-writes.ts). */
+export interface Removed {
+  messages: number;
+  deliveries: number;
+  attempts: number;
+  /** The last message id the slice looked at (the next slice starts after it); 0 when none. */
+  lastId: number;
+  /** Messages it left because a delivery of theirs is pending, retrying or in flight (pruning only). */
+  keptPending: number;
 }
 
 /** A write key, its source, and the browser origins the source accepts (absent or null: any). */
