@@ -14,7 +14,7 @@ async function start(withHook?: string): Promise<TestCore> {
   const config = parseConfig(
     JSON.stringify({
       sources: [{ name: 'web', writeKey: 'wk_web' }],
-      destinations: withHook ? [{ name: 'hooks', sources: ['web'], webhooks: [{ url: withHook }] }] : [],
+      destinations: withHook ? [{ name: 'hooks', sources: ['web'], webhooks: [{ url: withHook, headers: { 'X-Api-Key': 'k_s3cret', 'X-Env': 'dev' } }] }] : [],
     }),
   );
   const core = await startCore({ config });
@@ -64,6 +64,11 @@ describe('inspector export and import', () => {
     expect(doc.log.entries).toHaveLength(1);
     expect(doc.log.entries[0]).toMatchObject({ request: { method: 'POST', url: hooks.url }, response: { status: 200 } });
     expect(JSON.parse(doc.log.entries[0]!.request.postData.text)).toMatchObject({ event: 'Signed Up' });
+    // Made to be shared: a header that carries a credential is left out, the others kept.
+    expect(har.text).not.toContain('k_s3cret');
+    const headers = (doc.log.entries[0]!.request as unknown as { headers: { name: string; value: string }[] }).headers;
+    expect(headers).toContainEqual({ name: 'X-Api-Key', value: '[redacted by Sluice]' });
+    expect(headers).toContainEqual({ name: 'X-Env', value: 'dev' });
     // Not Tracking API calls (webhook POSTs): a drop of it sends nothing, and says it read a HAR.
     const b = await start();
     expect(await b.importMessages({ sourceId: b.sources.byName('web')!.id, fileName: 'hooks.har', text: JSON.stringify(doc, null, 2) })).toMatchObject({ format: 'har', sent: 0 });

@@ -18,12 +18,16 @@ export interface ClearParts {
 
 type Cleared = StorageResponses['storage.clear'];
 
-/** The next slice of the scope's message ids after `afterId`, oldest first. */
+/**
+ * The next slice of the scope's message ids after `afterId`, oldest first, up to the newest message
+ * stored when the clear began: what arrives meanwhile is not what the user was asked about.
+ */
 function sliceOf(parts: ClearParts, scope: ClearScope): (afterId: number) => number[] {
-  if ('filter' in scope) return (afterId) => parts.messages.findIds(scope.filter, SLICE, afterId);
+  const upTo = (parts.db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages').get() as { id: number }).id;
+  if ('filter' in scope) return (afterId) => parts.messages.findIds(scope.filter, SLICE, afterId).filter((id) => id <= upTo);
   const bySource = 'sourceId' in scope;
-  const next = parts.db.prepare(`SELECT id FROM messages WHERE id > ? ${bySource ? 'AND source_id = ?' : ''} ORDER BY id LIMIT ?`);
-  return (afterId) => (next.all(afterId, ...(bySource ? [scope.sourceId] : []), SLICE) as { id: number }[]).map((r) => r.id);
+  const next = parts.db.prepare(`SELECT id FROM messages WHERE id > ? AND id <= ? ${bySource ? 'AND source_id = ?' : ''} ORDER BY id LIMIT ?`);
+  return (afterId) => (next.all(afterId, upTo, ...(bySource ? [scope.sourceId] : []), SLICE) as { id: number }[]).map((r) => r.id);
 }
 
 export async function clearMessages(parts: ClearParts, scope: ClearScope, dryRun: boolean): Promise<Cleared> {

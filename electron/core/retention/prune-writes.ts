@@ -20,8 +20,12 @@ export function pruneWrites(db: DatabaseSync) {
   // oldest message's is empty once the oldest messages are gone (no index by request_id is needed,
   // which ingestion would pay for). A clear of some messages in the middle leaves their requests
   // (small rows) until pruning reaches them.
+  // The oldest request still in use is looked for among the oldest 5,000 messages only (a run of
+  // messages without a request — an audience sync's identifies — must not make each slice walk it);
+  // found none there, this slice removes no request, and a later one does.
   const deleteOlderRequests = db.prepare(
-    `DELETE FROM requests WHERE id < coalesce((SELECT request_id FROM messages WHERE request_id IS NOT NULL ORDER BY id LIMIT 1), (SELECT max(id) + 1 FROM requests))`,
+    `DELETE FROM requests WHERE id < (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages) THEN (SELECT coalesce(max(id), 0) + 1 FROM requests)
+       ELSE (SELECT request_id FROM (SELECT request_id FROM messages ORDER BY id LIMIT 5000) WHERE request_id IS NOT NULL LIMIT 1) END)`,
   );
   // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
   // those still being delivered. A range of the table's own key: no scan beyond the slice.

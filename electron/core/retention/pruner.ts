@@ -116,18 +116,29 @@ export class Pruner {
 
   async #pass(): Promise<PruneReport | null> {
     const { retention } = this.retention();
-    const target = this.#target(retention);
-    if (!target) return null;
+    const limits = this.#over(retention);
+    if (!limits) return null;
     const started = Date.now();
-    const report: PruneReport = { at: 0, messages: 0, deliveries: 0, attempts: 0, reason: target.reason, keptPending: 0, tookMs: 0 };
+    const report: PruneReport = { at: 0, messages: 0, deliveries: 0, attempts: 0, reason: limits.reason, keptPending: 0, tookMs: 0 };
+    let { budget, overBytes } = limits;
+    // Oldest first: everything up to the age limit's id, then on while the count or the size is over.
     for (let afterId = 0; !this.#closed; ) {
-      const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId: target.upToId, limit: SLICE });
+      const more = budget > 0 || overBytes;
+      const upToId = more ? limits.maxId : limits.ageUpToId;
+      if (upToId <= afterId) break;
+      const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
+      const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
       if (!removed || removed.lastId === 0) break;
       afterId = removed.lastId;
       report.messages += removed.messages;
       report.deliveries += removed.deliveries;
       report.attempts += removed.attempts;
       report.keptPending += removed.keptPending;
+      budget -= removed.messages;
+      if (overBytes) overBytes = this.#usedBytes() > retention.maxBytes!;
+    }
+    if (overBytes && !this.#closed) {
+      this.#log(`sluice: the store is still over its size limit (${retention.maxBytes!.toLocaleString('en-US')} bytes) with every message it may prune gone: raise the limit, or clear what is kept`);
     }
     if (report.messages > 0) await this.vacuum();
     report.at = this.#o.clock.now();
@@ -136,37 +147,36 @@ export class Pruner {
     return report;
   }
 
+  /** The database's pages in use, in bytes (freed pages do not count: they are reused, or given back by vacuum()). */
+  #usedBytes(): number {
+    const one = (pragma: string) => Number(Object.values(this.#o.db.prepare(`PRAGMA ${pragma}`).get() as object)[0]);
+    return (one('page_count') - one('freelist_count')) * one('page_size');
+  }
+
   /**
-   * The newest message id that must go, and for which limit — or null when the store is within every
-   * limit. Ids follow arrival (received_at grows with them), so each limit becomes an id: age through
-   * the received_at index, count and size from the oldest end of the table.
+   * Which limits the store is over, each cheap to tell on a store of millions (the pass then prunes
+   * oldest first until within them, re-reading the size as it goes): the newest id older than the age
+   * limit (a seek on the received_at index), how many messages are over the count (counted only when
+   * the id range says it might be), and whether the pages in use are over the size. Null when within all.
    */
-  #target(retention: Retention): { upToId: number; reason: PruneReport['reason'] } | null {
+  #over(retention: Retention): { ageUpToId: number; budget: number; overBytes: boolean; maxId: number; reason: PruneReport['reason'] } | null {
     const { db } = this.#o;
     const one = (sql: string, ...params: number[]) => Number(Object.values((db.prepare(sql).get(...params) as object | undefined) ?? { v: 0 })[0] ?? 0);
-    const candidates: { upToId: number; reason: PruneReport['reason'] }[] = [];
-    if (retention.maxAgeDays !== null) {
-      const upToId = one('SELECT coalesce(max(id), 0) FROM messages WHERE received_at < ?', this.#o.clock.now() - retention.maxAgeDays * DAY_MS);
-      if (upToId > 0) candidates.push({ upToId, reason: 'maxAgeDays' });
+    const maxId = one('SELECT coalesce(max(id), 0) FROM messages');
+    if (maxId === 0) return null;
+    const ageUpToId =
+      retention.maxAgeDays === null
+        ? 0
+        : one('SELECT id FROM messages INDEXED BY messages_received WHERE received_at < ? ORDER BY received_at DESC LIMIT 1', this.#o.clock.now() - retention.maxAgeDays * DAY_MS);
+    let budget = 0;
+    if (retention.maxMessages !== null && maxId - one('SELECT coalesce(min(id), 0) FROM messages') + 1 > retention.maxMessages) {
+      // The id range only bounds the count from above (clears leave gaps): count when it might be over.
+      budget = one('SELECT count(*) FROM messages') - retention.maxMessages;
     }
-    const oldestFrom = (excess: number) => one('SELECT id FROM messages ORDER BY id LIMIT 1 OFFSET ?', Math.max(0, excess - 1));
-    const [min, max] = [one('SELECT coalesce(min(id), 0) FROM messages'), one('SELECT coalesce(max(id), 0) FROM messages')];
-    if (retention.maxMessages !== null && max - min + 1 > retention.maxMessages) {
-      // The id range only bounds the count from above (purges leave gaps): count when it might be over.
-      const excess = one('SELECT count(*) FROM messages') - retention.maxMessages;
-      if (excess > 0) candidates.push({ upToId: oldestFrom(excess), reason: 'maxMessages' });
-    }
-    if (retention.maxBytes !== null && max > 0) {
-      const used = (one('PRAGMA page_count') - one('PRAGMA freelist_count')) * one('PRAGMA page_size');
-      if (used > retention.maxBytes) {
-        // Messages carry most of the bytes (with their deliveries and attempts): prune the share that is over, and 1 % more.
-        const count = max - min + 1;
-        const excess = Math.ceil(((used - retention.maxBytes) / used) * count * 1.01);
-        candidates.push({ upToId: oldestFrom(Math.min(excess, count)), reason: 'maxBytes' });
-      }
-    }
-    if (candidates.length === 0) return null;
-    return candidates.reduce((a, b) => (b.upToId > a.upToId ? b : a));
+    const overBytes = retention.maxBytes !== null && this.#usedBytes() > retention.maxBytes;
+    if (ageUpToId === 0 && budget <= 0 && !overBytes) return null;
+    const reason = ageUpToId > 0 ? 'maxAgeDays' : budget > 0 ? 'maxMessages' : 'maxBytes';
+    return { ageUpToId, budget: Math.max(0, budget), overBytes, maxId, reason };
   }
 
   #report(report: PruneReport): void {

@@ -327,7 +327,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         UPDATE event_counts SET n = n - 1
           WHERE source_id = old.source_id AND type = old.type AND event = CASE WHEN old.type = 'track' THEN coalesce(old.event, '') ELSE '' END
             AND (plan = '' OR plan IN (SELECT json_extract(value, '$.plan') FROM json_each(coalesce(old.violations, '[]'))));
-        DELETE FROM event_counts WHERE n <= 0 AND source_id = old.source_id AND type = old.type;
+        DELETE FROM event_counts WHERE n <= 0 AND source_id = old.source_id AND type = old.type
+          AND event = CASE WHEN old.type = 'track' THEN coalesce(old.event, '') ELSE '' END;
       END;
       CREATE TRIGGER event_counts_rechecked AFTER UPDATE OF violations ON messages
         WHEN new.status = 'accepted' AND new.origin = 'ingest' AND new.type IS NOT NULL
@@ -340,7 +341,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
             json_extract(value, '$.plan'), 1, new.received_at
           FROM json_each(coalesce(new.violations, '[]')) WHERE json_extract(value, '$.plan') IS NOT NULL
           ON CONFLICT DO UPDATE SET n = n + 1, last_at = max(last_at, excluded.last_at);
-        DELETE FROM event_counts WHERE n <= 0 AND source_id = old.source_id AND type = old.type;
+        DELETE FROM event_counts WHERE n <= 0 AND source_id = old.source_id AND type = old.type
+          AND event = CASE WHEN old.type = 'track' THEN coalesce(old.event, '') ELSE '' END;
       END;
     `,
   },

@@ -113,12 +113,12 @@ export function* harPages(db: DatabaseSync, filter: HarFilter): Generator<HarEnt
 }
 
 function harEntry(row: AttemptRow): HarEntry {
-  const requestHeaders = harHeaders(JSON.parse(row.request_headers) as Record<string, string>);
+  const requestHeaders = redacted(harHeaders(JSON.parse(row.request_headers) as Record<string, string>));
   // The body of the delivery's last round (the same for each of its attempts: a message's body is
   // made from what is stored), or the body it was made with (an edited replay, a deletion notification).
   const body = row.body ?? row.body_override ?? '';
   const answered = row.response_status !== null;
-  const responseHeaders = answered && row.response_headers ? harHeaders(JSON.parse(row.response_headers) as Record<string, string | string[]>) : [];
+  const responseHeaders = answered && row.response_headers ? redacted(harHeaders(JSON.parse(row.response_headers) as Record<string, string | string[]>)) : [];
   const responseText = row.response_body ?? '';
   const responseBytes = Buffer.byteLength(responseText);
   const duration = row.duration_ms ?? 0;
@@ -168,6 +168,17 @@ function harHeaders(headers: Record<string, string | string[] | undefined>): Har
     for (const one of Array.isArray(value) ? value : [value]) out.push({ name, value: String(one) });
   }
   return out;
+}
+
+/**
+ * A HAR is made to be shared (a teammate, HTTP Toolkit): credentials a request carried are left out —
+ * a Tracking API destination's write key (Authorization), a webhook's static header that looks like a
+ * secret by its name, cookies. The signature headers stay: they prove nothing without the secret.
+ */
+const CREDENTIAL = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api[-_]?key|password|session/i;
+
+function redacted(headers: HarHeader[]): HarHeader[] {
+  return headers.map((h) => (CREDENTIAL.test(h.name) ? { name: h.name, value: '[redacted by Sluice]' } : h));
 }
 
 function headerValue(headers: HarHeader[], name: string): string | undefined {
