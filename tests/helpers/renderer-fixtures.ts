@@ -1,4 +1,5 @@
-import type { MessageSummary } from '../../shared/contract.ts';
+import type { CoreEvent, MessageSummary } from '../../shared/contract.ts';
+import type { RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import type { RecheckProgress } from '../../shared/tracking-plan.ts';
 
 /** A list row as the core sends it, for renderer tests. */
@@ -33,3 +34,29 @@ export const progress = (id: number, done: number, state: RecheckProgress['state
   state,
   ...extra,
 });
+
+/** A transport that answers each channel from `answers` (an Error answer is a refusal), and lets the test send events. */
+export function fakeApi(answers: Record<string, (request: any) => unknown>) {
+  const listeners = new Set<(events: CoreEvent[]) => void>();
+  const calls: { channel: string; request: any }[] = [];
+  const api: RelayApi = {
+    kind: 'websocket',
+    invoke: (async (channel: string, request: unknown) => {
+      calls.push({ channel, request });
+      const answer = answers[channel];
+      if (!answer) return { ok: false, error: { code: 'unknown', message: `no ${channel}` } };
+      const value = await answer(request);
+      return value instanceof Error ? { ok: false, error: { code: 'refused', message: value.message } } : { ok: true, value };
+    }) as RelayApi['invoke'],
+    onEvents(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    onState(listener) {
+      listener({ kind: 'open' });
+      return () => {};
+    },
+    close() {},
+  };
+  return { api, calls, emit: (...events: CoreEvent[]) => listeners.forEach((l) => l(events)) };
+}

@@ -2,41 +2,15 @@
 // the view, followed through plans.recheck events and plans.list's answer) and the stream after a
 // re-check changed stored violations (rows read again in place, not reloaded; model.ts's refreshRows).
 import { describe, expect, it } from 'vitest';
-import type { CoreEvent, MessageSummary } from '../../shared/contract.ts';
+import type { MessageSummary } from '../../shared/contract.ts';
 import type { RecheckProgress } from '../../shared/tracking-plan.ts';
 import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
 import type { Filters } from '../../renderer/src/store/filters.ts';
 import { addPage, addRows, emptyList, evictRows, refreshRows } from '../../renderer/src/store/model.ts';
-import type { RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { isRunning, recheckOf } from '../../renderer/src/views/plans/recheck-store.ts';
-import { msg as row, progress } from '../helpers/renderer-fixtures.ts';
+import { fakeApi, msg as row, progress } from '../helpers/renderer-fixtures.ts';
 
 
-/** A transport that answers every call at once, and lets the test send events. */
-function fakeApi(answers: Record<string, (request: any) => unknown>) {
-  const listeners = new Set<(events: CoreEvent[]) => void>();
-  const calls: { channel: string; request: unknown }[] = [];
-  const api: RelayApi = {
-    kind: 'websocket',
-    invoke: (async (channel: string, request: unknown) => {
-      calls.push({ channel, request });
-      const answer = answers[channel];
-      if (!answer) return { ok: false, error: { code: 'unknown', message: `no ${channel}` } };
-      const value = answer(request);
-      return value instanceof Error ? { ok: false, error: { code: 'refused', message: value.message } } : { ok: true, value };
-    }) as RelayApi['invoke'],
-    onEvents(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    onState(listener) {
-      listener({ kind: 'open' });
-      return () => {};
-    },
-    close() {},
-  };
-  return { api, calls, emit: (...events: CoreEvent[]) => listeners.forEach((l) => l(events)) };
-}
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 

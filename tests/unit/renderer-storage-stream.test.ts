@@ -8,34 +8,9 @@ import type { ImportOutcome, PruneReport } from '../../shared/storage.ts';
 import { createInspector, type Inspector } from '../../renderer/src/store/inspector.ts';
 import { PRUNE_FIRST_CHECK } from '../../renderer/src/store/inspector/prune-refresh.ts';
 import { addPage, dropRows, emptyList, evictRows } from '../../renderer/src/store/model.ts';
-import type { RelayApi } from '../../renderer/src/transport/relay-api.ts';
 import { createImportController } from '../../renderer/src/views/storage/import-store.ts';
-import { msg as row } from '../helpers/renderer-fixtures.ts';
+import { fakeApi, msg as row } from '../helpers/renderer-fixtures.ts';
 
-function fakeApi(answers: Record<string, (request: any) => unknown>) {
-  const listeners = new Set<(events: CoreEvent[]) => void>();
-  const calls: { channel: string; request: any }[] = [];
-  const api: RelayApi = {
-    kind: 'websocket',
-    invoke: (async (channel: string, request: unknown) => {
-      calls.push({ channel, request });
-      const answer = answers[channel];
-      if (!answer) return { ok: false, error: { code: 'unknown', message: `no ${channel}` } };
-      const value = await answer(request);
-      return value instanceof Error ? { ok: false, error: { code: 'refused', message: value.message } } : { ok: true, value };
-    }) as RelayApi['invoke'],
-    onEvents(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    onState(listener) {
-      listener({ kind: 'open' });
-      return () => {};
-    },
-    close() {},
-  };
-  return { api, calls, emit: (...events: CoreEvent[]) => listeners.forEach((l) => l(events)) };
-}
 
 const tick = async (n = 4) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 0));

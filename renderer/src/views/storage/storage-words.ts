@@ -4,7 +4,7 @@
  * DOM), tested in Node.
  */
 import type { ImportOutcome, PruneReport, Retention, StorageResponses } from '../../../../shared/storage.ts';
-import { formatCount } from '../../lib/format.ts';
+import { formatCount, relativeTime } from '../../lib/format.ts';
 
 const KB = 1024;
 const MB = 1024 ** 2;
@@ -38,15 +38,10 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 /** "just now", "12 s ago", "4 min ago", "3 h ago", "5 days ago", "2 years ago" (no calendar date: that is said beside it). */
 export function agoWords(at: number, now: number): string {
-  const s = Math.round((now - at) / 1000);
   // A page's clock ticks once a second and the core's may differ a little: a time just ahead is now.
-  if (s < -60) return 'in the future (check the clock)';
-  if (s < 1) return 'just now';
-  if (s < 60) return `${s} s ago`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return `${h} h ago`;
+  if (now - at < -60_000) return 'in the future (check the clock)';
+  const h = Math.floor(Math.round((now - at) / 1000) / 3600);
+  if (h < 24) return relativeTime(at, now); // the lists' words, up to a day
   const d = Math.floor(h / 24);
   if (d < 365) return `${plural(d, 'day')} ago`;
   const y = Math.floor(d / 365);
