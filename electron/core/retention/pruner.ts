@@ -53,7 +53,7 @@ export class Pruner {
 
   /** The retention in use and where it comes from. */
   retention(): { retention: Retention; from: Source } {
-    const row = this.#o.db.prepare('SELECT value FROM settings WHERE key = ?').get(SETTING) as { value: string } | undefined;
+    const row = this.#setting(SETTING);
     if (!row) return { retention: DEFAULT_RETENTION, from: 'default' };
     const saved = JSON.parse(row.value) as { retention: unknown; from: Source };
     const parsed = retentionSchema.safeParse(saved.retention);
@@ -67,7 +67,7 @@ export class Pruner {
   }
 
   lastPrune(): PruneReport | null {
-    const row = this.#o.db.prepare('SELECT value FROM settings WHERE key = ?').get(LAST_PRUNE) as { value: string } | undefined;
+    const row = this.#setting(LAST_PRUNE);
     return row ? (JSON.parse(row.value) as PruneReport) : null;
   }
 
@@ -99,7 +99,7 @@ export class Pruner {
 
   /** Gives free pages back to the disk, when the store can (auto_vacuum incremental); the bytes the file shrank by. */
   async vacuum(): Promise<number> {
-    const pragma = (name: string) => Number(Object.values(this.#o.db.prepare(`PRAGMA ${name}`).get() as object)[0]);
+    const pragma = (name: string) => this.#number(`PRAGMA ${name}`);
     if (pragma('auto_vacuum') !== 2) return 0;
     const before = pragma('page_count');
     for (let free = pragma('freelist_count'); free > 0 && !this.#closed; ) {
@@ -149,8 +149,7 @@ export class Pruner {
 
   /** The database's pages in use, in bytes (freed pages do not count: they are reused, or given back by vacuum()). */
   #usedBytes(): number {
-    const one = (pragma: string) => Number(Object.values(this.#o.db.prepare(`PRAGMA ${pragma}`).get() as object)[0]);
-    return (one('page_count') - one('freelist_count')) * one('page_size');
+    return (this.#number('PRAGMA page_count') - this.#number('PRAGMA freelist_count')) * this.#number('PRAGMA page_size');
   }
 
   /**
@@ -160,8 +159,7 @@ export class Pruner {
    * the id range says it might be), and whether the pages in use are over the size. Null when within all.
    */
   #over(retention: Retention): { ageUpToId: number; budget: number; overBytes: boolean; maxId: number; reason: PruneReport['reason'] } | null {
-    const { db } = this.#o;
-    const one = (sql: string, ...params: number[]) => Number(Object.values((db.prepare(sql).get(...params) as object | undefined) ?? { v: 0 })[0] ?? 0);
+    const one = (sql: string, ...params: number[]) => this.#number(sql, ...params);
     const maxId = one('SELECT coalesce(max(id), 0) FROM messages');
     if (maxId === 0) return null;
     const ageUpToId =
@@ -179,8 +177,22 @@ export class Pruner {
     return { ageUpToId, budget: Math.max(0, budget), overBytes, maxId, reason };
   }
 
+  #setting(key: string): { value: string } | undefined {
+    return this.#o.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+  }
+
+  #saveSetting(key: string, value: unknown): void {
+    this.#o.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  }
+
+  /** The first column of a one-row query (a pragma, a count, an id); 0 when there is no row. */
+  #number(sql: string, ...params: number[]): number {
+    const row = this.#o.db.prepare(sql).get(...params) as object | undefined;
+    return Number(row ? (Object.values(row)[0] ?? 0) : 0);
+  }
+
   #report(report: PruneReport): void {
-    this.#o.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(LAST_PRUNE, JSON.stringify(report));
+    this.#saveSetting(LAST_PRUNE, report);
     if (report.messages === 0 && report.keptPending === 0) return;
     const why = { maxAgeDays: 'older than the retention', maxMessages: 'over the message limit', maxBytes: 'over the size limit', clear: 'cleared' }[report.reason];
     const kept = report.keptPending > 0 ? `; kept ${report.keptPending.toLocaleString('en-US')} whose delivery is still pending or retrying` : '';
@@ -192,6 +204,6 @@ export class Pruner {
   }
 
   #save(retention: Retention, from: Source): void {
-    this.#o.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(SETTING, JSON.stringify({ retention, from }));
+    this.#saveSetting(SETTING, { retention, from });
   }
 }
