@@ -12,6 +12,7 @@ import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
+import { runScaleBench } from './scale.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -24,6 +25,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   testing: runTestingBench,
   plans: runPlansBench,
   retention: runRetentionBench,
+  scale: runScaleBench,
 };
 
 const wanted = process.argv.slice(2);

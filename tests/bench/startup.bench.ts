@@ -45,7 +45,7 @@ async function startOnce(command: string, args: string[], env: NodeJS.ProcessEnv
 }
 
 /** Resident set of a process, in MB (Linux: /proc; elsewhere ps). */
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   try {
     const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
     return kb / 1024;
