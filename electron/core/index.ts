@@ -47,6 +47,8 @@ export interface CoreOptions {
   random?: () => number;
   /** The composer's client options (default: the client library's flushAt 20, flushAfter 5 s). */
   composer?: { flushAt?: number; flushAfter?: number };
+  /** false: the writer does not index messages for search (the ingestion benchmark measures what it costs). */
+  searchIndex?: boolean;
 }
 
 /**
@@ -110,6 +112,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
+    { searchIndex: options.searchIndex ?? true },
   );
   writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
   writer.setRoutes(routesOf(destinations));

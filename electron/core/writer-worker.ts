@@ -31,8 +31,10 @@ import { fromColumns } from './writer/result-columns.ts';
 import { PlanChecks } from './plans/plan-checks.ts';
 import { rechecker } from './plans/recheck-writes.ts';
 import { pruneWrites } from './retention/prune-writes.ts';
+import { searchIndexer } from './store/search-index.ts';
+import { IndexScheduler } from './writer/index-scheduler.ts';
 
-const { file } = workerData as { file: string };
+const { file, searchIndex = true } = workerData as { file: string; searchIndex?: boolean };
 const port = parentPort!;
 const db = connect(file, 'writer');
 const storeRequest = requestStorer(db);
@@ -45,6 +47,7 @@ const prepareBodies = bodiesPreparer(db);
 const plans = new PlanChecks();
 const recheck = rechecker(db, plans);
 const pruning = pruneWrites(db);
+const indexing = searchIndexer(db);
 const savepoint = db.prepare('SAVEPOINT unit');
 const release = db.prepare('RELEASE unit');
 const rollbackTo = db.prepare('ROLLBACK TO unit');
@@ -87,6 +90,10 @@ let pendingOps: { id: number; op: WriteOp }[] = [];
 let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
+/** Indexing for search runs between group commits (writer/index-scheduler.ts). */
+const indexer = new IndexScheduler((limit) => indexing.step(limit), () => scheduled);
+if (searchIndex) indexer.committed(); // what an earlier run left unindexed, or a store from before the index
+else indexer.stop();
 
 function send(message: FromWriter): void {
   port.postMessage(message);
@@ -158,6 +165,7 @@ function flush(): void {
     }));
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     db.exec('COMMIT');
+    indexer.committed();
     const committed: (CommittedRequest & { jobId: number })[] = [];
     const failures: UnitFailure[] = [];
     for (const { id, unit } of jobs) {
@@ -262,6 +270,7 @@ function handle(message: ToWriter): void {
       return;
     case 'close':
       flush();
+      indexer.stop();
       db.close();
       send({ kind: 'closed' });
       return;

@@ -3,6 +3,7 @@ import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../
 import type { MessageFilter } from '../../../shared/operations.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
+import { searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
@@ -225,16 +226,25 @@ export class MessagesRepo {
     if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
     if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
     if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
-    if (query.search) searchClause(query.search, where, params);
     if (query.violations !== undefined) where.push(violationsClause(query.violations));
     if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
     if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
     const timed = timeClause(query, where, params);
-    const indexed = timed && this.#rangeIsSmall(query);
-    const sql = `SELECT ${COLUMNS} FROM messages m ${indexed ? 'INDEXED BY messages_received' : ''}
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id DESC LIMIT ?`;
-    params.push(Math.min(Math.max(query.limit ?? 100, 1), 10_000));
-    return (this.#db.prepare(sql).all(...params) as unknown as MessageRow[]).map(fromRow);
+    const limit = Math.min(Math.max(query.limit ?? 100, 1), 10_000);
+    const read = (part: SearchPart | null, wanted: number): MessageRow[] => {
+      const terms = [...(part?.where ?? []), ...where];
+      const values = [...(part?.params ?? []), ...params];
+      const sql = part?.match
+        ? `SELECT ${COLUMNS} FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid
+           WHERE messages_search MATCH ? AND ${terms.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`
+        : `SELECT ${COLUMNS} FROM messages m ${timed && this.#rangeIsSmall(query) ? 'INDEXED BY messages_received' : ''}
+           ${terms.length ? `WHERE ${terms.join(' AND ')}` : ''} ORDER BY m.id DESC LIMIT ?`;
+      return this.#db.prepare(sql).all(...(part?.match ? [part.match] : []), ...values, wanted) as unknown as MessageRow[];
+    };
+    const rows = query.search
+      ? searchRows(this.#db, query.search, 'desc', { below: query.beforeId }, limit, read)
+      : read(null, limit);
+    return rows.map(fromRow);
   }
 
   /** Whether the time range (below `beforeId`) holds fewer than INDEXED_RANGE_MAX rows; counted on the index, capped. */
@@ -258,13 +268,20 @@ export class MessagesRepo {
     if (filter.userId) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
     if (filter.status) (where.push('m.status = ?'), params.push(filter.status));
     if (filter.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(filter.sourceId));
-    if (filter.search) searchClause(filter.search, where, params);
     timeClause(filter, where, params);
     if (filter.violations !== undefined) where.push(violationsClause(filter.violations));
     if (filter.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(filter.plan));
     if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
-    const sql = `SELECT m.id FROM messages m WHERE ${where.join(' AND ')} ORDER BY m.id LIMIT ?`;
-    return (this.#db.prepare(sql).all(...params, limit) as { id: number }[]).map((row) => row.id);
+    const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
+      const terms = [...(part?.where ?? []), ...where].join(' AND ');
+      const values = [...(part?.params ?? []), ...params];
+      const sql = part?.match
+        ? `SELECT m.id FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid WHERE messages_search MATCH ? AND ${terms} ORDER BY s.rowid LIMIT ?`
+        : `SELECT m.id FROM messages m WHERE ${terms} ORDER BY m.id LIMIT ?`;
+      return this.#db.prepare(sql).all(...(part?.match ? [part.match] : []), ...values, wanted) as { id: number }[];
+    };
+    const rows = filter.search ? searchRows(this.#db, filter.search, 'asc', { above: afterId }, limit, read) : read(null, limit);
+    return rows.map((row) => row.id);
   }
 
   /** Sources holding messages of this user, of any status. */
@@ -286,15 +303,6 @@ export class MessagesRepo {
     for (const row of rows) counts[row.status] = row.n;
     return counts;
   }
-}
-
-/** userId, anonymousId, event or messageId contains `search` (LIKE, its wildcards escaped). */
-function searchClause(search: string, where: string[], params: (string | number)[]): void {
-  const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  where.push(
-    "(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')",
-  );
-  params.push(like, like, like, like);
 }
 
 /** A violation of the plan named by the parameter (its name as the stored JSON writes it; instr: case matters, unlike LIKE). */

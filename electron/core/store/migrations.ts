@@ -346,6 +346,41 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       END;
     `,
   },
+  {
+    version: 11,
+    name: 'the stream search index',
+    sql: `
+      -- The stream's search (userId, anonymousId, messageId or event contains the text) without reading
+      -- every message: trigram full-text, whose phrase queries are substring matches. Values are stored
+      -- ASCII-lowercased (lower() without ICU) and the index is case-sensitive, so a match is exactly
+      -- LIKE's (case-insensitive for ASCII only). Contentless: the index holds no copy of the values.
+      CREATE VIRTUAL TABLE messages_search USING fts5(
+        user_id, anonymous_id, message_id, event,
+        content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
+      );
+      -- The messages with ids in [lo, hi] are indexed, by the writer thread off ingestion's path
+      -- (store/search-index.ts): new ones upwards from hi, older ones downwards from lo, newest first.
+      -- A store that had messages before this migration is indexed from its newest message down.
+      CREATE TABLE search_index (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        lo INTEGER NOT NULL,
+        hi INTEGER NOT NULL
+      );
+      INSERT INTO search_index (id, lo, hi) SELECT 1, coalesce(max(id), 0) + 1, coalesce(max(id), 0) FROM messages;
+      -- A removed message leaves the index. Removing the newest ones lets SQLite give their ids again:
+      -- the indexed range then ends at the newest message left, so a new message is never taken for
+      -- an indexed one. (One trigger: the entry must go before the range shrinks past it.)
+      CREATE TRIGGER messages_search_deleted AFTER DELETE ON messages
+      BEGIN
+        DELETE FROM messages_search WHERE rowid = old.id
+          AND old.id BETWEEN (SELECT lo FROM search_index) AND (SELECT hi FROM search_index);
+        UPDATE search_index SET
+            hi = min(hi, coalesce((SELECT max(id) FROM messages), 0)),
+            lo = min(lo, coalesce((SELECT max(id) FROM messages), 0) + 1)
+          WHERE old.id > coalesce((SELECT max(id) FROM messages), 0);
+      END;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

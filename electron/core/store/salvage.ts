@@ -84,7 +84,8 @@ export function salvage(file: string, now = new Date()): SalvageReport {
     }
     const tables = (fresh.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rootpage").all() as { name: string }[])
       .map((row) => row.name)
-      .filter((name) => oldTables.has(name));
+      // The search index is not copied: the new store indexes what it holds (store/search-index.ts).
+      .filter((name) => oldTables.has(name) && !/^(messages_search|search_index)/.test(name));
     const results = tables.map((table) => copyTable(old, fresh!, table));
     mendReferences(fresh, results);
     const messages = results.find((r) => r.table === 'messages');

@@ -19,6 +19,8 @@ interface Waiting {
  */
 export class StoreWriter {
   readonly #file: string;
+  /** Whether the worker indexes messages for search (store/search-index.ts). */
+  readonly #searchIndex: boolean;
   readonly #waiting = new Map<number, Waiting>();
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
   readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
@@ -40,8 +42,14 @@ export class StoreWriter {
    * `onRestarted` runs when a new worker has replaced a dead one: writes the old one committed but
    * never acknowledged (it died in between) are in the store, and nobody was told.
    */
-  constructor(file: string, onCommitted: (committed: CommittedRequest[]) => void, onRestarted?: () => void) {
+  constructor(
+    file: string,
+    onCommitted: (committed: CommittedRequest[]) => void,
+    onRestarted?: () => void,
+    options: { searchIndex?: boolean } = {},
+  ) {
     this.#file = file;
+    this.#searchIndex = options.searchIndex ?? true;
     this.#onCommitted = onCommitted;
     this.#onRestarted = onRestarted;
     this.#worker = this.#spawn();
@@ -140,7 +148,7 @@ export class StoreWriter {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file }, ...workerExecArgv() });
+    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file, searchIndex: this.#searchIndex }, ...workerExecArgv() });
     worker.on('message', (message: FromWriter) => this.#receive(message));
     worker.on('error', (error) => console.error('sluice: the store writer failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));

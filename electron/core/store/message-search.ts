@@ -1,0 +1,87 @@
+// The stream's search, reading side: "userId, anonymousId, messageId or event contains the text"
+// (LIKE's meaning: a substring, case-insensitive for ASCII) answered from the trigram index of
+// migration 11 where it covers the messages, and by reading them where it does not yet.
+//
+// The index covers the ids [lo, hi] (store/search-index.ts fills it in the writer thread). A search
+// runs over three parts of the id range, in the order asked — newest first: above hi (arrived since
+// the last slice was indexed: a few), [lo, hi] through the index, below lo (only while an older store
+// is being indexed) — and stops once it has enough rows. The parts are read in one snapshot, so a
+// message indexed meanwhile is neither missed nor listed twice.
+import type { DatabaseSync } from 'node:sqlite';
+
+/** A part of a search: its WHERE terms; `match` when it is read through the index. */
+export interface SearchPart {
+  where: string[];
+  params: (string | number)[];
+  /** The FTS5 query: the part joins `messages_search s` and orders by `s.rowid`. */
+  match: string | null;
+}
+
+/** Trigrams need 3 characters: a shorter text is looked for by reading the messages (LIKE). */
+const MIN_INDEXED = 3;
+
+/** The text as LIKE looks for it: its wildcards escaped. */
+export function likeClause(search: string): SearchPart {
+  const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return {
+    where: ["(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')"],
+    params: [like, like, like, like],
+    match: null,
+  };
+}
+
+/**
+ * The text as the index looks for it: one phrase (consecutive trigrams: a substring) in any of the
+ * four columns, ASCII-lowercased as the values were stored. Null when the index cannot answer it.
+ */
+export function indexQuery(search: string): string | null {
+  if ([...search].length < MIN_INDEXED) return null;
+  const lowered = search.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return `{user_id anonymous_id message_id event} : "${lowered.replaceAll('"', '""')}"`;
+}
+
+/** Where a page starts: ids below `below` (newest first) or above `above` (oldest first). */
+export interface PageBounds {
+  below?: number | undefined;
+  above?: number | undefined;
+}
+
+/**
+ * Reads the messages that match `search` part by part until `limit` rows are found, all in one read
+ * snapshot: `read` gets a part and how many rows are still wanted, and returns them in `order`.
+ */
+export function searchRows<T>(
+  db: DatabaseSync,
+  search: string,
+  order: 'desc' | 'asc',
+  bounds: PageBounds,
+  limit: number,
+  read: (part: SearchPart, wanted: number) => T[],
+): T[] {
+  const like = likeClause(search);
+  const match = indexQuery(search);
+  if (match === null) return read(like, limit);
+  if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_index'").get()) return read(like, limit); // an older store, read-only
+  const rows: T[] = [];
+  db.exec('SAVEPOINT search');
+  try {
+    const { lo, hi } = db.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
+    // The index's part gets the page's bound itself: it walks the index, not the messages.
+    const from = Math.max(lo, (bounds.above ?? 0) + 1);
+    const to = Math.min(hi, (bounds.below ?? Number.MAX_SAFE_INTEGER) - 1);
+    const parts: SearchPart[] = [
+      { where: ['m.id > ?', ...like.where], params: [hi, ...like.params], match: null },
+      { where: ['s.rowid BETWEEN ? AND ?'], params: [from, to], match },
+      { where: ['m.id < ?', ...like.where], params: [lo, ...like.params], match: null },
+    ];
+    if (order === 'asc') parts.reverse();
+    for (const part of parts) {
+      if (rows.length >= limit) break;
+      if (part.match !== null && from > to) continue;
+      rows.push(...read(part, limit - rows.length));
+    }
+  } finally {
+    db.exec('RELEASE search');
+  }
+  return rows;
+}
