@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DatabaseSync } from 'node:sqlite';
 import { createCore } from '../../electron/core/index.ts';
+import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { startBareServer, startNaiveSqliteServer, type RunningServer } from './baseline-servers.ts';
 
 const execFileAsync = promisify(execFile);
@@ -60,11 +62,35 @@ interface Contender {
   server: RunningServer;
   writeKey: string;
   rounds: LoadResult[];
+  /** Waits for work the load left behind (the search index catching up), so the next contender has the CPU. */
+  settle?: () => Promise<void>;
+}
+
+/** Resolves once the store's search index covers every message (store/search-index.ts). */
+async function indexCaughtUp(dataDir: string): Promise<void> {
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+  try {
+    for (const end = Date.now() + 300_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      const { lo, hi, top } = db.prepare('SELECT lo, hi, (SELECT coalesce(max(id), 0) FROM messages) AS top FROM search_index').get() as { lo: number; hi: number; top: number };
+      if (lo <= 1 && hi >= top) return;
+    }
+    throw new Error('the search index did not catch up within 5 minutes');
+  } finally {
+    db.close();
+  }
 }
 
 export async function runIngestBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-ingest-'));
-  const core = await createCore({ dataDir: path.join(dir, 'sluice'), ingestPort: 0 });
+  // Retention off: its default limit (1,000,000 messages) would prune during the rounds, and the
+  // stored count would no longer say whether anything acknowledged was lost.
+  const config = {
+    sources: [{ name: 'bench', writeKey: 'wk_bench', kind: 'server' as const }],
+    destinations: [],
+    retention: { maxAgeDays: null, maxMessages: null, maxBytes: null },
+  };
+  const core = await createCore({ dataDir: path.join(dir, 'sluice'), ingestPort: 0, config });
+  const unindexed = await createCore({ dataDir: path.join(dir, 'sluice-unindexed'), ingestPort: 0, receiverPort: 0, searchIndex: false, config });
   const contenders: Contender[] = [
     { name: '(a) bare node:http + JSON.parse', server: await startBareServer(), writeKey: '', rounds: [] },
     {
@@ -84,6 +110,13 @@ export async function runIngestBench() {
       server: { url: core.ingestUrl, storedCount: () => core.messages.countByStatus().accepted, close: () => core.close() },
       writeKey: core.sources.list()[0]!.writeKey,
       rounds: [],
+      settle: () => indexCaughtUp(path.join(dir, 'sluice')),
+    },
+    {
+      name: '(c) Sluice without its search index',
+      server: { url: unindexed.ingestUrl, storedCount: () => unindexed.messages.countByStatus().accepted, close: () => unindexed.close() },
+      writeKey: unindexed.sources.list()[0]!.writeKey,
+      rounds: [],
     },
   ];
   try {
@@ -95,9 +128,12 @@ export async function runIngestBench() {
       for (const contender of contenders) {
         const result = await load(contender.server.url, contender.writeKey);
         contender.rounds.push(result);
+        const settling = performance.now();
+        await contender.settle?.();
+        const settled = contender.settle ? `  (index caught up ${((performance.now() - settling) / 1000).toFixed(1)} s later)` : '';
         console.log(
           `  round ${round}  ${contender.name.padEnd(36)} ${Math.round(result.eventsPerSecond).toLocaleString('en-US').padStart(9)} events/s` +
-            `  p50 ${result.p50Ms.toFixed(1)} ms  p99 ${result.p99Ms.toFixed(1)} ms`,
+            `  p50 ${result.p50Ms.toFixed(1)} ms  p99 ${result.p99Ms.toFixed(1)} ms${settled}`,
         );
       }
     }
@@ -116,7 +152,7 @@ export async function runIngestBench() {
         rounds: c.rounds.map((r) => Math.round(r.eventsPerSecond)),
       };
     });
-    const [bare, naive, naiveWal, sluice] = summary as [Summary, Summary, Summary, Summary];
+    const [bare, naive, naiveWal, sluice, unindexedSummary] = summary as [Summary, Summary, Summary, Summary, Summary];
     const perRound = (i: number) => sluice.rounds.map((v, r) => v / contenders[i]!.rounds[r]!.eventsPerSecond);
     const figures = {
       sluice,
@@ -126,6 +162,9 @@ export async function runIngestBench() {
       ratioVsNaiveSqlite: median(perRound(1)),
       ratioVsNaiveSqliteWal: median(perRound(2)),
       ratioVsBare: median(perRound(0)),
+      /** Sluice ÷ Sluice without its search index: what indexing costs ingestion. */
+      sluiceWithoutSearchIndex: unindexedSummary,
+      ratioVsWithoutSearchIndex: median(perRound(4)),
       nothingLost: sluice.lost === 0,
     };
     console.log('median of rounds:');
@@ -136,7 +175,7 @@ export async function runIngestBench() {
     }
     console.log(
       `Sluice / (b) = ${figures.ratioVsNaiveSqlite.toFixed(2)}x   Sluice / (b') = ${figures.ratioVsNaiveSqliteWal.toFixed(2)}x   ` +
-        `Sluice / (a) = ${figures.ratioVsBare.toFixed(2)}x   ` +
+        `Sluice / (a) = ${figures.ratioVsBare.toFixed(2)}x   Sluice / (c) = ${figures.ratioVsWithoutSearchIndex.toFixed(2)}x   ` +
         `(median of per-round ratios)   lost: ${sluice.lost}`,
     );
     return figures;
