@@ -66,15 +66,15 @@ interface Contender {
   settle?: () => Promise<void>;
 }
 
-/** Resolves once the store's search index covers every message (store/search-index.ts). */
-async function indexCaughtUp(dataDir: string): Promise<void> {
+/** Resolves once the store's search index covers every message (store/search-index.ts), or throws after `ms`. */
+export async function indexCaughtUp(dataDir: string, ms = 300_000): Promise<void> {
   const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
   try {
-    for (const end = Date.now() + 300_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
       const { lo, hi, top } = db.prepare('SELECT lo, hi, (SELECT coalesce(max(id), 0) FROM messages) AS top FROM search_index').get() as { lo: number; hi: number; top: number };
       if (lo <= 1 && hi >= top) return;
     }
-    throw new Error('the search index did not catch up within 5 minutes');
+    throw new Error(`the search index did not catch up within ${ms / 1000} s`);
   } finally {
     db.close();
   }

@@ -1,6 +1,6 @@
 // Scale benchmark (`npm run bench -- scale`): a store of 10 million messages (BENCH_SCALE_MESSAGES)
 // over 1 million users (BENCH_SCALE_USERS), filled through ingestion as a client would fill it.
-// - ingest rate (the ingestion benchmark's load) on the empty store and on the full one, same run;
+// - ingest rate (the ingestion benchmark's load) on an empty store and on the full one, interleaved;
 // - bytes on disk per message, and where they are (SQLite's dbstat, per table and index);
 // - the inspector (built renderer, headless host, Chromium): first render, and searches;
 // - an audience over the million users: the first evaluation (folds every message), its initial sync,
@@ -9,7 +9,7 @@
 //   ready line, and resident memory 3 s later.
 // Retention is off for this store (its defaults would prune it to 1,000,000 messages).
 // Bounded: the fill stops at the target; every step has a timeout; the folder is removed at the end
-// (BENCH_SCALE_KEEP=1 keeps it).
+// unless it is BENCH_SCALE_DIR's (kept and reused: the next run only tops it up).
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +21,7 @@ import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { UiServer } from '../../electron/headless/ui-server.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { CLI, startServing } from '../helpers/cli.ts';
-import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
+import { indexCaughtUp, LOAD, load, median, type LoadResult } from './ingest.bench.ts';
 import { rssOf } from './startup.bench.ts';
 
 const execFileAsync = promisify(execFile);
@@ -103,49 +103,80 @@ async function inspector(core: Awaited<ReturnType<typeof createCore>>) {
           { timeout: 300_000, polling: 20 },
         );
       });
-    const rare = await search(`user_${Math.floor(USERS * 0.777)}`); // one user: ~10 of the 10 million
+    const rareUser = `user_${Math.floor(USERS * 0.777)}`; // one user: ~10 of the 10 million
+    const core_ = await timed(async () => core.listMessages({ search: rareUser, limit: 100 }));
+    const rare = await search(rareUser);
     await page.getByLabel('Search messages').fill('');
     await page.waitForSelector('[role="listbox"] [role="option"]');
     const common = await search('Signed In'); // one event in five
-    return { firstRenderMs: first.ms, searchOneUserMs: rare.ms, searchCommonEventMs: common.ms };
+    return { firstRenderMs: first.ms, searchOneUserMs: rare.ms, searchOneUserInCoreMs: core_.ms, found: core_.value.messages.length, searchCommonEventMs: common.ms };
   } finally {
     await browser.close();
     await ui.close();
   }
 }
 
+/** Messages in the store (the highest id: nothing is pruned here). */
+function stored(dataDir: string): number {
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+  try {
+    return Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number | null }).n ?? 0);
+  } finally {
+    db.close();
+  }
+}
+
 export async function runScaleBench() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-scale-'));
+  // BENCH_SCALE_DIR: a folder kept between runs (filled once, topped up to the target); else a temporary one.
+  const kept = process.env.BENCH_SCALE_DIR;
+  const dir = kept ? path.resolve(kept) : fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-scale-'));
   const dataDir = path.join(dir, 'data');
+  const emptyDir = path.join(dir, `empty-${Date.now().toString(36)}`);
   const configFile = path.join(dir, 'sluice.json');
+  fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(configFile, JSON.stringify({ sources: [source], destinations: [], retention }));
   const say = (line: string) => console.log(line);
-  say(`scale: fill to ${TARGET.toLocaleString('en-US')} messages over ${USERS.toLocaleString('en-US')} users; ${ROUNDS} rounds of ${LOAD.durationMs / 1000} s of load on the empty and on the full store`);
-  let core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, config: { sources: [source], destinations: [], retention } });
+  const make = (folder: string) => createCore({ dataDir: folder, ingestPort: 0, receiverPort: 0, config: { sources: [source], destinations: [], retention } });
+  say(`scale: ${TARGET.toLocaleString('en-US')} messages over ${USERS.toLocaleString('en-US')} users; then ${ROUNDS} interleaved rounds of ${LOAD.durationMs / 1000} s of load on an empty store and on the full one`);
+  let core = await make(dataDir);
+  let empty: Awaited<ReturnType<typeof createCore>> | null = null;
   try {
-    const empty = await rounds(core.ingestUrl);
-    say(`  empty store: ${empty.map((r) => Math.round(r.eventsPerSecond).toLocaleString('en-US')).join(', ')} events/s`);
-
-    const stored = () => {
-      const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
-      try {
-        return Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number }).n);
-      } finally {
-        db.close();
-      }
-    };
-    const toFill = Math.max(0, TARGET - stored());
+    const toFill = Math.max(0, TARGET - stored(dataDir));
     const fillStarted = performance.now();
-    await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'scale-fill.ts'), core.ingestUrl, source.writeKey, String(toFill), String(USERS)], { maxBuffer: 1 << 20, timeout: 3_600_000 }).catch((error) => {
-      throw new Error(`the fill failed: ${error.stderr || error.message}`);
-    });
+    if (toFill > 0) {
+      const filler = path.join(import.meta.dirname, 'scale-fill.ts');
+      await execFileAsync(process.execPath, [filler, core.ingestUrl, source.writeKey, String(toFill), String(USERS)], { maxBuffer: 1 << 20, timeout: 3_600_000 }).catch((error) => {
+        throw new Error(`the fill failed: ${error.stderr || error.message}`);
+      });
+    }
     const fillSeconds = (performance.now() - fillStarted) / 1000;
-    say(`  filled ${toFill.toLocaleString('en-US')} in ${fillSeconds.toFixed(0)} s (${Math.round(toFill / fillSeconds).toLocaleString('en-US')} messages/s)`);
+    say(`  filled ${toFill.toLocaleString('en-US')} in ${fillSeconds.toFixed(0)} s (${Math.round(toFill / Math.max(fillSeconds, 0.001)).toLocaleString('en-US')} messages/s)`);
+    // The search index follows ingestion a tenth of the writer's time under load, then catches up.
+    const indexStarted = performance.now();
+    await indexCaughtUp(dataDir, 1_800_000);
+    const indexSeconds = (performance.now() - indexStarted) / 1000;
+    say(`  search index caught up ${indexSeconds.toFixed(0)} s after the fill`);
     await new Promise((r) => setTimeout(r, 5000)); // the checkpointer's idle TRUNCATE
 
-    const full = await rounds(core.ingestUrl);
-    const ratio = median(full.map((r) => r.eventsPerSecond)) / median(empty.map((r) => r.eventsPerSecond));
-    say(`  full store (${stored().toLocaleString('en-US')}): ${full.map((r) => Math.round(r.eventsPerSecond).toLocaleString('en-US')).join(', ')} events/s → ${ratio.toFixed(2)}× the empty store`);
+    // Interleaved, because this machine drifts by tens of percent within a minute: empty, full, empty, …
+    empty = await make(emptyDir);
+    const onEmpty: LoadResult[] = [];
+    const onFull: LoadResult[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Each store's search index catches up after its load before the other is loaded, so that
+      // neither load shares the CPU with the other store's indexing (ingest bench (c) measures it).
+      onEmpty.push(await load(empty.ingestUrl, source.writeKey));
+      await indexCaughtUp(emptyDir);
+      const before = stored(dataDir);
+      onFull.push(await load(core.ingestUrl, source.writeKey));
+      await indexCaughtUp(dataDir);
+      say(`  round ${round}: empty store ${Math.round(onEmpty.at(-1)!.eventsPerSecond).toLocaleString('en-US')} events/s, full store (${before.toLocaleString('en-US')}) ${Math.round(onFull.at(-1)!.eventsPerSecond).toLocaleString('en-US')} events/s`);
+    }
+    await empty.close();
+    empty = null;
+    const ratios = onFull.map((r, i) => r.eventsPerSecond / onEmpty[i]!.eventsPerSecond);
+    const ratio = median(ratios);
+    say(`  full ÷ empty = ${ratio.toFixed(2)}× (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
 
     const ui = await inspector(core);
     say(`  inspector: ${JSON.stringify(ui)}`);
@@ -159,13 +190,13 @@ export async function runScaleBench() {
       ],
     };
     const fold = await timed(() => core.audiences.preview({ sourceId, rule }));
-    const audience = await core.audiences.save({ sourceId, name: 'Pro buyers', rule, mode: 'realistic' });
+    const audience = await core.audiences.save({ sourceId, name: `Pro buyers ${Date.now().toString(36)}`, rule, mode: 'realistic' });
     const initial = await timed(() => core.audiences.syncNow(audience.id));
     const unchanged = await timed(() => core.audiences.syncNow(audience.id));
     const audiences = { users: USERS, firstEvaluationMs: fold.ms, members: fold.value.members, initialSyncMs: initial.ms, joined: initial.value.joined, unchangedSyncMs: unchanged.ms };
     say(`  audience: ${JSON.stringify(audiences)}`);
 
-    const messages = stored();
+    const messages = stored(dataDir);
     await core.close();
     core = null as never;
     const file = path.join(dataDir, DATABASE_FILE);
@@ -173,7 +204,7 @@ export async function runScaleBench() {
     const disk = { messages, fileMB: Math.round(bytes / MB), bytesPerMessage: Math.round(bytes / messages), tables: whereTheBytesAre(file) };
     say(`  on disk: ${JSON.stringify(disk)}`);
 
-    const emptyDir = path.join(dir, 'empty');
+    fs.rmSync(emptyDir, { recursive: true, force: true }); // serve's empty folder starts from nothing
     const serve = { full: [] as { readyMs: number; rssMB: number }[], empty: [] as { readyMs: number; rssMB: number }[] };
     for (let i = 0; i < 3; i++) {
       serve.full.push(await serveOnce(dataDir, configFile));
@@ -189,19 +220,20 @@ export async function runScaleBench() {
       target: TARGET,
       users: USERS,
       ingest: {
-        empty: { eventsPerSecond: median(empty.map((r) => r.eventsPerSecond)), p99Ms: median(empty.map((r) => r.p99Ms)), rounds: empty.map((r) => Math.round(r.eventsPerSecond)) },
-        full: { eventsPerSecond: median(full.map((r) => r.eventsPerSecond)), p99Ms: median(full.map((r) => r.p99Ms)), rounds: full.map((r) => Math.round(r.eventsPerSecond)) },
+        empty: { eventsPerSecond: median(onEmpty.map((r) => r.eventsPerSecond)), p99Ms: median(onEmpty.map((r) => r.p99Ms)), rounds: onEmpty.map((r) => Math.round(r.eventsPerSecond)) },
+        full: { eventsPerSecond: median(onFull.map((r) => r.eventsPerSecond)), p99Ms: median(onFull.map((r) => r.p99Ms)), rounds: onFull.map((r) => Math.round(r.eventsPerSecond)) },
         ratio: Number(ratio.toFixed(3)),
+        ratios: ratios.map((r) => Number(r.toFixed(3))),
       },
-      fill: { messages: toFill, seconds: Math.round(fillSeconds), messagesPerSecond: Math.round(toFill / fillSeconds) },
+      fill: { messages: toFill, seconds: Math.round(fillSeconds), messagesPerSecond: Math.round(toFill / fillSeconds), indexCaughtUpSeconds: Math.round(indexSeconds) },
       disk,
       inspector: ui,
       audiences,
       serve: serveFigures,
     };
   } finally {
+    await empty?.close();
     await core?.close();
-    if (!process.env.BENCH_SCALE_KEEP) fs.rmSync(dir, { recursive: true, force: true });
-    else console.log(`  kept ${dir}`);
+    fs.rmSync(kept ? emptyDir : dir, { recursive: true, force: true });
   }
 }

@@ -123,7 +123,10 @@ export function startFinding(db: DatabaseSync, file: string): string | null {
       readThrough(file);
       return firstFinding(check(db, 'quick_check', 1), db);
     }
-    const schema = db.prepare("SELECT type, name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
+    // Virtual tables (the search index) are read through their shadow tables, which are listed too.
+    const schema = db
+      .prepare("SELECT type, name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")
+      .all() as { name: string }[];
     const names = new Set(schema.map((row) => row.name));
     for (const table of SETTINGS_TABLES) {
       if (!names.has(table)) continue;
