@@ -80,8 +80,14 @@ export function searchRows<T>(
       if (part.match !== null && from > to) continue;
       rows.push(...read(part, limit - rows.length));
     }
-  } finally {
-    db.exec('RELEASE search');
+  } catch (error) {
+    // A failed read (a full disk, an I/O error) may have ended the transaction already: report the
+    // read's error, not the savepoint's.
+    try {
+      if (db.isTransaction) db.exec('ROLLBACK TO search; RELEASE search');
+    } catch {}
+    throw error;
   }
+  db.exec('RELEASE search');
   return rows;
 }

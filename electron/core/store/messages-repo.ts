@@ -3,7 +3,7 @@ import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../
 import type { MessageFilter } from '../../../shared/operations.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
-import { searchRows, type SearchPart } from './message-search.ts';
+import { likeClause, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
@@ -230,6 +230,7 @@ export class MessagesRepo {
     if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
     if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
     const timed = timeClause(query, where, params);
+    const smallRange = timed && this.#rangeIsSmall(query);
     const limit = Math.min(Math.max(query.limit ?? 100, 1), 10_000);
     const read = (part: SearchPart | null, wanted: number): MessageRow[] => {
       const terms = [...(part?.where ?? []), ...where];
@@ -237,13 +238,17 @@ export class MessagesRepo {
       const sql = part?.match
         ? `SELECT ${COLUMNS} FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid
            WHERE messages_search MATCH ? AND ${terms.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`
-        : `SELECT ${COLUMNS} FROM messages m ${timed && this.#rangeIsSmall(query) ? 'INDEXED BY messages_received' : ''}
+        : `SELECT ${COLUMNS} FROM messages m ${smallRange ? 'INDEXED BY messages_received' : ''}
            ${terms.length ? `WHERE ${terms.join(' AND ')}` : ''} ORDER BY m.id DESC LIMIT ?`;
       return this.#db.prepare(sql).all(...(part?.match ? [part.match] : []), ...values, wanted) as unknown as MessageRow[];
     };
-    const rows = query.search
-      ? searchRows(this.#db, query.search, 'desc', { below: query.beforeId }, limit, read)
-      : read(null, limit);
+    // A search in a short time range reads that range (the time index), not every match through the
+    // search index from the newest down.
+    const rows = !query.search
+      ? read(null, limit)
+      : smallRange
+        ? read(likeClause(query.search), limit)
+        : searchRows(this.#db, query.search, 'desc', { below: query.beforeId }, limit, read);
     return rows.map(fromRow);
   }
 

@@ -88,6 +88,10 @@ export function salvage(file: string, now = new Date()): SalvageReport {
       .filter((name) => oldTables.has(name) && !/^(messages_search|search_index)/.test(name));
     const results = tables.map((table) => copyTable(old, fresh!, table));
     mendReferences(fresh, results);
+    // The new store indexes its messages for search newest first, as a store from before the index.
+    if (tables.includes('messages') && fresh.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_index'").get()) {
+      fresh.exec('UPDATE search_index SET lo = (SELECT coalesce(max(id), 0) + 1 FROM messages), hi = (SELECT coalesce(max(id), 0) FROM messages)');
+    }
     const messages = results.find((r) => r.table === 'messages');
     const counts = results.find((r) => r.table === 'event_counts');
     const recounted = lost(messages) || lost(counts);
