@@ -3,7 +3,8 @@ import { transaction } from './connection.ts';
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction; `PRAGMA user_version`
- * records the last one applied. Never edit an entry that has shipped: append a new one.
+ * records the last one applied. Never edit an entry that has shipped: append a new one. The file is
+ * over 400 lines because the schema's history is one list, read in order (each entry says why).
  */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
