@@ -112,7 +112,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
-    { searchIndex: options.searchIndex ?? true },
+    { searchIndex: options.searchIndex },
   );
   writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
   writer.setRoutes(routesOf(destinations));

@@ -34,7 +34,7 @@ import { pruneWrites } from './retention/prune-writes.ts';
 import { searchIndexer } from './store/search-index.ts';
 import { IndexScheduler } from './writer/index-scheduler.ts';
 
-const { file, searchIndex = true } = workerData as { file: string; searchIndex?: boolean };
+const { file, searchIndex } = workerData as { file: string; searchIndex: boolean };
 const port = parentPort!;
 const db = connect(file, 'writer');
 const storeRequest = requestStorer(db);
@@ -47,7 +47,6 @@ const prepareBodies = bodiesPreparer(db);
 const plans = new PlanChecks();
 const recheck = rechecker(db, plans);
 const pruning = pruneWrites(db);
-const indexing = searchIndexer(db);
 const savepoint = db.prepare('SAVEPOINT unit');
 const release = db.prepare('RELEASE unit');
 const rollbackTo = db.prepare('ROLLBACK TO unit');
@@ -90,10 +89,9 @@ let pendingOps: { id: number; op: WriteOp }[] = [];
 let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
-/** Indexing for search runs between group commits (writer/index-scheduler.ts). */
-const indexer = new IndexScheduler((limit) => indexing.step(limit), () => scheduled);
-if (searchIndex) indexer.committed(); // what an earlier run left unindexed, or a store from before the index
-else indexer.stop();
+/** Indexing for search runs between group commits (writer/index-scheduler.ts); null when turned off. */
+const indexer = searchIndex ? new IndexScheduler(searchIndexer(db).step, () => scheduled) : null;
+indexer?.committed(); // what an earlier run left unindexed, or a store from before the index
 
 function send(message: FromWriter): void {
   port.postMessage(message);
@@ -165,7 +163,7 @@ function flush(): void {
     }));
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     db.exec('COMMIT');
-    indexer.committed();
+    indexer?.committed();
     const committed: (CommittedRequest & { jobId: number })[] = [];
     const failures: UnitFailure[] = [];
     for (const { id, unit } of jobs) {
@@ -270,7 +268,7 @@ function handle(message: ToWriter): void {
       return;
     case 'close':
       flush();
-      indexer.stop();
+      indexer?.stop();
       db.close();
       send({ kind: 'closed' });
       return;

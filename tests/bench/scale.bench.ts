@@ -10,7 +10,7 @@
 // Retention is off for this store (its defaults would prune it to 1,000,000 messages).
 // Bounded: the fill stops at the target; every step has a timeout; the folder is removed at the end
 // unless it is BENCH_SCALE_DIR's (kept and reused: the next run only tops it up).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,13 +23,12 @@ import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { CLI, startServing } from '../helpers/cli.ts';
 import { indexCaughtUp, LOAD, load, median, type LoadResult } from './ingest.bench.ts';
 import { rssOf } from './startup.bench.ts';
+import { ensureRenderer, rendererDir } from './ui.bench.ts';
 
 const execFileAsync = promisify(execFile);
 const TARGET = Number(process.env.BENCH_SCALE_MESSAGES ?? 10_000_000);
 const USERS = Number(process.env.BENCH_SCALE_USERS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-const rendererDir = path.join(repoRoot, 'out/renderer');
 const source = { name: 'bench', writeKey: 'wk_bench', kind: 'server' as const };
 const retention = { maxAgeDays: null, maxMessages: null, maxBytes: null };
 const MB = 2 ** 20;
@@ -73,9 +72,7 @@ async function serveOnce(dataDir: string, configFile: string): Promise<{ readyMs
 async function inspector(core: Awaited<ReturnType<typeof createCore>>) {
   const skip = browserUnavailableReason();
   if (skip) return { skipped: skip };
-  if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
-    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], { cwd: repoRoot, stdio: 'inherit', timeout: 180_000 });
-  }
+  ensureRenderer();
   const ui = new UiServer({ core, host: '127.0.0.1', port: 0, rendererDir });
   await ui.listen();
   const browser = await launchBrowser();

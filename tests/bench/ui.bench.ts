@@ -15,7 +15,7 @@ import { startCore } from '../helpers/core.ts';
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 /** BENCH_UI_RENDERER: another build to serve (e.g. an unminified one, for readable profiles). */
-const rendererDir = process.env.BENCH_UI_RENDERER ?? path.join(repoRoot, 'out/renderer');
+export const rendererDir = process.env.BENCH_UI_RENDERER ?? path.join(repoRoot, 'out/renderer');
 /**
  * BENCH_UI_TRACE=<file>: records a Chromium trace (<file>) and a V8 CPU profile (<file>.cpuprofile)
  * of the scroll, for tests/bench/ui-trace-summary.ts. Diagnostic: the tracing itself costs time.
@@ -29,7 +29,8 @@ const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 30);
 /** The stream runs this long before the page is opened, so the first render happens under load. */
 const OPEN_AFTER_MS = 1000;
 
-function ensureRenderer(): void {
+/** Builds the inspector into rendererDir when it is not there yet. */
+export function ensureRenderer(): void {
   if (fs.existsSync(path.join(rendererDir, 'index.html'))) return;
   execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
     cwd: repoRoot,

@@ -5,12 +5,13 @@
 // messageId or event, case-insensitive for ASCII), newest first, page by page, and oldest first for
 // the bulk actions. Real SQLite files; the expectation is computed in JavaScript from the rows.
 import fs from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, expect, it } from 'vitest';
-import type { DatabaseSync } from 'node:sqlite';
-import { openDatabase } from '../../electron/core/store/database.ts';
+import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { searchIndexer } from '../../electron/core/store/search-index.ts';
-import { tempDir } from '../helpers/core.ts';
+import { post, startCore, tempDir } from '../helpers/core.ts';
 
 const dbs: DatabaseSync[] = [];
 const dirs: string[] = [];
@@ -160,12 +161,9 @@ it('removed messages leave the index, and ids SQLite gives again after the newes
 });
 
 it('a running Sluice indexes what it receives, and a store from before the index in the background; searches answer throughout', async () => {
-  const { startCore, post } = await import('../helpers/core.ts');
   const dataDir = tempDir('sluice-search-core-');
   dirs.push(dataDir);
-  const { DatabaseSync } = await import('node:sqlite');
-  const { DATABASE_FILE } = await import('../../electron/core/store/database.ts');
-  const file = (await import('node:path')).join(dataDir, DATABASE_FILE);
+  const file = path.join(dataDir, DATABASE_FILE);
   const peek = <T,>(sql: string) => {
     const db = new DatabaseSync(file, { readOnly: true });
     try {

@@ -40,6 +40,30 @@ export function indexQuery(search: string): string | null {
   return `{user_id anonymous_id message_id event} : "${lowered.replaceAll('"', '""')}"`;
 }
 
+/**
+ * One part's SELECT (`select` over `messages m`, the caller's terms added): through the index when the
+ * part has a match, in the index's rowid order (m.id's); else over `from` (which may name an index).
+ * Its last parameter, the LIMIT, is the caller's.
+ */
+export function partQuery(
+  part: SearchPart | null,
+  select: string,
+  terms: { where: string[]; params: (string | number)[] },
+  order: 'DESC' | 'ASC',
+  from = 'messages m',
+): { sql: string; values: (string | number)[] } {
+  const where = [...(part?.where ?? []), ...terms.where];
+  const values = [...(part?.params ?? []), ...terms.params];
+  if (part?.match) {
+    return {
+      sql: `SELECT ${select} FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid
+        WHERE messages_search MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid ${order} LIMIT ?`,
+      values: [part.match, ...values],
+    };
+  }
+  return { sql: `SELECT ${select} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id ${order} LIMIT ?`, values };
+}
+
 /** Where a page starts: ids below `below` (newest first) or above `above` (oldest first). */
 export interface PageBounds {
   below?: number | undefined;
@@ -61,7 +85,6 @@ export function searchRows<T>(
   const like = likeClause(search);
   const match = indexQuery(search);
   if (match === null) return read(like, limit);
-  if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_index'").get()) return read(like, limit); // an older store, read-only
   const rows: T[] = [];
   db.exec('SAVEPOINT search');
   try {

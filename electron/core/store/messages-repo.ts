@@ -3,7 +3,7 @@ import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../
 import type { MessageFilter } from '../../../shared/operations.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
-import { likeClause, searchRows, type SearchPart } from './message-search.ts';
+import { likeClause, partQuery, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
@@ -232,15 +232,10 @@ export class MessagesRepo {
     const timed = timeClause(query, where, params);
     const smallRange = timed && this.#rangeIsSmall(query);
     const limit = Math.min(Math.max(query.limit ?? 100, 1), 10_000);
+    const from = smallRange ? 'messages m INDEXED BY messages_received' : 'messages m';
     const read = (part: SearchPart | null, wanted: number): MessageRow[] => {
-      const terms = [...(part?.where ?? []), ...where];
-      const values = [...(part?.params ?? []), ...params];
-      const sql = part?.match
-        ? `SELECT ${COLUMNS} FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid
-           WHERE messages_search MATCH ? AND ${terms.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`
-        : `SELECT ${COLUMNS} FROM messages m ${smallRange ? 'INDEXED BY messages_received' : ''}
-           ${terms.length ? `WHERE ${terms.join(' AND ')}` : ''} ORDER BY m.id DESC LIMIT ?`;
-      return this.#db.prepare(sql).all(...(part?.match ? [part.match] : []), ...values, wanted) as unknown as MessageRow[];
+      const { sql, values } = partQuery(part, COLUMNS, { where, params }, 'DESC', from);
+      return this.#db.prepare(sql).all(...values, wanted) as unknown as MessageRow[];
     };
     // A search in a short time range reads that range (the time index), not every match through the
     // search index from the newest down.
@@ -278,12 +273,8 @@ export class MessagesRepo {
     if (filter.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(filter.plan));
     if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
-      const terms = [...(part?.where ?? []), ...where].join(' AND ');
-      const values = [...(part?.params ?? []), ...params];
-      const sql = part?.match
-        ? `SELECT m.id FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid WHERE messages_search MATCH ? AND ${terms} ORDER BY s.rowid LIMIT ?`
-        : `SELECT m.id FROM messages m WHERE ${terms} ORDER BY m.id LIMIT ?`;
-      return this.#db.prepare(sql).all(...(part?.match ? [part.match] : []), ...values, wanted) as { id: number }[];
+      const { sql, values } = partQuery(part, 'm.id', { where, params }, 'ASC');
+      return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];
     };
     const rows = filter.search ? searchRows(this.#db, filter.search, 'asc', { above: afterId }, limit, read) : read(null, limit);
     return rows.map((row) => row.id);

@@ -9,6 +9,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { MessageStatus } from '../../../shared/message-rules.ts';
+import { likeClause } from '../store/message-search.ts';
 import type { BatchEnvelope } from '../store/normalize.ts';
 import { shownDeliverySql } from '../store/shown-delivery.ts';
 
@@ -92,10 +93,11 @@ export function filterClauses(filter: ExportFilter): { where: string[]; params: 
   if (filter.userId !== undefined) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
   if (filter.violations !== undefined) where.push(filter.violations ? 'm.violations IS NOT NULL' : 'm.violations IS NULL');
   // The inspector's own filters, read as messages-repo.ts reads them, so a download holds the rows shown.
+  // (LIKE here: each page reads a window of ids, not the search index.)
   if (filter.search) {
-    const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push("(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')");
-    params.push(like, like, like, like);
+    const like = likeClause(filter.search);
+    where.push(...like.where);
+    params.push(...like.params);
   }
   if (filter.plan !== undefined) (where.push(`m.violations IS NOT NULL AND instr(m.violations, '"plan":' || json_quote(?)) > 0`), params.push(filter.plan));
   if (filter.delivery !== undefined) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
