@@ -41,6 +41,8 @@ Options:
   --ui-port N         inspector UI port (default ${DEFAULT_UI_PORT}; 0 = any free port)
   --receiver-port N   built-in webhook receiver port (default ${DEFAULT_RECEIVER_PORT}; 0 = any free port)
   --host ADDR         address to listen on (default ${DEFAULT_HOST}, loopback only)
+  --new-token         replace the inspector's token (kept in DIR/inspector-token, so the inspector link
+                      and the HTTP API token stay the same across restarts): earlier links stop working
   --json              print one JSON line with the URLs when ready, nothing else on stdout
   -h, --help          show this help`;
 

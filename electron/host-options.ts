@@ -17,6 +17,16 @@ export const CORE_FLAGS = {
   host: { type: 'string' },
 } as const;
 
+/**
+ * The inspector's token flag. `sluice serve` serves the inspector with the token kept in its data
+ * folder (headless/inspector-token.ts); `--new-token` replaces it. The desktop app's window needs no
+ * token, but given the flag it replaces the folder's token too: `npm start -- --new-token` means the
+ * same whichever host it starts.
+ */
+export const TOKEN_FLAGS = {
+  'new-token': { type: 'boolean', default: false },
+} as const;
+
 export function parsePort(value: string | undefined, flag: string, fallback: number): number;
 export function parsePort(value: string | undefined, flag: string): number | undefined;
 export function parsePort(value: string | undefined, flag: string, fallback?: number): number | undefined {
@@ -63,4 +73,10 @@ export function coreFlags(values: { [K in keyof typeof CORE_FLAGS]?: string | bo
 export function desktopFlags(args: string[]): CoreFlags {
   const { values } = parseArgs({ args, options: CORE_FLAGS, strict: false, allowPositionals: true });
   return coreFlags(values);
+}
+
+/** Whether the desktop app's command line asks for a new inspector token (`--new-token`). */
+export function desktopWantsNewToken(args: string[]): boolean {
+  const { values } = parseArgs({ args, options: TOKEN_FLAGS, strict: false, allowPositionals: true });
+  return values['new-token'] === true;
 }

@@ -2,7 +2,7 @@
  * The test queries over HTTP (`/api/v1/…` on the inspector's port), for stacks that cannot import
  * sluice/testing — Cypress, Python, Go, a shell with curl. A thin adapter over core/queries/, the
  * core's reset and the export (core/transfer/): the same filters, waits and answers. Guarded as the
- * WebSocket is: the per-run token (`Authorization: Bearer <token>`), a Host that is this server
+ * WebSocket is: the inspector's token (`Authorization: Bearer <token>`), a Host that is this server
  * (checked by ui-server.ts before this), and no browser request from another origin (no CORS either,
  * so a page elsewhere cannot read it).
  */
@@ -100,7 +100,7 @@ function guard(req: IncomingMessage, token: string, origin: string): void {
   if (given === undefined) throw new ApiError(401, 'unauthorized', 'send the token as "Authorization: Bearer <token>" (the token is in the --json ready line and the inspector URL)');
   const a = Buffer.from(given);
   const b = Buffer.from(token);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new ApiError(401, 'unauthorized', 'the token is not this Sluice\'s (each run makes its own)');
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new ApiError(401, 'unauthorized', 'the token is not this Sluice\'s (each data folder keeps its own; sluice serve --new-token replaces it)');
   const from = req.headers.origin;
   if (from !== undefined && from !== origin) throw new ApiError(403, 'forbidden_origin', `requests from a page on ${from} are refused: the API is for test runners and scripts, not other sites`);
 }

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../../shared/limits.ts';
 import { createCore } from '../core/index.ts';
 import { UiServer } from './ui-server.ts';
+import { inspectorToken } from './inspector-token.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { CORE_FLAGS, coreFlags, parsePort, UsageError } from '../host-options.ts';
+import { CORE_FLAGS, coreFlags, parsePort, TOKEN_FLAGS, UsageError } from '../host-options.ts';
 
 export { ConfigError } from '../core/config/load-config.ts';
 export { UsageError } from '../host-options.ts';
@@ -27,7 +28,13 @@ export function inspectorPageDir(): string {
 export async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { ...CORE_FLAGS, 'ui-port': { type: 'string' }, json: { type: 'boolean', default: false }, ephemeral: { type: 'boolean', default: false } },
+    options: {
+      ...CORE_FLAGS,
+      ...TOKEN_FLAGS,
+      'ui-port': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      ephemeral: { type: 'boolean', default: false },
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -46,8 +53,13 @@ export async function serve(args: string[]): Promise<void> {
     dataDir,
     host,
   });
-  const ui = new UiServer({ core, host, port: uiPort, rendererDir: inspectorPageDir() });
+  let ui: UiServer;
+  let tokenNote: string | undefined;
   try {
+    // Read after the core opened the folder: its lock is held, so no other Sluice writes the file.
+    const kept = inspectorToken(dataDir, { rotate: values['new-token'] });
+    tokenNote = kept.note;
+    ui = new UiServer({ core, host, port: uiPort, rendererDir: inspectorPageDir(), token: kept.token });
     await ui.listen();
   } catch (error) {
     await core.close();
@@ -62,7 +74,7 @@ export async function serve(args: string[]): Promise<void> {
   }, values.json);
 
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
-  const warnings = core.configWarnings();
+  const warnings = [...core.configWarnings(), ...(tokenNote ? [tokenNote] : [])];
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, api: ui.apiUrl, token: ui.token, sources, warnings })}\n`);
     return;

@@ -3,35 +3,29 @@ import { IMPORT_MAX_CHARS } from '../../shared/storage.ts';
 import { http } from '../core/node-http.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { ClientFrame, ServerFrame } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { Core } from '../core/index.ts';
-import { INSPECTOR_CSP } from '../../shared/csp.ts';
+import { contentType, PAGE_SECURITY_HEADERS } from '../page-files.ts';
 import { API_PREFIX, serveHttpApi } from './http-api.ts';
+import { newToken } from './inspector-token.ts';
 
 export interface UiServerOptions {
   core: Core;
   host: string;
   port: number;
-  /** The per-run secret the UI must present; random when not given. */
+  /**
+   * The secret the UI and the HTTP API must present. sluice serve gives the one kept in its data folder
+   * (inspector-token.ts), so links outlive a restart; random for this server alone when not given.
+   */
   token?: string;
   /** The built renderer (index.html and assets); a placeholder page is served without it. */
   rendererDir?: string;
 }
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 
 /**
  * Frames above this are refused. The contract's requests are small but one: a file dropped on the
@@ -42,7 +36,7 @@ const MAX_FRAME_BYTES = IMPORT_MAX_CHARS * 4;
 
 /**
  * The headless host: serves the inspector to a browser and carries the contract over a WebSocket
- * (`/api`). Loopback by default; the WebSocket needs the per-run token, a Host that is this server
+ * (`/api`). Loopback by default; the WebSocket needs the token, a Host that is this server
  * (against DNS rebinding) and, from a browser, an Origin that is this server too.
  */
 export class UiServer {
@@ -59,7 +53,7 @@ export class UiServer {
 
   constructor(options: UiServerOptions) {
     this.#o = options;
-    this.token = options.token ?? randomBytes(24).toString('base64url');
+    this.token = options.token ?? newToken();
     this.#handlers = createHandlers(options.core);
     this.#server = http.createServer((req, res) => this.#serve(req, res));
     this.#server.on('upgrade', (req, socket, head) => {
@@ -180,11 +174,7 @@ export class UiServer {
       res.writeHead(405, { Allow: 'GET' }).end();
       return;
     }
-    const security = {
-      'Content-Security-Policy': `${INSPECTOR_CSP}; frame-ancestors 'none'`,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-    };
+    const security = PAGE_SECURITY_HEADERS;
     const dir = this.#o.rendererDir;
     const pathname = decodedPath(req);
     if (pathname === undefined) {
@@ -199,7 +189,7 @@ export class UiServer {
       const target = inside ? file : path.join(root, 'index.html');
       // The page is opened with the token in its URL: not kept in any cache. Assets are content-hashed.
       const caching = path.extname(target) === '.html' ? { 'Cache-Control': 'no-store' } : {};
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(target)] ?? 'application/octet-stream', ...security, ...caching });
+      res.writeHead(200, { 'Content-Type': contentType(target), ...security, ...caching });
       fs.createReadStream(target)
         .on('error', () => res.destroy()) // gone between the check and the read
         .pipe(res);

@@ -379,8 +379,13 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     await expect.poll(() => alert.textContent(), { timeout: 10_000 }).toContain('refused this page’s access token');
     expect(await p.getByRole('heading', { name: 'This inspector link is not valid' }).count()).toBe(1);
     await p.screenshot({ path: path.join(screenshots, 'wrong-token.png') });
+    // The tab keeps the token it was given, even a wrong one: its bare address is still "not valid".
     await p.goto(`${ui.baseUrl}/`);
-    await expect.poll(() => p.getByRole('alert').textContent()).toContain('opened without its access token');
+    await expect.poll(() => p.getByRole('heading', { name: 'This inspector link is not valid' }).count(), { timeout: 10_000 }).toBe(1);
+    // A new tab (its own sessionStorage) on the bare address has no token at all.
+    const fresh = await other.newPage();
+    await fresh.goto(`${ui.baseUrl}/`);
+    await expect.poll(() => fresh.getByRole('alert').textContent()).toContain('opened without its access token');
     await other.close();
   });
 

@@ -150,9 +150,10 @@ describe('WebSocket transport', () => {
   });
 
   it('builds the API address from the page address, and needs the token', () => {
-    expect(apiUrlFor({ protocol: 'http:', host: '127.0.0.1:8788', search: '?token=a%2Bb' })).toBe('ws://127.0.0.1:8788/api?token=a%2Bb');
-    expect(apiUrlFor({ protocol: 'https:', host: 'x:1', search: '?token=t' })).toBe('wss://x:1/api?token=t');
-    expect(apiUrlFor({ protocol: 'http:', host: 'x:1', search: '' })).toBe(null);
+    expect(apiUrlFor({ protocol: 'http:', host: '127.0.0.1:8788' }, 'a+b')).toBe('ws://127.0.0.1:8788/api?token=a%2Bb');
+    expect(apiUrlFor({ protocol: 'https:', host: 'x:1' }, 't')).toBe('wss://x:1/api?token=t');
+    expect(apiUrlFor({ protocol: 'http:', host: 'x:1' }, null)).toBe(null);
+    expect(apiUrlFor({ protocol: 'http:', host: 'x:1' }, '')).toBe(null);
   });
 });
 

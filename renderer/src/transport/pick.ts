@@ -1,6 +1,7 @@
 import { IpcTransport } from './ipc.ts';
 import type { PreloadBridge, RelayApi } from './relay-api.ts';
 import { apiUrlFor, WebSocketTransport } from './websocket.ts';
+import { takePageToken, type TokenPage } from './page-token.ts';
 
 export type TransportChoice = { ok: true; api: RelayApi } | { ok: false; reason: string };
 
@@ -15,11 +16,11 @@ function isBridge(value: unknown): value is PreloadBridge {
 
 /**
  * The renderer picks its transport: Electron's preload bridge when it is there, else the headless
- * host's WebSocket with the token from the page's address.
+ * host's WebSocket with the page's token (from its address, then kept in the tab: page-token.ts).
  */
-export function pickTransport(win: { sluice?: unknown; location: Location; fetch: typeof fetch }): TransportChoice {
+export function pickTransport(win: { sluice?: unknown; location: Location; fetch: typeof fetch } & Omit<TokenPage, 'location'>): TransportChoice {
   if (isBridge(win.sluice)) return { ok: true, api: new IpcTransport(win.sluice) };
-  const url = apiUrlFor(win.location);
+  const url = apiUrlFor(win.location, takePageToken(win));
   if (!url) {
     return {
       ok: false,

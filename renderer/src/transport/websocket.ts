@@ -184,7 +184,7 @@ export class WebSocketTransport implements RelayApi {
     if (!wasOpen && this.#o.probe && (await this.#o.probe().catch(() => false))) {
       if (this.#closed) return;
       const why =
-        'Sluice refused this page\u2019s access token. The link changes every time Sluice starts: open the inspector URL that sluice serve printed for this run.';
+        'Sluice refused this page\u2019s access token: the link is from a Sluice with another data folder, or its token was replaced (sluice serve --new-token). Open the inspector URL that sluice serve printed.';
       this.#setState({ kind: 'unauthorized', reason: why });
       this.#failAll('unauthorized', why, () => true);
       return;
@@ -203,8 +203,7 @@ function failure<T>(code: string, message: string): Result<T> {
 }
 
 /** The API socket's address for a page served by the headless host, or null when the page has no token. */
-export function apiUrlFor(location: { protocol: string; host: string; search: string }): string | null {
-  const token = new URLSearchParams(location.search).get('token');
+export function apiUrlFor(location: { protocol: string; host: string }, token: string | null): string | null {
   if (!token) return null;
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/api?token=${encodeURIComponent(token)}`;
 }
