@@ -1,12 +1,12 @@
 // The inspector's build: `vite build --config renderer/vite.config.ts` → out/renderer/ (index.html + assets),
-// which the headless host serves and the Electron window loads from disk (hence relative asset URLs).
+// which the headless host serves and the Electron window loads from app://sluice/ (relative asset URLs serve both).
 import path from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import { INSPECTOR_CSP } from '../shared/csp.ts';
 
 const here = import.meta.dirname;
 
-/** The CSP as a <meta> tag too: the Electron window loads the page from file://, where headers may not apply. */
+/** The CSP as a <meta> tag too, whatever serves the page (the hosts send it as a header as well). */
 const cspMeta: Plugin = {
   name: 'sluice-csp-meta',
   transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: INSPECTOR_CSP }, injectTo: 'head-prepend' }],

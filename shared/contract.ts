@@ -165,10 +165,10 @@ export interface DestinationView {
   sourceIds: number[];
   webhooks: WebhookConfig[];
   hasSecret: boolean;
-  /** "abc•••••" — enough to recognise it, not to use it. */
+  /** "••••••••": no character of it (Reveal reads it). */
   maskedSecret: string | null;
   signing: SigningScheme;
-  /** The Standard Webhooks secrets, masked the same way ("whsec_Ab•••••"); empty when there are none. */
+  /** The Standard Webhooks secrets, masked the same way ("••••••••" each, in order); empty when there are none. */
   maskedSigningSecrets: string[];
   options: DestinationOptions;
   /** Webhooks (the seed's signed POSTs), or a Tracking API that messages are forwarded to unchanged. */
@@ -186,7 +186,7 @@ export interface DestinationView {
 export type TrackingApiView = Omit<TrackingApiConfig, 'writeKey'> & {
   /** Where its requests go: `<url>/v1/batch`, or `url` itself when it ends so. */
   batchUrl: string;
-  /** "abc•••••" — enough to recognise it, not to use it. */
+  /** "••••••••" when there is one: no character of it (Reveal reads it). */
   maskedWriteKey: string;
 };
 

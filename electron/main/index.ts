@@ -1,23 +1,28 @@
 // The Electron host: one hardened window over the same core the headless host serves. Kept thin:
-// everything that can be tested without Electron lives in the core and in ipc-bridge.ts.
-import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
+// everything that can be tested without Electron lives in the core and beside this file — the IPC
+// bridge (ipc-bridge.ts), the app:// page (app-protocol.ts), the links it may open (external-links.ts).
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell } from 'electron';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createHandlers } from '../core/api/contract-handlers.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { ConfigError } from '../core/config/load-config.ts';
 import type { Core } from '../core/index.ts';
-import { desktopFlags } from '../host-options.ts';
+import { desktopFlags, desktopWantsNewToken } from '../host-options.ts';
+import { inspectorToken } from '../headless/inspector-token.ts';
 import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
 import { INSPECTOR_CSP } from '../../shared/csp.ts';
+import { APP_ORIGIN, APP_PAGE_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, isAppPage, serveAppRequest } from './app-protocol.ts';
+import { externalUrl } from './external-links.ts';
 
 // Run from a checkout, Electron is given this file rather than an app folder with a package.json
 // (electron/start.ts), so it would call itself "Electron"; the packaged app is named by electron-builder.
 if (!app.isPackaged) app.setName('Sluice');
 
-const rendererIndex = path.join(import.meta.dirname, '../renderer/index.html');
-const rendererUrl = pathToFileURL(rendererIndex).href;
+/** The built inspector, served to the window as app://sluice/ (app-protocol.ts). */
+const rendererDir = path.join(import.meta.dirname, '../renderer');
+// Before the app is ready, or Electron ignores it.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 let core: Core | undefined;
 
@@ -30,8 +35,13 @@ async function start(): Promise<void> {
     { ingest: flags.ingestPort !== undefined, receiver: flags.receiverPort !== undefined },
   );
   core = started.core;
+  // The window needs no token; asked for a new one (`npm start -- --new-token`), the folder's is replaced
+  // as sluice serve would, so that its earlier inspector links stop working.
+  if (desktopWantsNewToken(process.argv.slice(1))) inspectorToken(core.dataDir, { rotate: true });
   if (started.movedBecause) console.warn(`sluice: ${started.movedBecause} — using free ports instead: ingestion at ${core.ingestUrl}, receiver at ${core.receiver.url}`);
-  registerContract(ipcMain, createHandlers(core), { isTrustedUrl: (url) => url === rendererUrl || url.startsWith(`${rendererUrl}#`) });
+  registerContract(ipcMain, createHandlers(core), { isTrustedUrl: isAppPage });
+  protocol.handle(APP_SCHEME, (request) => serveAppRequest(request, rendererDir));
+  const ownOrigins = [APP_ORIGIN, core.ingestUrl, core.receiver.url];
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [INSPECTOR_CSP] } });
@@ -52,17 +62,18 @@ async function start(): Promise<void> {
   });
   // No navigation away from the app and no new windows; links open in the user's browser.
   window.webContents.on('will-navigate', (event, url) => {
-    if (url !== rendererUrl) event.preventDefault();
+    if (!isAppPage(url)) event.preventDefault();
   });
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://') || url.startsWith('http://')) void shell.openExternal(url);
+    const external = externalUrl(url, ownOrigins);
+    if (external !== null) void shell.openExternal(external);
     return { action: 'deny' };
   });
   forwardEvents(core.bus, {
     send: (channel, events) => window.webContents.send(channel, events),
     isDestroyed: () => window.isDestroyed() || window.webContents.isDestroyed(),
   });
-  await window.loadFile(rendererIndex);
+  await window.loadURL(APP_PAGE_URL);
 }
 
 app.on('web-contents-created', (_event, contents) => {

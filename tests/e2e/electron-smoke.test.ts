@@ -51,6 +51,8 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     await expect
       .poll(() => window.evaluate(() => (window as unknown as { __sluice?: { transport: string } }).__sluice?.transport), { timeout: 20_000 })
       .toBe('ipc');
+    // Served over app://, not file:// (electron/main/app-protocol.ts).
+    expect(window.url()).toMatch(/^app:\/\/sluice\/index\.html(#.*)?$/);
     // The page has the preload's bridge and no Node.
     expect(await window.evaluate(() => typeof (window as unknown as { sluice?: unknown }).sluice)).toBe('object');
     expect(await window.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined');

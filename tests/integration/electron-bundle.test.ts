@@ -1,7 +1,8 @@
 // The desktop app's bundle (electron-vite build): built into a directory of its own, then its main
 // process is run in plain Node with a stand-in for the `electron` module (no Electron binary here).
 // It must open the core — whose worker threads are separate bundle entries — register the contract
-// over IPC, load the built renderer with a CommonJS preload, store a message POSTed to it, and quit.
+// over IPC, serve the built renderer to its window over app:// with a CommonJS preload, store a
+// message POSTed to it, and quit.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -95,7 +96,7 @@ describe('electron-vite build', () => {
     for (const file of files) expect(read(`renderer/${file}`), file).toBe(fs.readFileSync(path.join(headless, file), 'utf8'));
   }, 120_000);
 
-  it('builds the renderer with relative asset URLs and no inline scripts (the window loads it from disk under a strict CSP)', () => {
+  it('builds the renderer with relative asset URLs and no inline scripts (the window loads it from app:// under a strict CSP)', () => {
     const html = read('renderer/index.html');
     const scripts = [...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
@@ -104,7 +105,7 @@ describe('electron-vite build', () => {
       expect(fs.existsSync(path.join(outDir, 'renderer', src))).toBe(true);
     }
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
-    // The CSP travels in the page too (file:// pages may get no headers), before any script.
+    // The CSP travels in the page too (belt and braces: the app:// handler sends it as a header), before any script.
     const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
     expect(meta?.[1]?.replaceAll('&#39;', "'")).toBe(INSPECTOR_CSP);
     expect(html.indexOf('Content-Security-Policy')).toBeLessThan(html.indexOf('<script'));
@@ -129,7 +130,7 @@ describe('electron-vite build', () => {
       const config = path.join(dir, 'sluice.json');
       fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'from-config', writeKey: 'wk_from_config', kind: 'server' }], destinations: [] }));
       const dataDir = path.join(dir, 'data');
-      const { run, report } = runMain(['--no-sandbox', '--config', config, '--ingest-port', '0', '--receiver-port', '0', '--data-dir', dataDir], path.join(dir, 'unused'));
+      const { run, report } = runMain(['--no-sandbox', '--config', config, '--ingest-port', '0', '--receiver-port', '0', '--data-dir', dataDir, '--new-token'], path.join(dir, 'unused'));
       expect(report.error).toBeUndefined();
       expect(report.errorBox).toBeUndefined();
       expect(report.appName).toBeUndefined(); // packaged: electron-builder named it
@@ -138,6 +139,10 @@ describe('electron-vite build', () => {
       expect(report.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787'); // port 0: a free one
       expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+      // --new-token replaced the folder's inspector token (sluice serve's links), owner-only.
+      const tokenFile = path.join(dataDir, 'inspector-token');
+      expect(fs.readFileSync(tokenFile, 'utf8')).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
+      expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600);
       expect(run.status).toBe(0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -191,9 +196,28 @@ describe('electron-vite build', () => {
           preloadIsCommonJs: true,
         }),
       ]);
-      expect(report.loadedFile).toBe(path.join(outDir, 'renderer/index.html'));
-      expect(report.loadedFileExists).toBe(true);
+      // The page comes from app://sluice, registered as a privileged standard scheme before the app is ready.
+      expect(report.loadedFile).toBeUndefined();
+      expect(report.loadedUrl).toBe('app://sluice/index.html');
+      expect(report.privilegedSchemes).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+      expect(report.privilegedBeforeReady).toBe(true);
+      expect(report.page).toEqual({ status: 200, type: 'text/html; charset=utf-8', csp: `${INSPECTOR_CSP}; frame-ancestors 'none'` });
+      // Every script and stylesheet the page names resolves, relative to app://sluice/, to a file served with its type.
+      const types = (report.assets as { url: string; status: number; type: string }[]).map((a) => [a.url.replace(/-[\w-]+\./, '-HASH.'), a.status, a.type]);
+      expect(types).toEqual(
+        expect.arrayContaining([
+          ['app://sluice/assets/index-HASH.js', 200, 'text/javascript; charset=utf-8'],
+          ['app://sluice/assets/index-HASH.css', 200, 'text/css; charset=utf-8'],
+        ]),
+      );
+      expect((report.assets as { status: number }[]).every((a) => a.status === 200), JSON.stringify(report.assets)).toBe(true);
+      expect(report.outside).toBe(403);
+      // Links: only the plain https one goes to the browser; no window opens for any.
+      expect(report.windowOpen).toEqual(['deny', 'deny', 'deny', 'deny', 'deny', 'deny']);
+      expect(report.opened).toEqual(['https://segment.com/docs/']);
+      expect(report.navigationPrevented).toEqual({ away: true, ownRoute: false });
       expect(report.untrusted).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
+      expect(report.untrustedFile).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
       expect(report.info).toBe(true);
       expect(report.ingestStatus).toBe(200);
       expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });

@@ -1,7 +1,9 @@
 // electron-builder's configuration (build/electron-builder.yml), checked as far as this machine
 // allows: it passes electron-builder's own schema, and an unpacked Linux package (`--linux dir`) is
 // made from it with a stand-in Electron distribution (the real one is a download). The app.asar must
-// hold the built app and package.json — and nothing else: the bundles carry their dependencies.
+// hold the built app and package.json — and nothing else: the bundles carry their dependencies. The
+// stand-in binary carries a fuse wire set as Electron ships it; the packaged one must have the
+// hardened fuses flipped (@electron/fuses reads them back).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,13 +20,38 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 };
 // electron-builder's own modules (app-builder-lib, @electron/asar), as it resolves them.
 const builderRequire = createRequire(createRequire(import.meta.url).resolve('electron-builder'));
+/** app-builder-lib's own dependencies (@electron/fuses, the version it flips fuses with). */
+const libRequire = createRequire(builderRequire.resolve('app-builder-lib/package.json'));
+const fuses = libRequire('@electron/fuses') as {
+  getCurrentFuseWire(binary: string): Promise<Record<string, number | string>>;
+  FuseV1Options: Record<string, number>;
+};
+/** Where a binary's fuse wire starts, and a fuse's states on it ('1' on, '0' off). */
+const { SENTINEL, FuseState } = libRequire('@electron/fuses/dist/constants.js') as { SENTINEL: string; FuseState: Record<string, number> };
+const ON = FuseState.ENABLE!;
+const OFF = FuseState.DISABLE!;
+
+/** Each fuse as build/electron-builder.yml must set it: electron-builder's key, @electron/fuses' option, the value. */
+const HARDENED = [
+  ['runAsNode', 'RunAsNode', false],
+  ['enableCookieEncryption', 'EnableCookieEncryption', true],
+  ['enableNodeOptionsEnvironmentVariable', 'EnableNodeOptionsEnvironmentVariable', false],
+  ['enableNodeCliInspectArguments', 'EnableNodeCliInspectArguments', false],
+  ['enableEmbeddedAsarIntegrityValidation', 'EnableEmbeddedAsarIntegrityValidation', true],
+  ['onlyLoadAppFromAsar', 'OnlyLoadAppFromAsar', true],
+  ['grantFileProtocolExtraPrivileges', 'GrantFileProtocolExtraPrivileges', false],
+] as const;
+/** Electron's own defaults, the opposite of every hardened value but the V8 snapshot's (left alone). */
+const SHIPPED = '10110001';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-package-'));
 
 /** Enough of an unpacked Electron for electron-builder's Linux `dir` target to copy and rename. */
 function fakeElectronDist(): string {
   const dist = path.join(work, 'electron-dist');
   fs.mkdirSync(dist, { recursive: true });
-  fs.writeFileSync(path.join(dist, 'electron'), '#!/bin/sh\necho "a stand-in for Electron"\n', { mode: 0o755 });
+  // A fuse wire as Electron's binaries carry it: the sentinel, version 1, its length, one byte per fuse.
+  const wire = Buffer.concat([Buffer.from(SENTINEL), Buffer.from([1, SHIPPED.length]), Buffer.from(SHIPPED)]);
+  fs.writeFileSync(path.join(dist, 'electron'), Buffer.concat([Buffer.from('#!/bin/sh\necho "a stand-in for Electron"\nexit 0\n'), wire]), { mode: 0o755 });
   fs.writeFileSync(path.join(dist, 'version'), `v${builderRequire('electron/package.json').version}`);
   fs.writeFileSync(path.join(dist, 'LICENSE'), '');
   fs.writeFileSync(path.join(dist, 'LICENSES.chromium.html'), '');
@@ -92,6 +119,25 @@ describe('electron-builder configuration', () => {
     const packed = JSON.parse(asar.extractFile(archive, 'package.json').toString('utf8')) as { main: string; type: string; version: string };
     expect(packed).toMatchObject({ main: 'out/main/index.js', type: 'module', version: pkg.version });
     expect(files).toContain(`/${packed.main}`);
+  });
+
+  it('sets the hardened Electron fuses, under the names electron-builder’s schema knows', async () => {
+    const { getConfig } = builderRequire('app-builder-lib/out/util/config/config.js');
+    const loaded = await getConfig(root, config, null);
+    expect(loaded.electronFuses).toEqual(Object.fromEntries(HARDENED.map(([key, , value]) => [key, value])));
+    // A misspelt key would be dropped by electron-builder's fuse mapping: each must be in its schema.
+    const schema = JSON.parse(fs.readFileSync(libRequire.resolve('app-builder-lib/scheme.json'), 'utf8')) as {
+      definitions: { FuseOptionsV1: { properties: Record<string, unknown>; additionalProperties: boolean } };
+    };
+    expect(schema.definitions.FuseOptionsV1.additionalProperties).toBe(false);
+    for (const key of Object.keys(loaded.electronFuses)) expect(Object.keys(schema.definitions.FuseOptionsV1.properties)).toContain(key);
+    // And flipped in the packaged binary (the stand-in shipped with Electron's defaults).
+    const wire = await fuses.getCurrentFuseWire(path.join(unpacked, 'sluice'));
+    for (const [key, option, value] of HARDENED) {
+      const index = fuses.FuseV1Options[option]!;
+      expect(SHIPPED[index], `${key} as shipped`).toBe(value ? '0' : '1');
+      expect(wire[index], key).toBe(value ? ON : OFF);
+    }
   });
 
   it('names the Linux executable sluice', () => {

@@ -152,13 +152,17 @@ describe('headless host', () => {
     expect(sixth).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('at most 5 webhooks') } });
   });
 
-  it('masks shared secrets unless revealed', async () => {
+  it('masks secrets unless revealed, showing no character of any', async () => {
     const { ui } = await setup();
     const api = await connect(apiUrl(ui));
-    const saved = await api.call('destinations.save', { name: 'hooks', sources: ['web'], sharedSecret: 'abcdefgh', webhooks: [{ url: 'http://127.0.0.1:9/x' }] });
-    expect(saved).toMatchObject({ ok: true, value: { hasSecret: true, maskedSecret: 'ab•••••' } });
-    expect(JSON.stringify(await api.call('destinations.list'))).not.toContain('abcdefgh');
-    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: 'abcdefgh', signingSecrets: [], writeKey: null } });
+    const signingSecrets = [`whsec_${Buffer.alloc(32, 1).toString('base64')}`, `whsec_${Buffer.alloc(32, 2).toString('base64')}`];
+    const saved = await api.call('destinations.save', { name: 'hooks', sources: ['web'], sharedSecret: 'abcdefgh', signing: 'both', signingSecrets, webhooks: [{ url: 'http://127.0.0.1:9/x' }] });
+    // Was "ab•••••" and "whsec_AQ•••••": a prefix of each.
+    expect(saved).toMatchObject({ ok: true, value: { hasSecret: true, maskedSecret: '••••••••', maskedSigningSecrets: ['••••••••', '••••••••'] } });
+    const listed = JSON.stringify(await api.call('destinations.list'));
+    for (const secret of ['abcdefgh', ...signingSecrets]) expect(listed).not.toContain(secret);
+    expect(listed).not.toContain('whsec_');
+    expect(await api.call('destinations.revealSecret', { id: (saved as any).value.id })).toEqual({ ok: true, value: { secret: 'abcdefgh', signingSecrets, writeKey: null } });
   });
 
   it('masks a tracking-api destination\'s write key unless revealed, and names the URL its batches go to', async () => {
@@ -171,7 +175,7 @@ describe('headless host', () => {
       value: {
         kind: 'tracking-api',
         webhooks: [],
-        trackingApi: { url: 'http://127.0.0.1:9/up/', batchUrl: 'http://127.0.0.1:9/up/v1/batch', maskedWriteKey: 'wk_•••••', batchSize: 50, flushMs: 200, gzip: true },
+        trackingApi: { url: 'http://127.0.0.1:9/up/', batchUrl: 'http://127.0.0.1:9/up/v1/batch', maskedWriteKey: '••••••••', batchSize: 50, flushMs: 200, gzip: true },
         health: [{ url: 'http://127.0.0.1:9/up/v1/batch', breaker: 'closed', failures: 0, gone: null }],
       },
     });

@@ -73,13 +73,13 @@ describe('where a problem is shown', () => {
 
 describe('switching the kind to tracking-api', () => {
   it('says that saving removes the webhooks and secrets the form holds', () => {
-    const stored = hooks({ kind: 'tracking-api', secret: { kind: 'stored', masked: 'abc•••••' } });
+    const stored = hooks({ kind: 'tracking-api', secret: { kind: 'stored', masked: '••••••••' } });
     expect(kindSwitchNote(stored)).toBe(
       'Saving as a Tracking API forward removes its webhook and its signing secrets: a tracking-api destination has none. Choose Webhooks again before saving to keep them.',
     );
     const two = hooks({ kind: 'tracking-api', webhooks: [...hooks().webhooks, { ...emptyWebhook(), url: 'http://b/' }, emptyWebhook()] });
     expect(kindSwitchNote(two)).toBe('Saving as a Tracking API forward removes its 2 webhooks: a tracking-api destination has none. Choose Webhooks again before saving to keep them.');
-    const secretsOnly = { ...forward(), signingSecrets: [{ ...emptySigningSecret(), stored: { index: 0, masked: 'whsec_AQ•••••' } }] };
+    const secretsOnly = { ...forward(), signingSecrets: [{ ...emptySigningSecret(), stored: { index: 0, masked: '••••••••' } }] };
     expect(kindSwitchNote(secretsOnly)).toMatch(/^Saving as a Tracking API forward removes its signing secrets:/);
   });
 

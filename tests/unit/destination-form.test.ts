@@ -40,7 +40,7 @@ const view: DestinationView = {
     { url: 'https://localhost:8443/in', headers: {}, caCert: '-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----' },
   ],
   hasSecret: true,
-  maskedSecret: 'abc•••••',
+  maskedSecret: '••••••••',
   signing: 'segment',
   maskedSigningSecrets: [],
   health: [],
@@ -63,7 +63,7 @@ describe('the save request', () => {
   it('reads a stored destination and writes it back unchanged by its id, the stored secret filled in at save', () => {
     const f = formOf(view, sources);
     expect(f.sources).toEqual(['ios']);
-    expect(f.secret).toEqual({ kind: 'stored', masked: 'abc•••••' });
+    expect(f.secret).toEqual({ kind: 'stored', masked: '••••••••' });
     expect(requestOf(f, 'the-secret')).toEqual({
       id: 7,
       name: 'hooks',
@@ -256,7 +256,7 @@ describe('the rest of the editor model', () => {
 describe('Standard Webhooks signing', () => {
   const whsec = (fill: number, bytes = 32) => `whsec_${Buffer.alloc(bytes, fill).toString('base64')}`;
   const [current, next] = [whsec(1), whsec(2)];
-  const rotating: DestinationView = { ...view, signing: 'standard', maskedSigningSecrets: ['whsec_AQ•••••', 'whsec_Ag•••••'] };
+  const rotating: DestinationView = { ...view, signing: 'standard', maskedSigningSecrets: ['••••••••', '••••••••'] };
   const standard = (values: string[], patch: Partial<DestinationForm> = {}): DestinationForm =>
     form({ signing: 'standard', signingSecrets: values.map((value) => ({ ...emptySigningSecret(), value })), ...patch });
 
@@ -264,8 +264,8 @@ describe('Standard Webhooks signing', () => {
     const f = formOf(rotating, sources);
     expect(f.signing).toBe('standard');
     expect(f.signingSecrets.map((r) => [r.value, r.stored])).toEqual([
-      ['', { index: 0, masked: 'whsec_AQ•••••' }],
-      ['', { index: 1, masked: 'whsec_Ag•••••' }],
+      ['', { index: 0, masked: '••••••••' }],
+      ['', { index: 1, masked: '••••••••' }],
     ]);
     // "standard" sends no X-Signature, but the stored shared secret is kept (sent back as it is).
     expect(requestOf(f, 'shared', [current, next])).toMatchObject({ signing: 'standard', signingSecrets: [current, next], sharedSecret: 'shared' });

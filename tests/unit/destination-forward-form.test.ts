@@ -34,7 +34,7 @@ const forwardView: DestinationView = {
   maskedSigningSecrets: [],
   options: { bodyShape: 'seed', concurrency: 32 },
   kind: 'tracking-api',
-  trackingApi: { url: 'https://api.segment.io', batchUrl: 'https://api.segment.io/v1/batch', maskedWriteKey: 'wk_•••••', batchSize: 50, flushMs: 200, gzip: true },
+  trackingApi: { url: 'https://api.segment.io', batchUrl: 'https://api.segment.io/v1/batch', maskedWriteKey: '••••••••', batchSize: 50, flushMs: 200, gzip: true },
   health: [{ url: 'https://api.segment.io/v1/batch', breaker: 'closed', failures: 0, probeAt: null, lastError: null, gone: null }],
 };
 
@@ -48,7 +48,7 @@ describe('a tracking-api destination in the editor', () => {
   it('reads the view (write key stored, masked) and saves it back by id with the stored key, nothing of webhooks or signing', () => {
     const f = formOf(forwardView, sources);
     expect(f.kind).toBe('tracking-api');
-    expect(f.trackingApi).toEqual({ url: 'https://api.segment.io', writeKey: { kind: 'stored', masked: 'wk_•••••' }, batchSize: '50', flushMs: '200', gzip: true, caCert: '' });
+    expect(f.trackingApi).toEqual({ url: 'https://api.segment.io', writeKey: { kind: 'stored', masked: '••••••••' }, batchSize: '50', flushMs: '200', gzip: true, caCert: '' });
     expect(f.webhooks).toHaveLength(1); // an empty card, should it become a webhooks destination
     const request = requestOf(f, undefined, [], 'wk_real_key');
     expect(request).toEqual({
@@ -122,7 +122,7 @@ describe('the stored write key, kept like the shared secret', () => {
     expect(storedToRead(f)).toBe(true);
     expect(storedToRead({ ...f, trackingApi: { ...f.trackingApi, writeKey: { kind: 'value', value: 'wk_new' } } })).toBe(false);
     // A webhooks destination's secrets are not this kind's business, and the reverse.
-    expect(storedToRead({ ...f, secret: { kind: 'stored', masked: 'ab•••••' }, trackingApi: { ...f.trackingApi, writeKey: { kind: 'none' } } })).toBe(false);
+    expect(storedToRead({ ...f, secret: { kind: 'stored', masked: '••••••••' }, trackingApi: { ...f.trackingApi, writeKey: { kind: 'none' } } })).toBe(false);
     expect(keptSecretProblems(f, { secret: null, signingSecrets: [], writeKey: 'wk_real' })).toEqual({});
     expect(keptSecretProblems(f, { secret: null, signingSecrets: [], writeKey: null })).toEqual({
       'trackingApi.writeKey': 'Could not keep the stored write key (it is gone); type it again.',

@@ -39,7 +39,7 @@ describe('a receiver’s health in words', () => {
   });
 
   it('names where a destination sends: the forward’s host, one webhook’s host and path, or a count', () => {
-    const api = { url: 'https://api.segment.io', batchUrl: 'https://api.segment.io/v1/batch', maskedWriteKey: 'wk_•••••', batchSize: 100, flushMs: 1000, gzip: false };
+    const api = { url: 'https://api.segment.io', batchUrl: 'https://api.segment.io/v1/batch', maskedWriteKey: '••••••••', batchSize: 100, flushMs: 1000, gzip: false };
     expect(targetOf({ kind: 'tracking-api', trackingApi: api, webhooks: [] })).toBe('forwards to api.segment.io');
     expect(targetOf({ kind: 'webhooks', trackingApi: null, webhooks: [{ url: 'http://localhost:3000/hook', headers: {} }] })).toBe('localhost:3000/hook');
     expect(targetOf({ kind: 'webhooks', trackingApi: null, webhooks: [{ url: 'http://a/', headers: {} }, { url: 'http://b/', headers: {} }] })).toBe('2 webhooks');
@@ -98,7 +98,7 @@ describe('a forward’s request in the Webhook tab', () => {
     kind: 'tracking-api',
     webhooks: [],
     signing: 'segment',
-    trackingApi: { url: 'http://127.0.0.1:8088', batchUrl: 'http://127.0.0.1:8088/v1/batch', maskedWriteKey: 'wk_•••••', batchSize: 100, flushMs: 1000, gzip: true },
+    trackingApi: { url: 'http://127.0.0.1:8088', batchUrl: 'http://127.0.0.1:8088/v1/batch', maskedWriteKey: '••••••••', batchSize: 100, flushMs: 1000, gzip: true },
   } as unknown as DestinationView;
   const delivery = { id: 5, destinationId: 3, targetUrl: null, signature: null, body: null, attempts: [] as AttemptView[] } as DeliveryView;
 

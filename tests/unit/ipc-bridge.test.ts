@@ -3,9 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CHANNELS, type CoreEvent } from '../../shared/contract.ts';
 import { createHandlers } from '../../electron/core/api/contract-handlers.ts';
 import { EVENTS_CHANNEL, IPC_PREFIX, forwardEvents, registerContract, type IpcMainLike, type InvokeEventLike } from '../../electron/main/ipc-bridge.ts';
+import { APP_PAGE_URL, isAppPage } from '../../electron/main/app-protocol.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 
-const APP = 'file:///app/out/renderer/index.html';
+/** The window's page as the app serves it (app://, not file://), on one of its routes. */
+const APP = `${APP_PAGE_URL}#/stream`;
 
 /** An ipcMain stand-in that records handlers and lets a test call them as a given sender. */
 class IpcMainRecorder implements IpcMainLike {
@@ -34,7 +36,7 @@ async function bridge() {
   core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } });
   core.writeKey = 'wk_web';
   const ipc = new IpcMainRecorder();
-  const unregister = registerContract(ipc, createHandlers(core), { isTrustedUrl: (url) => url === APP });
+  const unregister = registerContract(ipc, createHandlers(core), { isTrustedUrl: isAppPage });
   return { core, ipc, unregister };
 }
 
@@ -54,7 +56,9 @@ describe('IPC bridge', () => {
 
   it.each([
     ['another page', 'https://evil.example/'],
-    ['a file next to the app', 'file:///app/out/renderer/other.html'],
+    ['another file the app serves', 'app://sluice/other.html'],
+    ['the page as a file (the old way in)', 'file:///app/out/renderer/index.html'],
+    ['another app: host', 'app://evil/index.html'],
     ['no frame (navigated away)', null],
   ])('refuses calls from %s, and does not run them', async (_, url) => {
     const { core, ipc } = await bridge();

@@ -13,7 +13,7 @@ const hooks: DestinationView = {
   sourceIds: [1],
   webhooks: [{ url: 'http://127.0.0.1:3000/hook', headers: {} }],
   hasSecret: true,
-  maskedSecret: 'abc•••••',
+  maskedSecret: '••••••••',
   signing: 'segment',
   maskedSigningSecrets: [],
   options: { bodyShape: 'seed', concurrency: 32 },
@@ -30,7 +30,7 @@ const upstream: DestinationView = {
   hasSecret: false,
   maskedSecret: null,
   kind: 'tracking-api',
-  trackingApi: { url: 'http://127.0.0.1:8088', batchUrl: 'http://127.0.0.1:8088/v1/batch', maskedWriteKey: 'wk_•••••', batchSize: 100, flushMs: 1000, gzip: false },
+  trackingApi: { url: 'http://127.0.0.1:8088', batchUrl: 'http://127.0.0.1:8088/v1/batch', maskedWriteKey: '••••••••', batchSize: 100, flushMs: 1000, gzip: false },
 };
 
 const message = {
@@ -65,7 +65,7 @@ describe('what the Replay tab says', () => {
     expect(signingHint(hooks, false)).toBe('The core signs it with hooks’s shared secret (X-Signature).');
     expect(signingHint(hooks, true)).toBe('The core signs it with hooks’s shared secret (X-Signature), so the edited body is re-signed.');
     // Standard Webhooks alone: no X-Signature, even with a shared secret kept.
-    const standard = { ...hooks, signing: 'standard' as const, maskedSigningSecrets: ['whsec_AQ•••••'] };
+    const standard = { ...hooks, signing: 'standard' as const, maskedSigningSecrets: ['••••••••'] };
     expect(signingHint(standard, false)).toBe('The core signs it with hooks’s Standard Webhooks secret (webhook-id, webhook-timestamp, webhook-signature).');
     expect(signingHint({ ...standard, maskedSigningSecrets: ['a', 'b'] }, false)).toContain('Standard Webhooks secrets');
     expect(signingHint({ ...standard, signing: 'both' }, true)).toBe('The core signs it with hooks’s secrets (X-Signature and webhook-signature), so the edited body is re-signed.');

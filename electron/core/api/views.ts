@@ -65,13 +65,13 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
     sourceIds: d.sourceIds,
     webhooks: d.webhooks,
     hasSecret: d.sharedSecret !== undefined,
-    maskedSecret: d.sharedSecret ? masked(d.sharedSecret) : null,
+    maskedSecret: d.sharedSecret ? SECRET_MASK : null,
     signing: d.signing,
-    // "whsec_Ab•••••": the prefix and two characters, enough to tell the current secret from the next.
-    maskedSigningSecrets: (d.signingSecrets ?? []).map((s) => `${s.slice(0, 8)}•••••`),
+    // No character of any: the current secret and the next are told apart by their place in the list.
+    maskedSigningSecrets: (d.signingSecrets ?? []).map(() => SECRET_MASK),
     options: d.options,
     kind: d.kind,
-    trackingApi: api ? { ...withoutKey(api), batchUrl: batchUrl!, maskedWriteKey: masked(api.writeKey) } : null,
+    trackingApi: api ? { ...withoutKey(api), batchUrl: batchUrl!, maskedWriteKey: SECRET_MASK } : null,
     // A tracking-api destination's breaker is its batch URL's (delivery-engine.ts); 410 Gone is a webhook's.
     health: (batchUrl !== null ? [batchUrl] : d.webhooks.map((w) => w.url)).map((url) => {
       const b = breaker?.(url);
@@ -84,7 +84,9 @@ function withoutKey({ writeKey: _key, ...rest }: TrackingApiConfig): Omit<Tracki
   return rest;
 }
 
-/** "abc•••••": at most three characters, and never more than a third of the value. */
-function masked(secret: string): string {
-  return `${secret.slice(0, Math.min(3, Math.floor(secret.length / 3)))}•••••`;
-}
+/**
+ * What the inspector shows of a stored secret (a shared secret, a Standard Webhooks secret, a write
+ * key): that there is one, and not a character of it — a prefix shortens a guess and, in a screen
+ * share or a screenshot, names the secret. *Reveal* reads it (destinations.revealSecret).
+ */
+export const SECRET_MASK = '••••••••';

@@ -125,7 +125,7 @@ function DestinationItem({ destination: d, sources, current, onOpen }: {
   );
 }
 
-/** "X-Signature · abc•••••", "Standard Webhooks · whsec_Ab•••••", "both · rotating" (two Standard Webhooks secrets), or "unsigned". */
+/** "X-Signature · ••••••••", "Standard Webhooks · ••••••••" (no character of the secret), "both · rotating" (two Standard Webhooks secrets), or "unsigned". */
 function signingOf(d: DestinationView) {
   const standard = d.signing === 'segment' ? [] : d.maskedSigningSecrets;
   const shared = d.signing === 'standard' ? null : d.maskedSecret;

@@ -124,7 +124,7 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
           headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ key: key(), name, value })),
           caCert: w.caCert ?? '',
         })),
-    secret: view.hasSecret ? { kind: 'stored', masked: view.maskedSecret ?? '•••••' } : { kind: 'none' },
+    secret: view.hasSecret ? { kind: 'stored', masked: view.maskedSecret ?? '••••••••' } : { kind: 'none' },
     signing: view.signing ?? 'segment',
     signingSecrets: view.maskedSigningSecrets?.length
       ? view.maskedSigningSecrets.map((masked, index) => ({ key: key(), value: '', stored: { index, masked } }))
