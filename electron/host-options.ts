@@ -37,7 +37,7 @@ export function parsePort(value: string | undefined, flag: string, fallback?: nu
 }
 
 /** What the core-related flags ask for: only what was given (the caller has the defaults). */
-export type CoreFlags = Partial<Pick<CoreOptions, 'config' | 'dataDir' | 'ingestPort' | 'receiverPort' | 'host'>>;
+export type CoreFlags = Partial<Pick<CoreOptions, 'config' | 'configFile' | 'dataDir' | 'ingestPort' | 'receiverPort' | 'host'>>;
 
 /**
  * Reads the core-related flags from parsed values: ports checked, the config file loaded and
@@ -57,7 +57,7 @@ export function coreFlags(values: { [K in keyof typeof CORE_FLAGS]?: string | bo
   // An empty host (an unset variable, `--host "$HOST"`) would make Node listen on every interface.
   if (host !== undefined && host.trim() === '') throw new UsageError('--host needs an address (127.0.0.1 by default; 0.0.0.0 to listen on every interface)');
   return {
-    ...(config !== undefined ? { config: loadConfigFile(path.resolve(config)) } : {}),
+    ...(config !== undefined ? { config: loadConfigFile(path.resolve(config)), configFile: path.resolve(config) } : {}),
     ...(dataDir !== undefined ? { dataDir: path.resolve(dataDir) } : {}),
     ...(ingestPort !== undefined ? { ingestPort } : {}),
     ...(receiverPort !== undefined ? { receiverPort } : {}),

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { ClientState } from './client-state.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
-import { deletionRequestSchema, DELIVERY_STATUSES, replayRequestSchema, type ReplayOutcome } from './operations.ts';
+import { deletionPreviewSchema, deletionRequestSchema, DELIVERY_STATUSES, replayRequestSchema, searchQuerySchema, type DeletionPreview, type ReplayOutcome } from './operations.ts';
 import { receiverBehaviourSchema, type InboxEntry, type ReceiverBehaviour } from './receiver.ts';
 import {
   audienceInputSchema,
@@ -24,6 +24,7 @@ import {
   destinationFieldsSchema,
   type DestinationKind,
   type DestinationOptions,
+  sourceFieldsSchema,
   type SigningScheme,
   type SourceKind,
   type TrackingApiConfig,
@@ -37,6 +38,30 @@ const id = z.number().int().positive();
 /** What a delivery can be (defined beside the message filter that uses it). */
 export { DELIVERY_STATUSES, type DeliveryStatusName, type ReplayOutcome } from './operations.ts';
 
+/** The stream's filters, as `messages.list` and `messages.count` take them. */
+const messageListFilters = z.strictObject({
+  type: z.enum(MESSAGE_TYPES).optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
+  sourceId: z.number().int().optional(),
+  /** A query (shared/message-query.ts): words anywhere in the message, field:value clauses. */
+  search: searchQuerySchema.optional(),
+  /**
+   * Only messages whose row shows this delivery state (the most telling over their destinations),
+   * or `none` for messages without any delivery. Paging down, older messages are scanned in chunks: a
+   * page may come back shorter than `limit` with a `next` cursor to continue from.
+   */
+  delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
+  /** receivedAt bounds, ms since epoch, inclusive (the stream's time range). */
+  from: z.number().int().nonnegative().optional(),
+  to: z.number().int().nonnegative().optional(),
+  /** true: only messages that break a tracking plan; false: only those that do not. */
+  violations: z.boolean().optional(),
+  /** Only this track event, page or screen name (exactly). */
+  event: z.string().max(1024).optional(),
+  /** Only messages that break this tracking plan (by name). */
+  plan: z.string().max(100).optional(),
+});
+
 /** Request schemas, one per channel. */
 export const requestSchemas = {
   'app.info': z.strictObject({}),
@@ -47,41 +72,48 @@ export const requestSchemas = {
    * a restart resumes delivery. Every open window hears a `delivery.held` event.
    */
   'delivery.hold': z.strictObject({ held: z.boolean() }),
-  'messages.list': z.strictObject({
-    beforeId: id.optional(),
-    limit: z.number().int().min(1).max(1000).default(200),
-    type: z.enum(MESSAGE_TYPES).optional(),
-    status: z.enum(MESSAGE_STATUSES).optional(),
-    sourceId: z.number().int().optional(),
-    /** userId, anonymousId, event name or messageId contains this. */
-    search: z.string().max(200).optional(),
-    /**
-     * Only messages whose row shows this delivery state (the most telling over their destinations),
-     * or `none` for messages without any delivery. Older messages are scanned in chunks: a page may
-     * come back shorter than `limit` with a `next` cursor to continue from.
-     */
-    delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
-    /** receivedAt bounds, ms since epoch, inclusive (the stream's time range). */
-    from: z.number().int().nonnegative().optional(),
-    to: z.number().int().nonnegative().optional(),
-    /** true: only messages that break a tracking plan; false: only those that do not. */
-    violations: z.boolean().optional(),
-    /** Only this track event, page or screen name (exactly). */
-    event: z.string().max(1024).optional(),
-    /** Only messages that break this tracking plan (by name). */
-    plan: z.string().max(100).optional(),
-  }).refine((r) => r.from === undefined || r.to === undefined || r.from <= r.to, { message: 'from must not be after to', path: ['from'] }),
+  'messages.list': messageListFilters
+    .extend({
+      /** A page older than this message (paging down, newest first). */
+      beforeId: id.optional(),
+      /** A page newer than this message (paging up from a jump; still newest first, `newer` continues it). */
+      afterId: z.number().int().nonnegative().optional(),
+      /** The page that starts at the match at this position, 0 the newest (the jump to the oldest, the scrollbar). */
+      offset: z.number().int().nonnegative().optional(),
+      /** The page that starts at the newest message received at or before this time (ms since epoch): the jump to a time. */
+      at: z.number().int().nonnegative().optional(),
+      limit: z.number().int().min(1).max(1000).default(200),
+    })
+    .refine((r) => r.from === undefined || r.to === undefined || r.from <= r.to, { message: 'from must not be after to', path: ['from'] })
+    .refine((r) => [r.beforeId, r.afterId, r.offset, r.at].filter((v) => v !== undefined).length <= 1, {
+      message: 'give at most one of beforeId, afterId, offset and at',
+      path: ['beforeId'],
+    }),
+  /** How many messages are stored, and how many the filters match (counted in a thread of its own). */
+  'messages.count': messageListFilters.refine((r) => r.from === undefined || r.to === undefined || r.from <= r.to, { message: 'from must not be after to', path: ['from'] }),
   /** Summaries of these messages (e.g. the ids of a `messages.stored` event), newest first; unknown ids are left out. */
-  'messages.byIds': z.strictObject({ ids: z.array(id).min(1).max(5000) }),
+  'messages.byIds': z.strictObject({
+    ids: z.array(id).min(1).max(5000),
+    /** Each summary then says whether the message matches this query (`matchesSearch`): the inspector's live rows under a search. */
+    search: searchQuerySchema.optional(),
+  }),
   'messages.get': z.strictObject({ id }),
   'deliveries.replay': replayRequestSchema,
   'deliveries.retryNow': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   'deliveries.cancel': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   /** One delivery with its attempts (e.g. a test delivery, read again after a reconnect). */
   'deliveries.get': z.strictObject({ id }),
+  /** A delivery's whole body as sent (a message's detail carries only the start of a big one: DeliveryView.bodyBytes). */
+  'deliveries.body': z.strictObject({ id }),
   /** These deliveries' states, as `deliveries.changed` carries them (read again after a reconnect); unknown ids are left out. */
   'deliveries.states': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   'destinations.list': z.strictObject({}),
+  /**
+   * With `id`: edits that source (name, write key, kind; a new key refuses the old one at once).
+   * Without: creates one. A source declared in the config file is refused (`declared_in_config`):
+   * the file wins at every start. A taken name or write key is refused on its field.
+   */
+  'sources.save': sourceFieldsSchema.extend({ id: id.optional() }),
   /**
    * With `id`: edits that destination, whose name may change (its deliveries stay). Without: creates
    * one. A name another destination has is refused (`name_taken`, an issue on `name`).
@@ -98,6 +130,8 @@ export const requestSchemas = {
   /** Sends to a webhook URL that answered 410 Gone again. */
   'destinations.reenableUrl': z.strictObject({ id, url: z.string().min(1).max(4096) }),
   'deletions.create': deletionRequestSchema,
+  /** What a deletion request for this user would do, counted now, for its confirmation; nothing changes. */
+  'deletions.preview': deletionPreviewSchema,
   /** The most recent deletion requests with their delete notifications (deliveries). */
   'deletions.list': z.strictObject({ limit: z.number().int().min(1).max(500).default(100) }),
   /** What the built-in receiver got (the newest `limit`, oldest first) and how each hook answers. */
@@ -155,6 +189,12 @@ export interface SourceView {
   kind: SourceKind;
   /** Browser origins that may send with the key (the config's allowedOrigins); absent or null: any. */
   allowedOrigins?: string[] | null;
+  /**
+   * Set when the config file declares the source: the file's path (or "--config" when Sluice was
+   * given the config without one). Such a source is read-only in the inspector: the file wins at
+   * every start. Absent or null: created in the inspector, or by Sluice ("default").
+   */
+  fromConfig?: string | null;
 }
 
 /** A destination as the UI sees it: the secret masked unless revealed on request. */
@@ -165,7 +205,7 @@ export interface DestinationView {
   sourceIds: number[];
   webhooks: WebhookConfig[];
   hasSecret: boolean;
-  /** "••••••••": no character of it (Reveal reads it). */
+  /** "••••••••" when there is one: no character of it (Reveal reads it). */
   maskedSecret: string | null;
   signing: SigningScheme;
   /** The Standard Webhooks secrets, masked the same way ("••••••••" each, in order); empty when there are none. */
@@ -186,7 +226,7 @@ export interface DestinationView {
 export type TrackingApiView = Omit<TrackingApiConfig, 'writeKey'> & {
   /** Where its requests go: `<url>/v1/batch`, or `url` itself when it ends so. */
   batchUrl: string;
-  /** "••••••••" when there is one: no character of it (Reveal reads it). */
+  /** "••••••••": no character of it (Reveal reads it). */
   maskedWriteKey: string;
 };
 
@@ -240,6 +280,22 @@ export interface MessageSummary {
   violations: number;
   /** Set when a plan blocks the message: it is stored and shown, its deliveries are skipped with this reason. */
   blocked?: string;
+  /** identify, group and alias: what names them beyond the userId (see MessageNames); absent when none. */
+  names?: MessageNames;
+  /** Set by `messages.byIds` given a search: whether the message matches it (the inspector's live rows). */
+  matchesSearch?: boolean;
+}
+
+/**
+ * Read from the payload of an identify, group or alias for its row's title: the identify's email and
+ * name traits, the group's groupId and name trait, the alias's previousId. Text (and integer ids)
+ * only, each at most 200 characters.
+ */
+export interface MessageNames {
+  email?: string;
+  name?: string;
+  groupId?: string;
+  previousId?: string;
 }
 
 /** Why an attempt failed (the attempts table's error_code); `http` comes with the status it answered. */
@@ -286,7 +342,13 @@ export interface AttemptView {
 
 export interface DeliveryView extends DeliverySummary {
   replayOf: number | null;
+  /** The body as sent (null before the first attempt); in a message's detail, only its start when `bodyBytes` is set. */
   body: string | null;
+  /**
+   * Set when `body` holds only the first BODY_PREVIEW_BYTES (shared/limits.ts) of a bigger body, cut at
+   * a character boundary: the whole body's size in bytes (`deliveries.body` reads it all).
+   */
+  bodyBytes?: number;
   signature: string | null;
   firstAttemptAt: number | null;
   deadlineAt: number | null;
@@ -323,7 +385,9 @@ export interface Responses extends PlanResponses, StorageResponses {
   'delivery.state': DeliveryHoldState;
   'delivery.hold': DeliveryHoldState;
   /** `next`: pass it as `beforeId` for the following page; null when nothing older matches. */
-  'messages.list': { messages: MessageSummary[]; next: number | null };
+  /** `next`: the cursor for the older page (null: none); `newer`: for the newer page after an afterId, offset or at page (null: it reaches the newest). */
+  'messages.list': { messages: MessageSummary[]; next: number | null; newer?: number | null };
+  'messages.count': { total: number; matching: number };
   'messages.byIds': { messages: MessageSummary[] };
   'messages.get': MessageDetail;
   /** A dry run (`dryRun: true`) only counts: `deliveryIds` is empty. */
@@ -331,8 +395,11 @@ export interface Responses extends PlanResponses, StorageResponses {
   'deliveries.retryNow': { changed: number };
   'deliveries.cancel': { changed: number };
   'deliveries.get': DeliveryView;
+  /** null: nothing was sent yet (or a purge removed it). */
+  'deliveries.body': { body: string | null };
   'deliveries.states': { changes: DeliveryChange[] };
   'destinations.list': { destinations: DestinationView[] };
+  'sources.save': SourceView;
   'destinations.save': DestinationView;
   /** The stored credentials: the shared secret, the Standard Webhooks secrets, a tracking-api destination's write key. */
   'destinations.revealSecret': { secret: string | null; signingSecrets: string[]; writeKey: string | null };
@@ -341,8 +408,10 @@ export interface Responses extends PlanResponses, StorageResponses {
   /** The test delivery's id and the body it sends. */
   'destinations.sendTest': { deliveryId: number; body: string };
   'destinations.reenableUrl': DestinationView;
-  'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number };
+  /** `inboxRequests`: requests a purge removed from the built-in receiver's inbox. */
+  'deletions.create': { deletionRequestId: number; sourceIds: number[]; deliveryIds: number[]; purgedMessages: number; inboxRequests: number };
   'deletions.list': { requests: DeletionRequestView[] };
+  'deletions.preview': DeletionPreview;
   'receiver.inbox': { entries: InboxEntry[]; behaviours: Record<string, ReceiverBehaviour> };
   'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };
   'composer.send': { queued: boolean; state: ComposerState };
@@ -395,6 +464,8 @@ export type CoreEvent =
   | { type: 'messages.stored'; ids: number[] }
   | { type: 'deliveries.changed'; changes: DeliveryChange[] }
   | { type: 'receiver.received'; entries: InboxEntry[] }
+  /** The built-in receiver let go of these requests (a purge of their user): they leave its inbox. */
+  | { type: 'receiver.removed'; ids: number[] }
   | { type: 'settings.changed' }
   /** Every message and delivery was forgotten (sluice/testing's reset): read everything again. */
   | { type: 'store.reset' }

@@ -56,10 +56,15 @@ export const originSchema = z.string().superRefine((value, ctx) => {
   }
 });
 
-export const sourceSchema = z.strictObject({
+/** What the inspector edits of a source (sources.save); the config file may also limit its origins. */
+export const sourceFieldsSchema = z.strictObject({
   name,
   writeKey: writeKeySchema,
-  kind: z.enum(SOURCE_KINDS).default('server'),
+  kind: z.enum(SOURCE_KINDS, { error: () => `must be one of ${SOURCE_KINDS.join(', ')}` }).default('server'),
+});
+
+export const sourceSchema = z.strictObject({
+  ...sourceFieldsSchema.shape,
   /** Browser origins that may send with this key (their Origin header); absent: any origin. Requests without Origin (servers) are not affected. */
   allowedOrigins: z.array(originSchema).max(100, 'at most 100 origins').optional(),
 });
@@ -282,6 +287,15 @@ export const configFileSchema = z
       if (!seen.has(audience.source)) {
         ctx.addIssue({ code: 'custom', path: ['audiences', i, 'source'], message: `unknown source "${audience.source}"; declare it under "sources"` });
       }
+      audience.destinations?.forEach((destination, j) => {
+        if (!destinations.has(destination)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['audiences', i, 'destinations', j],
+            message: `unknown destination "${destination}"; declare it under "destinations"`,
+          });
+        }
+      });
     });
     const plans = new Set<string>();
     (config.trackingPlans ?? []).forEach((plan, i) => {

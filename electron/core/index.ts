@@ -15,6 +15,7 @@ import type { Route } from './store/delivery-types.ts';
 import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
+import { MessageCounter } from './store/message-counter.ts';
 import { DATABASE_FILE, openDatabase } from './store/database.ts';
 import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
@@ -35,6 +36,8 @@ export interface CoreOptions {
   dataDir: string;
   /** Sources and destinations to create or update on start. */
   config?: ConfigFile;
+  /** The config file's path, named where the inspector says a source is declared in it (default "--config"). */
+  configFile?: string;
   host?: string;
   /** 0 picks a free port. */
   ingestPort?: number;
@@ -83,6 +86,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const deletionRequests = new DeletionRequestsRepo(db);
 
   const now = clock.now();
+  /** The config file's sources: applied from it at each start, read-only in the inspector. */
+  const configured = new Set<number>();
   if (options.config) {
     const clashes = options.config.sources.flatMap((source, i) => {
       const holder = sources.byWriteKey(source.writeKey);
@@ -94,7 +99,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
       db.close();
       throw new ConfigError('--config', clashes);
     }
-    for (const source of options.config.sources) sources.upsert(source, now);
+    for (const source of options.config.sources) configured.add(sources.upsert(source, now).id);
     for (const destination of options.config.destinations) destinations.upsert(destination, now);
   }
   sources.ensureDefault(now);
@@ -167,6 +172,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     db,
     writer,
     sources,
+    destinations,
     bus,
     clock,
     onDeliveries: () => delivery.kick(),
@@ -175,15 +181,18 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
   const rechecks = new Rechecks(writer, bus, planStats);
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention });
+  const counter = new MessageCounter(path.join(options.dataDir, DATABASE_FILE));
   const parts: CoreParts = {
-    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner,
+    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
   const operations = createOperations({
     ...parts,
     writer,
     db,
+    declaredIn: (sourceId) => (configured.has(sourceId) ? (options.configFile ?? '--config') : null),
     settingsApplied() {
+      writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
       writer.setRoutes(routesOf(destinations));
       plans.apply(); // sources and destinations by name
       bus.emit('settings.changed', null);
@@ -200,6 +209,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         plans.close();
         rechecks.stop();
         await pruner.close();
+        await counter.close();
         await composer.close(); // its queue goes into the store before ingestion stops
         await audiences.close(); // a sync under way commits
         await ingest.close();

@@ -21,6 +21,7 @@ describe('desktopFlags', () => {
     const flags = desktopFlags(['/opt/sluice/app', '--no-sandbox', '--enable-logging', '--config', config, '--ingest-port', '9100', '--receiver-port=0', '--data-dir', 'rel/data']);
     expect(flags).toEqual({
       config: { sources: [expect.objectContaining({ name: 'shop', writeKey: 'wk_shop' })], destinations: [] },
+      configFile: config,
       ingestPort: 9100,
       receiverPort: 0,
       dataDir: path.resolve('rel/data'),

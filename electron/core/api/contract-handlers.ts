@@ -9,6 +9,7 @@ import {
   type Result,
 } from '../../../shared/contract.ts';
 import { describeIssues } from '../../../shared/settings.ts';
+import { QueryError } from '../../../shared/message-query.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
 import type { Operations } from './operations.ts';
 import { destinationView } from './views.ts';
@@ -22,12 +23,14 @@ export function createHandlers(ops: Operations): Handlers {
     'delivery.state': ops.deliveryHold,
     'delivery.hold': ops.holdDeliveries,
     'messages.list': ops.listMessages,
+    'messages.count': ops.countMessages,
     'messages.byIds': ops.messagesByIds,
     'messages.get': ops.messageDetail,
     'deliveries.replay': (request) => ops.replay(request),
     'deliveries.retryNow': async ({ ids }) => ({ changed: await ops.retryNow(ids) }),
     'deliveries.cancel': async ({ ids }) => ({ changed: await ops.cancelDeliveries(ids) }),
     'deliveries.get': ops.deliveryDetail,
+    'deliveries.body': ops.deliveryBody,
     'deliveries.states': ops.deliveryStates,
     'destinations.list': ops.listDestinations,
     'destinations.reenableUrl': ops.reenableUrl,
@@ -37,9 +40,11 @@ export function createHandlers(ops: Operations): Handlers {
       return { deleted: !dryRun, cancelledDeliveries };
     },
     'destinations.revealSecret': ops.revealSecret,
+    'sources.save': (request) => ops.saveSource(request),
     'destinations.sendTest': ({ id }) => ops.sendTestEvent(id),
     'deletions.create': (request) => ops.requestDeletion(request),
     'deletions.list': ops.listDeletions,
+    'deletions.preview': ops.previewDeletion,
     'receiver.inbox': ops.receiverInbox,
     'receiver.setBehaviour': ops.setReceiverBehaviour,
     'composer.send': ops.composerSend,
@@ -88,6 +93,7 @@ export async function invoke(handlers: Handlers, channel: string, request: unkno
     if (error instanceof OperationError) {
       return { ok: false, error: { code: error.code, message: error.message, ...(error.issues ? { issues: error.issues } : {}) } };
     }
+    if (error instanceof QueryError) return { ok: false, error: { code: 'invalid_query', message: `search: ${error.message}`, issues: [{ path: ['search'], message: error.message }] } };
     return { ok: false, error: { code: 'internal_error', message: (error as Error).message } };
   }
 }

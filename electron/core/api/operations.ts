@@ -2,6 +2,8 @@
 // the one place for its operations. The contract's handlers (contract-handlers.ts: the inspector, over
 // IPC or a WebSocket) validate a request and call one of these; the core's own API (`Core`, index.ts)
 // is these operations over its parts; an HTTP API would be one more thin adapter.
+import { jumpedPage } from './jumped-page.ts';
+import type { MessageCounter } from '../store/message-counter.ts';
 import pkg from '../../../package.json' with { type: 'json' };
 import type { MessageSummary, ParsedRequestOf, Responses } from '../../../shared/contract.ts';
 import type { ReplayOutcome } from '../../../shared/operations.ts';
@@ -11,7 +13,7 @@ import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { Composer } from '../composer/composer.ts';
 import { sendSamples } from '../composer/samples.ts';
-import { requestDeletion, type DeletionResult } from '../deletions/deletion-requests.ts';
+import { previewDeletion, requestDeletion, type DeletionResult } from '../deletions/deletion-requests.ts';
 import { announceStored, storedChanges } from '../delivery/announce.ts';
 import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
 import { deliveryHoldState, setDeliveriesHeld } from '../delivery/delivery-hold.ts';
@@ -19,6 +21,7 @@ import { replay } from '../delivery/replay.ts';
 import { sendTestEvent } from '../delivery/test-event.ts';
 import { deleteDestination, saveDestination, type DestinationSettingsDeps, type SaveOptions } from '../destinations/destination-settings.ts';
 import { OperationError } from '../operation-error.ts';
+import { saveSource, sourceView } from '../sources/source-settings.ts';
 import type { BuiltinReceiver } from '../receiver/builtin-receiver.ts';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
 import type { DeletionRequestsRepo } from '../store/deletion-requests-repo.ts';
@@ -35,7 +38,7 @@ import type { ClearScope } from '../../../shared/storage.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { storageFigures } from '../store/storage-figures.ts';
 import { exportForDownload, importDropped } from '../transfer/inspector-transfer.ts';
-import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts } from './views.ts';
+import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts, withBodyPreview } from './views.ts';
 
 /** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
 export interface CoreParts {
@@ -63,6 +66,8 @@ export interface CoreParts {
   rechecks: Rechecks;
   /** Retention: what the store keeps, pruned every minute (retention/pruner.ts). */
   pruner: Pruner;
+  /** Counts and positions in the stream, in a thread of their own (store/message-counter.ts). */
+  counter: MessageCounter;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */
@@ -70,8 +75,10 @@ export interface OperationParts extends CoreParts {
   writer: StoreWriter;
   /** The main thread's connection (storage figures, clearing's reads). */
   db: DatabaseSync;
-  /** Sources or destinations were saved: the writer's routes and the engine follow. */
+  /** Sources or destinations were saved: the writer's write keys and routes, and the engine, follow. */
   settingsApplied(): void;
+  /** Where a source is declared: the config file's path for the config's sources (read-only in the inspector), else null. */
+  declaredIn(sourceId: number): string | null;
 }
 
 type Ask<C extends keyof Responses> = (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]>;
@@ -90,6 +97,11 @@ export interface Operations {
    * config edits that one, rename included; applies to the next attempt (destinations/destination-settings.ts).
    */
   saveDestination(config: unknown, options?: SaveOptions): Destination;
+  /**
+   * Creates a source, or with `id` edits one (name, write key, kind); a source the config file declares
+   * is refused (source-settings.ts). Ingestion takes a new key, and refuses a replaced one, once it resolves.
+   */
+  saveSource(input: unknown): Promise<Responses['sources.save']>;
   /** Deletes a destination, cancelling its pending and retrying deliveries (their count); history stays. */
   deleteDestination(id: number, options?: { dryRun?: boolean }): Promise<number>;
   /** Sends one signed test track message to this destination's webhooks (a delivery with trigger `test`). */
@@ -107,6 +119,8 @@ export interface Operations {
   deliveryHold: Ask<'delivery.state'>;
   holdDeliveries: Ask<'delivery.hold'>;
   listMessages: Ask<'messages.list'>;
+  /** How many messages there are, and how many match (store/message-counter.ts: off the core's thread). */
+  countMessages: Ask<'messages.count'>;
   messagesByIds: Ask<'messages.byIds'>;
   messageDetail: Ask<'messages.get'>;
   deliveryDetail: Ask<'deliveries.get'>;
@@ -115,6 +129,10 @@ export interface Operations {
   reenableUrl: Ask<'destinations.reenableUrl'>;
   revealSecret: Ask<'destinations.revealSecret'>;
   listDeletions: Ask<'deletions.list'>;
+  /** What a deletion request for a user would do (deletions/deletion-requests.ts); input is validated. */
+  previewDeletion: Ask<'deletions.preview'>;
+  /** A delivery's whole body (a message's detail carries only the start of a big one). */
+  deliveryBody: Ask<'deliveries.body'>;
   receiverInbox: Ask<'receiver.inbox'>;
   setReceiverBehaviour: Ask<'receiver.setBehaviour'>;
   sendSamples: Ask<'samples.send'>;
@@ -172,11 +190,14 @@ export function createOperations(p: OperationParts): Operations {
     // The error codes of the shown deliveries that have one, read for the whole page at once.
     const erring = [...shown.values()].flatMap((d) => (d && (d.status === 'retrying' || d.status === 'failed') ? [d.id] : []));
     const lastAttempts = deliveries.lastAttempts(erring);
+    // What titles the identify, group and alias rows (their payloads are not in the page's columns).
+    const names = messages.names(page.filter((m) => m.type === 'identify' || m.type === 'group' || m.type === 'alias').map((m) => m.id));
     return page.map((m) => {
       const own = byMessage.get(m.id) ?? [];
       const audience = tags.get(m.id);
       const d = shown.get(m.id);
-      return { ...m, delivery: d ? summaryOf(d, lastAttempts.get(d.id)) : null, deliveryCount: own.length, ...(audience ? { audience } : {}) };
+      const named = names.get(m.id);
+      return { ...m, delivery: d ? summaryOf(d, lastAttempts.get(d.id)) : null, deliveryCount: own.length, ...(audience ? { audience } : {}), ...(named ? { names: named } : {}) };
     });
   };
 
@@ -207,7 +228,8 @@ export function createOperations(p: OperationParts): Operations {
     },
     requestDeletion: (request) => {
       const purged = delivery.purging(); // queued deliveries must not send purged messages
-      return requestDeletion({ messages, destinations, writer, clock }, request)
+      const inbox = p.receiver;
+      return requestDeletion({ messages, destinations, writer, clock, inbox, roundsEnded: () => delivery.roundsEnded() }, request)
         .finally(purged)
         .then((result) => written(result.deliveryIds, result));
     },
@@ -215,6 +237,11 @@ export function createOperations(p: OperationParts): Operations {
       sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => sendNow([result.deliveryId], result)),
     saveDestination: (config, saveOptions) => saveDestination(destinationSettings, config, saveOptions),
     deleteDestination: (id, deleteOptions) => deleteDestination(destinationSettings, id, deleteOptions),
+    saveSource: (input) =>
+      saveSource(
+        { sources: p.sources, clock, declaredIn: p.declaredIn, retireClient: (id) => p.composer.retire(id), applied: () => p.settingsApplied() },
+        input,
+      ),
 
     reset: () => {
       // One at a time: two overlapping would let the engine go again while the second one writes.
@@ -242,11 +269,11 @@ export function createOperations(p: OperationParts): Operations {
       ingestUrl: p.ingestUrl,
       receiverUrl: p.receiver.url,
       dataDir: p.dataDir,
-      sources: p.sources.list().map(({ id, name, writeKey, kind, allowedOrigins }) => ({ id, name, writeKey, kind, allowedOrigins })),
+      sources: p.sources.list().map((source) => sourceView(source, p.declaredIn(source.id))),
     }),
     deliveryHold: () => deliveryHoldState(p),
     holdDeliveries: ({ held }) => setDeliveriesHeld(p, held),
-    listMessages: (request) => {
+    listMessages: async (request) => {
       const query = {
         ...(request.type !== undefined ? { type: request.type } : {}),
         ...(request.status !== undefined ? { status: request.status } : {}),
@@ -261,6 +288,9 @@ export function createOperations(p: OperationParts): Operations {
       const page = (beforeId: number | undefined, limit: number) =>
         summarize(messages.list({ ...query, limit, ...(beforeId !== undefined ? { beforeId } : {}) }));
       const wanted = request.delivery;
+      if (request.afterId !== undefined || request.offset !== undefined || request.at !== undefined) {
+        return jumpedPage({ ...p, summarize }, { ...query, ...(wanted !== undefined ? { delivery: wanted } : {}) }, request);
+      }
       if (wanted === undefined) {
         const found = page(request.beforeId, request.limit);
         return { messages: found, next: found.length === request.limit ? found[found.length - 1]!.id : null };
@@ -282,19 +312,38 @@ export function createOperations(p: OperationParts): Operations {
       }
       return { messages: found, next: cursor ?? null };
     },
-    messagesByIds: ({ ids }) => ({ messages: summarize(messages.byIds(ids).reverse()) }),
+    countMessages: (request) => p.counter.count(request),
+    messagesByIds: ({ ids, search }) => {
+      const found = summarize(messages.byIds(ids).reverse());
+      if (!search?.trim()) return { messages: found };
+      const matching = messages.matchingIds(found.map((m) => m.id), search);
+      return { messages: found.map((m) => ({ ...m, matchesSearch: matching.has(m.id) })) };
+    },
     messageDetail: ({ id }) => {
       const record = messages.get(id);
       if (!record) throw new OperationError('not_found', `there is no message ${id}`);
       const own = deliveries.forMessage(id).map((d) => viewWithAttempts(d, deliveries.attempts(d.id)));
       const shown = mostTelling(own);
       const audience = record.origin === 'audience' ? p.audiences.repo.tags([id]).get(id) : undefined;
-      return { ...record, delivery: shown ? summaryFields(shown) : null, deliveryCount: own.length, deliveries: own, ...(audience ? { audience } : {}) };
+      const named = messages.names([id]).get(id);
+      return {
+        ...record,
+        delivery: shown ? summaryFields(shown) : null,
+        deliveryCount: own.length,
+        deliveries: own.map(withBodyPreview),
+        ...(audience ? { audience } : {}),
+        ...(named ? { names: named } : {}),
+      };
     },
     deliveryDetail: ({ id }) => {
       const found = deliveries.get(id);
       if (!found) throw new OperationError('not_found', `there is no delivery ${id}`);
       return viewWithAttempts(found, deliveries.attempts(id));
+    },
+    deliveryBody: ({ id }) => {
+      const found = deliveries.get(id);
+      if (!found) throw new OperationError('not_found', `there is no delivery ${id}`);
+      return { body: found.body };
     },
     deliveryStates: ({ ids }) => ({ changes: storedChanges(deliveries, ids) }),
     listDestinations: () => ({ destinations: destinations.list().map((d) => destinationView(d, (url) => delivery.breaker(url))) }),
@@ -319,6 +368,8 @@ export function createOperations(p: OperationParts): Operations {
         deliveries: deliveries.forDeletionRequest(request.id).map((d) => viewWithAttempts(d, deliveries.attempts(d.id))),
       })),
     }),
+    previewDeletion: (request) =>
+      previewDeletion({ deletionRequests: p.deletionRequests, destinations, inboxRequests: (userId) => p.receiver.countUser(userId) }, request),
     receiverInbox: ({ hook, limit }) => ({
       entries: limit === undefined ? p.receiver.inbox(hook) : p.receiver.inbox(hook).slice(-limit),
       behaviours: p.receiver.behaviours(),
@@ -350,7 +401,7 @@ export function createOperations(p: OperationParts): Operations {
     previewAudience: (request) => p.audiences.preview(request),
     syncAudienceNow: async ({ id }) => {
       const sync = await p.audiences.syncNow(id);
-      return p.audiences.repo.sync(sync.syncId)!;
+      return p.audiences.repo.sync(sync.syncId!)!; // "Sync now" is recorded whatever it finds
     },
     audienceHistory: ({ id, limit, beforeId }) => {
       p.audiences.view(id); // not_found for an unknown audience

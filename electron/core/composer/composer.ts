@@ -58,6 +58,14 @@ export class Composer {
     await Promise.all([...this.#clients.values()].map((client) => client.close({ timeoutMs: 5_000 })));
   }
 
+  /** Sends what the source's client queued and drops the client (its write key is about to change); the next send makes a new one. */
+  async retire(sourceId: number): Promise<void> {
+    const client = this.#clients.get(sourceId);
+    if (!client) return;
+    this.#clients.delete(sourceId);
+    await client.close({ timeoutMs: 5_000 });
+  }
+
   #client(sourceId: number): Client {
     let client = this.#clients.get(sourceId);
     if (client) return client;

@@ -53,6 +53,17 @@ export class SourcesRepo {
     return this.byName(config.name)!;
   }
 
+  /**
+   * Renames source `id`, or gives it another write key or kind (its origins stay); undefined when
+   * there is no such source. The key index changes at once: the old key names no source from here on.
+   */
+  update(id: number, fields: Pick<SourceConfig, 'name' | 'writeKey' | 'kind'>): Source | undefined {
+    const changed = this.#db.prepare('UPDATE sources SET name = ?, write_key = ?, kind = ? WHERE id = ?').run(fields.name, fields.writeKey, fields.kind, id).changes;
+    if (Number(changed) === 0) return undefined;
+    this.#reload();
+    return this.list().find((source) => source.id === id);
+  }
+
   /** The first run without a config gets one source with a fresh key, kept across restarts. */
   ensureDefault(now: number): Source {
     const existing = this.list()[0];
