@@ -29,6 +29,8 @@ export const DEFAULT_INTERVAL_SECONDS = 30;
 export const MIN_INTERVAL_SECONDS = 5;
 export const MAX_INTERVAL_SECONDS = 86_400;
 export const MAX_CONDITIONS = 20;
+/** Destinations one audience may choose. */
+export const MAX_AUDIENCE_DESTINATIONS = 50;
 
 /** Realistic mode, as the seed says: the first sync six or more hours after creation, then every two to three hours. */
 export const REALISTIC_FIRST_SYNC_MS = 6 * 3_600_000;
@@ -167,16 +169,53 @@ function needsItsDefinition(d: { kind: AudienceKind; rule?: unknown; computation
   }
 }
 
-/** An audience as the inspector saves it (the source by id; `id` to edit an existing one). */
+/** Each destination once: a list that names one twice is refused where it repeats. */
+function listedOnce<T>(list: readonly T[] | null | undefined, ctx: z.RefinementCtx, path: string, what: (item: T) => string): void {
+  list?.forEach((item, i) => {
+    if (list.indexOf(item) !== i) ctx.addIssue({ code: 'custom', path: [path, i], message: `${what(item)} is listed twice` });
+  });
+}
+
+/**
+ * An audience as the inspector saves it (the source by id; `id` to edit an existing one).
+ * `destinationIds`: the destinations its syncs go to, enabled ones only, whether or not they are
+ * connected to the source; null (the default, and every audience from before the choice existed):
+ * the enabled destinations connected to the source, as they are at each sync.
+ */
 export const audienceInputSchema = z
-  .strictObject({ id: z.number().int().positive().optional(), sourceId: z.number().int().positive(), ...definitionFields })
-  .superRefine(needsItsDefinition);
+  .strictObject({
+    id: z.number().int().positive().optional(),
+    sourceId: z.number().int().positive(),
+    ...definitionFields,
+    destinationIds: z
+      .array(z.number().int().positive())
+      .max(MAX_AUDIENCE_DESTINATIONS, `at most ${MAX_AUDIENCE_DESTINATIONS} destinations`)
+      .nullable()
+      .default(null),
+  })
+  .superRefine((d, ctx) => {
+    needsItsDefinition(d, ctx);
+    listedOnce(d.destinationIds, ctx, 'destinationIds', (id) => `destination ${id}`);
+  });
 export type AudienceInput = z.infer<typeof audienceInputSchema>;
 
-/** An audience in the `--config` file (the source by name); created or updated by name on start. */
+/**
+ * An audience in the `--config` file (the source by name); created or updated by name on start.
+ * `destinations`: names of declared destinations its syncs go to; absent: the source's destinations.
+ */
 export const audienceConfigSchema = z
-  .strictObject({ source: z.string().trim().min(1, 'name the source, e.g. web').max(100), ...definitionFields })
-  .superRefine(needsItsDefinition);
+  .strictObject({
+    source: z.string().trim().min(1, 'name the source, e.g. web').max(100),
+    ...definitionFields,
+    destinations: z
+      .array(z.string().trim().min(1, 'name the destination, e.g. hooks').max(100))
+      .max(MAX_AUDIENCE_DESTINATIONS, `at most ${MAX_AUDIENCE_DESTINATIONS} destinations`)
+      .optional(),
+  })
+  .superRefine((d, ctx) => {
+    needsItsDefinition(d, ctx);
+    listedOnce(d.destinations, ctx, 'destinations', (name) => `"${name}"`);
+  });
 export type AudienceConfig = z.infer<typeof audienceConfigSchema>;
 
 /** What a preview evaluates: a definition not saved yet (or an edit of `audienceId`, to count who would join and leave). */
@@ -204,6 +243,11 @@ export interface AudienceView {
   computation: Computation | null;
   mode: SyncMode;
   intervalSeconds: number;
+  /**
+   * The destinations its syncs go to (the enabled ones among them); null: the enabled destinations
+   * connected to its source, as they are at each sync.
+   */
+  destinationIds: number[] | null;
   createdAt: number;
   updatedAt: number;
   lastSyncAt: number | null;

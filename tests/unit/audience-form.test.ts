@@ -25,6 +25,7 @@ const saved: AudienceView = {
   computation: null,
   mode: 'realistic',
   intervalSeconds: 45,
+  destinationIds: [4, 9],
   createdAt: 0,
   updatedAt: 0,
   lastSyncAt: null,
@@ -62,6 +63,7 @@ describe('audience editor form', () => {
       },
       mode: 'demo',
       intervalSeconds: 60,
+      destinationIds: null, // the source's destinations, as before audiences could choose
     });
   });
 
@@ -98,6 +100,8 @@ describe('audience editor form', () => {
   it('round-trips a saved audience through the form unchanged', () => {
     const { request } = checkSave(formOf(saved));
     expect(request).toEqual(inputOf(saved));
+    // Its chosen destinations too: a mode switch (inputOf) or an edit must not fall back to the source's.
+    expect(request?.destinationIds).toEqual([4, 9]);
   });
 
   it('previews only a complete definition, counting joins and leaves for an edit', () => {

@@ -66,7 +66,7 @@ describe('audience definition schema', () => {
   const trait = (operator: string, value?: unknown) => ({ kind: 'trait', trait: 'plan', operator, ...(value === undefined ? {} : { value }) });
   const withConditions = (...conditions: unknown[]) => ({ sourceId: 1, name: 'A', rule: { conditions } });
 
-  it('fills in the defaults: an audience, all conditions, demo mode every 30 s', () => {
+  it("fills in the defaults: an audience, all conditions, demo mode every 30 s, the source's destinations", () => {
     const parsed = audienceInputSchema.parse(withConditions(trait('equals', 'pro')));
     expect(parsed).toEqual({
       sourceId: 1,
@@ -75,6 +75,7 @@ describe('audience definition schema', () => {
       rule: { match: 'all', conditions: [{ kind: 'trait', trait: 'plan', operator: 'equals', value: 'pro' }] },
       mode: 'demo',
       intervalSeconds: 30,
+      destinationIds: null,
     });
   });
 

@@ -16,8 +16,9 @@ import { describeIssues } from '../../../shared/settings.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
-import { OperationError } from '../operation-error.ts';
+import { issuesOf, OperationError } from '../operation-error.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
+import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { AudienceOp, AudienceOutcome, SyncOutcome } from '../writer/audience-ops.ts';
 import { FOLD_CHUNK } from './audience-writer.ts';
 import { AudiencesRepo, type Audience } from '../store/audiences-repo.ts';
@@ -27,6 +28,8 @@ export interface AudienceServiceOptions {
   db: DatabaseSync;
   writer: StoreWriter;
   sources: SourcesRepo;
+  /** Where syncs go: the destinations an audience chose, or those connected to its source. */
+  destinations: DestinationsRepo;
   bus: EventBus;
   clock: Clock;
   random?: () => number;
@@ -88,7 +91,7 @@ export class AudienceService {
   /** Creates or edits an audience or computed trait (validated; `id` edits). */
   save(input: unknown): Promise<AudienceView> {
     const parsed = audienceInputSchema.safeParse(input);
-    if (!parsed.success) return Promise.reject(new OperationError('invalid_audience', describeIssues(parsed.error).join('; ')));
+    if (!parsed.success) return Promise.reject(new OperationError('invalid_audience', describeIssues(parsed.error).join('; '), issuesOf(parsed.error)));
     return this.#enqueue(() => this.#save(parsed.data));
   }
 
@@ -98,9 +101,14 @@ export class AudienceService {
       const source = this.#o.sources.byName(config.source);
       if (!source) throw new OperationError('invalid_audience', `audiences[${i}].source: unknown source "${config.source}"`);
       const existing = this.repo.list().find((a) => a.name === config.name);
-      const { source: _, ...definition } = config;
+      const { source: _, destinations: names, ...definition } = config;
+      const destinationIds = names?.map((name, j) => {
+        const destination = this.#o.destinations.byName(name);
+        if (!destination) throw new OperationError('invalid_audience', `audiences[${i}].destinations[${j}]: unknown destination "${name}"`);
+        return destination.id;
+      });
       try {
-        await this.save({ ...definition, sourceId: source.id, ...(existing ? { id: existing.id } : {}) });
+        await this.save({ ...definition, sourceId: source.id, destinationIds: destinationIds ?? null, ...(existing ? { id: existing.id } : {}) });
       } catch (error) {
         if (error instanceof OperationError) throw new OperationError(error.code, `audiences[${i}].${error.message}`);
         throw error;
@@ -202,10 +210,21 @@ export class AudienceService {
         `name: "${sameProperty.name}" already sends the trait ${property} for this source; choose a name that gives another trait`,
       );
     }
+    const missing = (input.destinationIds ?? []).flatMap((id, i) => (this.#o.destinations.byId(id) ? [] : [{ id, i }]));
+    if (missing.length > 0) {
+      const issues = missing.map(({ id, i }) => ({
+        path: ['destinationIds', i],
+        message: `there is no destination ${id}; it may have been deleted — choose from the destinations listed`,
+      }));
+      throw new OperationError('invalid_audience', issues.map((issue) => `destinationIds[${issue.path[1]}]: ${issue.message}`).join('; '), issues);
+    }
     const now = this.#o.clock.now();
     const timing = { mode: input.mode, intervalSeconds: input.intervalSeconds };
     // Another property, source or kind makes it a new audience for the destinations: start afresh.
     const fresh = !existing || existing.property !== property || existing.sourceId !== input.sourceId || existing.kind !== input.kind;
+    // A destination it did not send to before learns every member at the next sync (the others hear them again).
+    const before = existing ? this.#targets(existing, false) : [];
+    const gained = this.#targets({ sourceId: input.sourceId, destinationIds: input.destinationIds }, false).some((id) => !before.includes(id));
     const nextSyncAt = fresh ? firstSyncAt(timing, now, this.#random) : rescheduled(existing, timing, now, this.#random);
     const outcome = await this.#write({
       op: 'audience.save',
@@ -218,9 +237,10 @@ export class AudienceService {
         definition: (input.kind === 'audience' ? input.rule : input.computation)!,
         mode: input.mode,
         intervalSeconds: input.intervalSeconds,
+        destinationIds: input.destinationIds,
       },
       nextSyncAt,
-      resetMembers: existing !== undefined && fresh,
+      resetMembers: existing !== undefined && (fresh || gained),
       now,
     });
     if (outcome.op !== 'audience.save') throw unexpected(outcome);
@@ -235,7 +255,14 @@ export class AudienceService {
     try {
       await this.#catchUp();
       const now = this.#o.clock.now();
-      const outcome = await this.#write({ op: 'audience.sync', audienceId: id, reason, now, nextSyncAt: syncAfter(audience, now, this.#random) });
+      const outcome = await this.#write({
+        op: 'audience.sync',
+        audienceId: id,
+        reason,
+        now,
+        nextSyncAt: syncAfter(audience, now, this.#random),
+        destinationIds: audience.destinationIds === null ? null : this.#targets(audience, true),
+      });
       if (outcome.op !== 'audience.sync') throw unexpected(outcome);
       const sync = outcome.sync;
       this.#lastError.delete(id);
@@ -314,6 +341,19 @@ export class AudienceService {
     this.#timer = setTimeout(() => void this.tick(), Math.max(0, delay)).unref();
   }
 
+  /**
+   * The destinations an audience sends to: the ones it chose (`enabledOnly`: those enabled now), or,
+   * when it chose none, the enabled destinations connected to its source.
+   */
+  #targets(audience: Pick<Audience, 'sourceId' | 'destinationIds'>, enabledOnly: boolean): number[] {
+    const live = this.#o.destinations.list();
+    if (audience.destinationIds === null) return live.filter((d) => d.enabled && d.sourceIds.includes(audience.sourceId)).map((d) => d.id);
+    return audience.destinationIds.filter((id) => {
+      const destination = this.#o.destinations.byId(id);
+      return destination !== undefined && (destination.enabled || !enabledOnly);
+    });
+  }
+
   #sourceExists(sourceId: number): boolean {
     return this.#o.sources.list().some((s) => s.id === sourceId);
   }
@@ -329,6 +369,8 @@ export class AudienceService {
       computation: a.kind === 'computed_trait' ? (a.definition as AudienceView['computation']) : null,
       mode: a.mode,
       intervalSeconds: a.intervalSeconds,
+      // A chosen destination deleted since is left out: it receives nothing, and the editor cannot show it.
+      destinationIds: a.destinationIds === null ? null : a.destinationIds.filter((id) => this.#o.destinations.byId(id) !== undefined),
       createdAt: a.createdAt,
       updatedAt: a.updatedAt,
       lastSyncAt: a.lastSyncAt,

@@ -1,8 +1,9 @@
 // The writer's side of audiences (runs in the store's writer thread, inside its transactions): saves
 // definitions, folds profiles, previews, and syncs. A sync evaluates the rule into a temp table,
 // diffs it against the member snapshot of the last sync, and for each user whose membership (or
-// value) changed stores one identify message (origin 'audience') with a delivery per destination of
-// the source (trigger 'audience') — the delivery engine then sends them like any message — and
+// value) changed stores one identify message (origin 'audience') with a delivery per destination —
+// the ones the audience chose, or else the source's (trigger 'audience'): the delivery engine then
+// sends them like any message — and
 // updates the snapshot. All of it commits together, or not at all.
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
@@ -84,13 +85,14 @@ export class AudienceWriter {
   #save(op: Extract<AudienceOp, { op: 'audience.save' }>): number {
     const a = op.audience;
     const definition = JSON.stringify(a.definition);
+    const destinations = a.destinationIds === null ? null : JSON.stringify(a.destinationIds);
     if (a.id === undefined) {
       return Number(
-        this.#s.insertAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, op.now, op.now, op.nextSyncAt)
+        this.#s.insertAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, destinations, op.now, op.now, op.nextSyncAt)
           .lastInsertRowid,
       );
     }
-    this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, op.now, op.nextSyncAt, a.id);
+    this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, destinations, op.now, op.nextSyncAt, a.id);
     if (op.resetMembers) this.#s.forgetMembers.run(a.id);
     return a.id;
   }
@@ -133,9 +135,18 @@ export class AudienceWriter {
     const sourceId = row.source_id;
     this.#evaluate(row.kind, definition, sourceId, op.now);
 
+    // A scheduled sync that finds nothing to send is not recorded (the audience's lastSyncAt says it ran):
+    // at the demo interval of 30 s such rows buried the syncs that sent something. An audience's first
+    // sync, and every "Sync now", are recorded whatever they find.
+    if (op.reason === 'scheduled' && this.#s.hasSync.get(row.id) !== undefined && !(this.#s.anyChange.get(row.id, row.id) as { changed: number }).changed) {
+      const members = count(this.#s.countCurrent.get());
+      this.#s.clearCurrent.run();
+      this.#s.synced.run(op.now, op.nextSyncAt, row.id);
+      return { syncId: null, audienceId: row.id, sourceId, initial: false, members, joined: 0, left: 0, messageIds: [], deliveries: 0, durationMs: performance.now() - started };
+    }
     const initial = count(this.#s.snapshotSize.get(row.id)) === 0;
     const syncId = Number(this.#s.insertSync.run(row.id, op.now, op.reason, initial ? 1 : 0, row.property).lastInsertRowid);
-    const destinations = routes.get(sourceId) ?? [];
+    const destinations = op.destinationIds ?? routes.get(sourceId) ?? [];
     const timestamp = new Date(op.now).toISOString();
     const computationClass = row.kind === 'audience' ? 'audience' : 'trait';
     const messageIds: number[] = [];
@@ -203,12 +214,12 @@ function count(row: unknown): number {
 function prepare(db: DatabaseSync) {
   return {
     insertAudience: db.prepare(
-      `INSERT INTO audiences (name, kind, source_id, property, definition, mode, interval_seconds, created_at, updated_at, next_sync_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audiences (name, kind, source_id, property, definition, mode, interval_seconds, destination_ids, created_at, updated_at, next_sync_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     updateAudience: db.prepare(
       `UPDATE audiences SET name = ?, kind = ?, source_id = ?, property = ?, definition = ?, mode = ?, interval_seconds = ?,
-         updated_at = ?, next_sync_at = ? WHERE id = ?`,
+         destination_ids = ?, updated_at = ?, next_sync_at = ? WHERE id = ?`,
     ),
     forgetMembers: db.prepare('DELETE FROM audience_members WHERE audience_id = ?'),
     deleteAudience: db.prepare('DELETE FROM audiences WHERE id = ?'),
@@ -228,6 +239,14 @@ function prepare(db: DatabaseSync) {
     left: db.prepare(
       `SELECT m.user_id FROM audience_members m WHERE m.audience_id = ?
          AND NOT EXISTS (SELECT 1 FROM temp.audience_current c WHERE c.user_id = m.user_id) ORDER BY m.user_id`,
+    ),
+    hasSync: db.prepare('SELECT 1 FROM audience_syncs WHERE audience_id = ? LIMIT 1'),
+    // Whether a sync now would send anything: the two queries above, stopping at the first row.
+    anyChange: db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM temp.audience_current c LEFT JOIN audience_members m ON m.audience_id = ? AND m.user_id = c.user_id
+           WHERE m.value IS NOT c.value)
+         OR EXISTS (SELECT 1 FROM audience_members m WHERE m.audience_id = ?
+           AND NOT EXISTS (SELECT 1 FROM temp.audience_current c WHERE c.user_id = m.user_id)) AS changed`,
     ),
     insertSync: db.prepare(
       `INSERT INTO audience_syncs (audience_id, at, reason, initial, property, members, joined, left_count, deliveries, duration_ms)

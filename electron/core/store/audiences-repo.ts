@@ -21,6 +21,8 @@ export interface Audience {
   definition: AudienceRule | Computation;
   mode: SyncMode;
   intervalSeconds: number;
+  /** The destinations its syncs go to; null: the enabled destinations connected to its source. */
+  destinationIds: number[] | null;
   createdAt: number;
   updatedAt: number;
   nextSyncAt: number | null;
@@ -29,10 +31,10 @@ export interface Audience {
 }
 
 const COLUMNS = `a.id, a.name, a.kind, a.source_id AS sourceId, a.property, a.definition, a.mode, a.interval_seconds AS intervalSeconds,
-  a.created_at AS createdAt, a.updated_at AS updatedAt, a.next_sync_at AS nextSyncAt, a.last_sync_at AS lastSyncAt,
+  a.destination_ids AS destinationIds, a.created_at AS createdAt, a.updated_at AS updatedAt, a.next_sync_at AS nextSyncAt, a.last_sync_at AS lastSyncAt,
   (SELECT count(*) FROM audience_members m WHERE m.audience_id = a.id) AS members`;
 
-type AudienceRow = Omit<Audience, 'definition'> & { definition: string };
+type AudienceRow = Omit<Audience, 'definition' | 'destinationIds'> & { definition: string; destinationIds: string | null };
 
 interface SyncRow {
   id: number;
@@ -211,7 +213,11 @@ export class AudiencesRepo {
 }
 
 function fromRow(row: AudienceRow): Audience {
-  return { ...row, definition: JSON.parse(row.definition) as AudienceRule | Computation };
+  return {
+    ...row,
+    definition: JSON.parse(row.definition) as AudienceRule | Computation,
+    destinationIds: row.destinationIds === null ? null : (JSON.parse(row.destinationIds) as number[]),
+  };
 }
 
 function syncView(row: SyncRow, deliveryStatus: Partial<Record<string, number>>): AudienceSyncView {

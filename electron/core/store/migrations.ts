@@ -387,6 +387,45 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       END;
     `,
   },
+  {
+    version: 12,
+    name: 'the word index of whole messages',
+    sql: `
+      -- The query language's words (shared/message-query.ts): FTS5 over each message's raw JSON with
+      -- the ascii tokenizer — ASCII letters and digits, and any non-ASCII character, make words; A-Z
+      -- fold to a-z (LIKE's case rule). A phrase query, its last word a prefix, is exactly what the
+      -- language means by words, so the index answers them without reading the messages. Contentless
+      -- (the raw text is stored once, in messages), without column sizes (nothing ranks).
+      CREATE VIRTUAL TABLE messages_text USING fts5(raw, content = '', columnsize = 0, tokenize = 'ascii');
+      -- Both indexes cover the same range [lo, hi], filled in the same slices: the trigram one starts
+      -- over with this one (newest first; a search reads what is not indexed yet from the messages).
+      INSERT INTO messages_search (messages_search) VALUES ('delete-all');
+      UPDATE search_index SET lo = (SELECT coalesce(max(id), 0) + 1 FROM messages), hi = (SELECT coalesce(max(id), 0) FROM messages);
+      DROP TRIGGER messages_search_deleted;
+      CREATE TRIGGER messages_search_deleted AFTER DELETE ON messages
+      BEGIN
+        INSERT INTO messages_search (messages_search, rowid, user_id, anonymous_id, message_id, event)
+          SELECT 'delete', old.id, lower(old.user_id), lower(old.anonymous_id), lower(old.message_id), lower(old.event)
+          FROM search_index WHERE old.id BETWEEN lo AND hi;
+        INSERT INTO messages_text (messages_text, rowid, raw)
+          SELECT 'delete', old.id, old.raw FROM search_index WHERE old.id BETWEEN lo AND hi;
+        UPDATE search_index SET
+            hi = min(hi, coalesce((SELECT max(id) FROM messages), 0)),
+            lo = min(lo, coalesce((SELECT max(id) FROM messages), 0) + 1)
+          WHERE old.id > coalesce((SELECT max(id) FROM messages), 0);
+      END;
+    `,
+  },
+  {
+    version: 13,
+    name: 'the destinations an audience chooses',
+    sql: `
+      -- JSON array of destination ids an audience's syncs go to (the enabled ones among them), whether
+      -- or not they are connected to its source. NULL, as every audience from before has it: the
+      -- enabled destinations connected to its source, as they are at each sync (what Sluice always did).
+      ALTER TABLE audiences ADD COLUMN destination_ids TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -5,7 +5,7 @@ import type { AudiencePreviewView } from '../../../shared/audiences.ts';
 import type { Audience } from '../store/audiences-repo.ts';
 
 /** What a save writes: a stored audience's definition (without id: a new one). */
-export type AudienceRecord = Pick<Audience, 'name' | 'kind' | 'sourceId' | 'property' | 'definition' | 'mode' | 'intervalSeconds'> & {
+export type AudienceRecord = Pick<Audience, 'name' | 'kind' | 'sourceId' | 'property' | 'definition' | 'mode' | 'intervalSeconds' | 'destinationIds'> & {
   id?: number;
 };
 
@@ -37,13 +37,19 @@ export type AudienceOp =
       reason: 'scheduled' | 'manual';
       now: number;
       nextSyncAt: number;
+      /**
+       * The destinations the audience chose that are enabled now (its messages get a delivery to each);
+       * null: it chose none, so the enabled destinations connected to its source (the writer's routes).
+       */
+      destinationIds: number[] | null;
     };
 
 /** What a preview found: the contract's view of it, as the writer computes it. */
 export type PreviewOutcome = AudiencePreviewView;
 
 export interface SyncOutcome {
-  syncId: number;
+  /** null: a scheduled sync that found nothing to send, which is not recorded (AudienceWriter#sync). */
+  syncId: number | null;
   audienceId: number;
   sourceId: number;
   initial: boolean;

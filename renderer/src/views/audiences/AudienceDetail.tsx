@@ -5,7 +5,7 @@ import { Tabs } from '../../components/Tabs.tsx';
 import { useSecondClock } from '../../lib/clock.ts';
 import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
-import { useInspector } from '../../store/react.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 import { inputOf } from './audience-form.ts';
 import { ModeSwitch } from './SyncTiming.tsx';
 import { describeDefinition } from './describe.ts';
@@ -21,6 +21,7 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
   onDeleted: () => void;
 }) {
   const inspector = useInspector();
+  const destinations = useInspectorState((s) => s.destinations);
   const now = useSecondClock();
   const { syncs, error: historyError } = useSyncHistory(audience.id);
   const [tab, setTab] = useState<'history' | 'members'>('history');
@@ -29,6 +30,12 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const source = sources.find((s) => s.id === audience.sourceId)?.name ?? `source ${audience.sourceId}`;
   const isAudience = audience.kind === 'audience';
+  const chosen = audience.destinationIds;
+  const targets =
+    chosen === null
+      ? destinations.filter((d) => d.enabled && d.sourceIds.includes(audience.sourceId))
+      : destinations.filter((d) => chosen.includes(d.id));
+  const targetNames = targets.map((d) => `${d.name}${d.enabled ? '' : ' (disabled)'}`).join(', ');
 
   const syncNow = async () => {
     setBusy('sync');
@@ -44,7 +51,7 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
       text:
         s.messages === 0
           ? 'Synced: nobody joined or left, so nothing was sent.'
-          : `Synced: ${formatCount(s.joined)} ${isAudience ? 'joined' : 'new or changed'}, ${formatCount(s.left)} ${isAudience ? 'left' : 'cleared'}; ${formatCount(s.messages)} identify ${s.messages === 1 ? 'message' : 'messages'} ${s.deliveries > 0 ? 'queued for delivery' : 'stored (no enabled destination is connected to the source)'}.`,
+          : `Synced: ${formatCount(s.joined)} ${isAudience ? 'joined' : 'new or changed'}, ${formatCount(s.left)} ${isAudience ? 'left' : 'cleared'}; ${formatCount(s.messages)} identify ${s.messages === 1 ? 'message' : 'messages'} ${s.deliveries > 0 ? 'queued for delivery' : chosen === null ? 'stored (no enabled destination is connected to the source)' : 'stored (none of its destinations is enabled)'}.`,
       bad: false,
     });
   };
@@ -80,7 +87,17 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
           <span className="aud-badge">{isAudience ? 'audience' : 'computed trait'}</span>
         </div>
         <p className="muted">
-          Sent as the trait <code>{audience.property}</code> to the webhook destinations of <strong>{source}</strong> · {describeDefinition(audience)}
+          Users of <strong>{source}</strong>, sent as the trait <code>{audience.property}</code> · {describeDefinition(audience)}
+        </p>
+        <p className="aud-targets">
+          Sends to{' '}
+          {chosen === null ? (
+            <>the destinations of {source}: {targetNames || 'none enabled now'}</>
+          ) : chosen.length === 0 ? (
+            'no destination (chosen in the editor): syncs are stored and shown only'
+          ) : (
+            <strong>{targetNames}</strong>
+          )}
         </p>
       </header>
 
@@ -145,7 +162,7 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
           ) : syncs === null ? (
             <div className="aud-loading" aria-busy="true" aria-label="Loading the sync history" />
           ) : (
-            <SyncHistory syncs={syncs} kind={audience.kind} />
+            <SyncHistory syncs={syncs} kind={audience.kind} lastSyncAt={audience.lastSyncAt} />
           )
         ) : (
           <MembersList audienceId={audience.id} kind={audience.kind} />

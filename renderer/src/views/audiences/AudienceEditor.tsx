@@ -3,10 +3,11 @@ import { propertyName } from '../../../../shared/audience-property.ts';
 import type { AudienceView } from '../../../../shared/audiences.ts';
 import type { RequestOf, SourceView } from '../../../../shared/contract.ts';
 import { Field } from '../../components/Field.tsx';
-import { useInspector } from '../../store/react.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 import { checkSave, formOf, newForm, type AudienceForm, type ConditionForm, type FieldErrors } from './audience-form.ts';
 import { PreviewPanel, usePreview } from './AudiencePreview.tsx';
 import { ComputationFields } from './ComputationFields.tsx';
+import { DestinationsChoice } from './DestinationsChoice.tsx';
 import { RuleBuilder } from './RuleBuilder.tsx';
 import { TimingFields } from './SyncTiming.tsx';
 
@@ -22,10 +23,13 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
   onCancel: () => void;
 }) {
   const inspector = useInspector();
+  const destinations = useInspectorState((s) => s.destinations);
   const [form, setForm] = useState<AudienceForm>(() => (audience ? formOf(audience) : newForm(sources[0]?.id ?? null)));
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
+  /** The core's refusal of the chosen destinations (one deleted meanwhile), shown under the list. */
+  const [destinationRefusal, setDestinationRefusal] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const preview = usePreview(form);
 
@@ -34,11 +38,13 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
   for (const [field, message] of Object.entries(problems)) {
     if (submitted || [...touched].some((t) => field === t || field.startsWith(`${t}.`))) shown[field] = message;
   }
+  if (destinationRefusal) shown.destinationIds ??= destinationRefusal;
 
   const change = (patch: Partial<AudienceForm>, field: string) => {
     setForm((f) => ({ ...f, ...patch }));
     setTouched((t) => new Set(t).add(field));
     setRefusal(null);
+    setDestinationRefusal(null);
   };
   const changeCondition = (index: number, patch: Partial<ConditionForm>, field: string) => {
     setForm((f) => ({ ...f, conditions: f.conditions.map((c, i) => (i === index ? { ...c, ...patch } : c)) }));
@@ -55,6 +61,8 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
     setSaving(false);
     if (!result.ok) {
       setRefusal(`Not saved: ${result.error.message}`);
+      const issue = result.error.issues?.find((i) => i.path[0] === 'destinationIds');
+      setDestinationRefusal(issue ? `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.` : null);
       return;
     }
     onSaved(result.value.id);
@@ -112,7 +120,7 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
             />
           )}
         </Field>
-        <Field id="aud-source" label="Source" hint="Its users, and its webhook destinations receive the syncs." error={shown.sourceId}>
+        <Field id="aud-source" label="Source" hint="Whose users it is made of (by userId)." error={shown.sourceId}>
           {(control) => (
             <select {...control} value={form.sourceId ?? ''} onChange={(e) => change({ sourceId: Number(e.target.value) }, 'sourceId')}>
               {form.sourceId === null ? <option value="">Choose a source</option> : null}
@@ -133,6 +141,14 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
       )}
 
       <TimingFields form={form} shown={shown} change={change} />
+
+      <DestinationsChoice
+        form={form}
+        shown={shown}
+        change={change}
+        sourceName={sources.find((s) => s.id === form.sourceId)?.name ?? null}
+        destinations={destinations}
+      />
 
       <PreviewPanel preview={preview} kind={form.kind} editing={audience !== null} />
 

@@ -51,9 +51,11 @@ export interface AudienceForm {
   computation: { kind: Computation['kind']; event: string; property: string; within: WindowForm };
   mode: SyncMode;
   intervalSeconds: string;
+  /** The destinations chosen; null: the enabled destinations connected to the source (the default). */
+  destinationIds: number[] | null;
 }
 
-/** Where an error is shown: `name`, `sourceId`, `conditions`, `conditions.0.value`, `computation.event`, `intervalSeconds`, or `form`. */
+/** Where an error is shown: `name`, `sourceId`, `conditions`, `conditions.0.value`, `computation.event`, `intervalSeconds`, `destinationIds`, or `form`. */
 export type FieldErrors = Record<string, string>;
 
 /** The editor's change: a patch of the form, and the field it touches (its problem shows from then on). */
@@ -115,6 +117,7 @@ export function newForm(sourceId: number | null): AudienceForm {
     computation: { kind: 'event_count', event: '', property: '', within: noWindow() },
     mode: 'demo',
     intervalSeconds: String(DEFAULT_INTERVAL_SECONDS),
+    destinationIds: null,
   };
 }
 
@@ -151,6 +154,7 @@ export function formOf(view: AudienceView): AudienceForm {
       : form.computation,
     mode: view.mode,
     intervalSeconds: String(view.intervalSeconds),
+    destinationIds: view.destinationIds,
   };
 }
 
@@ -165,6 +169,7 @@ export function inputOf(view: AudienceView): AudienceInput {
     ...(view.computation ? { computation: view.computation } : {}),
     mode: view.mode,
     intervalSeconds: view.intervalSeconds,
+    destinationIds: view.destinationIds,
   };
 }
 
@@ -221,6 +226,7 @@ function definitionOf(form: AudienceForm, errors: FieldErrors): { rule?: unknown
 function fieldOf(path: readonly PropertyKey[]): string {
   const parts = path.map(String);
   if (parts[0] === 'rule') parts.shift();
+  if (parts[0] === 'destinationIds') return 'destinationIds'; // shown once, under the list
   return parts.length === 0 ? 'form' : parts.join('.');
 }
 
@@ -244,6 +250,7 @@ export function checkSave(form: AudienceForm): Checked<AudienceInput> {
     mode: form.mode,
     // Realistic mode does not use the interval: keep a valid one so it can be switched back.
     intervalSeconds: typeof interval === 'number' ? interval : DEFAULT_INTERVAL_SECONDS,
+    destinationIds: form.destinationIds,
   };
   const parsed = audienceInputSchema.safeParse(input);
   if (!parsed.success) {
