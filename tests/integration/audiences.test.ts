@@ -236,6 +236,7 @@ describe('audience rules', () => {
       DROP TRIGGER event_counts_deleted; DROP TRIGGER event_counts_rechecked; DROP TABLE event_counts; -- schema 10's
       DROP INDEX messages_violations; DROP INDEX deliveries_replay; ALTER TABLE messages DROP COLUMN violations; ALTER TABLE messages DROP COLUMN blocked;
       DROP TRIGGER messages_search_deleted; DROP TABLE messages_search; DROP TABLE search_index; -- schema 11's
+      DROP TABLE messages_text; -- schema 12's
       ALTER TABLE audiences DROP COLUMN destination_ids; -- schema 13's
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
