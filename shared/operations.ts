@@ -75,3 +75,27 @@ export const deletionRequestSchema = z.strictObject({
   purge: z.boolean().default(false),
 });
 export type DeletionRequest = z.infer<typeof deletionRequestSchema>;
+
+export const deletionPreviewSchema = z.strictObject({ userId: deletionRequestSchema.shape.userId });
+
+/**
+ * What a deletion request for a user would do, counted before it is asked for (the inspector's
+ * confirmation). Counted now: messages arriving meanwhile are purged too.
+ */
+export interface DeletionPreview {
+  userId: string;
+  /** Stored messages with this userId, of any status: what a purge deletes. 0: Sluice has never stored one (or no longer has). */
+  messages: number;
+  /** The sources holding them: their enabled webhook destinations are notified. */
+  sourceIds: number[];
+  /** Destinations a `delete` notification would go to (one each). */
+  notifications: number;
+  /** Deliveries of those messages: a purge removes the bodies they sent (the delivery rows stay, as the record of what was sent when). */
+  deliveries: number;
+  /** Attempts of those deliveries: a purge removes the receivers' answers they kept. */
+  attempts: number;
+  /** Audience and computed trait memberships the user leaves with a purge. */
+  audienceMemberships: number;
+  /** Requests in the built-in receiver's inbox whose body carries this userId: a purge removes them. */
+  inboxRequests: number;
+}

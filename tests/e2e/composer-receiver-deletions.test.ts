@@ -151,8 +151,10 @@ describe.skipIf(skipReason !== null)('composer, receiver and deletions in the in
     await form.getByRole('textbox', { name: 'User ID' }).fill('u_composer');
     await form.getByRole('checkbox', { name: /Also delete the user’s stored messages/ }).check();
     await form.getByRole('button', { name: 'Request deletion' }).click();
+    // A purge asks first (deletion-confirm.test.ts covers the question).
+    await page.getByRole('dialog', { name: 'Purge user u_composer?' }).getByRole('button', { name: 'Purge user' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Requested' }).textContent()).toBe(
-      'Requested: 1 delete notification queued; 2 stored messages deleted.',
+      'Requested: 1 delete notification queued; 2 stored messages deleted, 2 requests removed from the built-in receiver’s inbox.',
     );
     const request = page.getByRole('listitem', { name: 'Deletion request for u_composer' });
     const notifications = request.getByRole('table', { name: 'Notifications for u_composer' });
@@ -163,9 +165,10 @@ describe.skipIf(skipReason !== null)('composer, receiver and deletions in the in
     expect(arrived.signature).toBe('valid');
     await session.shot('deletions');
 
-    // A user no source knows: recorded, nobody to notify.
+    // A user no source knows: flagged first; sent anyway, recorded, nobody to notify.
     await form.getByRole('textbox', { name: 'User ID' }).fill('u_nobody');
     await form.getByRole('button', { name: 'Request deletion' }).click();
+    await page.getByRole('dialog', { name: 'Unknown user' }).getByRole('button', { name: 'Send anyway' }).click();
     await expect.poll(() => page.getByRole('listitem', { name: 'Deletion request for u_nobody' }).textContent()).toContain('No destination was notified.');
   });
 

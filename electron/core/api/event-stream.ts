@@ -35,6 +35,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'receiver.received', entries });
       schedule();
     }),
+    bus.on('receiver.removed', (ids) => {
+      pending.push({ type: 'receiver.removed', ids });
+      schedule();
+    }),
     bus.on('client.state', ({ sourceId, state }) => {
       pending = pending.filter((event) => !(event.type === 'client.state' && event.sourceId === sourceId));
       pending.push({ type: 'client.state', sourceId, state });

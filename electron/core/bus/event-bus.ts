@@ -20,6 +20,8 @@ export interface CoreEvents {
   'deliveries.changed': DeliveryChange[];
   /** Requests the built-in receiver got. */
   'receiver.received': InboxEntry[];
+  /** Requests the built-in receiver let go of on request (a purge of their user), by id. */
+  'receiver.removed': number[];
   /** Sources or destinations changed (stored). */
   'settings.changed': null;
   /** Every message and delivery was forgotten (a reset, stored); the configuration stays. */

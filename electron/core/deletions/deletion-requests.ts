@@ -1,18 +1,23 @@
-import { deletionRequestSchema } from '../../../shared/operations.ts';
+import { deletionPreviewSchema, deletionRequestSchema, type DeletionPreview } from '../../../shared/operations.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import { deleteBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { NewDelivery } from '../store/delivery-types.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
-import type { DestinationsRepo } from '../store/destinations-repo.ts';
+import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
+import type { DeletionRequestsRepo } from '../store/deletion-requests-repo.ts';
 
 export interface DeletionDeps {
   messages: MessagesRepo;
   destinations: DestinationsRepo;
   writer: StoreWriter;
   clock: Clock;
+  /** The built-in receiver's inbox: a purge removes the user's requests from it. */
+  inbox: { forgetUser(userId: string): number[] };
+  /** Resolves when the delivery rounds in flight now have ended. */
+  roundsEnded: () => Promise<void>;
 }
 
 export interface DeletionResult {
@@ -22,12 +27,15 @@ export interface DeletionResult {
   /** One delete notification per enabled webhook destination of those sources. */
   deliveryIds: number[];
   purgedMessages: number;
+  /** Requests a purge removed from the built-in receiver's inbox (those whose body carries the userId). */
+  inboxRequests: number;
 }
 
 /**
  * A deletion request (seed §1.7, §6.1): every affected source — one holding messages of the user —
  * with an enabled webhook destination (not a tracking-api one) gets a `delete` notification, delivered by the same engine
- * (signed, retried). With `purge`, the user's stored messages are deleted in the same transaction.
+ * (signed, retried). With `purge`, the user's stored messages are deleted in the same transaction,
+ * and the requests carrying the user's id leave the built-in receiver's inbox.
  */
 export async function requestDeletion(deps: DeletionDeps, input: unknown): Promise<DeletionResult> {
   const parsed = deletionRequestSchema.safeParse(input);
@@ -37,10 +45,7 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   const sourceIds = deps.messages.sourcesOfUser(userId);
   const body = JSON.stringify(deleteBody(userId, now));
   const deliveries: NewDelivery[] = [];
-  for (const destination of deps.destinations.list()) {
-    if (!destination.enabled || !destination.sourceIds.some((id) => sourceIds.includes(id))) continue;
-    // A Tracking API takes no `delete` message (Segment's deletions go through its own API): webhooks only.
-    if (destination.kind === 'tracking-api') continue;
+  for (const destination of notified(deps.destinations.list(), sourceIds)) {
     deliveries.push({
       messageId: null,
       destinationId: destination.id,
@@ -52,5 +57,43 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
     });
   }
   const outcome = await deps.writer.write({ op: 'deletionRequest', userId, purge, sourceIds, deliveries, now });
-  return { deletionRequestId: outcome.deletionRequestId!, sourceIds, deliveryIds: outcome.ids, purgedMessages: outcome.changed };
+  let inboxRequests = 0;
+  if (purge) {
+    inboxRequests = deps.inbox.forgetUser(userId).length;
+    // A round that was sending one of the user's messages as the purge committed may land afterwards:
+    // once the rounds in flight now have ended, the inbox is looked at again.
+    void deps.roundsEnded().then(() => deps.inbox.forgetUser(userId));
+  }
+  return { deletionRequestId: outcome.deletionRequestId!, sourceIds, deliveryIds: outcome.ids, purgedMessages: outcome.changed, inboxRequests };
+}
+
+/** The destinations a deletion request notifies: the enabled webhook destinations of the sources holding the user's messages. */
+function notified(destinations: Destination[], sourceIds: number[]): Destination[] {
+  // A Tracking API takes no `delete` message (Segment's deletions go through its own API): webhooks only.
+  return destinations.filter((d) => d.enabled && d.kind !== 'tracking-api' && d.sourceIds.some((id) => sourceIds.includes(id)));
+}
+
+export interface DeletionPreviewDeps {
+  deletionRequests: DeletionRequestsRepo;
+  destinations: DestinationsRepo;
+  /** Requests in the built-in receiver's inbox that carry the user's id. */
+  inboxRequests: (userId: string) => number;
+}
+
+/**
+ * What a deletion request for this user would do, counted now and changing nothing: the messages a
+ * purge deletes (0: Sluice holds none of this user), what their deliveries kept of them, the
+ * audience memberships the user leaves, the receiver's requests that go, the notifications sent.
+ */
+export function previewDeletion(deps: DeletionPreviewDeps, input: unknown): DeletionPreview {
+  const parsed = deletionPreviewSchema.safeParse(input);
+  if (!parsed.success) throw new OperationError('invalid_deletion_request', describeIssues(parsed.error).join('; '));
+  const { userId } = parsed.data;
+  const counts = deps.deletionRequests.purgeCounts(userId);
+  return {
+    userId,
+    ...counts,
+    notifications: notified(deps.destinations.list(), counts.sourceIds).length,
+    inboxRequests: deps.inboxRequests(userId),
+  };
 }

@@ -173,6 +173,11 @@ export class DeliveryEngine {
     }
   }
 
+  /** Resolves when the rounds in flight now have ended (not those started later). */
+  async roundsEnded(): Promise<void> {
+    await Promise.allSettled([...this.#rounds]);
+  }
+
   /** Resolves when nothing is in flight and no pump is pending (for tests and shutdown). */
   async idle(): Promise<void> {
     // A kick just before this call has only scheduled its pump: let it run and start its rounds.

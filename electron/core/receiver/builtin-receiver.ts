@@ -6,6 +6,7 @@ import { verifyAsSeedReceiver, verifyStandard } from '../delivery/signature.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
+import { bodyCarriesUser } from './inbox-user.ts';
 
 /** Requests the inbox keeps (the oldest go first); it is a demo receiver, not an archive. */
 export const INBOX_LIMIT = 10_000;
@@ -89,6 +90,30 @@ export class BuiltinReceiver {
   clearInbox(): void {
     this.#inbox.length = 0;
     this.#inboxBytes = 0;
+  }
+
+  /** How many requests in the inbox carry this userId in their body (inbox-user.ts). */
+  countUser(userId: string): number {
+    let count = 0;
+    for (const entry of this.#inbox) if (bodyCarriesUser(entry.body, userId)) count++;
+    return count;
+  }
+
+  /** Removes the requests whose body carries this userId (a purge of the user), and says so on the bus; their ids. */
+  forgetUser(userId: string): number[] {
+    const removed: number[] = [];
+    let kept = 0;
+    for (const entry of this.#inbox) {
+      if (bodyCarriesUser(entry.body, userId)) {
+        removed.push(entry.id);
+        this.#inboxBytes -= entryBytes(entry);
+      } else {
+        this.#inbox[kept++] = entry;
+      }
+    }
+    this.#inbox.length = kept;
+    if (removed.length > 0) this.#o.bus.emit('receiver.removed', removed);
+    return removed;
   }
 
   /** The inbox's own accounting: entries kept, their bytes as entryBytes counts them, entries let go. */

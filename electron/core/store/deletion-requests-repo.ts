@@ -13,9 +13,20 @@ interface Row {
   purgedMessages: number;
 }
 
+/** What a purge of a user would remove, counted in one read (one snapshot). */
+export interface PurgeCounts {
+  messages: number;
+  /** The sources holding them, ascending. */
+  sourceIds: number[];
+  deliveries: number;
+  attempts: number;
+  audienceMemberships: number;
+}
+
 /** Read side of deletion requests (the store's writer thread writes them with their notifications). */
 export class DeletionRequestsRepo {
   readonly #recent: StatementSync;
+  readonly #purgeCounts: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#recent = db.prepare(
@@ -23,6 +34,27 @@ export class DeletionRequestsRepo {
          purged_messages AS purgedMessages
        FROM deletion_requests ORDER BY id DESC LIMIT ?`,
     );
+    // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser):
+    // the user's messages in every source (one scan: no index by user, as the purge's own), the
+    // deliveries of them whose bodies it removes, their attempts whose answers it removes, and the
+    // memberships in those sources' audiences.
+    this.#purgeCounts = db.prepare(
+      `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
+         sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id)
+       SELECT
+         (SELECT count(*) FROM mine) AS messages,
+         (SELECT json_group_array(source_id) FROM (SELECT DISTINCT source_id FROM mine ORDER BY source_id)) AS sourceIds,
+         (SELECT count(*) FROM sent) AS deliveries,
+         (SELECT count(*) FROM sent JOIN attempts a ON a.delivery_id = sent.id) AS attempts,
+         (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
+           WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM mine)) AS audienceMemberships`,
+    );
+  }
+
+  /** What purging this user would remove now. */
+  purgeCounts(userId: string): PurgeCounts {
+    const row = this.#purgeCounts.get(userId, userId) as unknown as Omit<PurgeCounts, 'sourceIds'> & { sourceIds: string };
+    return { ...row, sourceIds: JSON.parse(row.sourceIds) as number[] };
   }
 
   /** The most recent requests, newest first. */

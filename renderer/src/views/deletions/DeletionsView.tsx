@@ -1,51 +1,19 @@
-import { useState } from 'react';
 import type { DeletionRequestView } from '../../../../shared/contract.ts';
 import { absoluteTime, relativeTime } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
-import { useInspector, useInspectorState } from '../../store/react.ts';
+import { useInspectorState } from '../../store/react.ts';
 import { describeNotification } from './notification-status.ts';
+import { deliveryName } from '../../store/delivery-words.ts';
 import { useDeletions } from './use-deletions.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
-import { Field } from '../../components/Field.tsx';
+import { DeletionForm } from './DeletionForm.tsx';
 
 /**
  * Deletion requests (seed §1.7): ask for a user's data to be deleted, and watch the `delete`
  * notification Sluice delivers to each affected destination — signed and retried like any delivery.
  */
 export function DeletionsView() {
-  const inspector = useInspector();
   const { requests, error, reload } = useDeletions();
-  const [userId, setUserId] = useState('');
-  const [purge, setPurge] = useState(false);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [outcome, setOutcome] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async () => {
-    const user = userId.trim();
-    if (user === '') {
-      setFormError('Enter the userId whose data should be deleted, e.g. u_123.');
-      return;
-    }
-    setBusy(true);
-    const result = await inspector.call('deletions.create', { userId: user, purge });
-    setBusy(false);
-    if (!result.ok) {
-      setFormError(`The deletion request was refused: ${result.error.message}`);
-      return;
-    }
-    const { sourceIds, deliveryIds, purgedMessages } = result.value;
-    setFormError(null);
-    setUserId('');
-    setOutcome(
-      sourceIds.length === 0
-        ? `No source holds messages of ${user}, so there was no destination to notify. The request is recorded.`
-        : `Requested: ${deliveryIds.length} delete notification${deliveryIds.length === 1 ? '' : 's'} queued` +
-            (deliveryIds.length === 0 ? ' (no enabled destination is connected to the affected sources)' : '') +
-            (purge ? `; ${purgedMessages} stored message${purgedMessages === 1 ? '' : 's'} deleted.` : '.'),
-    );
-    reload();
-  };
 
   return (
     <section className="tool-view deletions" aria-labelledby="deletions-title">
@@ -53,52 +21,11 @@ export function DeletionsView() {
         <h2 id="deletions-title">Deletions</h2>
         <p className="hint">
           A deletion request sends a <code>delete</code> notification for the user to every enabled webhook destination of the sources that hold
-          their messages. Each notification is signed and retried like any delivery.
+          their messages. Each notification is signed and retried like any delivery. A purge also deletes what Sluice keeps of the user: it asks
+          first, saying what it removes.
         </p>
       </header>
-      <form
-        className="deletion-form"
-        aria-label="New deletion request"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
-        <Field label="User ID">
-          {(control) => (
-            <input
-              {...control}
-              // Its problem shows under the whole form (#deletion-error), which stays on one line.
-              aria-invalid={formError ? true : undefined}
-              aria-describedby="deletion-error"
-              type="text"
-              value={userId}
-              placeholder="u_123"
-              maxLength={1024}
-              autoComplete="off"
-              onChange={(e) => {
-                setUserId(e.target.value);
-                setFormError(null);
-              }}
-            />
-          )}
-        </Field>
-        <label className="tool-check">
-          <input type="checkbox" checked={purge} onChange={(e) => setPurge(e.target.checked)} />
-          Also delete the user’s stored messages from Sluice
-        </label>
-        <button type="submit" className="btn btn-primary" disabled={busy}>
-          Request deletion
-        </button>
-      </form>
-      <p id="deletion-error" className="tool-field-error" role="alert">
-        {formError ?? ''}
-      </p>
-      {outcome ? (
-        <p className="muted" role="status">
-          {outcome}
-        </p>
-      ) : null}
+      <DeletionForm onSent={reload} />
 
       <h3 className="section-title">Requests</h3>
       <ErrorText error={error} />
@@ -153,8 +80,8 @@ function RequestItem({ request }: { request: DeletionRequestView }) {
               const destination = destinations.find((x) => x.id === d.destinationId)?.name ?? `destination ${d.destinationId}`;
               return (
                 <tr key={d.id}>
-                  {/* "Replay all failed" replays a failed notification under its request. */}
-                  <td>{d.trigger === 'replay' ? `${destination} (replay)` : destination}</td>
+                  {/* "Replay all failed" replays a failed notification under its request: named apart ("myapp · replay 2 · 14:03:12"). */}
+                  <td>{d.trigger === 'replay' ? deliveryName(d, request.deliveries, destinations) : destination}</td>
                   <td className={`tone-${text.tone}`} title={d.lastError ?? undefined}>
                     {text.label}
                   </td>

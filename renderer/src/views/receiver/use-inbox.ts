@@ -12,7 +12,7 @@ export function mergeEntries(current: readonly InboxEntry[], arrived: readonly I
   return [...fresh, ...current].sort((a, b) => b.id - a.id).slice(0, cap);
 }
 
-/** The built-in receiver's inbox (newest first) and hook behaviours, kept live by `receiver.received`. */
+/** The built-in receiver's inbox (newest first) and hook behaviours, kept live by `receiver.received` and `receiver.removed`. */
 export function useInbox(): {
   entries: InboxEntry[] | null;
   behaviours: Record<string, ReceiverBehaviour>;
@@ -29,9 +29,17 @@ export function useInbox(): {
     if (!open) return;
     let current = true;
     let early: InboxEntry[] = [];
+    // Removed (a purge of their user) before the inbox was read: the answer may still hold them.
+    const gone = new Set<number>();
     let loaded = false;
     const off = inspector.subscribe((events) => {
       for (const event of events) {
+        if (event.type === 'receiver.removed') {
+          const ids = new Set(event.ids);
+          if (loaded) setEntries((list) => list && list.filter((e) => !ids.has(e.id)));
+          else for (const id of ids) gone.add(id);
+          continue;
+        }
         if (event.type !== 'receiver.received') continue;
         if (loaded) setEntries((list) => mergeEntries(list ?? [], event.entries));
         else early.push(...event.entries);
@@ -42,10 +50,10 @@ export function useInbox(): {
       loaded = true;
       if (!result.ok) {
         setError(`Could not read the receiver's inbox: ${result.error.message}`);
-        setEntries(mergeEntries([], early));
+        setEntries(mergeEntries([], early).filter((e) => !gone.has(e.id)));
         return;
       }
-      setEntries(mergeEntries(result.value.entries, early));
+      setEntries(mergeEntries(result.value.entries, early).filter((e) => !gone.has(e.id)));
       setBehaviours(result.value.behaviours);
       early = [];
     });
