@@ -192,6 +192,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     const arrived = receiver.received.find((r) => r.body.includes('Order Completed'))!;
     expect(arrived).toBeDefined();
     expect(await detail.getByLabel('Webhook URL', { exact: true }).textContent()).toBe(`${receiver.url}/hook`);
+    await detail.getByRole('group', { name: 'Body view' }).getByRole('button', { name: 'Raw' }).click(); // the exact text, not the tree
     expect(await detail.getByLabel('Request body', { exact: true }).textContent()).toBe(arrived.body);
     const headers = detail.getByRole('table', { name: 'Request headers' });
     expect(await headers.getByRole('row', { name: /X-Signature/ }).textContent()).toContain(String(arrived.headers['x-signature']));

@@ -130,6 +130,7 @@ describe.skipIf(skipReason !== null)('Standard Webhooks signing in the inspector
     await detail.getByRole('tab', { name: 'Webhook request' }).click();
     const message = session.core.messages.list().find((m) => m.event === 'Signed Standard')!;
     const sent = session.core.deliveries.attempts(session.core.deliveries.forMessage(message.id)[0]!.id).at(-1)!.requestHeaders;
+    await detail.getByRole('group', { name: 'Body view' }).getByRole('button', { name: 'Raw' }).click(); // the exact text, not the tree
     const body = await detail.getByLabel('Request body', { exact: true }).textContent();
 
     const headers = detail.getByRole('table', { name: 'Request headers' });

@@ -166,7 +166,7 @@ describe.skipIf(skipReason !== null)('Tracking plans in the inspector', () => {
 
     // Folding the object that holds a note keeps a trace of it on the folded line.
     const missingTree = detail.getByRole('tree', { name: 'Message with violations' });
-    await missingTree.getByRole('button', { name: 'Collapse root' }).click();
+    await missingTree.getByRole('button', { name: 'root', exact: true, expanded: true }).click();
     expect(await missingTree.getByRole('button', { name: /^1 inside: a note is folded in here/ }).textContent()).toBe('⚠ 1 inside');
     await missingTree.getByRole('button', { name: /^1 inside/ }).click();
     expect(await missingTree.locator('.j-missing').count()).toBe(1);

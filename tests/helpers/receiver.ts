@@ -8,6 +8,8 @@ export interface Received {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body's bytes exactly as they arrived. */
+  bytes: Buffer;
   at: number;
 }
 
@@ -64,7 +66,8 @@ export async function startReceiver(tlsOptions?: { key: string; cert: string }):
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      const bytes = Buffer.concat(chunks);
+      received.push({ path: req.url ?? '/', headers: req.headers, body: bytes.toString('utf8'), bytes, at: Date.now() });
       for (const waiter of waiters.splice(0)) {
         if (received.length >= waiter.n) waiter.resolve();
         else waiters.push(waiter);

@@ -7,6 +7,8 @@ import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../s
 import type { Destination } from '../store/destinations-repo.ts';
 import { forwardUrl } from '../delivery/forward-round.ts';
 import type { TrackingApiConfig } from '../../../shared/settings.ts';
+import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
+import { utf8Prefix } from '../utf8-prefix.ts';
 
 /** The delivery a message's row shows: the rule the SQL filter and the renderer share (shared/shown-delivery.ts). */
 export function mostTelling<D extends LaneDelivery>(deliveries: D[]): D | null {
@@ -37,6 +39,19 @@ export function summaryFields(v: DeliveryView): DeliverySummary {
 
 export function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
   return { ...viewOf(d, attempts.at(-1)), attempts };
+}
+
+/**
+ * The view with its body cut to its first BODY_PREVIEW_BYTES (at a character boundary) when it is
+ * bigger, and the whole body's size in `bodyBytes`: a message's detail, read again at every change of
+ * its deliveries, does not carry an edited replay's megabytes (`deliveries.body` reads them on request).
+ */
+export function withBodyPreview(view: DeliveryView): DeliveryView {
+  // A UTF-16 unit is at most 3 bytes in UTF-8: a body this short is within the limit without counting.
+  if (view.body === null || view.body.length * 3 <= BODY_PREVIEW_BYTES) return view;
+  const bytes = Buffer.from(view.body);
+  if (bytes.length <= BODY_PREVIEW_BYTES) return view;
+  return { ...view, body: utf8Prefix(bytes, BODY_PREVIEW_BYTES).toString('utf8'), bodyBytes: bytes.length };
 }
 
 function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 'attempts'> {

@@ -2,10 +2,10 @@ import type { ReactNode } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { copyText } from '../lib/clipboard.ts';
 
-/** A button that copies `text` (or what `getText` returns) and says so for a moment. */
+/** A button that copies `text` (or what `getText` returns, or resolves to) and says so for a moment. */
 export function CopyButton({ text, getText, label, children, className }: {
   text?: string;
-  getText?: () => string;
+  getText?: () => string | Promise<string>;
   /** Accessible name, e.g. "Copy ingest URL". */
   label: string;
   children?: ReactNode;
@@ -22,7 +22,12 @@ export function CopyButton({ text, getText, label, children, className }: {
       title={label}
       data-state={state}
       onClick={async () => {
-        const ok = await copyText(getText ? getText() : (text ?? ''));
+        let ok: boolean;
+        try {
+          ok = await copyText(getText ? await getText() : (text ?? ''));
+        } catch {
+          ok = false; // the text could not be had (e.g. a body that could not be read)
+        }
         setState(ok ? 'copied' : 'failed');
         clearTimeout(timer.current);
         timer.current = setTimeout(() => setState('idle'), 1500);

@@ -1,9 +1,9 @@
-import { createContext, memo, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { createContext, memo, useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { formatCount } from '../lib/format.ts';
+import { CHILD_PAGE, childrenShown, foldedSummary, isContainer, startsOpen } from './json-fold.ts';
 import { childPointer, notesInside, placeAnnotations, type Annotation, type PlacedAnnotation, type Placement } from './json-pointer.ts';
 
 const LONG_STRING = 160;
-const BIG = 30;
 
 /** Which annotation to bring into view and focus; a new `seq` does it again. */
 export interface Reveal {
@@ -22,7 +22,9 @@ interface TreeContextValue {
 const TreeContext = createContext<TreeContextValue>({ placement: null, reveal: null, revealed: { current: -1 } });
 
 /**
- * A monospace JSON tree: objects and arrays fold, long strings and big objects start folded.
+ * A monospace JSON tree: every object and array folds and unfolds by its toggle (a button with
+ * aria-expanded: click, Enter or Space; → opens, ← folds), a folded one saying what it holds
+ * (`{…} 12 keys`); deep or big ones start folded, long strings start cut (json-fold.ts).
  * `annotations` put a note beside the node each JSON Pointer names (a node under a note starts open);
  * a pointer to a node that does not exist (a missing required field) shows at its deepest existing
  * ancestor as "missing: <name> — <note>". `reveal` opens the way to one annotation's node, scrolls
@@ -48,10 +50,6 @@ export function JsonTree({ value, label, annotations, reveal }: {
       </div>
     </TreeContext.Provider>
   );
-}
-
-function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
-  return typeof value === 'object' && value !== null;
 }
 
 /** Opens the node when a note below it needs showing or is revealed; focuses the line of a revealed node. */
@@ -120,7 +118,9 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
 }) {
   const container = isContainer(value);
   const entries = container ? (Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)) : [];
-  const { open, setOpen, line, notes, inside, focused } = useNodeOpening(pointer, depth < 2 && entries.length <= BIG);
+  const { open, setOpen, line, notes, inside, focused } = useNodeOpening(pointer, container && startsOpen(value, depth));
+  const { placement } = useContext(TreeContext);
+  const [page, setPage] = useState(CHILD_PAGE);
   const key = name === null ? null : <span className="j-key">{JSON.stringify(name)}</span>;
   const comma = last ? '' : ',';
   const flagged = notes.length > 0;
@@ -139,30 +139,38 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
     );
   }
   const [openBrace, closeBrace] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-  const summary = Array.isArray(value) ? `${entries.length} item${entries.length === 1 ? '' : 's'}` : `${entries.length} key${entries.length === 1 ? '' : 's'}`;
+  const folded = foldedSummary(value);
+  // Its name as its toggle's (stable: aria-expanded says the state): the key, an array's item by index, or the root.
+  const toggleName = name ?? (pointer === '' ? 'root' : `item ${pointer.slice(pointer.lastIndexOf('/') + 1)}`);
+  const toggleKeys = (event: KeyboardEvent) => {
+    if ((event.key === 'ArrowRight' && !open) || (event.key === 'ArrowLeft' && open)) {
+      event.preventDefault();
+      setOpen(!open);
+    }
+  };
+  // A child past the page shows when a note is on it or below it.
+  const needed = placement && open ? lastNeeded(entries, pointer, page, placement) : -1;
+  const shownCount = childrenShown(entries.length, page, needed);
   // Notes about the node itself stay beside its brace; notes about missing children go among them when open.
   const own = open ? notes.filter((n) => n.missing === null) : notes;
   const missing = open ? notes.filter((n) => n.missing !== null) : NO_NOTES;
   return (
     <div role="treeitem" aria-expanded={open} aria-selected={false}>
       <div {...lineProps}>
-        <button
-          type="button"
-          className="j-toggle"
-          aria-label={`${open ? 'Collapse' : 'Expand'} ${name ?? 'root'}`}
-          onClick={() => setOpen(!open)}
-        >
+        <button type="button" className="j-toggle" aria-label={toggleName} aria-expanded={open} onClick={() => setOpen(!open)} onKeyDown={toggleKeys}>
           {open ? '▾' : '▸'}
         </button>
         {key}
         {key ? <span className="j-punct">: </span> : null}
-        <span className="j-punct">{openBrace}</span>
-        {open ? null : (
+        {open ? (
+          <span className="j-punct">{openBrace}</span>
+        ) : (
           <>
-            <button type="button" className="j-more" onClick={() => setOpen(true)} aria-label={`${summary}: expand ${name ?? 'root'}`}>
-              {summary}
-            </button>
-            <span className="j-punct">{`${closeBrace}${comma}`}</span>
+            {/* The toggle is the control (keyboard and screen readers); a click on the summary opens it too. */}
+            <span className="j-folded" onClick={() => setOpen(true)}>
+              <span className="j-punct">{folded.braces}</span> <span className="j-summary">{folded.count}</span>
+              <span className="j-punct">{comma}</span>
+            </span>
             {inside > 0 ? <FoldedNotes count={inside} onOpen={() => setOpen(true)} /> : null}
           </>
         )}
@@ -175,7 +183,7 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
               <Note placed={n} />
             </div>
           ))}
-          {entries.map(([k, v], i) => (
+          {entries.slice(0, shownCount).map(([k, v], i) => (
             <JsonNode
               key={k}
               name={Array.isArray(value) ? null : k}
@@ -185,6 +193,14 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
               pointer={childPointer(pointer, k)}
             />
           ))}
+          {shownCount < entries.length ? (
+            <div role="treeitem" aria-selected={false} className="j-line" style={{ paddingLeft: (depth + 1) * 14 }}>
+              <button type="button" className="j-more" onClick={() => setPage(shownCount + CHILD_PAGE)}>
+                show {formatCount(Math.min(CHILD_PAGE, entries.length - shownCount))} more of {formatCount(entries.length - shownCount)} left
+                {Array.isArray(value) ? ' items' : ' keys'}
+              </button>
+            </div>
+          ) : null}
           <div className="j-line" style={{ paddingLeft: depth * 14 }}>
             <span className="j-punct">{`${closeBrace}${comma}`}</span>
           </div>
@@ -193,6 +209,12 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
     </div>
   );
 });
+
+/** The index of the last child past the first `from` that is, or holds, a node with a note; -1 when none. */
+function lastNeeded(entries: readonly (readonly [string, unknown])[], pointer: string, from: number, placement: Placement): number {
+  for (let i = entries.length - 1; i >= from; i--) if (placement.open.has(childPointer(pointer, entries[i]![0]))) return i;
+  return -1;
+}
 
 function Scalar({ value }: { value: unknown }) {
   const [full, setFull] = useState(false);

@@ -13,8 +13,10 @@ export type SignedWith = { scheme: 'x-signature'; signature: string | null } | {
  * of the body's UTF-8 bytes) or webhook-signature (HMAC-SHA256 of "id.timestamp.body", any of its v1
  * signatures).
  */
-export function SignatureCheck({ body, signed, destination, bodySent, title = 'Signature check' }: {
+export function SignatureCheck({ body, loadBody, signed, destination, bodySent, title = 'Signature check' }: {
   body: string;
+  /** The whole body, when `body` is only its start (a big body: the check reads it all first). */
+  loadBody?: (() => Promise<string>) | undefined;
   signed: SignedWith;
   destination: DestinationView | undefined;
   bodySent: boolean;
@@ -36,7 +38,8 @@ export function SignatureCheck({ body, signed, destination, bodySent, title = 'S
     setBusy(true);
     setProblem(null);
     try {
-      setVerdict(signed.scheme === 'standard' ? await checkStandardSignature(body, signed.sent, value) : await checkSignature(body, signed.signature, value));
+      const text = loadBody ? await loadBody() : body;
+      setVerdict(signed.scheme === 'standard' ? await checkStandardSignature(text, signed.sent, value) : await checkSignature(text, signed.signature, value));
     } catch (error) {
       setVerdict(null);
       setProblem(`Could not compute the signature: ${(error as Error).message}`);

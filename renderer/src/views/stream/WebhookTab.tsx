@@ -6,6 +6,8 @@ import { HeaderValue } from '../../components/HeaderValue.tsx';
 import { curlCommand } from '../../lib/curl.ts';
 import { isForward, notRequestedReason, requestsOf } from './request-shown.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
+import { RequestBody } from './RequestBody.tsx';
+import { useWholeBody } from './use-whole-body.ts';
 import { formatCount } from '../../lib/format.ts';
 
 function headerOf(headers: Record<string, string>, name: string): string | null {
@@ -30,6 +32,8 @@ export function WebhookTab({ message, delivery, destinations }: {
     return JSON.stringify(webhookBody(message.message, shape));
   }, [delivery, message.message, shape]);
   const [urlIndex, setUrlIndex] = useState(0);
+  // The body sent (or, before any attempt, the one that will be); a big one only in part until asked.
+  const whole = useWholeBody(delivery, preview ?? '');
 
   if (!delivery) {
     return (
@@ -47,9 +51,9 @@ export function WebhookTab({ message, delivery, destinations }: {
   }
   const requests = requestsOf(delivery, destination);
   const request = requests[Math.min(urlIndex, requests.length - 1)];
-  const body = delivery.body ?? preview ?? '';
+  const body = whole.text;
   const sent = delivery.body !== null;
-  const bytes = new TextEncoder().encode(body).length;
+  const bytes = whole.bytes;
   const signature = request ? headerOf(request.headers, 'x-signature') : delivery.signature;
   // Standard Webhooks' headers are made at each attempt: only a recorded request has them.
   const standardSignature = request?.recorded ? headerOf(request.headers, 'webhook-signature') : null;
@@ -60,10 +64,14 @@ export function WebhookTab({ message, delivery, destinations }: {
   const notRequested = sent && request !== undefined && !request.recorded;
   const what = forward ? 'forward' : 'webhook';
   // A forward's request carried this message in {"batch": […]} with others of its round: curl sends it alone, uncompressed.
-  const curl = () =>
-    forward
-      ? curlCommand(request!.url, withoutHeader(request!.headers, 'content-encoding'), `{"batch":[${body}]}`)
-      : curlCommand(request!.url, request!.headers, body);
+  const curl = async () => {
+    const text = await whole.load();
+    return forward
+      ? curlCommand(request!.url, withoutHeader(request!.headers, 'content-encoding'), `{"batch":[${text}]}`)
+      : curlCommand(request!.url, request!.headers, text);
+  };
+  // A check of a body shown in part reads the whole body first.
+  const loadBody = whole.cut ? whole.load : undefined;
 
   return (
     <div className="webhook-tab">
@@ -126,11 +134,9 @@ export function WebhookTab({ message, delivery, destinations }: {
               ? `— exactly as sent, ${formatCount(bytes)} bytes`
               : `— will be sent (mapped now: ${formatCount(bytes)} bytes)`}
         </span>
-        <CopyButton text={body} label="Copy body" />
+        <CopyButton getText={whole.load} label="Copy body" />
       </h3>
-      <pre className="code-block body-block" aria-label="Request body">
-        {body}
-      </pre>
+      <RequestBody body={whole} />
       {/* A forward is not signed (the API reads its write key). X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. Keyed: another delivery, URL or signature starts a fresh check. */}
       {forward ? null : notRequested ? (
         <p className="muted not-requested" role="note">
@@ -140,6 +146,7 @@ export function WebhookTab({ message, delivery, destinations }: {
         <SignatureCheck
           key={`${delivery.id} ${request?.url ?? ''} ${sent ? signature : ''}`}
           body={body}
+          loadBody={loadBody}
           signed={{ scheme: 'x-signature', signature: sent ? signature : null }}
           destination={destination}
           bodySent={sent}
@@ -150,6 +157,7 @@ export function WebhookTab({ message, delivery, destinations }: {
         <SignatureCheck
           key={`${delivery.id} ${request?.url ?? ''} ${standard.signature}`}
           body={body}
+          loadBody={loadBody}
           signed={{ scheme: 'standard', sent: standard }}
           destination={destination}
           bodySent
