@@ -42,7 +42,7 @@ describe.skipIf(skipReason !== null)('Attempts: a 500, then a timeout at the rea
     expect(res.status).toBe(200);
 
     const row = page.getByRole('listbox', { name: 'Messages' }).getByRole('option').filter({ hasText: 'Checkout Failed' });
-    await expect.poll(() => row.locator('.row-outcome').textContent(), { timeout: 10_000 }).toMatch(/^⟳ retry in \d+ s · attempt 2 · HTTP 500$/);
+    await expect.poll(() => row.locator('.row-outcome').textContent(), { timeout: 10_000 }).toMatch(/^⟳ next: attempt 2 (in \d+ s|now) · last: HTTP 500$/);
     await row.click();
     const detail = page.getByRole('region', { name: 'Message detail' });
     await expect.poll(() => detail.getByRole('heading', { level: 2 }).textContent()).toBe('Checkout Failed');
@@ -104,18 +104,19 @@ describe.skipIf(skipReason !== null)('Attempts: a 500, then a timeout at the rea
     expect(stored.status).toBe('retrying');
     expect(stored.deadlineAt).toBe(stored.firstAttemptAt! + RETRY_WINDOW_MS);
     const facts = detail.locator('dl.facts');
-    expect(await facts.textContent()).toContain(`retrying — ${sentence}`);
-    expect(await facts.textContent()).toMatch(/next attempt\s*in \d+ s/);
+    expect(await facts.textContent()).toContain('retrying — 2 attempts failed, the last: timeout; next: attempt 3');
+    expect(await facts.textContent()).toContain(`last error${sentence}`);
+    expect(await facts.textContent()).toMatch(/next attempt\s*attempt 3 in \d+ s/);
     expect(await facts.textContent()).toContain(`${new Date(stored.deadlineAt!).toISOString()}) (4 h after the first attempt)`);
     expect(await facts.textContent()).toContain(new Date(stored.firstAttemptAt!).toISOString());
 
-    // The row in the stream: the countdown to attempt 3 (15 s ± 20 % after the timeout) and the timeout named, its sentence in the tooltip.
+    // The row in the stream: the next attempt, 3, counted down (15 s ± 20 % after the timeout) and the last error named, its sentence in the tooltip.
     const outcome = row.locator('.row-outcome');
-    await expect.poll(() => outcome.textContent(), { timeout: 5_000 }).toMatch(/^⟳ retry in \d+ s · attempt 3 · timeout$/);
+    await expect.poll(() => outcome.textContent(), { timeout: 5_000 }).toMatch(/^⟳ next: attempt 3 in \d+ s · last: timeout$/);
     const seconds = Number((await outcome.textContent())!.match(/in (\d+) s/)![1]);
     expect(stored.nextAttemptAt).toBe(attempts[1]!.retryAt);
     expect(Math.abs(seconds - (stored.nextAttemptAt! - Date.now()) / 1000)).toBeLessThanOrEqual(1.5);
-    expect(await outcome.getAttribute('title')).toContain(`Last error: ${sentence}`);
+    expect(await outcome.getAttribute('title')).toContain(`2 attempts failed, the last with: ${sentence}`);
     await session.shot('attempts-timeout');
     expect(receiver.received).toHaveLength(2);
   }, 40_000);

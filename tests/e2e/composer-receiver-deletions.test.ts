@@ -91,7 +91,7 @@ describe.skipIf(skipReason !== null)('composer, receiver and deletions in the in
     await session.shot('receiver');
 
     await page.getByRole('button', { name: 'Stream', exact: true }).click();
-    await expect.poll(() => rows('Retry Me').textContent(), { timeout: 10_000 }).toMatch(/⟳ retry in \d+ s · attempt 2 · HTTP 503/);
+    await expect.poll(() => rows('Retry Me').textContent(), { timeout: 10_000 }).toMatch(/⟳ next: attempt 2 (in \d+ s|now) · last: HTTP 503/);
 
     // Back to 200 for what follows (the retry then succeeds).
     await page.getByRole('button', { name: 'Receiver', exact: true }).click();

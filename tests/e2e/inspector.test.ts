@@ -124,7 +124,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     await expect.poll(() => row('Pricing').textContent(), { timeout: 10_000 }).toContain('anon_7');
     expect(await row('Newsletter Opened').textContent()).toContain('↷ skipped');
     expect(await row('No User').textContent()).toContain('⊘ rejected: missing_user');
-    await expect.poll(() => row('Checkout').textContent(), { timeout: 10_000 }).toMatch(/⟳ retry in \d+ s · attempt 2 · HTTP 503/);
+    await expect.poll(() => row('Checkout').textContent(), { timeout: 10_000 }).toMatch(/⟳ next: attempt 2 (in \d+ s|now) · last: HTTP 503/);
     // Newest first; each row names its source.
     const texts = await list().getByRole('option').allTextContents();
     expect(texts[0]).toContain('No User');
@@ -254,7 +254,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     expect(await detail.getByRole('button', { name: 'Retry now' }).isEnabled()).toBe(true);
     await attempt.getByText(/^Response 503/).click();
     expect(await detail.getByRole('table', { name: 'Response headers of attempt 1' }).count()).toBe(1);
-    expect(await detail.textContent()).toMatch(/next attempt\s*(in \d+ s|now)/);
+    expect(await detail.textContent()).toMatch(/next attempt\s*attempt \d+ (in \d+ s|now)/);
     await shot('attempts');
     // Retry now: a second attempt appears without reloading.
     await detail.getByRole('button', { name: 'Retry now' }).click();

@@ -85,9 +85,9 @@ describe('the loop guard’s refusals', () => {
       delivery: { id: 1, status: 'failed' as const, attemptCount: 1, nextAttemptAt: null, lastError, lastErrorCode: 'http' as const, lastHttpStatus: 409, skipReason: null },
     });
     const refused = describeOutcome(failed('refused by the loop guard (409 loop_detected): this request was sent by this Sluice and came back to it'), now);
-    expect(refused.label).toBe('✗ failed: loop guard (HTTP 409)');
+    expect(refused.label).toBe('✗ failed: loop guard (HTTP 409) · not retried');
     expect(refused.title).toContain('came back to it');
-    expect(describeOutcome(failed('the receiver answered 409; a 4xx is final'), now).label).toBe('✗ failed: HTTP 409');
+    expect(describeOutcome(failed('the receiver answered 409; a 4xx is final'), now).label).toBe('✗ failed: HTTP 409 · not retried (4xx)');
     expect(isLoopRefusalError(null)).toBe(false);
   });
 });

@@ -121,10 +121,14 @@ describe('delete notifications', () => {
       delivery({ status: 'retrying', attemptCount: 1, nextAttemptAt: 15_000, lastError: 'the webhook answered 503', lastErrorCode: 'http', lastHttpStatus: 503, attempts: [attempt(503, 'http')] }),
       3_000,
     );
-    expect(retrying).toEqual({ label: '⟳ retry in 12 s · attempt 2 · HTTP 503', tone: 'warn', lastAnswer: 'HTTP 503 in 12 ms' });
+    expect(retrying).toEqual({ label: '⟳ next: attempt 2 in 12 s · last: HTTP 503', tone: 'warn', lastAnswer: 'HTTP 503 in 12 ms' });
     expect(describeNotification(delivery({ status: 'failed', attemptCount: 3, lastErrorCode: 'timeout', attempts: [attempt(null, 'timeout')] }), 0)).toMatchObject({
-      label: '✗ failed after 3 attempts: timeout', tone: 'bad', lastAnswer: 'timeout',
+      label: '✗ failed after 3 attempts: timeout · gave up after 4 h of retries', tone: 'bad', lastAnswer: 'timeout',
     });
+    // A final 4xx says it was not retried.
+    expect(
+      describeNotification(delivery({ status: 'failed', attemptCount: 1, lastErrorCode: 'http', lastHttpStatus: 400, attempts: [attempt(400, 'http')] }), 0).label,
+    ).toBe('✗ failed after 1 attempt: HTTP 400 · not retried (4xx)');
     expect(describeNotification(delivery({}), 0)).toEqual({ label: '… queued', tone: 'info', lastAnswer: null });
   });
 });

@@ -131,11 +131,11 @@ describe('applyDeliveryChanges', () => {
     const list = base();
     const timedOut = applyDeliveryChanges(list, [change(31, 3, 'retrying', 1, { nextAttemptAt: 5000, lastError: 'x did not answer within 5 s; will retry', lastErrorCode: 'timeout' })]).list;
     expect(timedOut.byId.get(3)!.delivery).toMatchObject({ lastErrorCode: 'timeout', lastHttpStatus: null });
-    expect(describeOutcome(timedOut.byId.get(3)!, 0).label).toMatch(/· timeout$/);
+    expect(describeOutcome(timedOut.byId.get(3)!, 0).label).toMatch(/· last: timeout$/);
     // Same status and attempt count, only the code differs: still a new row (not dropped as unchanged).
     const asHttp = addRows(timedOut, [{ ...timedOut.byId.get(3)!, delivery: { ...timedOut.byId.get(3)!.delivery!, lastErrorCode: 'http', lastHttpStatus: 502 } }], null);
     expect(asHttp.byId.get(3)!.delivery).toMatchObject({ lastErrorCode: 'http', lastHttpStatus: 502 });
-    expect(describeOutcome(asHttp.byId.get(3)!, 0).label).toMatch(/· HTTP 502$/);
+    expect(describeOutcome(asHttp.byId.get(3)!, 0).label).toMatch(/· last: HTTP 502$/);
     const delivered = applyDeliveryChanges(asHttp, [change(31, 3, 'delivered', 2)]).list;
     expect(delivered.byId.get(3)!.delivery).toMatchObject({ status: 'delivered', lastErrorCode: null, lastHttpStatus: null });
   });
@@ -315,7 +315,7 @@ describe('selectors', () => {
     expect(newerThan(order, 1)).toBe(4);
   });
 
-  it('words each outcome with its colour: delivered, retrying with countdown and attempt, failed with the error, skipped and rejected with the reason, duplicate', () => {
+  it('words each outcome with its colour: delivered, retrying with the next attempt and its countdown, failed with the error and why it ends, skipped and rejected with the reason, duplicate', () => {
     const now = 1_000_000;
     const d = (status: string, extra: Partial<DeliverySummary> = {}) => msg(1, { delivery: delivery(1, status, extra), deliveryCount: 1 });
     expect(describeOutcome(d('delivered'), now)).toMatchObject({ label: '✓ delivered', tone: 'ok' });
@@ -325,9 +325,9 @@ describe('selectors', () => {
         d('retrying', { attemptCount: 2, nextAttemptAt: now + 12_000, lastError: 'http://x did not answer within 5 s; will retry', lastErrorCode: 'timeout' }),
         now,
       ),
-    ).toMatchObject({ label: '⟳ retry in 12 s · attempt 3 · timeout', tone: 'warn' });
+    ).toMatchObject({ label: '⟳ next: attempt 3 in 12 s · last: timeout', tone: 'warn' });
     const failed = describeOutcome(d('failed', { lastError: 'the receiver answered 404; a 4xx is final', lastErrorCode: 'http', lastHttpStatus: 404 }), now);
-    expect(failed).toMatchObject({ label: '✗ failed: HTTP 404', tone: 'bad' });
+    expect(failed).toMatchObject({ label: '✗ failed: HTTP 404 · not retried (4xx)', tone: 'bad' });
     expect(failed.title).toContain('the receiver answered 404; a 4xx is final'); // the sentence stays in the tooltip
     expect(describeOutcome(d('skipped', { skipReason: 'integrations: Webhooks is false' }), now).label).toBe('↷ skipped: integrations: Webhooks is false');
     expect(describeOutcome(msg(1, { status: 'rejected', rejectCode: 'missing_user', rejectReason: 'no user' }), now)).toMatchObject({
@@ -353,7 +353,7 @@ describe('selectors', () => {
       delivery: delivery(1, 'failed', { lastError: 'http://x refused the connection… then answered 500', lastErrorCode: 'timeout' }),
       deliveryCount: 1,
     });
-    expect(describeOutcome(row, now).label).toBe('✗ failed: timeout');
+    expect(describeOutcome(row, now).label).toBe('✗ failed: timeout · gave up after 4 h of retries');
     expect(countdown(400)).toBe('now');
     expect(countdown(61_000)).toBe('in 1 min 01 s');
     expect(countdown(2 * 3_600_000 + 5 * 60_000)).toBe('in 2 h 05 min');

@@ -39,7 +39,7 @@ const failedRow = (extra: { deliveryCount?: number } = {}) =>
 describe('a row as replays arrive', () => {
   it('a replay to the destination supersedes the failure: queued at once, then "✓ delivered (replayed)"', () => {
     let list = failedRow();
-    expect(describeOutcome(list.byId.get(1)!, NOW).label).toBe('✗ failed: HTTP 500');
+    expect(describeOutcome(list.byId.get(1)!, NOW).label).toBe('✗ failed: HTTP 500 · gave up after 4 h of retries');
     // The creation event: the core announces the new delivery before any attempt.
     let out = applyDeliveryChanges(list, [change(delivery(12, 'pending', { trigger: 'replay' }), 1)]);
     list = out.list;
@@ -72,7 +72,7 @@ describe('a row as replays arrive', () => {
   it('a failed replay of a delivered message shows as a failed replay', () => {
     const list = addPage(emptyList(), [msg(1, { delivery: delivery(11, 'delivered'), deliveryCount: 1 })], null);
     const out = applyDeliveryChanges(list, [change(delivery(12, 'failed', { trigger: 'replay' }), 1)]);
-    expect(describeOutcome(out.list.byId.get(1)!, NOW).label).toBe('✗ replay failed: HTTP 500');
+    expect(describeOutcome(out.list.byId.get(1)!, NOW).label).toBe('✗ replay failed: HTTP 500 · gave up after 4 h of retries');
   });
 
   it('asks the core again when deliveries it has not seen could decide the row', () => {

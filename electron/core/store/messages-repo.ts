@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
 import type { MessageFilter } from '../../../shared/operations.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
+import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { likeClause, partQuery, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
@@ -160,6 +161,7 @@ export class MessagesRepo {
   #ofDelivery: StatementSync | undefined;
   readonly #range: StatementSync;
   #some: StatementSync | undefined;
+  #names: StatementSync | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -290,6 +292,28 @@ export class MessagesRepo {
     ).map((row) => row.id);
   }
 
+  /**
+   * What names these identify, group and alias messages beyond their userId (MessageNames), read from
+   * their payloads for a page of rows at once; the other messages are left out.
+   */
+  names(ids: readonly number[]): Map<number, MessageNames> {
+    const out = new Map<number, MessageNames>();
+    if (ids.length === 0) return out;
+    this.#names ??= this.#db.prepare(
+      `SELECT m.id, json_object('email', ${textAt('$.traits.email')}, 'name', ${textAt('$.traits.name')},
+         'groupId', ${textAt('$.groupId', true)}, 'previousId', ${textAt('$.previousId', true)}) AS names
+       FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) AND m.type IN ('identify', 'group', 'alias') AND m.status <> 'rejected'`,
+    );
+    for (const row of this.#names.all(JSON.stringify(ids)) as { id: number; names: string }[]) {
+      const names: MessageNames = {};
+      for (const [key, value] of Object.entries(JSON.parse(row.names) as Record<keyof MessageNames, string | null>)) {
+        if (value) names[key as keyof MessageNames] = value.length > NAME_MAX ? `${value.slice(0, NAME_MAX - 1)}…` : value;
+      }
+      if (Object.keys(names).length > 0) out.set(row.id, names);
+    }
+    return out;
+  }
+
   countByStatus(): Record<MessageStatus, number> {
     const counts: Record<MessageStatus, number> = { accepted: 0, rejected: 0, duplicate: 0 };
     const rows = this.#db.prepare('SELECT status, count(*) AS n FROM messages GROUP BY status').all() as unknown as {
@@ -299,6 +323,15 @@ export class MessagesRepo {
     for (const row of rows) counts[row.status] = row.n;
     return counts;
   }
+}
+
+/** A title's part is cut to this many characters. */
+const NAME_MAX = 200;
+
+/** The text at `path` of the message's payload (or an integer id, as text); NULL for anything else. */
+function textAt(path: string, integer = false): string {
+  const at = `json_extract(m.raw, '${path}')`;
+  return `CASE json_type(m.raw, '${path}') WHEN 'text' THEN ${at}${integer ? ` WHEN 'integer' THEN CAST(${at} AS TEXT)` : ''} END`;
 }
 
 /** A violation of the plan named by the parameter (its name as the stored JSON writes it; instr: case matters, unlike LIKE). */

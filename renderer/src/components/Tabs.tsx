@@ -4,6 +4,8 @@ export interface TabDef<K extends string> {
   key: K;
   label: string;
   badge?: string | undefined;
+  /** The tab's tooltip: e.g. what its badge counts. */
+  title?: string | undefined;
 }
 
 /** WAI-ARIA tabs: arrow keys, Home and End move between tabs; the panel is labelled by its tab. */
@@ -47,6 +49,7 @@ export function Tabs<K extends string>({ tabs, active, onChange, label, children
             aria-controls={`${base}-panel`}
             tabIndex={tab.key === active ? 0 : -1}
             className="tab"
+            title={tab.title}
             onClick={() => onChange(tab.key)}
           >
             {tab.label}

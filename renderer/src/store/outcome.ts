@@ -3,8 +3,11 @@
  * and the list's counts go by it), and how the row words it: the words, the colour (tone) and the
  * full sentence for its tooltip.
  */
-import type { DeliveryErrorCode, DeliveryStatusName, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
+import type { DeliveryStatusName, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
 import { isLoopRefusalError } from '../lib/loop-refusal.ts';
+import { attemptsWord, errorLabel, finalReason, nextAttemptWords } from './delivery-words.ts';
+
+export { countdown, errorLabel } from './delivery-words.ts';
 
 /** What a row says happened: a delivery state, or why there is no delivery. */
 export type OutcomeKind = DeliveryStatusName | 'rejected' | 'duplicate' | 'none';
@@ -31,39 +34,11 @@ export type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
 
 export interface OutcomeText {
   kind: OutcomeKind;
-  /** Short, for the row: "✓ delivered", "⟳ retry in 12 s · attempt 3", "✗ failed: timeout". */
+  /** Short, for the row: "✓ delivered", "⟳ next: attempt 3 in 12 s · last: timeout", "✗ failed: HTTP 400 · not retried (4xx)". */
   label: string;
   /** The whole story, for the tooltip and screen readers. */
   title: string;
   tone: Tone;
-}
-
-/**
- * A short name for a delivery's last error, from the code the core lists with it (the attempt's
- * error code, and the status for `http`); the sentence itself goes in the tooltip.
- */
-export function errorLabel(code: DeliveryErrorCode | null, httpStatus: number | null = null): string {
-  switch (code) {
-    case 'http':
-      return httpStatus === null ? 'HTTP error' : `HTTP ${httpStatus}`;
-    case 'timeout':
-    case 'tls':
-    case 'connect':
-    case 'reset':
-      return code;
-    default:
-      return 'not sent'; // failed without an attempt (its message was purged): the sentence says why
-  }
-}
-
-export function countdown(ms: number): string {
-  if (ms <= 500) return 'now';
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `in ${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `in ${m} min ${String(s % 60).padStart(2, '0')} s`;
-  const h = Math.floor(m / 60);
-  return `in ${h} h ${String(m % 60).padStart(2, '0')} min`;
 }
 
 /**
@@ -99,13 +74,14 @@ export function describeOutcome(m: OutcomeSubject, now: number): OutcomeText {
       };
     }
     case 'retrying': {
-      const attempt = (d?.attemptCount ?? 0) + 1;
-      const when = d?.nextAttemptAt ? countdown(d.nextAttemptAt - now) : 'soon';
+      // "next: attempt 3", never "attempt 3" alone: it is the attempt to come, not the one that failed.
+      const next = nextAttemptWords(d ?? { attemptCount: 0, nextAttemptAt: null }, now);
       const error = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
+      const failed = attemptsWord(d?.attemptCount ?? 0);
       return {
         kind,
-        label: `⟳ ${replay ? 'replay: ' : ''}retry ${when} · attempt ${attempt} · ${error}`,
-        title: `${replay ? 'Retrying a replay' : 'Retrying'}: attempt ${attempt} ${when}. Last error: ${d?.lastError ?? 'unknown'}${others}.`,
+        label: `⟳ ${replay ? 'replay · ' : ''}next: ${next} · last: ${error}`,
+        title: `${replay ? 'Retrying a replay' : 'Retrying'}: ${failed} failed, the last with: ${d?.lastError ?? 'unknown error'}. Next: ${next}${others}.`,
         tone: 'warn',
       };
     }
@@ -113,11 +89,13 @@ export function describeOutcome(m: OutcomeSubject, now: number): OutcomeText {
       const code = errorLabel(d?.lastErrorCode ?? null, d?.lastHttpStatus ?? null);
       // Refused by a Sluice's loop guard: the words say it, the tooltip how (the core's sentence).
       const error = isLoopRefusalError(d?.lastError) ? `loop guard (${code})` : code;
-      const attempts = d ? ` after ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}` : '';
+      // Failed for good: the words say why it is not tried again (never a time it gives up at).
+      const why = d ? finalReason(d) : 'not retried';
+      const attempts = d ? ` after ${attemptsWord(d.attemptCount)}` : '';
       return {
         kind,
-        label: `✗ ${replay ? 'replay ' : ''}failed: ${error}`,
-        title: `${replay ? 'A replay failed' : 'Failed'}${attempts}: ${d?.lastError ?? 'unknown error'}${others}.`,
+        label: `✗ ${replay ? 'replay ' : ''}failed: ${error} · ${why}`,
+        title: `${replay ? 'A replay failed' : 'Failed'}${attempts}, ${why}: ${d?.lastError ?? 'unknown error'}${others}.`,
         tone: 'bad',
       };
     }

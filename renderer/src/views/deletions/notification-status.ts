@@ -1,6 +1,7 @@
 /** How a delete notification (a delivery with no message) reads in the deletions view. */
 import type { DeliveryView } from '../../../../shared/contract.ts';
-import { countdown, errorLabel, type Tone } from '../../store/outcome.ts';
+import { errorLabel, type Tone } from '../../store/outcome.ts';
+import { finalReason, nextAttemptWords } from '../../store/delivery-words.ts';
 
 export interface NotificationText {
   label: string;
@@ -22,12 +23,12 @@ export function describeNotification(d: DeliveryView, now: number): Notification
       return { label: d.attemptCount > 1 ? `✓ delivered after ${attempts}` : '✓ delivered', tone: 'ok', lastAnswer };
     case 'retrying':
       return {
-        label: `⟳ retry ${d.nextAttemptAt ? countdown(d.nextAttemptAt - now) : 'soon'} · attempt ${d.attemptCount + 1} · ${errorLabel(d.lastErrorCode, d.lastHttpStatus)}`,
+        label: `⟳ next: ${nextAttemptWords(d, now)} · last: ${errorLabel(d.lastErrorCode, d.lastHttpStatus)}`,
         tone: 'warn',
         lastAnswer,
       };
     case 'failed':
-      return { label: `✗ failed after ${attempts}: ${errorLabel(d.lastErrorCode, d.lastHttpStatus)}`, tone: 'bad', lastAnswer };
+      return { label: `✗ failed after ${attempts}: ${errorLabel(d.lastErrorCode, d.lastHttpStatus)} · ${finalReason(d)}`, tone: 'bad', lastAnswer };
     case 'cancelled':
       return { label: '⊗ cancelled', tone: 'muted', lastAnswer };
     case 'skipped':

@@ -7,6 +7,7 @@ import type { DeliveryState } from './bulk-progress.ts';
 /** What a card shows of a delivery: the stored view, overtaken by a newer live state when there is one. */
 export interface CardDelivery {
   id: number;
+  /** The delivery's name (store/delivery-words.ts deliveryName): its destination, and which replay it is. */
   destinationName: string;
   /** Where it goes: a replay's own URL, or the destination's webhooks. */
   target: string;
@@ -64,7 +65,7 @@ export function DeliveryCard({ title, message, delivery, onShowAttempts, emptyTe
       </p>
       <dl className="facts">
         <div className="fact">
-          <dt>destination</dt>
+          <dt>delivery</dt>
           <dd>{delivery.destinationName}</dd>
         </div>
         <div className="fact">

@@ -8,6 +8,7 @@ import { JsonEditor } from './JsonEditor.tsx';
 import { useReplayState, useReplayStore } from './replay-store.ts';
 import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.tsx';
 import { deliveryTarget, replayBody, signingHint } from './replay-words.ts';
+import { deliveryName } from '../../store/delivery-words.ts';
 import './replay.css';
 import { formatCount } from '../../lib/format.ts';
 
@@ -140,10 +141,10 @@ function Replays({ message, destinations, sent, onShowAttempts }: {
   const stored = new Map(message.deliveries.map((d) => [d.id, d]));
   const ids = [...new Set([...sent, ...message.deliveries.filter((d) => d.trigger === 'replay').map((d) => d.id)])].sort((a, b) => b - a);
   if (ids.length === 0) return null;
-  const nameOf = (id: number) => destinations.find((d) => d.id === id)?.name ?? `destination ${id}`;
   const card = (d: DeliveryView | undefined, id: number): CardDelivery => ({
     id,
-    destinationName: d ? nameOf(d.destinationId) : '…',
+    // Named apart from the message's other deliveries: "myapp · replay 2 · 14:03:12".
+    destinationName: d ? deliveryName(d, message.deliveries, destinations) : '…',
     target: d ? deliveryTarget(d, destinations.find((x) => x.id === d.destinationId)) : '…',
     state: liveState(d, live.get(id)),
     skipReason: d?.skipReason ?? null,

@@ -3,7 +3,7 @@ import type { AttemptView, DeliveryView, DestinationView, MessageDetail } from '
 import { absoluteTime, clockTime, formatCount, formatDuration } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { loopExplanation, loopRefusalOf } from '../../lib/loop-refusal.ts';
-import { countdown } from '../../store/outcome.ts';
+import { deliveryName, nextAttemptWords, stateWords } from '../../store/delivery-words.ts';
 import { useInspector } from '../../store/react.ts';
 
 /** The webhook timeout (DESIGN.md §5.6): the line every attempt's bar is drawn against. */
@@ -24,7 +24,6 @@ export function AttemptsTab({ message, delivery, destinations }: {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   if (!delivery) return <div className="tab-empty"><p>No delivery, so no attempts{message.status !== 'accepted' ? ` (the message is ${message.status})` : ''}.</p></div>;
-  const destination = destinations.find((d) => d.id === delivery.destinationId);
   const act = async (what: 'deliveries.retryNow' | 'deliveries.cancel') => {
     setBusy(true);
     setProblem(null);
@@ -39,25 +38,39 @@ export function AttemptsTab({ message, delivery, destinations }: {
     <div className="attempts-tab">
       <dl className="facts">
         <div className="fact">
-          <dt>destination</dt>
-          <dd>{destination?.name ?? `destination ${delivery.destinationId}`}{delivery.trigger !== 'automatic' ? ` (${delivery.trigger})` : ''}</dd>
+          <dt>delivery</dt>
+          <dd>{deliveryName(delivery, message.deliveries, destinations)}</dd>
         </div>
         <div className="fact">
           <dt>status</dt>
-          <dd className={`status-${delivery.status}`}>{delivery.status}{delivery.lastError ? ` — ${delivery.lastError}` : ''}</dd>
+          <dd className={`status-${delivery.status}`}>{stateWords(delivery, now)}</dd>
         </div>
+        {delivery.lastError ? (
+          <div className="fact">
+            <dt>last error</dt>
+            <dd>{delivery.lastError}</dd>
+          </div>
+        ) : null}
         <div className="fact">
           <dt>first attempt</dt>
           <dd>{delivery.firstAttemptAt === null ? '—' : absoluteTime(delivery.firstAttemptAt)}</dd>
         </div>
-        <div className="fact">
-          <dt>next attempt</dt>
-          <dd>{delivery.nextAttemptAt === null || !open ? '—' : `${countdown(delivery.nextAttemptAt - now)} (${clockTime(delivery.nextAttemptAt)})`}</dd>
-        </div>
-        <div className="fact">
-          <dt>gives up at</dt>
-          <dd>{delivery.deadlineAt === null ? '4 h after the first attempt' : `${absoluteTime(delivery.deadlineAt)} (4 h after the first attempt)`}</dd>
-        </div>
+        {/* Only a delivery still open has a next attempt and a time it retries until; a final one says why it ended (status). */}
+        {open ? (
+          <div className="fact">
+            <dt>next attempt</dt>
+            <dd>
+              {nextAttemptWords(delivery, now)}
+              {delivery.nextAttemptAt === null ? '' : ` (${clockTime(delivery.nextAttemptAt)})`}
+            </dd>
+          </div>
+        ) : null}
+        {open ? (
+          <div className="fact">
+            <dt>retries until</dt>
+            <dd>{delivery.deadlineAt === null ? '4 h after the first attempt' : `${absoluteTime(delivery.deadlineAt)} (4 h after the first attempt)`}</dd>
+          </div>
+        ) : null}
       </dl>
       {open ? (
         <div className="toolbar">

@@ -9,7 +9,9 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { describeOutcome } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { AttemptsTab } from './AttemptsTab.tsx';
-import { rowName } from './StreamRow.tsx';
+import { attemptsCount, replaysCount } from './detail-counts.ts';
+import { deliveryName } from '../../store/delivery-words.ts';
+import { rowName } from './row-name.ts';
 import { isForward } from './request-shown.ts';
 import { WebhookTab } from './WebhookTab.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
@@ -60,16 +62,17 @@ export function MessageDetailPane() {
 
   const outcome = describeOutcome(data, now);
   const delivery = data.deliveries.find((d) => d.id === deliveryId) ?? data.deliveries[0] ?? null;
-  const attemptCount = data.deliveries.reduce((n, d) => n + d.attempts.length, 0);
-  const replayCount = data.deliveries.filter((d) => d.trigger === 'replay').length;
+  // Each tab's number counts what the tab lists: Attempts the chosen delivery's, Replay the message's replays.
+  const attempts = attemptsCount(delivery, data.deliveries.length);
+  const replays = replaysCount(data.deliveries);
   const violationCount = Math.max(data.violations ?? 0, data.violationList?.length ?? 0);
   const tabs: TabDef<TabKey>[] = [
     { key: 'message', label: 'Message' },
     ...(violationCount > 0 ? [{ key: 'violations' as const, label: 'Violations', badge: String(violationCount) }] : []),
     // A forward to a Tracking API is no webhook: the tab says which the shown delivery is.
-    { key: 'webhook', label: isForward(destinations.find((d) => d.id === delivery?.destinationId)) ? 'Forward request' : 'Webhook request', badge: data.deliveries.length > 1 ? String(data.deliveries.length) : undefined },
-    { key: 'attempts', label: 'Attempts', badge: attemptCount > 0 ? String(attemptCount) : undefined },
-    { key: 'replay', label: 'Replay', badge: replayCount > 0 ? String(replayCount) : undefined },
+    { key: 'webhook', label: isForward(destinations.find((d) => d.id === delivery?.destinationId)) ? 'Forward request' : 'Webhook request' },
+    { key: 'attempts', label: 'Attempts', badge: attempts.badge || undefined, title: attempts.title },
+    { key: 'replay', label: 'Replay', badge: replays.badge || undefined, title: replays.title },
   ];
   const sourceName = sources?.find((s) => s.id === data.sourceId)?.name ?? `source ${data.sourceId}`;
   // A message without violations has no such tab: its Message tab is shown instead.
@@ -125,24 +128,24 @@ export function MessageDetailPane() {
   );
 }
 
-export function destinationLabel(d: DeliveryView, destinations: readonly DestinationView[]): string {
-  const name = destinations.find((x) => x.id === d.destinationId)?.name ?? `destination ${d.destinationId}`;
-  return `${name}${d.trigger === 'replay' ? ' (replay)' : ''} — ${d.status}`;
-}
-
 function DeliveryPicker({ deliveries, destinations, value, onChange }: {
   deliveries: readonly DeliveryView[];
   destinations: readonly DestinationView[];
   value: number | null;
   onChange: (id: number) => void;
 }) {
+  const index = deliveries.findIndex((d) => d.id === value);
   return (
-    <Field className="delivery-picker" label="Delivery">
+    <Field
+      className="delivery-picker"
+      label="Delivery"
+      hint={`${index + 1} of ${deliveries.length} deliveries of this message. The Webhook request and Attempts tabs show this one.`}
+    >
       {(control) => (
         <select {...control} aria-label="Delivery" value={value ?? ''} onChange={(e) => onChange(Number(e.target.value))}>
           {deliveries.map((d) => (
             <option key={d.id} value={d.id}>
-              {destinationLabel(d, destinations)}
+              {`${deliveryName(d, deliveries, destinations)} — ${d.status}`}
             </option>
           ))}
         </select>

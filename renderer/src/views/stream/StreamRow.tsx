@@ -5,16 +5,9 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { describeOutcome, outcomeOf } from '../../store/outcome.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { blockedSentence, violationsLabel } from './violation-words.ts';
+import { rowName } from './row-name.ts';
 
 export const ROW_HEIGHT = 48;
-
-/** What the row names: the event, page or screen name, why it was rejected, or what an audience sync said. */
-export function rowName(m: MessageSummary): string {
-  if (m.event) return m.event;
-  if (m.audience) return `${m.audience.property}: ${JSON.stringify(m.audience.value)}`;
-  if (m.status === 'rejected') return m.rejectReason ?? '';
-  return '';
-}
 
 /**
  * The parts of a row that change with the clock render on their own, so the once-a-second tick
