@@ -46,7 +46,7 @@ it("a purge removes the user's rows from every audience table and keeps everyone
     // What is left points only at messages that exist (and are bob's).
     const links = db.prepare('SELECT l.user_id, m.user_id AS owner FROM audience_sync_messages l LEFT JOIN messages m ON m.id = l.message_id').all();
     expect(links).toEqual([{ user_id: 'bob', owner: 'bob' }]);
-    expect(core.audiences.repo.syncMessages(sync!.syncId, 0, 10).map((m) => m.userId)).toEqual(['bob']);
+    expect(core.audiences.repo.syncMessages(sync.syncId!, 0, 10).map((m) => m.userId)).toEqual(['bob']);
   } finally {
     db.close();
   }

@@ -4,6 +4,7 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { absoluteTime, formatCount, formatDuration, relativeTime } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
 import { formatValue } from './audience-form.ts';
+import { historyEntries, quietSince, quietWords } from './sync-history.ts';
 import { useSyncMessages } from './use-audiences.ts';
 
 const STATUS_ORDER = ['delivered', 'pending', 'retrying', 'failed', 'cancelled', 'skipped'] as const;
@@ -18,70 +19,109 @@ export function deliverySummary(sync: AudienceSyncView): { text: string; tone: s
   return { text: parts.join(' · '), tone: STATUS_TONE[worst] ?? 'muted' };
 }
 
-/** Each sync: when, why, who joined and left, and how its identify messages fared — live. */
-export function SyncHistory({ syncs, kind }: { syncs: AudienceSyncView[]; kind: AudienceKind }) {
+/**
+ * Each sync that sent something (and the first, and every Sync now): when, why, who joined and left,
+ * and how its identify messages fared — live. The scheduled checks that found nothing to send since
+ * are one line above, not a row each (`lastSyncAt`: the audience's last sync, recorded or not).
+ */
+export function SyncHistory({ syncs, kind, lastSyncAt }: { syncs: AudienceSyncView[]; kind: AudienceKind; lastSyncAt: number | null }) {
   const now = useSecondClock();
   const [open, setOpen] = useState<number | null>(null);
   if (syncs.length === 0) return <p className="muted aud-empty">No sync yet. The first one sends an identify for every member.</p>;
   const joinedLabel = kind === 'audience' ? 'Joined' : 'New or changed';
   const leftLabel = kind === 'audience' ? 'Left' : 'Cleared';
+  const checks = quietSince(lastSyncAt, syncs);
   return (
-    <table className="aud-table" aria-label="Sync history">
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Sync</th>
-          <th scope="col" className="num">Members</th>
-          <th scope="col" className="num">{joinedLabel}</th>
-          <th scope="col" className="num">{leftLabel}</th>
-          <th scope="col">Identify messages</th>
-          <th scope="col">
-            <span className="aud-sr-only">Details</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {syncs.map((sync) => {
-          const summary = deliverySummary(sync);
-          const expanded = open === sync.id;
-          return [
-            <tr key={sync.id} aria-label={`Sync at ${absoluteTime(sync.at)}`}>
-              <td>
-                <time dateTime={new Date(sync.at).toISOString()} title={absoluteTime(sync.at)}>
-                  {relativeTime(sync.at, now)}
-                </time>
-              </td>
-              <td>
-                {sync.initial ? 'initial' : sync.reason === 'manual' ? 'sync now' : 'scheduled'}
-                <span className="muted"> · {formatDuration(sync.durationMs)}</span>
-              </td>
-              <td className="num">{formatCount(sync.members)}</td>
-              <td className="num">{formatCount(sync.joined)}</td>
-              <td className="num">{formatCount(sync.left)}</td>
-              <td className={`tone-${summary.tone}`}>
-                {formatCount(sync.messages)} {sync.messages === 1 ? 'message' : 'messages'}
-                {sync.messages > 0 ? ` · ${summary.text}` : ''}
-              </td>
-              <td>
-                {sync.messages > 0 ? (
-                  <button type="button" className="btn btn-small" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : sync.id)}>
-                    {expanded ? 'Hide messages' : 'Show messages'}
-                  </button>
-                ) : null}
-              </td>
-            </tr>,
-            expanded ? (
-              <tr key={`${sync.id}-messages`} className="aud-messages-row">
-                <td colSpan={7}>
-                  <SyncMessages syncId={sync.id} now={now} />
+    <>
+      {checks ? (
+        <p className="muted aud-quiet" role="note" aria-label="Checks since the last sync">
+          Nothing changed since the sync at {clock(checks.since)}: the scheduled checks since found nothing to send and are not listed. Last check{' '}
+          <time dateTime={new Date(checks.last).toISOString()} title={absoluteTime(checks.last)}>
+            {relativeTime(checks.last, now)}
+          </time>
+          .
+        </p>
+      ) : null}
+      <table className="aud-table" aria-label="Sync history">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Sync</th>
+            <th scope="col" className="num">Members</th>
+            <th scope="col" className="num">{joinedLabel}</th>
+            <th scope="col" className="num">{leftLabel}</th>
+            <th scope="col">Identify messages</th>
+            <th scope="col">
+              <span className="aud-sr-only">Details</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {historyEntries(syncs).map((entry) => {
+            if (entry.kind === 'quiet') {
+              return (
+                <tr key={`quiet-${entry.key}`} aria-label={`Checks until ${absoluteTime(entry.to)}`} className="aud-quiet-row">
+                  <td>
+                    <time dateTime={new Date(entry.to).toISOString()} title={absoluteTime(entry.to)}>
+                      {relativeTime(entry.to, now)}
+                    </time>
+                  </td>
+                  <td>scheduled · {quietWords(entry.checks, clock(entry.from))}</td>
+                  <td className="num">{formatCount(entry.members)}</td>
+                  <td className="num">0</td>
+                  <td className="num">0</td>
+                  <td className="tone-muted">nothing to send</td>
+                  <td />
+                </tr>
+              );
+            }
+            const { sync } = entry;
+            const summary = deliverySummary(sync);
+            const expanded = open === sync.id;
+            return [
+              <tr key={sync.id} aria-label={`Sync at ${absoluteTime(sync.at)}`}>
+                <td>
+                  <time dateTime={new Date(sync.at).toISOString()} title={absoluteTime(sync.at)}>
+                    {relativeTime(sync.at, now)}
+                  </time>
                 </td>
-              </tr>
-            ) : null,
-          ];
-        })}
-      </tbody>
-    </table>
+                <td>
+                  {sync.initial ? 'initial' : sync.reason === 'manual' ? 'sync now' : 'scheduled'}
+                  <span className="muted"> · {formatDuration(sync.durationMs)}</span>
+                </td>
+                <td className="num">{formatCount(sync.members)}</td>
+                <td className="num">{formatCount(sync.joined)}</td>
+                <td className="num">{formatCount(sync.left)}</td>
+                <td className={`tone-${summary.tone}`}>
+                  {formatCount(sync.messages)} {sync.messages === 1 ? 'message' : 'messages'}
+                  {sync.messages > 0 ? ` · ${summary.text}` : ''}
+                </td>
+                <td>
+                  {sync.messages > 0 ? (
+                    <button type="button" className="btn btn-small" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : sync.id)}>
+                      {expanded ? 'Hide messages' : 'Show messages'}
+                    </button>
+                  ) : null}
+                </td>
+              </tr>,
+              expanded ? (
+                <tr key={`${sync.id}-messages`} className="aud-messages-row">
+                  <td colSpan={7}>
+                    <SyncMessages syncId={sync.id} now={now} />
+                  </td>
+                </tr>
+              ) : null,
+            ];
+          })}
+        </tbody>
+      </table>
+    </>
   );
+}
+
+/** "10:02:11", local time. */
+function clock(at: number): string {
+  return new Date(at).toLocaleTimeString('en-GB', { hour12: false });
 }
 
 function SyncMessages({ syncId, now }: { syncId: number; now: number }) {
