@@ -162,9 +162,9 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
     await expect.poll(() => list.getByRole('option').count()).toBe(2);
     await page.getByRole('button', { name: /^Replay…/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Replay messages' });
-    expect(await dialog.getByRole('radio', { name: /The messages matching the stream’s filters/ }).isChecked()).toBe(true);
+    expect(await dialog.getByRole('radio', { name: /The messages matching the current filter/ }).isChecked()).toBe(true);
     expect(await dialog.textContent()).toContain('search “alice”');
-    await expect.poll(() => dialog.getByText('This replays 2 messages.').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => dialog.getByText('This replays the 2 messages matching the current filter.').isVisible(), { timeout: 10_000 }).toBe(true);
     await dialog.getByRole('button', { name: 'Replay 2 messages' }).click();
     const status = dialog.getByRole('status');
     await expect.poll(() => status.textContent(), { timeout: 10_000 }).toBe('Done: 2 of 2 finished — 2 delivered · 0 failed · 0 pending.');
@@ -181,11 +181,12 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
     expect(await list.getByRole('option').filter({ hasText: '✗ failed' }).count()).toBe(3);
     hooks.script({ status: 200 }, { status: 200 }, { status: 400 });
     await page.getByRole('button', { name: /^Replay…/ }).click();
-    expect(await dialog.textContent()).toContain('no filters: every stored message');
-    await dialog.getByRole('radio', { name: 'All failed deliveries, whatever the filters' }).check();
-    await expect.poll(() => dialog.getByText('This replays 3 messages.').isVisible(), { timeout: 10_000 }).toBe(true);
+    // Without a filter, all failed is the default; every stored message stays a choice.
+    expect(await dialog.getByRole('radio', { name: 'Every stored message (no filter is set)' }).isChecked()).toBe(false);
+    expect(await dialog.getByRole('radio', { name: 'All failed deliveries, whatever the filter' }).isChecked()).toBe(true);
+    await expect.poll(() => dialog.getByText('This replays all 3 failed deliveries, whatever the filter.').isVisible(), { timeout: 10_000 }).toBe(true);
     await s.shot('replay-bulk-confirm');
-    await dialog.getByRole('button', { name: 'Replay 3 messages' }).click();
+    await dialog.getByRole('button', { name: 'Replay 3 failed deliveries' }).click();
     await expect.poll(() => status.textContent(), { timeout: 10_000 }).toBe('Done: 3 of 3 finished — 2 delivered · 1 failed · 0 pending.');
     const bar = dialog.getByRole('progressbar', { name: 'Replay progress' });
     expect(await bar.getAttribute('value')).toBe('3');

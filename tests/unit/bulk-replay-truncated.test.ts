@@ -4,9 +4,9 @@ import { confirmation, TRUNCATED_SENTENCE } from '../../renderer/src/views/repla
 
 it('says that only the oldest 10,000 are replayed and how to replay the rest', () => {
   const base = { deliveryIds: [], messages: 10_000, deliveries: 10_000, leftOut: { rejected: 0, noDestination: 0 } };
-  expect(confirmation({ ...base, truncated: true })).toEqual({
-    text: `This replays 10,000 messages. ${TRUNCATED_SENTENCE}`,
-    button: 'Replay 10,000 messages',
+  expect(confirmation({ ...base, truncated: true }, 'failed')).toEqual({
+    text: `This replays all 10,000 failed deliveries, whatever the filter. ${TRUNCATED_SENTENCE}`,
+    button: 'Replay 10,000 failed deliveries',
   });
   expect(TRUNCATED_SENTENCE).toMatch(/oldest 10,000.*again/);
   expect(confirmation(base).text).not.toContain(TRUNCATED_SENTENCE);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { fromLocalInput, toLocalInput } from '../../renderer/src/lib/local-time.ts';
 import { NO_FILTERS } from '../../renderer/src/store/filters.ts';
 import { countProgress, describeProgress, recordChanges, type DeliveryState } from '../../renderer/src/views/replay/bulk-progress.ts';
-import { confirmation, describeFilters } from '../../renderer/src/views/replay/bulk-plan.ts';
+import { confirmation, defaultScope, describeFilters } from '../../renderer/src/views/replay/bulk-plan.ts';
 import { checkJsonBody, findSyntaxProblem, lineColumn, MAX_DEPTH } from '../../renderer/src/views/replay/json-check.ts';
 import { checkTargetUrl } from '../../renderer/src/views/replay/target-url.ts';
 
@@ -126,17 +126,32 @@ describe('bulk replay progress', () => {
 describe('bulk replay confirmation', () => {
   it('says how many messages, and what is left out and why', () => {
     expect(confirmation({ deliveryIds: [], messages: 12, deliveries: 12, leftOut: { rejected: 0, noDestination: 0 } })).toEqual({
-      text: 'This replays 12 messages.',
+      text: 'This replays the 12 messages matching the current filter.',
       button: 'Replay 12 messages',
     });
     expect(confirmation({ deliveryIds: [], messages: 1, deliveries: 2, leftOut: { rejected: 2, noDestination: 1 } })).toEqual({
       text:
-        'This replays 1 message as 2 new deliveries. 2 rejected messages left out (rejected messages are never forwarded); 1 message left out: their source has no enabled destination — choose a destination above to replay them through it.',
+        'This replays the 1 message matching the current filter as 2 new deliveries. 2 rejected messages left out (rejected messages are never forwarded); 1 message left out: their source has no enabled destination — choose a destination above to replay them through it.',
       button: 'Replay 1 message',
     });
     expect(confirmation({ deliveryIds: [], messages: 0, deliveries: 0, leftOut: { rejected: 0, noDestination: 0 } })).toEqual({ text: 'Nothing to replay.', button: null });
     // Failed notifications without a message (deletions) are counted as deliveries.
     expect(confirmation({ deliveryIds: [], messages: 0, deliveries: 3, leftOut: { rejected: 0, noDestination: 0 } }).button).toBe('Replay 3 deliveries');
+  });
+
+  it('says which set it replays: the current filter’s (the default while one is set), or all failed whatever the filter', () => {
+    const outcome = { deliveryIds: [], messages: 37, deliveries: 37, leftOut: { rejected: 0, noDestination: 0 } };
+    expect(defaultScope(true)).toBe('filtered');
+    expect(defaultScope(false)).toBe('failed');
+    expect(confirmation(outcome, 'filtered', true).text).toBe('This replays the 37 messages matching the current filter.');
+    expect(confirmation(outcome, 'filtered', false).text).toBe('This replays all 37 messages stored (no filter is set).');
+    expect(confirmation(outcome, 'failed', true)).toEqual({
+      text: 'This replays all 37 failed deliveries, whatever the filter.',
+      button: 'Replay 37 failed deliveries',
+    });
+    expect(confirmation({ ...outcome, messages: 20 }, 'failed').text).toBe('This replays all 37 failed deliveries (of 20 messages), whatever the filter.');
+    expect(confirmation({ ...outcome, messages: 1, deliveries: 1 }, 'failed').text).toBe('This replays the 1 failed delivery, whatever the filter.');
+    expect(confirmation({ ...outcome, messages: 0, deliveries: 0 }, 'failed')).toEqual({ text: 'Nothing to replay: no delivery is failed now.', button: null });
   });
 
   it('describes the stream filters the set comes from', () => {

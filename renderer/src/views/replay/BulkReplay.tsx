@@ -2,15 +2,13 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { ReplayOutcome, RequestOf } from '../../../../shared/contract.ts';
 import { absoluteTime, formatCount } from '../../lib/format.ts';
-import { listQuery, type Filters } from '../../store/filters.ts';
+import { hasFilters, listQuery, type Filters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { countProgress, describeProgress } from './bulk-progress.ts';
-import { confirmation, describeFilters } from './bulk-plan.ts';
+import { confirmation, defaultScope, describeFilters, type BulkScope } from './bulk-plan.ts';
 import { useReplayState, useReplayStore } from './replay-store.ts';
 import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.tsx';
 import './replay.css';
-
-type Scope = 'filtered' | 'failed';
 
 /** The stream's "Replay…" action: the filtered set or all failed, confirmed with a count, then live progress. */
 export function BulkReplayButton() {
@@ -86,7 +84,9 @@ function BulkChoice({ inspectorFilters, onClose, onStarted }: {
   const scopeName = useId();
   // The filtered set as it is now: the count and the replay use the same bounds (a sliding window does not move between them).
   const [snapshot] = useState(() => ({ filters: inspectorFilters, query: listQuery(inspectorFilters, Date.now()) }));
-  const [scope, setScope] = useState<Scope>(inspectorFilters.status === 'failed' ? 'failed' : 'filtered');
+  const filtered = hasFilters(inspectorFilters);
+  // While a filter is set, its set is what the user is looking at: the default. "All failed" stays a choice.
+  const [scope, setScope] = useState<BulkScope>(defaultScope(filtered));
   const [choice, setChoice] = useState<TargetChoice>({ destinationId: null, sendTo: 'webhooks', url: '' });
   const [count, setCount] = useState<{ outcome: ReplayOutcome } | { error: string } | null>(null);
   const [starting, setStarting] = useState(false);
@@ -117,7 +117,7 @@ function BulkChoice({ inspectorFilters, onClose, onStarted }: {
   }, [requestKey]);
 
   const sourceName = (id: number) => sources?.find((s) => s.id === id)?.name ?? `#${id}`;
-  const confirm = count && 'outcome' in count ? confirmation(count.outcome) : null;
+  const confirm = count && 'outcome' in count ? confirmation(count.outcome, scope, filtered) : null;
   const start = async () => {
     const base = request();
     if (!base || !confirm?.button || !count || !('outcome' in count)) return;
@@ -139,13 +139,19 @@ function BulkChoice({ inspectorFilters, onClose, onStarted }: {
         <legend className="field-label">What to replay</legend>
         <label className="radio">
           <input type="radio" name={scopeName} checked={scope === 'filtered'} onChange={() => setScope('filtered')} />
-          <span>
-            The messages matching the stream’s filters <span className="muted">({describeFilters(snapshot.filters, sourceName, absoluteTime)})</span>
-          </span>
+          {filtered ? (
+            <span>
+              The messages matching the current filter <span className="muted">({describeFilters(snapshot.filters, sourceName, absoluteTime)})</span>
+            </span>
+          ) : (
+            <span>
+              Every stored message <span className="muted">(no filter is set)</span>
+            </span>
+          )}
         </label>
         <label className="radio">
           <input type="radio" name={scopeName} checked={scope === 'failed'} onChange={() => setScope('failed')} />
-          <span>All failed deliveries, whatever the filters</span>
+          <span>All failed deliveries, whatever the filter</span>
         </label>
       </fieldset>
       <ReplayTarget destinations={destinations} choice={choice} onChange={setChoice} eachOwn />

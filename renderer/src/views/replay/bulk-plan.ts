@@ -47,7 +47,22 @@ export interface Confirmation {
 export const TRUNCATED_SENTENCE =
   'There are more failed deliveries than one replay takes: this replays the oldest 10,000; replay all failed again afterwards for the rest.';
 
-export function confirmation(outcome: ReplayOutcome): Confirmation {
+/**
+ * What to replay: the messages matching the stream's filter (the default while a filter is set), or
+ * every delivery that is failed now, whatever the filter (the default without one).
+ */
+export type BulkScope = 'filtered' | 'failed';
+
+export function defaultScope(filtered: boolean): BulkScope {
+  return filtered ? 'filtered' : 'failed';
+}
+
+/**
+ * The sentence above the button, saying which set it is ("the 37 messages matching the current
+ * filter", "all 12 failed deliveries, whatever the filter"), and the button.
+ * `filtered`: whether a filter is set (without one the filtered set is every stored message).
+ */
+export function confirmation(outcome: ReplayOutcome, scope: BulkScope = 'filtered', filtered = true): Confirmation {
   const { messages, deliveries, leftOut } = outcome;
   const notes: string[] = [];
   if (leftOut.rejected > 0) notes.push(`${plural(leftOut.rejected, 'rejected message')} left out (rejected messages are never forwarded)`);
@@ -56,8 +71,14 @@ export function confirmation(outcome: ReplayOutcome): Confirmation {
   }
   const more = outcome.truncated ? ` ${TRUNCATED_SENTENCE}` : '';
   const tail = (notes.length ? ` ${notes.join('; ')}.` : '') + more;
-  if (deliveries === 0) return { text: `Nothing to replay.${tail}`, button: null };
+  if (deliveries === 0) return { text: `Nothing to replay${scope === 'failed' ? ': no delivery is failed now' : ''}.${tail}`, button: null };
+  if (scope === 'failed') {
+    const what = plural(deliveries, 'failed delivery', 'failed deliveries');
+    const of = messages > 0 && messages !== deliveries ? ` (of ${plural(messages, 'message')})` : '';
+    return { text: `This replays ${deliveries === 1 ? 'the' : 'all'} ${what}${of}, whatever the filter.${tail}`, button: `Replay ${what}` };
+  }
   const what = messages > 0 ? plural(messages, 'message') : plural(deliveries, 'delivery', 'deliveries');
   const how = deliveries === messages ? '' : ` as ${plural(deliveries, 'new delivery', 'new deliveries')}`;
-  return { text: `This replays ${what}${how}.${tail}`, button: `Replay ${what}` };
+  const which = filtered ? `the ${what} matching the current filter` : `all ${what} stored (no filter is set)`;
+  return { text: `This replays ${which}${how}.${tail}`, button: `Replay ${what}` };
 }
