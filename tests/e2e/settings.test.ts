@@ -82,7 +82,7 @@ describe.skipIf(skipReason !== null)('Settings view', () => {
     await expect.poll(() => banner().isVisible()).toBe(true);
     expect(await hold.isChecked()).toBe(true);
     expect(session.core.delivery.held).toBe(true);
-    expect(await banner().textContent()).toContain('Deliveries held — 0 waiting; nothing is sent until you resume.');
+    expect(await banner().textContent()).toContain('Deliveries held — 0 waiting; nothing is sent to destinations until you resume.');
     expect(await p.getByText('Held in memory only: restarting Sluice resumes delivery.', { exact: false }).first().isVisible()).toBe(true);
 
     expect((await post(session.core, '/v1/track', { userId: 'u_held', event: 'Held Order' })).status).toBe(200);

@@ -15,7 +15,7 @@ export function HoldBanner() {
             ❚❚
           </span>
           <span className="hold-text">
-            <strong>Deliveries held</strong> — {waiting} waiting; nothing is sent until you resume.{' '}
+            <strong>Deliveries held</strong> — {waiting} waiting; nothing is sent to destinations until you resume.{' '}
             <span className="muted">Held in memory only: restarting Sluice resumes delivery.</span>
           </span>
           {error ? <span className="error-text">{error}</span> : null}

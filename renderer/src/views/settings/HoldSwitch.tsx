@@ -20,9 +20,9 @@ export function HoldSwitch() {
       </label>
       <p className="hint" id="hold-explained">
         {held
-          ? `Held: ${waiting} waiting. Sluice keeps receiving and storing messages; nothing is sent to webhooks until you resume. `
-          : 'Stops sending to webhooks while you look at what queued up; messages are still received and stored. '}
-        Held in memory only: restarting Sluice resumes delivery.
+          ? `Held: ${waiting} waiting. Sluice keeps receiving and storing messages; nothing is sent to destinations until you resume. `
+          : 'Stops Sluice sending to every destination (webhooks and Tracking APIs) while you look at what queued up; messages are still received and stored, and wait. '}
+        Held in memory only: restarting Sluice resumes delivery. Not the stream’s Pause live view, which only freezes the list on screen.
       </p>
       <ErrorText error={error} />
     </div>
