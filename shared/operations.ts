@@ -1,10 +1,24 @@
 import { z } from 'zod';
+import { parseQuery, QueryError } from './message-query.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
 import { webhookUrlSchema } from './settings.ts';
 
 /** What a delivery can be; `none` in a filter means "no delivery at all" (no destination, rejected, duplicate). */
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
+
+/** The stream's search: a query (shared/message-query.ts), checked before it is used. */
+export const searchQuerySchema = z
+  .string()
+  .max(1000)
+  .superRefine((query, ctx) => {
+    try {
+      parseQuery(query);
+    } catch (error) {
+      if (!(error instanceof QueryError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  });
 
 /** Which stored messages an operation applies to. */
 export const messageFilterSchema = z.strictObject({
@@ -17,8 +31,8 @@ export const messageFilterSchema = z.strictObject({
   /** receivedAt range, ms since epoch, inclusive. */
   from: z.number().optional(),
   to: z.number().optional(),
-  /** userId, anonymousId, event name or messageId contains this (the stream's search). */
-  search: z.string().max(200).optional(),
+  /** The stream's search: words anywhere in the message, field:value clauses (shared/message-query.ts). */
+  search: searchQuerySchema.optional(),
   /** The delivery state the message's row shows (its most telling delivery), or `none` for no delivery. */
   delivery: z.enum([...DELIVERY_STATUSES, 'none']).optional(),
   /** true: only messages that break a tracking plan; false: only those that do not. */

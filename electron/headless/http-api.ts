@@ -6,6 +6,7 @@
  * (checked by ui-server.ts before this), and no browser request from another origin (no CORS either,
  * so a page elsewhere cannot read it).
  */
+import { QueryError } from '../../shared/message-query.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
@@ -90,6 +91,7 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
     if (res.headersSent || res.destroyed) return;
     if (error instanceof ApiError) return send(res, error.status, { error: { code: error.code, message: error.message } });
     if (error instanceof SluiceTimeoutError) return send(res, 408, { error: { code: 'timeout', message: error.message }, matched: error.matched });
+    if (error instanceof QueryError) return send(res, 400, { error: { code: 'invalid_query', message: `search: ${error.message}` } });
     if (error instanceof TypeError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
     send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });
   }

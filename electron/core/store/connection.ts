@@ -1,3 +1,4 @@
+import { registerSqlFunctions } from './sql-functions.ts';
 import { DatabaseSync } from './sqlite.ts';
 
 /**
@@ -36,6 +37,7 @@ export function connect(file: string, role: ConnectionRole): DatabaseSync {
   const db = new DatabaseSync(file);
   try {
     db.exec(`${PRAGMAS[role]} PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT};`);
+    registerSqlFunctions(db);
   } catch (error) {
     db.close(); // a store that cannot be set up (busy, unreadable): no connection left open behind the error
     throw error;

@@ -7,37 +7,29 @@
 // the last slice was indexed: a few), [lo, hi] through the index, below lo (only while an older store
 // is being indexed) — and stops once it has enough rows. The parts are read in one snapshot, so a
 // message indexed meanwhile is neither missed nor listed twice.
+// The stream's search, reading side: a query (shared/message-query.ts, as SQL in
+// store/message-query-sql.ts) answered through an index where the index covers the messages, and by
+// testing the messages where it does not yet.
+//
+// The indexes cover the ids [lo, hi] (store/search-index.ts fills them in the writer thread). A search
+// runs over three parts of the id range, in the order asked — newest first: above hi (arrived since
+// the last slice was indexed: a few), [lo, hi] through the index, below lo (only while an older store
+// is being indexed) — and stops once it has enough rows. The parts are read in one snapshot, so a
+// message indexed meanwhile is neither missed nor listed twice.
 import type { DatabaseSync } from 'node:sqlite';
+import type { CompiledQuery } from './message-query-sql.ts';
 
-/** A part of a search: its WHERE terms; `match` when it is read through the index. */
+/** A part of a search: its WHERE terms; `match` when it is read through an index. */
 export interface SearchPart {
   where: string[];
   params: (string | number)[];
-  /** The FTS5 query: the part joins `messages_search s` and orders by `s.rowid`. */
-  match: string | null;
+  /** The index and its FTS5 query: the part joins it as `s` and orders by `s.rowid`. */
+  match: { table: 'messages_text' | 'messages_search'; query: string } | null;
 }
 
-/** Trigrams need 3 characters: a shorter text is looked for by reading the messages (LIKE). */
-const MIN_INDEXED = 3;
-
-/** The text as LIKE looks for it: its wildcards escaped. */
-export function likeClause(search: string): SearchPart {
-  const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return {
-    where: ["(m.user_id LIKE ? ESCAPE '\\' OR m.anonymous_id LIKE ? ESCAPE '\\' OR m.event LIKE ? ESCAPE '\\' OR m.message_id LIKE ? ESCAPE '\\')"],
-    params: [like, like, like, like],
-    match: null,
-  };
-}
-
-/**
- * The text as the index looks for it: one phrase (consecutive trigrams: a substring) in any of the
- * four columns, ASCII-lowercased as the values were stored. Null when the index cannot answer it.
- */
-export function indexQuery(search: string): string | null {
-  if ([...search].length < MIN_INDEXED) return null;
-  const lowered = search.replace(/[A-Z]/g, (c) => c.toLowerCase());
-  return `{user_id anonymous_id message_id event} : "${lowered.replaceAll('"', '""')}"`;
+/** The query's tests on every row, without an index (a short time range, a page of given ids). */
+export function queryPart(query: CompiledQuery): SearchPart {
+  return { where: query.where, params: query.params, match: null };
 }
 
 /**
@@ -55,10 +47,11 @@ export function partQuery(
   const where = [...(part?.where ?? []), ...terms.where];
   const values = [...(part?.params ?? []), ...terms.params];
   if (part?.match) {
+    const { table, query } = part.match;
     return {
-      sql: `SELECT ${select} FROM messages_search s CROSS JOIN messages m ON m.id = s.rowid
-        WHERE messages_search MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid ${order} LIMIT ?`,
-      values: [part.match, ...values],
+      sql: `SELECT ${select} FROM ${table} s CROSS JOIN messages m ON m.id = s.rowid
+        WHERE ${table} MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid ${order} LIMIT ?`,
+      values: [query, ...values],
     };
   }
   return { sql: `SELECT ${select} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id ${order} LIMIT ?`, values };
@@ -71,20 +64,19 @@ export interface PageBounds {
 }
 
 /**
- * Reads the messages that match `search` part by part until `limit` rows are found, all in one read
+ * Reads the messages that match `query` part by part until `limit` rows are found, all in one read
  * snapshot: `read` gets a part and how many rows are still wanted, and returns them in `order`.
  */
 export function searchRows<T>(
   db: DatabaseSync,
-  search: string,
+  query: CompiledQuery,
   order: 'desc' | 'asc',
   bounds: PageBounds,
   limit: number,
   read: (part: SearchPart, wanted: number) => T[],
 ): T[] {
-  const like = likeClause(search);
-  const match = indexQuery(search);
-  if (match === null) return read(like, limit);
+  const { index } = query;
+  if (index === null) return read(queryPart(query), limit);
   const rows: T[] = [];
   db.exec('SAVEPOINT search');
   try {
@@ -93,9 +85,9 @@ export function searchRows<T>(
     const from = Math.max(lo, (bounds.above ?? 0) + 1);
     const to = Math.min(hi, (bounds.below ?? Number.MAX_SAFE_INTEGER) - 1);
     const parts: SearchPart[] = [
-      { where: ['m.id > ?', ...like.where], params: [hi, ...like.params], match: null },
-      { where: ['s.rowid BETWEEN ? AND ?'], params: [from, to], match },
-      { where: ['m.id < ?', ...like.where], params: [lo, ...like.params], match: null },
+      { where: ['m.id > ?', ...query.where], params: [hi, ...query.params], match: null },
+      { where: ['s.rowid BETWEEN ? AND ?', ...index.where], params: [from, to, ...index.params], match: { table: index.table, query: index.match } },
+      { where: ['m.id < ?', ...query.where], params: [lo, ...query.params], match: null },
     ];
     if (order === 'asc') parts.reverse();
     for (const part of parts) {

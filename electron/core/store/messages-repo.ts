@@ -4,7 +4,8 @@ import type { MessageFilter } from '../../../shared/operations.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
-import { likeClause, partQuery, searchRows, type SearchPart } from './message-search.ts';
+import { compileQuery } from './message-query-sql.ts';
+import { partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliverySql } from './shown-delivery.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
@@ -130,11 +131,13 @@ function toRecord(row: RecordRow): MessageRecord {
 export interface ListMessagesQuery {
   /** Rows with an id below this (paging newest first). */
   beforeId?: number;
+  /** Rows with an id above this: the page just newer (still returned newest first). */
+  afterId?: number;
   limit?: number;
   sourceId?: number;
   status?: MessageStatus;
   type?: string;
-  /** userId, anonymousId, event or messageId contains this. */
+  /** A query (shared/message-query.ts): words anywhere in the message, field:value clauses. */
   search?: string;
   /** receivedAt bounds, ms since epoch, inclusive. */
   from?: number;
@@ -145,6 +148,8 @@ export interface ListMessagesQuery {
   event?: string;
   /** Only messages that break this tracking plan (by name). */
   plan?: string;
+  /** Only messages whose row shows this delivery state (`none`: no delivery); the list itself takes it in chunks (operations.ts). */
+  delivery?: string;
 }
 
 /**
@@ -202,6 +207,14 @@ export class MessagesRepo {
     return payloads;
   }
 
+  /** Which of these messages match `search` (a query), each clause tested on the row: the inspector's live rows under a search. */
+  matchingIds(ids: readonly number[], search: string): Set<number> {
+    const query = compileQuery(search);
+    if (ids.length === 0 || query.where.length === 0) return new Set(ids);
+    const sql = `SELECT m.id FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) AND ${query.where.join(' AND ')}`;
+    return new Set((this.#db.prepare(sql).all(JSON.stringify(ids), ...query.params) as { id: number }[]).map((row) => row.id));
+  }
+
   /** The listed messages (without payloads), in id order; ids from one commit are near each other. */
   byIds(ids: ArrayLike<number>): StoredMessage[] {
     if (ids.length === 0) return [];
@@ -222,31 +235,24 @@ export class MessagesRepo {
   }
 
   list(query: ListMessagesQuery = {}): StoredMessage[] {
-    const where: string[] = [];
-    const params: (number | string)[] = [];
+    const { where, params } = filterTerms(query);
+    const ascending = query.afterId !== undefined;
     if (query.beforeId !== undefined) (where.push('m.id < ?'), params.push(query.beforeId));
-    if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
-    if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
-    if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
-    if (query.violations !== undefined) where.push(violationsClause(query.violations));
-    if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
-    if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
-    const timed = timeClause(query, where, params);
-    const smallRange = timed && this.#rangeIsSmall(query);
+    if (ascending) (where.push('m.id > ?'), params.push(query.afterId!));
+    const smallRange = (query.from !== undefined || query.to !== undefined) && this.#rangeIsSmall(query);
     const limit = Math.min(Math.max(query.limit ?? 100, 1), 10_000);
     const from = smallRange ? 'messages m INDEXED BY messages_received' : 'messages m';
     const read = (part: SearchPart | null, wanted: number): MessageRow[] => {
-      const { sql, values } = partQuery(part, COLUMNS, { where, params }, 'DESC', from);
+      const { sql, values } = partQuery(part, COLUMNS, { where, params }, ascending ? 'ASC' : 'DESC', from);
       return this.#db.prepare(sql).all(...values, wanted) as unknown as MessageRow[];
     };
     // A search in a short time range reads that range (the time index), not every match through the
     // search index from the newest down.
-    const rows = !query.search
-      ? read(null, limit)
-      : smallRange
-        ? read(likeClause(query.search), limit)
-        : searchRows(this.#db, query.search, 'desc', { below: query.beforeId }, limit, read);
-    return rows.map(fromRow);
+    const search = compileQuery(query.search);
+    const bounds = ascending ? { above: query.afterId } : { below: query.beforeId };
+    const rows = smallRange ? read(queryPart(search), limit) : searchRows(this.#db, search, ascending ? 'asc' : 'desc', bounds, limit, read);
+    // Newest first, whichever end the page was read from.
+    return (ascending ? rows.reverse() : rows).map(fromRow);
   }
 
   /** Whether the time range (below `beforeId`) holds fewer than INDEXED_RANGE_MAX rows; counted on the index, capped. */
@@ -278,7 +284,7 @@ export class MessagesRepo {
       const { sql, values } = partQuery(part, 'm.id', { where, params }, 'ASC');
       return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];
     };
-    const rows = filter.search ? searchRows(this.#db, filter.search, 'asc', { above: afterId }, limit, read) : read(null, limit);
+    const rows = searchRows(this.#db, compileQuery(filter.search), 'asc', { above: afterId }, limit, read);
     return rows.map((row) => row.id);
   }
 
@@ -332,6 +338,24 @@ const NAME_MAX = 200;
 function textAt(path: string, integer = false): string {
   const at = `json_extract(m.raw, '${path}')`;
   return `CASE json_type(m.raw, '${path}') WHEN 'text' THEN ${at}${integer ? ` WHEN 'integer' THEN CAST(${at} AS TEXT)` : ''} END`;
+}
+
+/**
+ * The list's filters but the search and the page, as SQL terms on `messages m`: shared by the list
+ * and by its counts (store/message-counts.ts).
+ */
+export function filterTerms(query: Omit<ListMessagesQuery, 'search' | 'beforeId' | 'afterId' | 'limit'>): { where: string[]; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (number | string)[] = [];
+  if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
+  if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
+  if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
+  if (query.violations !== undefined) where.push(violationsClause(query.violations));
+  if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
+  if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
+  if (query.delivery !== undefined) (where.push(`${shownDeliverySql('m')} = ?`), params.push(query.delivery));
+  timeClause(query, where, params);
+  return { where, params };
 }
 
 /** A violation of the plan named by the parameter (its name as the stored JSON writes it; instr: case matters, unlike LIKE). */

@@ -16,6 +16,7 @@ export function storeResetter(db: DatabaseSync): () => number {
       DELETE FROM deliveries;
       -- The search index emptied at once, not message by message (its trigger then has nothing to do).
       INSERT INTO messages_search (messages_search) VALUES ('delete-all');
+      INSERT INTO messages_text (messages_text) VALUES ('delete-all');
       UPDATE search_index SET lo = 1, hi = 0;
       DELETE FROM messages;
       DELETE FROM requests;

@@ -85,7 +85,7 @@ export function salvage(file: string, now = new Date()): SalvageReport {
     const tables = (fresh.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rootpage").all() as { name: string }[])
       .map((row) => row.name)
       // The search index is not copied: the new store indexes what it holds (store/search-index.ts).
-      .filter((name) => oldTables.has(name) && !/^(messages_search|search_index)/.test(name));
+      .filter((name) => oldTables.has(name) && !/^(messages_search|messages_text|search_index)/.test(name));
     const results = tables.map((table) => copyTable(old, fresh!, table));
     mendReferences(fresh, results);
     // The new store indexes its messages for search newest first, as a store from before the index.

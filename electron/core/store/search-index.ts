@@ -1,4 +1,5 @@
-// The stream search index, writing side (migration 11): indexes messages in slices, one transaction
+// The stream's search indexes, writing side (migrations 11 and 12: trigrams of the ids, words of the
+// whole message): indexes messages in slices, one transaction
 // each — the newest first (upwards from `hi` as they arrive), then the older ones (downwards from
 // `lo`: a store that had messages before the index existed). When to run a slice is the writer
 // thread's business (writer-worker.ts): never in the way of a group commit.
@@ -17,9 +18,11 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
   const range = db.prepare('SELECT lo, hi FROM search_index WHERE id = 1');
   const newest = db.prepare('SELECT max(id) AS id FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
   const oldest = db.prepare('SELECT min(id) AS id FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)');
-  const index = db.prepare(
+  const trigrams = db.prepare(
     `INSERT INTO messages_search (rowid, user_id, anonymous_id, message_id, event) SELECT ${VALUES} FROM messages WHERE id BETWEEN ? AND ?`,
   );
+  const words = db.prepare('INSERT INTO messages_text (rowid, raw) SELECT id, raw FROM messages WHERE id BETWEEN ? AND ?');
+  const index = { run: (from: number, to: number) => (trigrams.run(from, to), words.run(from, to)) };
   const setHi = db.prepare('UPDATE search_index SET hi = ? WHERE id = 1');
   const setLo = db.prepare('UPDATE search_index SET lo = ? WHERE id = 1');
   return {

@@ -9,7 +9,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { MessageStatus } from '../../../shared/message-rules.ts';
-import { likeClause } from '../store/message-search.ts';
+import { compileQuery } from '../store/message-query-sql.ts';
 import type { BatchEnvelope } from '../store/normalize.ts';
 import { shownDeliverySql } from '../store/shown-delivery.ts';
 
@@ -27,7 +27,7 @@ export interface ExportFilter {
   userId?: string;
   /** true: only messages that break a tracking plan; false: only those that do not. */
   violations?: boolean;
-  /** userId, anonymousId, event or messageId contains this (the inspector's search). */
+  /** The inspector's search (a query, shared/message-query.ts). */
   search?: string;
   /** Only messages that break this tracking plan (by name). */
   plan?: string;
@@ -93,11 +93,11 @@ export function filterClauses(filter: ExportFilter): { where: string[]; params: 
   if (filter.userId !== undefined) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
   if (filter.violations !== undefined) where.push(filter.violations ? 'm.violations IS NOT NULL' : 'm.violations IS NULL');
   // The inspector's own filters, read as messages-repo.ts reads them, so a download holds the rows shown.
-  // (LIKE here: each page reads a window of ids, not the search index.)
+  // (Each clause's test on the rows here: each page reads a window of ids, not the search indexes.)
   if (filter.search) {
-    const like = likeClause(filter.search);
-    where.push(...like.where);
-    params.push(...like.params);
+    const query = compileQuery(filter.search);
+    where.push(...query.where);
+    params.push(...query.params);
   }
   if (filter.plan !== undefined) (where.push(`m.violations IS NOT NULL AND instr(m.violations, '"plan":' || json_quote(?)) > 0`), params.push(filter.plan));
   if (filter.delivery !== undefined) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));

@@ -1,0 +1,212 @@
+/**
+ * The stream's query language: what the search box (and every `search` of the API) means.
+ *
+ *   Order Completed                 words anywhere in the message (its JSON as received)
+ *   "ord_123"                       the same, kept together
+ *   event:"Order Completed"         a field equals the value (ASCII case-insensitive)
+ *   userId:u_*                      `*` stands for any characters
+ *   properties.sku:sku_17           a field of the payload, by its path (items.0.sku for arrays)
+ *   properties.price:>=10           a number compared (>, >=, <, <=)
+ *   -type:identify                  a leading minus leaves out what the clause matches
+ *   status:failed                   the row's outcome (a delivery state, rejected, duplicate, none)
+ *
+ * Clauses are separated by spaces and all must hold. Words follow SQLite FTS5's `ascii` tokenizer,
+ * which indexes them: letters and digits (and every non-ASCII character) make words, anything else
+ * separates them, A–Z match a–z. The words of a clause must appear one after the other, and the last
+ * one may be the start of a longer word once it has PREFIX_MIN characters ("ord_12" finds ord_123).
+ *
+ * Plain TypeScript without dependencies: the inspector parses as the user types (errors, completion)
+ * and the core parses what it is sent (store/message-query-sql.ts turns clauses into SQL).
+ */
+
+/** The last word of a clause matches longer words from this many characters on. */
+export const PREFIX_MIN = 3;
+
+/** The outcomes a row can show (renderer/src/store/outcome.ts), as `status:` takes them. */
+export const QUERY_STATUSES = ['accepted', 'rejected', 'duplicate', 'pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled', 'none'] as const;
+
+/** Fields stored beside the message: compared as a whole, `*` as a wildcard. */
+export const COLUMN_FIELDS = {
+  event: 'the track event, or the page or screen name',
+  type: 'identify, track, page, screen, group or alias',
+  userId: 'the userId',
+  anonymousId: 'the anonymousId',
+  messageId: 'the messageId',
+  source: 'the name of the source that received it',
+  status: `the row's outcome: ${QUERY_STATUSES.join(', ')}`,
+  origin: 'ingest (a client), client (the composer), audience (a sync) or plan (a Violation Generated event)',
+  violations: 'yes: it breaks a tracking plan; no: it does not',
+  plan: 'it breaks the tracking plan of this name',
+} as const;
+export type ColumnField = keyof typeof COLUMN_FIELDS;
+
+/** Top-level fields of a message that a path may start with (any other path is refused, to catch typos). */
+export const PATH_ROOTS = ['properties', 'traits', 'context', 'integrations', 'name', 'category', 'groupId', 'previousId', 'timestamp', 'sentAt'] as const;
+
+export type Comparison = '>' | '>=' | '<' | '<=';
+
+export type Clause =
+  /** Words anywhere in the message; `words` lowercased, `prefix`: the last may start a longer word. */
+  | { kind: 'words'; negated: boolean; text: string; words: string[]; prefix: boolean }
+  /** A stored field equals `value` (ASCII case-insensitive), `*` for any characters. */
+  | { kind: 'column'; negated: boolean; field: ColumnField; value: string }
+  /** A payload field (path segments from the message's root) equals `value` (`*` any characters), or compares to a number. */
+  | { kind: 'path'; negated: boolean; path: string[]; value: string; compare?: { op: Comparison; number: number } };
+
+export class QueryError extends Error {
+  override readonly name = 'QueryError';
+  /** Where in the query the problem starts (a character offset), for the search box to point at. */
+  readonly at: number;
+
+  constructor(message: string, at: number) {
+    super(message);
+    this.at = at;
+  }
+}
+
+/** A query's words as the `ascii` tokenizer makes them: runs of ASCII letters and digits or non-ASCII characters, A–Z lowered. */
+export function wordsOf(text: string): string[] {
+  return (text.match(/[A-Za-z0-9\u0080-\uffff]+/g) ?? []).map(asciiLower);
+}
+
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+}
+
+/**
+ * Whether `text` holds `words` one after the other (the last as a word's start when `prefix`): the
+ * index's phrase match, for the messages it does not hold yet (the core registers it as an SQL
+ * function, store/connection.ts).
+ */
+export function hasWords(text: string, words: readonly string[], prefix: boolean): boolean {
+  if (words.length === 0) return true;
+  const tokens = wordsOf(text);
+  const last = words.length - 1;
+  outer: for (let i = 0; i + last < tokens.length; i++) {
+    for (let j = 0; j <= last; j++) {
+      const token = tokens[i + j]!;
+      const word = words[j]!;
+      if (j === last && prefix ? !token.startsWith(word) : token !== word) continue outer;
+    }
+    return true;
+  }
+  return false;
+}
+
+const FIELD_NAMES = new Map(Object.keys(COLUMN_FIELDS).map((name) => [name.toLowerCase(), name as ColumnField]));
+const ROOTS = new Map(PATH_ROOTS.map((name) => [name.toLowerCase(), name]));
+
+/** The query's clauses; a QueryError says what is wrong and where. An empty query has none. */
+export function parseQuery(query: string): Clause[] {
+  const clauses: Clause[] = [];
+  let i = 0;
+  while (i < query.length) {
+    if (/\s/.test(query[i]!)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    const negated = query[i] === '-' && i + 1 < query.length && !/\s/.test(query[i + 1]!);
+    if (negated) i++;
+    // A field name: letters, digits, dots and underscores before a colon.
+    const field = /^([A-Za-z_$][\w$]*(?:\.[\w$-]+)*):/.exec(query.slice(i));
+    if (field) {
+      i += field[0].length;
+      const value = readValue(query, i);
+      i = value.end;
+      clauses.push(fieldClause(field[1]!, value.text, negated, start, value.quoted));
+      continue;
+    }
+    const value = readValue(query, i);
+    i = value.end;
+    const words = wordsOf(value.text);
+    if (words.length === 0) {
+      throw new QueryError(`"${value.text}" has no letters or digits to look for; search for words, or use a field, e.g. properties.coupon:"${value.text}"`, start);
+    }
+    // Quoted: these words exactly. Bare: the last may still be being typed.
+    const prefix = !value.quoted && endsInWord(value.text) && words.at(-1)!.length >= PREFIX_MIN;
+    clauses.push({ kind: 'words', negated, text: value.text, words, prefix });
+  }
+  return clauses;
+}
+
+/** A value: "quoted" (with "" or \" for a quote inside) or up to the next space. */
+function readValue(query: string, at: number): { text: string; end: number; quoted: boolean } {
+  if (query[at] !== '"') {
+    let end = at;
+    while (end < query.length && !/\s/.test(query[end]!)) end++;
+    return { text: query.slice(at, end), end, quoted: false };
+  }
+  let text = '';
+  for (let i = at + 1; i < query.length; i++) {
+    const c = query[i]!;
+    if (c === '\\' && query[i + 1] === '"') (text += '"'), i++;
+    else if (c === '"' && query[i + 1] === '"') (text += '"'), i++;
+    else if (c === '"') return { text, end: i + 1, quoted: true };
+    else text += c;
+  }
+  throw new QueryError('a quote is not closed: end the value with "', at);
+}
+
+function endsInWord(text: string): boolean {
+  return /[A-Za-z0-9\u0080-\uffff]$/.test(text);
+}
+
+function fieldClause(name: string, value: string, negated: boolean, at: number, quoted: boolean): Clause {
+  if (value === '' && !quoted) throw new QueryError(`${name}: needs a value, e.g. ${name}:something (or ${name}:* for any)`, at);
+  const segments = name.split('.');
+  const column = segments.length === 1 ? FIELD_NAMES.get(name.toLowerCase()) : undefined;
+  if (column) {
+    checkColumnValue(column, value, at);
+    return { kind: 'column', negated, field: column, value };
+  }
+  const root = ROOTS.get(segments[0]!.toLowerCase());
+  if (!root) {
+    throw new QueryError(
+      `unknown field "${name}": fields are ${Object.keys(COLUMN_FIELDS).join(', ')}, or a path into ${PATH_ROOTS.slice(0, 4).join(', ')} (e.g. properties.${name}); to search for the text, put it in quotes`,
+      at,
+    );
+  }
+  const path = [root, ...segments.slice(1)];
+  const compare = /^(>=|<=|>|<)(.*)$/.exec(quoted ? '' : value);
+  if (compare) {
+    const number = Number(compare[2]);
+    if (compare[2]!.trim() === '' || !Number.isFinite(number)) throw new QueryError(`${name}:${value}: ${compare[1]} compares with a number, e.g. ${name}:${compare[1]}10`, at);
+    return { kind: 'path', negated, path, value, compare: { op: compare[1] as Comparison, number } };
+  }
+  return { kind: 'path', negated, path, value };
+}
+
+function checkColumnValue(field: ColumnField, value: string, at: number): void {
+  if (value.includes('*')) return;
+  const allowed = field === 'status' ? QUERY_STATUSES : field === 'violations' ? ['yes', 'no'] : field === 'type' ? ['identify', 'track', 'page', 'screen', 'group', 'alias'] : null;
+  if (allowed && !(allowed as readonly string[]).includes(asciiLower(value))) {
+    throw new QueryError(`${field}:${value}: ${field} is one of ${allowed.join(', ')}`, at);
+  }
+}
+
+/** A field value as SQL's LIKE takes it: `*` any characters, `%`, `_` and `\` escaped (ESCAPE '\'). */
+export function likePattern(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%');
+}
+
+/** Whether `text` equals `pattern` as LIKE compares (ASCII case-insensitive, `*` any characters): the inspector's live rows. */
+export function matchesPattern(text: string, pattern: string): boolean {
+  const parts = asciiLower(pattern).split('*');
+  const lowered = asciiLower(text);
+  if (parts.length === 1) return lowered === parts[0];
+  if (!lowered.startsWith(parts[0]!) || !lowered.endsWith(parts.at(-1)!)) return false;
+  let at = parts[0]!.length;
+  const end = lowered.length - parts.at(-1)!.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = lowered.indexOf(part, at);
+    if (found < 0 || found + part.length > end) return false;
+    at = found + part.length;
+  }
+  return at <= end;
+}
+
+/** The query written back from its clauses (e.g. after completion inserted one). */
+export function quoteValue(value: string): string {
+  return /[\s"]/.test(value) || value === '' ? `"${value.replaceAll('"', '""')}"` : value;
+}
