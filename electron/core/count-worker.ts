@@ -1,0 +1,25 @@
+// The stream's counts and positions (store/message-counts.ts), in a thread of their own: counting the
+// messages a filter on a payload field matches may read a million rows, which would hold the core's
+// thread (and every request it serves) for seconds. A read-only connection, one question at a time;
+// the main thread's side is store/message-counter.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import { countMessages, idAtTime, matchAt } from './store/message-counts.ts';
+import type { CountJob, CountReply } from './store/message-counter.ts';
+import { openReadOnly } from './transfer/read-only.ts';
+
+const { file } = workerData as { file: string };
+const port = parentPort!;
+const db = openReadOnly(file);
+
+port.on('message', (job: CountJob) => {
+  let reply: CountReply;
+  try {
+    const value =
+      job.kind === 'count' ? countMessages(db, job.query) : job.kind === 'offset' ? matchAt(db, job.query, job.offset) : idAtTime(db, job.at);
+    reply = { id: job.id, ok: true, value };
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    reply = { id: job.id, ok: false, message: (error as Error).message };
+  }
+  port.postMessage(reply);
+});

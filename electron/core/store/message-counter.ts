@@ -1,0 +1,107 @@
+// The main thread's side of the counting thread (count-worker.ts): started on first use, one job at
+// a time. A job waiting behind a running one is answered "superseded" when a newer job of its kind
+// comes (the inspector asks again at each keystroke: only the last filter's count matters).
+import { Worker } from 'node:worker_threads';
+import { OperationError } from '../operation-error.ts';
+import { workerExecArgv } from '../worker-options.ts';
+import type { CountQuery } from './message-counts.ts';
+
+export type CountJob =
+  | { id: number; kind: 'count'; query: CountQuery }
+  | { id: number; kind: 'offset'; query: CountQuery; offset: number }
+  | { id: number; kind: 'time'; at: number };
+export type CountReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+
+type Job = CountJob extends infer J ? (J extends CountJob ? Omit<J, 'id'> : never) : never;
+interface Waiting {
+  job: CountJob;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export class MessageCounter {
+  readonly #file: string;
+  #worker: Worker | null = null;
+  #running: Waiting | null = null;
+  readonly #waiting = new Map<CountJob['kind'], Waiting>();
+  #ids = 0;
+  #closed = false;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  count(query: CountQuery): Promise<{ total: number; matching: number }> {
+    return this.#run({ kind: 'count', query }) as Promise<{ total: number; matching: number }>;
+  }
+
+  /** The `beforeId` to list the match at `offset` (newest first) from; null past the last. */
+  offset(query: CountQuery, offset: number): Promise<number | null> {
+    return this.#run({ kind: 'offset', query, offset }) as Promise<number | null>;
+  }
+
+  /** The `beforeId` to list from the newest message received at or before `at`; null before the first. */
+  atTime(at: number): Promise<number | null> {
+    return this.#run({ kind: 'time', at }) as Promise<number | null>;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    this.#worker = null;
+    const gone = new OperationError('unavailable', 'Sluice is stopping');
+    this.#running?.reject(gone);
+    for (const waiting of this.#waiting.values()) waiting.reject(gone);
+    this.#running = null;
+    this.#waiting.clear();
+    await worker?.terminate();
+  }
+
+  #run(job: Job): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new OperationError('unavailable', 'Sluice is stopping'));
+    return new Promise((resolve, reject) => {
+      const full = { ...job, id: ++this.#ids } as CountJob;
+      this.#waiting.get(full.kind)?.reject(new OperationError('superseded', 'a newer question of the same kind was asked'));
+      this.#waiting.set(full.kind, { job: full, resolve, reject });
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    if (this.#running || this.#closed) return;
+    const [kind, waiting] = this.#waiting.entries().next().value ?? [];
+    if (!kind || !waiting) return;
+    this.#waiting.delete(kind);
+    this.#running = waiting;
+    this.#spawn().postMessage(waiting.job);
+  }
+
+  #spawn(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL('../count-worker.ts', import.meta.url), { workerData: { file: this.#file }, ...workerExecArgv() });
+    worker.unref();
+    worker.on('message', (reply: CountReply) => {
+      const running = this.#running;
+      this.#running = null;
+      if (running && running.job.id === reply.id) {
+        if (reply.ok) running.resolve(reply.value);
+        else running.reject(new OperationError('count_failed', `could not count the messages: ${reply.message}`));
+      }
+      this.#next();
+    });
+    // A thread that dies (out of memory, a bug) fails its job; the next job starts a new one.
+    const fail = (error: Error) => {
+      if (this.#worker === worker) this.#worker = null;
+      const running = this.#running;
+      this.#running = null;
+      running?.reject(new OperationError('count_failed', `could not count the messages: ${error.message}`));
+      this.#next();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (this.#worker === worker && !this.#closed) fail(new Error(`the counting thread stopped (exit code ${code})`));
+    });
+    this.#worker = worker;
+    return worker;
+  }
+}
