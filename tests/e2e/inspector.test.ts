@@ -158,7 +158,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     await expect.poll(() => list().getByRole('option').count()).toBe(2);
     await page.keyboard.press('Escape');
     await expect.poll(() => list().getByRole('option').count()).toBe(6);
-    expect(await page.getByRole('searchbox', { name: 'Search messages' }).inputValue()).toBe('');
+    expect(await page.getByRole('combobox', { name: 'Search messages' }).inputValue()).toBe('');
 
     // ↑/↓ and j/k move the selection, Enter opens it.
     await list().focus();
@@ -336,7 +336,7 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     await expect.poll(() => page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('false');
     await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_bulk' }, '/v1/batch', { batch: [0, 1].map((i) => ({ type: 'track', userId: `fresh_${i}`, event: 'Fresh Event' })) });
     await expect.poll(() => page.getByRole('button', { name: /↑ 2 new/ }).count(), { timeout: 10_000 }).toBe(1);
-    await page.getByRole('searchbox', { name: 'Search messages' }).fill('fresh_');
+    await page.getByRole('combobox', { name: 'Search messages' }).fill('fresh_');
     await expect.poll(() => list().getByRole('option').allTextContents()).toEqual([expect.stringContaining('fresh_1'), expect.stringContaining('fresh_0')]);
     expect(await page.getByRole('button', { name: /new$/ }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Follow tail' }).getAttribute('aria-pressed')).toBe('true');

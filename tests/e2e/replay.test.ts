@@ -158,7 +158,7 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
 
     // The filtered set: search "alice".
     hooks.fallback = { status: 200 };
-    await page.getByRole('searchbox', { name: 'Search messages' }).fill('alice');
+    await page.getByRole('combobox', { name: 'Search messages' }).fill('alice');
     await expect.poll(() => list.getByRole('option').count()).toBe(2);
     await page.getByRole('button', { name: /^Replay…/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Replay messages' });
@@ -176,7 +176,7 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
     expect(await list.getByRole('option').filter({ hasText: '✗ failed' }).count()).toBe(0);
 
     // All failed means failed now: alice's two were recovered, so three are replayed; two succeed, one is refused.
-    await page.getByRole('searchbox', { name: 'Search messages' }).fill('');
+    await page.getByRole('combobox', { name: 'Search messages' }).fill('');
     await expect.poll(() => list.getByRole('option').count()).toBe(5);
     expect(await list.getByRole('option').filter({ hasText: '✗ failed' }).count()).toBe(3);
     hooks.script({ status: 200 }, { status: 200 }, { status: 400 });

@@ -157,7 +157,7 @@ describe.skipIf(skipReason !== null)('Storage in the inspector', () => {
   it('exports the filtered set as NDJSON whose lines parse, and their attempts as HAR', async () => {
     await views().getByRole('button', { name: 'Stream' }).click();
     await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(5);
-    await page().getByRole('search', { name: 'Filter messages' }).getByRole('searchbox', { name: 'Search messages' }).fill('Order');
+    await page().getByRole('search', { name: 'Filter messages' }).getByRole('combobox', { name: 'Search messages' }).fill('Order');
     await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(3);
 
     await page().getByRole('button', { name: 'Export…' }).click();
@@ -179,7 +179,7 @@ describe.skipIf(skipReason !== null)('Storage in the inspector', () => {
     expect(har.suggestedFilename()).toMatch(/\.har$/);
     expect(JSON.parse(fs.readFileSync((await har.path())!, 'utf8')).log.version).toBe('1.2');
     await dialog().getByRole('button', { name: 'Done' }).click();
-    await page().getByRole('search', { name: 'Filter messages' }).getByRole('searchbox', { name: 'Search messages' }).fill('');
+    await page().getByRole('search', { name: 'Filter messages' }).getByRole('combobox', { name: 'Search messages' }).fill('');
     await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(5);
   });
 
@@ -224,7 +224,7 @@ describe.skipIf(skipReason !== null)('Storage in the inspector', () => {
 
   it('clears the filtered set after naming the filter in words; the rows leave the stream', async () => {
     const p = page();
-    await p.getByRole('search', { name: 'Filter messages' }).getByRole('searchbox', { name: 'Search messages' }).fill('imp_');
+    await p.getByRole('search', { name: 'Filter messages' }).getByRole('combobox', { name: 'Search messages' }).fill('imp_');
     await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(3);
     await p.getByRole('button', { name: 'Clear these…' }).click();
     await expect.poll(() => dialog().getByText(/^Remove 3 messages matching search “imp_”, with their deliveries/).count(), { timeout: 10_000 }).toBe(1);

@@ -4,6 +4,7 @@
  * TypeScript, no React, no DOM.
  */
 import type { MessageSummary, RequestOf } from '../../../shared/contract.ts';
+import { asciiLower, matchesPattern, parseQuery, type Clause, type ColumnField } from '../../../shared/message-query.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import { outcomeOf, type OutcomeKind } from './outcome.ts';
 
@@ -48,7 +49,7 @@ export interface Filters {
   /** Filter on the row's outcome (delivery state, rejected, duplicate or no delivery). */
   status: OutcomeKind | null;
   sourceId: number | null;
-  /** userId, anonymousId, event name or messageId contains this (case-insensitive). */
+  /** The search box's query (shared/message-query.ts): words anywhere in the message, field:value clauses. */
   search: string;
   /** When the messages were received. */
   time: TimeRange;
@@ -81,7 +82,7 @@ export function listQuery(filters: Filters, now: number = Date.now()): Omit<Requ
   if (filters.type) query.type = filters.type;
   if (filters.sourceId !== null) query.sourceId = filters.sourceId;
   const search = filters.search.trim();
-  if (search) query.search = search.slice(0, 200);
+  if (search) query.search = search.slice(0, 1000);
   if (filters.status === 'rejected' || filters.status === 'duplicate') query.status = filters.status;
   else if (filters.status !== null) {
     query.status = 'accepted';
@@ -101,12 +102,54 @@ export function matchesFilters(m: MessageSummary, filters: Filters, now: number 
   if (filters.status !== null && outcomeOf(m) !== filters.status) return false;
   if (!matchesViolationFilters(m, filters)) return false;
   if (filters.event && m.event !== filters.event) return false;
-  const search = asciiLower(filters.search.trim());
-  if (search) {
-    const fields = [m.userId, m.anonymousId, m.event, m.messageId];
-    if (!fields.some((field) => field !== null && asciiLower(field).includes(search))) return false;
+  const search = filters.search.trim();
+  // The core tested the payload when it sent the row (messages.byIds); the clauses on what the row
+  // shows are tested here again, as the row changes (a delivery that fails under status:failed).
+  if (search && (m.matchesSearch === false || !matchesShownClauses(m, search))) return false;
+  return true;
+}
+
+let parsed: { query: string; clauses: Clause[] } | null = null;
+
+/** The query's clauses on what a summary holds (its columns and outcome), each as the core tests it; the rest hold. */
+export function matchesShownClauses(m: MessageSummary, query: string): boolean {
+  if (parsed?.query !== query) {
+    try {
+      parsed = { query, clauses: parseQuery(query) };
+    } catch {
+      parsed = { query, clauses: [] }; // the search box applies only queries that parse
+    }
+  }
+  for (const clause of parsed.clauses) {
+    if (clause.kind !== 'column') continue;
+    const holds = shownClause(m, clause.field, clause.value);
+    if (holds !== null && holds === clause.negated) return false;
   }
   return true;
+}
+
+function shownClause(m: MessageSummary, field: ColumnField, value: string): boolean | null {
+  const text = (v: string | null) => v !== null && matchesPattern(v, value);
+  switch (field) {
+    case 'type':
+      return text(m.type);
+    case 'event':
+      return text(m.event);
+    case 'userId':
+      return text(m.userId);
+    case 'anonymousId':
+      return text(m.anonymousId);
+    case 'messageId':
+      return text(m.messageId);
+    case 'origin':
+      return text(m.origin);
+    case 'status':
+      return asciiLower(value) === 'accepted' ? m.status === 'accepted' : matchesPattern(outcomeOf(m), value);
+    case 'violations':
+      return asciiLower(value) === 'no' ? m.violations === 0 : m.violations > 0;
+    default:
+      return null; // source, plan: the core's answer stands
+  }
 }
 
 /**
@@ -122,14 +165,6 @@ export function matchesViolationFilters(m: Pick<MessageSummary, 'violations'>, f
 /** Whether the filters narrow the list on violations (a re-check can change which rows match). */
 export function filtersOnViolations(filters: Pick<Filters, 'violations' | 'plan'>): boolean {
   return filters.violations === true || !!filters.plan;
-}
-
-/**
- * Lower case as SQLite's LIKE compares (the core's search): A–Z only. "Émile" matches "Émile" but not
- * "émile" — in the core too, so a live row never shows and then vanishes on reload.
- */
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 }
 
 export function withinTime(m: MessageSummary, range: TimeRange, now: number): boolean {

@@ -5,7 +5,8 @@
  * - frame-queue.ts: core events queued as they arrive and applied once per animation frame in a
  *   single `set`, so a burst of thousands of messages costs one render;
  * - row-fetcher.ts: rows fetched by id (`messages.byIds`), one call at a time;
- * - pager.ts: the query's first page and older pages (`messages.list`);
+ * - pager.ts: the query's first page and older pages (`messages.list`), and the jumps away from the newest;
+ * - counts.ts: how many messages there are and how many match (`messages.count`);
  * - change-log.ts: the delivery changes seen while a fetch is in flight, applied again on its rows;
  * - list-window.ts: which rows stay listed and loaded (the newest, and those around the view);
  * - detail.ts: the open message's detail;
@@ -24,6 +25,7 @@ import { ChangeLog } from './inspector/change-log.ts';
 import { DetailLoader } from './inspector/detail.ts';
 import { FrameQueue } from './inspector/frame-queue.ts';
 import { ListWindow } from './inspector/list-window.ts';
+import { Counts } from './inspector/counts.ts';
 import { Pager } from './inspector/pager.ts';
 import { RowFetcher } from './inspector/row-fetcher.ts';
 import { ViolationRefresh } from './inspector/violation-refresh.ts';
@@ -45,6 +47,12 @@ export interface Inspector {
   setFilters(patch: Partial<Filters>): void;
   clearFilters(): void;
   loadOlder(): void;
+  /** Starts the list at the oldest matches, or at a time (ms): live rows wait above it. */
+  jump(to: 'oldest' | number): void;
+  /** After a jump: the page above the list's top. */
+  loadNewer(): void;
+  /** After a jump: the newest messages again, live. */
+  backToNewest(): void;
   /**
    * The rows [from, to) of `list.order` are in view: rows that are not loaded are fetched, and rows
    * around them stay loaded. Call whenever the rows in view change.
@@ -77,7 +85,15 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
   const changeLog = new ChangeLog();
   const listWindow = new ListWindow(store, isDisposed);
   const detail = new DetailLoader(api, store, isDisposed);
-  const fetcher = new RowFetcher({ api, env, changeLog, query: () => pager.query, disposed: isDisposed, onRows: (fetched) => queue.rows(fetched) });
+  const fetcher = new RowFetcher({
+    api,
+    env,
+    changeLog,
+    query: () => pager.query,
+    search: () => getState().filters.search.trim(),
+    disposed: isDisposed,
+    onRows: (fetched) => queue.rows(fetched),
+  });
   const queue = new FrameQueue({
     store,
     env,
@@ -88,7 +104,25 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     disposed: isDisposed,
     onDetailChanged: () => detail.refreshSoon(),
   });
-  const pager = new Pager({ api, store, env, changeLog, fetcher, queue, disposed: isDisposed });
+  const counts = new Counts(api, store, env);
+  /** Messages stored while the list was away from the newest (a jump): fetched once it is back. */
+  let whileJumped: number[] = [];
+  const pager = new Pager({
+    api,
+    store,
+    env,
+    changeLog,
+    fetcher,
+    queue,
+    counts,
+    live: () => {
+      // Too many arrived to fetch one by one: the newest page again.
+      if (whileJumped.length >= RELOAD_AFTER) void pager.first();
+      else fetcher.fetch(whileJumped);
+      whileJumped = [];
+    },
+    disposed: isDisposed,
+  });
   const violationRefresh = new ViolationRefresh({ api, store, changeLog, fetcher, query: () => pager.query, disposed: isDisposed });
   const pruneRefresh = new PruneRefresh({ api, store, query: () => pager.query, reload: () => pager.first(), disposed: isDisposed });
 
@@ -105,7 +139,10 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       switch (event.type) {
         case 'messages.stored':
           rate.record(env.now(), event.ids.length);
-          if (getState().paused) {
+          counts.arrived(event.ids.length);
+          if (getState().jumped) {
+            for (const id of event.ids) if (whileJumped.length < RELOAD_AFTER) whileJumped.push(id);
+          } else if (getState().paused) {
             // Past RELOAD_AFTER, resuming reloads the first page: only the count is needed from there.
             for (const id of event.ids) if (heldIds.length <= RELOAD_AFTER) heldIds.push(id);
             setState({ held: getState().held + event.ids.length });
@@ -138,6 +175,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         case 'storage.pruned':
           // Messages were pruned or cleared: the rows that went leave the list (on resume, while paused).
           pruneRefresh.request(event.report);
+          counts.later();
           break;
         case 'receiver.received':
           break; // the receiver's inbox view is not part of this slice
@@ -187,6 +225,17 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     },
     loadOlder() {
       void pager.older();
+    },
+    jump(to) {
+      whileJumped = [];
+      void pager.jump(to);
+    },
+    loadNewer() {
+      void pager.newer();
+    },
+    backToNewest() {
+      whileJumped = [];
+      void pager.first();
     },
     showing(from, to) {
       const missing = listWindow.show(getState().list, from, to, (id) => fetcher.isAwaited(id));
@@ -244,6 +293,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     },
     dispose() {
       disposed = true;
+      counts.dispose();
       detail.dispose();
       for (const off of offs.splice(0)) off();
     },

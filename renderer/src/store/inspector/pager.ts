@@ -1,6 +1,7 @@
 import type { RelayApi } from '../../transport/relay-api.ts';
 import { listQuery } from '../filters.ts';
-import { addPage, applyDeliveryChanges, emptyList, type ListModel } from '../model.ts';
+import { addPage, addRows, applyDeliveryChanges, emptyList, type ListModel } from '../model.ts';
+import type { Counts } from './counts.ts';
 import type { ChangeLog } from './change-log.ts';
 import type { FrameQueue } from './frame-queue.ts';
 import type { RowFetcher } from './row-fetcher.ts';
@@ -16,6 +17,9 @@ export interface PagerDeps {
   changeLog: ChangeLog;
   fetcher: RowFetcher;
   queue: FrameQueue;
+  counts: Counts;
+  /** The list is live again after a jump: the messages stored meanwhile are fetched as live ones. */
+  live: () => void;
   disposed: () => boolean;
 }
 
@@ -43,7 +47,8 @@ export class Pager {
     const forQuery = ++this.#query;
     fetcher.reset();
     queue.dropRows();
-    store.setState({ list: emptyList(), loadingFirst: true, loadingOlder: false });
+    store.setState({ list: emptyList(), loadingFirst: true, loadingOlder: false, loadingNewer: false, jumped: null });
+    void this.#deps.counts.refresh();
     const request = changeLog.begin();
     const result = await api.invoke('messages.list', { ...listQuery(store.getState().filters, env.now()), limit: FIRST_PAGE });
     if (disposed() || forQuery !== this.#query) return changeLog.end(request.id);
@@ -81,6 +86,54 @@ export class Pager {
     store.setState({ list, loadingOlder: false });
     if (replayed.refetch.length > 0) fetcher.fetch(replayed.refetch);
     this.#searchOn(list);
+  }
+
+  /**
+   * Starts the list away from the newest message: at the oldest matches (their last page) or at the
+   * newest message received at or before a time. Live rows then wait above it (`jumped`); the pages
+   * above are read as the view reaches its top (`newer`), or the list goes back to the newest (first()).
+   */
+  async jump(to: 'oldest' | number): Promise<void> {
+    const { api, store, env, fetcher, queue, disposed } = this.#deps;
+    const forQuery = ++this.#query;
+    fetcher.reset();
+    queue.dropRows();
+    store.setState({ list: emptyList(), loadingFirst: true, loadingOlder: false, loadingNewer: false, jumped: { to, newer: null } });
+    const query = listQuery(store.getState().filters, env.now());
+    let where: { offset: number } | { at: number };
+    if (to === 'oldest') {
+      const counted = await api.invoke('messages.count', query);
+      if (disposed() || forQuery !== this.#query) return;
+      where = { offset: counted.ok ? Math.max(0, counted.value.matching - FIRST_PAGE) : 0 };
+    } else where = { at: to };
+    const result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
+    if (disposed() || forQuery !== this.#query) return;
+    if (!result.ok) {
+      store.setState({ loadingFirst: false, jumped: null, problem: `Could not load messages: ${result.error.message}` });
+      return;
+    }
+    const list = addPage(store.getState().list, result.value.messages, result.value.next);
+    store.setState({ list, loadingFirst: false, problem: null, jumped: { to, newer: result.value.newer ?? null } });
+  }
+
+  /** After a jump: the page just newer than the list's top; back at the newest, the list is live again. */
+  async newer(): Promise<void> {
+    const { api, store, env, disposed } = this.#deps;
+    const state = store.getState();
+    if (!state.jumped || state.jumped.newer === null || state.loadingFirst || state.loadingNewer) return;
+    const forQuery = this.#query;
+    store.setState({ loadingNewer: true });
+    const result = await api.invoke('messages.list', { ...listQuery(state.filters, env.now()), afterId: state.jumped.newer, limit: OLDER_PAGE });
+    if (disposed() || forQuery !== this.#query) return;
+    if (!result.ok) {
+      store.setState({ loadingNewer: false, problem: `Could not load newer messages: ${result.error.message}` });
+      return;
+    }
+    const list = addRows(store.getState().list, result.value.messages, null);
+    const top = result.value.newer ?? null;
+    // Reached the newest: live again (rows that arrived meanwhile are fetched like live ones).
+    store.setState({ list, loadingNewer: false, jumped: top === null ? null : { ...state.jumped, newer: top } });
+    if (top === null) this.#deps.live();
   }
 
   /**

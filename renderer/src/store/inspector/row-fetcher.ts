@@ -19,6 +19,8 @@ export interface RowFetcherDeps {
   changeLog: ChangeLog;
   /** The query the rows are asked for now (the frame drops answers to an older one). */
   query: () => number;
+  /** The stream's search now: each row comes back saying whether it matches (the core tests the payload). */
+  search: () => string;
   disposed: () => boolean;
   /** An answer, to be applied on the next frame. */
   onRows: (fetched: FetchedRows) => void;
@@ -88,7 +90,8 @@ export class RowFetcher {
         const ids = this.#toFetch.splice(0, BY_IDS_MAX);
         const forQuery = this.#deps.query();
         const request = changeLog.begin();
-        const result = await api.invoke('messages.byIds', { ids });
+        const search = this.#deps.search();
+        const result = await api.invoke('messages.byIds', search ? { ids, search } : { ids });
         for (const id of ids) this.#awaited.delete(id);
         if (this.#restoring.size > 0) {
           // Ids asked for that did not come back (or no answer): nothing left to restore for them.

@@ -30,6 +30,15 @@ export interface InspectorState {
   detail: DetailState | null;
   /** Messages stored per second, recent. */
   rate: number;
+  /** Every message stored, and those the filters match (inspector/counts.ts); null until counted. */
+  counts: { total: number; matching: number } | null;
+  counting: boolean;
+  /**
+   * The list starts away from the newest message (a jump to the oldest or to a time): live rows are
+   * not added at its top, and `newer` is the cursor for the page above it (null: none left).
+   */
+  jumped: { to: 'oldest' | number; newer: number | null } | null;
+  loadingNewer: boolean;
 }
 
 export type InspectorStore = StoreApi<InspectorState>;
@@ -52,6 +61,10 @@ export function initialState(): InspectorState {
     loadingOlder: false,
     paused: false,
     held: 0,
+    counts: null,
+    counting: false,
+    jumped: null,
+    loadingNewer: false,
     selectedId: null,
     detail: null,
     rate: 0,

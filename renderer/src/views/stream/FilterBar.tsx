@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type RefObject } from 'react';
+import { useId, type RefObject } from 'react';
 import type { MessageType } from '../../../../shared/messages.ts';
 import { Field } from '../../components/Field.tsx';
 import { MESSAGE_TYPES } from '../../store/filters.ts';
@@ -6,12 +6,13 @@ import { OUTCOME_KINDS, OUTCOME_NAMES, type OutcomeKind } from '../../store/outc
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { BulkReplayButton } from '../replay/BulkReplay.tsx';
 import { StreamStorageActions } from '../storage/StreamStorageActions.tsx';
+import { SearchBox } from './SearchBox.tsx';
 import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
 
 const NO_SOURCES: never[] = [];
 
 /**
- * Type, status, violations, source, time range and text search (applied 200 ms after typing stops), the
+ * Type, status, violations, source, time range and the search (SearchBox.tsx: the query language), the
  * event and plan chips, the "Replay…" action for the filtered set or every failed delivery, and the
  * storage actions: Export…, Clear these… and Import… (views/storage/).
  */
@@ -19,25 +20,6 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
   const inspector = useInspector();
   const filters = useInspectorState((s) => s.filters);
   const sources = useInspectorState((s) => s.info?.sources) ?? NO_SOURCES;
-  const [search, setSearch] = useState(filters.search);
-  const applied = useRef(filters.search);
-
-  // Filters cleared elsewhere (Esc, the top bar's button): follow them.
-  useEffect(() => {
-    if (filters.search !== applied.current) {
-      applied.current = filters.search;
-      setSearch(filters.search);
-    }
-  }, [filters.search]);
-
-  useEffect(() => {
-    if (search === applied.current) return;
-    const timer = setTimeout(() => {
-      applied.current = search;
-      inspector.setFilters({ search });
-    }, 200);
-    return () => clearTimeout(timer);
-  }, [search, inspector]);
 
   return (
     <div className="filters" role="search" aria-label="Filter messages">
@@ -95,28 +77,7 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
           )}
         </Field>
         <TimeRangeSelect />
-        <Field className="field-grow" label="Search">
-          {(control) => (
-            <input
-              {...control}
-              ref={searchRef}
-              type="search"
-              aria-label="Search messages"
-              placeholder="userId, anonymousId, event or messageId   ( / )"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter') {
-                  applied.current = search;
-                  inspector.setFilters({ search });
-                }
-              }}
-              maxLength={200}
-              spellCheck={false}
-              autoComplete="off"
-            />
-          )}
-        </Field>
+        <SearchBox searchRef={searchRef} />
         <BulkReplayButton />
         <StreamStorageActions />
       </div>

@@ -4,6 +4,7 @@ import { formatCount } from '../../lib/format.ts';
 import { newerThan } from '../../store/model.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
+import { JumpControls, StreamCounts } from './StreamCounts.tsx';
 
 /**
  * The virtualized stream. Newest first: following the tail means staying at the top. Scrolled away,
@@ -22,10 +23,15 @@ export function StreamList() {
   const paused = useInspectorState((s) => s.paused);
   const held = useInspectorState((s) => s.held);
   const sources = useInspectorState((s) => s.info?.sources);
+  const jumped = useInspectorState((s) => s.jumped);
+  const loadingNewer = useInspectorState((s) => s.loadingNewer);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const jumpedRef = useRef(jumped);
+  jumpedRef.current = jumped;
 
-  const [follow, setFollowState] = useState(true);
-  const followRef = useRef(true);
+  // After a jump the list does not follow the tail (it is mounted again when its page arrives).
+  const [follow, setFollowState] = useState(() => inspector.store.getState().jumped === null);
+  const followRef = useRef(follow);
   /** The newest row when the user stopped following: rows newer than it are "new", held above the view. */
   const [leftAt, setLeftAt] = useState<number | null>(null);
   const hidden = !follow && leftAt !== null ? newerThan(order, leftAt) : 0;
@@ -40,6 +46,8 @@ export function StreamList() {
   hiddenRef.current = hidden;
   /** The scroll position as last seen in a scroll event or set here: known without reading the layout. */
   const lastTop = useRef(0);
+  /** The selected row this list last scrolled to (a jump's position wins over an older selection). */
+  const scrolledToSelection = useRef<number | null>(null);
 
   const setFollow = useCallback((value: boolean) => {
     followRef.current = value;
@@ -59,11 +67,14 @@ export function StreamList() {
     const el = scrollRef.current;
     if (!el) return;
     const top = el.scrollTop;
-    if (top < 4 && lastTop.current >= 4) setFollow(true);
+    if (jumpedRef.current) {
+      // Away from the newest: the top of the view asks for the page above, it does not follow the tail.
+      if (top < ROW_HEIGHT * 10 && jumpedRef.current.newer !== null) inspector.loadNewer();
+    } else if (top < 4 && lastTop.current >= 4) setFollow(true);
     else if (top >= 4 && followRef.current) setFollow(false);
     lastTop.current = top;
     remember(top);
-  }, [remember, setFollow]);
+  }, [remember, setFollow, inspector]);
 
   // The rows shown changed (usually: a batch arrived, held above the view, and nothing moved). Keep the
   // row at the top of the view where it is — rows may have come or gone below the held ones — or, when
@@ -95,18 +106,37 @@ export function StreamList() {
   }, [order, hidden, scrolledTo]);
 
   // A new query (the filters changed, or a reconnect reloads the list): its newest rows, from the top.
+  // A jump: not following; the oldest are at the bottom of their page, a time's at the top of its.
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    if (!loadingFirst || followRef.current || !el) return;
+    if (!el) return;
+    if (loadingFirst && jumped) {
+      followRef.current = false;
+      setFollowState(false);
+      setLeftAt(null);
+      return;
+    }
+    if (!loadingFirst && jumped && lastTop.current === 0) {
+      followRef.current = false;
+      scrolledToSelection.current = inspector.store.getState().selectedId;
+      const target = jumped.to === 'oldest' ? Math.max(0, order.length * ROW_HEIGHT - el.clientHeight) : 0;
+      el.scrollTop = target;
+      lastTop.current = target;
+      scrolledTo(target);
+      remember(target);
+      // At a time, its message is the view's first row: the newer ones load above it (the view stays).
+      if (target < ROW_HEIGHT * 10 && jumped.newer !== null) inspector.loadNewer();
+      return;
+    }
+    if (!loadingFirst || followRef.current || jumped) return;
     setFollow(true);
     el.scrollTop = 0;
     lastTop.current = 0;
     scrolledTo(0);
-  }, [loadingFirst, setFollow, scrolledTo]);
+  }, [loadingFirst, jumped, setFollow, scrolledTo, remember, order.length, inspector]);
 
   // Keep the selected row in view when it moves (keyboard). A row held above the view is shown first
   // (the held rows join the view, which stays still), then scrolled to.
-  const scrolledToSelection = useRef<number | null>(null);
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el || selectedId === null || scrolledToSelection.current === selectedId) return;
@@ -220,12 +250,25 @@ export function StreamList() {
           ↑ {formatCount(hidden)} new
         </button>
       ) : null}
+      {jumped ? (
+        <div className="stream-jumped" role="status">
+          <span>
+            {jumped.to === 'oldest' ? 'Showing the oldest messages' : `Showing messages received at or before ${new Date(jumped.to).toLocaleString()}`}
+            {loadingNewer ? ' · loading newer…' : jumped.newer !== null ? ' · scroll up for newer' : ''}
+          </span>
+          <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
+            Back to newest
+          </button>
+        </div>
+      ) : null}
       <div className="stream-footer" aria-live="off">
-        <span>{formatCount(order.length)} loaded{next === null ? '' : ' · more when you scroll'}</span>
+        <StreamCounts loaded={order.length} more={next !== null} />
+        <JumpControls />
         <button
           type="button"
           className={`btn btn-small follow${follow ? ' on' : ''}`}
           aria-pressed={follow}
+          disabled={jumped !== null}
           onClick={() => {
             if (follow) {
               setFollow(false);

@@ -1,3 +1,4 @@
+import { StreamCounts } from './StreamCounts.tsx';
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { Splitter } from '../../components/Splitter.tsx';
 import { hasFilters } from '../../store/filters.ts';
@@ -91,9 +92,34 @@ function StreamBody({ sourceId }: { sourceId: number | null }) {
   const empty = useInspectorState((s) => s.list.order.length === 0);
   const filtered = useInspectorState((s) => hasFilters(s.filters));
   const more = useInspectorState((s) => s.list.next !== null);
+  const jumped = useInspectorState((s) => s.jumped);
+  const inspector = useInspector();
   // Nothing yet, but older messages are still being searched (the store asks for them page by page).
   if (loaded && empty && more) return <div className="stream-loading" aria-busy="true" aria-label="Searching older messages" />;
-  if (loaded && empty) return filtered ? <NoMatches /> : <EmptyState sourceId={sourceId} />;
+  if (loaded && empty && jumped) {
+    return (
+      <div className="stream-jumped" role="status">
+        <span>
+          {jumped.to === 'oldest' ? 'No messages match.' : `No message that matches was received at or before ${new Date(jumped.to).toLocaleString()}.`}
+        </span>
+        <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
+          Back to newest
+        </button>
+      </div>
+    );
+  }
+  if (loaded && empty && filtered) {
+    // "0 of 1,034,227 match": the counts stay in view when nothing matches.
+    return (
+      <>
+        <NoMatches />
+        <div className="stream-footer">
+          <StreamCounts loaded={0} more={false} />
+        </div>
+      </>
+    );
+  }
+  if (loaded && empty) return <EmptyState sourceId={sourceId} />;
   if (!loaded && empty) return <div className="stream-loading" aria-busy="true" aria-label="Loading messages" />;
   return <StreamList />;
 }

@@ -1,0 +1,211 @@
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { parseQuery, QueryError } from '../../../../shared/message-query.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
+import { applySuggestion, complete, QUERY_EXAMPLES, QUERY_FIELDS, type Completion, type CompletionContext } from './query-completion.ts';
+import './search.css';
+
+const NO_SOURCES: never[] = [];
+
+/**
+ * The stream's search: the query language (shared/message-query.ts), applied 200 ms after typing stops
+ * and only once it parses (the problem shows under the box meanwhile, and the list keeps the last
+ * query); completion of field names and values (a combobox: ↓ ↑ choose, Enter or Tab take, Esc
+ * closes); the syntax help, whose examples fill the box.
+ */
+export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
+  const inspector = useInspector();
+  const applied = useInspectorState((s) => s.filters.search);
+  const sources = useInspectorState((s) => s.info?.sources) ?? NO_SOURCES;
+  const [text, setText] = useState(applied);
+  const [completion, setCompletion] = useState<Completion | null>(null);
+  const [active, setActive] = useState(0);
+  const [helpOpen, setHelpOpen] = useState(false);
+  const sent = useRef(applied);
+  const ids = { list: useId(), error: useId(), help: useId(), hint: useId() };
+
+  let problem: QueryError | null = null;
+  try {
+    parseQuery(text);
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    problem = error;
+  }
+
+  // Filters cleared elsewhere (Esc, the top bar's button): follow them.
+  useEffect(() => {
+    if (applied !== sent.current) {
+      sent.current = applied;
+      setText(applied);
+    }
+  }, [applied]);
+
+  const parses = problem === null;
+  useEffect(() => {
+    if (text === sent.current || !parses) return;
+    const timer = setTimeout(() => {
+      sent.current = text;
+      inspector.setFilters({ search: text });
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [text, parses, inspector]);
+
+  function apply(query: string): void {
+    sent.current = query;
+    inspector.setFilters({ search: query });
+  }
+
+  function context(): CompletionContext {
+    const events = new Set<string>();
+    let seen = 0;
+    for (const row of inspector.store.getState().list.byId.values()) {
+      if (row.event) events.add(row.event);
+      if (++seen >= 2000 || events.size >= 200) break;
+    }
+    return { sources: sources.map((s) => s.name), events: [...events].sort(), plans: [] };
+  }
+
+  function suggest(query: string, at: number, all = false): void {
+    setCompletion(complete(query, at, context(), all));
+    setActive(0);
+  }
+
+  function take(index: number): void {
+    if (!completion) return;
+    const suggestion = completion.suggestions[index];
+    if (!suggestion) return;
+    const next = applySuggestion(text, completion, suggestion);
+    setText(next.query);
+    requestAnimationFrame(() => {
+      searchRef.current?.setSelectionRange(next.caret, next.caret);
+      suggest(next.query, next.caret);
+    });
+  }
+
+  function onKeyDown(e: KeyboardEvent<HTMLInputElement>): void {
+    const open = completion !== null;
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      if (!open) suggest(text, e.currentTarget.selectionStart ?? text.length, true);
+      else setActive((a) => (a + 1) % completion.suggestions.length);
+    } else if (e.key === 'ArrowUp' && open) {
+      e.preventDefault();
+      setActive((a) => (a - 1 + completion.suggestions.length) % completion.suggestions.length);
+    } else if ((e.key === 'Enter' || e.key === 'Tab') && open && !e.shiftKey) {
+      e.preventDefault();
+      take(active);
+    } else if (e.key === 'Escape' && open) {
+      e.preventDefault(); // closes the list; the stream's Esc (clear the filters) waits for the next one
+      setCompletion(null);
+    } else if (e.key === 'Enter' && !problem) {
+      apply(text);
+    }
+  }
+
+  const open = completion !== null;
+  const optionId = (i: number) => `${ids.list}-${i}`;
+  return (
+    <div className="field field-grow search-field">
+      <label className="field-label" htmlFor={`${ids.list}-input`}>
+        Search
+      </label>
+      <div className="search-row">
+        <div className="search-combo">
+          <input
+            id={`${ids.list}-input`}
+            ref={searchRef}
+            type="search"
+            role="combobox"
+            aria-label="Search messages"
+            aria-autocomplete="list"
+            aria-expanded={open}
+            aria-controls={ids.list}
+            aria-activedescendant={open ? optionId(active) : undefined}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? ids.error : ids.hint}
+            placeholder="words, or field:value — e.g. ord_123 event:Signup -type:identify   ( / )"
+            value={text}
+            onChange={(e) => {
+              setText(e.target.value);
+              suggest(e.target.value, e.target.selectionStart ?? e.target.value.length);
+            }}
+            onKeyDown={onKeyDown}
+            onBlur={() => setCompletion(null)}
+            onClick={(e) => suggest(text, e.currentTarget.selectionStart ?? text.length)}
+            maxLength={1000}
+            spellCheck={false}
+            autoComplete="off"
+          />
+          {open ? (
+            <ul className="search-suggestions" role="listbox" id={ids.list} aria-label="Suggestions">
+              {completion.suggestions.map((s, i) => (
+                <li
+                  key={s.insert}
+                  id={optionId(i)}
+                  role="option"
+                  aria-selected={i === active}
+                  className={i === active ? 'active' : undefined}
+                  onMouseDown={(e) => e.preventDefault() /* keep the focus in the box */}
+                  onClick={() => take(i)}
+                >
+                  <span className="mono">{s.label}</span> <span className="muted">{s.detail}</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+        <button
+          type="button"
+          className="btn"
+          aria-expanded={helpOpen}
+          aria-controls={ids.help}
+          title="How to write a search"
+          onClick={() => setHelpOpen(!helpOpen)}
+        >
+          Syntax
+        </button>
+      </div>
+      <span id={ids.hint} hidden>
+        Words anywhere in the message, or field:value clauses. Down arrow for suggestions.
+      </span>
+      {problem ? (
+        <p className="field-error search-error" id={ids.error} role="status">
+          {problem.message}. <span className="muted">The list still shows the last search that worked{sent.current ? `: ${sent.current}` : ''}.</span>
+        </p>
+      ) : null}
+      {helpOpen ? <QueryHelp id={ids.help} onPick={(query) => (setText(query), apply(query), searchRef.current?.focus())} /> : null}
+    </div>
+  );
+}
+
+/** The syntax help: each example fills the box when pressed; the fields with what they compare. */
+function QueryHelp({ id, onPick }: { id: string; onPick: (query: string) => void }) {
+  return (
+    <section className="search-help" id={id} aria-label="Search syntax">
+      <table>
+        <caption className="sr-only">Examples</caption>
+        <tbody>
+          {QUERY_EXAMPLES.map((example) => (
+            <tr key={example.query}>
+              <td>
+                <button type="button" className="btn btn-small mono" title="Search for this" onClick={() => onPick(example.query)}>
+                  {example.query}
+                </button>
+              </td>
+              <td>{example.finds}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="hint">
+        Fields:{' '}
+        {Object.entries(QUERY_FIELDS).map(([name, what], i) => (
+          <span key={name} title={what}>
+            {i > 0 ? ', ' : ''}
+            <code>{name}</code>
+          </span>
+        ))}
+        . Words are letters and digits; A–Z match a–z. The last word of a clause matches longer words once it has 3 characters.
+      </p>
+    </section>
+  );
+}
