@@ -13,6 +13,7 @@ import { runTestingBench } from './testing.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
+import { runSearchBench } from './search.bench.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   plans: runPlansBench,
   retention: runRetentionBench,
   scale: runScaleBench,
+  search: runSearchBench,
 };
 
 const wanted = process.argv.slice(2);
