@@ -135,7 +135,7 @@ describe.skipIf(skipReason !== null)('Receiver health and the loop guard in the 
       /^loop guard \(loop_detected\): Refused by the loop guard: the receiver is a Sluice this request had already passed through .* It is not retried\. Point the destination elsewhere/,
     );
     expect(await why.count()).toBe(1); // in place of the sender's own sentence, not beside it
-    expect(await detail.getByText(/^failed — refused by the loop guard \(409 loop_detected\)/).isVisible()).toBe(true);
+    expect(await detail.getByText(/^failed: loop guard \(409\) — not retried/).isVisible()).toBe(true);
     await session.shot('attempts-loop-guard');
 
     expect(session.problems).toEqual([]);
