@@ -384,9 +384,12 @@ export interface Responses extends PlanResponses, StorageResponses {
   'app.info': { version: string; ingestUrl: string; receiverUrl: string; dataDir: string; sources: SourceView[] };
   'delivery.state': DeliveryHoldState;
   'delivery.hold': DeliveryHoldState;
-  /** `next`: pass it as `beforeId` for the following page; null when nothing older matches. */
-  /** `next`: the cursor for the older page (null: none); `newer`: for the newer page after an afterId, offset or at page (null: it reaches the newest). */
-  'messages.list': { messages: MessageSummary[]; next: number | null; newer?: number | null };
+  /**
+   * `next`: pass it as `beforeId` for the older page (null: nothing older matches); `newer`: for the newer page after an afterId,
+   * offset or at page (null: it reaches the newest); `position`: an offset or at page's first row among
+   * the matches, 0 the newest (null: nothing there).
+   */
+  'messages.list': { messages: MessageSummary[]; next: number | null; newer?: number | null; position?: number | null };
   'messages.count': { total: number; matching: number };
   'messages.byIds': { messages: MessageSummary[] };
   'messages.get': MessageDetail;

@@ -19,7 +19,9 @@ export async function jumpedPage(
     return { messages: found, next: null, newer: found.length === limit ? found[0]!.id : null };
   }
   const beforeId = request.offset !== undefined ? await p.counter.offset(query, request.offset) : await p.counter.atTime(request.at!);
-  if (beforeId === null) return { messages: [], next: null, newer: null };
+  if (beforeId === null) return { messages: [], next: null, newer: null, position: null };
   const found = p.summarize(p.messages.list({ ...query, beforeId, limit }));
-  return { messages: found, next: found.length === limit ? found.at(-1)!.id : null, newer: found[0]?.id ?? null };
+  // Where the page starts among the matches (newest first): the offset asked for, or those above a time's page.
+  const position = request.offset ?? (await p.counter.count({ ...query, idFrom: beforeId })).matching;
+  return { messages: found, next: found.length === limit ? found.at(-1)!.id : null, newer: found[0]?.id ?? null, position };
 }

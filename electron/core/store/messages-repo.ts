@@ -150,6 +150,8 @@ export interface ListMessagesQuery {
   plan?: string;
   /** Only messages whose row shows this delivery state (`none`: no delivery); the list itself takes it in chunks (operations.ts). */
   delivery?: string;
+  /** Only messages with an id from this one up (counting those above a jumped-to page). */
+  idFrom?: number;
 }
 
 /**
@@ -354,6 +356,7 @@ export function filterTerms(query: Omit<ListMessagesQuery, 'search' | 'beforeId'
   if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
   if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
   if (query.delivery !== undefined) (where.push(`${shownDeliverySql('m')} = ?`), params.push(query.delivery));
+  if (query.idFrom !== undefined) (where.push('m.id >= ?'), params.push(query.idFrom));
   timeClause(query, where, params);
   return { where, params };
 }

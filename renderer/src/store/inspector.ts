@@ -47,8 +47,8 @@ export interface Inspector {
   setFilters(patch: Partial<Filters>): void;
   clearFilters(): void;
   loadOlder(): void;
-  /** Starts the list at the oldest matches, or at a time (ms): live rows wait above it. */
-  jump(to: 'oldest' | number): void;
+  /** Starts the list at the oldest matches, at a time (ms), or at a position among the matches: live rows wait above it. */
+  jump(to: 'oldest' | number | { offset: number }): void;
   /** After a jump: the page above the list's top. */
   loadNewer(): void;
   /** After a jump: the newest messages again, live. */

@@ -93,19 +93,23 @@ export class Pager {
    * newest message received at or before a time. Live rows then wait above it (`jumped`); the pages
    * above are read as the view reaches its top (`newer`), or the list goes back to the newest (first()).
    */
-  async jump(to: 'oldest' | number): Promise<void> {
+  async jump(to: 'oldest' | number | { offset: number }): Promise<void> {
     const { api, store, env, fetcher, queue, disposed } = this.#deps;
     const forQuery = ++this.#query;
+    const kind = to === 'oldest' ? 'oldest' : typeof to === 'number' ? to : 'position';
     fetcher.reset();
     queue.dropRows();
-    store.setState({ list: emptyList(), loadingFirst: true, loadingOlder: false, loadingNewer: false, jumped: { to, newer: null } });
+    // A position keeps the list's place while its page loads (the scrollbar stays where it was dragged).
+    const base = typeof to === 'object' ? to.offset : null;
+    store.setState({ list: emptyList(), loadingFirst: true, loadingOlder: false, loadingNewer: false, jumped: { to: kind, newer: null, base } });
     const query = listQuery(store.getState().filters, env.now());
     let where: { offset: number } | { at: number };
     if (to === 'oldest') {
       const counted = await api.invoke('messages.count', query);
       if (disposed() || forQuery !== this.#query) return;
       where = { offset: counted.ok ? Math.max(0, counted.value.matching - FIRST_PAGE) : 0 };
-    } else where = { at: to };
+    } else if (typeof to === 'number') where = { at: to };
+    else where = to;
     const result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
     if (disposed() || forQuery !== this.#query) return;
     if (!result.ok) {
@@ -113,7 +117,7 @@ export class Pager {
       return;
     }
     const list = addPage(store.getState().list, result.value.messages, result.value.next);
-    store.setState({ list, loadingFirst: false, problem: null, jumped: { to, newer: result.value.newer ?? null } });
+    store.setState({ list, loadingFirst: false, problem: null, jumped: { to: kind, newer: result.value.newer ?? null, base: result.value.position ?? null } });
   }
 
   /** After a jump: the page just newer than the list's top; back at the newest, the list is live again. */
@@ -129,10 +133,13 @@ export class Pager {
       store.setState({ loadingNewer: false, problem: `Could not load newer messages: ${result.error.message}` });
       return;
     }
+    const before = store.getState().list.order.length;
     const list = addRows(store.getState().list, result.value.messages, null);
     const top = result.value.newer ?? null;
+    // The rows above came in: the list's first row is that many places nearer the newest.
+    const base = state.jumped.base === null ? null : Math.max(0, state.jumped.base - (list.order.length - before));
     // Reached the newest: live again (rows that arrived meanwhile are fetched like live ones).
-    store.setState({ list, loadingNewer: false, jumped: top === null ? null : { ...state.jumped, newer: top } });
+    store.setState({ list, loadingNewer: false, jumped: top === null ? null : { ...state.jumped, newer: top, base } });
     if (top === null) this.#deps.live();
   }
 

@@ -34,10 +34,12 @@ export interface InspectorState {
   counts: { total: number; matching: number } | null;
   counting: boolean;
   /**
-   * The list starts away from the newest message (a jump to the oldest or to a time): live rows are
-   * not added at its top, and `newer` is the cursor for the page above it (null: none left).
+   * The list starts away from the newest message (a jump to the oldest, to a time, or to a position —
+   * the scrollbar dragged past the rows loaded): live rows are not added at its top, `newer` is the
+   * cursor for the page above it (null: none left), `base` the position of its first row among the
+   * matches (0 the newest; null while unknown).
    */
-  jumped: { to: 'oldest' | number; newer: number | null } | null;
+  jumped: { to: 'oldest' | 'position' | number; newer: number | null; base: number | null } | null;
   loadingNewer: boolean;
 }
 

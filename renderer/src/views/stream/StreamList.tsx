@@ -6,11 +6,21 @@ import { useInspector, useInspectorState } from '../../store/react.ts';
 import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
 import { JumpControls, StreamCounts } from './StreamCounts.tsx';
 
+/** The most rows the scrollbar stands for: 360,000 × 48 px stays under every browser's element height limit. */
+const MAX_ROWS = 360_000;
+/** Rows from the ones loaded past which the view jumps rather than pages. */
+const FAR_ROWS = 150;
+
 /**
  * The virtualized stream. Newest first: following the tail means staying at the top. Scrolled away,
  * the rows that arrive are held above the view, out of the layout: the rows in view keep their
  * positions (a live batch changes nothing on screen but the "N new" pill, which offers the way back),
  * and going back to the top shows them. Row positions count from the first row shown.
+ *
+ * The scrollbar stands for every matching message (the footer's count, up to MAX_ROWS): the rows loaded
+ * sit at their place among them (`base`: the first one's position, after a jump), the others are
+ * placeholders. Scrolling next to the rows loaded pages in more (older below, newer above, after a
+ * jump); dragging the scrollbar far from them jumps there (`messages.list` at that offset).
  */
 export function StreamList() {
   const inspector = useInspector();
@@ -24,6 +34,7 @@ export function StreamList() {
   const held = useInspectorState((s) => s.held);
   const sources = useInspectorState((s) => s.info?.sources);
   const jumped = useInspectorState((s) => s.jumped);
+  const matching = useInspectorState((s) => s.counts?.matching ?? null);
   const loadingNewer = useInspectorState((s) => s.loadingNewer);
   const scrollRef = useRef<HTMLDivElement>(null);
   const jumpedRef = useRef(jumped);
@@ -35,9 +46,14 @@ export function StreamList() {
   /** The newest row when the user stopped following: rows newer than it are "new", held above the view. */
   const [leftAt, setLeftAt] = useState<number | null>(null);
   const hidden = !follow && leftAt !== null ? newerThan(order, leftAt) : 0;
-  /** Rows shown: row i of the view is order[i + hidden]. */
+  /** Rows loaded and shown: row base + i of the view is order[i + hidden]. */
   const count = order.length - hidden;
-  const { start, end, size, viewportHeight, scrolledTo } = useVirtualWindow(scrollRef, count, ROW_HEIGHT);
+  const base = jumped?.base ?? 0;
+  /** The rows the scrollbar stands for: every match once counted (bounded), else those loaded (and one for "older"). */
+  const span = Math.min(MAX_ROWS, Math.max(base + count + (next !== null ? 1 : 0), matching === null ? 0 : jumped ? matching : matching - hidden));
+  const { start, end, size, viewportHeight, scrolledTo } = useVirtualWindow(scrollRef, span, ROW_HEIGHT);
+  const baseRef = useRef(base);
+  baseRef.current = base;
 
   const anchor = useRef<{ id: number; offset: number } | null>(null);
   const orderRef = useRef(order);
@@ -58,9 +74,9 @@ export function StreamList() {
   /** Remembers the row at the top of the view and how far into it the view starts. */
   const remember = useCallback((top: number) => {
     const shown = orderRef.current.length - hiddenRef.current;
-    const index = Math.min(Math.floor(top / ROW_HEIGHT), Math.max(0, shown - 1));
+    const index = Math.max(0, Math.min(Math.floor(top / ROW_HEIGHT) - baseRef.current, shown - 1));
     const id = orderRef.current[index + hiddenRef.current];
-    anchor.current = id === undefined ? null : { id, offset: top - index * ROW_HEIGHT };
+    anchor.current = id === undefined ? null : { id, offset: top - (baseRef.current + index) * ROW_HEIGHT };
   }, []);
 
   const onScroll = useCallback(() => {
@@ -68,13 +84,12 @@ export function StreamList() {
     if (!el) return;
     const top = el.scrollTop;
     if (jumpedRef.current) {
-      // Away from the newest: the top of the view asks for the page above, it does not follow the tail.
-      if (top < ROW_HEIGHT * 10 && jumpedRef.current.newer !== null) inspector.loadNewer();
+      // Away from the newest the view does not follow the tail (the pages above load as it reaches them).
     } else if (top < 4 && lastTop.current >= 4) setFollow(true);
     else if (top >= 4 && followRef.current) setFollow(false);
     lastTop.current = top;
     remember(top);
-  }, [remember, setFollow, inspector]);
+  }, [remember, setFollow]);
 
   // The rows shown changed (usually: a batch arrived, held above the view, and nothing moved). Keep the
   // row at the top of the view where it is — rows may have come or gone below the held ones — or, when
@@ -97,13 +112,13 @@ export function StreamList() {
     if (!a) return;
     const at = newerThan(order, a.id);
     if (order[at] !== a.id) return;
-    const target = (at - hidden) * ROW_HEIGHT + a.offset;
+    const target = (base + at - hidden) * ROW_HEIGHT + a.offset;
     if (Math.abs(lastTop.current - target) >= 1) {
       el.scrollTop = target;
       lastTop.current = target;
       scrolledTo(target);
     }
-  }, [order, hidden, scrolledTo]);
+  }, [order, hidden, base, scrolledTo]);
 
   // A new query (the filters changed, or a reconnect reloads the list): its newest rows, from the top.
   // A jump: not following; the oldest are at the bottom of their page, a time's at the top of its.
@@ -116,16 +131,17 @@ export function StreamList() {
       setLeftAt(null);
       return;
     }
-    if (!loadingFirst && jumped && lastTop.current === 0) {
+    if (!loadingFirst && jumped && jumped.to !== 'position' && lastTop.current === 0) {
       followRef.current = false;
       scrolledToSelection.current = inspector.store.getState().selectedId;
-      const target = jumped.to === 'oldest' ? Math.max(0, order.length * ROW_HEIGHT - el.clientHeight) : 0;
+      const first = (jumped.base ?? 0) * ROW_HEIGHT;
+      const target = jumped.to === 'oldest' ? Math.max(0, first + order.length * ROW_HEIGHT - el.clientHeight) : first;
       el.scrollTop = target;
       lastTop.current = target;
       scrolledTo(target);
       remember(target);
       // At a time, its message is the view's first row: the newer ones load above it (the view stays).
-      if (target < ROW_HEIGHT * 10 && jumped.newer !== null) inspector.loadNewer();
+      if (jumped.to !== 'oldest' && jumped.newer !== null) inspector.loadNewer();
       return;
     }
     if (!loadingFirst || followRef.current || jumped) return;
@@ -142,8 +158,8 @@ export function StreamList() {
     if (!el || selectedId === null || scrolledToSelection.current === selectedId) return;
     const at = newerThan(orderRef.current, selectedId);
     if (orderRef.current[at] !== selectedId) return;
-    const index = at - hidden;
-    if (index < 0) {
+    const index = base + at - hidden;
+    if (at - hidden < 0) {
       setLeftAt(orderRef.current[0] ?? null);
       return;
     }
@@ -151,17 +167,50 @@ export function StreamList() {
     const top = index * ROW_HEIGHT;
     if (top < el.scrollTop) el.scrollTop = top;
     else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
-  }, [selectedId, hidden]);
+  }, [selectedId, hidden, base]);
 
-  // Near the end: page in older rows.
+  // Next to the rows loaded: page in more (older below; newer above, after a jump). Far from them (the
+  // scrollbar dragged): once the view rests, jump to where it is.
+  // (The rows in view from the scroll position as last set or seen: `start` and `end` include the
+  // overscan, and lag a render behind a scroll set here.)
+  const loadedEnd = base + count;
+  const rowsInView = (top: number, height: number) => ({ top: Math.floor(top / ROW_HEIGHT), bottom: Math.ceil((top + height) / ROW_HEIGHT) });
+  const isFar = (view: { top: number; bottom: number }) =>
+    matching !== null && !loadingFirst && (view.top >= loadedEnd + FAR_ROWS || (base > 0 && view.bottom <= base - FAR_ROWS));
+  const far = isFar(rowsInView(lastTop.current, viewportHeight));
+  /** A jump waiting for the view to rest there (live rows re-render the list meanwhile: it is not restarted by them). */
+  const pendingJump = useRef<{ offset: number; timer: ReturnType<typeof setTimeout> } | null>(null);
   useEffect(() => {
-    if (next !== null && !loadingOlder && count > 0 && end >= count - 30) inspector.loadOlder();
-  }, [end, count, next, loadingOlder, inspector]);
+    // Read here, not in render: a jump's scroll is set in a layout effect after this render was made.
+    const el = scrollRef.current;
+    if (!el || loadingFirst) return;
+    const view = rowsInView(lastTop.current, el.clientHeight);
+    if (isFar(view)) {
+      if (pendingJump.current?.offset === view.top) return;
+      if (pendingJump.current) clearTimeout(pendingJump.current.timer);
+      const offset = view.top;
+      pendingJump.current = {
+        offset,
+        timer: setTimeout(() => {
+          pendingJump.current = null;
+          inspector.jump({ offset });
+        }, 150),
+      };
+      return;
+    }
+    if (pendingJump.current) clearTimeout(pendingJump.current.timer);
+    pendingJump.current = null;
+    if (next !== null && !loadingOlder && count > 0 && view.bottom >= loadedEnd - 30 && view.top < loadedEnd + FAR_ROWS) inspector.loadOlder();
+    if (jumped && jumped.newer !== null && view.top <= base + 10 && view.bottom >= base - FAR_ROWS) inspector.loadNewer();
+  });
+  useEffect(() => () => void (pendingJump.current && clearTimeout(pendingJump.current.timer)), []);
 
   // Tell the store which rows are in view: it loads those it has let go, and keeps those around them.
   useEffect(() => {
-    inspector.showing(start + hidden, end + hidden);
-  }, [inspector, start, end, hidden, order]);
+    const from = Math.max(0, start - base);
+    const to = Math.max(from, Math.min(count, end - base));
+    inspector.showing(from + hidden, to + hidden);
+  }, [inspector, start, end, hidden, order, base, count]);
 
   const sourceName = useMemo(() => {
     const names = new Map((sources ?? []).map((s) => [s.id, s.name]));
@@ -191,11 +240,22 @@ export function StreamList() {
   let selectedInView = false;
   // More rows than listed may exist (older pages): then the set's size is unknown (-1). It is also
   // what keeps a live batch, held above the view, from re-rendering every row in it.
-  const setSize = next === null ? count : -1;
+  const setSize = next === null && base === 0 ? count : matching !== null ? span : -1;
   for (let slot = 0; slot < size; slot++) {
     const i = slotIndex(slot, start, end, size);
     if (i < 0) continue;
-    const id = order[i + hidden]!;
+    const j = i - base;
+    if (j < 0 || j >= count) {
+      // Not loaded: a placeholder of the same height (the scrollbar stands for it).
+      if (j === count && next !== null && span === loadedEnd + 1) continue; // the "Older messages" row below
+      rows.push(
+        <div key={slot} className="row row-missing row-placeholder" style={{ transform: `translateY(${i * ROW_HEIGHT}px)` }} aria-hidden="true">
+          {loadingFirst || loadingOlder || far ? 'Loading…' : ''}
+        </div>,
+      );
+      continue;
+    }
+    const id = order[j + hidden]!;
     if (id === selectedId) selectedInView = true;
     rows.push(
       <StreamRow
@@ -224,10 +284,10 @@ export function StreamList() {
         onScroll={onScroll}
         onKeyDown={onKeyDown}
       >
-        <div className="stream-spacer" style={{ height: (count + (next !== null ? 1 : 0)) * ROW_HEIGHT }}>
+        <div className="stream-spacer" style={{ height: span * ROW_HEIGHT }}>
           {rows}
-          {next !== null ? (
-            <div className="row row-more" style={{ transform: `translateY(${count * ROW_HEIGHT}px)` }} aria-hidden="true">
+          {next !== null && span === loadedEnd + 1 ? (
+            <div className="row row-more" style={{ transform: `translateY(${loadedEnd * ROW_HEIGHT}px)` }} aria-hidden="true">
               {loadingOlder ? 'Loading older messages…' : 'Older messages'}
             </div>
           ) : null}
@@ -253,7 +313,7 @@ export function StreamList() {
       {jumped ? (
         <div className="stream-jumped" role="status">
           <span>
-            {jumped.to === 'oldest' ? 'Showing the oldest messages' : `Showing messages received at or before ${new Date(jumped.to).toLocaleString()}`}
+            {jumpedWords(jumped, matching)}
             {loadingNewer ? ' · loading newer…' : jumped.newer !== null ? ' · scroll up for newer' : ''}
           </span>
           <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
@@ -286,4 +346,14 @@ export function StreamList() {
       </div>
     </div>
   );
+}
+
+/** Where a list away from the newest is, in words. */
+export function jumpedWords(jumped: { to: 'oldest' | 'position' | number; base: number | null }, matching: number | null): string {
+  if (jumped.to === 'oldest') return 'Showing the oldest messages';
+  if (jumped.to === 'position') {
+    const at = jumped.base === null ? '' : ` ${formatCount(jumped.base + 1)}`;
+    return `Showing from message${at}${matching !== null ? ` of ${formatCount(matching)}` : ''}`;
+  }
+  return `Showing messages received at or before ${new Date(jumped.to).toLocaleString()}`;
 }

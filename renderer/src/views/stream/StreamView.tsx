@@ -96,11 +96,13 @@ function StreamBody({ sourceId }: { sourceId: number | null }) {
   const inspector = useInspector();
   // Nothing yet, but older messages are still being searched (the store asks for them page by page).
   if (loaded && empty && more) return <div className="stream-loading" aria-busy="true" aria-label="Searching older messages" />;
+  // Dragged to a position: the list stays (its scrollbar where it was dragged) while that page loads.
+  if (jumped?.to === 'position' && !loaded) return <StreamList />;
   if (loaded && empty && jumped) {
     return (
       <div className="stream-jumped" role="status">
         <span>
-          {jumped.to === 'oldest' ? 'No messages match.' : `No message that matches was received at or before ${new Date(jumped.to).toLocaleString()}.`}
+          {typeof jumped.to === 'number' ? `No message that matches was received at or before ${new Date(jumped.to).toLocaleString()}.` : 'No messages match there.'}
         </span>
         <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
           Back to newest

@@ -1,0 +1,64 @@
+// The stream's scrollbar stands for every matching message (issue 18, point 2): 3,000 messages, 200
+// loaded; dragging the scrollbar to the bottom shows the oldest, to the middle the message at that
+// place, each at its position among the matches, in Chromium over a real core.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserUnavailableReason } from '../helpers/browser.ts';
+import { post } from '../helpers/core.ts';
+import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
+
+const skipReason = browserUnavailableReason();
+if (skipReason) console.warn(`[scrollbar e2e] skipped: ${skipReason}`);
+
+const TOTAL = 3000;
+const ROW = 48;
+
+describe.skipIf(skipReason !== null)('a scrollbar for the whole result set', () => {
+  let session: InspectorSession;
+  const page = () => session.page;
+  const list = () => page().getByRole('listbox', { name: 'Messages' });
+  /** The row at the top of the view: its position (aria-posinset) and the order number it carries. */
+  const firstInView = () =>
+    list().evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const row = document.elementFromPoint(box.left + 40, box.top + 4)?.closest('[role="option"]');
+      return row ? { position: Number(row.getAttribute('aria-posinset')), text: row.textContent ?? '' } : null;
+    });
+
+  beforeAll(async () => {
+    session = await openInspector();
+    for (let from = 0; from < TOTAL; from += 500) {
+      const batch = Array.from({ length: 500 }, (_, i) => ({ type: 'track', event: `Step ${from + i}`, userId: `u_${(from + i) % 7}` }));
+      expect((await post(session.core, '/v1/batch', { batch })).status).toBe(200);
+    }
+    await session.open();
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('is as tall as every message, with 200 of them loaded', async () => {
+    await expect.poll(() => page().getByTestId('stream-counts').textContent()).toMatch(/^3,000 messages · 200 loaded/);
+    expect(await list().evaluate((el) => el.scrollHeight)).toBe(TOTAL * ROW);
+  });
+
+  it('dragged to the bottom, shows the oldest messages in their place', async () => {
+    await list().evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect.poll(() => page().locator('.stream-jumped').textContent(), { timeout: 10_000 }).toMatch(/^Showing from message [\d,]+ of 3,000/);
+    await expect.poll(() => page().getByRole('option').filter({ hasText: 'Step 0' }).isVisible(), { timeout: 10_000 }).toBe(true);
+    const oldest = page().getByRole('option').filter({ hasText: 'Step 0' });
+    expect(await oldest.getAttribute('aria-posinset')).toBe(String(TOTAL));
+    await session.shot('stream-scrollbar-bottom');
+  });
+
+  it('dragged to the middle, shows the message at that place', async () => {
+    await list().evaluate((el, row) => (el.scrollTop = 1500 * row), ROW);
+    // Row 1,501 from the newest is message number 1,499 (Step 2999 is row 1).
+    await expect.poll(firstInView, { timeout: 10_000 }).toEqual({ position: 1501, text: expect.stringContaining('Step 1499') });
+    // Scrolling on from there pages in the rows around it, in order.
+    await list().evaluate((el, row) => (el.scrollTop = 1400 * row), ROW);
+    await expect.poll(firstInView, { timeout: 10_000 }).toEqual({ position: 1401, text: expect.stringContaining('Step 1599') });
+    await page().getByRole('button', { name: 'Back to newest' }).click();
+    await expect.poll(firstInView).toEqual({ position: 1, text: expect.stringContaining('Step 2999') });
+    expect(session.problems).toEqual([]);
+  });
+});
