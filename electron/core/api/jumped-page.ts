@@ -2,14 +2,20 @@
 // jump), the one at a position among the matches (the jump to the oldest; the scrollbar), or the one
 // at a time. Positions are found in the counting thread (store/message-counter.ts): walking half a
 // million matches takes longer than the core's thread should be held.
-import type { ParsedRequestOf, Responses } from '../../../shared/contract.ts';
+import type { MessageSummary, ParsedRequestOf, Responses } from '../../../shared/contract.ts';
+import type { MessageCounter } from '../store/message-counter.ts';
 import type { CountQuery } from '../store/message-counts.ts';
-import type { OperationParts } from './operations.ts';
+import type { MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 
-type Summarize = (found: ReturnType<OperationParts['messages']['list']>) => Responses['messages.list']['messages'];
+/** What a jumped page is read with: the messages, the counting thread, and the list's summaries. */
+export interface JumpParts {
+  messages: Pick<MessagesRepo, 'list'>;
+  counter: Pick<MessageCounter, 'offset' | 'atTime' | 'count'>;
+  summarize: (found: StoredMessage[]) => MessageSummary[];
+}
 
 export async function jumpedPage(
-  p: OperationParts & { summarize: Summarize },
+  p: JumpParts,
   query: CountQuery,
   request: ParsedRequestOf<'messages.list'>,
 ): Promise<Responses['messages.list']> {
