@@ -2,7 +2,7 @@
 // real core (headless host), two destinations posting to two hooks of the built-in receiver. The
 // choice is made with the keyboard, saved, shown in the detail and again in the editor, and the
 // sync reaches only the destination chosen.
-import AxeBuilder from '@axe-core/playwright';
+import { axeProblems } from '../helpers/a11y.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
@@ -13,15 +13,7 @@ if (skipReason) console.warn(`[audience destinations e2e] skipped: ${skipReason}
 
 /** No serious or critical axe-core violation inside `include`, in either theme. */
 async function expectAccessible(session: InspectorSession, include: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme: scheme });
-    const result = await new AxeBuilder({ page: session.page }).include(include).analyze();
-    const bad = result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary}`).join('; ')}`);
-    expect(bad).toEqual([]);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
+  expect(await axeProblems(session.page, include, include)).toEqual([]);
 }
 
 describe.skipIf(skipReason !== null)('Audience editor: destinations', () => {

@@ -2,7 +2,7 @@
 // host), driven by role, label and keyboard. A source created in the form gets a generated key that
 // ingestion accepts at once; an edited key refuses the old one; problems show beside their field; a
 // source the config file declares is marked and read-only.
-import AxeBuilder from '@axe-core/playwright';
+import { axeProblems } from '../helpers/a11y.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
@@ -15,15 +15,7 @@ const CONFIG_FILE = '/projects/shop/sluice.config.json';
 
 /** No serious or critical axe-core violation inside `include`, in either theme. */
 async function expectAccessible(session: InspectorSession, include: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme: scheme });
-    const result = await new AxeBuilder({ page: session.page }).include(include).analyze();
-    const bad = result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => `${n.target.join(' ')} — ${n.failureSummary}`).join('; ')}`);
-    expect(bad).toEqual([]);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
+  expect(await axeProblems(session.page, include, include)).toEqual([]);
 }
 
 describe.skipIf(skipReason !== null)('Sources view: create and edit', () => {

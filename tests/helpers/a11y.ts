@@ -10,13 +10,15 @@ export const THEMES = ['light', 'dark'] as const;
 /**
  * Serious and critical axe-core violations of the page as it is, in the light and the dark theme
  * (the system's colour scheme, which the inspector follows unless Settings chose one), each with its
- * rule, help and the nodes it found. The page is left in the light theme.
+ * rule, help and the nodes it found (only inside `include`, a selector, when given). The page is left
+ * in the light theme.
  */
-export async function axeProblems(page: Page, label: string): Promise<string[]> {
+export async function axeProblems(page: Page, label: string, include?: string): Promise<string[]> {
   const problems: string[] = [];
   for (const scheme of THEMES) {
     await page.emulateMedia({ colorScheme: scheme });
-    const result = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+    const builder = new AxeBuilder({ page }).withTags(WCAG_TAGS);
+    const result = await (include ? builder.include(include) : builder).analyze();
     for (const v of result.violations) {
       if (v.impact !== 'serious' && v.impact !== 'critical') continue;
       const nodes = v.nodes.map((n) => `      ${n.target.join(' ')} — ${(n.failureSummary ?? '').replace(/\s+/g, ' ')}`);
