@@ -58,7 +58,14 @@ export function windowFor(scrollTop: number, viewportHeight: number, count: numb
  * `scrolledTo(top)` tells it a scroll position the caller has just set (so the rows for it render
  * before the paint, without reading the layout back).
  */
-export function useVirtualWindow(ref: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan = 12): VirtualWindow & { scrolledTo: (scrollTop: number) => void } {
+export function useVirtualWindow(
+  ref: RefObject<HTMLElement | null>,
+  count: number,
+  rowHeight: number,
+  overscan = 12,
+  /** The rows' position for a scroll position (a list taller than an element may be scrolls in scaled pixels: see scroll-scale.ts). */
+  toVirtual: (scrollTop: number) => number = (scrollTop) => scrollTop,
+): VirtualWindow & { scrolledTo: (scrollTop: number) => void } {
   const [position, setPosition] = useState({ start: 0, viewportHeight: 0 });
   const current = useRef(position);
   current.current = position;
@@ -80,21 +87,21 @@ export function useVirtualWindow(ref: RefObject<HTMLElement | null>, count: numb
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    update(el.scrollTop, el.clientHeight);
+    update(toVirtual(el.scrollTop), el.clientHeight);
     // React renders the rows for the new position in a task of its own, after this frame (the
     // overscan covers the frame they are late): the frame's task stays short.
-    const onScroll = () => void update(el.scrollTop);
+    const onScroll = () => void update(toVirtual(el.scrollTop));
     el.addEventListener('scroll', onScroll, { passive: true });
     const observer = new ResizeObserver((entries) => {
       const entry = entries[entries.length - 1];
-      if (entry) update(el.scrollTop, entry.contentRect.height);
+      if (entry) update(toVirtual(el.scrollTop), entry.contentRect.height);
     });
     observer.observe(el);
     return () => {
       el.removeEventListener('scroll', onScroll);
       observer.disconnect();
     };
-  }, [ref, update]);
+  }, [ref, update, toVirtual]);
 
   const size = windowSize(position.viewportHeight, rowHeight, overscan);
   return { ...clampWindow(position.start, size, count), viewportHeight: position.viewportHeight, scrolledTo };

@@ -5,9 +5,10 @@ import { newerThan } from '../../store/model.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
 import { JumpControls, StreamCounts } from './StreamCounts.tsx';
+import { MAX_SPACER_PX, scrollScale } from '../../components/scroll-scale.ts';
 
-/** The most rows the scrollbar stands for: 360,000 × 48 px stays under every browser's element height limit. */
-const MAX_ROWS = 360_000;
+/** The spacer's most pixels (a test may lower it: window.__sluiceMaxScrollPx). */
+const maxSpacerPx = (): number => (globalThis as { __sluiceMaxScrollPx?: number }).__sluiceMaxScrollPx ?? MAX_SPACER_PX;
 /** Rows from the ones loaded past which the view jumps rather than pages. */
 const FAR_ROWS = 150;
 
@@ -17,7 +18,8 @@ const FAR_ROWS = 150;
  * positions (a live batch changes nothing on screen but the "N new" pill, which offers the way back),
  * and going back to the top shows them. Row positions count from the first row shown.
  *
- * The scrollbar stands for every matching message (the footer's count, up to MAX_ROWS): the rows loaded
+ * The scrollbar stands for every matching message (the footer's count; past what an element's height
+ * allows, its pixels are scaled: components/scroll-scale.ts, and positions here are the rows'): the rows loaded
  * sit at their place among them (`base`: the first one's position, after a jump), the others are
  * placeholders. Scrolling next to the rows loaded pages in more (older below, newer above, after a
  * jump); dragging the scrollbar far from them jumps there (`messages.list` at that offset).
@@ -50,8 +52,16 @@ export function StreamList() {
   const count = order.length - hidden;
   const base = jumped?.base ?? 0;
   /** The rows the scrollbar stands for: every match once counted (bounded), else those loaded (and one for "older"). */
-  const span = Math.min(MAX_ROWS, Math.max(base + count + (next !== null ? 1 : 0), matching === null ? 0 : jumped ? matching : matching - hidden));
-  const { start, end, size, viewportHeight, scrolledTo } = useVirtualWindow(scrollRef, span, ROW_HEIGHT);
+  const span = Math.max(base + count + (next !== null ? 1 : 0), matching === null ? 0 : jumped ? matching : matching - hidden);
+  const [measuredHeight, setMeasuredHeight] = useState(0);
+  const scale = scrollScale(span * ROW_HEIGHT, measuredHeight, maxSpacerPx());
+  const scaleRef = useRef(scale);
+  scaleRef.current = scale;
+  /** The rows' position for a scroll position, and back (the same unless the list is taller than an element may be). */
+  const toVirtual = useCallback((scrollTop: number) => scrollTop * scaleRef.current.ratio, []);
+  const { start, end, size, viewportHeight, scrolledTo } = useVirtualWindow(scrollRef, span, ROW_HEIGHT, 12, toVirtual);
+  if (viewportHeight !== measuredHeight && viewportHeight > 0) setMeasuredHeight(viewportHeight);
+  const rowsRef = useRef<HTMLDivElement>(null);
   const baseRef = useRef(base);
   baseRef.current = base;
 
@@ -60,8 +70,14 @@ export function StreamList() {
   orderRef.current = order;
   const hiddenRef = useRef(hidden);
   hiddenRef.current = hidden;
-  /** The scroll position as last seen in a scroll event or set here: known without reading the layout. */
+  /** The view's position (the rows', in pixels) as last seen in a scroll event or set here: known without reading the layout. */
   const lastTop = useRef(0);
+  /** Sets the view's position (the rows'); the rows are drawn shifted by what the scaling adds. */
+  const scrollToRows = useCallback((el: HTMLElement, top: number) => {
+    el.scrollTop = top / scaleRef.current.ratio;
+    lastTop.current = top;
+    shiftRows(rowsRef.current, top, scaleRef.current.ratio);
+  }, []);
   /** The selected row this list last scrolled to (a jump's position wins over an older selection). */
   const scrolledToSelection = useRef<number | null>(null);
 
@@ -82,7 +98,8 @@ export function StreamList() {
   const onScroll = useCallback(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const top = el.scrollTop;
+    const top = el.scrollTop * scaleRef.current.ratio;
+    shiftRows(rowsRef.current, top, scaleRef.current.ratio);
     if (jumpedRef.current) {
       // Away from the newest the view does not follow the tail (the pages above load as it reaches them).
     } else if (top < 4 && lastTop.current >= 4) setFollow(true);
@@ -102,8 +119,7 @@ export function StreamList() {
     if (!el || (before.order === order && before.hidden === hidden)) return;
     if (followRef.current) {
       if (lastTop.current !== 0) {
-        el.scrollTop = 0;
-        lastTop.current = 0;
+        scrollToRows(el, 0);
         scrolledTo(0);
       }
       return;
@@ -114,11 +130,10 @@ export function StreamList() {
     if (order[at] !== a.id) return;
     const target = (base + at - hidden) * ROW_HEIGHT + a.offset;
     if (Math.abs(lastTop.current - target) >= 1) {
-      el.scrollTop = target;
-      lastTop.current = target;
+      scrollToRows(el, target);
       scrolledTo(target);
     }
-  }, [order, hidden, base, scrolledTo]);
+  }, [order, hidden, base, scrolledTo, scrollToRows]);
 
   // A new query (the filters changed, or a reconnect reloads the list): its newest rows, from the top.
   // A jump: not following; the oldest are at the bottom of their page, a time's at the top of its.
@@ -136,8 +151,7 @@ export function StreamList() {
       scrolledToSelection.current = inspector.store.getState().selectedId;
       const first = (jumped.base ?? 0) * ROW_HEIGHT;
       const target = jumped.to === 'oldest' ? Math.max(0, first + order.length * ROW_HEIGHT - el.clientHeight) : first;
-      el.scrollTop = target;
-      lastTop.current = target;
+      scrollToRows(el, target);
       scrolledTo(target);
       remember(target);
       // At a time, its message is the view's first row: the newer ones load above it (the view stays).
@@ -146,10 +160,9 @@ export function StreamList() {
     }
     if (!loadingFirst || followRef.current || jumped) return;
     setFollow(true);
-    el.scrollTop = 0;
-    lastTop.current = 0;
+    scrollToRows(el, 0);
     scrolledTo(0);
-  }, [loadingFirst, jumped, setFollow, scrolledTo, remember, order.length, inspector]);
+  }, [loadingFirst, jumped, setFollow, scrolledTo, remember, order.length, inspector, scrollToRows]);
 
   // Keep the selected row in view when it moves (keyboard). A row held above the view is shown first
   // (the held rows join the view, which stays still), then scrolled to.
@@ -165,8 +178,11 @@ export function StreamList() {
     }
     scrolledToSelection.current = selectedId;
     const top = index * ROW_HEIGHT;
-    if (top < el.scrollTop) el.scrollTop = top;
-    else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
+    // Only the scroll position: its scroll event then tells the list where it is (back at the top, it follows again).
+    const ratio = scaleRef.current.ratio;
+    const viewTop = el.scrollTop * ratio;
+    if (top < viewTop) el.scrollTop = top / ratio;
+    else if (top + ROW_HEIGHT > viewTop + el.clientHeight) el.scrollTop = (top + ROW_HEIGHT - el.clientHeight) / ratio;
   }, [selectedId, hidden, base]);
 
   // Next to the rows loaded: page in more (older below; newer above, after a jump). Far from them (the
@@ -284,13 +300,15 @@ export function StreamList() {
         onScroll={onScroll}
         onKeyDown={onKeyDown}
       >
-        <div className="stream-spacer" style={{ height: span * ROW_HEIGHT }}>
+        <div className="stream-spacer" style={{ height: scale.spacerPx }}>
+          <div className="stream-rows" ref={rowsRef} style={{ transform: shift(lastTop.current, scale.ratio) }}>
           {rows}
           {next !== null && span === loadedEnd + 1 ? (
             <div className="row row-more" style={{ transform: `translateY(${loadedEnd * ROW_HEIGHT}px)` }} aria-hidden="true">
               {loadingOlder ? 'Loading older messages…' : 'Older messages'}
             </div>
           ) : null}
+          </div>
         </div>
       </div>
       {paused && held > 0 ? (
@@ -356,4 +374,13 @@ export function jumpedWords(jumped: { to: 'oldest' | 'position' | number; base: 
     return `Showing from message${at}${matching !== null ? ` of ${formatCount(matching)}` : ''}`;
   }
   return `Showing messages received at or before ${new Date(jumped.to).toLocaleString()}`;
+}
+
+/** The rows' shift at a view position: they sit at their own place, the spacer scrolls in scaled pixels. */
+function shift(top: number, ratio: number): string {
+  return ratio === 1 ? 'none' : `translateY(${top / ratio - top}px)`;
+}
+
+function shiftRows(rows: HTMLDivElement | null, top: number, ratio: number): void {
+  if (rows) rows.style.transform = shift(top, ratio);
 }
