@@ -204,7 +204,7 @@ function QueryHelp({ id, onPick }: { id: string; onPick: (query: string) => void
             <code>{name}</code>
           </span>
         ))}
-        . Words are letters and digits; A–Z match a–z. The last word of a clause matches longer words once it has 3 characters.
+        {' '}— words are letters and digits; A–Z match a–z. The last word of a clause matches longer words once it has 3 characters.
       </p>
     </section>
   );
