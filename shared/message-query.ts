@@ -19,6 +19,9 @@
  * and the core parses what it is sent (store/message-query-sql.ts turns clauses into SQL).
  */
 
+/** Clauses a search may have (each is a term of the SQL, and of the index's query). */
+export const MAX_CLAUSES = 32;
+
 /** The last word of a clause matches longer words from this many characters on. */
 export const PREFIX_MIN = 3;
 
@@ -114,6 +117,7 @@ export function parseQuery(query: string): Clause[] {
       i += field[0].length;
       const value = readValue(query, i);
       i = value.end;
+      if (clauses.length >= MAX_CLAUSES) throw new QueryError(`a search takes at most ${MAX_CLAUSES} clauses`, start);
       clauses.push(fieldClause(field[1]!, value.text, negated, start, value.quoted));
       continue;
     }
@@ -123,6 +127,7 @@ export function parseQuery(query: string): Clause[] {
     if (words.length === 0) {
       throw new QueryError(`"${value.text}" has no letters or digits to look for; search for words, or use a field, e.g. properties.coupon:"${value.text}"`, start);
     }
+    if (clauses.length >= MAX_CLAUSES) throw new QueryError(`a search takes at most ${MAX_CLAUSES} clauses`, start);
     // Quoted: these words exactly. Bare: the last may still be being typed.
     const prefix = !value.quoted && endsInWord(value.text) && words.at(-1)!.length >= PREFIX_MIN;
     clauses.push({ kind: 'words', negated, text: value.text, words, prefix });
@@ -178,7 +183,7 @@ function fieldClause(name: string, value: string, negated: boolean, at: number, 
 }
 
 function checkColumnValue(field: ColumnField, value: string, at: number): void {
-  if (value.includes('*')) return;
+  if (value.includes('*') && field !== 'violations') return;
   const allowed = field === 'status' ? QUERY_STATUSES : field === 'violations' ? ['yes', 'no'] : field === 'type' ? ['identify', 'track', 'page', 'screen', 'group', 'alias'] : null;
   if (allowed && !(allowed as readonly string[]).includes(asciiLower(value))) {
     throw new QueryError(`${field}:${value}: ${field} is one of ${allowed.join(', ')}`, at);

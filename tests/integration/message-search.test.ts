@@ -61,10 +61,14 @@ function store() {
         ? { type: 'identify', userId: user, anonymousId: anon, messageId, traits: { email: `${user ?? 'nobody'}@example.com`, plan: n % 3 ? 'pro' : 'free' } }
         : {
             type: 'track', event, userId: user, anonymousId: anon, messageId,
-            properties: { sku: `sku_${n % 20}`, price: n % 50, ...(n % 7 === 0 ? { coupon: 'SAVE-10' } : {}), tags: ['new', n % 2 ? 'sale' : 'full'] },
+            properties: {
+              sku: `sku_${n % 20}`, price: n % 50, ...(n % 7 === 0 ? { coupon: 'SAVE-10' } : {}), tags: ['new', n % 2 ? 'sale' : 'full'],
+              ...(n % 3 === 1 ? { title: 'Tom & Jerry' } : {}),
+            },
             context: { page: { path: `/p/${n % 9}` } },
           };
-      insert.run(messageId, identify ? 'identify' : 'track', 'accepted', user, anon, identify ? null : event, n, JSON.stringify(payload));
+      // As Go's encoding/json (analytics-go), Gson and .NET write it: & as \u0026.
+      insert.run(messageId, identify ? 'identify' : 'track', 'accepted', user, anon, identify ? null : event, n, JSON.stringify(payload).replaceAll('&', '\\u0026'));
     }
   };
   return { db, repo: new MessagesRepo(db), indexer: searchIndexer(db), add };
@@ -136,6 +140,9 @@ const QUERIES: [string, Test][] = [
   ['example.com user', all(words('example.com'), words('user'))],
   ['status:rejected', (r) => r.status === 'rejected'],
   ['source:S', () => true],
+  ['properties.title:"Tom & Jerry"', field(['properties', 'title'], 'Tom & Jerry')], // written \u0026 in the raw JSON
+  ['properties.title:tom*', field(['properties', 'title'], 'tom*')],
+  ['sku_1 ' + Array.from({ length: 31 }, (_, i) => `-w${i}`).join(' '), words('sku_1')], // many negated words: one NOT (… OR …)
   ['nothing-like-this', words('nothing-like-this')],
 ];
 
@@ -215,6 +222,12 @@ it('indexes a store that had messages before the index, newest first, while sear
   while (indexer.step(100));
   expect(range(db)).toEqual({ lo: 1, hi: 330 });
   checkAll(repo, db);
+});
+
+it('refuses a search of more than 32 clauses, saying so', () => {
+  const { repo, add } = store();
+  add(10);
+  expect(() => repo.list({ search: Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ') })).toThrow('a search takes at most 32 clauses');
 });
 
 it('reads through the indexes where they cover the messages (an entry missing from one is not found)', () => {

@@ -28,6 +28,6 @@ export async function jumpedPage(
   if (beforeId === null) return { messages: [], next: null, newer: null, position: null };
   const found = p.summarize(p.messages.list({ ...query, beforeId, limit }));
   // Where the page starts among the matches (newest first): the offset asked for, or those above a time's page.
-  const position = request.offset ?? (await p.counter.count({ ...query, idFrom: beforeId })).matching;
+  const position = request.offset ?? (await p.counter.count({ ...query, idFrom: beforeId }, 'position')).matching;
   return { messages: found, next: found.length === limit ? found.at(-1)!.id : null, newer: found[0]?.id ?? null, position };
 }

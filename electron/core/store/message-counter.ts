@@ -1,6 +1,8 @@
 // The main thread's side of the counting thread (count-worker.ts): started on first use, one job at
-// a time. A job waiting behind a running one is answered "superseded" when a newer job of its kind
-// comes (the inspector asks again at each keystroke: only the last filter's count matters).
+// a time. A job waiting behind a running one is answered "superseded" when a newer job of its lane
+// comes (the inspector's footer asks again at each keystroke: only the last filter's count matters).
+// Lanes keep apart the questions that must not answer for each other: the footer's counts, the
+// positions of jumped pages, offsets and times.
 import { Worker } from 'node:worker_threads';
 import { OperationError } from '../operation-error.ts';
 import { workerExecArgv } from '../worker-options.ts';
@@ -23,7 +25,7 @@ export class MessageCounter {
   readonly #file: string;
   #worker: Worker | null = null;
   #running: Waiting | null = null;
-  readonly #waiting = new Map<CountJob['kind'], Waiting>();
+  readonly #waiting = new Map<string, Waiting>();
   #ids = 0;
   #closed = false;
 
@@ -31,18 +33,19 @@ export class MessageCounter {
     this.#file = file;
   }
 
-  count(query: CountQuery): Promise<{ total: number; matching: number }> {
-    return this.#run({ kind: 'count', query }) as Promise<{ total: number; matching: number }>;
+  /** `lane`: what the count is for (a newer count of the same lane supersedes one waiting). */
+  count(query: CountQuery, lane = 'count'): Promise<{ total: number; matching: number }> {
+    return this.#run({ kind: 'count', query }, lane) as Promise<{ total: number; matching: number }>;
   }
 
   /** The `beforeId` to list the match at `offset` (newest first) from; null past the last. */
   offset(query: CountQuery, offset: number): Promise<number | null> {
-    return this.#run({ kind: 'offset', query, offset }) as Promise<number | null>;
+    return this.#run({ kind: 'offset', query, offset }, 'offset') as Promise<number | null>;
   }
 
   /** The `beforeId` to list from the newest message received at or before `at`; null before the first. */
   atTime(at: number): Promise<number | null> {
-    return this.#run({ kind: 'time', at }) as Promise<number | null>;
+    return this.#run({ kind: 'time', at }, 'time') as Promise<number | null>;
   }
 
   async close(): Promise<void> {
@@ -57,21 +60,23 @@ export class MessageCounter {
     await worker?.terminate();
   }
 
-  #run(job: Job): Promise<unknown> {
+  #run(job: Job, lane: string): Promise<unknown> {
     if (this.#closed) return Promise.reject(new OperationError('unavailable', 'Sluice is stopping'));
     return new Promise((resolve, reject) => {
       const full = { ...job, id: ++this.#ids } as CountJob;
-      this.#waiting.get(full.kind)?.reject(new OperationError('superseded', 'a newer question of the same kind was asked'));
-      this.#waiting.set(full.kind, { job: full, resolve, reject });
+      this.#waiting.get(lane)?.reject(new OperationError('superseded', 'a newer question of the same kind was asked'));
+      // Re-inserted: the lanes take turns in the order their latest question came.
+      this.#waiting.delete(lane);
+      this.#waiting.set(lane, { job: full, resolve, reject });
       this.#next();
     });
   }
 
   #next(): void {
     if (this.#running || this.#closed) return;
-    const [kind, waiting] = this.#waiting.entries().next().value ?? [];
-    if (!kind || !waiting) return;
-    this.#waiting.delete(kind);
+    const [lane, waiting] = this.#waiting.entries().next().value ?? [];
+    if (!lane || !waiting) return;
+    this.#waiting.delete(lane);
     this.#running = waiting;
     this.#spawn().postMessage(waiting.job);
   }

@@ -18,6 +18,7 @@ function parts(db: DatabaseSync, query: CountQuery): { part: SearchPart; where: 
   if (!search.index) return [{ part: { where: [], params: [], match: null }, ...all([], []) }];
   const { lo, hi } = db.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
   const index = search.index;
+  if (lo > hi) return [{ part: { where: [], params: [], match: null }, ...all([], []) }]; // nothing indexed: every row tested
   return [
     { part: { where: [], params: [], match: null }, ...all(['m.id > ?'], [hi]) },
     {
@@ -37,8 +38,7 @@ function from(part: SearchPart): { sql: string; values: (string | number)[] } {
 
 /** Every message, and those the filters (search included) match: one read snapshot. */
 export function countMessages(db: DatabaseSync, query: CountQuery): { total: number; matching: number } {
-  db.exec('BEGIN');
-  try {
+  return inSnapshot(db, () => {
     const { total } = db.prepare('SELECT count(*) AS total FROM messages').get() as { total: number };
     let matching = 0;
     if (Object.values(query).every((v) => v === undefined || v === '')) matching = total;
@@ -50,9 +50,7 @@ export function countMessages(db: DatabaseSync, query: CountQuery): { total: num
       }
     }
     return { total, matching };
-  } finally {
-    db.exec('COMMIT');
-  }
+  });
 }
 
 /**
@@ -60,8 +58,7 @@ export function countMessages(db: DatabaseSync, query: CountQuery): { total: num
  * last match. Walks the matches newest first without loading them.
  */
 export function matchAt(db: DatabaseSync, query: CountQuery, offset: number): number | null {
-  db.exec('BEGIN');
-  try {
+  return inSnapshot(db, () => {
     let left = offset;
     for (const { part, where, params } of parts(db, query)) {
       const base = from(part);
@@ -74,8 +71,22 @@ export function matchAt(db: DatabaseSync, query: CountQuery, offset: number): nu
       if (left < 0) return null;
     }
     return null;
-  } finally {
+  });
+}
+
+/**
+ * Reads in one snapshot. A failed read may have ended the transaction already: its error is the one
+ * reported, not the COMMIT's.
+ */
+function inSnapshot<T>(db: DatabaseSync, read: () => T): T {
+  db.exec('BEGIN');
+  try {
+    const value = read();
     db.exec('COMMIT');
+    return value;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
   }
 }
 

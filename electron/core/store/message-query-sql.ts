@@ -55,7 +55,8 @@ export function compileQuery(query: string | undefined): CompiledQuery {
     }
   }
   if (positive.length > 0) {
-    const match = [positive.join(' AND '), ...negative].join(' NOT ');
+    // NOT (a OR b …): FTS5 nests a chain of NOTs one level each (256 at most), an OR list it keeps flat.
+    const match = negative.length ? `(${positive.join(' AND ')}) NOT (${negative.join(' OR ')})` : positive.join(' AND ');
     return { where, params, index: { table: 'messages_text', match, where: rest, params: restParams } };
   }
   if (trigram.length > 0) return { where, params, index: { table: 'messages_search', match: trigram.join(' AND '), where, params } };
@@ -132,12 +133,13 @@ function jsonPath(segments: readonly string[]): string {
 
 /**
  * Words a path clause's value must have in the raw message, as an FTS5 expression — only for a value
- * of printable ASCII with a letter (a string, kept as written in the raw JSON; a number's JSON may be
- * written otherwise, 1e2 for 100). Between wildcards: the words whole, except one a wildcard cuts
- * (before: dropped; after: a prefix from PREFIX_MIN characters, else dropped).
+ * with a letter made of characters no JSON encoder escapes (letters, digits, space and _ . : @ / -):
+ * a string written so is the same in the raw JSON, where `&` may be `\u0026` (Go, Gson, .NET) and a
+ * number's JSON may be written otherwise (1e2 for 100). Between wildcards: the words whole, except one a
+ * wildcard cuts (before: dropped; after: a prefix from PREFIX_MIN characters, else dropped).
  */
 function pathWords(clause: Extract<Clause, { kind: 'path' }>): string | null {
-  if (clause.compare || !/^[\x20-\x7e]*$/.test(clause.value) || /["\\]/.test(clause.value) || !/[A-Za-z]/.test(clause.value)) return null;
+  if (clause.compare || !/^[A-Za-z0-9 _.:@/*-]*$/.test(clause.value) || !/[A-Za-z]/.test(clause.value)) return null;
   const phrases: string[] = [];
   const segments = clause.value.split('*');
   segments.forEach((segment, i) => {

@@ -1,12 +1,3 @@
-// The stream's search, reading side: "userId, anonymousId, messageId or event contains the text"
-// (LIKE's meaning: a substring, case-insensitive for ASCII) answered from the trigram index of
-// migration 11 where it covers the messages, and by reading them where it does not yet.
-//
-// The index covers the ids [lo, hi] (store/search-index.ts fills it in the writer thread). A search
-// runs over three parts of the id range, in the order asked — newest first: above hi (arrived since
-// the last slice was indexed: a few), [lo, hi] through the index, below lo (only while an older store
-// is being indexed) — and stops once it has enough rows. The parts are read in one snapshot, so a
-// message indexed meanwhile is neither missed nor listed twice.
 // The stream's search, reading side: a query (shared/message-query.ts, as SQL in
 // store/message-query-sql.ts) answered through an index where the index covers the messages, and by
 // testing the messages where it does not yet.

@@ -18,7 +18,7 @@ import { createStore } from 'zustand/vanilla';
 import type { Channel, CoreEvent, RequestOf, Responses, Result } from '../../../shared/contract.ts';
 import type { ConnectionState, RelayApi } from '../transport/relay-api.ts';
 import { browserFrameHost, requestFrameOrTimeout } from './frame.ts';
-import { NO_FILTERS, type Filters } from './filters.ts';
+import { hasFilters, NO_FILTERS, type Filters } from './filters.ts';
 import { dropExpired, neighbour } from './model.ts';
 import { RateMeter } from './rate-meter.ts';
 import { ChangeLog } from './inspector/change-log.ts';
@@ -142,6 +142,9 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           counts.arrived(event.ids.length);
           if (getState().jumped) {
             for (const id of event.ids) if (whileJumped.length < RELOAD_AFTER) whileJumped.push(id);
+            // Unfiltered, every arrival is a row above the list's first: its position moves down with them.
+            const { jumped, filters } = getState();
+            if (jumped?.base != null && !hasFilters(filters)) setState({ jumped: { ...jumped, base: jumped.base + event.ids.length } });
           } else if (getState().paused) {
             // Past RELOAD_AFTER, resuming reloads the first page: only the count is needed from there.
             for (const id of event.ids) if (heldIds.length <= RELOAD_AFTER) heldIds.push(id);

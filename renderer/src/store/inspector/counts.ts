@@ -4,6 +4,8 @@ import type { Environment, InspectorStore } from './state.ts';
 
 /** A recount waits this long after messages arrived or left, so a burst costs one. */
 const SETTLE_MS = 1500;
+/** …and at least this many times as long as the last count took (a count that reads every row must not keep a core busy). */
+const REST_FACTOR = 4;
 
 /**
  * "12,481 of 1,034,227": how many messages there are and how many the filters match
@@ -17,6 +19,7 @@ export class Counts {
   readonly #env: Environment;
   #asked = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #lastMs = 0;
 
   constructor(api: RelayApi, store: InspectorStore, env: Environment) {
     this.#api = api;
@@ -24,17 +27,23 @@ export class Counts {
     this.#env = env;
   }
 
-  /** Counts for the filters now (a newer ask wins: an older answer is dropped). */
-  async refresh(): Promise<void> {
+  /**
+   * Counts for the filters now (a newer ask wins: an older answer is dropped). `fresh`: the filters
+   * changed, so the counts shown so far are another query's and go at once.
+   */
+  async refresh(fresh = false): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     const asked = ++this.#asked;
-    this.#store.setState({ counting: true });
+    this.#store.setState(fresh ? { counting: true, counts: null } : { counting: true });
+    const started = Date.now();
     const result = await this.#api.invoke('messages.count', listQuery(this.#store.getState().filters, this.#env.now()));
     if (asked !== this.#asked) return;
+    this.#lastMs = Date.now() - started;
     if (result.ok) this.#store.setState({ counts: result.value, counting: false });
-    // Superseded: a newer count is on its way. Anything else: the counts stay as they were, marked as such.
-    else if (result.error.code !== 'superseded') this.#store.setState({ counting: false });
+    // Superseded (another window asked meanwhile): ask again soon. Anything else: the counts stay as they were.
+    else if (result.error.code === 'superseded') this.later();
+    else this.#store.setState({ counting: false });
   }
 
   /** `n` messages were stored: the total grows at once, a recount follows. */
@@ -54,7 +63,7 @@ export class Counts {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       void this.refresh();
-    }, SETTLE_MS);
+    }, Math.max(SETTLE_MS, REST_FACTOR * this.#lastMs));
   }
 
   dispose(): void {

@@ -48,7 +48,7 @@ export class Pager {
     fetcher.reset();
     queue.dropRows();
     store.setState({ list: emptyList(), loadingFirst: true, loadingOlder: false, loadingNewer: false, jumped: null });
-    void this.#deps.counts.refresh();
+    void this.#deps.counts.refresh(true);
     const request = changeLog.begin();
     const result = await api.invoke('messages.list', { ...listQuery(store.getState().filters, env.now()), limit: FIRST_PAGE });
     if (disposed() || forQuery !== this.#query) return changeLog.end(request.id);
@@ -105,19 +105,26 @@ export class Pager {
     const query = listQuery(store.getState().filters, env.now());
     let where: { offset: number } | { at: number };
     if (to === 'oldest') {
-      const counted = await api.invoke('messages.count', query);
+      // The count may be superseded by another window's (the core counts one question at a time): asked again.
+      let counted = await api.invoke('messages.count', query);
+      for (let i = 0; i < 5 && !counted.ok && counted.error.code === 'superseded'; i++) counted = await api.invoke('messages.count', query);
       if (disposed() || forQuery !== this.#query) return;
-      where = { offset: counted.ok ? Math.max(0, counted.value.matching - FIRST_PAGE) : 0 };
+      if (!counted.ok) return this.#jumpFailed(counted.error.message);
+      where = { offset: Math.max(0, counted.value.matching - FIRST_PAGE) };
     } else if (typeof to === 'number') where = { at: to };
     else where = to;
-    const result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
+    let result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
+    for (let i = 0; i < 5 && !result.ok && result.error.code === 'superseded'; i++) result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
     if (disposed() || forQuery !== this.#query) return;
-    if (!result.ok) {
-      store.setState({ loadingFirst: false, jumped: null, problem: `Could not load messages: ${result.error.message}` });
-      return;
-    }
+    if (!result.ok) return this.#jumpFailed(result.error.message);
     const list = addPage(store.getState().list, result.value.messages, result.value.next);
     store.setState({ list, loadingFirst: false, problem: null, jumped: { to: kind, newer: result.value.newer ?? null, base: result.value.position ?? null } });
+  }
+
+  /** A jump that could not be made: the newest messages again, and why. */
+  async #jumpFailed(why: string): Promise<void> {
+    await this.first();
+    this.#deps.store.setState({ problem: `Could not go there: ${why}` });
   }
 
   /** After a jump: the page just newer than the list's top; back at the newest, the list is live again. */

@@ -15,8 +15,9 @@ export function RequestBody({ body }: { body: WholeBody }) {
   const [raw, setRaw] = useState(false);
   // Parsed only when whole: the start of a cut body is indented as text instead.
   const parsed = useMemo(() => (body.cut ? null : parseBody(body.text)), [body.cut, body.text]);
-  const indented = useMemo(() => (body.cut && !raw ? indentJson(body.text) : null), [body.cut, body.text, raw]);
-  const json = parsed === null || parsed.ok;
+  // A cut body is taken for JSON when it starts like JSON (indenting plain text would drop its spaces).
+  const json = parsed === null ? /^\s*[[{]/.test(body.text) : parsed.ok;
+  const indented = useMemo(() => (body.cut && json && !raw ? indentJson(body.text) : null), [body.cut, body.text, raw, json]);
 
   return (
     <div className="request-body">
