@@ -58,12 +58,18 @@ export class Composer {
     await Promise.all([...this.#clients.values()].map((client) => client.close({ timeoutMs: 5_000 })));
   }
 
-  /** Sends what the source's client queued and drops the client (its write key is about to change); the next send makes a new one. */
+  /**
+   * Sends what the source's client queued and drops the client (its write key is about to change); the
+   * next send makes a new one. A send while the old one closes makes a client with the old key again:
+   * that one is closed too (a few times at most), so the caller's change follows with none left.
+   */
   async retire(sourceId: number): Promise<void> {
-    const client = this.#clients.get(sourceId);
-    if (!client) return;
-    this.#clients.delete(sourceId);
-    await client.close({ timeoutMs: 5_000 });
+    for (let round = 0; round < 3; round++) {
+      const client = this.#clients.get(sourceId);
+      if (!client) return;
+      this.#clients.delete(sourceId);
+      await client.close({ timeoutMs: 5_000 });
+    }
   }
 
   #client(sourceId: number): Client {

@@ -111,12 +111,12 @@ export function StreamList() {
   // The rows shown changed (usually: a batch arrived, held above the view, and nothing moved). Keep the
   // row at the top of the view where it is — rows may have come or gone below the held ones — or, when
   // following, stay at the top. The layout is not read: the scroll position is known.
-  const previous = useRef({ order, hidden });
+  const previous = useRef({ order, hidden, base });
   useLayoutEffect(() => {
     const el = scrollRef.current;
     const before = previous.current;
-    previous.current = { order, hidden };
-    if (!el || (before.order === order && before.hidden === hidden)) return;
+    previous.current = { order, hidden, base };
+    if (!el || (before.order === order && before.hidden === hidden && before.base === base)) return;
     if (followRef.current) {
       if (lastTop.current !== 0) {
         scrollToRows(el, 0);
@@ -134,6 +134,17 @@ export function StreamList() {
       scrolledTo(target);
     }
   }, [order, hidden, base, scrolledTo, scrollToRows]);
+
+  // The scaling changed (more or fewer matches past what an element's height allows): the view stays
+  // on the rows it shows — its scroll position follows the new scale.
+  const ratio = scale.ratio;
+  const previousRatio = useRef(ratio);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el || previousRatio.current === ratio) return;
+    previousRatio.current = ratio;
+    scrollToRows(el, lastTop.current);
+  }, [ratio, scrollToRows]);
 
   // A new query (the filters changed, or a reconnect reloads the list): its newest rows, from the top.
   // A jump: not following; the oldest are at the bottom of their page, a time's at the top of its.
