@@ -267,6 +267,29 @@ describe('inspector store', () => {
     expect(ids(t.inspector)).toEqual([3, 1]);
   });
 
+  it('a jump applies the delivery changes that arrive while its page is on its way, and pages above it the same', async () => {
+    const t = await started();
+    const change = (deliveryId: number, messageId: number) => ({ deliveryId, messageId, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null });
+    t.inspector.jump({ offset: 500 });
+    const page = t.api.take('messages.list');
+    expect(page.request).toEqual({ offset: 500, limit: 200 });
+    t.api.emit({ type: 'deliveries.changed', changes: [change(20, 2)] }); // finding the position takes a while
+    await t.runFrame(); // applied to the list as it is (without the row): only the change log keeps it
+    page.resolve({ messages: [msg(2, { delivery: pendingDelivery(20), deliveryCount: 1 })], next: null, newer: 2, position: 500 });
+    await t.runFrame();
+    expect(t.state().list.byId.get(2)!.delivery!.status).toBe('delivered');
+    expect(t.state().jumped).toEqual({ to: 'position', newer: 2, base: 500 });
+    t.inspector.loadNewer();
+    const above = t.api.take('messages.list');
+    expect(above.request).toEqual({ afterId: 2, limit: 500 });
+    t.api.emit({ type: 'deliveries.changed', changes: [change(40, 4)] });
+    await t.runFrame();
+    above.resolve({ messages: [msg(4, { delivery: pendingDelivery(40), deliveryCount: 1 })], next: null, newer: 4 });
+    await t.runFrame();
+    expect(t.state().list.byId.get(4)!.delivery!.status).toBe('delivered');
+    expect(t.state().jumped).toEqual({ to: 'position', newer: 4, base: 499 }); // one row above: one place nearer the newest
+  });
+
   it('drops answers to a query that a newer filter replaced', async () => {
     const t = await started();
     t.inspector.setFilters({ type: 'page' });

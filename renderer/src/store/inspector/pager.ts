@@ -94,7 +94,7 @@ export class Pager {
    * above are read as the view reaches its top (`newer`), or the list goes back to the newest (first()).
    */
   async jump(to: 'oldest' | number | { offset: number }): Promise<void> {
-    const { api, store, env, fetcher, queue, disposed } = this.#deps;
+    const { api, store, env, changeLog, fetcher, queue, disposed } = this.#deps;
     const forQuery = ++this.#query;
     const kind = to === 'oldest' ? 'oldest' : typeof to === 'number' ? to : 'position';
     fetcher.reset();
@@ -113,12 +113,19 @@ export class Pager {
       where = { offset: Math.max(0, counted.value.matching - FIRST_PAGE) };
     } else if (typeof to === 'number') where = { at: to };
     else where = to;
+    // Delivery changes while the page is on its way (finding a position can take seconds) are applied on it.
+    const request = changeLog.begin();
     let result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
     for (let i = 0; i < 5 && !result.ok && result.error.code === 'superseded'; i++) result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
-    if (disposed() || forQuery !== this.#query) return;
-    if (!result.ok) return this.#jumpFailed(result.error.message);
-    const list = addPage(store.getState().list, result.value.messages, result.value.next);
-    store.setState({ list, loadingFirst: false, problem: null, jumped: { to: kind, newer: result.value.newer ?? null, base: result.value.position ?? null } });
+    if (disposed() || forQuery !== this.#query) return changeLog.end(request.id);
+    if (!result.ok) {
+      changeLog.end(request.id);
+      return this.#jumpFailed(result.error.message);
+    }
+    const replayed = applyDeliveryChanges(addPage(store.getState().list, result.value.messages, result.value.next), changeLog.since(request.seq));
+    changeLog.end(request.id);
+    store.setState({ list: replayed.list, loadingFirst: false, problem: null, jumped: { to: kind, newer: result.value.newer ?? null, base: result.value.position ?? null } });
+    if (replayed.refetch.length > 0) fetcher.fetch(replayed.refetch);
   }
 
   /** A jump that could not be made: the newest messages again, and why. */
@@ -129,19 +136,24 @@ export class Pager {
 
   /** After a jump: the page just newer than the list's top; back at the newest, the list is live again. */
   async newer(): Promise<void> {
-    const { api, store, env, disposed } = this.#deps;
+    const { api, store, env, changeLog, fetcher, disposed } = this.#deps;
     const state = store.getState();
     if (!state.jumped || state.jumped.newer === null || state.loadingFirst || state.loadingNewer) return;
     const forQuery = this.#query;
     store.setState({ loadingNewer: true });
+    const request = changeLog.begin();
     const result = await api.invoke('messages.list', { ...listQuery(state.filters, env.now()), afterId: state.jumped.newer, limit: OLDER_PAGE });
-    if (disposed() || forQuery !== this.#query) return;
+    if (disposed() || forQuery !== this.#query) return changeLog.end(request.id);
     if (!result.ok) {
+      changeLog.end(request.id);
       store.setState({ loadingNewer: false, problem: `Could not load newer messages: ${result.error.message}` });
       return;
     }
     const before = store.getState().list.order.length;
-    const list = addRows(store.getState().list, result.value.messages, null);
+    const replayed = applyDeliveryChanges(addRows(store.getState().list, result.value.messages, null), changeLog.since(request.seq));
+    changeLog.end(request.id);
+    if (replayed.refetch.length > 0) fetcher.fetch(replayed.refetch);
+    const list = replayed.list;
     const top = result.value.newer ?? null;
     // The rows above came in: the list's first row is that many places nearer the newest.
     const base = state.jumped.base === null ? null : Math.max(0, state.jumped.base - (list.order.length - before));
