@@ -1,6 +1,7 @@
 // The built inspector page's files (out/renderer) as both hosts serve them — the headless host over
 // HTTP (headless/ui-server.ts), the desktop window over `app://` (main/app-protocol.ts): one table of
 // content types and one set of security headers, so that the page gets the same policy either way.
+import fs from 'node:fs';
 import path from 'node:path';
 import { INSPECTOR_CSP } from '../shared/csp.ts';
 
@@ -26,3 +27,15 @@ export const PAGE_SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 } as const;
+
+/** The regular file at `pathname` (decoded, from the URL) strictly inside `root`; null for anything else. */
+export function fileUnder(root: string, pathname: string): string | null {
+  const base = path.resolve(root);
+  const file = path.resolve(base, `.${pathname}`);
+  if (!file.startsWith(base + path.sep)) return null;
+  try {
+    return fs.statSync(file).isFile() ? file : null;
+  } catch {
+    return null; // missing
+  }
+}

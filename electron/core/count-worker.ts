@@ -18,7 +18,6 @@ port.on('message', (job: CountJob) => {
       job.kind === 'count' ? countMessages(db, job.query) : job.kind === 'offset' ? matchAt(db, job.query, job.offset) : idAtTime(db, job.at);
     reply = { id: job.id, ok: true, value };
   } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK');
     reply = { id: job.id, ok: false, message: (error as Error).message };
   }
   port.postMessage(reply);

@@ -119,8 +119,12 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     () => delivery.kick(),
     { searchIndex: options.searchIndex },
   );
-  writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
-  writer.setRoutes(routesOf(destinations));
+  // The writer's write keys and routes: at start, and again whenever settings are saved.
+  const applyRouting = () => {
+    writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
+    writer.setRoutes(routesOf(destinations));
+  };
+  applyRouting();
   const planStats = new PlanStatsRepo(db);
   const plans = new TrackingPlans({ configs: options.config?.trackingPlans ?? [], sources, destinations, writer, bus, clock, stats: planStats });
   const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
@@ -192,8 +196,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     db,
     declaredIn: (sourceId) => (configured.has(sourceId) ? (options.configFile ?? '--config') : null),
     settingsApplied() {
-      writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
-      writer.setRoutes(routesOf(destinations));
+      applyRouting();
       plans.apply(); // sources and destinations by name
       bus.emit('settings.changed', null);
       delivery.tryNow(); // edited receivers get a fresh start (and a kick)

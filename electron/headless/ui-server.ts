@@ -10,7 +10,7 @@ import type { ClientFrame, ServerFrame } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { Core } from '../core/index.ts';
-import { contentType, PAGE_SECURITY_HEADERS } from '../page-files.ts';
+import { contentType, fileUnder, PAGE_SECURITY_HEADERS } from '../page-files.ts';
 import { API_PREFIX, serveHttpApi } from './http-api.ts';
 import { newToken } from './inspector-token.ts';
 
@@ -182,11 +182,8 @@ export class UiServer {
       return;
     }
     if (dir && fs.existsSync(path.join(dir, 'index.html'))) {
-      const root = path.resolve(dir);
-      const file = path.resolve(root, `.${pathname}`);
       // Only files inside the renderer folder; anything else is the app's page (client-side routes).
-      const inside = file.startsWith(root + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
-      const target = inside ? file : path.join(root, 'index.html');
+      const target = fileUnder(dir, pathname) ?? path.join(path.resolve(dir), 'index.html');
       // The page is opened with the token in its URL: not kept in any cache. Assets are content-hashed.
       const caching = path.extname(target) === '.html' ? { 'Cache-Control': 'no-store' } : {};
       res.writeHead(200, { 'Content-Type': contentType(target), ...security, ...caching });

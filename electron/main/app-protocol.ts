@@ -3,8 +3,7 @@
 // on the disk (and Electron grants it more still, unless a fuse says otherwise), an app:// page only
 // what this handler serves. Kept free of Electron so that it is tested with real files and requests.
 import fs from 'node:fs';
-import path from 'node:path';
-import { contentType, PAGE_SECURITY_HEADERS } from '../page-files.ts';
+import { contentType, fileUnder, PAGE_SECURITY_HEADERS } from '../page-files.ts';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'sluice';
@@ -50,16 +49,8 @@ export function resolveAppRequest(rawUrl: string, root: string): AppFile {
   if (/[\\\0]/.test(pathname) || pathname.split('/').some((segment) => segment === '..' || segment === '.')) {
     return { status: 403, message: 'outside the app' };
   }
-  const base = path.resolve(root);
-  const file = path.resolve(base, pathname === '/' ? 'index.html' : `.${pathname}`);
-  if (!file.startsWith(base + path.sep)) return { status: 403, message: 'outside the app' };
-  let isFile = false;
-  try {
-    isFile = fs.statSync(file).isFile();
-  } catch {
-    // missing
-  }
-  if (!isFile) return { status: 404, message: 'no such file' };
+  const file = fileUnder(root, pathname === '/' ? '/index.html' : pathname);
+  if (file === null) return { status: 404, message: 'no such file' };
   return { status: 200, file, contentType: contentType(file) };
 }
 

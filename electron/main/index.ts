@@ -11,7 +11,7 @@ import { desktopFlags, desktopWantsNewToken } from '../host-options.ts';
 import { inspectorToken } from '../headless/inspector-token.ts';
 import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
-import { INSPECTOR_CSP } from '../../shared/csp.ts';
+import { PAGE_SECURITY_HEADERS } from '../page-files.ts';
 import { APP_ORIGIN, APP_PAGE_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, isAppPage, serveAppRequest } from './app-protocol.ts';
 import { externalUrl } from './external-links.ts';
 
@@ -44,7 +44,8 @@ async function start(): Promise<void> {
   const ownOrigins = [APP_ORIGIN, core.ingestUrl, core.receiver.url];
 
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [INSPECTOR_CSP] } });
+    // The page's own policy (page-files.ts: the headless host and the app:// handler send it too).
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [PAGE_SECURITY_HEADERS['Content-Security-Policy']] } });
   });
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, decide) => decide(false));
 

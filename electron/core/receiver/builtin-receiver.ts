@@ -6,7 +6,7 @@ import { verifyAsSeedReceiver, verifyStandard } from '../delivery/signature.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
-import { bodyCarriesUser } from './inbox-user.ts';
+import { bodyCarriesUser, textMatcher } from './inbox-user.ts';
 
 /** Requests the inbox keeps (the oldest go first); it is a demo receiver, not an archive. */
 export const INBOX_LIMIT = 10_000;
@@ -95,7 +95,8 @@ export class BuiltinReceiver {
   /** How many requests in the inbox carry this userId in their body (inbox-user.ts). */
   countUser(userId: string): number {
     let count = 0;
-    for (const entry of this.#inbox) if (bodyCarriesUser(entry.body, userId)) count++;
+    const asText = textMatcher(userId);
+    for (const entry of this.#inbox) if (bodyCarriesUser(entry.body, userId, asText)) count++;
     return count;
   }
 
@@ -103,8 +104,9 @@ export class BuiltinReceiver {
   forgetUser(userId: string): number[] {
     const removed: number[] = [];
     let kept = 0;
+    const asText = textMatcher(userId);
     for (const entry of this.#inbox) {
-      if (bodyCarriesUser(entry.body, userId)) {
+      if (bodyCarriesUser(entry.body, userId, asText)) {
         removed.push(entry.id);
         this.#inboxBytes -= entryBytes(entry);
       } else {

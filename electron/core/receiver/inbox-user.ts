@@ -6,12 +6,12 @@
  * user's data: it does not count. A body that is not JSON, or of which only the first 64 KB was kept,
  * is searched as text for `"userId": "<id>"` (written as JSON writes it).
  */
-export function bodyCarriesUser(body: string, userId: string): boolean {
+export function bodyCarriesUser(body: string, userId: string, asText = textMatcher(userId)): boolean {
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
-    return textCarriesUser(body, userId);
+    return asText.test(body);
   }
   // A stack, not recursion: a body may nest deeper than the stack allows.
   const stack: unknown[] = [value];
@@ -30,7 +30,8 @@ export function bodyCarriesUser(body: string, userId: string): boolean {
   return false;
 }
 
-function textCarriesUser(body: string, userId: string): boolean {
+/** `"userId": "<id>"` as JSON writes it, for text that does not parse: made once per user, tested on each kept request. */
+export function textMatcher(userId: string): RegExp {
   const id = JSON.stringify(userId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`"userId"\\s*:\\s*${id}`).test(body);
+  return new RegExp(`"userId"\\s*:\\s*${id}`);
 }

@@ -62,3 +62,21 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
     throw error;
   }
 }
+
+/**
+ * Runs `read` in one read snapshot (a savepoint: inside a transaction too). A failed read may have
+ * ended the transaction already: its error is the one reported, not the savepoint's.
+ */
+export function readSnapshot<T>(db: DatabaseSync, read: () => T): T {
+  db.exec('SAVEPOINT snapshot');
+  try {
+    const value = read();
+    db.exec('RELEASE snapshot');
+    return value;
+  } catch (error) {
+    try {
+      if (db.isTransaction) db.exec('ROLLBACK TO snapshot; RELEASE snapshot');
+    } catch {}
+    throw error;
+  }
+}

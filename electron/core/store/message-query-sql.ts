@@ -9,7 +9,7 @@
 // - else the trigram index (messages_search, migration 11) gives a necessary condition for a column
 //   clause with 3 literal characters in a row.
 import { likePattern, parseQuery, PREFIX_MIN, wordsOf, type Clause } from '../../../shared/message-query.ts';
-import { shownDeliverySql } from './shown-delivery.ts';
+import { shownDeliveryIs, shownDeliverySql } from './shown-delivery.ts';
 
 type Param = string | number;
 
@@ -67,8 +67,6 @@ export function compileQuery(query: string | undefined): CompiledQuery {
 const COLUMNS = { event: 'm.event', userId: 'm.user_id', anonymousId: 'm.anonymous_id', messageId: 'm.message_id', type: 'm.type', origin: 'm.origin' } as const;
 const TRIGRAM_COLUMNS: Partial<Record<string, string>> = { event: 'event', userId: 'user_id', anonymousId: 'anonymous_id', messageId: 'message_id' };
 
-const RARE_STATES = ['failed', 'pending', 'retrying', 'cancelled', 'skipped'];
-
 /**
  * Rejected messages may be any text: json_extract() would fail on one that is not JSON. (In CASE:
  * SQLite may evaluate both sides of an AND.)
@@ -97,13 +95,9 @@ function clauseSql(clause: Clause): { sql: string; params: Param[] } {
       return { sql: "m.source_id IN (SELECT id FROM sources WHERE name LIKE ? ESCAPE '\\')", params: [pattern] };
     case 'status':
       if (clause.value.toLowerCase() === 'accepted') return { sql: "m.status = 'accepted'", params: [] };
-      // A state few deliveries are in: only messages with such a delivery can show it (a seek on the
-      // deliveries' partial indexes for failed, pending and retrying), then the exact test.
-      if (!clause.negated && RARE_STATES.includes(clause.value.toLowerCase())) {
-        return {
-          sql: `(m.id IN (SELECT d.message_id FROM deliveries d WHERE d.status = ?) AND ${shownDeliverySql('m')} = ?)`,
-          params: [clause.value.toLowerCase(), clause.value.toLowerCase()],
-        };
+      if (!clause.value.includes('*') && clause.value.toLowerCase() !== 'rejected' && clause.value.toLowerCase() !== 'duplicate') {
+        const shown = shownDeliveryIs(clause.value.toLowerCase());
+        return { sql: `(m.status = 'accepted' AND ${shown.sql})`, params: shown.params };
       }
       // The row's outcome, as the inspector shows it (renderer/src/store/outcome.ts).
       return { sql: `(CASE WHEN m.status <> 'accepted' THEN m.status ELSE ${shownDeliverySql('m')} END) LIKE ? ESCAPE '\\'`, params: [pattern] };

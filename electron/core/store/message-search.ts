@@ -8,7 +8,9 @@
 // is being indexed) — and stops once it has enough rows. The parts are read in one snapshot, so a
 // message indexed meanwhile is neither missed nor listed twice.
 import type { DatabaseSync } from 'node:sqlite';
+import { readSnapshot } from './connection.ts';
 import type { CompiledQuery } from './message-query-sql.ts';
+import { indexedRange } from './search-index.ts';
 
 /** A part of a search: its WHERE terms; `match` when it is read through an index. */
 export interface SearchPart {
@@ -24,10 +26,24 @@ export function queryPart(query: CompiledQuery): SearchPart {
 }
 
 /**
- * One part's SELECT (`select` over `messages m`, the caller's terms added): through the index when the
- * part has a match, in the index's rowid order (m.id's); else over `from` (which may name an index).
- * Its last parameter, the LIMIT, is the caller's.
+ * One part's FROM and WHERE (over `messages m`, the caller's terms added): through the index when the
+ * part has a match (`order` is then the index's rowid, m.id's); else over `from` (which may name an index).
  */
+export function partFrom(
+  part: SearchPart | null,
+  terms: { where: string[]; params: (string | number)[] },
+  from = 'messages m',
+): { sql: string; values: (string | number)[]; order: string } {
+  const where = [...(part?.where ?? []), ...terms.where];
+  const values = [...(part?.params ?? []), ...terms.params];
+  if (part?.match) {
+    const { table, query } = part.match;
+    return { sql: `FROM ${table} s CROSS JOIN messages m ON m.id = s.rowid WHERE ${[`${table} MATCH ?`, ...where].join(' AND ')}`, values: [query, ...values], order: 's.rowid' };
+  }
+  return { sql: `FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, values, order: 'm.id' };
+}
+
+/** One part's SELECT of `select`, in `order`; its last parameter, the LIMIT, is the caller's. */
 export function partQuery(
   part: SearchPart | null,
   select: string,
@@ -35,23 +51,35 @@ export function partQuery(
   order: 'DESC' | 'ASC',
   from = 'messages m',
 ): { sql: string; values: (string | number)[] } {
-  const where = [...(part?.where ?? []), ...terms.where];
-  const values = [...(part?.params ?? []), ...terms.params];
-  if (part?.match) {
-    const { table, query } = part.match;
-    return {
-      sql: `SELECT ${select} FROM ${table} s CROSS JOIN messages m ON m.id = s.rowid
-        WHERE ${table} MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid ${order} LIMIT ?`,
-      values: [query, ...values],
-    };
-  }
-  return { sql: `SELECT ${select} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY m.id ${order} LIMIT ?`, values };
+  const found = partFrom(part, terms, from);
+  return { sql: `SELECT ${select} ${found.sql} ORDER BY ${found.order} ${order} LIMIT ?`, values: found.values };
 }
 
 /** Where a page starts: ids below `below` (newest first) or above `above` (oldest first). */
-export interface PageBounds {
+interface PageBounds {
   below?: number | undefined;
   above?: number | undefined;
+}
+
+/**
+ * The parts of the id range a search reads, newest first: above the indexed range, through the index
+ * (left out when the page's bounds leave nothing of it), below it. One part when the query has no
+ * index to read. Read them in one snapshot (readSnapshot).
+ */
+export function searchParts(db: DatabaseSync, query: CompiledQuery, bounds: PageBounds = {}): SearchPart[] {
+  const { index } = query;
+  if (index === null) return [queryPart(query)];
+  const { lo, hi } = indexedRange(db);
+  // The index's part gets the page's bound itself: it walks the index, not the messages.
+  const from = Math.max(lo, (bounds.above ?? 0) + 1);
+  const to = Math.min(hi, (bounds.below ?? Number.MAX_SAFE_INTEGER) - 1);
+  return [
+    { where: ['m.id > ?', ...query.where], params: [hi, ...query.params], match: null },
+    ...(from <= to
+      ? [{ where: ['s.rowid BETWEEN ? AND ?', ...index.where], params: [from, to, ...index.params], match: { table: index.table, query: index.match } }]
+      : []),
+    { where: ['m.id < ?', ...query.where], params: [lo, ...query.params], match: null },
+  ];
 }
 
 /**
@@ -66,34 +94,15 @@ export function searchRows<T>(
   limit: number,
   read: (part: SearchPart, wanted: number) => T[],
 ): T[] {
-  const { index } = query;
-  if (index === null) return read(queryPart(query), limit);
-  const rows: T[] = [];
-  db.exec('SAVEPOINT search');
-  try {
-    const { lo, hi } = db.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
-    // The index's part gets the page's bound itself: it walks the index, not the messages.
-    const from = Math.max(lo, (bounds.above ?? 0) + 1);
-    const to = Math.min(hi, (bounds.below ?? Number.MAX_SAFE_INTEGER) - 1);
-    const parts: SearchPart[] = [
-      { where: ['m.id > ?', ...query.where], params: [hi, ...query.params], match: null },
-      { where: ['s.rowid BETWEEN ? AND ?', ...index.where], params: [from, to, ...index.params], match: { table: index.table, query: index.match } },
-      { where: ['m.id < ?', ...query.where], params: [lo, ...query.params], match: null },
-    ];
+  if (query.index === null) return read(queryPart(query), limit);
+  return readSnapshot(db, () => {
+    const parts = searchParts(db, query, bounds);
     if (order === 'asc') parts.reverse();
+    const rows: T[] = [];
     for (const part of parts) {
       if (rows.length >= limit) break;
-      if (part.match !== null && from > to) continue;
       rows.push(...read(part, limit - rows.length));
     }
-  } catch (error) {
-    // A failed read (a full disk, an I/O error) may have ended the transaction already: report the
-    // read's error, not the savepoint's.
-    try {
-      if (db.isTransaction) db.exec('ROLLBACK TO search; RELEASE search');
-    } catch {}
-    throw error;
-  }
-  db.exec('RELEASE search');
-  return rows;
+    return rows;
+  });
 }

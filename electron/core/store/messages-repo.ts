@@ -6,7 +6,7 @@ import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { compileQuery } from './message-query-sql.ts';
 import { partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
-import { shownDeliverySql } from './shown-delivery.ts';
+import { shownDeliveryIs } from './shown-delivery.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
 export type MessageOrigin = 'ingest' | 'client' | 'audience' | 'plan';
@@ -152,6 +152,8 @@ export interface ListMessagesQuery {
   delivery?: string;
   /** Only messages with an id from this one up (counting those above a jumped-to page). */
   idFrom?: number;
+  /** Only this user's messages: userId or anonymousId, exactly (bulk actions, exports). */
+  userId?: string;
 }
 
 /**
@@ -271,22 +273,16 @@ export class MessagesRepo {
 
   /** Ids of the messages matching `filter` after `afterId`, oldest first. */
   findIds(filter: MessageFilter, limit = 10_000, afterId = 0): number[] {
-    const where: string[] = ['m.id > ?'];
-    const params: (string | number)[] = [afterId];
-    if (filter.type) (where.push('m.type = ?'), params.push(filter.type));
-    if (filter.event) (where.push('m.event = ?'), params.push(filter.event));
-    if (filter.userId) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
-    if (filter.status) (where.push('m.status = ?'), params.push(filter.status));
-    if (filter.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(filter.sourceId));
-    timeClause(filter, where, params);
-    if (filter.violations !== undefined) where.push(violationsClause(filter.violations));
-    if (filter.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(filter.plan));
-    if (filter.delivery) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
+    // An empty event or userId is no filter (as it always was here).
+    const { search, event, userId, ...rest } = filter;
+    const { where, params } = filterTerms({ ...rest, ...(event ? { event } : {}), ...(userId ? { userId } : {}) });
+    where.unshift('m.id > ?');
+    params.unshift(afterId);
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
       const { sql, values } = partQuery(part, 'm.id', { where, params }, 'ASC');
       return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];
     };
-    const rows = searchRows(this.#db, compileQuery(filter.search), 'asc', { above: afterId }, limit, read);
+    const rows = searchRows(this.#db, compileQuery(search), 'asc', { above: afterId }, limit, read);
     return rows.map((row) => row.id);
   }
 
@@ -343,8 +339,8 @@ function textAt(path: string, integer = false): string {
 }
 
 /**
- * The list's filters but the search and the page, as SQL terms on `messages m`: shared by the list
- * and by its counts (store/message-counts.ts).
+ * The list's filters but the search and the page, as SQL terms on `messages m`: shared by the list,
+ * its counts (store/message-counts.ts), the bulk actions (findIds) and exports (transfer/export-lines.ts).
  */
 export function filterTerms(query: Omit<ListMessagesQuery, 'search' | 'beforeId' | 'afterId' | 'limit'>): { where: string[]; params: (string | number)[] } {
   const where: string[] = [];
@@ -355,8 +351,13 @@ export function filterTerms(query: Omit<ListMessagesQuery, 'search' | 'beforeId'
   if (query.violations !== undefined) where.push(violationsClause(query.violations));
   if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));
   if (query.plan !== undefined) (where.push(PLAN_CLAUSE), params.push(query.plan));
-  if (query.delivery !== undefined) (where.push(`${shownDeliverySql('m')} = ?`), params.push(query.delivery));
+  if (query.delivery !== undefined) {
+    const shown = shownDeliveryIs(query.delivery);
+    where.push(shown.sql);
+    params.push(...shown.params);
+  }
   if (query.idFrom !== undefined) (where.push('m.id >= ?'), params.push(query.idFrom));
+  if (query.userId !== undefined) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(query.userId, query.userId));
   timeClause(query, where, params);
   return { where, params };
 }

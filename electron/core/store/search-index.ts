@@ -6,7 +6,12 @@
 import { transaction } from './connection.ts';
 import type { DatabaseSync } from './sqlite.ts';
 
-export interface SearchIndexer {
+/** The ids the search indexes hold: [lo, hi] (empty when lo > hi). */
+export function indexedRange(db: DatabaseSync): { lo: number; hi: number } {
+  return db.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
+}
+
+interface SearchIndexer {
   /** Indexes up to `limit` messages; whether any are left. */
   step(limit: number): boolean;
 }
@@ -15,7 +20,7 @@ export interface SearchIndexer {
 const VALUES = 'id, lower(user_id), lower(anonymous_id), lower(message_id), lower(event)';
 
 export function searchIndexer(db: DatabaseSync): SearchIndexer {
-  const range = db.prepare('SELECT lo, hi FROM search_index WHERE id = 1');
+
   const newest = db.prepare('SELECT max(id) AS id FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
   const oldest = db.prepare('SELECT min(id) AS id FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)');
   const trigrams = db.prepare(
@@ -28,7 +33,7 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
   return {
     step(limit) {
       return transaction(db, () => {
-        const { lo, hi } = range.get() as { lo: number; hi: number };
+        const { lo, hi } = indexedRange(db);
         const top = (newest.get(hi, limit) as { id: number | null }).id;
         if (top !== null) {
           index.run(hi + 1, top);

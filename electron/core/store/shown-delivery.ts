@@ -40,3 +40,18 @@ export function shownDeliverySql(alias: string): string {
   return `COALESCE((SELECT ${FROM_WEIGHT(`${maxKey} % 16`)} FROM deliveries d
     WHERE d.message_id = ${alias}.id AND ${LATEST_IN_LANE_SQL}), 'none')`;
 }
+
+/** States few deliveries are in: the deliveries' partial indexes (failed; pending and retrying) find them. */
+const RARE_STATES: readonly string[] = ['failed', 'pending', 'retrying', 'cancelled', 'skipped'];
+
+/**
+ * "The row of message m shows this delivery state" (`none`: no delivery), for the list's Delivery filter
+ * and the query language's `status:`. For a state few deliveries are in, only messages with such a
+ * delivery can show it: they are found first, then the exact test.
+ */
+export function shownDeliveryIs(state: string): { sql: string; params: string[] } {
+  if (RARE_STATES.includes(state)) {
+    return { sql: `(m.id IN (SELECT d.message_id FROM deliveries d WHERE d.status = ?) AND ${shownDeliverySql('m')} = ?)`, params: [state, state] };
+  }
+  return { sql: `${shownDeliverySql('m')} = ?`, params: [state] };
+}

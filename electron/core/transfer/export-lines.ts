@@ -11,7 +11,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { MessageStatus } from '../../../shared/message-rules.ts';
 import { compileQuery } from '../store/message-query-sql.ts';
 import type { BatchEnvelope } from '../store/normalize.ts';
-import { shownDeliverySql } from '../store/shown-delivery.ts';
+import { filterTerms } from '../store/messages-repo.ts';
 
 /** Which messages an export holds; every field given must match. */
 export interface ExportFilter {
@@ -80,28 +80,13 @@ interface Row {
   source: string | null;
 }
 
-/** The SQL conditions on `messages m` for a filter (time bounds included). */
+/** The SQL conditions on `messages m` for a filter (time bounds included): the list's own (messages-repo.ts), so a download holds the rows shown. */
 export function filterClauses(filter: ExportFilter): { where: string[]; params: (string | number)[] } {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  if (filter.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(filter.sourceId));
-  if (filter.since !== undefined) (where.push('m.received_at >= ?'), params.push(filter.since));
-  if (filter.until !== undefined) (where.push('m.received_at <= ?'), params.push(filter.until));
-  if (filter.event !== undefined) (where.push('m.event = ?'), params.push(filter.event));
-  if (filter.status !== undefined) (where.push('m.status = ?'), params.push(filter.status));
-  if (filter.type !== undefined) (where.push('m.type = ?'), params.push(filter.type));
-  if (filter.userId !== undefined) (where.push('(m.user_id = ? OR m.anonymous_id = ?)'), params.push(filter.userId, filter.userId));
-  if (filter.violations !== undefined) where.push(filter.violations ? 'm.violations IS NOT NULL' : 'm.violations IS NULL');
-  // The inspector's own filters, read as messages-repo.ts reads them, so a download holds the rows shown.
-  // (Each clause's test on the rows here: each page reads a window of ids, not the search indexes.)
-  if (filter.search) {
-    const query = compileQuery(filter.search);
-    where.push(...query.where);
-    params.push(...query.params);
-  }
-  if (filter.plan !== undefined) (where.push(`m.violations IS NOT NULL AND instr(m.violations, '"plan":' || json_quote(?)) > 0`), params.push(filter.plan));
-  if (filter.delivery !== undefined) (where.push(`${shownDeliverySql('m')} = ?`), params.push(filter.delivery));
-  return { where, params };
+  const { since, until, search, ...rest } = filter;
+  const { where, params } = filterTerms({ ...rest, ...(since !== undefined ? { from: since } : {}), ...(until !== undefined ? { to: until } : {}) });
+  // Each clause's test on the rows here: each page reads a window of ids, not the search indexes.
+  const query = compileQuery(search);
+  return { where: [...where, ...query.where], params: [...params, ...query.params] };
 }
 
 /**

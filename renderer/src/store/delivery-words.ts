@@ -6,7 +6,7 @@
  * shows a time it gives up at; a replay is named apart from the others ("myapp · replay 2 · 14:03:12").
  * Pure, tested in Node.
  */
-import type { DeliveryErrorCode, DeliveryView, DestinationView } from '../../../shared/contract.ts';
+import type { DeliveryErrorCode, DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
 import { isLoopRefusalError } from '../lib/loop-refusal.ts';
 
 /** "in 12 s", "in 4 min 05 s", "in 1 h 02 min", or "now". */
@@ -68,14 +68,7 @@ export function httpStatusText(status: number): string {
 }
 
 /** What the words below read of a delivery (a summary, a view, or a live change). */
-export interface DeliveryState {
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: number | null;
-  lastError: string | null;
-  lastErrorCode: DeliveryErrorCode | null;
-  lastHttpStatus: number | null;
-}
+export type DeliveryState = Pick<DeliverySummary, 'status' | 'attemptCount' | 'nextAttemptAt' | 'lastError' | 'lastErrorCode' | 'lastHttpStatus'>;
 
 type Failure = Pick<DeliveryState, 'lastError' | 'lastErrorCode' | 'lastHttpStatus' | 'attemptCount'>;
 
