@@ -19,6 +19,9 @@
  * and the core parses what it is sent (store/message-query-sql.ts turns clauses into SQL).
  */
 
+/** The longest query (characters): the search box's limit and the contract's. */
+export const MAX_QUERY_LENGTH = 1000;
+
 /** Clauses a search may have (each is a term of the SQL, and of the index's query). */
 export const MAX_CLAUSES = 32;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseQuery, QueryError } from './message-query.ts';
+import { MAX_QUERY_LENGTH, parseQuery, QueryError } from './message-query.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from './message-rules.ts';
 import { webhookUrlSchema } from './settings.ts';
 
@@ -10,7 +10,7 @@ export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
 /** The stream's search: a query (shared/message-query.ts), checked before it is used. */
 export const searchQuerySchema = z
   .string()
-  .max(1000)
+  .max(MAX_QUERY_LENGTH)
   .superRefine((query, ctx) => {
     try {
       parseQuery(query);

@@ -84,7 +84,7 @@ describe('words and patterns', () => {
 });
 
 describe('completion', () => {
-  const context = { sources: ['web', 'My App'], events: ['Order Completed', 'Signed In'], plans: [] };
+  const context = { sources: ['web', 'My App'], events: ['Order Completed', 'Signed In'] };
 
   it('offers field names while one is typed, and every field when asked', () => {
     const c = complete('-sta', 4, context)!;

@@ -53,10 +53,11 @@ export function JsonTree({ value, label, annotations, reveal }: {
 }
 
 /** Opens the node when a note below it needs showing or is revealed; focuses the line of a revealed node. */
-function useNodeOpening(pointer: string, startOpen: boolean) {
+/** `startOpen` is asked once, when the node first renders (it walks the node's values). */
+function useNodeOpening(pointer: string, startOpen: () => boolean) {
   const { placement, reveal, revealed } = useContext(TreeContext);
   const mustOpen = placement?.open.has(pointer) ?? false;
-  const [open, setOpen] = useState(() => startOpen || mustOpen);
+  const [open, setOpen] = useState(() => mustOpen || startOpen());
   const line = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (mustOpen) setOpen(true);
@@ -117,8 +118,12 @@ const JsonNode = memo(function JsonNode({ name, value, depth, last, pointer }: {
   pointer: string;
 }) {
   const container = isContainer(value);
-  const entries = container ? (Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)) : [];
-  const { open, setOpen, line, notes, inside, focused } = useNodeOpening(pointer, container && startsOpen(value, depth));
+  // Made once per value (a folded node of 10,000 items renders again without copying them).
+  const entries = useMemo(
+    () => (isContainer(value) ? (Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)) : []),
+    [value],
+  );
+  const { open, setOpen, line, notes, inside, focused } = useNodeOpening(pointer, () => container && startsOpen(value, depth));
   const { placement } = useContext(TreeContext);
   const [page, setPage] = useState(CHILD_PAGE);
   const key = name === null ? null : <span className="j-key">{JSON.stringify(name)}</span>;

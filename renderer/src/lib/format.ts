@@ -38,6 +38,11 @@ export function formatCount(n: number): string {
   return COUNT_FORMAT.format(n);
 }
 
+/** "1 message", "1,204 messages". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
 export function formatRate(perSecond: number): string {
   if (perSecond >= 100) return formatCount(Math.round(perSecond));
   if (perSecond >= 10) return String(Math.round(perSecond));

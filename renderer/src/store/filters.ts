@@ -4,7 +4,7 @@
  * TypeScript, no React, no DOM.
  */
 import type { MessageSummary, RequestOf } from '../../../shared/contract.ts';
-import { asciiLower, matchesPattern, parseQuery, type Clause, type ColumnField } from '../../../shared/message-query.ts';
+import { asciiLower, matchesPattern, MAX_QUERY_LENGTH, parseQuery, type Clause, type ColumnField } from '../../../shared/message-query.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import { outcomeOf, type OutcomeKind } from './outcome.ts';
 
@@ -82,7 +82,7 @@ export function listQuery(filters: Filters, now: number = Date.now()): Omit<Requ
   if (filters.type) query.type = filters.type;
   if (filters.sourceId !== null) query.sourceId = filters.sourceId;
   const search = filters.search.trim();
-  if (search) query.search = search.slice(0, 1000);
+  if (search) query.search = search.slice(0, MAX_QUERY_LENGTH);
   if (filters.status === 'rejected' || filters.status === 'duplicate') query.status = filters.status;
   else if (filters.status !== null) {
     query.status = 'accepted';
@@ -112,7 +112,7 @@ export function matchesFilters(m: MessageSummary, filters: Filters, now: number 
 let parsed: { query: string; clauses: Clause[] } | null = null;
 
 /** The query's clauses on what a summary holds (its columns and outcome), each as the core tests it; the rest hold. */
-export function matchesShownClauses(m: MessageSummary, query: string): boolean {
+function matchesShownClauses(m: MessageSummary, query: string): boolean {
   if (parsed?.query !== query) {
     try {
       parsed = { query, clauses: parseQuery(query) };

@@ -1,3 +1,4 @@
+import type { Result } from '../../../../shared/contract.ts';
 import type { RelayApi } from '../../transport/relay-api.ts';
 import { listQuery } from '../filters.ts';
 import { addPage, addRows, applyDeliveryChanges, emptyList, type ListModel } from '../model.ts';
@@ -105,9 +106,7 @@ export class Pager {
     const query = listQuery(store.getState().filters, env.now());
     let where: { offset: number } | { at: number };
     if (to === 'oldest') {
-      // The count may be superseded by another window's (the core counts one question at a time): asked again.
-      let counted = await api.invoke('messages.count', query);
-      for (let i = 0; i < 5 && !counted.ok && counted.error.code === 'superseded'; i++) counted = await api.invoke('messages.count', query);
+      const counted = await untilAnswered(() => api.invoke('messages.count', query));
       if (disposed() || forQuery !== this.#query) return;
       if (!counted.ok) return this.#jumpFailed(counted.error.message);
       where = { offset: Math.max(0, counted.value.matching - FIRST_PAGE) };
@@ -115,8 +114,7 @@ export class Pager {
     else where = to;
     // Delivery changes while the page is on its way (finding a position can take seconds) are applied on it.
     const request = changeLog.begin();
-    let result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
-    for (let i = 0; i < 5 && !result.ok && result.error.code === 'superseded'; i++) result = await api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE });
+    const result = await untilAnswered(() => api.invoke('messages.list', { ...query, ...where, limit: FIRST_PAGE }));
     if (disposed() || forQuery !== this.#query) return changeLog.end(request.id);
     if (!result.ok) {
       changeLog.end(request.id);
@@ -170,4 +168,14 @@ export class Pager {
   #searchOn(list: ListModel): void {
     if (list.order.length === 0 && list.next !== null) void this.older();
   }
+}
+
+/**
+ * Asks again while the answer is "superseded": the core counts one question of a kind at a time, and
+ * another window's newer one may take this one's place (a few times at most).
+ */
+async function untilAnswered<T>(ask: () => Promise<Result<T>>): Promise<Result<T>> {
+  let result = await ask();
+  for (let i = 0; i < 5 && !result.ok && result.error.code === 'superseded'; i++) result = await ask();
+  return result;
 }

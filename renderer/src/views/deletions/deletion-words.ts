@@ -4,12 +4,7 @@
  */
 import type { Responses } from '../../../../shared/contract.ts';
 import type { DeletionPreview } from '../../../../shared/operations.ts';
-import { formatCount } from '../../lib/format.ts';
-
-/** "1 stored message", "1,204 stored messages". */
-function count(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
-}
+import { plural } from '../../lib/format.ts';
 
 /** "a", "a and b", "a, b and c". */
 function list(parts: readonly string[]): string {
@@ -20,7 +15,7 @@ function list(parts: readonly string[]): string {
 /** Who gets a delete notification. */
 function notified(preview: DeletionPreview): string {
   return preview.notifications > 0
-    ? `A delete notification goes to ${count(preview.notifications, 'destination')}.`
+    ? `A delete notification goes to ${plural(preview.notifications, 'destination')}.`
     : 'No destination is notified: none is connected to the sources that hold them.';
 }
 
@@ -32,7 +27,7 @@ export function deletionQuestion(preview: DeletionPreview, purge: boolean): Dele
   if (preview.messages === 0) {
     const inbox =
       purge && preview.inboxRequests > 0
-        ? ` The purge removes ${count(preview.inboxRequests, 'request')} in the built-in receiver’s inbox; this cannot be undone.`
+        ? ` The purge removes ${plural(preview.inboxRequests, 'request')} in the built-in receiver’s inbox; this cannot be undone.`
         : purge
           ? ' There is nothing stored to purge.'
           : '';
@@ -44,15 +39,15 @@ export function deletionQuestion(preview: DeletionPreview, purge: boolean): Dele
     };
   }
   if (!purge) return null;
-  const parts = [count(preview.messages, 'stored message')];
+  const parts = [plural(preview.messages, 'stored message')];
   if (preview.deliveries > 0) {
-    const attempts = preview.attempts > 0 ? ` and ${count(preview.attempts, 'attempt')}` : '';
+    const attempts = preview.attempts > 0 ? ` and ${plural(preview.attempts, 'attempt')}` : '';
     parts.push(
-      `what their ${count(preview.deliveries, 'delivery', 'deliveries')}${attempts} kept of them (the bodies sent and the answers received; the deliveries stay, as the record of what was sent when)`,
+      `what their ${plural(preview.deliveries, 'delivery', 'deliveries')}${attempts} kept of them (the bodies sent and the answers received; the deliveries stay, as the record of what was sent when)`,
     );
   }
-  if (preview.audienceMemberships > 0) parts.push(count(preview.audienceMemberships, 'audience membership'));
-  if (preview.inboxRequests > 0) parts.push(`${count(preview.inboxRequests, 'request')} in the built-in receiver’s inbox`);
+  if (preview.audienceMemberships > 0) parts.push(plural(preview.audienceMemberships, 'audience membership'));
+  if (preview.inboxRequests > 0) parts.push(`${plural(preview.inboxRequests, 'request')} in the built-in receiver’s inbox`);
   return {
     kind: 'purge',
     title: `Purge user ${user}?`,
@@ -64,12 +59,12 @@ export function deletionQuestion(preview: DeletionPreview, purge: boolean): Dele
 /** What a request did, once the core answered. */
 export function deletionOutcome(result: Responses['deletions.create'], userId: string, purge: boolean): string {
   const { sourceIds, deliveryIds, purgedMessages, inboxRequests } = result;
-  const inbox = inboxRequests > 0 ? `${count(inboxRequests, 'request')} removed from the built-in receiver’s inbox` : null;
+  const inbox = inboxRequests > 0 ? `${plural(inboxRequests, 'request')} removed from the built-in receiver’s inbox` : null;
   if (sourceIds.length === 0) {
     const removed = purge && inbox ? ` ${inbox[0]!.toUpperCase()}${inbox.slice(1)}.` : '';
     return `No source holds messages of ${userId}, so there was no destination to notify. The request is recorded.${removed}`;
   }
   const n = deliveryIds.length;
-  const purged = purge ? `; ${count(purgedMessages, 'stored message')} deleted${inbox ? `, ${inbox}` : ''}.` : '.';
-  return `Requested: ${count(n, 'delete notification')} queued${n === 0 ? ' (no enabled destination is connected to the affected sources)' : ''}${purged}`;
+  const purged = purge ? `; ${plural(purgedMessages, 'stored message')} deleted${inbox ? `, ${inbox}` : ''}.` : '.';
+  return `Requested: ${plural(n, 'delete notification')} queued${n === 0 ? ' (no enabled destination is connected to the affected sources)' : ''}${purged}`;
 }

@@ -3,13 +3,9 @@
  * many a dry run found, with what is left out and why. Pure, tested in Node.
  */
 import type { ReplayOutcome } from '../../../../shared/contract.ts';
-import { formatCount } from '../../lib/format.ts';
+import { plural } from '../../lib/format.ts';
 import { TIME_PRESETS, type Filters, type TimeRange } from '../../store/filters.ts';
 import { OUTCOME_NAMES } from '../../store/outcome.ts';
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
-}
 
 export function describeTimeRange(range: TimeRange, formatTime: (ms: number) => string): string | null {
   if (range.kind === 'last') return (TIME_PRESETS.find((p) => p.ms === range.ms)?.label ?? `last ${Math.round(range.ms / 60_000)} min`).toLowerCase();

@@ -4,7 +4,7 @@
  * DOM), tested in Node.
  */
 import type { ImportOutcome, PruneReport, Retention, StorageResponses } from '../../../../shared/storage.ts';
-import { formatCount, relativeTime } from '../../lib/format.ts';
+import { formatCount, plural, relativeTime } from '../../lib/format.ts';
 
 const KB = 1024;
 const MB = 1024 ** 2;
@@ -30,10 +30,6 @@ export function formatBytes(bytes: number): string {
 /** A count, "≈ 12,300,000" when the core estimated it. */
 export function formatFigure(n: number, approximate: boolean): string {
   return `${approximate ? '≈ ' : ''}${formatCount(n)}`;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
 /** "just now", "12 s ago", "4 min ago", "3 h ago", "5 days ago", "2 years ago" (no calendar date: that is said beside it). */

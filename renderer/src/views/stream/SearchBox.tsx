@@ -1,5 +1,5 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
-import { parseQuery, QueryError } from '../../../../shared/message-query.ts';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../../../shared/message-query.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { applySuggestion, complete, QUERY_EXAMPLES, QUERY_FIELDS, type Completion, type CompletionContext } from './query-completion.ts';
 import './search.css';
@@ -23,13 +23,16 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
   const sent = useRef(applied);
   const ids = { list: useId(), error: useId(), help: useId(), hint: useId() };
 
-  let problem: QueryError | null = null;
-  try {
-    parseQuery(text);
-  } catch (error) {
-    if (!(error instanceof QueryError)) throw error;
-    problem = error;
-  }
+  // Parsed when the text changes (not at each arrow key in the suggestions).
+  const problem = useMemo(() => {
+    try {
+      parseQuery(text);
+      return null;
+    } catch (error) {
+      if (!(error instanceof QueryError)) throw error;
+      return error;
+    }
+  }, [text]);
 
   // Filters cleared elsewhere (Esc, the top bar's button): follow them.
   useEffect(() => {
@@ -61,7 +64,7 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
       if (row.event) events.add(row.event);
       if (++seen >= 2000 || events.size >= 200) break;
     }
-    return { sources: sources.map((s) => s.name), events: [...events].sort(), plans: [] };
+    return { sources: sources.map((s) => s.name), events: [...events].sort() };
   }
 
   function suggest(query: string, at: number, all = false): void {
@@ -131,7 +134,7 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
             onKeyDown={onKeyDown}
             onBlur={() => setCompletion(null)}
             onClick={(e) => suggest(text, e.currentTarget.selectionStart ?? text.length)}
-            maxLength={1000}
+            maxLength={MAX_QUERY_LENGTH}
             spellCheck={false}
             autoComplete="off"
           />

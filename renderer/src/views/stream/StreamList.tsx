@@ -53,14 +53,12 @@ export function StreamList() {
   const base = jumped?.base ?? 0;
   /** The rows the scrollbar stands for: every match once counted (bounded), else those loaded (and one for "older"). */
   const span = Math.max(base + count + (next !== null ? 1 : 0), matching === null ? 0 : jumped ? matching : matching - hidden);
-  const [measuredHeight, setMeasuredHeight] = useState(0);
-  const scale = scrollScale(span * ROW_HEIGHT, measuredHeight, maxSpacerPx());
-  const scaleRef = useRef(scale);
-  scaleRef.current = scale;
-  /** The rows' position for a scroll position, and back (the same unless the list is taller than an element may be). */
+  /** The rows' position for a scroll position (the same unless the list is taller than an element may be); read in events and effects. */
+  const scaleRef = useRef({ ratio: 1, spacerPx: 0 });
   const toVirtual = useCallback((scrollTop: number) => scrollTop * scaleRef.current.ratio, []);
   const { start, end, size, viewportHeight, scrolledTo } = useVirtualWindow(scrollRef, span, ROW_HEIGHT, 12, toVirtual);
-  if (viewportHeight !== measuredHeight && viewportHeight > 0) setMeasuredHeight(viewportHeight);
+  const scale = scrollScale(span * ROW_HEIGHT, viewportHeight, maxSpacerPx());
+  scaleRef.current = scale;
   const rowsRef = useRef<HTMLDivElement>(null);
   const baseRef = useRef(base);
   baseRef.current = base;

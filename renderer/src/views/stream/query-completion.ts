@@ -17,7 +17,6 @@ export interface Suggestion {
 export interface CompletionContext {
   sources: readonly string[];
   events: readonly string[];
-  plans: readonly string[];
 }
 
 export interface Completion {
@@ -88,8 +87,6 @@ function valuesOf(field: string, context: CompletionContext): { value: string; d
       return list(context.sources, 'source');
     case 'event':
       return list(context.events, 'seen in the list');
-    case 'plan':
-      return list(context.plans, 'tracking plan');
     default:
       return null;
   }

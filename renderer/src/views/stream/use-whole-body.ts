@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import type { DeliveryView } from '../../../../shared/contract.ts';
 import { useInspector } from '../../store/react.ts';
 
@@ -61,10 +61,12 @@ export function useWholeBody(delivery: DeliveryView | null, fallback: string): W
   }, [inspector, id, bodyBytes, key, known, whole]);
 
   const current = status?.key === key ? status : null;
+  // Encoded once per body, not at each render (the detail renders every second).
+  const knownBytes = useMemo(() => bodyBytes ?? new TextEncoder().encode(known).length, [bodyBytes, known]);
   return {
     text: all ? whole.body : known,
     cut,
-    bytes: bodyBytes ?? new TextEncoder().encode(known).length,
+    bytes: knownBytes,
     load,
     showAll: () => {
       load().then(
