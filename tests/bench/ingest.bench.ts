@@ -1,14 +1,13 @@
 // Ingestion benchmark: events/s durably stored via /v1/batch, against two baselines in the same run.
 // The three servers are measured in interleaved rounds and compared round by round, because this
 // kind of machine (2 shared cores) drifts by tens of percent within a minute.
+import { indexCaughtUp } from '../helpers/search-index.ts';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DatabaseSync } from 'node:sqlite';
 import { createCore } from '../../electron/core/index.ts';
-import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { startBareServer, startNaiveSqliteServer, type RunningServer } from './baseline-servers.ts';
 
 const execFileAsync = promisify(execFile);
@@ -64,20 +63,6 @@ interface Contender {
   rounds: LoadResult[];
   /** Waits for work the load left behind (the search index catching up), so the next contender has the CPU. */
   settle?: () => Promise<void>;
-}
-
-/** Resolves once the store's search index covers every message (store/search-index.ts), or throws after `ms`. */
-export async function indexCaughtUp(dataDir: string, ms = 300_000): Promise<void> {
-  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
-  try {
-    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-      const { lo, hi, top } = db.prepare('SELECT lo, hi, (SELECT coalesce(max(id), 0) FROM messages) AS top FROM search_index').get() as { lo: number; hi: number; top: number };
-      if (lo <= 1 && hi >= top) return;
-    }
-    throw new Error(`the search index did not catch up within ${ms / 1000} s`);
-  } finally {
-    db.close();
-  }
 }
 
 export async function runIngestBench() {

@@ -21,9 +21,11 @@ import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { UiServer } from '../../electron/headless/ui-server.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { CLI, startServing } from '../helpers/cli.ts';
-import { indexCaughtUp, LOAD, load, median, type LoadResult } from './ingest.bench.ts';
+import { indexCaughtUp } from '../helpers/search-index.ts';
+import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
 import { rssOf } from './startup.bench.ts';
-import { ensureRenderer, rendererDir } from './ui.bench.ts';
+import { ensureRenderer } from '../helpers/inspector-page.ts';
+import { rendererDir } from './ui.bench.ts';
 
 const execFileAsync = promisify(execFile);
 const TARGET = Number(process.env.BENCH_SCALE_MESSAGES ?? 10_000_000);
@@ -72,7 +74,7 @@ async function serveOnce(dataDir: string, configFile: string): Promise<{ readyMs
 async function inspector(core: Awaited<ReturnType<typeof createCore>>) {
   const skip = browserUnavailableReason();
   if (skip) return { skipped: skip };
-  ensureRenderer();
+  ensureRenderer(rendererDir);
   const ui = new UiServer({ core, host: '127.0.0.1', port: 0, rendererDir });
   await ui.listen();
   const browser = await launchBrowser();

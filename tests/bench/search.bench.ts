@@ -121,7 +121,7 @@ export async function runSearchBench() {
       runsPerQuery: RUNS,
       fillSeconds: round(fillMs / 1000),
       indexBuildMessagesPerSecond: Math.round(MESSAGES / (indexMs / 1000)),
-      bytesPerMessage: { messages: round(bytesOf('messages') - bytesOf('messages_text') - bytesOf('messages_search')) / MESSAGES, wordIndex: round(bytesOf('messages_text') / MESSAGES), trigramIndex: round(bytesOf('messages_search') / MESSAGES) },
+      bytesPerMessage: { messages: round((bytesOf('messages') - bytesOf('messages_text') - bytesOf('messages_search')) / MESSAGES), wordIndex: round(bytesOf('messages_text') / MESSAGES), trigramIndex: round(bytesOf('messages_search') / MESSAGES) },
       overall: { p50: round(percentile(all, 50)), p95: round(percentile(all, 95)), max: round(all.at(-1)!) },
       targetP95Ms: 300,
       perQuery,

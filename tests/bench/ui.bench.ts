@@ -3,7 +3,7 @@
 // shortens it). Measures time to first render, the longest main-thread task while scrolling, how far
 // the UI lags behind the core, and the renderer's JS heap at start and end.
 // The load comes from child processes (ui-load.ts); the page records its own numbers (init script).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import type { CDPSession } from '@playwright/test';
 import { UiServer } from '../../electron/headless/ui-server.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { startCore } from '../helpers/core.ts';
+import { ensureRenderer } from '../helpers/inspector-page.ts';
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -29,15 +30,6 @@ const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 30);
 /** The stream runs this long before the page is opened, so the first render happens under load. */
 const OPEN_AFTER_MS = 1000;
 
-/** Builds the inspector into rendererDir when it is not there yet. */
-export function ensureRenderer(): void {
-  if (fs.existsSync(path.join(rendererDir, 'index.html'))) return;
-  execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
-    cwd: repoRoot,
-    stdio: 'inherit',
-    timeout: 180_000,
-  });
-}
 
 interface LoadResult {
   posted: number;
@@ -138,7 +130,7 @@ const lagFigures = (samples: [number, number][]) => {
 export async function runUiBench() {
   const skip = browserUnavailableReason();
   if (skip) throw new Error(`the UI benchmark needs Chromium: ${skip}`);
-  ensureRenderer();
+  ensureRenderer(rendererDir);
   const core = await startCore();
   const ui = new UiServer({ core, host: '127.0.0.1', port: 0, rendererDir });
   await ui.listen();

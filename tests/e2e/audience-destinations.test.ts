@@ -2,7 +2,7 @@
 // real core (headless host), two destinations posting to two hooks of the built-in receiver. The
 // choice is made with the keyboard, saved, shown in the detail and again in the editor, and the
 // sync reaches only the destination chosen.
-import { axeProblems } from '../helpers/a11y.ts';
+import { expectAccessible as expectAccessibleIn } from '../helpers/a11y.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
@@ -10,11 +10,6 @@ import { openInspector, type InspectorSession } from '../helpers/inspector-page.
 
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[audience destinations e2e] skipped: ${skipReason}`);
-
-/** No serious or critical axe-core violation inside `include`, in either theme. */
-async function expectAccessible(session: InspectorSession, include: string): Promise<void> {
-  expect(await axeProblems(session.page, include, include)).toEqual([]);
-}
 
 describe.skipIf(skipReason !== null)('Audience editor: destinations', () => {
   let session: InspectorSession;
@@ -84,7 +79,7 @@ describe.skipIf(skipReason !== null)('Audience editor: destinations', () => {
     const preview = editor.getByRole('region', { name: 'Preview' }).getByRole('status');
     await expect.poll(() => preview.textContent(), { timeout: 10_000 }).toBe('1 member now, of 2 users of the source');
     await session.shot('audience-destinations');
-    await expectAccessible(session, '.aud-editor');
+    await expectAccessibleIn(session.page, '.aud-editor');
 
     await editor.getByRole('button', { name: 'Create audience' }).click();
     const detail = p.getByRole('region', { name: 'Pro Users' });

@@ -2,7 +2,7 @@
 // host), driven by role, label and keyboard. A source created in the form gets a generated key that
 // ingestion accepts at once; an edited key refuses the old one; problems show beside their field; a
 // source the config file declares is marked and read-only.
-import { axeProblems } from '../helpers/a11y.ts';
+import { expectAccessible as expectAccessibleIn } from '../helpers/a11y.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
@@ -12,11 +12,6 @@ const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[sources e2e] skipped: ${skipReason}`);
 
 const CONFIG_FILE = '/projects/shop/sluice.config.json';
-
-/** No serious or critical axe-core violation inside `include`, in either theme. */
-async function expectAccessible(session: InspectorSession, include: string): Promise<void> {
-  expect(await axeProblems(session.page, include, include)).toEqual([]);
-}
 
 describe.skipIf(skipReason !== null)('Sources view: create and edit', () => {
   let session: InspectorSession;
@@ -110,7 +105,7 @@ describe.skipIf(skipReason !== null)('Sources view: create and edit', () => {
     expect(newKey).not.toBe(oldKey);
     expect(await form.getByText('Once saved, clients still sending the old key are refused (401 invalid_write_key).', { exact: true }).isVisible()).toBe(true);
     await session.shot('sources-edit');
-    await expectAccessible(session, '.src-view');
+    await expectAccessibleIn(session.page, '.src-view');
 
     // Not saved yet: the old key still works.
     expect((await track(oldKey, 'Old key before save')).status).toBe(200);

@@ -3,21 +3,22 @@
 // sentences (empty: none), so a test can assert `toEqual([])` and a failure says what and where.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expect } from 'vitest';
 
-export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
-export const THEMES = ['light', 'dark'] as const;
+const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const THEMES = ['light', 'dark'] as const;
 
 /**
  * Serious and critical axe-core violations of the page as it is, in the light and the dark theme
  * (the system's colour scheme, which the inspector follows unless Settings chose one), each with its
- * rule, help and the nodes it found (only inside `include`, a selector, when given). The page is left
- * in the light theme.
+ * rule, help and the nodes it found (only inside `include`, a selector, when given; every axe rule
+ * when `tags` is null). The page is left in the light theme.
  */
-export async function axeProblems(page: Page, label: string, include?: string): Promise<string[]> {
+export async function axeProblems(page: Page, label: string, include?: string, tags: readonly string[] | null = WCAG_TAGS): Promise<string[]> {
   const problems: string[] = [];
   for (const scheme of THEMES) {
     await page.emulateMedia({ colorScheme: scheme });
-    const builder = new AxeBuilder({ page }).withTags(WCAG_TAGS);
+    const builder = tags ? new AxeBuilder({ page }).withTags([...tags]) : new AxeBuilder({ page });
     const result = await (include ? builder.include(include) : builder).analyze();
     for (const v of result.violations) {
       if (v.impact !== 'serious' && v.impact !== 'critical') continue;
@@ -27,6 +28,11 @@ export async function axeProblems(page: Page, label: string, include?: string): 
   }
   await page.emulateMedia({ colorScheme: 'light' });
   return problems;
+}
+
+/** No serious or critical axe-core violation inside `include`, in either theme (every rule when `tags` is null). */
+export async function expectAccessible(page: Page, include: string, tags: readonly string[] | null = WCAG_TAGS): Promise<void> {
+  expect(await axeProblems(page, include, include, tags)).toEqual([]);
 }
 
 /**

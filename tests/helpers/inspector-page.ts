@@ -16,12 +16,12 @@ const rendererDir = path.join(repoRoot, 'out/renderer');
 export const screenshotsDir = path.join(repoRoot, 'test-results/screenshots');
 
 /** `npm test` builds the renderer first; run alone, a test builds it when it is missing. */
-export function ensureRenderer(): void {
-  if (fs.existsSync(path.join(rendererDir, 'index.html'))) return;
+export function ensureRenderer(dir: string = rendererDir): void {
+  if (fs.existsSync(path.join(dir, 'index.html'))) return;
   execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts'], {
     cwd: repoRoot,
     stdio: 'inherit',
-    timeout: 120_000,
+    timeout: 180_000,
   });
 }
 

@@ -12,7 +12,7 @@ import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import type { CoreEvent } from '../../shared/contract.ts';
 import { streamEvents } from '../../electron/core/api/event-stream.ts';
 import { callOk } from '../helpers/contract.ts';
-import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
+import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
 
 let core: TestCore | undefined;
@@ -25,9 +25,7 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const dataDir = tempDir();
   core = await startCore({
-    dataDir,
     config: {
       sources: [
         { name: 'web', writeKey: 'wk_web', kind: 'web' },
@@ -40,7 +38,7 @@ async function setup() {
   // Web messages go to two hooks in one delivery (two attempts each); iOS messages to one.
   core.saveDestination({ name: 'both', sources: ['web'], sharedSecret: 'sB', webhooks: [{ url: core.receiver.hookUrl('a') }, { url: core.receiver.hookUrl('b') }] });
   core.saveDestination({ name: 'app', sources: ['ios'], webhooks: [{ url: core.receiver.hookUrl('app') }] });
-  db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+  db = new DatabaseSync(path.join(core.dataDir, DATABASE_FILE), { readOnly: true });
   return { core, db, handlers: createHandlers(core) };
 }
 

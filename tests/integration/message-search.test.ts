@@ -13,6 +13,7 @@ import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { searchIndexer } from '../../electron/core/store/search-index.ts';
 import { post, startCore, tempDir } from '../helpers/core.ts';
+import { indexCaughtUp } from '../helpers/search-index.ts';
 
 const dbs: DatabaseSync[] = [];
 const dirs: string[] = [];
@@ -276,23 +277,7 @@ it('removed messages leave the index, and ids SQLite gives again after the newes
 it('a running Sluice indexes what it receives, and a store from before the index in the background; searches answer throughout', async () => {
   const dataDir = tempDir('sluice-search-core-');
   dirs.push(dataDir);
-  const file = path.join(dataDir, DATABASE_FILE);
-  const peek = <T,>(sql: string) => {
-    const db = new DatabaseSync(file, { readOnly: true });
-    try {
-      return db.prepare(sql).get() as T;
-    } finally {
-      db.close();
-    }
-  };
-  const caughtUp = async () => {
-    for (let i = 0; i < 200; i++) {
-      const { lo, hi, top } = peek<{ lo: number; hi: number; top: number }>('SELECT lo, hi, (SELECT max(id) FROM messages) AS top FROM search_index');
-      if (lo === 1 && hi === top) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error('the index did not catch up within 5 s');
-  };
+  const caughtUp = () => indexCaughtUp(dataDir, 5_000, 25);
   let core = await startCore({ dataDir });
   const batch = (from: number) => ({ batch: Array.from({ length: 400 }, (_, i) => ({ type: 'track', event: 'Played', userId: `player_${from + i}` })) });
   expect((await post(core, '/v1/batch', batch(0))).status).toBe(200);
@@ -302,7 +287,7 @@ it('a running Sluice indexes what it receives, and a store from before the index
   await core.dispose();
 
   // As migrations 11 and 12 find a store of an earlier Sluice: messages, no index.
-  const db = new DatabaseSync(file);
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE));
   db.exec("INSERT INTO messages_search (messages_search) VALUES ('delete-all'); INSERT INTO messages_text (messages_text) VALUES ('delete-all'); UPDATE search_index SET lo = (SELECT max(id) FROM messages) + 1, hi = (SELECT max(id) FROM messages)");
   db.close();
   core = await startCore({ dataDir });

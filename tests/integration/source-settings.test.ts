@@ -8,6 +8,7 @@ import type { Result, SourceView } from '../../shared/contract.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
+import { callOk } from '../helpers/contract.ts';
 
 let cores: TestCore[] = [];
 const dirs: string[] = [];
@@ -26,10 +27,6 @@ async function setup(options: Parameters<typeof startCore>[0] = {}): Promise<{ c
 
 const save = (handlers: Handlers, request: Record<string, unknown>) => invoke(handlers, 'sources.save', request) as Promise<Result<SourceView>>;
 
-function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
 
 /** A track with the key as Basic auth (checked on the main thread) or in the body (checked by the writer thread). */
 function track(core: TestCore, writeKey: string, event: string, keyIn: 'header' | 'body' = 'header') {
@@ -45,7 +42,7 @@ describe('a source created in the inspector', () => {
     // Unknown before: the same request is refused.
     expect(await track(core, 'wk_new_ios', 'Before')).toMatchObject({ status: 401, json: REFUSED });
 
-    const created = value(await save(handlers, { name: 'ios', writeKey: 'wk_new_ios', kind: 'mobile' }));
+    const created = await callOk(handlers, 'sources.save', { name: 'ios', writeKey: 'wk_new_ios', kind: 'mobile' });
     expect(created).toMatchObject({ name: 'ios', writeKey: 'wk_new_ios', kind: 'mobile', fromConfig: null });
 
     expect(await track(core, 'wk_new_ios', 'By header')).toMatchObject({ status: 200, json: { success: true } });
@@ -59,7 +56,7 @@ describe('a source created in the inspector', () => {
       ['By header', created.id, 'accepted'],
     ]);
     // Listed for every window (app.info), beside the config's.
-    const info = value(await invoke(handlers, 'app.info', {})) as { sources: SourceView[] };
+    const info = await callOk(handlers, 'app.info', {});
     expect(info.sources.map((s) => [s.name, s.fromConfig])).toEqual([
       ['web', '/projects/shop/sluice.config.json'],
       ['ios', null],
@@ -68,10 +65,10 @@ describe('a source created in the inspector', () => {
 
   it('a new key is accepted and the old one refused (401, the usual JSON) as soon as the edit is saved; a rename keeps its messages', async () => {
     const { core, handlers } = await setup();
-    const created = value(await save(handlers, { name: 'ios', writeKey: 'wk_old', kind: 'mobile' }));
+    const created = await callOk(handlers, 'sources.save', { name: 'ios', writeKey: 'wk_old', kind: 'mobile' });
     expect((await track(core, 'wk_old', 'Old key')).status).toBe(200);
 
-    const edited = value(await save(handlers, { id: created.id, name: 'ios-app', writeKey: 'wk_rotated', kind: 'server' }));
+    const edited = await callOk(handlers, 'sources.save', { id: created.id, name: 'ios-app', writeKey: 'wk_rotated', kind: 'server' });
     expect(edited).toEqual({ id: created.id, name: 'ios-app', writeKey: 'wk_rotated', kind: 'server', allowedOrigins: null, fromConfig: null });
 
     expect(await track(core, 'wk_old', 'Refused by header')).toMatchObject({ status: 401, json: REFUSED });
@@ -91,11 +88,11 @@ describe('a source created in the inspector', () => {
 
   it("the composer's client sends with the new key after an edit (what it had queued went with the old one)", async () => {
     const { core, handlers } = await setup({ composer: { flushAt: 100, flushAfter: 60_000 } });
-    const created = value(await save(handlers, { name: 'app', writeKey: 'wk_app_1', kind: 'server' }));
+    const created = await callOk(handlers, 'sources.save', { name: 'app', writeKey: 'wk_app_1', kind: 'server' });
     await invoke(handlers, 'composer.send', { sourceId: created.id, type: 'track', fields: { userId: 'u', event: 'Queued before' } });
-    value(await save(handlers, { id: created.id, name: 'app', writeKey: 'wk_app_2', kind: 'server' }));
+    await callOk(handlers, 'sources.save', { id: created.id, name: 'app', writeKey: 'wk_app_2', kind: 'server' });
     await invoke(handlers, 'composer.send', { sourceId: created.id, type: 'track', fields: { userId: 'u', event: 'Sent after' } });
-    const state = value(await invoke(handlers, 'composer.flush', { sourceId: created.id })) as { lastResult?: { ok: boolean } | null };
+    const state = await callOk(handlers, 'composer.flush', { sourceId: created.id });
     expect(state.lastResult).toMatchObject({ ok: true });
     const events = await until(() => {
       const found = core.messages.list().filter((m) => m.sourceId === created.id);
@@ -137,7 +134,7 @@ describe('refusals', () => {
       error: { code: 'write_key_taken', message: keyTaken, issues: [{ path: ['writeKey'], message: keyTaken }] },
     });
     // An edit may not take another source's key either.
-    const mine = value(await save(handlers, { name: 'shop', writeKey: 'wk_shop', kind: 'web' }));
+    const mine = await callOk(handlers, 'sources.save', { name: 'shop', writeKey: 'wk_shop', kind: 'web' });
     expect(await save(handlers, { id: mine.id, name: 'shop', writeKey: 'wk_web', kind: 'web' })).toMatchObject({ ok: false, error: { code: 'write_key_taken' } });
 
     const empty = await save(handlers, { name: 'x', writeKey: '', kind: 'web' });
@@ -164,7 +161,7 @@ describe("the config file's precedence", () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     const { core, handlers } = await setup({ dataDir });
-    const made = value(await save(handlers, { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' }));
+    const made = await callOk(handlers, 'sources.save', { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' });
     await core.close();
     cores = [];
 
