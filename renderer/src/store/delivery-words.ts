@@ -6,8 +6,7 @@
  * shows a time it gives up at; a replay is named apart from the others ("myapp · replay 2 · 14:03:12").
  * Pure, tested in Node.
  */
-import type { DeliveryErrorCode, DeliveryView, DestinationView } from '../../../shared/contract.ts';
-import type { DeliveryState } from './model.ts';
+import type { DeliveryErrorCode, DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
 import { isLoopRefusalError } from '../lib/loop-refusal.ts';
 
 /** "in 12 s", "in 4 min 05 s", "in 1 h 02 min", or "now". */
@@ -68,8 +67,8 @@ export function httpStatusText(status: number): string {
   return reason ? `${status} ${reason}` : String(status);
 }
 
-/** What the words below read of a delivery (a summary, a view, or a live change): model.ts's DeliveryState. */
-export type { DeliveryState };
+/** Where a delivery stands — what a change, a summary and a progress entry all carry — as the words below read it. */
+export type DeliveryState = Pick<DeliverySummary, 'status' | 'attemptCount' | 'nextAttemptAt' | 'lastError' | 'lastErrorCode' | 'lastHttpStatus'>;
 
 type Failure = Pick<DeliveryState, 'lastError' | 'lastErrorCode' | 'lastHttpStatus' | 'attemptCount'>;
 

@@ -15,12 +15,12 @@
 import type { DeliveryChange, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
 import { shownDelivery, STATUS_WEIGHT } from '../../../shared/shown-delivery.ts';
 import { matchesFilters, type Filters, type TimeRange } from './filters.ts';
+import type { DeliveryState } from './delivery-words.ts';
 import { OUTCOME_KINDS, outcomeOf, type OutcomeKind } from './outcome.ts';
 
 export type { DeliveryChange };
 
-/** Where a delivery stands: what a change, a summary and a progress entry all carry. */
-export type DeliveryState = Pick<DeliveryChange, 'status' | 'attemptCount' | 'nextAttemptAt' | 'lastError' | 'lastErrorCode' | 'lastHttpStatus'>;
+export type { DeliveryState };
 
 /** The state part of a change or a summary, as a plain object of its own. */
 export function deliveryStateOf(d: DeliveryState): DeliveryState {
