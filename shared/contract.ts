@@ -483,7 +483,9 @@ export type CoreEvent =
   /** A re-check of stored messages moved on (at most a few times a second) or ended. */
   | { type: 'plans.recheck'; progress: RecheckProgress }
   /** Messages were pruned or cleared (read the stream and the storage figures again). */
-  | { type: 'storage.pruned'; report: PruneReport };
+  | { type: 'storage.pruned'; report: PruneReport }
+  /** A deletion request purged this user's stored messages (after the change is stored): their rows leave the stream. */
+  | { type: 'messages.purged'; userId: string; messages: number };
 
 /** The composer client's queue, for display: the client library's own state snapshot. */
 export type ComposerState = ClientState;

@@ -58,7 +58,7 @@ describe('the stream after a prune', () => {
     expect(t.count('messages.list')).toBe(1);
     const { detail } = t.inspector.store.getState();
     expect(detail?.id).toBe(3);
-    expect(detail?.error).toBe('This message is no longer stored: retention or a clear removed it.');
+    expect(detail?.error).toBe('This message is no longer stored: retention, a clear or a purge removed it.');
   });
 
   it('checks one small call when nothing listed went', async () => {

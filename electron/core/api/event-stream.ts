@@ -70,6 +70,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'storage.pruned', report });
       schedule();
     }),
+    bus.on('messages.purged', (purged) => {
+      pending.push({ type: 'messages.purged', ...purged });
+      schedule();
+    }),
     bus.on('store.reset', () => {
       storedIds = []; // gone: the reset's reload reads what is stored now
       pending.push({ type: 'store.reset' });

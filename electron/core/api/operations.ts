@@ -229,7 +229,7 @@ export function createOperations(p: OperationParts): Operations {
     requestDeletion: (request) => {
       const purged = delivery.purging(); // queued deliveries must not send purged messages
       const inbox = p.receiver;
-      return requestDeletion({ messages, destinations, writer, clock, inbox, roundsEnded: () => delivery.roundsEnded() }, request)
+      return requestDeletion({ messages, destinations, writer, clock, inbox, roundsEnded: () => delivery.roundsEnded(), bus: p.bus }, request)
         .finally(purged)
         .then((result) => written(result.deliveryIds, result));
     },

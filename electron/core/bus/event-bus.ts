@@ -38,6 +38,8 @@ export interface CoreEvents {
   'plans.recheck': RecheckProgress;
   /** Messages were pruned (retention) or cleared, after the change is stored (retention/pruner.ts). */
   'storage.pruned': PruneReport;
+  /** A deletion request purged a user's stored messages, after the change is stored (deletions/deletion-requests.ts). */
+  'messages.purged': { userId: string; messages: number };
 }
 
 type Listener<T> = (payload: T) => void;

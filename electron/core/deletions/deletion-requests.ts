@@ -1,6 +1,7 @@
 import { deletionPreviewSchema, deletionRequestSchema, type DeletionPreview } from '../../../shared/operations.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import { deleteBody } from '../../../shared/webhook-body.ts';
+import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { NewDelivery } from '../store/delivery-types.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
@@ -18,6 +19,7 @@ export interface DeletionDeps {
   inbox: { forgetUser(userId: string): number[] };
   /** Resolves when the delivery rounds in flight now have ended. */
   roundsEnded: () => Promise<void>;
+  bus: EventBus;
 }
 
 export interface DeletionResult {
@@ -59,6 +61,7 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   const outcome = await deps.writer.write({ op: 'deletionRequest', userId, purge, sourceIds, deliveries, now });
   let inboxRequests = 0;
   if (purge) {
+    if (outcome.changed > 0) deps.bus.emit('messages.purged', { userId, messages: outcome.changed });
     inboxRequests = deps.inbox.forgetUser(userId).length;
     // A round that was sending one of the user's messages as the purge committed may land afterwards:
     // once the rounds in flight now have ended, the inbox is looked at again.

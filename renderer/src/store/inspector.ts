@@ -180,6 +180,11 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           pruneRefresh.request(event.report);
           counts.later();
           break;
+        case 'messages.purged':
+          // A deletion request purged a user's messages: any rows may have gone, as after a clear.
+          pruneRefresh.request({ reason: 'clear', messages: event.messages });
+          counts.later();
+          break;
         case 'receiver.received':
           break; // the receiver's inbox view is not part of this slice
       }

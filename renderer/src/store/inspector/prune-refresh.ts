@@ -18,7 +18,7 @@ export interface PruneRefreshDeps {
 }
 
 /**
- * After messages were pruned or cleared (`storage.pruned`) the rows that went leave the list, cheaply:
+ * After messages were pruned, cleared (`storage.pruned`) or purged (`messages.purged`) the rows that went leave the list, cheaply:
  *
  * - retention prunes the oldest: the list's oldest ids are checked (`messages.byIds`, 200 first, then
  *   growing chunks) until a chunk comes back with a row still stored; the list keeps its scroll;
@@ -96,7 +96,7 @@ export class PruneRefresh {
     const state = store.getState();
     const goneSet = new Set(gone);
     const detail = state.detail && goneSet.has(state.detail.id)
-      ? { ...state.detail, loading: false, error: 'This message is no longer stored: retention or a clear removed it.' }
+      ? { ...state.detail, loading: false, error: 'This message is no longer stored: retention, a clear or a purge removed it.' }
       : state.detail;
     store.setState({
       list: dropRows(state.list, gone),
