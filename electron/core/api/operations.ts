@@ -358,7 +358,7 @@ export function createOperations(p: OperationParts): Operations {
       return destinationView(destinations.byId(id)!, (u) => delivery.breaker(u));
     },
     revealSecret: ({ id }) => {
-      const destination = destinations.list().find((d) => d.id === id);
+      const destination = destinations.byId(id);
       if (!destination) throw new OperationError('not_found', `there is no destination ${id}`);
       return { secret: destination.sharedSecret ?? null, signingSecrets: destination.signingSecrets ?? [], writeKey: destination.trackingApi?.writeKey ?? null };
     },
@@ -430,7 +430,7 @@ export function createOperations(p: OperationParts): Operations {
     },
     exportMessages: ({ filter, format }) => exportForDownload(p.db, filter, format, clock.now()),
     importMessages: ({ sourceId, fileName, text }) => {
-      const source = p.sources.list().find((s) => s.id === sourceId);
+      const source = p.sources.byId(sourceId);
       if (!source) throw new OperationError('not_found', `there is no source ${sourceId}`);
       return importDropped(p.ingestUrl, source.writeKey, fileName, text);
     },

@@ -75,7 +75,7 @@ export class Composer {
   #client(sourceId: number): Client {
     let client = this.#clients.get(sourceId);
     if (client) return client;
-    const source = this.#sources.list().find((s) => s.id === sourceId);
+    const source = this.#sources.byId(sourceId);
     if (!source) throw new OperationError('not_found', `there is no source ${sourceId}`);
     client = new Client(source.writeKey, {
       endpoint: this.#endpoint,

@@ -35,7 +35,7 @@ export interface SamplesResult {
  * destination (found by name) instead of adding another.
  */
 export async function sendSamples(deps: SamplesDeps, sourceId: number): Promise<SamplesResult> {
-  const source = deps.sources.list().find((s) => s.id === sourceId);
+  const source = deps.sources.byId(sourceId);
   if (!source) throw new OperationError('not_found', `there is no source ${sourceId}; pick one of the sources listed in the top bar`);
   let destination: SamplesResult['destination'] = null;
   const delivering = deps.destinations.list().some((d) => d.enabled && d.sourceIds.includes(sourceId));

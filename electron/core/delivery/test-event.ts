@@ -21,7 +21,7 @@ export const TEST_EVENT_NAME = 'Sluice Test Event';
  * a delivery with trigger `test` and no stored message, so it does not show up in the stream.
  */
 export async function sendTestEvent(deps: TestEventDeps, destinationId: number): Promise<{ deliveryId: number; body: string }> {
-  const destination = deps.destinations.list().find((d) => d.id === destinationId);
+  const destination = deps.destinations.byId(destinationId);
   if (!destination) throw new OperationError('not_found', `there is no destination ${destinationId}; it may have been removed — reload the list`);
   if (!destination.enabled) {
     // A disabled destination's deliveries wait until it is enabled: the test would never be sent.

@@ -71,7 +71,7 @@ export function saveDestination(deps: DestinationSettingsDeps, input: unknown, o
  * deliveries cancelled — or, for a dry run, that would be.
  */
 export async function deleteDestination(deps: DestinationSettingsDeps, id: number, options: { dryRun?: boolean } = {}): Promise<number> {
-  const destination = deps.destinations.list().find((d) => d.id === id);
+  const destination = deps.destinations.byId(id);
   if (!destination) throw new OperationError('not_found', `there is no destination ${id}; it may have been deleted already — reload the list`);
   if (options.dryRun) return deps.destinations.openDeliveryIds(id).length;
 

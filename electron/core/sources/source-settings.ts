@@ -40,7 +40,7 @@ export async function saveSource(deps: SourceSettingsDeps, input: unknown): Prom
   if (!parsed.success) throw new OperationError('invalid_source', describeIssues(parsed.error).join('; '), issuesOf(parsed.error));
   const { id, ...fields } = parsed.data;
 
-  const existing = id === undefined ? undefined : deps.sources.list().find((s) => s.id === id);
+  const existing = id === undefined ? undefined : deps.sources.byId(id);
   if (id !== undefined && !existing) throw new OperationError('not_found', `there is no source ${id}; reload the list`);
   if (existing) {
     const file = deps.declaredIn(existing.id);

@@ -145,7 +145,7 @@ export class DestinationsRepo {
       this.#link(id, sourceIds);
       return true;
     });
-    return changed ? this.list().find((d) => d.id === id) : undefined;
+    return changed ? this.byId(id) : undefined;
   }
 
   /**

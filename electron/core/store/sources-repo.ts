@@ -41,6 +41,10 @@ export class SourcesRepo {
     return this.list().find((source) => source.name === name);
   }
 
+  byId(id: number): Source | undefined {
+    return this.list().find((source) => source.id === id);
+  }
+
   /** Creates or updates the source called `config.name`. */
   upsert(config: SourceConfig, now: number): Source {
     this.#db
@@ -61,7 +65,7 @@ export class SourcesRepo {
     const changed = this.#db.prepare('UPDATE sources SET name = ?, write_key = ?, kind = ? WHERE id = ?').run(fields.name, fields.writeKey, fields.kind, id).changes;
     if (Number(changed) === 0) return undefined;
     this.#reload();
-    return this.list().find((source) => source.id === id);
+    return this.byId(id);
   }
 
   /** The first run without a config gets one source with a fresh key, kept across restarts. */
