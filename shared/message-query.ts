@@ -1,7 +1,7 @@
 /**
  * The stream's query language: what the search box (and every `search` of the API) means.
  *
- *   Order Completed                 words anywhere in the message (its JSON as received)
+ *   Order Completed                 words anywhere in the message (its JSON as received, escapes read)
  *   "ord_123"                       the same, kept together
  *   event:"Order Completed"         a field equals the value (ASCII case-insensitive)
  *   userId:u_*                      `*` stands for any characters
@@ -10,7 +10,8 @@
  *   -type:identify                  a leading minus leaves out what the clause matches
  *   status:failed                   the row's outcome (a delivery state, rejected, duplicate, none)
  *
- * Clauses are separated by spaces and all must hold. Words follow SQLite FTS5's `ascii` tokenizer,
+ * Clauses are separated by spaces and all must hold. Words are those of the message's JSON with its
+ * string escapes read (`caf\u00e9` is café, `a\nb` is a and b: wordText). They follow SQLite FTS5's `ascii` tokenizer,
  * which indexes them: letters and digits (and every non-ASCII character) make words, anything else
  * separates them, A–Z match a–z. The words of a clause must appear one after the other, and the last
  * one may be the start of a longer word once it has PREFIX_MIN characters ("ord_12" finds ord_123).
@@ -68,6 +69,21 @@ export class QueryError extends Error {
     super(message);
     this.at = at;
   }
+}
+
+const ESCAPED: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: ' ', f: ' ', n: ' ', r: ' ', t: ' ' };
+
+/**
+ * The text whose words the index holds for a message: its JSON as received with the string escapes
+ * read — as the client meant them, whichever encoder wrote them (Python's json.dumps writes é as
+ * \u00e9, Go writes & as \u0026; a newline is \n, which would otherwise glue "n" to the next word).
+ * Deterministic: the index is given this text when a message enters it and again when it leaves.
+ */
+export function wordText(json: string): string {
+  if (!json.includes('\\')) return json;
+  return json.replace(/\\(?:u([0-9A-Fa-f]{4})|(.))/gs, (_, hex: string | undefined, char: string | undefined) =>
+    hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (ESCAPED[char!] ?? char!),
+  );
 }
 
 /** A query's words as the `ascii` tokenizer makes them: runs of ASCII letters and digits or non-ASCII characters, A–Z lowered. */

@@ -2,7 +2,7 @@
 // (renderer/src/views/stream/query-completion.ts): clauses, the errors a person gets, and what is
 // offered at the caret.
 import { describe, expect, it } from 'vitest';
-import { hasWords, matchesPattern, parseQuery, QueryError } from '../../shared/message-query.ts';
+import { hasWords, matchesPattern, parseQuery, QueryError, wordText } from '../../shared/message-query.ts';
 import { applySuggestion, complete, QUERY_EXAMPLES } from '../../renderer/src/views/stream/query-completion.ts';
 
 describe('parseQuery', () => {
@@ -105,3 +105,12 @@ describe('completion', () => {
     expect(complete('"order', 6, context)).toBeNull();
   });
 });
+
+it('reads the string escapes of a message for its words, each once, whatever wrote them', () => {
+  expect(wordText('{"e":"Caf\\u00e9","n":"a\\nb\\tc","q":"say \\"hi\\"","s":"a\\/b"}')).toBe('{"e":"Café","n":"a b c","q":"say "hi"","s":"a/b"}');
+  expect(wordText('{"x":"\\\\u0041"}')).toBe('{"x":"\\u0041"}'); // an escaped backslash, then the text u0041
+  expect(wordText('{"x":"\\ud83d\\ude00 ok"}')).toBe('{"x":"😀 ok"}');
+  const plain = '{"event":"Order Completed"}';
+  expect(wordText(plain)).toBe(plain);
+});
+

@@ -126,14 +126,14 @@ function jsonPath(segments: readonly string[]): string {
 }
 
 /**
- * Words a path clause's value must have in the raw message, as an FTS5 expression — only for a value
- * with a letter made of characters no JSON encoder escapes (letters, digits, space and _ . : @ / -):
- * a string written so is the same in the raw JSON, where `&` may be `\u0026` (Go, Gson, .NET) and a
- * number's JSON may be written otherwise (1e2 for 100). Between wildcards: the words whole, except one a
- * wildcard cuts (before: dropped; after: a prefix from PREFIX_MIN characters, else dropped).
+ * Words a path clause's value must have in the message, as an FTS5 expression — only for a value with
+ * a letter: the index holds the JSON with its string escapes read (wordText), so a string has the words
+ * the client meant however its encoder wrote it (`&` as `\u0026` in Go, Gson and .NET), but a number's
+ * JSON may be written otherwise (1e2 for 100). Between wildcards: the words whole, except one a wildcard
+ * cuts (before: dropped; after: a prefix from PREFIX_MIN characters, else dropped).
  */
 function pathWords(clause: Extract<Clause, { kind: 'path' }>): string | null {
-  if (clause.compare || !/^[A-Za-z0-9 _.:@/*-]*$/.test(clause.value) || !/[A-Za-z]/.test(clause.value)) return null;
+  if (clause.compare || !/[A-Za-z]/.test(clause.value)) return null;
   const phrases: string[] = [];
   const segments = clause.value.split('*');
   segments.forEach((segment, i) => {

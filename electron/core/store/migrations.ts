@@ -426,6 +426,33 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE audiences ADD COLUMN destination_ids TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'the word index reads string escapes',
+    sql: `
+      -- The word index holds each message's JSON with its string escapes read (sluice_word_text, a
+      -- function every connection registers: store/sql-functions.ts): "caf" and an escaped é make the
+      -- word café, and the n of an escaped newline is no longer glued to the next word. A message leaves
+      -- a contentless index with the text it entered with, so both indexes start over (newest first, as
+      -- at migration 12) and the trigger gives the new text.
+      INSERT INTO messages_text (messages_text) VALUES ('delete-all');
+      INSERT INTO messages_search (messages_search) VALUES ('delete-all');
+      UPDATE search_index SET lo = (SELECT coalesce(max(id), 0) + 1 FROM messages), hi = (SELECT coalesce(max(id), 0) FROM messages);
+      DROP TRIGGER messages_search_deleted;
+      CREATE TRIGGER messages_search_deleted AFTER DELETE ON messages
+      BEGIN
+        INSERT INTO messages_search (messages_search, rowid, user_id, anonymous_id, message_id, event)
+          SELECT 'delete', old.id, lower(old.user_id), lower(old.anonymous_id), lower(old.message_id), lower(old.event)
+          FROM search_index WHERE old.id BETWEEN lo AND hi;
+        INSERT INTO messages_text (messages_text, rowid, raw)
+          SELECT 'delete', old.id, sluice_word_text(old.raw) FROM search_index WHERE old.id BETWEEN lo AND hi;
+        UPDATE search_index SET
+            hi = min(hi, coalesce((SELECT max(id) FROM messages), 0)),
+            lo = min(lo, coalesce((SELECT max(id) FROM messages), 0) + 1)
+          WHERE old.id > coalesce((SELECT max(id) FROM messages), 0);
+      END;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -4,6 +4,7 @@ import { transaction } from './connection.ts';
 import { check, isDamage, isDiskFull, isWithoutRowid, orderOf, quote } from './integrity.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
 import { DatabaseSync as Database } from './sqlite.ts';
+import { registerSqlFunctions } from './sql-functions.ts';
 
 /**
  * `sluice doctor --salvage`: copies every row that can still be read out of a damaged store into a
@@ -72,6 +73,7 @@ export function salvage(file: string, now = new Date()): SalvageReport {
     // A file nobody else opens until it is whole: no WAL to grow as large as the store, no fsync at
     // each commit (one at the end). auto_vacuum before the first table, so that the new store can shrink.
     fresh = new Database(temporary);
+    registerSqlFunctions(fresh); // the word index's trigger calls one when a row is deleted
     // Foreign keys off (node:sqlite turns them on): rows come in table by table; references are mended after.
     fresh.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA foreign_keys = OFF');
     // The damaged store's own schema version first, so that the later migrations convert its rows.

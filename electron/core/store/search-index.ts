@@ -26,7 +26,7 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
   const trigrams = db.prepare(
     `INSERT INTO messages_search (rowid, user_id, anonymous_id, message_id, event) SELECT ${VALUES} FROM messages WHERE id BETWEEN ? AND ?`,
   );
-  const words = db.prepare('INSERT INTO messages_text (rowid, raw) SELECT id, raw FROM messages WHERE id BETWEEN ? AND ?');
+  const words = db.prepare('INSERT INTO messages_text (rowid, raw) SELECT id, sluice_word_text(raw) FROM messages WHERE id BETWEEN ? AND ?');
   const index = { run: (from: number, to: number) => (trigrams.run(from, to), words.run(from, to)) };
   const setHi = db.prepare('UPDATE search_index SET hi = ? WHERE id = 1');
   const setLo = db.prepare('UPDATE search_index SET lo = ? WHERE id = 1');

@@ -1,6 +1,7 @@
 // SQL functions Sluice's queries call, registered on every connection that reads messages
 // (store/connection.ts, transfer/read-only.ts).
-import { hasWords } from '../../../shared/message-query.ts';
+import { hasWords, wordText } from '../../../shared/message-query.ts';
+import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { DatabaseSync } from './sqlite.ts';
 
 /** Parsed word lists by their JSON (a query tests many rows with the same one). */
@@ -19,9 +20,17 @@ function sluiceWords(text: unknown, spec: unknown): number {
     if (specs.size >= 64) specs.clear();
     specs.set(spec, parsed);
   }
-  return hasWords(text, parsed.words, parsed.prefix) ? 1 : 0;
+  return hasWords(wordText(text), parsed.words, parsed.prefix) ? 1 : 0;
+}
+
+/** sluice_word_text(raw): the text the word index holds for a message (wordText). */
+function sluiceWordText(raw: SQLOutputValue): SQLInputValue {
+  return typeof raw === 'string' ? wordText(raw) : raw;
 }
 
 export function registerSqlFunctions(db: DatabaseSync): void {
   db.function('sluice_words', { deterministic: true, directOnly: true }, sluiceWords);
+  // Not direct-only: the trigger that takes a removed message out of the word index calls it (migration
+  // 14), so every connection that may delete messages has it. It reads a string, nothing else.
+  db.function('sluice_word_text', { deterministic: true }, sluiceWordText);
 }
