@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { formatCount, absoluteTime } from '../../lib/format.ts';
 import { fromLocalInput, toLocalInput } from '../../lib/local-time.ts';
 import { hasFilters } from '../../store/filters.ts';
@@ -80,5 +80,18 @@ export function JumpControls() {
       ) : null}
       {typeof jumped?.to === 'number' ? <span className="muted"> at {absoluteTime(jumped.to)}</span> : null}
     </span>
+  );
+}
+
+/** Away from the newest (a jump): what the list shows, and the way back. */
+export function JumpedBanner({ children }: { children: ReactNode }) {
+  const inspector = useInspector();
+  return (
+    <div className="stream-jumped" role="status">
+      <span>{children}</span>
+      <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
+        Back to newest
+      </button>
+    </div>
   );
 }

@@ -4,7 +4,7 @@ import { formatCount } from '../../lib/format.ts';
 import { newerThan } from '../../store/model.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
-import { JumpControls, StreamCounts } from './StreamCounts.tsx';
+import { JumpControls, JumpedBanner, StreamCounts } from './StreamCounts.tsx';
 import { MAX_SPACER_PX, scrollScale } from '../../components/scroll-scale.ts';
 
 /** The spacer's most pixels (a test may lower it: window.__sluiceMaxScrollPx). */
@@ -338,15 +338,10 @@ export function StreamList() {
         </button>
       ) : null}
       {jumped ? (
-        <div className="stream-jumped" role="status">
-          <span>
-            {jumpedWords(jumped, matching)}
-            {loadingNewer ? ' · loading newer…' : jumped.newer !== null ? ' · scroll up for newer' : ''}
-          </span>
-          <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
-            Back to newest
-          </button>
-        </div>
+        <JumpedBanner>
+          {jumpedWords(jumped, matching)}
+          {loadingNewer ? ' · loading newer…' : jumped.newer !== null ? ' · scroll up for newer' : ''}
+        </JumpedBanner>
       ) : null}
       <div className="stream-footer" aria-live="off">
         <StreamCounts loaded={order.length} more={next !== null} />

@@ -1,4 +1,4 @@
-import { StreamCounts } from './StreamCounts.tsx';
+import { JumpedBanner, StreamCounts } from './StreamCounts.tsx';
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { Splitter } from '../../components/Splitter.tsx';
 import { hasFilters } from '../../store/filters.ts';
@@ -93,21 +93,15 @@ function StreamBody({ sourceId }: { sourceId: number | null }) {
   const filtered = useInspectorState((s) => hasFilters(s.filters));
   const more = useInspectorState((s) => s.list.next !== null);
   const jumped = useInspectorState((s) => s.jumped);
-  const inspector = useInspector();
   // Nothing yet, but older messages are still being searched (the store asks for them page by page).
   if (loaded && empty && more) return <div className="stream-loading" aria-busy="true" aria-label="Searching older messages" />;
   // Dragged to a position: the list stays (its scrollbar where it was dragged) while that page loads.
   if (jumped?.to === 'position' && !loaded) return <StreamList />;
   if (loaded && empty && jumped) {
     return (
-      <div className="stream-jumped" role="status">
-        <span>
-          {typeof jumped.to === 'number' ? `No message that matches was received at or before ${new Date(jumped.to).toLocaleString()}.` : 'No messages match there.'}
-        </span>
-        <button type="button" className="btn btn-small" onClick={() => inspector.backToNewest()}>
-          Back to newest
-        </button>
-      </div>
+      <JumpedBanner>
+        {typeof jumped.to === 'number' ? `No message that matches was received at or before ${new Date(jumped.to).toLocaleString()}.` : 'No messages match there.'}
+      </JumpedBanner>
     );
   }
   if (loaded && empty && filtered) {
