@@ -8,11 +8,14 @@
  * Exit code: 0 exported (nothing matching is no failure); 2 the export could not run (usage, store, file).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
+import { IngestError, storeFailure } from '../core/ingest-error.ts';
+import { DATABASE_FILE } from '../core/store/database.ts';
 import { exportPages, type ExportFilter } from '../core/transfer/export-lines.ts';
 import { destinationByName, HAR_TAIL, harHead, harPages, type HarFilter } from '../core/transfer/har.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
@@ -82,7 +85,8 @@ export async function exportCommand(args: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof InputError || error instanceof UsageError) throw error;
-    throw new InputError(`cannot read the store in ${dataDir}: ${(error as Error).message}`);
+    const failure = storeFailure((error as Error).message, path.join(dataDir, DATABASE_FILE));
+    throw new InputError(failure instanceof IngestError ? failure.message : `cannot read the store in ${dataDir}: ${failure.message}`);
   } finally {
     db.close();
   }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { IngestError, storeFailure } from '../core/ingest-error.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { sourceByName } from '../core/transfer/export-lines.ts';
 import { openReadOnly } from '../core/transfer/read-only.ts';
@@ -31,7 +32,8 @@ export function openStore(dataDir: string): OpenStore {
   } catch (error) {
     db.close();
     if (error instanceof InputError) throw error;
-    throw new InputError(`cannot read the store ${file}: ${(error as Error).message}`);
+    const failure = storeFailure((error as Error).message, file); // damaged: the sentence with the fix
+    throw new InputError(failure instanceof IngestError ? failure.message : `cannot read the store ${file}: ${failure.message}`);
   }
   return { db, file };
 }

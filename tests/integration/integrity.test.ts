@@ -1,18 +1,21 @@
 // A damaged store: a real store filled by a real core (messages, deliveries, attempts), closed, then
 // 20 of its pages overwritten with garbage (seeded, never page 1 nor sqlite_schema's pages). The
-// start refuses it with a sentence; damage the start check does not reach answers 503 store_damaged;
+// start refuses it with a sentence; damage the start check does not reach answers 503 store_damaged
+// (ingestion, the HTTP API), store_damaged (the inspector's calls), or the sentence (sluice export);
 // `sluice doctor` lists the findings, salvages what is readable into a new store that serves, and
 // keeps the damaged file aside.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import { createCore } from '../../electron/core/index.ts';
 import { IngestError, storeFailure } from '../../electron/core/ingest-error.ts';
 import { openDatabase } from '../../electron/core/store/database.ts';
 import { StoreDamagedError, startCheckLimits } from '../../electron/core/store/integrity.ts';
 import { salvage } from '../../electron/core/store/salvage.ts';
 import { DatabaseSync } from '../../electron/core/store/sqlite.ts';
+import { UiServer } from '../../electron/headless/ui-server.ts';
 import { runCli } from '../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -180,6 +183,31 @@ describe('a damaged store', () => {
     cores.length = 0;
     startCheckLimits.quickCheckMaxBytes = QUICK_CHECK_DEFAULT; // a small store: quick_check at start
     await expect(createCore({ dataDir: dir, ingestPort: 0, receiverPort: 0 })).rejects.toThrow(SENTENCE(dir));
+  });
+
+  it('damage found by a read: the HTTP API answers 503 store_damaged, the inspector\'s call store_damaged, sluice export exits 2 — each with the sentence', async () => {
+    const dir = copyOfSeed();
+    const file = path.join(dir, 'sluice.db');
+    // The messages table's leaves but its first and last: the start check passes, a page of the stream does not.
+    overwrite(file, pagesOf(file, "name = 'messages' AND pagetype = 'leaf'").slice(1, -1), seeded(5));
+    startCheckLimits.quickCheckMaxBytes = 0;
+    const core = await startCore({ dataDir: dir });
+    cores.push(core);
+    const ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    await ui.listen();
+    try {
+      const res = await fetch(`${ui.apiUrl}/messages?limit=1000`, { headers: { authorization: `Bearer ${ui.token}` } });
+      expect([res.status, await res.json()]).toEqual([503, { error: { code: 'store_damaged', message: sentence(dir, 'database disk image is malformed') } }]);
+      const listed = await invoke(createHandlers(core), 'messages.list', { limit: 1000 });
+      expect(listed).toEqual({ ok: false, error: { code: 'store_damaged', message: sentence(dir, 'database disk image is malformed') } });
+    } finally {
+      await ui.close();
+    }
+    await core.close();
+    cores.length = 0;
+    const exported = await runCli(['export', '--data-dir', dir, '--out', path.join(dir, 'out.ndjson')]);
+    expect([exported.code, exported.stderr]).toEqual([2, `sluice: ${sentence(dir, 'database disk image is malformed')}\n`]);
+    expect(fs.existsSync(path.join(dir, 'out.ndjson'))).toBe(false); // no half file left
   });
 
   it('sluice doctor lists the findings and exits 1; --salvage keeps every readable message, the new store serves, the damaged file is kept aside', async () => {

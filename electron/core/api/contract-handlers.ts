@@ -8,17 +8,20 @@ import {
   type Responses,
   type Result,
 } from '../../../shared/contract.ts';
+import path from 'node:path';
 import { describeIssues } from '../../../shared/settings.ts';
 import { QueryError } from '../../../shared/message-query.ts';
+import { IngestError, storeFailure } from '../ingest-error.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
+import { DATABASE_FILE } from '../store/database.ts';
 import type { Operations } from './operations.ts';
 import { destinationView } from './views.ts';
 
 export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };
 
-/** The contract's handlers over the core's operations. */
-export function createHandlers(ops: Operations): Handlers {
-  return {
+/** The contract's handlers over the core's operations (its data folder: the store a failure names). */
+export function createHandlers(ops: Operations & { readonly dataDir: string }): Handlers {
+  return withStoreFailures(path.join(ops.dataDir, DATABASE_FILE), {
     'app.info': ops.appInfo,
     'delivery.state': ops.deliveryHold,
     'delivery.hold': ops.holdDeliveries,
@@ -68,7 +71,26 @@ export function createHandlers(ops: Operations): Handlers {
     'messages.export': ops.exportMessages,
     'messages.import': ops.importMessages,
     'samples.send': ops.sendSamples,
-  };
+  });
+}
+
+/**
+ * Each handler, with a damaged store or a full disk refused as store_damaged / disk_full in the
+ * sentence ingestion answers (the file, what is wrong, the fix), not as a bare internal_error.
+ */
+function withStoreFailures(file: string, handlers: Handlers): Handlers {
+  const wrapped = {} as Record<Channel, (request: unknown) => Promise<unknown>>;
+  for (const [channel, handler] of Object.entries(handlers) as [Channel, (request: unknown) => unknown][]) {
+    wrapped[channel] = async (request) => {
+      try {
+        return await handler(request);
+      } catch (error) {
+        const failure = error instanceof Error && !(error instanceof OperationError) ? storeFailure(error.message, file) : error;
+        throw failure instanceof IngestError ? new OperationError(failure.code, failure.message) : error;
+      }
+    };
+  }
+  return wrapped as unknown as Handlers;
 }
 
 /**
