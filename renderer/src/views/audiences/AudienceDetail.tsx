@@ -6,7 +6,7 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
-import { inputOf } from './audience-form.ts';
+import { audienceTargets, inputOf } from './audience-form.ts';
 import { ModeSwitch } from './SyncTiming.tsx';
 import { describeDefinition } from './describe.ts';
 import { MembersList } from './MembersList.tsx';
@@ -31,10 +31,7 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
   const source = sources.find((s) => s.id === audience.sourceId)?.name ?? `source ${audience.sourceId}`;
   const isAudience = audience.kind === 'audience';
   const chosen = audience.destinationIds;
-  const targets =
-    chosen === null
-      ? destinations.filter((d) => d.enabled && d.sourceIds.includes(audience.sourceId))
-      : destinations.filter((d) => chosen.includes(d.id));
+  const targets = audienceTargets(destinations, audience.sourceId, chosen);
   const targetNames = targets.map((d) => `${d.name}${d.enabled ? '' : ' (disabled)'}`).join(', ');
 
   const syncNow = async () => {

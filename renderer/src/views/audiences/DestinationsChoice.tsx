@@ -1,5 +1,5 @@
 import type { DestinationView } from '../../../../shared/contract.ts';
-import type { AudienceForm, FieldErrors, FormChange } from './audience-form.ts';
+import { audienceTargets, type AudienceForm, type FieldErrors, type FormChange } from './audience-form.ts';
 
 /**
  * Which destinations an audience's syncs go to: the source's (every enabled destination connected to
@@ -15,7 +15,7 @@ export function DestinationsChoice({ form, shown, change, sourceName, destinatio
 }) {
   const bySource = form.destinationIds === null;
   const connected = destinations.filter((d) => form.sourceId !== null && d.sourceIds.includes(form.sourceId));
-  const sourceTargets = connected.filter((d) => d.enabled);
+  const sourceTargets = audienceTargets(destinations, form.sourceId, null);
   const source = sourceName ? `“${sourceName}”` : 'the source';
   const chosen = (d: DestinationView) => (bySource ? sourceTargets.includes(d) : form.destinationIds!.includes(d.id));
   const errorId = shown.destinationIds ? 'aud-destinations-error' : undefined;

@@ -17,6 +17,7 @@ import {
   type TraitOperator,
   type WindowUnit,
 } from '../../../../shared/audiences.ts';
+import type { DestinationView } from '../../../../shared/contract.ts';
 
 export type ValueType = 'text' | 'number' | 'true' | 'false';
 
@@ -72,6 +73,16 @@ export const TRAIT_OPERATOR_LABELS: Record<TraitOperator, string> = {
 };
 
 /** Which value an operator takes. */
+/**
+ * The destinations an audience's syncs go to: the ones chosen (enabled or not: a disabled one is said
+ * so), or — none chosen — every enabled destination connected to its source, as they are at each sync.
+ */
+export function audienceTargets(destinations: readonly DestinationView[], sourceId: number | null, destinationIds: readonly number[] | null): DestinationView[] {
+  return destinationIds === null
+    ? destinations.filter((d) => d.enabled && sourceId !== null && d.sourceIds.includes(sourceId))
+    : destinations.filter((d) => destinationIds.includes(d.id));
+}
+
 export function valueTypesFor(operator: TraitOperator): ValueType[] {
   switch (operator) {
     case 'exists':
