@@ -32,6 +32,7 @@ export function pruneWrites(db: DatabaseSync) {
   const OPEN = `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ('pending', 'retrying', 'in_flight'))`;
   const oldest = db.prepare(`SELECT m.id, ${OPEN} AS open FROM messages m WHERE m.id > ? AND m.id <= ? ORDER BY m.id LIMIT ?`);
   const freePages = db.prepare('PRAGMA freelist_count');
+  const anyMessage = db.prepare('SELECT 1 FROM messages LIMIT 1');
 
   /** Removes these messages (whatever their deliveries' states: the caller took them out of the engine's hands). */
   function remove(ids: number[]): Omit<Removed, 'lastId' | 'keptPending'> {
@@ -43,6 +44,12 @@ export function pruneWrites(db: DatabaseSync) {
     deleteSyncEntries.run(list);
     const messages = Number(deleteMessages.run(list).changes);
     deleteOlderRequests.run();
+    // None left (a clear of everything): the search indexes are emptied at once. A contentless index
+    // keeps what each 'delete' took out until its segments merge, so a cleared store kept most of its
+    // size. Their range is empty by now (the delete trigger lowered it), so nothing is indexed twice.
+    if (messages > 0 && !anyMessage.get()) {
+      db.exec(`INSERT INTO messages_search (messages_search) VALUES ('delete-all'); INSERT INTO messages_text (messages_text) VALUES ('delete-all');`);
+    }
     return { messages, deliveries, attempts };
   }
 
