@@ -126,7 +126,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   };
   applyRouting();
   const planStats = new PlanStatsRepo(db);
-  const plans = new TrackingPlans({ configs: options.config?.trackingPlans ?? [], sources, destinations, writer, bus, clock, stats: planStats });
+  const plans = new TrackingPlans({ configs: options.config?.trackingPlans ?? [], configFile: options.configFile, sources, destinations, writer, bus, clock, stats: planStats });
   const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
   const delivery = new DeliveryEngine({
     deliveries,

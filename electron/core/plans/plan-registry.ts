@@ -21,6 +21,8 @@ import type { PlanRule } from '../writer/protocol.ts';
 
 export interface PlanRegistryOptions {
   configs: TrackingPlanConfig[];
+  /** The config file's path, named when a plan cannot be used at start (default "--config"). */
+  configFile?: string | undefined;
   sources: SourcesRepo;
   destinations: DestinationsRepo;
   writer: StoreWriter;
@@ -77,7 +79,7 @@ export class TrackingPlans {
         if (!this.#o.sources.list().some((s) => s.name === name)) problems.push(`trackingPlans[${i}].sources[${j}]: unknown source "${name}"`);
       });
     });
-    if (problems.length > 0) throw new ConfigError('--config', problems);
+    if (problems.length > 0) throw new ConfigError(this.#o.configFile ?? '--config', problems);
     this.#watch();
     this.apply();
   }
