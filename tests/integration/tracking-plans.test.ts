@@ -193,6 +193,10 @@ describe('plan files, reloads, re-checks, stats', () => {
     const file = path.join(dir, 'plan.json');
     fs.writeFileSync(file, JSON.stringify({ events: { A: { type: 'object', properties: { x: { pattern: '([' } } } } }));
     await expect(start([{ name: 'broken', file }])).rejects.toThrow(/trackingPlans\[0\] \("broken"\).*A/s);
+    // sluice serve --config names the file, as for any other mistake in it (it said "--config: …")
+    const configFile = path.join(dir, 'sluice.json');
+    const named = startCore({ config: parseConfig(JSON.stringify({ trackingPlans: [{ name: 'broken', file }] })), configFile });
+    await expect(named).rejects.toThrow(new RegExp(`^${configFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: trackingPlans\\[0\\] \\("broken"\\)`));
     await expect(start([{ name: 'p', sources: ['nobody'], plan: PLAN }])).rejects.toThrow(/trackingPlans\[0\]\.sources\[0\]: unknown source "nobody"/);
     expect(() => parseConfig(JSON.stringify({ trackingPlans: [{ name: 'x' }] }))).toThrow(/give exactly one of file/);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -262,9 +266,11 @@ describe('violations in tests and CI', () => {
   it('sluice/testing messages carry violations and a violations filter; the HTTP API too', async () => {
     const { startSluice } = await import('../../electron/testing/index.ts');
     const { Analytics } = await import('@segment/analytics-node');
+    const hooks = await receiver();
     const sluice = await startSluice({
       config: {
         sources: [{ name: 'web', writeKey: 'wk_web' }],
+        destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: hooks.url }] }],
         trackingPlans: [{ name: 'plan', plan: PLAN, violations: 'block' }],
       },
     });
@@ -284,11 +290,19 @@ describe('violations in tests and CI', () => {
     const [good] = await sluice.messages({ violations: false });
     expect(good).toMatchObject({ violations: [], blocked: null, properties: { price: 10 } });
     await expect(sluice.messages({ violations: 'yes' } as never)).rejects.toThrow(/filter\.violations must be true/);
+    // The blocked message's delivery says why it was skipped (it said only "skipped"); a sent one has no reason
+    const [skipped] = await sluice.deliveries({ status: 'skipped' });
+    expect(skipped).toMatchObject({ status: 'skipped', attemptCount: 0, skipReason: bad[0]!.blocked, message: { event: 'Order Completed' } });
+    const [sent] = await sluice.waitForDeliveries({}, { status: 'delivered' });
+    expect(sent!.skipReason).toBeNull();
 
     const get = (query: string) => fetch(`${sluice.apiUrl}/messages?${query}`, { headers: { authorization: `Bearer ${sluice.token}` } });
     const viaHttp = (await (await get('violations=true')).json()) as { messages: { event: string; violations: unknown[] }[] };
     expect(viaHttp.messages.map((m) => m.event)).toEqual(['Order Completed', 'Order Complete']);
     expect(viaHttp.messages[1]!.violations).toMatchObject([{ type: 'Unplanned-Event', path: '/event' }]);
+    const id = encodeURIComponent(bad[0]!.messageId!);
+    const one = await fetch(`${sluice.apiUrl}/messages/${id}`, { headers: { authorization: `Bearer ${sluice.token}` } });
+    expect(((await one.json()) as { deliveries: { skipReason: string | null }[] }).deliveries.map((d) => d.skipReason)).toEqual([bad[0]!.blocked]);
     const refused = await get('violations=maybe');
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('invalid_request');

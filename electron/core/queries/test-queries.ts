@@ -26,6 +26,8 @@ export interface TestDelivery {
   trigger: Delivery['trigger'];
   attemptCount: number;
   lastError: string | null;
+  /** Why a `skipped` delivery was not sent (a tracking plan's block, integrations that turn it off…); null otherwise. */
+  skipReason: string | null;
   /** The body sent (the last attempt's); null until one is. */
   body: string | null;
   message: TestMessage | null;
@@ -233,6 +235,7 @@ export class TestQueries {
           trigger: d.trigger,
           attemptCount: d.attemptCount,
           lastError: d.lastError,
+          skipReason: d.skipReason,
           body: d.body,
           message,
           attempts: this.#p.deliveries.attempts(d.id).map((a) => ({
