@@ -56,8 +56,8 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function relay(sources: { name: string; writeKey: string }[]): Promise<TestCore> {
-  const core = await startCore({ config: { sources: sources.map((s) => ({ ...s, kind: 'web' as const })), destinations: [] } });
+async function relay(sources: { name: string; writeKey: string }[], clock?: { now(): number }): Promise<TestCore> {
+  const core = await startCore({ config: { sources: sources.map((s) => ({ ...s, kind: 'web' as const })), destinations: [] }, ...(clock ? { clock } : {}) });
   core.writeKey = sources[0]!.writeKey;
   cores.push(core);
   return core;
@@ -164,7 +164,9 @@ describe('sluice export, then sluice import into another relay', () => {
     expect(node[1]!.message).toMatchObject({ context: { ip: '203.0.113.9', device: { model: 'Pixel 9' } }, integrations: { All: false, Webhooks: true } });
 
     // Into a fresh relay B, through its ingestion, with the write key of B's source "web" (looked up in B's store while B runs).
-    const b = await relay([{ name: 'web', writeKey: 'wk_b' }]);
+    // B imports three days later: the messages' sentAt (carried in from their batch) is from their capture.
+    const later = 3 * 24 * 3600_000;
+    const b = await relay([{ name: 'web', writeKey: 'wk_b' }], { now: () => Date.now() + later });
     const imported = await sluice(['import', 'a.ndjson', '--source', 'web', '--data-dir', b.dataDir, '--url', b.ingestUrl], { cwd: dir });
     expect(imported.stderr).toBe('');
     expect(imported.stdout).toBe(
@@ -183,6 +185,14 @@ describe('sluice export, then sluice import into another relay', () => {
     expect(again.map((l) => [l.messageId, l.status, l.type, l.event, l.rejection?.code ?? null])).toEqual(kept.map((l) => [l.messageId, l.status, l.type, l.event, l.rejection?.code ?? null]));
     // ...each equal field by field.
     kept.forEach((l, i) => expect(again[i]!.message, `${l.messageId} (${l.status})`).toEqual(l.message));
+    // Received by B when imported, but at the time the client gave them: an import's sentAt says nothing
+    // of B's clock, so there is no skew to correct (it would have moved them three days on).
+    const timed = kept.flatMap((l, i) => (l.status === 'accepted' && typeof l.message!.timestamp === 'string' ? [[l, again[i]!] as const] : []));
+    expect(timed.length).toBe(7); // analytics-node's six and the single message
+    for (const [l, b2] of timed) {
+      expect(b2.timestamp, l.messageId ?? undefined).toBe(new Date(Date.parse(l.message!.timestamp as string)).toISOString());
+      expect(Date.parse(b2.receivedAt)).toBeGreaterThan(Date.now() + later - 60_000);
+    }
 
     // The same file again: every message is one B has, so it is stored as a duplicate, never accepted twice.
     const twice = await sluice(['import', 'a.ndjson', '--write-key', 'wk_b', '--url', b.ingestUrl], { cwd: dir });

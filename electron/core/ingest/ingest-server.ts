@@ -6,6 +6,7 @@ import type { MessageType } from '../../../shared/messages.ts';
 import type { Clock } from '../clock.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
+import { IMPORT_HEADER } from '../store/normalize.ts';
 import { answerPreflight, originAllowed, originRefused, projectSettings, setCorsHeaders } from './browser-support.ts';
 import { checkLoop } from './loop-check.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
@@ -160,6 +161,7 @@ export class IngestServer {
       receivedAt: this.#options.clock.now(),
       ip: remoteIp(req),
       ...(via ? { via } : {}),
+      ...(req.headers[IMPORT_HEADER] === '1' ? { imported: true as const } : {}),
       // A key in the body is looked up by the writer thread, which checks the origin then.
       ...(sourceId === null && req.headers.origin !== undefined ? { origin: req.headers.origin } : {}),
     });

@@ -69,8 +69,10 @@ export function prepareRequest(
     ip: job.ip,
   };
   if (job.via?.length) envelope.via = job.via;
+  if (job.imported) envelope.imported = true;
   let forwarded = 0;
-  const hasEnvelope = envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined || envelope.via !== undefined;
+  const hasEnvelope =
+    envelope.context !== undefined || envelope.integrations !== undefined || envelope.sentAt !== undefined || envelope.via !== undefined || envelope.imported !== undefined;
   return {
     sourceId,
     endpoint: job.endpoint,

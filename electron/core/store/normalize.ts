@@ -8,7 +8,16 @@ export interface BatchEnvelope {
   sentAt?: string;
   /** The Sluices the request passed through before this one (its Sluice-Loop header; shared/loop-guard.ts). */
   via?: string[];
+  /** Sent by `sluice import` or a file dropped on the inspector (IMPORT_HEADER): its times are the messages' own. */
+  imported?: true;
 }
+
+/**
+ * The header `sluice import` and the inspector's import send with each batch: the messages were
+ * captured earlier, so their `sentAt` (carried in from the export) says nothing of this clock's skew
+ * and their time is kept as the client gave it (correctedTimestamp). It changes nothing else.
+ */
+export const IMPORT_HEADER = 'sluice-import';
 
 /** What a message's request contributes to it (the `requests` row). */
 export interface RequestInfo {
@@ -25,6 +34,7 @@ export interface RequestInfo {
  * receivedAt − (sentAt − originalTimestamp); the client's timestamp as is when there is no sentAt;
  * receivedAt when the client gave no timestamp. RudderStack's SDKs send their event time as
  * `originalTimestamp` and no `timestamp` (as its data plane reads them): that is used when it is a date.
+ * An imported request's messages keep their own time: their sentAt is from when they were captured.
  */
 export function correctedTimestamp(input: Pick<SegmentMessage, 'timestamp' | 'sentAt'> & { originalTimestamp?: unknown }, request: RequestInfo): number {
   let original: number;
@@ -32,6 +42,7 @@ export function correctedTimestamp(input: Pick<SegmentMessage, 'timestamp' | 'se
   else if (typeof input.originalTimestamp === 'string' && isTime((original = parseTime(input.originalTimestamp)))) {
     // RudderStack's event time (not validated at ingestion, so only a real date counts)
   } else return request.receivedAt;
+  if (request.envelope.imported) return original;
   const sentAt = input.sentAt !== undefined ? parseTime(input.sentAt) : request.sentAt;
   return sentAt === null ? original : request.receivedAt - (sentAt - original);
 }

@@ -6,6 +6,7 @@
  */
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import type { Outgoing } from './import-parse.ts';
+import { IMPORT_HEADER } from '../store/normalize.ts';
 
 /** The import cannot go on (nothing listens, the write key is refused, …): a sentence for the user. */
 export class TransferError extends Error {}
@@ -124,7 +125,7 @@ export class BatchSender {
       try {
         const res = await fetch(`${this.#base}/v1/batch`, {
           method: 'POST',
-          headers: { authorization: this.#authorization, 'content-type': 'application/json' },
+          headers: { authorization: this.#authorization, 'content-type': 'application/json', [IMPORT_HEADER]: '1' },
           body,
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });

@@ -29,6 +29,8 @@ export interface IngestJob {
   ip: string | null;
   /** The Sluices the request passed through (its Sluice-Loop header), when it came from one. */
   via?: string[];
+  /** An import (its IMPORT_HEADER, store/normalize.ts): the messages keep their own time. */
+  imported?: true;
   /** The Origin header of a browser's request whose write key is in the body: checked against the source's allowedOrigins. */
   origin?: string;
 }
