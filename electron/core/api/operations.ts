@@ -436,7 +436,7 @@ export function createOperations(p: OperationParts): Operations {
     },
     clear: (scope, dryRun = false) => {
       // One at a time, and not beside a reset: both take the engine's queue away for a while.
-      const run = resets.then(() => clearMessages({ db: p.db, messages, writer, delivery, pruner: p.pruner }, scope, dryRun));
+      const run = resets.then(() => clearMessages({ db: p.db, messages, writer, delivery, pruner: p.pruner, counter: p.counter }, scope, dryRun));
       resets = run.catch(() => undefined);
       return run;
     },

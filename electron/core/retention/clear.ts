@@ -1,11 +1,14 @@
 // Clearing, on request: every message, one source's, or the stream filter's set — with their
 // deliveries (open ones too: the delivery engine lets go of them first) and attempts — in slices, then
-// the freed pages go back to the disk. A dry run counts what would go, for the question asked first.
+// the freed pages go back to the disk. A dry run counts what would go, for the question asked first,
+// in the counting thread (store/message-counter.ts): counting a filter's set may read every message.
 import type { ClearScope, StorageResponses } from '../../../shared/storage.ts';
 import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import type { StoreWriter } from '../writer/store-writer.ts';
+import type { CountQuery } from '../store/message-counts.ts';
+import type { MessageCounter } from '../store/message-counter.ts';
 import { SLICE, type Pruner } from './pruner.ts';
 
 export interface ClearParts {
@@ -14,6 +17,7 @@ export interface ClearParts {
   writer: StoreWriter;
   delivery: DeliveryEngine;
   pruner: Pruner;
+  counter: Pick<MessageCounter, 'count'>;
 }
 
 type Cleared = StorageResponses['storage.clear'];
@@ -30,13 +34,22 @@ function sliceOf(parts: ClearParts, scope: ClearScope): (afterId: number) => num
   return (afterId) => (next.all(afterId, upTo, ...(bySource ? [scope.sourceId] : []), SLICE) as { id: number }[]).map((r) => r.id);
 }
 
+/** The scope as the counting thread's query: the messages a clear begun now would remove. */
+function countQueryOf(scope: ClearScope): CountQuery {
+  if ('all' in scope) return {};
+  if ('sourceId' in scope) return { sourceId: scope.sourceId };
+  // As findIds reads a filter: an empty event or userId is no filter.
+  const { event, userId, ...rest } = scope.filter;
+  return { ...rest, ...(event ? { event } : {}), ...(userId ? { userId } : {}) };
+}
+
 export async function clearMessages(parts: ClearParts, scope: ClearScope, dryRun: boolean): Promise<Cleared> {
-  const next = sliceOf(parts, scope);
   const out: Cleared = { messages: 0, deliveries: 0, attempts: 0, bytesFreed: 0, dryRun };
   if (dryRun) {
-    for (let ids = next(0); ids.length > 0; ids = next(ids.at(-1)!)) out.messages += ids.length;
+    out.messages = (await parts.counter.count(countQueryOf(scope), 'clear')).matching;
     return out;
   }
+  const next = sliceOf(parts, scope);
   const started = Date.now();
   // The engine holds its rounds and forgets what it read: nothing of what goes is sent afterwards.
   await parts.delivery.whileRemoving(
