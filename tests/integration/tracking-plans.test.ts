@@ -185,6 +185,14 @@ describe('plan files, reloads, re-checks, stats', () => {
     const failed = await until(() => core.plans.view('file plan').error ?? undefined, 5000, 'the reload error');
     expect(failed).toContain('JSON');
     expect(core.plans.view('file plan').plan).toEqual(stricter); // the last good version stays
+
+    // Saved as vim, many editors and git checkout write: a new file renamed over the old one.
+    const relaxed = structuredClone(PLAN) as any;
+    relaxed.events['Order Completed'].properties.note = { type: 'string' };
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(relaxed));
+    fs.renameSync(`${file}.tmp`, file);
+    await until(() => (core.plans.view('file plan').error === null ? true : undefined), 5000, 'the renamed file loaded');
+    expect(core.plans.view('file plan').plan).toEqual(relaxed);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
