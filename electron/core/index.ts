@@ -97,7 +97,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     });
     if (clashes.length > 0) {
       db.close();
-      throw new ConfigError('--config', clashes);
+      throw new ConfigError(options.configFile ?? '--config', clashes);
     }
     for (const source of options.config.sources) configured.add(sources.upsert(source, now).id);
     for (const destination of options.config.destinations) destinations.upsert(destination, now);
@@ -232,7 +232,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
       await audiences.applyConfig(options.config.audiences);
     } catch (error) {
       await core.close();
-      throw new ConfigError('--config', [(error as Error).message]);
+      throw new ConfigError(options.configFile ?? '--config', [(error as Error).message]);
     }
   }
   audiences.start();

@@ -163,7 +163,7 @@ describe('sluice serve', () => {
     fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'renamed', writeKey: 'wk_shared' }] }));
     const { code, stderr } = await runCli(['serve', '--data-dir', path.join(dir, 'data'), '--config', config, '--ingest-port', '0', '--receiver-port', '0']);
     expect(code).toBe(2);
-    expect(stderr).toContain('sources[0].writeKey: already the key of the stored source "web"');
+    expect(stderr).toContain(`${config}: sources[0].writeKey: already the key of the stored source "web"`); // the file named, as for any mistake in it
   });
 
   it('refuses a bad config with exit code 2 and the bad field named', async () => {
