@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { DatabaseSync } from 'node:sqlite';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { lockDataDir } from '../core/store/data-dir-lock.ts';
+import { removeDamageMarker } from '../core/store/damage-marker.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { check, fileBytes, isDamage, isDiskFull, nameTrees, readThrough, treeNames } from '../core/store/integrity.ts';
 import { salvage, type SalvageReport } from '../core/store/salvage.ts';
@@ -42,6 +43,8 @@ export async function doctor(args: string[]): Promise<number> {
     if (bytes < os.freemem() / 2) readThrough(file);
     const { findings, complete, stoppedBy } = fullCheck(file);
     if (findings.length === 0) {
+      // Damage noted while Sluice ran (store/damage-marker.ts) is not there (any more): the next start need not check it all.
+      removeDamageMarker(file);
       process.stdout.write(`the store ${file} is sound\n`);
       if (values.salvage) process.stdout.write('nothing to salvage\n');
       if (values.vacuum) vacuum(file);
@@ -70,6 +73,7 @@ export async function doctor(args: string[]): Promise<number> {
       process.stderr.write(`sluice: could not salvage ${file}: ${why}\n`);
       return 1;
     }
+    removeDamageMarker(file); // the damaged file is aside; the new store starts with the usual check
     printReport(file, report);
     return 0;
   } finally {

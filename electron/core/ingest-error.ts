@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { markDamaged } from './store/damage-marker.ts';
 import { damagedSentence, diskFullSentence, storeFailureKind } from './store/integrity.ts';
 
 /** An ingestion failure answered as `{"success":false,"error":{"code","message"}}`. */
@@ -22,12 +23,16 @@ export function unknownWriteKey(): IngestError {
 /**
  * What to answer when the store could not take a request (the writer's SQLite message): a damaged
  * store is 503 store_damaged and a full disk 507 disk_full, each saying what to do; anything else is
- * a plain Error, answered 500 internal_error. `file` is the store's database file.
+ * a plain Error, answered 500 internal_error. `file` is the store's database file. Damage is noted
+ * beside the store (store/damage-marker.ts), for the next start to check the whole file.
  */
 export function storeFailure(message: string, file: string): Error {
   switch (storeFailureKind(message)) {
-    case 'damaged':
-      return new IngestError(503, 'store_damaged', damagedSentence(file, message));
+    case 'damaged': {
+      const sentence = damagedSentence(file, message);
+      markDamaged(file, sentence);
+      return new IngestError(503, 'store_damaged', sentence);
+    }
     case 'full':
       return new IngestError(507, 'disk_full', diskFullSentence(path.dirname(file)));
     default:

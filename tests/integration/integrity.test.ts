@@ -1,13 +1,14 @@
 // A damaged store: a real store filled by a real core (messages, deliveries, attempts), closed, then
 // 20 of its pages overwritten with garbage (seeded, never page 1 nor sqlite_schema's pages). The
 // start refuses it with a sentence; damage the start check does not reach answers 503 store_damaged
-// (ingestion, the HTTP API), store_damaged (the inspector's calls), or the sentence (sluice export);
+// (ingestion, the HTTP API), store_damaged (the inspector's calls), or the sentence (sluice export),
+// and is noted beside the store for the next start to check all of it;
 // `sluice doctor` lists the findings, salvages what is readable into a new store that serves, and
 // keeps the damaged file aside.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import { createCore } from '../../electron/core/index.ts';
 import { IngestError, storeFailure } from '../../electron/core/ingest-error.ts';
@@ -208,6 +209,57 @@ describe('a damaged store', () => {
     const exported = await runCli(['export', '--data-dir', dir, '--out', path.join(dir, 'out.ndjson')]);
     expect([exported.code, exported.stderr]).toEqual([2, `sluice: ${sentence(dir, 'database disk image is malformed')}\n`]);
     expect(fs.existsSync(path.join(dir, 'out.ndjson'))).toBe(false); // no half file left
+  });
+
+  it('damage found while running is noted beside the store: the next start checks all of a big store and refuses it; --salvage removes the note', async () => {
+    const dir = copyOfSeed();
+    const marker = path.join(dir, 'store-damaged');
+    overwrite(path.join(dir, 'sluice.db'), pagesOf(path.join(dir, 'sluice.db'), "name = 'messages_dedupe' AND pagetype = 'leaf'").slice(1, -1), seeded(3));
+    startCheckLimits.quickCheckMaxBytes = 0; // as if the store were big (over 32 MiB): its ends only, at every start below
+    const core = await startCore({ dataDir: dir });
+    cores.push(core);
+    expect(fs.existsSync(marker)).toBe(false);
+    const res = await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/track', { type: 'track', event: 'After damage', userId: 'u', messageId: 'm-01000-new' });
+    expect(res.status).toBe(503);
+    const noted = fs.readFileSync(marker, 'utf8');
+    expect(noted).toBe(`${noted.slice(0, 24)} ${sentence(dir, 'database disk image is malformed')}\n`);
+    expect(Date.parse(noted.slice(0, 24))).toBeGreaterThan(Date.now() - 60_000); // when: an ISO time
+    await core.close();
+    cores.length = 0;
+
+    // Without the note this start passed (the ends are sound) and answered 503s again.
+    let refusal: unknown;
+    await createCore({ dataDir: dir, ingestPort: 0, receiverPort: 0 }).then((again) => cores.push(again as TestCore), (error: unknown) => (refusal = error));
+    expect(refusal).toBeInstanceOf(StoreDamagedError);
+    expect((refusal as Error).message).toMatch(SENTENCE(dir));
+    expect((refusal as StoreDamagedError).finding).toMatch(/\(index messages_dedupe\)/);
+    expect(fs.existsSync(marker)).toBe(true); // still damaged: refused again at the next start
+
+    expect((await runCli(['doctor', '--data-dir', dir, '--salvage'])).code).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    const salvaged = await startCore({ dataDir: dir });
+    cores.push(salvaged);
+    expect(salvaged.messages.list({ limit: 10_000 }).length).toBeGreaterThan(0);
+  });
+
+  it('a note of damage on a sound store: the start checks all of it, starts, and removes the note', async () => {
+    const dir = copyOfSeed();
+    const marker = path.join(dir, 'store-damaged');
+    fs.writeFileSync(marker, `2026-01-01T00:00:00.000Z ${sentence(dir, 'database disk image is malformed')}\n`);
+    startCheckLimits.quickCheckMaxBytes = 0;
+    const lines: string[] = [];
+    const logged = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      const core = await startCore({ dataDir: dir });
+      cores.push(core);
+      expect(core.messages.list({ limit: 10_000 }).length).toBe(MESSAGES);
+    } finally {
+      logged.mockRestore();
+    }
+    expect(lines).toContain(
+      `sluice: the store was found damaged while Sluice ran (2026-01-01T00:00:00.000Z); checking all of ${path.join(dir, 'sluice.db')} before starting (a store of a few GB takes minutes)…`,
+    );
+    expect(fs.existsSync(marker)).toBe(false);
   });
 
   it('sluice doctor lists the findings and exits 1; --salvage keeps every readable message, the new store serves, the damaged file is kept aside', async () => {

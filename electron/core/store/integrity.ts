@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { readDamageMarker, removeDamageMarker } from './damage-marker.ts';
 
 /**
  * Damaged stores and full disks: the start check, SQLite's findings, and the sentences that say what
@@ -115,10 +117,22 @@ export function openChecked(file: string, open: () => DatabaseSync): DatabaseSyn
   return db;
 }
 
-/** The first thing the start check finds wrong with the store, or null. */
+/**
+ * The first thing the start check finds wrong with the store, or null. The whole store is checked
+ * when it is small, or when damage was found while Sluice ran (damage-marker.ts): the note goes once
+ * that check finds the store sound.
+ */
 export function startFinding(db: DatabaseSync, file: string): string | null {
   const bytes = fileBytes(file);
+  const marked = readDamageMarker(file);
   try {
+    if (marked !== null) {
+      console.error(`sluice: the store was found damaged while Sluice ran (${marked.split(' ')[0]}); checking all of ${file} before starting (a store of a few GB takes minutes)…`);
+      if (bytes < os.freemem() / 2) readThrough(file);
+      const finding = firstFinding(check(db, 'quick_check', 1), db);
+      if (finding === null) removeDamageMarker(file);
+      return finding;
+    }
     if (bytes <= startCheckLimits.quickCheckMaxBytes) {
       readThrough(file);
       return firstFinding(check(db, 'quick_check', 1), db);
