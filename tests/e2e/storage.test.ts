@@ -5,7 +5,9 @@
 // the core's clock); clearing one source asks first with the dry run's count, then says what
 // went, and the stream loses those rows. In the stream, Export… downloads the filtered set as NDJSON
 // whose lines parse (and HAR), a file dropped on the stream and one picked with Import… are imported
-// into the chosen source (their rows appear), and Clear these… names the filter in words. axe finds no
+// into the chosen source (their rows appear), so is a HAR file of Tracking API calls (its batch and
+// single calls, not its other requests), and Clear these… names the filter in words; Settings' Clear all
+// messages… asks with the count of every message and leaves the store and the stream empty. axe finds no
 // serious or critical problem in Settings, in both themes.
 import fs from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
@@ -234,6 +236,74 @@ describe.skipIf(skipReason !== null)('Storage in the inspector', () => {
     await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(0);
     await p.keyboard.press('Escape'); // clears the filters
     await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(5);
+  });
+
+  it('imports a HAR file of Tracking API calls dropped on the stream: its batch and single calls, not its other requests', async () => {
+    const p = page();
+    const entry = (method: string, url: string, body?: object) => ({
+      startedDateTime: '2026-01-01T00:00:00.000Z',
+      time: 12,
+      request: {
+        method, url, httpVersion: 'HTTP/1.1', headers: [{ name: 'Content-Type', value: 'application/json' }], queryString: [], cookies: [], headersSize: -1, bodySize: -1,
+        ...(body ? { postData: { mimeType: 'application/json', text: JSON.stringify(body) } } : {}),
+      },
+      response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', headers: [], cookies: [], content: { size: 16, mimeType: 'application/json' }, redirectURL: '', headersSize: -1, bodySize: -1 },
+      cache: {},
+      timings: { send: 0, wait: 12, receive: 0 },
+    });
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 'WebInspector', version: '537.36' },
+        entries: [
+          entry('POST', 'https://api.segment.io/v1/batch', { writeKey: 'wk_other', batch: [{ type: 'track', userId: 'har_b1', event: 'HAR Batch' }, { type: 'identify', userId: 'har_b2', traits: { plan: 'pro' } }] }),
+          entry('GET', 'https://cdn.segment.com/v1/projects/x/settings'),
+          entry('POST', 'https://api.segment.io/v1/t', { userId: 'har_t1', event: 'HAR Single' }),
+        ],
+      },
+    };
+    // As browsers save them: one document over many lines.
+    const transfer = await p.evaluateHandle((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'session.har', { type: 'application/json' }));
+      return dt;
+    }, JSON.stringify(har, null, 2));
+    const pane = p.getByRole('region', { name: 'Stream' });
+    await pane.dispatchEvent('dragenter', { dataTransfer: transfer });
+    await pane.dispatchEvent('drop', { dataTransfer: transfer });
+    const importDialog = p.getByRole('dialog', { name: 'Import session.har' });
+    await expect.poll(() => importDialog.isVisible(), { timeout: 10_000 }).toBe(true);
+    await importDialog.getByRole('button', { name: 'Import' }).click();
+    await expect.poll(() => importDialog.getByRole('status').textContent(), { timeout: 10_000 }).toBe('session.har into web — HAR file: Accepted 3 messages of 3 sent. They are in the stream now.');
+    await importDialog.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => rows().filter({ hasText: 'har_' }).count(), { timeout: 10_000 }).toBe(3);
+    // /v1/t is the single track endpoint: its type comes from the path, as ingestion reads it.
+    const stored = session.core.messages.list({ limit: 100 }).filter((m) => /^har_/.test(m.userId ?? ''));
+    expect(stored.map((m) => [m.type, m.event, m.userId])).toEqual([
+      ['track', 'HAR Single', 'har_t1'],
+      ['identify', null, 'har_b2'],
+      ['track', 'HAR Batch', 'har_b1'],
+    ]);
+    expect(await rows().filter({ hasText: 'har_b1' }).textContent()).toContain('web'); // the source chosen, not the HAR's write key
+  });
+
+  it('Settings › Clear all messages… asks with the count of every message, then the store and the stream are empty', async () => {
+    const total = session.core.messages.list({ limit: 100 }).length;
+    expect(total).toBe(8);
+    await views().getByRole('button', { name: 'Settings' }).click();
+    await storage().getByRole('button', { name: 'Clear all messages…' }).click();
+    const question = `Remove all ${total} messages, with their deliveries and attempts? Deliveries still pending are cancelled. This cannot be undone.`;
+    await expect.poll(() => dialog().getByText(question).count(), { timeout: 10_000 }).toBe(1);
+    await shot('clear-all-dialog');
+    expect(session.core.messages.list({ limit: 100 }).length).toBe(total); // asking removed nothing
+    await dialog().getByRole('button', { name: `Remove ${total} messages` }).click();
+    await expect.poll(() => dialog().getByRole('status').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`^Removed ${total} messages \\(with 0 deliveries and 0 attempts\\); `));
+    await dialog().getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => figure('Messages').textContent(), { timeout: 10_000 }).toBe('0');
+    expect(session.core.messages.list({ limit: 100 })).toEqual([]);
+    await expect.poll(() => storage().textContent(), { timeout: 10_000 }).toMatch(new RegExp(`Last pruneCleared ${total} messages with 0 deliveries and 0 attempts, (just now|\\d+ s ago)\\.`));
+    await views().getByRole('button', { name: 'Stream' }).click();
+    await expect.poll(() => rows().count(), { timeout: 10_000 }).toBe(0);
     expect(session.problems).toEqual([]);
     expect(session.offsite).toEqual([]);
   });
