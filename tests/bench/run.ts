@@ -1,4 +1,5 @@
-// `npm run bench`: runs the benchmarks and saves their figures to bench-results/.
+// `npm run bench`: runs the benchmarks and saves their figures to bench-results/ (<name>.json; a scale
+// run of other sizes than the defaults, scale-<messages>.json: results-name.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
 import { runSearchBench } from './search.bench.ts';
+import { resultsName } from './results-name.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   ingest: runIngestBench,
@@ -41,6 +43,9 @@ for (const name of names) {
     console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
     process.exit(2);
   }
+  const results = resultsName(name);
+  if (results.note) console.log(results.note);
+  const file = path.join(outDir, `${results.name}.json`);
   const figures = await bench();
   const record = {
     benchmark: name,
@@ -48,7 +53,6 @@ for (const name of names) {
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
     figures,
   };
-  const file = path.join(outDir, `${name}.json`);
   fs.writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
   console.log(`saved ${path.relative(process.cwd(), file)}\n`);
 }

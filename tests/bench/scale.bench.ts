@@ -9,7 +9,8 @@
 //   ready line, and resident memory 3 s later.
 // Retention is off for this store (its defaults would prune it to 1,000,000 messages).
 // Bounded: the fill stops at the target; every step has a timeout; the folder is removed at the end
-// unless it is BENCH_SCALE_DIR's (kept and reused: the next run only tops it up).
+// unless it is BENCH_SCALE_DIR's (kept and reused: the next run only tops it up). Figures of other
+// sizes than the defaults go to bench-results/scale-<messages>.json, not scale.json (results-name.ts).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,10 +27,10 @@ import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
 import { rssOf } from './startup.bench.ts';
 import { ensureRenderer } from '../helpers/inspector-page.ts';
 import { rendererDir } from './ui.bench.ts';
+import { scaleSizes } from './results-name.ts';
 
 const execFileAsync = promisify(execFile);
-const TARGET = Number(process.env.BENCH_SCALE_MESSAGES ?? 10_000_000);
-const USERS = Number(process.env.BENCH_SCALE_USERS ?? 1_000_000);
+const { messages: TARGET, users: USERS } = scaleSizes();
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const source = { name: 'bench', writeKey: 'wk_bench', kind: 'server' as const };
 const retention = { maxAgeDays: null, maxMessages: null, maxBytes: null };
