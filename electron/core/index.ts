@@ -52,6 +52,8 @@ export interface CoreOptions {
   composer?: { flushAt?: number; flushAfter?: number };
   /** false: the writer does not index messages for search (the ingestion benchmark measures what it costs). */
   searchIndex?: boolean;
+  /** false: retention and clears never merge the search indexes (the retention benchmark measures what it saves). */
+  mergeIndexes?: boolean;
 }
 
 /**
@@ -184,7 +186,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   });
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
   const rechecks = new Rechecks(writer, bus, planStats);
-  const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention });
+  const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
   const counter = new MessageCounter(path.join(options.dataDir, DATABASE_FILE));
   const parts: CoreParts = {
     bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter,

@@ -31,7 +31,7 @@ import { fromColumns } from './writer/result-columns.ts';
 import { PlanChecks } from './plans/plan-checks.ts';
 import { rechecker } from './plans/recheck-writes.ts';
 import { pruneWrites } from './retention/prune-writes.ts';
-import { searchIndexer } from './store/search-index.ts';
+import { indexMerger, searchIndexer } from './store/search-index.ts';
 import { IndexScheduler } from './writer/index-scheduler.ts';
 
 const { file, searchIndex } = workerData as { file: string; searchIndex: boolean };
@@ -89,8 +89,17 @@ let pendingOps: { id: number; op: WriteOp }[] = [];
 let pendingRows = 0;
 let scheduled = false;
 const FLUSH_ROWS = 1000;
+const mergeIndexes = indexMerger(db);
+/**
+ * When the last slice of a merge of the search indexes left more to do (0: none under way). Indexing
+ * waits meanwhile — a new segment would start the merge over — unless the merge's slices stop coming
+ * (whoever asked for them failed): then it goes on after MERGE_IDLE_MS.
+ */
+let mergingSince = 0;
+const MERGE_IDLE_MS = 10_000;
+const merging = () => mergingSince > 0 && performance.now() - mergingSince < MERGE_IDLE_MS;
 /** Indexing for search runs between group commits (writer/index-scheduler.ts); null when turned off. */
-const indexer = searchIndex ? new IndexScheduler(searchIndexer(db).step, () => scheduled) : null;
+const indexer = searchIndex ? new IndexScheduler(searchIndexer(db).step, () => scheduled || merging()) : null;
 indexer?.committed(); // what an earlier run left unindexed, or a store from before the index
 
 function send(message: FromWriter): void {
@@ -132,6 +141,12 @@ function applyOp(op: WriteOp): WriteOutcome {
     }
     case 'vacuum':
       return { ids: [], changed: 0, free: pruning.vacuum(op.pages) };
+    case 'mergeIndexes': {
+      mergingSince = 0; // a slice that fails does not hold indexing back
+      const more = mergeIndexes(op.pages);
+      if (more) mergingSince = performance.now();
+      return { ids: [], changed: 0, more };
+    }
     case 'recheck': {
       const { lastId, read, changed } = recheck(op.afterId, op.untilId, op.limit);
       return { ids: [lastId, read], changed };

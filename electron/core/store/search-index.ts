@@ -53,3 +53,31 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
     },
   };
 }
+
+/**
+ * Merging the search indexes (after retention or a clear removed messages). Both are contentless:
+ * a removed message leaves a 'delete' entry beside what it took out, and the space comes back only
+ * when a merge writes the oldest segment again — which FTS5's own merges do ever more rarely as the
+ * index grows. Measured through ingestion with 50,000 messages kept of 300,000 sent, the two indexes
+ * held 220 MB against 32 MB for a fresh index of the same messages, and were still growing. Each call
+ * does one slice (`pages` pages written) of a merge of every segment into one ('merge' with a
+ * negative count: an incremental 'optimize', which drops the 'delete' entries and what they took
+ * out); true while there is more to do. A merge begins again whenever the index gets a new segment
+ * (indexing, a removal), so the writer indexes nothing while one is under way (writer-worker.ts).
+ * FTS5's 'secure-delete' was measured too: it pruned 26 times slower and the index still grew.
+ */
+export function indexMerger(db: DatabaseSync): (pages: number) => boolean {
+  const changes = db.prepare('SELECT total_changes() AS n');
+  const total = () => Number((changes.get() as { n: number | bigint }).n);
+  const merges = ['messages_search', 'messages_text'].map((table) => db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`));
+  return (pages) => {
+    let more = false;
+    for (const merge of merges) {
+      const before = total();
+      merge.run(-Math.max(1, Math.floor(pages)));
+      // FTS5's documented test: fewer than two changes, and the merge had nothing left to do.
+      if (total() - before >= 2) more = true;
+    }
+    return more;
+  };
+}

@@ -91,6 +91,8 @@ export type WriteOp =
   | { op: 'removeMessages'; ids: number[] }
   /** Gives free pages back to the file system (auto_vacuum incremental). */
   | { op: 'vacuum'; pages: number }
+  /** A slice of a merge of the search indexes (store/search-index.ts indexMerger); `more` says whether one is needed. */
+  | { op: 'mergeIndexes'; pages: number }
   | AudienceOp;
 
 export interface WriteOutcome {
@@ -109,6 +111,8 @@ export interface WriteOutcome {
   /** What a prune or removeMessages slice removed; for vacuum, `free` pages left. */
   removed?: Removed;
   free?: number;
+  /** mergeIndexes: the merge is not done yet. */
+  more?: boolean;
 }
 
 export type ToWriter =

@@ -250,6 +250,7 @@ const OP_NAMES: Record<WriteOp['op'], string> = {
   prune: 'the pruning',
   removeMessages: 'the clearing',
   vacuum: 'the vacuum',
+  mergeIndexes: 'the merge of the search indexes',
   'audience.save': 'the audience',
   'audience.delete': 'the audience deletion',
   'audience.fold': 'the user profiles',
