@@ -5,7 +5,9 @@
 // message in between).
 export const SLICE = 500;
 /** No commit for this long: the thread is idle, indexing goes at full speed. */
-const QUIET_MS = 250;
+export const QUIET_MS = 250;
+/** Under load, background work (a slice that took t ms) rests 9t ms: at most a tenth of the thread's time. */
+export const REST_FACTOR = 9;
 /** A slice failed (say, a full disk): the next try waits this long. */
 const RETRY_MS = 10_000;
 
@@ -65,6 +67,6 @@ export class IndexScheduler {
     }
     if (!more) return;
     const now = performance.now();
-    this.#later(now - this.#lastCommit < QUIET_MS ? (now - started) * 9 : 0);
+    this.#later(now - this.#lastCommit < QUIET_MS ? (now - started) * REST_FACTOR : 0);
   }
 }

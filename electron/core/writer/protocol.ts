@@ -113,6 +113,8 @@ export interface WriteOutcome {
   free?: number;
   /** mergeIndexes: the merge is not done yet. */
   more?: boolean;
+  /** mergeIndexes: how long to wait before the next slice (ingestion is under way: the merge takes at most a tenth of the writer's time). */
+  restMs?: number;
 }
 
 export type ToWriter =
