@@ -14,7 +14,7 @@ import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { IngestError, storeFailure } from '../core/ingest-error.ts';
+import { storeFailureOf } from '../core/ingest-error.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { exportPages, type ExportFilter } from '../core/transfer/export-lines.ts';
 import { destinationByName, HAR_TAIL, harHead, harPages, type HarFilter } from '../core/transfer/har.ts';
@@ -85,8 +85,8 @@ export async function exportCommand(args: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof InputError || error instanceof UsageError) throw error;
-    const failure = storeFailure((error as Error).message, path.join(dataDir, DATABASE_FILE));
-    throw new InputError(failure instanceof IngestError ? failure.message : `cannot read the store in ${dataDir}: ${failure.message}`);
+    const failure = storeFailureOf(error, path.join(dataDir, DATABASE_FILE));
+    throw new InputError(failure ? failure.message : `cannot read the store in ${dataDir}: ${(error as Error).message}`);
   } finally {
     db.close();
   }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { IngestError, storeFailure } from '../core/ingest-error.ts';
+import { storeFailureOf } from '../core/ingest-error.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { sourceByName } from '../core/transfer/export-lines.ts';
 import { openReadOnly } from '../core/transfer/read-only.ts';
@@ -32,8 +32,8 @@ export function openStore(dataDir: string): OpenStore {
   } catch (error) {
     db.close();
     if (error instanceof InputError) throw error;
-    const failure = storeFailure((error as Error).message, file); // damaged: the sentence with the fix
-    throw new InputError(failure instanceof IngestError ? failure.message : `cannot read the store ${file}: ${failure.message}`);
+    const failure = storeFailureOf(error, file); // damaged: the sentence with the fix
+    throw new InputError(failure ? failure.message : `cannot read the store ${file}: ${(error as Error).message}`);
   }
   return { db, file };
 }

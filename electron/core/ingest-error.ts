@@ -39,3 +39,16 @@ export function storeFailure(message: string, file: string): Error {
       return new Error(message);
   }
 }
+
+/**
+ * The answer for a failure a store read or write ended in, when it is a damaged store or a full disk
+ * (as storeFailure says); null for anything else. An IngestError the writer made already is that
+ * answer: its sentence is not wrapped again.
+ */
+export function storeFailureOf(error: unknown, file: string): IngestError | null {
+  if (error instanceof IngestError) return error.code === 'store_damaged' || error.code === 'disk_full' ? error : null;
+  if (!(error instanceof Error)) return null;
+  const failure = storeFailure(error.message, file);
+  return failure instanceof IngestError ? failure : null;
+}
+

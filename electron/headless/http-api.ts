@@ -13,7 +13,7 @@ import path from 'node:path';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { DELIVERY_STATUSES } from '../../shared/operations.ts';
 import type { Core } from '../core/index.ts';
-import { IngestError, storeFailure } from '../core/ingest-error.ts';
+import { storeFailureOf } from '../core/ingest-error.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { streamExport } from '../core/transfer/export-stream.ts';
@@ -95,8 +95,8 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
     if (error instanceof QueryError) return send(res, 400, { error: { code: 'invalid_query', message: `search: ${error.message}` } });
     if (error instanceof TypeError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
     // A damaged store or a full disk: 503 store_damaged / 507 disk_full with the fix, as ingestion answers.
-    const failure = storeFailure((error as Error).message, path.join(core.dataDir, DATABASE_FILE));
-    if (failure instanceof IngestError) return send(res, failure.status, { error: { code: failure.code, message: failure.message } });
+    const failure = storeFailureOf(error, path.join(core.dataDir, DATABASE_FILE));
+    if (failure) return send(res, failure.status, { error: { code: failure.code, message: failure.message } });
     send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });
   }
 }

@@ -3,7 +3,7 @@
 // sizes (BENCH_SCALE_MESSAGES, BENCH_SCALE_USERS: a quick check) goes to a file named for its sizes,
 // so that it does not overwrite them.
 
-export const SCALE_DEFAULTS = { messages: 10_000_000, users: 1_000_000 };
+const SCALE_DEFAULTS = { messages: 10_000_000, users: 1_000_000 };
 
 /** The scale benchmark's sizes, from the environment (the defaults when unset). */
 export function scaleSizes(env: NodeJS.ProcessEnv = process.env): { messages: number; users: number } {
@@ -14,7 +14,7 @@ export function scaleSizes(env: NodeJS.ProcessEnv = process.env): { messages: nu
 }
 
 /** `scale` for the default sizes; else `scale-<messages>`, with `-<users>users` when the users differ. */
-export function scaleResultsName(sizes = scaleSizes()): string {
+function scaleResultsName(sizes = scaleSizes()): string {
   if (sizes.messages === SCALE_DEFAULTS.messages && sizes.users === SCALE_DEFAULTS.users) return 'scale';
   return `scale-${sizes.messages}${sizes.users === SCALE_DEFAULTS.users ? '' : `-${sizes.users}users`}`;
 }

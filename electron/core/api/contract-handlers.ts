@@ -11,7 +11,7 @@ import {
 import path from 'node:path';
 import { describeIssues } from '../../../shared/settings.ts';
 import { QueryError } from '../../../shared/message-query.ts';
-import { IngestError, storeFailure } from '../ingest-error.ts';
+import { storeFailureOf } from '../ingest-error.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
 import { DATABASE_FILE } from '../store/database.ts';
 import type { Operations } from './operations.ts';
@@ -85,8 +85,8 @@ function withStoreFailures(file: string, handlers: Handlers): Handlers {
       try {
         return await handler(request);
       } catch (error) {
-        const failure = error instanceof Error && !(error instanceof OperationError) ? storeFailure(error.message, file) : error;
-        throw failure instanceof IngestError ? new OperationError(failure.code, failure.message) : error;
+        const failure = error instanceof OperationError ? null : storeFailureOf(error, file);
+        throw failure ? new OperationError(failure.code, failure.message) : error;
       }
     };
   }

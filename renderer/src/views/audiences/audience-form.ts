@@ -72,7 +72,6 @@ export const TRAIT_OPERATOR_LABELS: Record<TraitOperator, string> = {
   less_than: 'is less than',
 };
 
-/** Which value an operator takes. */
 /**
  * The destinations an audience's syncs go to: the ones chosen (enabled or not: a disabled one is said
  * so), or — none chosen — every enabled destination connected to its source, as they are at each sync.
@@ -83,6 +82,7 @@ export function audienceTargets(destinations: readonly DestinationView[], source
     : destinations.filter((d) => destinationIds.includes(d.id));
 }
 
+/** Which value an operator takes. */
 export function valueTypesFor(operator: TraitOperator): ValueType[] {
   switch (operator) {
     case 'exists':

@@ -1,0 +1,42 @@
+// What a failed store read or write is answered with (core/ingest-error.ts storeFailureOf), wherever it
+// surfaces — the inspector's calls, the HTTP API, sluice export: a damaged store and a full disk say what
+// to do, once, whether the writer made the answer already or a reader met SQLite's message.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { IngestError, storeFailure, storeFailureOf, unknownWriteKey } from '../../electron/core/ingest-error.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+function storeFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-failure-'));
+  dirs.push(dir);
+  return path.join(dir, 'sluice.db');
+}
+
+it('passes the writer’s own answer on as it is: a damaged store’s sentence is not wrapped again', () => {
+  const file = storeFile();
+  const fromWriter = storeFailure('database disk image is malformed', file) as IngestError;
+  expect(fromWriter).toBeInstanceOf(IngestError);
+  expect(storeFailureOf(fromWriter, file)).toBe(fromWriter);
+  expect(fromWriter.message.match(/is damaged/g)).toHaveLength(1);
+});
+
+it('answers a full disk met by any write as disk_full (507), naming the folder', () => {
+  const file = storeFile();
+  const failure = storeFailureOf(new Error('could not store a clear: database or disk is full'), file);
+  expect(failure).toMatchObject({ status: 507, code: 'disk_full' });
+  expect(failure!.message).toContain(path.dirname(file));
+  const fromWriter = storeFailure('database or disk is full', file);
+  expect(storeFailureOf(fromWriter, file)).toBe(fromWriter);
+});
+
+it('leaves every other failure alone (null): another refusal, another SQLite error, a thrown non-error', () => {
+  const file = storeFile();
+  expect(storeFailureOf(unknownWriteKey(), file)).toBeNull();
+  expect(storeFailureOf(new Error('UNIQUE constraint failed: sources.name'), file)).toBeNull();
+  expect(storeFailureOf('database disk image is malformed', file)).toBeNull();
+});
