@@ -137,8 +137,16 @@ export async function runRetentionBench() {
       await fill(unmerged, source.writeKey, FILL);
       await fill(plain, source.writeKey, FILL);
       const beforeMB = size();
-      const merging = await loadWhilePruning(pruned);
-      const notMerging = await loadWhilePruning(unmerged);
+      // Each load starts with every relay's indexing done (an earlier load's backlog would take the CPU),
+      // and the two pruning relays take turns going first.
+      const settle = () => Promise.all(['pruned', 'pruned-not-merging', 'plain'].map((name) => indexCaughtUp(path.join(dir, name))));
+      const loaded = new Map<Core, Awaited<ReturnType<typeof loadWhilePruning>>>();
+      for (const relay of round % 2 ? [pruned, unmerged] : [unmerged, pruned]) {
+        await settle();
+        loaded.set(relay, await loadWhilePruning(relay));
+      }
+      const [merging, notMerging] = [loaded.get(pruned)!, loaded.get(unmerged)!];
+      await settle();
       const withoutPrune = await load(plain.ingestUrl, source.writeKey);
       whilePruning.push(merging.loaded);
       whilePruningUnmerged.push(notMerging.loaded);
