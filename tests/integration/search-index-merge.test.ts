@@ -68,4 +68,32 @@ describe('the search indexes under retention', () => {
     expect((await core.listMessages({ search: kept.properties.url.split('/').at(-1)!, limit: 10 })).messages.map((m) => m.messageId)).toEqual([kept.messageId]);
     expect((await core.listMessages({ search: gone.messageId, limit: 10 })).messages).toEqual([]);
   }, 120_000);
+
+  it('count what a purge removed toward the next merge, and keep that count across a restart', async () => {
+    const dataDir = tempDir();
+    const config = { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'server' as const }], destinations: [], retention: none };
+    const unmerged = () => {
+      const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+      try {
+        const row = db.prepare("SELECT value FROM settings WHERE key = 'retention.unmergedRemovals'").get() as { value: string } | undefined;
+        return JSON.parse(row?.value ?? '0') as number;
+      } finally {
+        db.close();
+      }
+    };
+    let core: TestCore = await startCore({ dataDir, config });
+    open.push({ close: async () => (await core.close(), fs.rmSync(dataDir, { recursive: true, force: true })) });
+    const sent = batch(0, 300).batch;
+    expect((await post(core, '/v1/batch', { batch: sent }, { writeKey: 'wk_web' })).status).toBe(200);
+    await indexCaughtUp(dataDir);
+    const user = sent[0]!.userId;
+    const result = await core.requestDeletion({ userId: user, purge: true });
+    expect(result.purgedMessages).toBe(sent.filter((m) => m.userId === user).length);
+    expect(result.purgedMessages).toBeGreaterThan(0);
+    expect(unmerged()).toBe(result.purgedMessages);
+    await core.close();
+    core = await startCore({ dataDir, config });
+    await core.pruner.run(); // nothing over a limit: the count stays for the next prune or clear
+    expect(unmerged()).toBe(result.purgedMessages);
+  });
 });

@@ -231,7 +231,10 @@ export function createOperations(p: OperationParts): Operations {
       const inbox = p.receiver;
       return requestDeletion({ messages, destinations, writer, clock, inbox, roundsEnded: () => delivery.roundsEnded(), bus: p.bus }, request)
         .finally(purged)
-        .then((result) => written(result.deliveryIds, result));
+        .then((result) => {
+          p.pruner.purged(result.purgedMessages);
+          return written(result.deliveryIds, result);
+        });
     },
     sendTestEvent: (destinationId) =>
       sendTestEvent({ destinations, writer, clock }, destinationId).then((result) => sendNow([result.deliveryId], result)),

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Removed } from '../writer/protocol.ts';
+import { emptySearchIndexes } from '../store/search-index.ts';
 
 
 /**
@@ -44,12 +45,9 @@ export function pruneWrites(db: DatabaseSync) {
     deleteSyncEntries.run(list);
     const messages = Number(deleteMessages.run(list).changes);
     deleteOlderRequests.run();
-    // None left (a clear of everything): the search indexes are emptied at once. A contentless index
-    // keeps what each 'delete' took out until its segments merge, so a cleared store kept most of its
-    // size. Their range is empty by now (the delete trigger lowered it), so nothing is indexed twice.
-    if (messages > 0 && !anyMessage.get()) {
-      db.exec(`INSERT INTO messages_search (messages_search) VALUES ('delete-all'); INSERT INTO messages_text (messages_text) VALUES ('delete-all');`);
-    }
+    // None left (a clear of everything): the search indexes are emptied at once (a cleared store kept
+    // most of its size in them otherwise).
+    if (messages > 0 && !anyMessage.get()) emptySearchIndexes(db);
     return { messages, deliveries, attempts };
   }
 

@@ -118,6 +118,13 @@ export class Pruner {
     return freed;
   }
 
+  /** A deletion request purged `messages`: what they left in the search indexes counts toward the next merge (at the next prune or clear). */
+  purged(messages: number): void {
+    if (messages <= 0 || this.#closed) return;
+    this.#unmerged += messages;
+    this.#saveSetting(UNMERGED, this.#unmerged);
+  }
+
   /** Gives free pages back to the disk, when the store can (auto_vacuum incremental); the bytes the file shrank by. */
   async vacuum(): Promise<number> {
     const pragma = (name: string) => this.#number(`PRAGMA ${name}`);
@@ -133,7 +140,7 @@ export class Pruner {
    * Merges the search indexes, in slices (store/search-index.ts indexMerger): what removed messages
    * left in them goes, and their pages are free for vacuum() to give back.
    */
-  async mergeIndexes(): Promise<void> {
+  async #mergeIndexes(): Promise<void> {
     for (;;) {
       const { more, restMs } = await this.#o.writer.write({ op: 'mergeIndexes', pages: MERGE_PAGES });
       if (!more || this.#closed) break;
@@ -194,7 +201,7 @@ export class Pruner {
     if (this.#o.mergeIndexes === false || this.#closed) return;
     // The indexed range's lower end stays where indexing began: pruned ids below it are not held.
     const held = Math.max(0, this.#number('SELECT hi - max(lo, (SELECT coalesce(min(id), 0) FROM messages)) + 1 FROM search_index'));
-    if (this.#unmerged >= MERGE_SHARE * held) await this.mergeIndexes();
+    if (this.#unmerged >= MERGE_SHARE * held) await this.#mergeIndexes();
   }
 
   /** The database's pages in use, in bytes (freed pages do not count: they are reused, or given back by vacuum()). */

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { emptySearchIndexes } from './search-index.ts';
 
 /**
  * Forgets what was received and sent — messages and their requests, deliveries and attempts,
@@ -13,11 +14,10 @@ export function storeResetter(db: DatabaseSync): () => number {
     const { n } = countMessages.get() as { n: number };
     db.exec(`
       DELETE FROM attempts;
-      DELETE FROM deliveries;
-      -- The search index emptied at once, not message by message (its trigger then has nothing to do).
-      INSERT INTO messages_search (messages_search) VALUES ('delete-all');
-      INSERT INTO messages_text (messages_text) VALUES ('delete-all');
-      UPDATE search_index SET lo = 1, hi = 0;
+      DELETE FROM deliveries;`);
+    // The search indexes emptied at once, not message by message (their trigger then has nothing to do).
+    emptySearchIndexes(db);
+    db.exec(`
       DELETE FROM messages;
       DELETE FROM requests;
       DELETE FROM deletion_requests;

@@ -11,6 +11,19 @@ export function indexedRange(db: DatabaseSync): { lo: number; hi: number } {
   return db.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
 }
 
+/**
+ * Empties both search indexes at once (a reset, a clear of everything), with their range: a contentless
+ * index keeps what each 'delete' takes out until its segments merge, so removing messages one by one
+ * would leave the indexes their size.
+ */
+export function emptySearchIndexes(db: DatabaseSync): void {
+  db.exec(`
+    INSERT INTO messages_search (messages_search) VALUES ('delete-all');
+    INSERT INTO messages_text (messages_text) VALUES ('delete-all');
+    UPDATE search_index SET lo = 1, hi = 0;
+  `);
+}
+
 interface SearchIndexer {
   /** Indexes up to `limit` messages; whether any are left. */
   step(limit: number): boolean;
