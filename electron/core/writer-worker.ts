@@ -32,7 +32,7 @@ import { PlanChecks } from './plans/plan-checks.ts';
 import { rechecker } from './plans/recheck-writes.ts';
 import { pruneWrites } from './retention/prune-writes.ts';
 import { indexMerger, searchIndexer } from './store/search-index.ts';
-import { IndexScheduler, QUIET_MS, REST_FACTOR } from './writer/index-scheduler.ts';
+import { IndexScheduler, restAfter } from './writer/index-scheduler.ts';
 
 const { file, searchIndex } = workerData as { file: string; searchIndex: boolean };
 const port = parentPort!;
@@ -150,7 +150,7 @@ function applyOp(op: WriteOp): WriteOutcome {
       // While messages arrive, a merge rests as indexing does: a slice of a mostly removed index reads
       // far more than the pages it writes (measured: 140 ms a slice, ingestion at 0.08× without rests).
       const now = performance.now();
-      const restMs = more && now - lastIngest < QUIET_MS ? Math.ceil((now - started) * REST_FACTOR) : 0;
+      const restMs = more ? restAfter(started, now, lastIngest) : 0;
       if (more) mergeDue = now + restMs;
       return { ids: [], changed: 0, more, restMs };
     }

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
+import { searchIndexer } from '../../electron/core/store/search-index.ts';
 import { registerSqlFunctions } from '../../electron/core/store/sql-functions.ts';
 
 /** Resolves once the indexes cover every message of the store in `dataDir`, or throws after `ms`. */
@@ -23,8 +24,9 @@ export async function indexCaughtUp(dataDir: string, ms = 300_000, pollMs = 100)
 const INDEX_TABLES = "('messages_search_data', 'messages_search_idx', 'messages_text_data', 'messages_text_idx')";
 
 /**
- * Bytes of the store's index pages, and of a fresh index of the messages it holds, built as the writer
- * does (500 at a time, the tables as migrations 11 and 12 make them).
+ * Bytes of the store's index pages, and of a fresh index of the messages it holds, built by the
+ * writer's own indexer (store/search-index.ts, 500 at a time) into the store's own index tables
+ * (their schema read from the store), in memory.
  */
 export function indexSizes(dataDir: string): { indexes: number; fresh: number } {
   const file = path.join(dataDir, DATABASE_FILE);
@@ -33,19 +35,16 @@ export function indexSizes(dataDir: string): { indexes: number; fresh: number } 
   try {
     const bytes = (db: DatabaseSync) => Number((db.prepare(`SELECT sum(pgsize) AS n FROM dbstat WHERE name IN ${INDEX_TABLES}`).get() as { n: number }).n);
     registerSqlFunctions(fresh);
+    const schema = (name: string) => (store.prepare('SELECT sql FROM sqlite_schema WHERE name = ?').get(name) as { sql: string }).sql;
     fresh.exec(`ATTACH '${file}' AS src;
-      CREATE VIRTUAL TABLE messages_search USING fts5(user_id, anonymous_id, message_id, event, content = '', columnsize = 0, tokenize = 'trigram case_sensitive 1');
-      CREATE VIRTUAL TABLE messages_text USING fts5(raw, content = '', columnsize = 0, tokenize = 'ascii');`);
-    const trigrams = fresh.prepare('INSERT INTO messages_search (rowid, user_id, anonymous_id, message_id, event) SELECT id, lower(user_id), lower(anonymous_id), lower(message_id), lower(event) FROM src.messages WHERE id BETWEEN ? AND ?');
-    const words = fresh.prepare('INSERT INTO messages_text (rowid, raw) SELECT id, sluice_word_text(raw) FROM src.messages WHERE id BETWEEN ? AND ?');
-    const ids = (fresh.prepare('SELECT id FROM src.messages ORDER BY id').all() as { id: number }[]).map((r) => r.id);
-    for (let i = 0; i < ids.length; i += 500) {
-      const [lo, hi] = [ids[i]!, ids[Math.min(ids.length, i + 500) - 1]!];
-      fresh.exec('BEGIN');
-      trigrams.run(lo, hi);
-      words.run(lo, hi);
-      fresh.exec('COMMIT');
-    }
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, user_id TEXT, anonymous_id TEXT, message_id TEXT, event TEXT, raw TEXT);
+      INSERT INTO messages SELECT id, user_id, anonymous_id, message_id, event, raw FROM src.messages;
+      ${schema('search_index')};
+      INSERT INTO search_index (id, lo, hi) VALUES (1, 1, 0);
+      ${schema('messages_search')};
+      ${schema('messages_text')};`);
+    const indexer = searchIndexer(fresh);
+    while (indexer.step(500));
     return { indexes: bytes(store), fresh: bytes(fresh) };
   } finally {
     store.close();

@@ -5,9 +5,16 @@
 // message in between).
 export const SLICE = 500;
 /** No commit for this long: the thread is idle, indexing goes at full speed. */
-export const QUIET_MS = 250;
-/** Under load, background work (a slice that took t ms) rests 9t ms: at most a tenth of the thread's time. */
-export const REST_FACTOR = 9;
+const QUIET_MS = 250;
+
+/**
+ * How long background work on the writer thread (indexing, a merge of the indexes) rests after a slice
+ * that ran from `started` to `now`: under load (a commit within QUIET_MS) 9× the slice — at most a tenth
+ * of the thread's time —, none once the thread is idle.
+ */
+export function restAfter(started: number, now: number, lastCommit: number): number {
+  return now - lastCommit < QUIET_MS ? Math.ceil((now - started) * 9) : 0;
+}
 /** A slice failed (say, a full disk): the next try waits this long. */
 const RETRY_MS = 10_000;
 
@@ -66,7 +73,6 @@ export class IndexScheduler {
       return;
     }
     if (!more) return;
-    const now = performance.now();
-    this.#later(now - this.#lastCommit < QUIET_MS ? (now - started) * REST_FACTOR : 0);
+    this.#later(restAfter(started, performance.now(), this.#lastCommit));
   }
 }
