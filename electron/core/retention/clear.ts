@@ -4,7 +4,7 @@
 // in the counting thread (store/message-counter.ts): counting a filter's set may read every message.
 import type { ClearScope, StorageResponses } from '../../../shared/storage.ts';
 import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
-import type { MessagesRepo } from '../store/messages-repo.ts';
+import { bulkFilter, type MessagesRepo } from '../store/messages-repo.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import type { CountQuery } from '../store/message-counts.ts';
@@ -38,9 +38,7 @@ function sliceOf(parts: ClearParts, scope: ClearScope): (afterId: number) => num
 function countQueryOf(scope: ClearScope): CountQuery {
   if ('all' in scope) return {};
   if ('sourceId' in scope) return { sourceId: scope.sourceId };
-  // As findIds reads a filter: an empty event or userId is no filter.
-  const { event, userId, ...rest } = scope.filter;
-  return { ...rest, ...(event ? { event } : {}), ...(userId ? { userId } : {}) };
+  return bulkFilter(scope.filter); // as findIds reads it
 }
 
 export async function clearMessages(parts: ClearParts, scope: ClearScope, dryRun: boolean): Promise<Cleared> {

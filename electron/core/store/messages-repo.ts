@@ -273,9 +273,8 @@ export class MessagesRepo {
 
   /** Ids of the messages matching `filter` after `afterId`, oldest first. */
   findIds(filter: MessageFilter, limit = 10_000, afterId = 0): number[] {
-    // An empty event or userId is no filter (as it always was here).
-    const { search, event, userId, ...rest } = filter;
-    const { where, params } = filterTerms({ ...rest, ...(event ? { event } : {}), ...(userId ? { userId } : {}) });
+    const { search, ...rest } = bulkFilter(filter);
+    const { where, params } = filterTerms(rest);
     where.unshift('m.id > ?');
     params.unshift(afterId);
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
@@ -342,6 +341,12 @@ function textAt(path: string, integer = false): string {
  * The list's filters but the search and the page, as SQL terms on `messages m`: shared by the list,
  * its counts (store/message-counts.ts), the bulk actions (findIds) and exports (transfer/export-lines.ts).
  */
+/** A bulk action's filter (a replay's, a clear's) as the list reads one: an empty event or userId is no filter (as it always was). */
+export function bulkFilter<F extends Pick<MessageFilter, 'event' | 'userId'>>(filter: F): F {
+  const { event, userId, ...rest } = filter;
+  return { ...rest, ...(event ? { event } : {}), ...(userId ? { userId } : {}) } as F;
+}
+
 export function filterTerms(query: Omit<ListMessagesQuery, 'search' | 'beforeId' | 'afterId' | 'limit'>): { where: string[]; params: (string | number)[] } {
   const where: string[] = [];
   const params: (number | string)[] = [];
