@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const DAMAGE_MARKER = 'store-damaged';
+const DAMAGE_MARKER = 'store-damaged';
 
 /** The note's path for a store file (`<dataDir>/sluice.db` → `<dataDir>/store-damaged`). */
-export function damageMarkerOf(file: string): string {
+function damageMarkerOf(file: string): string {
   return path.join(path.dirname(file), DAMAGE_MARKER);
 }
 
