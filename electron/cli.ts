@@ -34,7 +34,7 @@ Runs the ingestion endpoint (Segment's HTTP Tracking API), webhook delivery, the
 receiver and the inspector, and prints their URLs.
 
 Options:
-  --config FILE       sources and webhook destinations (JSON; see README "Configuration")
+  --config FILE       sources and webhook destinations (JSON; see docs/configuration.md)
   --data-dir DIR      where messages are stored (default: ${defaultDataDir()})
   --ephemeral         store in a new temporary folder, removed on exit (CI jobs, throwaway sessions)
   --ingest-port N     ingestion endpoint port (default ${DEFAULT_INGEST_PORT}; 0 = any free port)

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_NODE } from '../../electron/node-check.js';
 import { startServing as startRelay, type RunningCli as Relay } from '../helpers/cli.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { docFiles, quotedSizes } from '../helpers/markdown.ts';
 import {
   checkoutRoot,
   findNode20,
@@ -54,7 +55,7 @@ function runNode(node: string, file: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('the packed tarball', () => {
-  it('ships the compiled relay, the client library with its types, the built inspector, README and LICENSE — nothing else', () => {
+  it('ships the compiled relay, the client library with its types, the built inspector, README, LICENSE and the docs\' pages — nothing else', () => {
     const expected = [
       'package.json',
       'README.md',
@@ -70,12 +71,14 @@ describe('the packed tarball', () => {
       'dist/testing.js',
       'dist/testing.d.ts',
       'docs/http-api.openapi.json',
+      'docs/configuration.md',
       'out/renderer/index.html',
     ];
-    for (const file of expected) expect(packed.files).toContain(file);
-    // Nothing but the built package, README and LICENSE (no tests, benchmarks, CI, sources or Electron's
-    // main process)...
-    const stray = packed.files.filter((f) => !['package.json', 'README.md', 'LICENSE', 'docs/http-api.openapi.json'].includes(f) && !f.startsWith('dist/') && !f.startsWith('out/renderer/'));
+    for (const file of [...expected, ...docFiles()]) expect(packed.files).toContain(file);
+    // Nothing but the built package, README, LICENSE and the pages of docs/ the README links to (no
+    // tests, benchmarks, CI, sources, screenshots or Electron's main process)...
+    const shipped = (f: string) => ['package.json', 'README.md', 'LICENSE', 'docs/http-api.openapi.json'].includes(f) || /^docs\/[a-z-]+\.md$/.test(f) || f.startsWith('dist/') || f.startsWith('out/renderer/');
+    const stray = packed.files.filter((f) => !shipped(f));
     expect(stray).toEqual([]);
     // ...and of it, no TypeScript source (declarations only) and no source maps.
     expect(packed.files.filter((f) => /\.(ts|tsx|mts|cts)$/.test(f) && !/\.d\.c?ts$/.test(f))).toEqual([]);
@@ -89,6 +92,16 @@ describe('the packed tarball', () => {
     expect(packed.unpackedSize).toBeLessThan(5 * 2 ** 20);
     expect(treeBytes(project)).toBeLessThan(30 * 2 ** 20);
     console.log(`[packaging] tarball ${(packed.size / 1024).toFixed(0)} KB, unpacked ${(packed.unpackedSize / 2 ** 20).toFixed(2)} MB; installed project ${(treeBytes(project) / 2 ** 20).toFixed(2)} MB`);
+  });
+
+  it('is the size the README and docs/ say: each quoted size within 5 % of npm pack\'s and the install\'s', () => {
+    const actual = { tarball: packed.size, unpacked: packed.unpackedSize, 'installed project': treeBytes(project) };
+    const quoted = quotedSizes();
+    expect(new Set(quoted.map((q) => q.of))).toEqual(new Set(['tarball', 'unpacked', 'installed project']));
+    const off = quoted
+      .filter((q) => Math.abs(q.bytes - actual[q.of]) > 0.05 * actual[q.of])
+      .map((q) => `${q.where}: "${q.quoted}", but the ${q.of} is ${(actual[q.of] / 1e3).toFixed(0)} KB (npm's KB: 1,000 bytes)`);
+    expect(off).toEqual([]);
   });
 
   it('is publishable: not private, no dependency to install, a bin with a shebang, exports with types for import and require', () => {
