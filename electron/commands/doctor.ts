@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { DatabaseSync } from 'node:sqlite';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { lockDataDir } from '../core/store/data-dir-lock.ts';
+import { DataDirError } from '../core/store/data-dir-errors.ts';
 import { removeDamageMarker } from '../core/store/damage-marker.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { check, fileBytes, isDamage, isDiskFull, nameTrees, readThrough, treeNames } from '../core/store/integrity.ts';
@@ -87,6 +88,7 @@ function lock(dataDir: string): () => void {
     return lockDataDir(dataDir);
   } catch (error) {
     const message = (error as Error).message;
+    if (error instanceof DataDirError) throw new InputError(message);
     if (message.startsWith('another Sluice')) {
       throw new InputError(`${message.split(';')[0]}; stop it first: sluice doctor needs the store to itself`);
     }

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { CHECKED_MESSAGES } from '../core/store/plan-stats.ts';
-import { DatabaseSync } from '../core/store/sqlite.ts';
+import type { DatabaseSync } from '../core/store/sqlite.ts';
+import { openReadOnly } from '../core/transfer/read-only.ts';
 import { InputError } from './command-error.ts';
 
 /** The message types a plan describes (shared/tracking-plan.ts); alias has nothing to check. */
@@ -38,13 +39,11 @@ export function readExamples(dataDir: string, options: { source?: string; perEve
   if (!fs.existsSync(file)) throw new InputError(`no Sluice store in ${dataDir} (there is no ${DATABASE_FILE}): run sluice serve first, or give --data-dir`);
   let db: DatabaseSync;
   try {
-    db = new DatabaseSync(file, { readOnly: true });
+    db = openReadOnly(file); // on read-only media too
   } catch (error) {
     throw new InputError(`cannot open the store ${file}: ${(error as Error).message}`);
   }
   try {
-    // A relay starting up may hold the lock for a moment (recovery, a migration).
-    db.exec('PRAGMA busy_timeout = 5000');
     if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get()) {
       throw new InputError(`${file} is not a Sluice store (it has no messages): run sluice serve on ${dataDir} first, or give --data-dir`);
     }

@@ -21,6 +21,7 @@ import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
 import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
+import { writingDataDir } from './store/data-dir-errors.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
@@ -78,7 +79,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
 async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core> {
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(options.dataDir);
+  // A full disk or a read-only folder: a sentence naming the folder and the fix (the lock said so already for its own files).
+  const db = writingDataDir(options.dataDir, () => openDatabase(options.dataDir));
   const sluiceId = instanceId(db);
   const bus = new EventBus();
   const sources = new SourcesRepo(db);

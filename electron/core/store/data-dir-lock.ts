@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writable, writingDataDir } from './data-dir-errors.ts';
 import { DatabaseSync } from './sqlite.ts';
 
 /** The lock itself: a SQLite file whose exclusive lock the owner holds (never opened with `fs`). */
@@ -35,10 +36,18 @@ const SQLITE_LOCKED = 6;
  * (their lock was that file alone: a live pid there keeps them out). One of theirs still running
  * keeps the folder from this one too.
  *
+ * A folder that cannot take the lock — a full disk, a read-only folder — is a DataDirError naming it
+ * and the fix, and nothing of the attempt is left in it but `sluice-lock.db` (the lock every start
+ * uses; removing it could break a lock another process just took on it).
+ *
  * Returns the release (safe to call more than once).
  */
 export function lockDataDir(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  return writingDataDir(dataDir, () => lock(dataDir));
+}
+
+function lock(dataDir: string): () => void {
+  makeFolder(dataDir);
   const textFile = path.join(dataDir, LOCK_FILE);
   const dbFile = path.join(dataDir, LOCK_DB);
   createOwnerOnly(dbFile);
@@ -57,7 +66,7 @@ export function lockDataDir(dataDir: string): () => void {
   } catch (error) {
     db.close();
     const code = (error as { errcode?: number }).errcode;
-    if (code === SQLITE_BUSY || code === SQLITE_LOCKED) throw inUse(readOwner(textFile)?.pid ?? null, dataDir);
+    if ((code === SQLITE_BUSY || code === SQLITE_LOCKED) && writable(dataDir)) throw inUse(readOwner(textFile)?.pid ?? null, dataDir);
     throw error;
   }
   try {
@@ -83,7 +92,12 @@ export function lockDataDir(dataDir: string): () => void {
  */
 function claimTextLock(file: string, dataDir: string): void {
   const temporary = `${file}.${process.pid}`;
-  fs.writeFileSync(temporary, `${process.pid}\n${SQLITE_MARK}\n`, { mode: 0o600 });
+  try {
+    fs.writeFileSync(temporary, `${process.pid}\n${SQLITE_MARK}\n`, { mode: 0o600 });
+  } catch (error) {
+    fs.rmSync(temporary, { force: true }); // a full disk: created, then the write failed
+    throw error;
+  }
   try {
     // Created only if absent, as an older Sluice creates its lock: of two starting at once, one wins.
     fs.linkSync(temporary, file);
@@ -100,8 +114,31 @@ function claimTextLock(file: string, dataDir: string): void {
     fs.rmSync(temporary, { force: true });
     throw inUse(found.pid, dataDir);
   }
-  fs.renameSync(temporary, file); // readers see a whole file or none
+  try {
+    fs.renameSync(temporary, file); // readers see a whole file or none
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
 }
+
+/**
+ * Creates the folder (and its parents) owner-only. Node says ENOENT when a recursive mkdir meets a
+ * read-only parent: the nearest folder that exists is asked why, so that the error says it.
+ */
+function makeFolder(dataDir: string): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    let parent = path.dirname(dataDir);
+    while (!fs.existsSync(parent) && path.dirname(parent) !== parent) parent = path.dirname(parent);
+    fs.accessSync(parent, fs.constants.W_OK); // throws EROFS or EACCES when that is why
+    throw error;
+  }
+}
+
+
 
 /** Creates the lock database owner-only when it is missing (a new file: no lock of this process is on it). */
 function createOwnerOnly(file: string): void {
