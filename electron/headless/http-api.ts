@@ -27,7 +27,24 @@ const MAX_LIMIT = 1000;
 const MAX_BODY_BYTES = 64 * 1024;
 /** A wait may not hold a request longer than this. */
 const MAX_WAIT_MS = 300_000;
+/** The message filters of /messages and /deliveries (a test's filter, core/queries/filters.ts), and their search. */
 const FILTER_PARAMS = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const;
+const LIST_PARAMS = [...FILTER_PARAMS, 'violations', 'search', 'limit', 'after'] as const;
+
+/**
+ * Each endpoint (as the OpenAPI document names it) with the query parameters it reads: any other is
+ * refused (400 unknown_parameter), so that a misspelt filter is an error rather than no filter, which
+ * would match every message.
+ */
+const ENDPOINTS: Record<string, readonly string[]> = {
+  'GET /messages': LIST_PARAMS,
+  'GET /messages/{messageId}': [],
+  'POST /messages/wait': [],
+  'GET /deliveries': [...LIST_PARAMS, 'destination'],
+  'GET /export': ['format', 'source', 'since', 'until', 'event', 'status', 'type', 'userId', 'violations', 'search', 'plan', 'delivery', 'destination'],
+  'POST /reset': [],
+  'GET /stats': [],
+};
 
 class ApiError extends Error {
   readonly status: number;
@@ -44,50 +61,57 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
   try {
     guard(req, token, origin);
     const route = url.pathname.slice(API_PREFIX.length);
-    const method = req.method ?? 'GET';
-    if (route === 'messages' && method === 'GET') {
-      const rows = core.queries.rows(filterOf(url), 'GET /api/v1/messages');
-      return page(res, url, rows, (row) => row.message, 'messages', core.queries.generation);
-    }
-    if (route === 'messages/wait' && method === 'POST') {
-      const body = await jsonBody(req);
-      const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
-      const abandoned = new AbortController();
-      res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
-      if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping');
-      const messages = await core.queries
-        .waitForMessages(body.filter, { count: body.count as number | undefined, timeoutMs }, AbortSignal.any([abandoned.signal, stopping]))
-        .catch((error: unknown) => {
-          // Sluice stopping ends the wait at once, rather than holding its shutdown for the wait's time.
-          if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping; the wait ended without an answer');
-          throw error;
-        });
-      return send(res, 200, { messages });
-    }
-    if (route.startsWith('messages/') && route !== 'messages/wait' && method === 'GET') {
-      let messageId: string;
-      try {
-        messageId = decodeURIComponent(route.slice('messages/'.length));
-      } catch {
-        throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
+    const endpoint = endpointOf(req.method ?? 'GET', route, url);
+    checkParameters(url, endpoint);
+    switch (endpoint) {
+      case 'GET /messages': {
+        const filter = filterOf(url);
+        return page(res, url, core.queries.generation, (after, limit) => {
+          const { rows, more } = core.queries.page(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/messages');
+          return { items: rows.map((row) => row.message), lastId: rows.at(-1)?.id, more };
+        }, 'messages');
       }
-      const found = core.queries.messageById(messageId);
-      if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
-      return send(res, 200, found);
+      case 'POST /messages/wait': {
+        const body = await jsonBody(req);
+        const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
+        const abandoned = new AbortController();
+        res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
+        if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping');
+        const messages = await core.queries
+          .waitForMessages(body.filter, { count: body.count as number | undefined, timeoutMs }, AbortSignal.any([abandoned.signal, stopping]))
+          .catch((error: unknown) => {
+            // Sluice stopping ends the wait at once, rather than holding its shutdown for the wait's time.
+            if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping; the wait ended without an answer');
+            throw error;
+          });
+        return send(res, 200, { messages });
+      }
+      case 'GET /messages/{messageId}': {
+        let messageId: string;
+        try {
+          messageId = decodeURIComponent(route.slice('messages/'.length));
+        } catch {
+          throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
+        }
+        const found = core.queries.messageById(messageId);
+        if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
+        return send(res, 200, found);
+      }
+      case 'GET /deliveries': {
+        const filter = { ...filterOf(url), ...optional(url, 'destination') } as Record<string, unknown>;
+        if (filter.status !== undefined) filter.status = url.searchParams.get('status'); // a delivery status here
+        return page(res, url, core.queries.generation, (after, limit) => {
+          const { deliveries, more } = core.queries.deliveryPage(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/deliveries');
+          return { items: deliveries, lastId: deliveries.at(-1)?.id, more };
+        }, 'deliveries');
+      }
+      case 'GET /export':
+        return await exportStream(core, res, url, stopping);
+      case 'POST /reset':
+        return send(res, 200, await core.reset());
+      case 'GET /stats':
+        return send(res, 200, core.queries.stats());
     }
-    if (route === 'deliveries' && method === 'GET') {
-      const filter = { ...filterOf(url), ...optional(url, 'destination') } as Record<string, unknown>;
-      if (filter.status !== undefined) filter.status = url.searchParams.get('status'); // a delivery status here
-      const deliveries = core.queries.deliveries(filter, 'GET /api/v1/deliveries');
-      return page(res, url, deliveries.map((d) => ({ id: d.id, message: d })), (row) => row.message, 'deliveries', core.queries.generation);
-    }
-    if (route === 'export' && method === 'GET') return await exportStream(core, res, url, stopping);
-    if (route === 'reset' && method === 'POST') return send(res, 200, await core.reset());
-    if (route === 'stats' && method === 'GET') return send(res, 200, core.queries.stats());
-    if (['messages', 'messages/wait', 'deliveries', 'export', 'reset', 'stats'].includes(route) || route.startsWith('messages/')) {
-      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
-    }
-    throw new ApiError(404, 'not_found', `no such endpoint: ${url.pathname}; see the OpenAPI document (README, "HTTP API")`);
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
     if (error instanceof ApiError) return send(res, error.status, { error: { code: error.code, message: error.message } });
@@ -98,6 +122,29 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
     const failure = storeFailureOf(error, path.join(core.dataDir, DATABASE_FILE));
     if (failure) return send(res, failure.status, { error: { code: failure.code, message: failure.message } });
     send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });
+  }
+}
+
+/** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */
+function endpointOf(method: string, route: string, url: URL): string {
+  const path = route === 'messages/wait' ? '/messages/wait' : route.startsWith('messages/') ? '/messages/{messageId}' : `/${route}`;
+  const endpoint = `${method} ${path}`;
+  if (Object.hasOwn(ENDPOINTS, endpoint)) return endpoint;
+  if (Object.keys(ENDPOINTS).some((known) => known.endsWith(` ${path}`))) throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+  throw new ApiError(404, 'not_found', `no such endpoint: ${url.pathname}; see the OpenAPI document (README, "HTTP API")`);
+}
+
+/** Refuses a query parameter the endpoint does not read, or one given twice (only one value would be read). */
+function checkParameters(url: URL, endpoint: string): void {
+  const known = ENDPOINTS[endpoint]!;
+  const seen = new Set<string>();
+  for (const name of url.searchParams.keys()) {
+    if (!known.includes(name)) {
+      const valid = known.length > 0 ? `its parameters are ${known.join(', ')}` : 'it takes no query parameters';
+      throw new ApiError(400, 'unknown_parameter', `${endpoint.replace(' /', ` ${API_PREFIX}`)} has no parameter "${name}": ${valid}`);
+    }
+    if (seen.has(name)) throw new ApiError(400, 'invalid_request', `"${name}" is given more than once: give it once`);
+    seen.add(name);
   }
 }
 
@@ -185,9 +232,16 @@ function optional(url: URL, name: string): Record<string, string> {
 /**
  * Oldest first, `limit` at a time after the cursor `after`; `next` is the cursor for the following
  * page: "<generation>:<row id>". A reset gives row ids again from 1, so a cursor from before one is
- * refused (409 stale_cursor) rather than silently skipping the new rows.
+ * refused (409 stale_cursor) rather than silently skipping the new rows. `read` gives the page after an
+ * id: its items, the id of its last and whether more follow.
  */
-function page<R extends { id: number }>(res: ServerResponse, url: URL, rows: R[], view: (row: R) => unknown, key: string, generation: number): void {
+function page(
+  res: ServerResponse,
+  url: URL,
+  generation: number,
+  read: (after: number, limit: number) => { items: unknown[]; lastId: number | undefined; more: boolean },
+  key: string,
+): void {
   const limitText = url.searchParams.get('limit');
   const limit = limitText === null ? MAX_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ApiError(400, 'invalid_request', `limit must be a whole number from 1 to ${MAX_LIMIT}`);
@@ -199,9 +253,8 @@ function page<R extends { id: number }>(res: ServerResponse, url: URL, rows: R[]
     if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset since that page: start again without "after"');
     after = Number(cursor[2]);
   }
-  const rest = rows.filter((row) => row.id > after);
-  const shown = rest.slice(0, limit);
-  send(res, 200, { [key]: shown.map(view), next: rest.length > limit ? `${generation}:${shown.at(-1)!.id}` : null });
+  const { items, lastId, more } = read(after, limit);
+  send(res, 200, { [key]: items, next: more && lastId !== undefined ? `${generation}:${lastId}` : null });
 }
 
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {

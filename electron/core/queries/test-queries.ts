@@ -9,6 +9,7 @@ import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { checkFilter, explainShortfall, matches, type MessageFilter, type TestMessage } from './filters.ts';
+import { filterSql } from './filter-sql.ts';
 
 export interface WaitOptions {
   /** Matches to wait for (default 1). */
@@ -89,6 +90,42 @@ export class TestQueries {
   rows(filter?: unknown, where = 'messages()'): Row[] {
     const wanted = checkFilter(filter, where);
     return this.#rows().filter(({ message }) => matches(message, wanted));
+  }
+
+  /**
+   * A page of the stored messages that match `filter` and `search` (a query, shared/message-query.ts),
+   * oldest first: at most `limit` after the row id `after`, and whether more follow. Read by id with SQL
+   * (filter-sql.ts, the search indexes): only the page's messages are read and converted. A QueryError
+   * when the search does not parse.
+   */
+  page(filter: unknown, search: string | undefined, after: number, limit: number, where: string): { rows: Row[]; more: boolean } {
+    const ids = this.#p.messages.idsAfter(filterSql(checkFilter(filter, where)), search, after, limit + 1);
+    const sources = this.#sourceNames();
+    const rows = ids.slice(0, limit).flatMap((id) => {
+      const record = this.#p.messages.get(id);
+      return record ? [{ id, message: this.#converted(record, record, sources) }] : [];
+    });
+    return { rows, more: ids.length > limit };
+  }
+
+  /**
+   * A page of deliveries as `deliveries` gives them (of the messages that match the filter, to the
+   * destination and in the status it names) whose message matches `search`, by delivery id after
+   * `after`: at most `limit`, and whether more follow. Read by id with SQL, as `page`.
+   */
+  deliveryPage(filter: unknown, search: string | undefined, after: number, limit: number, where: string): { deliveries: TestDelivery[]; more: boolean } {
+    const wanted = deliveryFilter(filter, where);
+    const terms = filterSql(wanted.message);
+    if (wanted.destination !== undefined) (terms.where.push('dv.destination_id IN (SELECT id FROM destinations WHERE name = ?)'), terms.params.push(wanted.destination));
+    if (wanted.status !== undefined) (terms.where.push('dv.status = ?'), terms.params.push(wanted.status));
+    const ids = this.#p.deliveries.idsAfter(terms, search, after, limit + 1);
+    const destinations = this.#destinationNames();
+    const sources = this.#sourceNames();
+    const deliveries = this.#p.deliveries.byIds(ids.slice(0, limit)).flatMap((d) => {
+      const record = d.messageId === null ? undefined : this.#p.messages.get(d.messageId);
+      return record ? [this.#testDelivery(d, destinations, this.#converted(record, record, sources))] : [];
+    });
+    return { deliveries, more: ids.length > limit };
   }
 
   messages(filter?: unknown): TestMessage[] {
@@ -207,50 +244,68 @@ export class TestQueries {
       if (page.length < 1000) break;
       beforeId = page.at(-1)!.id;
     }
-    const sources = new Map(this.#p.sources.list().map((s) => [s.id, s.name]));
-    return rows.reverse().map((row) => {
-      const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
-      let message = this.#seen.get(key);
-      if (!message) {
-        if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
-        message = testMessage(row, this.#p.messages.get(row.id), sources.get(row.sourceId) ?? String(row.sourceId));
-        this.#seen.set(key, message);
-      }
-      return { id: row.id, message };
-    });
+    const sources = this.#sourceNames();
+    return rows.reverse().map((row) => ({ id: row.id, message: this.#converted(row, undefined, sources) }));
+  }
+
+  /** The message as a test sees it, converted once (`record`: its payload, read here when not given). */
+  #converted(row: StoredMessage, record: MessageRecord | undefined, sources: Map<number, string>): TestMessage {
+    const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
+    let message = this.#seen.get(key);
+    if (!message) {
+      if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
+      message = testMessage(row, record ?? this.#p.messages.get(row.id), sources.get(row.sourceId) ?? String(row.sourceId));
+      this.#seen.set(key, message);
+    }
+    return message;
+  }
+
+  #sourceNames(): Map<number, string> {
+    return new Map(this.#p.sources.list().map((s) => [s.id, s.name]));
+  }
+
+  #destinationNames(): Map<number, string> {
+    return new Map(this.#p.destinations.list().map((d) => [d.id, d.name]));
   }
 
   #deliveriesOf(rows: readonly Row[], filter: { destination?: string; status?: string }): TestDelivery[] {
-    const destinations = new Map(this.#p.destinations.list().map((d) => [d.id, d.name]));
+    const destinations = this.#destinationNames();
     const out: TestDelivery[] = [];
     for (const { id, message } of rows) {
       for (const d of this.#p.deliveries.forMessage(id)) {
-        const destination = destinations.get(d.destinationId) ?? `#${d.destinationId} (deleted)`;
-        if (filter.destination !== undefined && destination !== filter.destination) continue;
+        if (filter.destination !== undefined && destinationName(destinations, d) !== filter.destination) continue;
         if (filter.status !== undefined && d.status !== filter.status) continue;
-        out.push({
-          id: d.id,
-          destination,
-          status: d.status,
-          trigger: d.trigger,
-          attemptCount: d.attemptCount,
-          lastError: d.lastError,
-          skipReason: d.skipReason,
-          body: d.body,
-          message,
-          attempts: this.#p.deliveries.attempts(d.id).map((a) => ({
-            url: a.url,
-            startedAt: new Date(a.startedAt).toISOString(),
-            durationMs: a.durationMs,
-            status: a.responseStatus,
-            error: a.errorMessage,
-            outcome: a.outcome,
-          })),
-        });
+        out.push(this.#testDelivery(d, destinations, message));
       }
     }
     return out.sort((a, b) => a.id - b.id);
   }
+
+  #testDelivery(d: Delivery, destinations: Map<number, string>, message: TestMessage): TestDelivery {
+    return {
+      id: d.id,
+      destination: destinationName(destinations, d),
+      status: d.status,
+      trigger: d.trigger,
+      attemptCount: d.attemptCount,
+      lastError: d.lastError,
+      skipReason: d.skipReason,
+      body: d.body,
+      message,
+      attempts: this.#p.deliveries.attempts(d.id).map((a) => ({
+        url: a.url,
+        startedAt: new Date(a.startedAt).toISOString(),
+        durationMs: a.durationMs,
+        status: a.responseStatus,
+        error: a.errorMessage,
+        outcome: a.outcome,
+      })),
+    };
+  }
+}
+
+function destinationName(destinations: Map<number, string>, d: Delivery): string {
+  return destinations.get(d.destinationId) ?? `#${d.destinationId} (deleted)`;
 }
 
 function testMessage(row: StoredMessage, record: MessageRecord | undefined, source: string): TestMessage {

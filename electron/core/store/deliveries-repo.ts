@@ -2,6 +2,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
+import { readSnapshot } from './connection.ts';
+import { compileQuery } from './message-query-sql.ts';
+import { searchCondition } from './message-search.ts';
 
 
 export interface Delivery {
@@ -107,6 +110,7 @@ export const FAILED_NOW_MAX = 10_000;
 
 /** Read side of deliveries and attempts; the store's writer thread writes them. */
 export class DeliveriesRepo {
+  readonly #db: DatabaseSync;
   readonly #dueFor: StatementSync;
   readonly #dueAfter: StatementSync;
   readonly #nextDueAfter: StatementSync;
@@ -124,6 +128,7 @@ export class DeliveriesRepo {
   readonly #hasMessage: StatementSync;
 
   constructor(db: DatabaseSync) {
+    this.#db = db;
     this.#hasMessage = db.prepare('SELECT 1 AS linked FROM deliveries WHERE id = ? AND message_id IS NOT NULL');
     this.#dueFor = db.prepare(DUE_FOR_SQL);
     this.#dueFor.setReturnArrays(true);
@@ -248,6 +253,21 @@ export class DeliveriesRepo {
   byIds(ids: readonly number[]): Delivery[] {
     if (ids.length === 0) return [];
     return this.#byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
+  }
+
+  /**
+   * Ids of the deliveries of stored messages after `afterId`, oldest first, at most `limit`: those that
+   * meet `terms` (SQL on the delivery `dv` and its message `m`) and whose message matches `search` (a
+   * query; through the search indexes where they cover the messages). A QueryError when it does not parse.
+   */
+  idsAfter(terms: { where: string[]; params: (string | number)[] }, search: string | undefined, afterId: number, limit: number): number[] {
+    const query = compileQuery(search);
+    return readSnapshot(this.#db, () => {
+      const found = searchCondition(this.#db, query);
+      const where = ['dv.id > ?', ...terms.where, ...found.where];
+      const sql = `SELECT dv.id FROM deliveries dv JOIN messages m ON m.id = dv.message_id WHERE ${where.join(' AND ')} ORDER BY dv.id LIMIT ?`;
+      return (this.#db.prepare(sql).all(afterId, ...terms.params, ...found.params, limit) as { id: number }[]).map((row) => row.id);
+    });
   }
 
   attempts(deliveryId: number): Attempt[] {

@@ -106,3 +106,20 @@ export function searchRows<T>(
     return rows;
   });
 }
+
+/**
+ * The query as one condition on `messages m`, for a read in another order than the messages' ids (the
+ * deliveries of the messages that match, in theirs): the ids the index matches where it covers the
+ * messages (read once, for the whole statement), each clause tested on the row elsewhere. Read it and
+ * the rows in one snapshot (readSnapshot), as searchParts.
+ */
+export function searchCondition(db: DatabaseSync, query: CompiledQuery): { where: string[]; params: (string | number)[] } {
+  if (query.index === null) return { where: query.where, params: query.params };
+  const { lo, hi } = indexedRange(db);
+  const { table, match, where, params } = query.index;
+  const indexed = [`m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ? AND rowid BETWEEN ? AND ?)`, ...where];
+  return {
+    where: [`((m.id BETWEEN ? AND ? AND ${indexed.join(' AND ')}) OR ((m.id < ? OR m.id > ?) AND ${query.where.join(' AND ')}))`],
+    params: [lo, hi, match, lo, hi, ...params, lo, hi, ...query.params],
+  };
+}

@@ -274,9 +274,17 @@ export class MessagesRepo {
   /** Ids of the messages matching `filter` after `afterId`, oldest first. */
   findIds(filter: MessageFilter, limit = 10_000, afterId = 0): number[] {
     const { search, ...rest } = bulkFilter(filter);
-    const { where, params } = filterTerms(rest);
-    where.unshift('m.id > ?');
-    params.unshift(afterId);
+    return this.idsAfter(filterTerms(rest), search, afterId, limit);
+  }
+
+  /**
+   * Ids of the messages after `afterId` that meet `terms` (SQL on `messages m`) and match `search` (a
+   * query, through the search indexes where they cover the messages), oldest first, at most `limit`.
+   * A QueryError when the search does not parse.
+   */
+  idsAfter(terms: { where: string[]; params: (string | number)[] }, search: string | undefined, afterId: number, limit: number): number[] {
+    const where = ['m.id > ?', ...terms.where];
+    const params = [afterId, ...terms.params];
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
       const { sql, values } = partQuery(part, 'm.id', { where, params }, 'ASC');
       return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];

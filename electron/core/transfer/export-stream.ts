@@ -20,7 +20,10 @@ export type ExportFormat = 'ndjson' | 'har';
  */
 export async function streamExport(res: ServerResponse, db: DatabaseSync, format: ExportFormat, filter: HarFilter, stopping: AbortSignal, now = Date.now()): Promise<number> {
   // The NDJSON export's time bounds are when messages were received; the HAR's, when attempts were made.
-  const pages = format === 'har' ? harPages(db, filter) : exportPages(db, filter);
+  const pages: Iterator<unknown[]> = format === 'har' ? harPages(db, filter) : exportPages(db, filter);
+  // The first page before the first byte: what the filter holds (a search that does not parse, a store
+  // that cannot be read) is found while the caller can still answer with a JSON error and a status.
+  let next = pages.next();
   const stamp = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-');
   res.writeHead(200, {
     'Content-Type': format === 'har' ? 'application/json; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
@@ -32,24 +35,29 @@ export async function streamExport(res: ServerResponse, db: DatabaseSync, format
   res.once('close', () => (closed = true));
   let count = 0;
   if (format === 'har') res.write(`${harHead()}\n`);
-  for (const page of pages) {
-    if (closed || stopping.aborted) {
-      res.destroy();
-      return count;
-    }
-    if (page.length > 0) {
-      const text =
-        format === 'har'
-          ? page.map((entry, i) => `${count + i > 0 ? ',' : ''}${JSON.stringify(entry)}\n`).join('')
-          : `${page.map((line) => JSON.stringify(line)).join('\n')}\n`;
-      count += page.length;
-      if (!res.write(text)) {
-        await drained(res);
-        continue;
+  try {
+    for (; !next.done; next = pages.next()) {
+      const page = next.value;
+      if (closed || stopping.aborted) {
+        res.destroy();
+        return count;
       }
+      if (page.length > 0) {
+        const text =
+          format === 'har'
+            ? page.map((entry, i) => `${count + i > 0 ? ',' : ''}${JSON.stringify(entry)}\n`).join('')
+            : `${page.map((line) => JSON.stringify(line)).join('\n')}\n`;
+        count += page.length;
+        if (!res.write(text)) {
+          await drained(res);
+          continue;
+        }
+      }
+      // The socket took it: let whatever else waits (an ingestion answer, another API call) run first.
+      await nextTurn();
     }
-    // The socket took it: let whatever else waits (an ingestion answer, another API call) run first.
-    await nextTurn();
+  } finally {
+    pages.return?.(); // its statements are let go when it ends early
   }
   if (closed) return count;
   res.end(format === 'har' ? HAR_TAIL : undefined);
