@@ -186,10 +186,13 @@ export class UiServer {
       const target = fileUnder(dir, pathname) ?? path.join(path.resolve(dir), 'index.html');
       // The page is opened with the token in its URL: not kept in any cache. Assets are content-hashed.
       const caching = path.extname(target) === '.html' ? { 'Cache-Control': 'no-store' } : {};
-      res.writeHead(200, { 'Content-Type': contentType(target), ...security, ...caching });
-      fs.createReadStream(target)
-        .on('error', () => res.destroy()) // gone between the check and the read
-        .pipe(res);
+      // Opened before the first byte: a file gone between the check and the read is a 404, not a cut answer.
+      const file = fs.createReadStream(target);
+      file.once('open', () => {
+        res.writeHead(200, { 'Content-Type': contentType(target), ...security, ...caching });
+        file.pipe(res);
+      });
+      file.once('error', () => (res.headersSent ? res.destroy() : res.writeHead(404, { 'Content-Type': 'text/plain', ...security }).end('not found')));
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...security, 'Cache-Control': 'no-store' });
