@@ -8,7 +8,7 @@ import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../sto
 import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
 import type { IngestJob } from '../writer/protocol.ts';
 import type { PlanChecks } from '../plans/plan-checks.ts';
-import { violationEvents } from '../plans/violation-event.ts';
+import { isViolationEvent, violationEvents } from '../plans/violation-event.ts';
 
 const KNOWN_TYPES = new Set<string>(MESSAGE_TYPES);
 
@@ -80,6 +80,8 @@ export function prepareRequest(
     sentAt: request.sentAt,
     ip: job.ip,
     envelope: hasEnvelope ? JSON.stringify(envelope) : null,
+    // What this request's Violation Generated events carry of it: the Sluices it came through, no more.
+    generatedEnvelope: envelope.via ? JSON.stringify({ via: envelope.via } satisfies BatchEnvelope) : null,
     messages: events.map((event, i) => {
       const prepared = prepareMessage(event, raws[i], request, measureDepth);
       if (plans && !plans.empty && prepared.status === 'accepted') {
@@ -118,7 +120,8 @@ function checkPlans(plans: PlanChecks, sourceId: number, input: IncomingMessage,
   prepared.violations = JSON.stringify(verdict.violations);
   prepared.violatedPlans = [...new Set(verdict.violations.map((v) => v.plan))];
   prepared.blocked = verdict.blocked;
-  if (verdict.forward.length > 0) {
+  // A forwarded violation breaks this plan too, but a violation of it is never made (isViolationEvent).
+  if (verdict.forward.length > 0 && !isViolationEvent(input)) {
     const app = (context as { app?: { version?: unknown } } | undefined)?.app;
     const violating = {
       messageId: prepared.messageId!,

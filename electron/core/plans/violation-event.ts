@@ -5,6 +5,18 @@ import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { PreparedMessage } from '../store/stored-request.ts';
 import type { PlanRule } from '../writer/protocol.ts';
 
+/** The event's name, Segment's: what a plan's forwarded violations are called, Sluice's and Segment's alike. */
+export const VIOLATION_EVENT = 'Violation Generated';
+
+/**
+ * Whether a message is a forwarded violation (this shape, made by a Sluice or by Segment Protocols): a
+ * plan makes no violation of it, whatever it breaks — a violation of a violation, sent on to a Sluice
+ * that does the same, is how two Sluices forwarding violations to each other ping-ponged forever.
+ */
+export function isViolationEvent(message: { type?: unknown; event?: unknown }): boolean {
+  return message.type === 'track' && message.event === VIOLATION_EVENT;
+}
+
 /** The message that broke the plan, as far as the event describes it. */
 export interface ViolatingMessage {
   messageId: string;
@@ -46,7 +58,7 @@ export function violationEvents(
     const messageId = `sluice-violation-${randomUUID()}`;
     const message = {
       type: 'track',
-      event: 'Violation Generated',
+      event: VIOLATION_EVENT,
       messageId,
       userId: 'schema-violations',
       timestamp,
@@ -77,7 +89,7 @@ export function violationEvents(
       rejectReason: null,
       userId: 'schema-violations',
       anonymousId: null,
-      event: 'Violation Generated',
+      event: VIOLATION_EVENT,
       timestamp: now,
       raw: JSON.stringify(message),
       skipReason: null,

@@ -22,11 +22,13 @@ export function requestStorer(
     `INSERT INTO messages (request_id, source_id, message_id, type, status, reject_code, reject_reason, user_id,
        anonymous_id, event, received_at, timestamp, raw, violations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Violation Generated events (plans/violation-event.ts) belong to no request: the violating
-  // request's batch-level context, integrations and sentAt are not theirs.
+  // Violation Generated events (plans/violation-event.ts) are not the violating request's: its
+  // batch-level context, integrations and sentAt are not theirs. They belong to no request, or, when
+  // that request came through other Sluices, to one of their own that carries only its loop chain
+  // (endpoint "plan"), with which they are forwarded.
   const insertGenerated = db.prepare(
     `INSERT INTO messages (request_id, source_id, message_id, type, status, user_id, anonymous_id, event, received_at, timestamp, raw, origin)
-     VALUES (NULL, ?, ?, 'track', 'accepted', ?, ?, ?, ?, ?, ?, 'plan')`,
+     VALUES (?, ?, ?, 'track', 'accepted', ?, ?, ?, ?, ?, ?, 'plan')`,
   );
   // The tracking plan view's counts (migration 10's event_counts), once per request and key.
   const count = db.prepare(
@@ -49,6 +51,11 @@ export function requestStorer(
     const rejected: RejectedEntry[] = [];
     let deliveries = 0;
     let generatedIds: number[] | undefined;
+    let generatedRequestId: number | null | undefined;
+    const generatedRequest = () =>
+      (generatedRequestId ??= prepared.generatedEnvelope
+        ? Number(insertRequest.run(sourceId, 'plan', receivedAt, null, null, prepared.generatedEnvelope).lastInsertRowid)
+        : null);
     /** "type\0event\0plan" → messages; plan '' counts every accepted one. */
     const counts = new Map<string, number>();
     const counted = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -75,7 +82,7 @@ export function requestStorer(
             deliveries += destinations.length;
           }
           for (const { destinationId, message: g } of m.generated ?? []) {
-            const generatedId = Number(insertGenerated.run(sourceId, g.messageId, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw).lastInsertRowid);
+            const generatedId = Number(insertGenerated.run(generatedRequest(), sourceId, g.messageId, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw).lastInsertRowid);
             insertDelivery.run(generatedId, destinationId, 'pending', null, receivedAt, receivedAt, receivedAt);
             (generatedIds ??= []).push(generatedId);
             deliveries++;

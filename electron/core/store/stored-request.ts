@@ -36,6 +36,12 @@ export interface PreparedRequest {
   ip: string | null;
   /** Batch-level fields as JSON, or null when there are none. */
   envelope: string | null;
+  /**
+   * The envelope of its messages' `generated` events: the Sluices the request came through (`via`),
+   * so that what a plan makes of a message is forwarded with the loop chain that message came with
+   * (shared/loop-guard.ts); null when it came from a client. Its other batch-level fields are not theirs.
+   */
+  generatedEnvelope?: string | null;
   messages: PreparedMessage[];
 }
 
