@@ -3,7 +3,9 @@
  * ids of the Sluices it has passed through, this one last — as RFC 8586's CDN-Loop does for CDNs. A
  * Sluice that finds its own id there, or more than MAX_HOPS ids, refuses the request (409
  * `loop_detected`): a webhook pointed at its own ingestion endpoint once turned one track call into
- * 51,000 messages in 12 s. What a message arrived with is kept, so a chain of Sluices passes it on.
+ * 51,000 messages in 12 s. What a message arrived with is kept, so a chain of Sluices passes it on;
+ * a message Sluice makes of others (a plan's Violation Generated event, an audience's identify) carries
+ * the chain of what made it, or two Sluices that forward what they make to each other ping-pong forever.
  */
 export const LOOP_HEADER = 'Sluice-Loop';
 /** Ids a request may carry before it is refused as having come round too often. */
@@ -22,6 +24,15 @@ export function parseLoopHeader(value: string | string[] | undefined): string[] 
     if (ids.length > MAX_HOPS) break; // enough to refuse; never more kept
   }
   return ids;
+}
+
+/**
+ * The Sluices either chain names, each once, in the order first seen, capped as parseLoopHeader caps
+ * a header: what a message made of several others carries (an audience's identify of a user whose
+ * messages came through different Sluices).
+ */
+export function mergeChains(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].slice(0, MAX_HOPS + 1);
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1', '0.0.0.0', '[::]']);

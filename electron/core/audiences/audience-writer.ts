@@ -119,8 +119,8 @@ export class AudienceWriter {
     let joining: number | null = null;
     let leaving: number | null = null;
     if (op.audienceId !== null) {
-      joining = this.#s.changed.all(op.audienceId).length;
-      leaving = this.#s.left.all(op.audienceId).length;
+      joining = this.#s.changed.all(op.sourceId, op.audienceId).length;
+      leaving = this.#s.left.all(op.sourceId, op.audienceId).length;
     }
     const users = count(this.#s.users.get(op.sourceId));
     this.#s.clearCurrent.run();
@@ -153,14 +153,26 @@ export class AudienceWriter {
     let deliveries = 0;
     const nextMessageId = timeOrderedIds(op.now);
 
-    const send = (userId: string, value: string, change: 'joined' | 'left' | 'changed') => {
+    // An identify carries the loop chain of the user's messages (profile-fold.ts), in a request of its own
+    // (endpoint "audience", one per chain and sync): it is never forwarded to a Sluice its data came from.
+    const chainRequests = new Map<string, number>();
+    const requestOf = (via: string | null): number | null => {
+      if (via === null) return null;
+      let id = chainRequests.get(via);
+      if (id === undefined) {
+        id = Number(this.#s.insertRequest.run(sourceId, op.now, `{"via":${via}}`).lastInsertRowid);
+        chainRequests.set(via, id);
+      }
+      return id;
+    };
+    const send = (userId: string, value: string, change: 'joined' | 'left' | 'changed', via: string | null) => {
       const messageId = nextMessageId();
       // Built as text around the value's JSON so the value is sent exactly as computed.
       const raw =
         `{"type":"identify","userId":${JSON.stringify(userId)},"traits":{${JSON.stringify(row.property)}:${value}},` +
         `"messageId":"${messageId}","timestamp":"${timestamp}",` +
         `"context":{"personas":{"computation_class":"${computationClass}","computation_id":"${row.id}","computation_key":${JSON.stringify(row.property)}}}}`;
-      const id = Number(this.#s.insertMessage.run(sourceId, messageId, userId, op.now, op.now, raw).lastInsertRowid);
+      const id = Number(this.#s.insertMessage.run(requestOf(via), sourceId, messageId, userId, op.now, op.now, raw).lastInsertRowid);
       for (const destinationId of destinations) this.#s.insertDelivery.run(id, destinationId, op.now, op.now, op.now);
       deliveries += destinations.length;
       this.#s.link.run(syncId, id, userId, value, change);
@@ -168,15 +180,16 @@ export class AudienceWriter {
     };
 
     let joined = 0;
-    for (const { user_id, value, previous } of this.#s.changed.all(row.id) as { user_id: string; value: string; previous: string | null }[]) {
-      send(user_id, value, previous === null ? 'joined' : 'changed');
+    type Changed = { user_id: string; value: string; previous: string | null; via: string | null };
+    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id) as Changed[]) {
+      send(user_id, value, previous === null ? 'joined' : 'changed', via);
       this.#s.upsertMember.run(row.id, user_id, value, op.now);
       joined++;
     }
     const gone = leavingValue(row.kind, definition);
     let left = 0;
-    for (const { user_id } of this.#s.left.all(row.id) as { user_id: string }[]) {
-      send(user_id, gone, 'left');
+    for (const { user_id, via } of this.#s.left.all(sourceId, row.id) as { user_id: string; via: string | null }[]) {
+      send(user_id, gone, 'left', via);
       this.#s.removeMember.run(row.id, user_id);
       left++;
     }
@@ -229,16 +242,18 @@ function prepare(db: DatabaseSync) {
     sample: db.prepare('SELECT user_id, value FROM temp.audience_current ORDER BY user_id LIMIT ?'),
     users: db.prepare('SELECT count(*) AS n FROM profile_users WHERE source_id = ?'),
     snapshotSize: db.prepare('SELECT count(*) AS n FROM audience_members WHERE audience_id = ?'),
-    // Users whose value is new or differs from what was last sent.
+    // Users whose value is new or differs from what was last sent (source, audience), with the Sluices
+    // their messages came through.
     changed: db.prepare(
-      `SELECT c.user_id, c.value, m.value AS previous FROM temp.audience_current c
+      `SELECT c.user_id, c.value, m.value AS previous, p.via FROM temp.audience_current c
+       LEFT JOIN profile_users p ON p.source_id = ? AND p.user_id = c.user_id
        LEFT JOIN audience_members m ON m.audience_id = ? AND m.user_id = c.user_id
        WHERE m.value IS NOT c.value ORDER BY c.user_id`,
     ),
-    // Users in the snapshot who no longer match (or no longer have a value).
+    // Users in the snapshot who no longer match (or no longer have a value): (source, audience).
     left: db.prepare(
-      `SELECT m.user_id FROM audience_members m WHERE m.audience_id = ?
-         AND NOT EXISTS (SELECT 1 FROM temp.audience_current c WHERE c.user_id = m.user_id) ORDER BY m.user_id`,
+      `SELECT m.user_id, p.via FROM audience_members m LEFT JOIN profile_users p ON p.source_id = ? AND p.user_id = m.user_id
+       WHERE m.audience_id = ? AND NOT EXISTS (SELECT 1 FROM temp.audience_current c WHERE c.user_id = m.user_id) ORDER BY m.user_id`,
     ),
     hasSync: db.prepare('SELECT 1 FROM audience_syncs WHERE audience_id = ? LIMIT 1'),
     // Whether a sync now would send anything: the two queries above, stopping at the first row.
@@ -255,9 +270,10 @@ function prepare(db: DatabaseSync) {
     finishSync: db.prepare(
       'UPDATE audience_syncs SET members = ?, joined = ?, left_count = ?, deliveries = ?, duration_ms = ? WHERE id = ?',
     ),
+    insertRequest: db.prepare(`INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, 'audience', ?, NULL, NULL, ?)`),
     insertMessage: db.prepare(
       `INSERT INTO messages (request_id, source_id, message_id, type, status, origin, user_id, received_at, timestamp, raw)
-       VALUES (NULL, ?, ?, 'identify', 'accepted', 'audience', ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, 'identify', 'accepted', 'audience', ?, ?, ?, ?)`,
     ),
     insertDelivery: db.prepare(
       `INSERT INTO deliveries (message_id, destination_id, trigger, status, next_attempt_at, created_at, updated_at)

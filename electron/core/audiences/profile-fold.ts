@@ -4,6 +4,7 @@
 // cost is paid once per message and a rule never scans the messages table. Runs in the store's
 // writer thread, in bounded chunks, between group commits.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { mergeChains } from '../../../shared/loop-guard.ts';
 
 const CURSOR_KEY = 'profiles.folded_through';
 
@@ -31,6 +32,11 @@ export class ProfileFold {
   readonly #users: StatementSync;
   readonly #events: StatementSync;
   readonly #traits: StatementSync;
+  readonly #requestSpan: StatementSync;
+  readonly #chainedRequests: StatementSync;
+  readonly #chainedUsers: StatementSync;
+  readonly #userVia: StatementSync;
+  readonly #setUserVia: StatementSync;
   readonly #forgetUser: StatementSync[];
 
   constructor(db: DatabaseSync) {
@@ -67,6 +73,19 @@ export class ProfileFold {
          at = excluded.at, message_id = excluded.message_id
        WHERE (excluded.at, excluded.message_id) > (profile_traits.at, profile_traits.message_id)`,
     );
+    // The Sluices users' messages came through (their requests' loop chains: shared/loop-guard.ts):
+    // the requests of the chunk are found by id range (no per-message lookup), and only those with
+    // a chain are joined back to their users.
+    this.#requestSpan = db.prepare('SELECT min(request_id) AS lo, max(request_id) AS hi FROM messages WHERE id > ? AND id <= ?');
+    this.#chainedRequests = db.prepare(
+      `SELECT id, envelope ->> '$.via' AS via FROM requests WHERE id BETWEEN ? AND ? AND instr(envelope, '"via"') > 0`,
+    );
+    this.#chainedUsers = db.prepare(
+      `SELECT DISTINCT source_id, user_id, request_id FROM messages
+       WHERE id > ? AND id <= ? AND ${FOLDABLE} AND request_id IN (SELECT value FROM json_each(?))`,
+    );
+    this.#userVia = db.prepare('SELECT via FROM profile_users WHERE source_id = ? AND user_id = ?');
+    this.#setUserVia = db.prepare('UPDATE profile_users SET via = ? WHERE source_id = ? AND user_id = ?');
     this.#forgetUser = [
       db.prepare('DELETE FROM profile_users WHERE source_id = ? AND user_id = ?'),
       db.prepare('DELETE FROM profile_traits WHERE source_id = ? AND user_id = ?'),
@@ -87,10 +106,30 @@ export class ProfileFold {
     if (latest <= from) return { through: from, latest, folded: 0 };
     const to = Number((this.#upTo.get(from, from, limit) as { id: number }).id);
     this.#users.run(from, to);
+    this.#foldChains(from, to);
     this.#events.run(from, to);
     this.#traits.run(from, to);
     this.#setCursor.run(String(to));
     return { through: to, latest, folded: to - from };
+  }
+
+  /** Merges into each user's `via` the loop chains of the requests their messages in (from, to] came in. */
+  #foldChains(from: number, to: number): void {
+    const span = this.#requestSpan.get(from, to) as { lo: number | null; hi: number | null };
+    if (span.lo === null || span.hi === null) return;
+    const chains = new Map<number, string[]>();
+    for (const row of this.#chainedRequests.all(span.lo, span.hi) as { id: number; via: string | null }[]) {
+      const via = row.via ? (JSON.parse(row.via) as unknown) : null;
+      if (Array.isArray(via) && via.length > 0) chains.set(row.id, via.map(String));
+    }
+    if (chains.size === 0) return;
+    const users = this.#chainedUsers.all(from, to, JSON.stringify([...chains.keys()])) as { source_id: number; user_id: string; request_id: number }[];
+    for (const { source_id, user_id, request_id } of users) {
+      const stored = (this.#userVia.get(source_id, user_id) as { via: string | null } | undefined)?.via;
+      const before = stored ? (JSON.parse(stored) as string[]) : [];
+      const merged = mergeChains(before, chains.get(request_id)!);
+      if (merged.length !== before.length) this.#setUserVia.run(JSON.stringify(merged), source_id, user_id);
+    }
   }
 
   /**

@@ -453,6 +453,17 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       END;
     `,
   },
+  {
+    version: 15,
+    name: 'the Sluices a user came through',
+    sql: `
+      -- JSON array of the Sluice ids (shared/loop-guard.ts) the user's folded messages came through
+      -- (their requests' Sluice-Loop chains), merged; NULL when none did. An audience's identify for
+      -- the user carries them, so it is never sent back to a Sluice its data came from. Users folded
+      -- before this have none.
+      ALTER TABLE profile_users ADD COLUMN via TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {
