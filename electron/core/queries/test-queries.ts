@@ -176,11 +176,14 @@ export class TestQueries {
     });
   }
 
-  /** Counts by status and by type. */
+  /**
+   * Counts by status and by type. A rejected message's type is whatever the client wrote ("constructor",
+   * "__proto__"): counted in a Map, and given as an object's own properties, never an inherited one.
+   */
   stats(): { messages: Record<string, number>; types: Record<string, number>; deliveries: Record<string, number> } {
-    const types: Record<string, number> = {};
-    for (const { message } of this.#rows()) types[String(message.type)] = (types[String(message.type)] ?? 0) + 1;
-    return { messages: { ...this.#p.messages.countByStatus() }, types, deliveries: { ...this.#p.deliveries.countByStatus() } };
+    const types = new Map<string, number>();
+    for (const { message } of this.#rows()) types.set(String(message.type), (types.get(String(message.type)) ?? 0) + 1);
+    return { messages: { ...this.#p.messages.countByStatus() }, types: Object.fromEntries(types), deliveries: { ...this.#p.deliveries.countByStatus() } };
   }
 
   /** Resets since start: row ids are given again from 1 after one, so a paging cursor names its generation. */
