@@ -80,16 +80,17 @@ export async function serve(args: string[]): Promise<void> {
     return;
   }
   for (const warning of warnings) process.stderr.write(`sluice: warning: ${warning}\n`);
-  const lines = [
-    'Sluice is running.',
-    `  Inspector           ${ui.url}`,
-    `  Ingestion endpoint  ${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`,
-    ...sources.map((s) => `  Source "${s.name}"    write key ${s.writeKey}`),
-    `  Test receiver       ${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`,
-    `  HTTP API            ${ui.apiUrl}  (Authorization: Bearer ${ui.token})`,
-    `  Data                ${dataDir}${values.ephemeral ? '  (temporary: removed on exit)' : ''}`,
-    'Press Ctrl+C to stop.',
+  const rows: [label: string, value: string][] = [
+    ['Inspector', ui.url],
+    ['Ingestion endpoint', `${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`],
+    ...sources.map((s): [string, string] => [`Source ${JSON.stringify(s.name)}`, `write key ${s.writeKey}`]),
+    ['Test receiver', `${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`],
+    ['HTTP API', `${ui.apiUrl}  (Authorization: Bearer ${ui.token})`],
+    ['Data', `${dataDir}${values.ephemeral ? '  (temporary: removed on exit)' : ''}`],
   ];
+  // The values in one column, two spaces after the longest label (a source's name can be long).
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = ['Sluice is running.', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`), 'Press Ctrl+C to stop.'];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -71,3 +71,25 @@ export function runCli(args: string[]): Promise<{ code: number | null; stdout: s
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
+
+/**
+ * Runs the checkout's `sluice serve ...args` (free ports) without --json, and resolves with the banner
+ * it prints, from "Sluice is running." to "Press Ctrl+C to stop.", once it has stopped again.
+ */
+export async function serveBanner(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--ingest-port', '0', '--receiver-port', '0', '--ui-port', '0', ...args], { stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Press Ctrl+C to stop.')) resolve();
+    });
+    void exited.then((code) => reject(new Error(`sluice serve exited (${code}) before its banner: ${stderr}`)));
+  });
+  child.kill('SIGTERM');
+  await exited;
+  return stdout;
+}

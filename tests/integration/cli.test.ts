@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { post, startCore, storedMessages, tempDir } from '../helpers/core.ts';
-import { runCli, startCli, type RunningCli } from '../helpers/cli.ts';
+import { runCli, serveBanner, startCli, type RunningCli } from '../helpers/cli.ts';
 import { closedPort } from '../helpers/ports.ts';
 
 const running: RunningCli[] = [];
@@ -89,6 +89,27 @@ describe('sluice serve', () => {
     expect(cli.ready.sources).toEqual([{ name: 'web', writeKey: 'wk_web', kind: 'web' }]);
     const res = await post({ ingestUrl: cli.ready.ingest, writeKey: 'wk_web' }, '/v1/identify', { userId: 'u' });
     expect(res.status).toBe(200);
+  });
+
+  it('aligns the banner\'s columns by its longest label, a source\'s name longer than "default" included', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'sluice.json');
+    const long = 'checkout-service-eu-west';
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web' }, { name: long, writeKey: 'wk_long' }] }));
+    const banner = await serveBanner(['--data-dir', path.join(dir, 'data'), '--config', config]);
+    const rows = banner.split('\n').filter((line) => line.startsWith('  '));
+    expect(rows.map((line) => /^ {2}(.+?) {2,}\S/.exec(line)?.[1])).toEqual([
+      'Inspector',
+      'Ingestion endpoint',
+      'Source "web"',
+      `Source "${long}"`,
+      'Test receiver',
+      'HTTP API',
+      'Data',
+    ]);
+    // Every value starts in the same column: two spaces after the longest label.
+    expect(rows.map((line) => /^ {2}.+? {2,}(?=\S)/.exec(line)![0].length)).toEqual(rows.map(() => 2 + `Source "${long}"`.length + 2));
+    expect(rows[3]).toContain('write key wk_long');
   });
 
   it('warns at start about a webhook that posts to its own ingestion endpoint (the loop guard would refuse every request)', async () => {

@@ -1,12 +1,10 @@
 // What the documentation shows of the `sluice` command is what the command does: every command and
 // flag the README and docs/ write after `sluice …` exists in that command's --help, and the ready line
 // and the banner they show are those of a real `sluice serve`.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { CLI, runCli, startCli } from '../helpers/cli.ts';
+import { runCli, serveBanner, startCli } from '../helpers/cli.ts';
 import { codeOf, docFiles, readDoc } from '../helpers/markdown.ts';
-import { tempDir } from '../helpers/packed-sluice.ts';
+import { tempDir } from '../helpers/core.ts';
 
 const COMMANDS = ['serve', 'check', 'plan infer', 'plan import', 'plan', 'export', 'import', 'doctor', 'help'];
 
@@ -82,18 +80,7 @@ describe('the ready line and the banner the documentation shows', () => {
   it('the README\'s banner has the real banner\'s lines, labelled and aligned alike', async () => {
     const readme = readDoc('README.md');
     const block = /```\n(Sluice is running\.\n[\s\S]*?)```/.exec(readme)![1]!.trimEnd().split('\n');
-    const args = [CLI, 'serve', '--data-dir', tempDir('sluice-docs-banner-'), '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'];
-    const child = spawn(process.execPath, args, { stdio: 'pipe' });
-    let banner = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        banner += chunk.toString();
-        if (banner.includes('Press Ctrl+C to stop.')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`sluice serve exited (${code}) before its banner`)));
-    });
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    const banner = await serveBanner(['--data-dir', tempDir('sluice-docs-banner-')]);
     const real = banner.trimEnd().split('\n');
     const label = (line: string) => /^(\s*\S.*?)\s{2,}/.exec(line)?.[1] ?? line;
     const column = (line: string) => /^\s*\S.*?\s{2,}/.exec(line)?.[0].length;
