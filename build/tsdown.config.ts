@@ -54,7 +54,18 @@ export default defineConfig([
       // ws's optional native speed-ups: required in a try/catch, absent here, left to the runtime.
       neverBundle: ['bufferutil', 'utf-8-validate'],
     },
-    outputOptions: { chunkFileNames: 'chunks/[name]-[hash].js' },
+    outputOptions: {
+      chunkFileNames: 'chunks/[name]-[hash].js',
+      // sluice/testing's Node.js check in a chunk of its own, which dist/testing.js imports first: in
+      // testing.js itself it would run only after the store's chunk, which dies on an old Node.js. And
+      // node-check.js apart from it, so that the command's import of node-check.js runs no such check.
+      codeSplitting: {
+        groups: [
+          { name: 'node-check', test: /electron[\\/]node-check\.js$/, priority: 2 },
+          { name: 'node-floor', test: /electron[\\/]testing[\\/]node-floor\.ts$/, priority: 1 },
+        ],
+      },
+    },
     plugins: [workerEntries(), thirdPartyLicenses()],
     // sluice/testing's declarations (the command and the threads export nothing).
     dts: { tsgo: { path: typescriptBinary() } },

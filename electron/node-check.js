@@ -1,10 +1,13 @@
 // @ts-check
 // Refuses, in one sentence, a Node.js too old for the relay, before anything that needs a newer one
-// is loaded: a stack trace about `node:sqlite` or a `.ts` extension tells a user nothing. Importing
-// this module runs the check. It is plain JavaScript so that any Node.js can run it: `sluice serve`
-// imports it before the relay, and a checkout's `npm start` and `npm run serve` run it before
-// building or starting anything. The client library (`sluice/client`) does not need it: it runs on
-// Node.js 20.
+// is loaded: a stack trace about `node:sqlite` or a `.ts` extension tells a user nothing. It is plain
+// JavaScript so that any Node.js can run it: the `sluice` command calls exitIfNodeTooOld before it
+// loads a command's code, sluice/testing checks at its import (testing/node-floor.ts), and a
+// checkout's `npm start` and `npm run serve` run this file before building or starting anything. The
+// client library (`sluice/client`) does not need it: it runs on Node.js 20.
+
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 /**
  * The oldest Node.js the relay runs on. `node:sqlite` needs no flag from 22.13, but the store reads
@@ -14,11 +17,23 @@
 export const RELAY_NODE = '22.19.0';
 
 /**
- * Why this Node.js cannot run the relay, as a sentence; undefined when it can.
+ * What needs the newer Node.js, and why, as the refusal says it: the relay (`sluice serve`, `npm start`),
+ * a command that runs without a relay (export, check, plan, import, doctor) and sluice/testing.
+ */
+export const NEEDS = {
+  relay: { who: 'the relay', why: 'it stores messages with node:sqlite' },
+  command: { who: 'this command', why: "it runs the relay's code" },
+  testing: { who: 'sluice/testing', why: 'it runs a relay, which stores messages with node:sqlite' },
+};
+
+/**
+ * Why this Node.js cannot run what `needs` names (the relay unless told), as a sentence; undefined
+ * when it can.
  * @param {string} version a Node.js version, e.g. `process.versions.node`
+ * @param {keyof typeof NEEDS} [needs]
  * @returns {string | undefined}
  */
-export function relayNodeProblem(version) {
+export function relayNodeProblem(version, needs = 'relay') {
   const have = version.split('.').map(Number);
   const need = RELAY_NODE.split('.').map(Number);
   for (let i = 0; i < need.length; i++) {
@@ -26,8 +41,9 @@ export function relayNodeProblem(version) {
     const b = need[i] ?? 0;
     if (a > b) return undefined;
     if (a < b) {
+      const { who, why } = NEEDS[needs];
       return (
-        `the relay needs Node.js ${RELAY_NODE} or newer (it stores messages with node:sqlite), but this is Node.js ${version}: ` +
+        `${who} needs Node.js ${RELAY_NODE} or newer (${why}), but this is Node.js ${version}: ` +
         'install Node.js 24 LTS from https://nodejs.org (or with a version manager: nvm install 24) and run it again ' +
         '(the client library, sluice/client, runs on Node.js 20 too)'
       );
@@ -36,8 +52,26 @@ export function relayNodeProblem(version) {
   return undefined;
 }
 
-const problem = relayNodeProblem(process.versions.node);
-if (problem !== undefined) {
-  process.stderr.write(`sluice: ${problem}.\n`);
-  process.exit(1);
+/**
+ * Exits with the refusal on stderr, in one line, when this Node.js cannot run what `needs` names.
+ * @param {keyof typeof NEEDS} needs
+ */
+export function exitIfNodeTooOld(needs) {
+  const problem = relayNodeProblem(process.versions.node, needs);
+  if (problem !== undefined) {
+    process.stderr.write(`sluice: ${problem}.\n`);
+    process.exit(1);
+  }
 }
+
+/** Whether this file is the script Node.js was started with. */
+function runAsScript() {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false; // argv[1] is no file (node -e, a REPL)
+  }
+}
+
+// Run as a script (`node electron/node-check.js`: npm start and npm run serve, before anything else).
+if (runAsScript()) exitIfNodeTooOld('relay');

@@ -8,6 +8,9 @@
  *   const [order] = await sluice.waitForMessages({ event: 'Order Completed', properties: { total: 42 } });
  *   await sluice.close();
  */
+// First: on a Node.js too old for the relay, importing sluice/testing throws one sentence saying so
+// (before the store's modules, which would fail on node:sqlite with a message that says nothing).
+import './node-floor.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +20,7 @@ import { createCore, type Core } from '../core/index.ts';
 import { UiServer } from '../headless/ui-server.ts';
 import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
+import { withCallerStack } from './caller-stack.ts';
 
 export type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 export { SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
@@ -57,8 +61,13 @@ export interface Sluice {
   close(): Promise<void>;
 }
 
-/** Starts a Sluice for a test: its own ports and (unless given) its own temporary data folder. */
-export async function startSluice(options: StartOptions = {}): Promise<Sluice> {
+/**
+ * Starts a Sluice for a test: its own ports and (unless given) its own temporary data folder. It, and
+ * every function of the Sluice it gives, throws errors whose stack is the caller's (the test's line).
+ */
+export const startSluice: (options?: StartOptions) => Promise<Sluice> = withCallerStack(start);
+
+async function start(options: StartOptions = {}): Promise<Sluice> {
   const config = configOf(options.config);
   const made = options.dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-')) : undefined;
   const dataDir = options.dataDir ?? made!;
@@ -83,20 +92,24 @@ export async function startSluice(options: StartOptions = {}): Promise<Sluice> {
     apiUrl: api.apiUrl,
     token: api.token,
     dataDir,
-    messages: async (filter) => started.queries.messages(filter),
-    waitForMessages: (filter, wait) => started.queries.waitForMessages(filter, wait),
-    deliveries: async (filter) => started.queries.deliveries(filter),
-    waitForDeliveries: (filter, wait) => started.queries.waitForDeliveries(filter, wait),
-    reset: async () => {
+    messages: withCallerStack(async (filter?: MessageFilter) => started.queries.messages(filter)),
+    waitForMessages: withCallerStack((filter?: MessageFilter, wait?: WaitOptions) => started.queries.waitForMessages(filter, wait)),
+    deliveries: withCallerStack(async (filter?: DeliveryFilter) => started.queries.deliveries(filter)),
+    waitForDeliveries: withCallerStack((filter?: DeliveryFilter, wait?: WaitOptions & { status?: TestDelivery['status'] }) =>
+      started.queries.waitForDeliveries(filter, wait),
+    ),
+    reset: withCallerStack(async () => {
       await started.reset();
-    },
-    close: () =>
-      (closed ??= Promise.allSettled([api.close(), started.close()]).then((results) => {
-        // The folder goes only once both let go of it.
-        if (made) fs.rmSync(made, { recursive: true, force: true });
-        const failed = results.find((result) => result.status === 'rejected');
-        if (failed) throw failed.reason;
-      })),
+    }),
+    close: withCallerStack(
+      () =>
+        (closed ??= Promise.allSettled([api.close(), started.close()]).then((results) => {
+          // The folder goes only once both let go of it.
+          if (made) fs.rmSync(made, { recursive: true, force: true });
+          const failed = results.find((result) => result.status === 'rejected');
+          if (failed) throw failed.reason;
+        })),
+    ),
   };
 }
 

@@ -1,7 +1,7 @@
 // The relay's Node.js check (electron/node-check.js): its verdict on versions around the floor. What a
 // user sees on a real Node 20 is checked by tests/packaging with the machine's own Node 20.
 import { describe, expect, it } from 'vitest';
-import { RELAY_NODE, relayNodeProblem } from '../../electron/node-check.js';
+import { NEEDS, RELAY_NODE, relayNodeProblem } from '../../electron/node-check.js';
 
 describe('relayNodeProblem', () => {
   it('accepts the floor and anything newer', () => {
@@ -19,5 +19,12 @@ describe('relayNodeProblem', () => {
       expect(problem).toContain('nvm install 24');
       expect(problem).not.toMatch(/\n|\.\s+[A-Z]/); // one sentence, one line
     }
+  });
+
+  it('names what needs the newer Node.js: the relay, the command that was run, or sluice/testing', () => {
+    expect(relayNodeProblem('20.20.2')).toMatch(/^the relay needs Node\.js 22\.19\.0 or newer \(it stores messages with node:sqlite\), but this is Node\.js 20\.20\.2: /);
+    expect(relayNodeProblem('20.20.2', 'command')).toMatch(/^this command needs Node\.js 22\.19\.0 or newer \(it runs the relay's code\), but /);
+    expect(relayNodeProblem('20.20.2', 'testing')).toMatch(/^sluice\/testing needs Node\.js 22\.19\.0 or newer \(it runs a relay, which stores messages with node:sqlite\), but /);
+    for (const needs of Object.keys(NEEDS) as (keyof typeof NEEDS)[]) expect(relayNodeProblem(RELAY_NODE, needs)).toBeUndefined();
   });
 });
