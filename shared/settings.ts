@@ -4,6 +4,7 @@ import { propertyName } from './audience-property.ts';
 import { audienceConfigSchema } from './audiences.ts';
 import { trackingPlanConfigSchema } from './tracking-plan.ts';
 import { retentionSchema } from './retention.ts';
+import { RECEIVER_URL_PREFIX, receiverUrlProblem } from './receiver-hooks.ts';
 
 export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -70,7 +71,20 @@ export const sourceSchema = z.strictObject({
 });
 export type SourceConfig = z.infer<typeof sourceSchema>;
 
+/** An http(s) URL to post to (a Tracking API's); webhookUrlSchema also takes the built-in receiver by name. */
+export const httpUrlSchema = z.string().superRefine((value, ctx) => checkHttpUrl(value, ctx, 'must use http or https'));
+
+/** A webhook's URL: http(s), or `sluice://receiver/<hook>` for the built-in receiver wherever it listens (shared/receiver-hooks.ts). */
 export const webhookUrlSchema = z.string().superRefine((value, ctx) => {
+  if (/^sluice:/i.test(value)) {
+    const problem = receiverUrlProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    return;
+  }
+  checkHttpUrl(value, ctx, `must use http or https (or ${RECEIVER_URL_PREFIX}<hook> for the built-in receiver)`);
+});
+
+function checkHttpUrl(value: string, ctx: z.RefinementCtx, schemes: string): void {
   let url: URL;
   try {
     url = new URL(value);
@@ -79,12 +93,12 @@ export const webhookUrlSchema = z.string().superRefine((value, ctx) => {
     return;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    ctx.addIssue({ code: 'custom', message: `must use http or https, not ${url.protocol.replace(':', '')}` });
+    ctx.addIssue({ code: 'custom', message: `${schemes}, not ${url.protocol.replace(':', '')}` });
   }
   if (url.username || url.password) {
     ctx.addIssue({ code: 'custom', message: 'must not contain credentials; use a static header instead' });
   }
-});
+}
 
 export const webhookHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   for (const [key, value] of Object.entries(headers)) {
@@ -126,7 +140,7 @@ export type DestinationKind = (typeof DESTINATION_KINDS)[number];
  * messages go unchanged, in batches, to `<url>/v1/batch` (or to `url` itself when it ends so).
  */
 export const trackingApiSchema = z.strictObject({
-  url: webhookUrlSchema,
+  url: httpUrlSchema,
   /** Sent as Basic auth (`writeKey:`), as Segment's libraries do. */
   writeKey: z.string().min(1, 'must not be empty').max(1024).regex(/^[^\s:]+$/, 'may not contain spaces or ":"'),
   /** Messages per request, at most (each request also stays under 500 KB). */

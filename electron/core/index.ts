@@ -3,6 +3,7 @@ import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver, type SigningSecrets } from './receiver/builtin-receiver.ts';
+import { adoptReceiverUrls } from './receiver/receiver-urls.ts';
 import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
@@ -27,7 +28,7 @@ import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
-import { hookOf } from '../../shared/receiver-hooks.ts';
+import { hookOf, resolveHookUrl } from '../../shared/receiver-hooks.ts';
 import { TrackingPlans } from './plans/plan-registry.ts';
 import { Rechecks } from './plans/recheck.ts';
 import { PlanStatsRepo } from './store/plan-stats.ts';
@@ -131,7 +132,12 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   applyRouting();
   const planStats = new PlanStatsRepo(db);
   const plans = new TrackingPlans({ configs: options.config?.trackingPlans ?? [], configFile: options.configFile, sources, destinations, writer, bus, clock, stats: planStats });
-  const sender = new WebhookSender({ now: () => clock.now(), ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}) });
+  const sender = new WebhookSender({
+    now: () => clock.now(),
+    // The built-in receiver by name (sluice://receiver/<hook>): wherever it listens now.
+    resolve: (url) => resolveHookUrl(url, receiver.url),
+    ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
+  });
   const delivery = new DeliveryEngine({
     deliveries,
     messages,
@@ -164,6 +170,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     await plans.start(); // the writer has the plans before the first message can arrive
     await listenOn(() => ingest.listen(), 'ingest', `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
     await listenOn(() => receiver.listen(), 'receiver', `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
+    // Before the first delivery: destinations stored with the receiver's address name it (receiver-urls.ts).
+    adoptReceiverUrls(db, destinations, receiver.url);
   } catch (error) {
     plans.close();
     await ingest.close();

@@ -19,6 +19,7 @@ import { ConfigError, loadConfigFile } from '../core/config/load-config.ts';
 import { createCore, type Core } from '../core/index.ts';
 import { UiServer } from '../headless/ui-server.ts';
 import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
+import type { SignatureVerdict } from '../../shared/receiver.ts';
 import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
 import { withCallerStack } from './caller-stack.ts';
 
@@ -37,7 +38,10 @@ export interface Sluice {
   readonly ingestUrl: string;
   /** The first source's write key. */
   readonly writeKey: string;
-  /** The built-in webhook receiver (POST /hooks/<name>). */
+  /**
+   * The built-in webhook receiver (POST /hooks/<name>), for a program outside Sluice. A destination
+   * names it `sluice://receiver/<name>` instead: that reaches it whatever port it has.
+   */
   readonly receiverUrl: string;
   /** The HTTP API (/api/v1, docs/http-api.openapi.json), for a browser test or another process; with `token`. */
   readonly apiUrl: string;
@@ -53,12 +57,30 @@ export interface Sluice {
   /** Resolves once `count` deliveries match (with `status`, e.g. 'delivered', in the filter or the options); rejects with a SluiceTimeoutError. */
   waitForDeliveries(filter?: DeliveryFilter, options?: WaitOptions & { status?: TestDelivery['status'] }): Promise<TestDelivery[]>;
   /**
+   * The requests the built-in receiver got (of one hook, or all), oldest first, each with its signature
+   * verdict checked against the destinations' secrets: `valid` is a signed delivery that checks.
+   */
+  received(hook?: string): Promise<ReceivedRequest[]>;
+  /**
    * Forgets every message, delivery and the built-in receiver's inbox; keeps sources, destinations and
    * audiences. Deliveries in flight end first; nothing of what was forgotten is sent afterwards.
    */
   reset(): Promise<void>;
   /** Stops it; a data folder it made is removed. */
   close(): Promise<void>;
+}
+
+/** A request the built-in receiver got. */
+export interface ReceivedRequest {
+  hook: string;
+  receivedAt: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** As received (its first 64 KB when bigger). */
+  body: string;
+  /** `valid`: signed, and the signature checks; `invalid`, `missing` (a secret was expected), `unsigned`, `unverifiable`. */
+  signature: SignatureVerdict;
+  /** What the receiver answered; null when the hook was told to hang. */
+  status: number | null;
 }
 
 /**
@@ -97,6 +119,16 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
     deliveries: withCallerStack(async (filter?: DeliveryFilter) => started.queries.deliveries(filter)),
     waitForDeliveries: withCallerStack((filter?: DeliveryFilter, wait?: WaitOptions & { status?: TestDelivery['status'] }) =>
       started.queries.waitForDeliveries(filter, wait),
+    ),
+    received: withCallerStack(async (hook?: string) =>
+      started.receiver.inbox(hook).map((entry) => ({
+        hook: entry.hook,
+        receivedAt: new Date(entry.receivedAt).toISOString(),
+        headers: entry.headers,
+        body: entry.body,
+        signature: entry.signature,
+        status: entry.answeredStatus,
+      })),
     ),
     reset: withCallerStack(async () => {
       await started.reset();

@@ -42,7 +42,7 @@ describe.skipIf(skipReason !== null)('composer, receiver and deletions in the in
     expect(await rows('Pricing').textContent()).toContain('anon_9f2c');
     const destinations = core.destinations.list();
     expect(destinations.map((d) => d.name)).toEqual(['Built-in receiver']);
-    expect(destinations[0]!.webhooks[0]!.url).toBe(core.receiver.hookUrl('demo'));
+    expect(destinations[0]!.webhooks[0]!.url).toBe('sluice://receiver/demo');
     await session.shot('stream-samples');
 
     // The receiver's inbox has them, each verified against the new destination's secret.

@@ -81,7 +81,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     // A second webhook with an ftp:// URL: the error shows next to that URL as it is typed.
     await editor().getByRole('button', { name: '+ Add webhook' }).click();
     await webhook(2).getByLabel('Webhook 2 URL').fill('ftp://example.com/in');
-    await expect.poll(() => webhook(2).getByText('The URL must use http or https, not ftp.', { exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => webhook(2).getByText('The URL must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp.', { exact: true }).isVisible()).toBe(true);
     expect(await webhook(2).getByLabel('Webhook 2 URL').getAttribute('aria-invalid')).toBe('true');
     expect(await webhook(1).getByLabel('Webhook 1 URL').getAttribute('aria-invalid')).toBeNull();
 
@@ -89,7 +89,7 @@ describe.skipIf(skipReason !== null)('Destinations and Sources views', () => {
     for (let n = 3; n <= 6; n++) await editor().getByRole('button', { name: '+ Add webhook' }).click();
     const tooMany = editor().getByText('A destination has at most 5 webhooks; remove one before saving.', { exact: true });
     await expect.poll(() => tooMany.isVisible()).toBe(true);
-    expect(await webhook(2).getByText('The URL must use http or https, not ftp.', { exact: true }).isVisible()).toBe(true);
+    expect(await webhook(2).getByText('The URL must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp.', { exact: true }).isVisible()).toBe(true);
     await webhook(2).scrollIntoViewIfNeeded();
     await session.shot('destinations-errors');
 

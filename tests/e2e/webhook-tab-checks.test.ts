@@ -117,8 +117,10 @@ describe.skipIf(skipReason !== null)('Signature checks and a gone URL in the ins
     expect(gone.received).toHaveLength(1); // the second message went to the other URL only
     await detail().getByRole('group', { name: 'Webhook URL' }).getByRole('button', { name: goneUrl() }).click();
     const note = detail().getByRole('note');
+    const at = session.core.destinations.byName('both-hooks')!.gone![goneUrl()]!.at;
+    const time = new Date(at).toTimeString().slice(0, 8);
     await expect.poll(() => note.textContent()).toBe(
-      'No request was made to this URL for this delivery: it is disabled since it answered 410 Gone. So there is no signature to check here.',
+      `No request was made to this URL for this delivery: its requests went to ${ok.url}/hook. It was disabled before then: it answered 410 Gone at ${time}.${String(at % 1000).padStart(3, '0')}. So there is no signature to check here.`,
     );
     expect(await detail().getByRole('region', { name: /check$/ }).count()).toBe(0);
     expect(await detail().getByText('— as they would be sent (no request was made to this URL)').isVisible()).toBe(true);

@@ -107,10 +107,10 @@ describe('structured refusals', () => {
     expect(result.error.issues).toEqual([
       { path: ['webhooks', 0, 'headers', 'X-Api.Key'], message: 'header values may not contain line breaks or NUL' },
       { path: ['webhooks', 0, 'headers', 'X-Signature'], message: '"X-Signature" is set by Sluice and cannot be overridden' },
-      { path: ['webhooks', 1, 'url'], message: 'must use http or https, not ftp' },
+      { path: ['webhooks', 1, 'url'], message: 'must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp' },
       { path: ['options', 'concurrency'], message: expect.stringContaining('>=1') },
     ]);
-    expect(result.error.message).toContain('webhooks[1].url: must use http or https, not ftp; ');
+    expect(result.error.message).toContain('webhooks[1].url: must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp; ');
   });
 
   it('place the core’s own refusal (an unknown source) on the source it names', async () => {

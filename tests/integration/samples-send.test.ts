@@ -37,7 +37,7 @@ describe('samples.send', () => {
     const { core, send, sourceId } = await setup();
     const result = await send('web');
     expect(result.sent).toBe(6);
-    expect(result.destination).toMatchObject({ name: BUILTIN_DESTINATION, created: true, hookUrl: core.receiver.hookUrl(SAMPLES_HOOK) });
+    expect(result.destination).toMatchObject({ name: BUILTIN_DESTINATION, created: true, hookUrl: `sluice://receiver/${SAMPLES_HOOK}` });
     // Flushed before answering: nothing waits in the client, everything is stored.
     expect(result.state).toMatchObject({ queued: 0, inFlightBatches: 0, sent: 6 });
     const stored = storedMessages(core);
@@ -88,7 +88,7 @@ describe('samples.send', () => {
     const result = await send('web');
     expect(result.destination).toMatchObject({ created: false });
     const [destination] = core.destinations.list();
-    expect(destination).toMatchObject({ enabled: true, sharedSecret: 'kept', webhooks: [{ url: core.receiver.hookUrl(SAMPLES_HOOK), headers: {} }] });
+    expect(destination).toMatchObject({ enabled: true, sharedSecret: 'kept', webhooks: [{ url: `sluice://receiver/${SAMPLES_HOOK}`, headers: {} }] });
     await until(() => (core.receiver.inbox(SAMPLES_HOOK).length === 6 ? true : undefined));
   });
 

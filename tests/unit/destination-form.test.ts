@@ -115,7 +115,7 @@ describe('validation with the core schema, by field', () => {
   it('places a URL problem next to its webhook, as a sentence', () => {
     const f = form();
     f.webhooks.push({ ...emptyWebhook(), url: 'ftp://example.com/in' });
-    expect(validate(f)).toEqual({ 'webhooks.1.url': 'The URL must use http or https, not ftp.' });
+    expect(validate(f)).toEqual({ 'webhooks.1.url': 'The URL must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp.' });
     f.webhooks[1]!.url = 'not a url';
     expect(validate(f)['webhooks.1.url']).toMatch(/^"not a url" is not a valid URL; use a full URL such as http:\/\/localhost:3000\/hook\.$/);
     f.webhooks[1]!.url = '';
@@ -130,7 +130,7 @@ describe('validation with the core schema, by field', () => {
     six.webhooks[1]!.url = 'ftp://example.com/in';
     expect(validate(six)).toEqual({
       webhooks: 'A destination has at most 5 webhooks; remove one before saving.',
-      'webhooks.1.url': 'The URL must use http or https, not ftp.',
+      'webhooks.1.url': 'The URL must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp.',
     });
     expect(validate(form({ webhooks: [] }))).toEqual({ webhooks: 'Add at least one webhook URL.' });
   });
@@ -181,7 +181,7 @@ describe("the core's refusals, placed by their issues' paths", () => {
     expect(refused.success).toBe(false);
     expect(errorsFromRefusal({ message: 'joined', issues: issuesOf(refused.error!) }, f)).toEqual({
       'webhooks.0.headers.1': '"X-Signature" is set by Sluice and cannot be overridden.',
-      'webhooks.1.url': 'The URL must use http or https, not ftp.',
+      'webhooks.1.url': 'The URL must use http or https (or sluice://receiver/<hook> for the built-in receiver), not ftp.',
     });
   });
 

@@ -109,29 +109,58 @@ describe('a forward’s request in the Webhook tab', () => {
       url: 'http://127.0.0.1:8088/v1/batch',
       headers: { 'User-Agent': 'Sluice/1.0', 'Content-Type': 'application/json', Authorization: 'Basic base64(<write key>:)', 'Content-Encoding': 'gzip' },
       recorded: false,
+      current: true,
     });
   });
 
   it('once sent, shows the headers the attempt recorded', () => {
     const headers = { Authorization: 'Basic d2tfdXA6', 'Sluice-Loop': 'sl_abc' };
     const sent = { ...delivery, attempts: [attempt({ url: 'http://127.0.0.1:8088/v1/batch', requestHeaders: headers })] };
-    expect(requestsOf(sent, destination)).toEqual([{ url: 'http://127.0.0.1:8088/v1/batch', headers, recorded: true }]);
+    expect(requestsOf(sent, destination)).toEqual([{ url: 'http://127.0.0.1:8088/v1/batch', headers, recorded: true, current: true }]);
   });
 });
 
 describe('a URL a sent delivery made no request to', () => {
   const url = 'http://127.0.0.1:3000/hook';
-  const withHealth = (patch: Partial<WebhookHealth>) => ({ health: [{ ...closed, ...patch }] });
-  it('says no request was made, and why when the URL’s health still says it', () => {
-    expect(notRequestedReason(url, withHealth({ gone: { at: now, reason: 'answered 410 Gone' } }))).toBe(
-      'No request was made to this URL for this delivery: it is disabled since it answered 410 Gone. So there is no signature to check here.',
+  const old = 'http://127.0.0.1:8789/hooks/demo';
+  const webhooks = (...urls: string[]) => ({ id: 3, kind: 'webhooks', signing: 'segment', webhooks: urls.map((u) => ({ url: u, headers: {} })) }) as unknown as DestinationView;
+  const sentTo = (...urls: string[]) =>
+    ({ id: 5, destinationId: 3, targetUrl: null, signature: 'abc', body: '{}', attempts: urls.map((u) => attempt({ url: u, startedAt: now, requestHeaders: {} })) }) as unknown as DeliveryView;
+  const withHealth = (destination: DestinationView, patch: Partial<WebhookHealth>) => ({ ...destination, health: [{ ...closed, ...patch }] });
+
+  it('lists the request sent first, and says the destination’s URL changed when none it went to is the destination’s now', () => {
+    const destination = webhooks(url);
+    const delivery = sentTo(old);
+    const requests = requestsOf(delivery, destination);
+    expect(requests.map((r) => [r.url, r.recorded, r.current])).toEqual([
+      [old, true, false],
+      [url, false, true],
+    ]);
+    expect(notRequestedReason(requests[1]!, requests, destination, delivery)).toBe(
+      `The destination’s URL changed after this delivery was sent: its request went to ${old}. This URL is the destination’s now: a new delivery or a replay posts here. So there is no signature to check here.`,
     );
-    expect(notRequestedReason(url, withHealth({ breaker: 'open', failures: 5 }))).toMatch(/^No request was made to this URL for this delivery: its receiver is down \(circuit breaker open\)/);
-    const any = notRequestedReason(url, withHealth({}));
-    expect(any).toBe(
-      'No request was made to this URL for this delivery: it was disabled after a 410 Gone, its receiver was down (circuit breaker open), or it was added to the destination later. So there is no signature to check here.',
-    );
-    expect(notRequestedReason('http://elsewhere/', withHealth({ gone: { at: now, reason: 'x' } }))).toBe(any);
-    expect(notRequestedReason(url, undefined)).toBe(any);
+  });
+
+  it('names where the requests went, and adds only what the URL’s health says for a fact', () => {
+    const destination = webhooks('http://127.0.0.1:4000/other', url);
+    const delivery = sentTo('http://127.0.0.1:4000/other');
+    const requests = requestsOf(delivery, destination);
+    const plain = notRequestedReason(requests[1]!, requests, destination, delivery);
+    expect(plain).toBe('No request was made to this URL for this delivery: its requests went to http://127.0.0.1:4000/other. So there is no signature to check here.');
+    expect(plain).not.toMatch(/410|circuit breaker|added/);
+    // Gone before the delivery's requests: that is why. Gone after: it has been disabled since.
+    const goneBefore = withHealth(destination, { gone: { at: now - 1000, reason: 'answered 410 Gone' } });
+    expect(notRequestedReason(requests[1]!, requests, goneBefore, delivery)).toMatch(/: its requests went to http:\/\/127\.0\.0\.1:4000\/other\. It was disabled before then: it answered 410 Gone at /);
+    const goneAfter = withHealth(destination, { gone: { at: now + 1000, reason: 'answered 410 Gone' } });
+    expect(notRequestedReason(requests[1]!, requests, goneAfter, delivery)).toMatch(/\. It has been disabled since: it answered 410 Gone at /);
+    const down = withHealth(destination, { breaker: 'open', failures: 5 });
+    expect(notRequestedReason(requests[1]!, requests, down, delivery)).toContain('Its receiver is down now (circuit breaker open)');
+  });
+
+  it('shows a URL naming the built-in receiver with where it posts now', () => {
+    const destination = webhooks('sluice://receiver/demo');
+    const [request] = requestsOf(sentTo('sluice://receiver/demo'), destination, 'http://127.0.0.1:54321');
+    expect(request).toMatchObject({ url: 'sluice://receiver/demo', recorded: true, current: true, address: 'http://127.0.0.1:54321/hooks/demo' });
+    expect(requestsOf(sentTo(url), webhooks(url), 'http://127.0.0.1:54321')[0]).not.toHaveProperty('address');
   });
 });

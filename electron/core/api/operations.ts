@@ -39,6 +39,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { storageFigures } from '../store/storage-figures.ts';
 import { exportForDownload, importDropped } from '../transfer/inspector-transfer.ts';
 import { destinationView, mostTelling, summaryFields, summaryOf, viewWithAttempts, withBodyPreview } from './views.ts';
+import { receiverHookUrl } from '../../../shared/receiver-hooks.ts';
 
 /** The core's parts (index.ts builds them); `Core` exposes them, less the last two. */
 export interface CoreParts {
@@ -387,7 +388,7 @@ export function createOperations(p: OperationParts): Operations {
           sources: p.sources,
           destinations,
           composer: p.composer,
-          hookUrl: (hook) => p.receiver.hookUrl(hook),
+          hookUrl: receiverHookUrl, // by name: it keeps reaching the receiver after a start on another port
           saveDestination: (config) => operations.saveDestination(config),
         },
         sourceId,

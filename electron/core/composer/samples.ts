@@ -46,7 +46,7 @@ export async function sendSamples(deps: SamplesDeps, sourceId: number): Promise<
       .list()
       .filter((s) => s.id === sourceId || existing?.sourceIds.includes(s.id))
       .map((s) => s.name);
-    // Enabled again and pointed at this run's receiver (its port may differ from when it was made).
+    // Enabled again and pointed at the receiver by name (sluice://receiver/demo), wherever it listens.
     const saved = deps.saveDestination({
       name: BUILTIN_DESTINATION,
       enabled: true,

@@ -59,11 +59,18 @@ export class WebhookSender {
   readonly #agents = new Map<string, Agent>();
   readonly #targets = new Map<string, { origin: string; path: string }>();
   readonly #now: () => number;
+  readonly #resolve: (url: string) => string | null;
   #closed = false;
 
-  constructor(options: { timeoutMs?: number; now?: () => number } = {}) {
+  /**
+   * `resolve`: where a webhook URL posts now — the built-in receiver's symbolic URLs
+   * (`sluice://receiver/<hook>`, shared/receiver-hooks.ts) to its current address; null when it has
+   * none. Attempts keep the URL as the destination names it.
+   */
+  constructor(options: { timeoutMs?: number; now?: () => number; resolve?: (url: string) => string | null } = {}) {
     this.#timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.#now = options.now ?? Date.now;
+    this.#resolve = options.resolve ?? ((url) => url);
   }
 
   /**
@@ -81,10 +88,11 @@ export class WebhookSender {
     }
     // A send that waited for undici while the sender closed makes no new Agent nobody would close.
     if (this.#closed) return Promise.resolve(this.#notSent('Sluice is shutting down; will retry'));
+    const target = this.#target(request.url);
+    if (!target) return Promise.resolve(this.#notSent(`${request.url} names the built-in receiver, which is not listening yet; will retry`));
     const startedAt = this.#now();
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-    const target = this.#target(request.url);
     return new Promise<SendResult>((resolve) => {
       let controller: Dispatcher.DispatchController | undefined;
       let settled = false;
@@ -113,7 +121,7 @@ export class WebhookSender {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        const { code, message, retryable } = classifyError(error, timedOut, this.#timeoutMs, request.url);
+        const { code, message, retryable } = classifyError(error, timedOut, this.#timeoutMs, `${target.origin}${target.path}`);
         resolve({ startedAt, durationMs: elapsed(), status: null, responseHeaders: null, responseBody: null, errorCode: code, errorMessage: message, ok: false, retryable });
       };
       // Our own deadline for the whole request, connecting included: undici's connect timeout does
@@ -162,11 +170,16 @@ export class WebhookSender {
     });
   }
 
-  /** Origin and path of a webhook URL, parsed once: the same few URLs are posted to again and again. */
-  #target(url: string): { origin: string; path: string } {
+  /**
+   * Origin and path of a webhook URL, parsed once: the same few URLs are posted to again and again (a
+   * symbolic one's address is the receiver's, fixed while it listens). Null: the receiver has none yet.
+   */
+  #target(url: string): { origin: string; path: string } | null {
     let target = this.#targets.get(url);
     if (!target) {
-      const parsed = new URL(url);
+      const resolved = this.#resolve(url);
+      if (resolved === null) return null;
+      const parsed = new URL(resolved);
       target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
       if (this.#targets.size > 1000) this.#targets.clear();
       this.#targets.set(url, target);

@@ -195,6 +195,23 @@ export class DestinationsRepo {
     return true;
   }
 
+  /**
+   * Gives webhook URLs of destination `id` another form (`rename`: the new URL, or the same), keeping
+   * what is stored under them (410 Gone). False when nothing changed.
+   */
+  renameWebhookUrls(id: number, rename: (url: string) => string): boolean {
+    const destination = this.byId(id);
+    if (!destination || !destination.webhooks.some((w) => rename(w.url) !== w.url)) return false;
+    const { id: _id, name: _name, enabled: _enabled, sourceIds: _sourceIds, ...settings } = destination;
+    const gone = destination.gone ? Object.fromEntries(Object.entries(destination.gone).map(([url, at]) => [rename(url), at])) : undefined;
+    this.#cache = undefined;
+    this.#db.prepare('UPDATE destinations SET settings = ? WHERE id = ? AND deleted_at IS NULL').run(
+      JSON.stringify({ ...settings, webhooks: destination.webhooks.map((w) => ({ ...w, url: rename(w.url) })), gone } satisfies StoredSettings),
+      id,
+    );
+    return true;
+  }
+
   /** Ids of this destination's deliveries that are still to be sent (pending or retrying), in id order. */
   openDeliveryIds(id: number): number[] {
     // No ORDER BY in SQL: it makes SQLite walk the whole table in rowid order instead of the partial

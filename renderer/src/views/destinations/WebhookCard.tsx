@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
+import { hookOf, receiverHook, receiverHookUrl, resolveHookUrl } from '../../../../shared/receiver-hooks.ts';
 import { Field } from '../../components/Field.tsx';
 import { isCredentialHeader } from '../../lib/credential-headers.ts';
 import { useInspectorState } from '../../store/react.ts';
@@ -39,6 +40,8 @@ export function WebhookCard({ webhook, index, signing, errors, canRemove, onChan
   // Not an error (it can be saved), but every request would be refused by the loop guard.
   const ingestUrl = useInspectorState((s) => s.info?.ingestUrl);
   const loops = ingestUrl !== undefined && pointsAtIngest(webhook.url.trim(), ingestUrl);
+  const receiverUrl = useInspectorState((s) => s.info?.receiverUrl ?? '');
+  const receiver = receiverHint(webhook.url.trim(), receiverUrl, (url) => onChange({ ...webhook, url }, `${prefix}.url`));
   // Open when there is a certificate or a problem with it, then as the user leaves it.
   const [caOpen, setCaOpen] = useState(webhook.caCert !== '');
   const setHeader = (j: number, patch: { name?: string; value?: string }) =>
@@ -55,7 +58,7 @@ export function WebhookCard({ webhook, index, signing, errors, canRemove, onChan
         className="dst-field"
         label="URL"
         error={urlError}
-        hint={loops ? <span className="field-warning" role="status">⚠ {selfLoopWarning('This URL')}.</span> : undefined}
+        hint={loops ? <span className="field-warning" role="status">⚠ {selfLoopWarning('This URL')}.</span> : receiver}
       >
         {(control) => (
           <input
@@ -151,6 +154,35 @@ export function WebhookCard({ webhook, index, signing, errors, canRemove, onChan
       </details>
       {cardError ? <p className="dst-error">{cardError}</p> : null}
     </fieldset>
+  );
+}
+
+/**
+ * What a URL naming the built-in receiver does: by name (sluice://receiver/<hook>), it posts wherever
+ * the receiver listens; by its address now (http://127.0.0.1:<port>/hooks/<hook>), it would reach
+ * nothing after a start on another port — offered the named form.
+ */
+function receiverHint(url: string, receiverUrl: string, use: (url: string) => void): ReactNode {
+  const named = receiverHook(url);
+  if (named !== null) {
+    const address = resolveHookUrl(url, receiverUrl);
+    return (
+      <>
+        The built-in receiver’s hook “{named}”, wherever the receiver listens{address ? <> (now <code>{address}</code>)</> : null}.
+      </>
+    );
+  }
+  const hook = hookOf(url, receiverUrl);
+  if (hook === null) return undefined;
+  const symbolic = receiverHookUrl(hook);
+  return (
+    <>
+      This is the built-in receiver at its port in this run; started on another port, Sluice renames it to <code>{symbolic}</code>, which reaches it
+      wherever it listens.{' '}
+      <button type="button" className="btn btn-small" onClick={() => use(symbolic)}>
+        Use {symbolic}
+      </button>
+    </>
   );
 }
 

@@ -9,7 +9,7 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { bodySummary } from './body-summary.ts';
 import { HookBehaviour } from './HookBehaviour.tsx';
-import { hookOf } from '../../../../shared/receiver-hooks.ts';
+import { hookOf, RECEIVER_URL_PREFIX } from '../../../../shared/receiver-hooks.ts';
 import { INBOX_SHOWN, useInbox } from './use-inbox.ts';
 import { explainVerdict, signsRequests } from './verdict.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
@@ -59,8 +59,9 @@ export function ReceiverView() {
       <header className="tool-view-head">
         <h2 id="receiver-title">Built-in receiver</h2>
         <p className="hint">
-          A webhook receiver that runs with Sluice. Point a destination at <code>{receiverUrl || '…'}/hooks/&lt;name&gt;</code>; every request
-          shows here with its signature verdict, and each hook can be told to fail, so retries and timeouts can be watched.
+          A webhook receiver that runs with Sluice. Point a destination at <code>{RECEIVER_URL_PREFIX}&lt;name&gt;</code>, which reaches it
+          wherever it listens (another program posts to <code>{receiverUrl || '…'}/hooks/&lt;name&gt;</code>); every request shows here with
+          its signature verdict, and each hook can be told to fail, so retries and timeouts can be watched.
         </p>
         <div className="receiver-base">
           <span className="top-label" id="receiver-url-label">

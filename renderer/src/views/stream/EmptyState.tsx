@@ -1,3 +1,4 @@
+import { RECEIVER_URL_PREFIX } from '../../../../shared/receiver-hooks.ts';
 import { ClientSnippets } from '../../components/ClientSnippets.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -30,7 +31,7 @@ export function EmptyState({ sourceId }: { sourceId: number | null }) {
       <ClientSnippets ingestUrl={info.ingestUrl} writeKey={writeKey} />
       <p className="hint">
         Add webhook destinations, with their URLs and shared secret, under <a href="#/destinations">Destinations</a> (or with{' '}
-        <code>sluice serve --config</code>). A destination pointed at the built-in receiver (<code>{info.receiverUrl}/hooks/demo</code>) shows a
+        <code>sluice serve --config</code>). A destination pointed at the built-in receiver (<code>{RECEIVER_URL_PREFIX}demo</code>) shows a
         signed delivery end to end.
       </p>
     </section>

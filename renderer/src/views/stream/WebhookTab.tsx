@@ -9,6 +9,7 @@ import { SignatureCheck } from './SignatureCheck.tsx';
 import { RequestBody } from './RequestBody.tsx';
 import { useWholeBody } from './use-whole-body.ts';
 import { formatCount } from '../../lib/format.ts';
+import { useInspectorState } from '../../store/react.ts';
 
 function headerOf(headers: Record<string, string>, name: string): string | null {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
@@ -32,6 +33,7 @@ export function WebhookTab({ message, delivery, destinations }: {
     return JSON.stringify(webhookBody(message.message, shape));
   }, [delivery, message.message, shape]);
   const [urlIndex, setUrlIndex] = useState(0);
+  const receiverUrl = useInspectorState((s) => s.info?.receiverUrl ?? '');
   // The body sent (or, before any attempt, the one that will be); a big one only in part until asked.
   const whole = useWholeBody(delivery, preview ?? '');
 
@@ -49,7 +51,7 @@ export function WebhookTab({ message, delivery, destinations }: {
       </div>
     );
   }
-  const requests = requestsOf(delivery, destination);
+  const requests = requestsOf(delivery, destination, receiverUrl);
   const request = requests[Math.min(urlIndex, requests.length - 1)];
   const body = whole.text;
   const sent = delivery.body !== null;
@@ -60,15 +62,19 @@ export function WebhookTab({ message, delivery, destinations }: {
   const standard = standardSignature
     ? { id: headerOf(request!.headers, 'webhook-id'), timestamp: headerOf(request!.headers, 'webhook-timestamp'), signature: standardSignature }
     : null;
-  // Sent, but not to this URL (410 Gone, an open breaker, or added since): its headers are only a reconstruction.
+  // Sent, but not to this URL (the destination's URL changed since, or it was left out): its headers are only a reconstruction.
   const notRequested = sent && request !== undefined && !request.recorded;
+  // Sent to a URL the destination no longer has: what it has now.
+  const nowPostsTo = request?.recorded && !request.current ? requests.filter((r) => r.current).map((r) => r.url) : [];
+  // Where a request goes: a URL naming the built-in receiver posts to its address now.
+  const address = request ? (request.address ?? request.url) : '';
   const what = forward ? 'forward' : 'webhook';
   // A forward's request carried this message in {"batch": […]} with others of its round: curl sends it alone, uncompressed.
   const curl = async () => {
     const text = await whole.load();
     return forward
-      ? curlCommand(request!.url, withoutHeader(request!.headers, 'content-encoding'), `{"batch":[${text}]}`)
-      : curlCommand(request!.url, request!.headers, text);
+      ? curlCommand(address, withoutHeader(request!.headers, 'content-encoding'), `{"batch":[${text}]}`)
+      : curlCommand(address, request!.headers, text);
   };
   // A check of a body shown in part reads the whole body first.
   const loadBody = whole.cut ? whole.load : undefined;
@@ -80,6 +86,7 @@ export function WebhookTab({ message, delivery, destinations }: {
           {requests.map((r, i) => (
             <button key={r.url} type="button" className="btn btn-small" aria-pressed={i === urlIndex} onClick={() => setUrlIndex(i)}>
               {r.url}
+              {sent && !r.recorded ? <span className="muted"> · not sent</span> : !r.current ? <span className="muted"> · sent, no longer the destination’s</span> : null}
             </button>
           ))}
         </div>
@@ -101,6 +108,23 @@ export function WebhookTab({ message, delivery, destinations }: {
               Copy as curl
             </CopyButton>
           </div>
+          {request.address ? (
+            <p className="muted request-address">
+              The built-in receiver, by name: {request.recorded ? 'sent to it wherever it listened then' : 'posts to it wherever it listens'}; now at{' '}
+              <code>{request.address}</code>.
+            </p>
+          ) : null}
+          {nowPostsTo.length > 0 ? (
+            <p className="banner banner-info url-changed" role="note">
+              The destination’s URL changed after this request: it posts to {nowPostsTo.map((url, i) => (
+                <span key={url}>
+                  {i > 0 ? ', ' : ''}
+                  <code>{url}</code>
+                </span>
+              ))}{' '}
+              now. This request went to the URL above.
+            </p>
+          ) : null}
           <h3 className="section-title">
             Headers{' '}
             <span className="muted">
@@ -140,7 +164,7 @@ export function WebhookTab({ message, delivery, destinations }: {
       {/* A forward is not signed (the API reads its write key). X-Signature's check unless the request carried only Standard Webhooks' signature; each its own when it carried both. Keyed: another delivery, URL or signature starts a fresh check. */}
       {forward ? null : notRequested ? (
         <p className="muted not-requested" role="note">
-          {notRequestedReason(request.url, destination)}
+          {notRequestedReason(request, requests, destination, delivery)}
         </p>
       ) : !standard || signature ? (
         <SignatureCheck

@@ -4,6 +4,8 @@
  * the headers it will carry.
  */
 import type { DeliveryView, DestinationView } from '../../../../shared/contract.ts';
+import { receiverHook, resolveHookUrl } from '../../../../shared/receiver-hooks.ts';
+import { clockTime } from '../../lib/format.ts';
 
 const USER_AGENT = 'Sluice/1.0';
 
@@ -12,6 +14,10 @@ export interface RequestShown {
   headers: Record<string, string>;
   /** The headers are the ones recorded with an attempt (not reconstructed). */
   recorded: boolean;
+  /** The URL is the delivery's target now (one of its destination's webhooks, or its replay's URL); false: an attempt went there, but the destination no longer has it. */
+  current: boolean;
+  /** Where a URL naming the built-in receiver (sluice://receiver/<hook>) posts now; absent for any other URL. */
+  address?: string;
 }
 
 /** Whether a delivery is a forward to a Tracking API (its destination's kind). */
@@ -20,21 +26,25 @@ export function isForward(destination: Pick<DestinationView, 'kind'> | undefined
 }
 
 /**
- * The requests of a delivery: one per webhook URL (a forward's: its batch URL), with the headers of
- * its latest attempt when there is one.
+ * The requests of a delivery: first the URLs its attempts went to, with the headers of the latest
+ * attempt to each, then its target URLs no attempt went to (before any attempt: the headers they will
+ * carry). `receiverUrl`: the built-in receiver's address, where a URL naming it posts now.
  */
-export function requestsOf(delivery: DeliveryView, destination: DestinationView | undefined): RequestShown[] {
+export function requestsOf(delivery: DeliveryView, destination: DestinationView | undefined, receiverUrl = ''): RequestShown[] {
   const api = isForward(destination) ? destination!.trackingApi : null;
   const targets = delivery.targetUrl
     ? [{ url: delivery.targetUrl, headers: {} as Record<string, string> }]
     : api
       ? [{ url: api.batchUrl, headers: {} as Record<string, string> }]
       : (destination?.webhooks ?? []);
-  const urls = new Set<string>(targets.map((t) => t.url));
+  const current = new Set<string>(targets.map((t) => t.url));
+  const urls = new Set<string>();
   for (const attempt of delivery.attempts) urls.add(attempt.url);
+  for (const url of current) urls.add(url);
   return [...urls].map((url) => {
+    const shown = { current: current.has(url), ...addressOf(url, receiverUrl) };
     const last = [...delivery.attempts].reverse().find((a) => a.url === url);
-    if (last) return { url, headers: last.requestHeaders, recorded: true };
+    if (last) return { url, headers: last.requestHeaders, recorded: true, ...shown };
     const webhook = targets.find((t) => t.url === url);
     if (api) {
       return {
@@ -47,6 +57,7 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
           ...(api.gzip ? { 'Content-Encoding': 'gzip' } : {}),
         },
         recorded: false,
+        ...shown,
       };
     }
     return {
@@ -59,20 +70,44 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
         ...(delivery.signature && destination?.signing !== 'standard' ? { 'X-Signature': delivery.signature } : {}),
       },
       recorded: false,
+      ...shown,
     };
   });
 }
 
+function addressOf(url: string, receiverUrl: string): { address?: string } {
+  if (receiverHook(url) === null) return {};
+  const address = resolveHookUrl(url, receiverUrl);
+  return address === null ? {} : { address };
+}
+
 /**
- * Why a delivery that was sent has no request to `url` (none of its attempts went there): the URL's
- * health says why when it still can (410 Gone, an open breaker); otherwise every reason it could be.
+ * What the tab says of a URL a sent delivery made no request to (`request`, not recorded), from facts
+ * only: where its requests went instead; whether the destination's URLs changed since (none of those
+ * is the destination's now); and, when the URL answered 410 Gone, whether that was before the
+ * delivery's requests (then it is why) or after.
  */
-export function notRequestedReason(url: string, destination: Pick<DestinationView, 'health'> | undefined): string {
-  const health = destination?.health?.find((h) => h.url === url);
-  const why = health?.gone
-    ? 'it is disabled since it answered 410 Gone'
-    : health && health.breaker !== 'closed'
-      ? 'its receiver is down (circuit breaker open), so nothing is sent there until a probe succeeds'
-      : 'it was disabled after a 410 Gone, its receiver was down (circuit breaker open), or it was added to the destination later';
-  return `No request was made to this URL for this delivery: ${why}. So there is no signature to check here.`;
+export function notRequestedReason(
+  request: Pick<RequestShown, 'url'>,
+  requests: readonly RequestShown[],
+  destination: Pick<DestinationView, 'health'> | undefined,
+  delivery: Pick<DeliveryView, 'attempts'>,
+): string {
+  const sent = requests.filter((r) => r.recorded);
+  const to = sent.map((r) => r.url).join(', ');
+  const changed = sent.length > 0 && sent.every((r) => !r.current);
+  const words = [
+    changed
+      ? `The destination’s URL changed after this delivery was sent: its request went to ${to}. This URL is the destination’s now: a new delivery or a replay posts here.`
+      : `No request was made to this URL for this delivery${to ? `: its requests went to ${to}` : ''}.`,
+  ];
+  const health = destination?.health?.find((h) => h.url === request.url);
+  if (health?.gone) {
+    const before = delivery.attempts.length > 0 && delivery.attempts.every((a) => a.startedAt >= health.gone!.at);
+    words.push(before ? `It was disabled before then: it answered 410 Gone at ${clockTime(health.gone.at)}.` : `It has been disabled since: it answered 410 Gone at ${clockTime(health.gone.at)}.`);
+  } else if (health && health.breaker !== 'closed') {
+    words.push('Its receiver is down now (circuit breaker open): nothing is sent there until a probe succeeds.');
+  }
+  words.push('So there is no signature to check here.');
+  return words.join(' ');
 }
