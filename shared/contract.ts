@@ -31,7 +31,7 @@ import {
   type WebhookConfig,
 } from './settings.ts';
 import { planRequestSchemas, type PlanResponses, type RecheckProgress, type Violation } from './tracking-plan.ts';
-import { storageRequestSchemas, type PruneReport, type StorageResponses } from './storage.ts';
+import { storageRequestSchemas, type PruneReport, type StorageResponses, type StoreHealth } from './storage.ts';
 
 const id = z.number().int().positive();
 
@@ -484,6 +484,8 @@ export type CoreEvent =
   | { type: 'plans.recheck'; progress: RecheckProgress }
   /** Messages were pruned or cleared (read the stream and the storage figures again). */
   | { type: 'storage.pruned'; report: PruneReport }
+  /** The store's soundness changed: damage was found (the inspector's banner), or the background check began or ended. */
+  | { type: 'storage.health'; health: StoreHealth }
   /** A deletion request purged this user's stored messages (after the change is stored): their rows leave the stream. */
   | { type: 'messages.purged'; userId: string; messages: number };
 

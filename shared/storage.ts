@@ -44,6 +44,40 @@ export interface StorageView {
   lastPrune: PruneReport | null;
 }
 
+/**
+ * The check of the whole store that runs in the background after start (electron/core/store-check/):
+ * every table read a slice at a time, each row looked up in its indexes. A round that a stop
+ * interrupts resumes at the next start.
+ */
+export interface StoreCheckView {
+  /**
+   * `waiting`: not begun yet (a few seconds after start); `checking`; `sound`: every table was read
+   * and nothing found; `damaged`: see StoreHealth.damage; `stopped`: it could not go on (the log says why).
+   */
+  state: 'waiting' | 'checking' | 'sound' | 'damaged' | 'stopped';
+  /** `start`: the store was small enough for the start to check it whole (quick_check); nothing runs after. */
+  by: 'background' | 'start';
+  /** When this round began, and ended (null until it has). A round resumed after a restart keeps its start. */
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** Rows read in this round so far (in every run of it), and tables read of all the store's. */
+  rows: number;
+  tables: { checked: number; total: number | null };
+  /** This round was begun by an earlier run of Sluice and resumed by this one. */
+  resumed: boolean;
+}
+
+/** What is known of the store's soundness while Sluice runs (the inspector's banner, `/api/v1/stats`). */
+export interface StoreHealth {
+  check: StoreCheckView;
+  /**
+   * Damage found while running — by the background check, or by a read or a write — as the sentence
+   * that says what and the fix, and the command to run once Sluice is stopped; null when none was found.
+   * It is noted beside the store (`<dataDir>/store-damaged`), so the next start checks all of it.
+   */
+  damage: { message: string; foundAt: number; fix: string } | null;
+}
+
 /** Which messages a clear removes: every one, one source's, or those a stream filter matches. */
 export const clearScopeSchema = z.union([
   z.strictObject({ all: z.literal(true) }),
@@ -59,6 +93,8 @@ export const IMPORT_MAX_CHARS = 16 * 1024 * 1024;
 export const storageRequestSchemas = {
   /** Storage figures (Settings). */
   'storage.stats': z.strictObject({}),
+  /** The store's soundness: the background check's progress, and damage found while running. */
+  'storage.health': z.strictObject({}),
   /** Changes the retention (kept in the store; a config file's `retention` wins again at the next start). Prunes at once when over. */
   'storage.setRetention': z.strictObject({ retention: retentionSchema }),
   /**
@@ -89,6 +125,7 @@ export const EXPORT_MAX_MESSAGES = 100_000;
 
 export interface StorageResponses {
   'storage.stats': StorageView;
+  'storage.health': StoreHealth;
   'storage.setRetention': StorageView;
   /** `messages`: removed, or that would be; `bytesFreed`: what the file shrank by (0 for a dry run). */
   'storage.clear': { messages: number; deliveries: number; attempts: number; bytesFreed: number; dryRun: boolean };

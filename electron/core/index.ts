@@ -23,6 +23,9 @@ import { TestQueries } from './queries/test-queries.ts';
 import { checkpointAutomatically } from './store/connection.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { writingDataDir } from './store/data-dir-errors.ts';
+import { wasCheckedWhole } from './store/integrity.ts';
+import type { StoreCheckTiming } from './store-check/store-check.ts';
+import { StoreHealthTracker } from './store-check/store-health.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
@@ -56,6 +59,8 @@ export interface CoreOptions {
   searchIndex?: boolean;
   /** false: retention and clears never merge the search indexes (the retention benchmark measures what it saves). */
   mergeIndexes?: boolean;
+  /** The background check of the whole store: its timing (tests shorten it), or false for none (store-check/). */
+  storeCheck?: Partial<StoreCheckTiming> | false;
 }
 
 /**
@@ -198,8 +203,16 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const rechecks = new Rechecks(writer, bus, planStats);
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
   const counter = new MessageCounter(path.join(options.dataDir, DATABASE_FILE));
+  const health = new StoreHealthTracker({
+    file: path.join(options.dataDir, DATABASE_FILE),
+    bus,
+    clock,
+    writer,
+    checkedAtStart: wasCheckedWhole(db),
+    check: options.storeCheck,
+  });
   const parts: CoreParts = {
-    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter,
+    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
   const operations = createOperations({
@@ -223,6 +236,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
       closing ??= (async () => {
         plans.close();
         rechecks.stop();
+        await health.close();
         await pruner.close();
         await counter.close();
         await composer.close(); // its queue goes into the store before ingestion stops
@@ -249,6 +263,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   }
   audiences.start();
   pruner.start();
+  health.start();
   return core;
 }
 

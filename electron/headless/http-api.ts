@@ -110,7 +110,7 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
       case 'POST /reset':
         return send(res, 200, await core.reset());
       case 'GET /stats':
-        return send(res, 200, core.queries.stats());
+        return stats(core, res);
     }
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
@@ -280,4 +280,18 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
   res.end(text);
+}
+
+/**
+ * The counts, and `store`: the background check of the whole store and damage found while running,
+ * with the fix. A damaged store the counts run into is answered 503 store_damaged — with `store` still.
+ */
+function stats(core: Core, res: ServerResponse): void {
+  try {
+    send(res, 200, { ...core.queries.stats(), store: core.health.view() });
+  } catch (error) {
+    const failure = storeFailureOf(error, path.join(core.dataDir, DATABASE_FILE));
+    if (!failure) throw error;
+    send(res, failure.status, { error: { code: failure.code, message: failure.message }, store: core.health.view() });
+  }
 }

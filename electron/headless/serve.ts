@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../../shared/limits.ts';
-import { createCore } from '../core/index.ts';
+import { createCore, type Core } from '../core/index.ts';
+import type { StoreHealth } from '../../shared/storage.ts';
 import { UiServer } from './ui-server.ts';
 import { inspectorToken } from './inspector-token.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
@@ -77,6 +78,7 @@ export async function serve(args: string[]): Promise<void> {
   const warnings = [...core.configWarnings(), ...(tokenNote ? [tokenNote] : [])];
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, api: ui.apiUrl, token: ui.token, sources, warnings })}\n`);
+    sayDamage(core, true);
     return;
   }
   for (const warning of warnings) process.stderr.write(`sluice: warning: ${warning}\n`);
@@ -92,6 +94,24 @@ export async function serve(args: string[]): Promise<void> {
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = ['Sluice is running.', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`), 'Press Ctrl+C to stop.'];
   process.stdout.write(`${lines.join('\n')}\n`);
+  sayDamage(core, false);
+}
+
+/**
+ * Damage found while running — by the background check of the store, or by a request that ran into
+ * it — said once, with the fix: on stderr, and with --json as a line of its own on stdout
+ * (`{"event":"store.damaged","warnings":[…]}`, the ready line's `warnings`).
+ */
+function sayDamage(core: Core, json: boolean): void {
+  let said = false;
+  const say = ({ damage }: StoreHealth) => {
+    if (said || damage === null) return;
+    said = true;
+    process.stderr.write(`sluice: ${damage.message}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ event: 'store.damaged', warnings: [damage.message] })}\n`);
+  };
+  core.bus.on('storage.health', say);
+  say(core.health.view());
 }
 
 /**

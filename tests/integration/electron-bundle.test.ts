@@ -43,7 +43,7 @@ describe('electron-vite build', () => {
   it('writes the main process as an ES module, each worker thread as its own entry, and points the core at them', () => {
     const main = read('main/index.js');
     expect(main).toMatch(/^import .* from "electron";$/m);
-    for (const worker of ['writer-worker', 'checkpointer-worker']) {
+    for (const worker of ['writer-worker', 'checkpointer-worker', 'store-check-worker']) {
       expect(fs.existsSync(path.join(outDir, 'main', `${worker}.js`))).toBe(true);
       // The core's `new URL('./<worker>.ts', import.meta.url)`, rewritten relative to the chunk it ended up in.
       const chunk = [path.join(outDir, 'main/index.js'), ...fs.readdirSync(path.join(outDir, 'main/chunks')).map((f) => path.join(outDir, 'main/chunks', f))].find(

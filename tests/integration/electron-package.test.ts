@@ -101,7 +101,7 @@ describe('electron-builder configuration', () => {
     const asar = builderRequire('@electron/asar') as { listPackage(file: string): string[]; extractFile(file: string, inner: string): Buffer };
     const archive = path.join(unpacked, 'resources/app.asar');
     const files = asar.listPackage(archive).map((f) => f.replaceAll('\\', '/'));
-    for (const file of ['/package.json', '/out/main/index.js', '/out/main/writer-worker.js', '/out/main/checkpointer-worker.js', '/out/preload/index.cjs', '/out/renderer/index.html']) {
+    for (const file of ['/package.json', '/out/main/index.js', '/out/main/writer-worker.js', '/out/main/checkpointer-worker.js', '/out/main/store-check-worker.js', '/out/preload/index.cjs', '/out/renderer/index.html']) {
       expect(files).toContain(file);
     }
     // No node_modules: the package has no run-time dependency (undici, ws and zod are bundled).

@@ -63,6 +63,7 @@ describe('the packed tarball', () => {
       'dist/cli.js',
       'dist/writer-worker.js',
       'dist/checkpointer-worker.js',
+      'dist/store-check-worker.js',
       'dist/THIRD-PARTY-LICENSES.md',
       'dist/client/index.js',
       'dist/client/index.cjs',
@@ -127,7 +128,7 @@ describe('the packed tarball', () => {
       closure.add(file);
       for (const m of fs.readFileSync(file, 'utf8').matchAll(/(?:^import\b[^;]*?\bfrom\s*|\bimport\s*\(\s*)"(\.{1,2}\/[^"]+)"/gm)) visit(path.resolve(path.dirname(file), m[1]!));
     };
-    for (const worker of ['writer-worker.js', 'checkpointer-worker.js']) visit(path.join(installed, 'dist', worker));
+    for (const worker of ['writer-worker.js', 'checkpointer-worker.js', 'store-check-worker.js']) visit(path.join(installed, 'dist', worker));
     expect([...closure].some((f) => f.includes(`${path.sep}chunks${path.sep}`))).toBe(true); // the probe follows imports
     expect([...closure].filter((f) => f.endsWith(`${path.sep}cli.js`))).toEqual([]);
     // Only what the package exports can be imported.

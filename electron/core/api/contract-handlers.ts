@@ -66,6 +66,7 @@ export function createHandlers(ops: Operations & { readonly dataDir: string }): 
     'plans.addEvent': ops.addPlanEvent,
     'plans.recheck': ops.recheckPlans,
     'storage.stats': ops.storageStats,
+    'storage.health': ops.storageHealth,
     'storage.setRetention': ops.setRetention,
     'storage.clear': ({ scope, dryRun }) => ops.clear(scope, dryRun),
     'messages.export': ops.exportMessages,

@@ -70,6 +70,11 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'storage.pruned', report });
       schedule();
     }),
+    bus.on('storage.health', (health) => {
+      pending = pending.filter((event) => event.type !== 'storage.health'); // the latest says it all
+      pending.push({ type: 'storage.health', health });
+      schedule();
+    }),
     bus.on('messages.purged', (purged) => {
       pending.push({ type: 'messages.purged', ...purged });
       schedule();

@@ -34,6 +34,7 @@ import type { TrackingPlans } from '../plans/plan-registry.ts';
 import type { Rechecks } from '../plans/recheck.ts';
 import type { Pruner } from '../retention/pruner.ts';
 import { clearMessages } from '../retention/clear.ts';
+import type { StoreHealthTracker } from '../store-check/store-health.ts';
 import type { ClearScope } from '../../../shared/storage.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { storageFigures } from '../store/storage-figures.ts';
@@ -69,6 +70,8 @@ export interface CoreParts {
   pruner: Pruner;
   /** Counts and positions in the stream, in a thread of their own (store/message-counter.ts). */
   counter: MessageCounter;
+  /** The store's soundness: the background check, and damage found while running (store-check/store-health.ts). */
+  health: StoreHealthTracker;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */
@@ -153,6 +156,7 @@ export interface Operations {
   addPlanEvent: Ask<'plans.addEvent'>;
   recheckPlans: Ask<'plans.recheck'>;
   storageStats: Ask<'storage.stats'>;
+  storageHealth: Ask<'storage.health'>;
   setRetention: Ask<'storage.setRetention'>;
   exportMessages: Ask<'messages.export'>;
   importMessages: Ask<'messages.import'>;
@@ -428,6 +432,7 @@ export function createOperations(p: OperationParts): Operations {
     addPlanEvent: ({ name, type, event }) => p.plans.addEvent(name, type, event),
     recheckPlans: () => p.rechecks.start(),
     storageStats: () => storageView(),
+    storageHealth: () => p.health.view(),
     setRetention: async ({ retention }) => {
       await p.pruner.setRetention(retention);
       return storageView();

@@ -4,7 +4,7 @@ import type { CommittedRequest } from '../store/stored-request.ts';
 import type { InboxEntry } from '../../../shared/receiver.ts';
 import type { ClientState } from '../../../shared/client-state.ts';
 import type { RecheckProgress } from '../../../shared/tracking-plan.ts';
-import type { PruneReport } from '../../../shared/storage.ts';
+import type { PruneReport, StoreHealth } from '../../../shared/storage.ts';
 
 /** The contract's delivery change (shared/contract.ts), with the store's own status and trigger types. */
 export type DeliveryChange = ContractDeliveryChange & { status: DeliveryStatus; trigger: DeliveryTrigger };
@@ -38,6 +38,8 @@ export interface CoreEvents {
   'plans.recheck': RecheckProgress;
   /** Messages were pruned (retention) or cleared, after the change is stored (retention/pruner.ts). */
   'storage.pruned': PruneReport;
+  /** Damage was found while running, or the background check of the store began or ended (store-check/store-health.ts). */
+  'storage.health': StoreHealth;
   /** A deletion request purged a user's stored messages, after the change is stored (deletions/deletion-requests.ts). */
   'messages.purged': { userId: string; messages: number };
 }

@@ -13,10 +13,14 @@ function damageMarkerOf(file: string): string {
   return path.join(path.dirname(file), DAMAGE_MARKER);
 }
 
+/** Who wants to know when damage is noted, by store file (a running core's health: store-check/store-health.ts). */
+const watchers = new Map<string, Set<(sentence: string, at: Date) => void>>();
+
 /**
  * Notes that the store was found damaged: when and SQLite's sentence, on one line. The first note
  * stays (a damaged store answers every request with the same failure). Best effort: a folder that
- * cannot take the note (read-only, a full disk) must not hide the failure being answered.
+ * cannot take the note (read-only, a full disk) must not hide the failure being answered. Whoever
+ * watches the store is told, each time.
  */
 export function markDamaged(file: string, sentence: string, at = new Date()): void {
   try {
@@ -24,6 +28,19 @@ export function markDamaged(file: string, sentence: string, at = new Date()): vo
   } catch {
     // There already, or the folder cannot take it: the answer goes out either way.
   }
+  for (const watcher of watchers.get(path.resolve(file)) ?? []) watcher(sentence, at);
+}
+
+/** Calls `watcher` whenever damage of the store `file` is noted; returns the unsubscribe. */
+export function watchDamage(file: string, watcher: (sentence: string, at: Date) => void): () => void {
+  const key = path.resolve(file);
+  let set = watchers.get(key);
+  if (!set) watchers.set(key, (set = new Set()));
+  set.add(watcher);
+  return () => {
+    set.delete(watcher);
+    if (set.size === 0) watchers.delete(key);
+  };
 }
 
 /** The note's text (when and what was found), or null when there is none. */

@@ -117,25 +117,39 @@ export function openChecked(file: string, open: () => DatabaseSync): DatabaseSyn
   return db;
 }
 
+/** Connections whose store the start check read whole and found sound (nothing left for the background check). */
+const checkedWhole = new WeakSet<DatabaseSync>();
+
+/** Whether the start check read all of this connection's store (a small one, or one noted damaged) and found it sound. */
+export function wasCheckedWhole(db: DatabaseSync): boolean {
+  return checkedWhole.has(db);
+}
+
 /**
  * The first thing the start check finds wrong with the store, or null. The whole store is checked
  * when it is small, or when damage was found while Sluice ran (damage-marker.ts): the note goes once
- * that check finds the store sound.
+ * that check finds the store sound. A big store's middle is left to the background check
+ * (store-check/), which begins a few seconds after start.
  */
 export function startFinding(db: DatabaseSync, file: string): string | null {
   const bytes = fileBytes(file);
   const marked = readDamageMarker(file);
+  const whole = (): string | null => {
+    const finding = firstFinding(check(db, 'quick_check', 1), db);
+    if (finding === null) checkedWhole.add(db);
+    return finding;
+  };
   try {
     if (marked !== null) {
       console.error(`sluice: the store was found damaged while Sluice ran (${marked.split(' ')[0]}); checking all of ${file} before starting (a store of a few GB takes minutes)…`);
       if (bytes < os.freemem() / 2) readThrough(file);
-      const finding = firstFinding(check(db, 'quick_check', 1), db);
+      const finding = whole();
       if (finding === null) removeDamageMarker(file);
       return finding;
     }
     if (bytes <= startCheckLimits.quickCheckMaxBytes) {
       readThrough(file);
-      return firstFinding(check(db, 'quick_check', 1), db);
+      return whole();
     }
     // Virtual tables (the search index) are read through their shadow tables, which are listed too.
     const schema = db

@@ -37,6 +37,7 @@ export class StoreWriter {
   #nextId = 1;
   #closed = false;
   #whenClosed: (() => void) | undefined;
+  #lastCommitAt = -Infinity;
 
   /**
    * `onRestarted` runs when a new worker has replaced a dead one: writes the old one committed but
@@ -53,6 +54,11 @@ export class StoreWriter {
     this.#onCommitted = onCommitted;
     this.#onRestarted = onRestarted;
     this.#worker = this.#spawn();
+  }
+
+  /** When the writer last committed something (performance.now()): background work rests while it is busy. */
+  get lastCommitAt(): number {
+    return this.#lastCommitAt;
   }
 
   /** Tells the worker which write keys exist (for requests that carry the key in the body), and the origins each source accepts. */
@@ -187,6 +193,7 @@ export class StoreWriter {
   }
 
   #receive(message: FromWriter): void {
+    if (message.kind === 'committed' || message.kind === 'results-committed' || message.kind === 'written') this.#lastCommitAt = performance.now();
     switch (message.kind) {
       case 'committed': {
         for (const result of message.results) this.#take(result.jobId)?.resolve(result);

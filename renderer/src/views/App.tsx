@@ -7,11 +7,12 @@ import { NavRail } from './NavRail.tsx';
 import { TopBar } from './TopBar.tsx';
 import { VIEWS } from './nav/registry.tsx';
 import { HoldBanner } from './settings/HoldBanner.tsx';
+import { StoreDamageBanner } from './settings/StoreDamageBanner.tsx';
 import { useView } from '../lib/route.ts';
 import { StreamView } from './stream/StreamView.tsx';
 
 /**
- * The app's shell: the navigation rail, the top bar, the banners (hold, connection, problem), and
+ * The app's shell: the navigation rail, the top bar, the banners (hold, store damage, connection, problem), and
  * the view the hash names — the stream (views/stream/) or one from the registry (views/<key>/).
  */
 export function App({ transport }: { transport: string }) {
@@ -28,7 +29,10 @@ export function App({ transport }: { transport: string }) {
       <NavRail transport={transport} />
       <div className="main">
         <TopBar sourceId={sourceId} onSourceChange={setSourceId} />
-        <HoldBanner />
+        <div className="status-slot">
+          <HoldBanner />
+          <StoreDamageBanner />
+        </div>
         <ConnectionBanner />
         {problem ? (
           <p className="banner banner-bad" role="alert">
