@@ -13,6 +13,7 @@ import { defaultDataDir } from '../core/config/data-dir.ts';
 import { lockDataDir } from '../core/store/data-dir-lock.ts';
 import { DataDirError } from '../core/store/data-dir-errors.ts';
 import { removeDamageMarker } from '../core/store/damage-marker.ts';
+import { removeProgress } from '../core/store-check/check-progress.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
 import { check, fileBytes, isDamage, isDiskFull, nameTrees, readThrough, treeNames } from '../core/store/integrity.ts';
 import { salvage, type SalvageReport } from '../core/store/salvage.ts';
@@ -46,6 +47,7 @@ export async function doctor(args: string[]): Promise<number> {
     if (findings.length === 0) {
       // Damage noted while Sluice ran (store/damage-marker.ts) is not there (any more): the next start need not check it all.
       removeDamageMarker(file);
+      removeProgress(file); // and the background check's round under way has nothing left to find
       process.stdout.write(`the store ${file} is sound\n`);
       if (values.salvage) process.stdout.write('nothing to salvage\n');
       if (values.vacuum) vacuum(file);
@@ -75,6 +77,7 @@ export async function doctor(args: string[]): Promise<number> {
       return 1;
     }
     removeDamageMarker(file); // the damaged file is aside; the new store starts with the usual check
+    removeProgress(file); // and the background check begins a new round on it
     printReport(file, report);
     return 0;
   } finally {

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QUICK_CHECK_MAX_BYTES, fileBytes } from '../../electron/core/store/integrity.ts';
 import { DatabaseSync } from '../../electron/core/store/sqlite.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
-import { startCli, type RunningCli } from '../helpers/cli.ts';
+import { runCli, startCli, type RunningCli } from '../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -260,5 +260,13 @@ describe('the background check of the whole store', () => {
     expect(done.rows - kept.rows).toBeLessThan(rows); // …this run only what was left
     expect(done.rows).toBeLessThan(rows + 10);
     expect(fs.existsSync(path.join(dir, 'store-check.json'))).toBe(false);
+  });
+
+  it('sluice doctor, having read all of the store, ends a round under way (a salvaged store gets a new one)', async () => {
+    const dir = copyOfSeed();
+    const progress = path.join(dir, 'store-check.json');
+    fs.writeFileSync(progress, JSON.stringify({ startedAt: 1, position: { table: 'messages', after: [5000], until: 9000 }, rows: 6000, tablesChecked: 8 }));
+    expect((await runCli(['doctor', '--data-dir', dir])).code).toBe(0);
+    expect(fs.existsSync(progress)).toBe(false);
   });
 });
