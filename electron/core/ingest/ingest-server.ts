@@ -12,6 +12,14 @@ import { checkLoop } from './loop-check.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { readBody } from './read-body.ts';
+import {
+  CONNECTIONS_CHECK_INTERVAL_MS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  maxIngestConnections,
+  openFileLimit,
+  REQUEST_TIMEOUT_MS,
+} from './connection-limits.ts';
 
 /** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */
 const SINGLE_PATHS = new Map<string, MessageType>([
@@ -32,6 +40,8 @@ export interface IngestServerOptions {
   port: number;
   /** This Sluice's id: requests it sent itself are refused (loop-check.ts). */
   instanceId: string;
+  /** Where the connection cap's line goes (default: stderr). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -45,10 +55,21 @@ export class IngestServer {
   #url = '';
   #closing = false;
   readonly #inFlight = new Set<ServerResponse>();
+  /** Open connections, and whether the cap's line may be written (again). */
+  #connections = 0;
+  #capNoted = false;
+  #capNotedAt = -Infinity;
 
   constructor(options: IngestServerOptions) {
     this.#options = options;
-    this.#server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    // Timeouts and the cap: connection-limits.ts says why these.
+    const serverOptions = {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+    };
+    this.#server = http.createServer(serverOptions, (req, res) => {
       this.#inFlight.add(res);
       res.on('close', () => this.#inFlight.delete(res));
       // While closing, answers end their connections, so close() need not wait for clients to hang up.
@@ -58,18 +79,55 @@ export class IngestServer {
       });
       this.#handle(req, res).catch((error: unknown) => this.#fail(res, error));
     });
-    // Bytes that are not HTTP get a JSON answer too, then the connection is closed.
+    this.#limitConnections(options.log ?? ((line) => console.error(line)));
+    // Bytes that are not HTTP, and a request that did not arrive in time, get a JSON answer too; then
+    // the connection is let go of, even when the client never closes its side (one that trickles its
+    // request does not read the answer: an ended socket would wait for it, holding its descriptor).
     this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
-      const body = JSON.stringify({ success: false, error: { code: 'bad_request', message: `not a valid HTTP request (${error.code ?? error.message})` } });
+      const [status, code, message] =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? ['408 Request Timeout', 'request_timeout', `the request did not arrive in time (its headers within ${HEADERS_TIMEOUT_MS / 1000} s, all of it within ${REQUEST_TIMEOUT_MS / 1000} s); send it again`]
+          : ['400 Bad Request', 'bad_request', `not a valid HTTP request (${error.code ?? error.message})`];
+      const body = JSON.stringify({ success: false, error: { code, message } });
       socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
       );
     });
   }
 
   get url(): string {
     return this.#url;
+  }
+
+  /**
+   * At most maxIngestConnections() open at once: Node refuses (closes) further ones. The first refusal
+   * writes one line; the next is written only once the connections fell under half the cap again, and
+   * a minute after the last.
+   */
+  #limitConnections(log: (line: string) => void): void {
+    const openFiles = openFileLimit();
+    const cap = maxIngestConnections(openFiles);
+    this.#server.maxConnections = cap;
+    this.#server.on('connection', (socket) => {
+      this.#connections++;
+      socket.once('close', () => {
+        this.#connections--;
+        if (this.#connections < cap / 2) this.#capNoted = false;
+      });
+    });
+    this.#server.on('drop', () => {
+      const now = this.#options.clock.now();
+      if (this.#capNoted || now - this.#capNotedAt < 60_000) return;
+      this.#capNoted = true;
+      this.#capNotedAt = now;
+      log(
+        `sluice: the ingestion endpoint holds ${cap} connections, its limit (a quarter of the ${openFiles} files this process may open), ` +
+          `and refuses new ones until some close: slow clients hold them (a request's headers get ${HEADERS_TIMEOUT_MS / 1000} s, ` +
+          `a request ${REQUEST_TIMEOUT_MS / 1000} s, an idle connection ${KEEP_ALIVE_TIMEOUT_MS / 1000} s); raise the open-file limit (ulimit -n) to allow more`,
+      );
+    });
   }
 
   async listen(): Promise<string> {
