@@ -14,6 +14,7 @@ import { findRejection } from '../../shared/message-rules.ts';
 import type { UnplannedMode, Violation } from '../../shared/tracking-plan.ts';
 import type { CompiledPlan } from '../core/plans/compile-plan.ts';
 import { UsageError } from './command-error.ts';
+import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { checkInputFiles, clip, isObject, lineContent, LineWriter, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
 import { readPlan } from './plan-input.ts';
 
@@ -160,10 +161,10 @@ function humanReport(out: LineWriter): Report {
 function jsonReport(out: LineWriter): Report {
   const about = ({ index, list, ...s }: Subject) => ({ ...s, ...(index !== undefined ? { index, list } : {}) });
   return {
-    violations: (subject, violations) => out.line(JSON.stringify({ ...about(subject), violations })),
-    refused: (subject, rejection) => out.line(JSON.stringify({ ...about(subject), refused: rejection })),
-    unreadable: (file, line, error) => out.line(JSON.stringify({ file, line, error })),
-    summary: (summary) => out.line(JSON.stringify({ summary })),
+    violations: (subject, violations) => out.line(ndjsonLine({ ...about(subject), violations })),
+    refused: (subject, rejection) => out.line(ndjsonLine({ ...about(subject), refused: rejection })),
+    unreadable: (file, line, error) => out.line(ndjsonLine({ file, line, error })),
+    summary: (summary) => out.line(ndjsonLine({ summary })),
   };
 }
 

@@ -16,7 +16,8 @@ import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { storeFailureOf } from '../core/ingest-error.ts';
 import { DATABASE_FILE } from '../core/store/database.ts';
-import { exportPages, type ExportFilter } from '../core/transfer/export-lines.ts';
+import { exportLineText, exportPages, type ExportFilter } from '../core/transfer/export-lines.ts';
+import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { destinationByName, HAR_TAIL, harHead, harPages, type HarFilter } from '../core/transfer/har.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 import { InputError, UsageError } from './command-error.ts';
@@ -97,7 +98,7 @@ async function writeLines(db: ReturnType<typeof openStore>['db'], filter: Export
   for (const page of exportPages(db, filter)) {
     if (page.length === 0) continue;
     count += page.length;
-    await out.line(page.map((line) => JSON.stringify(line)).join('\n'));
+    await out.line(page.map(exportLineText).join('\n'));
   }
   return count;
 }
@@ -110,7 +111,7 @@ async function writeHar(db: ReturnType<typeof openStore>['db'], filter: HarFilte
   for (const page of harPages(db, filter)) {
     for (const entry of page) {
       if (pending !== undefined) await out.line(`${pending},`);
-      pending = JSON.stringify(entry);
+      pending = ndjsonLine(entry);
       count++;
     }
   }

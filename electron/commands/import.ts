@@ -105,14 +105,15 @@ async function* inputs(file: string, name: string): AsyncGenerator<Parsed> {
     yield one(text, `${name}:${line}`, name);
   }
   if (!buffered) return;
+  const whole = buffered.map((l) => l.text).join('\n');
   let document: unknown;
   try {
-    document = JSON.parse(buffered.map((l) => l.text).join('\n'));
+    document = JSON.parse(whole);
   } catch {
     for (const { line, text } of buffered) if (text.trim() !== '') yield one(text, `${name}:${line}`, name);
     return;
   }
-  yield isHar(document) ? harMessages(document as Record<string, unknown>, name) : one(JSON.stringify(document), `${name}:${buffered[0]!.line}`, name);
+  yield isHar(document) ? harMessages(document as Record<string, unknown>, name) : one(whole, `${name}:${buffered[0]!.line}`, name);
 }
 
 function one(text: string, where: string, name: string): Parsed {

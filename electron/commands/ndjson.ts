@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
-import readline from 'node:readline';
+import { withoutCr } from '../core/transfer/json-lines.ts';
 import { InputError, UsageError } from './command-error.ts';
 
 /** How stdin is named on the command line and in what the commands print. */
@@ -44,18 +44,33 @@ export function fileProblem(file: string, error: unknown): string {
   return `cannot read ${file}: ${(error as Error).message}`;
 }
 
-/** The file's lines with their numbers (from 1), streamed; `-` is stdin. A UTF-8 BOM on the first line is dropped. */
+/**
+ * The file's lines with their numbers (from 1), streamed; `-` is stdin. A line ends at `\n` only (a `\r`
+ * before it is dropped): not at U+2028 or U+2029, which Node's readline also takes for line ends and
+ * which other encoders write raw inside strings (json-lines.ts). A UTF-8 BOM on the first line is dropped.
+ */
 export async function* readLines(file: string): AsyncGenerator<{ line: number; text: string }> {
   const input = file === STDIN_ARG ? process.stdin : fs.createReadStream(file);
-  const lines = readline.createInterface({ input, crlfDelay: Infinity });
+  input.setEncoding('utf8'); // a character cut between two chunks is decoded whole
   let line = 0;
+  const numbered = (text: string) => {
+    line++;
+    const read = withoutCr(text);
+    return { line, text: line === 1 && read.charCodeAt(0) === 0xfeff ? read.slice(1) : read };
+  };
   try {
-    for await (const text of lines) {
-      line++;
-      yield { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+    let rest = '';
+    for await (const chunk of input as AsyncIterable<string>) {
+      let start = 0;
+      for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+        yield numbered(rest + chunk.slice(start, end));
+        rest = '';
+        start = end + 1;
+      }
+      rest += chunk.slice(start);
     }
+    if (rest !== '') yield numbered(rest);
   } finally {
-    lines.close();
     if (input !== process.stdin) input.destroy();
   }
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../../shared/limits.ts';
 import { createCore, type Core } from '../core/index.ts';
 import type { StoreHealth } from '../../shared/storage.ts';
+import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { UiServer } from './ui-server.ts';
 import { inspectorToken } from './inspector-token.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
@@ -77,7 +78,7 @@ export async function serve(args: string[]): Promise<void> {
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
   const warnings = [...core.configWarnings(), ...(tokenNote ? [tokenNote] : [])];
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, api: ui.apiUrl, token: ui.token, sources, warnings })}\n`);
+    process.stdout.write(`${ndjsonLine({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, api: ui.apiUrl, token: ui.token, sources, warnings })}\n`);
     sayDamage(core, true);
     return;
   }
@@ -108,7 +109,7 @@ function sayDamage(core: Core, json: boolean): void {
     if (said || damage === null) return;
     said = true;
     process.stderr.write(`sluice: ${damage.message}\n`);
-    if (json) process.stdout.write(`${JSON.stringify({ event: 'store.damaged', warnings: [damage.message] })}\n`);
+    if (json) process.stdout.write(`${ndjsonLine({ event: 'store.damaged', warnings: [damage.message] })}\n`);
   };
   core.bus.on('storage.health', say);
   say(core.health.view());

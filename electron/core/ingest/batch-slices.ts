@@ -8,7 +8,7 @@ const COMMA = 44;
 const COLON = 58;
 
 /** Index of the quote that closes the string opening at `open`; indexOf is far faster than a loop. */
-function closingQuote(text: string, open: number): number {
+export function closingQuote(text: string, open: number): number {
   let i = text.indexOf('"', open + 1);
   while (i !== -1) {
     let backslashes = 0;

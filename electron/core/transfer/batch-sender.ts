@@ -67,7 +67,7 @@ export class BatchSender {
   }
 
   async add(item: Outgoing): Promise<void> {
-    const json = JSON.stringify(item.message) ?? 'null';
+    const json = item.json ?? JSON.stringify(item.message) ?? 'null';
     const bytes = Buffer.byteLength(json);
     if (bytes > MAX_BYTES - 16) {
       this.#refuse(item, 'message_too_large', `the message is ${bytes.toLocaleString('en-US')} bytes; a request to the ingestion endpoint takes at most ${MAX_REQUEST_BYTES / 1024} KB (not sent)`);

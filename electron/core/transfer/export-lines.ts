@@ -12,6 +12,8 @@ import type { MessageStatus } from '../../../shared/message-rules.ts';
 import { compileQuery } from '../store/message-query-sql.ts';
 import type { BatchEnvelope } from '../store/normalize.ts';
 import { filterTerms } from '../store/messages-repo.ts';
+import { lineSafe } from './json-lines.ts';
+import { memberValue, mergedUnder, withMembers } from './json-text.ts';
 
 /** Which messages an export holds; every field given must match. */
 export interface ExportFilter {
@@ -35,10 +37,10 @@ export interface ExportFilter {
   delivery?: string;
 }
 
-/** One line of an export. */
+/** One line of an export (written by exportLineText). */
 export interface ExportLine {
-  /** The message as the client sent it (see asSent); null when its text was not kept as JSON. */
-  message: unknown;
+  /** The message as the client sent it, as JSON text (see asSent); null when its text was not kept as JSON. */
+  message: string | null;
   /** The stored text, only when `message` is null: a rejected message that was not JSON or not kept whole. */
   raw?: string;
   /** The row's id in the exporting store (arrival order). */
@@ -131,6 +133,16 @@ export function* exportPages(db: DatabaseSync, filter: ExportFilter): Generator<
   }
 }
 
+/**
+ * The line's NDJSON text (without its `\n`): the message's text spliced in as it is, not parsed and
+ * written again (which would round an integer past 2^53 and rewrite escapes and key order), and, as on
+ * every NDJSON line Sluice writes, U+2028 and U+2029 escaped (json-lines.ts).
+ */
+export function exportLineText(line: ExportLine): string {
+  const { message, ...rest } = line;
+  return lineSafe(`{"message":${message ?? 'null'},${JSON.stringify(rest).slice(1)}`);
+}
+
 function exportLine(row: Row): ExportLine {
   const sent = asSent(row);
   return {
@@ -152,9 +164,10 @@ function exportLine(row: Row): ExportLine {
 }
 
 /**
- * The message as the client sent it, from its stored text and its request:
+ * The message as the client sent it, as JSON text: its stored text as it is, with only these changes,
+ * each made to its members as written (json-text.ts) so that everything else stays byte for byte:
  * - its request's batch-level `context` and `integrations` merged under its own and the batch's
- *   `sentAt` when it has none (withEnvelope): what the client sent for it, now carried by the message
+ *   `sentAt` when it has none (envelopeChanges): what the client sent for it, now carried by the message
  *   alone, so that it can go in any batch, as Sluice's normalize.ts reads it;
  * - its `type` as stored: a message posted to /v1/track carries none of its own, the endpoint gave it;
  * - its `messageId` as stored: the client's, or the one Sluice generated (`sluice-…`) when the client
@@ -165,7 +178,7 @@ function exportLine(row: Row): ExportLine {
  * A rejected message whose text is not JSON, or was not kept whole (too large, too deep: ingestion
  * stores `{"_sluice": …, "preview"}` instead), has message null and its stored text as `raw`.
  */
-export function asSent(row: Pick<Row, 'raw' | 'status' | 'type' | 'message_id' | 'envelope'>): { message: unknown; raw?: string } {
+export function asSent(row: Pick<Row, 'raw' | 'status' | 'type' | 'message_id' | 'envelope'>): { message: string | null; raw?: string } {
   // The marker is what prepare-request.ts writes for such a message, always with this start.
   if (row.status === 'rejected' && row.raw.startsWith('{"_sluice":')) return { message: null, raw: row.raw };
   let parsed: unknown;
@@ -175,31 +188,41 @@ export function asSent(row: Pick<Row, 'raw' | 'status' | 'type' | 'message_id' |
     return { message: null, raw: row.raw };
   }
   // A batch element that is not an object (a number, a string) was rejected as it was: exported as it was.
-  if (!isObject(parsed)) return { message: parsed };
-  const message = parsed;
-  delete message.writeKey;
-  if (row.type !== null) message.type = row.type;
-  if (row.envelope) withEnvelope(message, JSON.parse(row.envelope) as BatchEnvelope);
-  if (row.message_id !== null && message.messageId === undefined) message.messageId = row.message_id;
-  return { message };
+  if (!isObject(parsed)) return { message: row.raw };
+  // What changes, member by member (undefined: left out); read on the parsed message, written on the text.
+  const changes = new Map<string, string | undefined>();
+  if (Object.hasOwn(parsed, 'writeKey')) changes.set('writeKey', undefined);
+  if (row.type !== null && parsed.type !== row.type) changes.set('type', JSON.stringify(row.type));
+  if (row.envelope) envelopeChanges(parsed, row.raw, JSON.parse(row.envelope) as BatchEnvelope, changes);
+  if (row.message_id !== null && parsed.messageId === undefined) changes.set('messageId', JSON.stringify(row.message_id));
+  return { message: withMembers(row.raw, changes) };
 }
 
 /**
  * A batch's `context` and `integrations` under the message's own (the message's fields win), and its
  * `sentAt` when the message has none: as ingestion reads a batch (normalize.ts). A message whose own
- * context or integrations is not an object keeps it, for ingestion's rules to refuse as before.
- * Completes `message` in place and returns it.
+ * context or integrations is not an object keeps it, for ingestion's rules to refuse as before. Adds
+ * to `changes` (for withMembers) what that changes in the message `parsed`, written as `text`: its own
+ * members stay as written.
  */
-export function withEnvelope(message: Record<string, unknown>, envelope: Pick<BatchEnvelope, 'context' | 'integrations' | 'sentAt'>): Record<string, unknown> {
+export function envelopeChanges(
+  parsed: Record<string, unknown>,
+  text: string,
+  envelope: Pick<BatchEnvelope, 'context' | 'integrations' | 'sentAt'>,
+  changes: Map<string, string | undefined>,
+): void {
   for (const field of ['context', 'integrations'] as const) {
     const outer = envelope[field];
     if (!isObject(outer)) continue;
-    const own = message[field];
-    if (own === undefined) message[field] = { ...outer };
-    else if (isObject(own)) message[field] = { ...outer, ...own };
+    const own = parsed[field];
+    if (own === undefined) changes.set(field, JSON.stringify(outer));
+    else if (isObject(own)) {
+      const ownText = memberValue(text, field)!;
+      const merged = mergedUnder(outer, ownText);
+      if (merged !== ownText) changes.set(field, merged);
+    }
   }
-  if (message.sentAt === undefined && envelope.sentAt !== undefined) message.sentAt = envelope.sentAt;
-  return message;
+  if (parsed.sentAt === undefined && envelope.sentAt !== undefined) changes.set('sentAt', JSON.stringify(envelope.sentAt));
 }
 
 /** The id of the source called `name`, or the names there are (for the sentence that says it is not one). */

@@ -8,8 +8,9 @@
 import type { ServerResponse } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { exportPages } from './export-lines.ts';
-import { HAR_TAIL, harHead, harPages, type HarFilter } from './har.ts';
+import { exportLineText, exportPages, type ExportLine } from './export-lines.ts';
+import { ndjsonLine } from './json-lines.ts';
+import { HAR_TAIL, harHead, harPages, type HarEntry, type HarFilter } from './har.ts';
 
 export type ExportFormat = 'ndjson' | 'har';
 
@@ -20,7 +21,7 @@ export type ExportFormat = 'ndjson' | 'har';
  */
 export async function streamExport(res: ServerResponse, db: DatabaseSync, format: ExportFormat, filter: HarFilter, stopping: AbortSignal, now = Date.now()): Promise<number> {
   // The NDJSON export's time bounds are when messages were received; the HAR's, when attempts were made.
-  const pages: Iterator<unknown[]> = format === 'har' ? harPages(db, filter) : exportPages(db, filter);
+  const pages: Iterator<HarEntry[] | ExportLine[]> = format === 'har' ? harPages(db, filter) : exportPages(db, filter);
   // The first page before the first byte: what the filter holds (a search that does not parse, a store
   // that cannot be read) is found while the caller can still answer with a JSON error and a status.
   let next = pages.next();
@@ -45,8 +46,8 @@ export async function streamExport(res: ServerResponse, db: DatabaseSync, format
       if (page.length > 0) {
         const text =
           format === 'har'
-            ? page.map((entry, i) => `${count + i > 0 ? ',' : ''}${JSON.stringify(entry)}\n`).join('')
-            : `${page.map((line) => JSON.stringify(line)).join('\n')}\n`;
+            ? (page as HarEntry[]).map((entry, i) => `${count + i > 0 ? ',' : ''}${ndjsonLine(entry)}\n`).join('')
+            : `${(page as ExportLine[]).map(exportLineText).join('\n')}\n`;
         count += page.length;
         if (!res.write(text)) {
           await drained(res);

@@ -11,12 +11,20 @@
  *   each POST to a Tracking API path has its body sent again.
  * What Sluice made itself (an audience sync's identify, a Violation Generated event) is not sent: the
  * relay it goes to makes its own. Nor is a message whose text the export could not keep.
+ * Numbers are read as written (parseExact: an integer past 2^53 is not rounded), and a message read
+ * whole from a line is sent as its text.
  */
-import { isObject, withEnvelope } from './export-lines.ts';
+import { envelopeChanges, isObject } from './export-lines.ts';
+import { memberValue, parseExact, withMembers } from './json-text.ts';
 
 /** A message to send, and where it came from (for what the summary says of it). */
 export interface Outgoing {
   message: unknown;
+  /**
+   * Its JSON text to send, when it is not JSON.stringify(message): the text as read (an export's
+   * message, a message line), or with a batch's fields carried in, its own members as written.
+   */
+  json?: string;
   /** `FILE:LINE`, `FILE:LINE batch[3]`, `FILE entries[4] batch[0]`. */
   where: string;
   /** The export says ingestion rejected it: refused again, it is as it was, not a failure of the import. */
@@ -62,7 +70,7 @@ export function parseLine(text: string, where: string): Parsed | HarLine {
   const out = emptyParsed();
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseExact(text);
   } catch (error) {
     return failed(out, where, `the line is not JSON (${clip((error as Error).message, 160)})`);
   }
@@ -70,7 +78,7 @@ export function parseLine(text: string, where: string): Parsed | HarLine {
   if (isHar(value)) return { har: value as Record<string, unknown> };
   // An export's line has a `type` of its own (the stored row's) beside its `status`; a message may have
   // a field called `message`, but then it has a `type` and no `status`.
-  if (Object.hasOwn(value, 'message') && (!Object.hasOwn(value, 'type') || Object.hasOwn(value, 'status'))) return exportedMessage(value, where, out);
+  if (Object.hasOwn(value, 'message') && (!Object.hasOwn(value, 'type') || Object.hasOwn(value, 'status'))) return exportedMessage(value, text, where, out);
   if (Object.hasOwn(value, 'batch')) return batchMessages(value, where, out);
   // A message may carry a field named "messages" of its own: a line with a "type" is a message.
   if (Object.hasOwn(value, 'messages') && !Object.hasOwn(value, 'type')) {
@@ -79,7 +87,8 @@ export function parseLine(text: string, where: string): Parsed | HarLine {
     return out;
   }
   if (Object.hasOwn(value, 'type')) {
-    out.send.push({ message: withoutWriteKey(value), where, wasRejected: false });
+    const own = withoutWriteKey(value);
+    out.send.push({ message: own, ...(own === value ? { json: text } : {}), where, wasRejected: false });
     return out;
   }
   return failed(
@@ -117,7 +126,7 @@ export function harMessages(har: Record<string, unknown>, name: string): Parsed 
     if (text === undefined || text === '') return void failed(out, where, `POST ${path} has no body in the HAR (request.postData.text)`);
     let body: unknown;
     try {
-      body = JSON.parse((postData as { encoding?: unknown }).encoding === 'base64' ? Buffer.from(text, 'base64').toString('utf8') : text);
+      body = parseExact((postData as { encoding?: unknown }).encoding === 'base64' ? Buffer.from(text, 'base64').toString('utf8') : text);
     } catch {
       return void failed(out, where, `the body of POST ${path} is not JSON (a gzipped body cannot be read back from a HAR)`);
     }
@@ -129,12 +138,19 @@ export function harMessages(har: Record<string, unknown>, name: string): Parsed 
   return out;
 }
 
-function exportedMessage(value: Record<string, unknown>, where: string, out: Parsed): Parsed {
+/** An export's line (`text`, read as `value`): its message sent as the export wrote it. */
+function exportedMessage(value: Record<string, unknown>, text: string, where: string, out: Parsed): Parsed {
   const { message } = value;
   if (typeof value.origin === 'string' && SLUICE_MADE.has(value.origin)) return skip(out, 'sluice-made', where);
   const wasRejected = value.status === 'rejected';
   if (message === null && wasRejected) return skip(out, 'not-kept', where);
-  if (isObject(message)) return fromApi(message, where, out, wasRejected);
+  if (isObject(message)) {
+    fromApi(message, where, out, wasRejected);
+    const sent = out.send.at(-1);
+    // Nothing taken out of it (no write key, no API metadata): its text as it is.
+    if (sent?.message === message) sent.json = memberValue(text, 'message');
+    return out;
+  }
   // A rejected batch element that was not an object (a number, a string) is sent as it was.
   if (wasRejected && message !== undefined) {
     out.send.push({ message, where, wasRejected });
@@ -171,8 +187,13 @@ function batchMessages(value: Record<string, unknown>, where: string, out: Parse
   batch.forEach((message, i) => {
     const at = `${where} batch[${i}]`;
     // An element that is not an object is sent as it is: ingestion rejects it, as it did the first time.
-    const sent = isObject(message) ? withEnvelope(withoutWriteKey(message), { context, integrations, sentAt } as Parameters<typeof withEnvelope>[1]) : message;
-    out.send.push({ message: sent, where: at, wasRejected: false });
+    if (!isObject(message)) return void out.send.push({ message, where: at, wasRejected: false });
+    // The batch's fields carried in, as the export carries them (its numbers as read: parseExact).
+    const own = withoutWriteKey(message);
+    const text = JSON.stringify(own);
+    const changes = new Map<string, string | undefined>();
+    envelopeChanges(own, text, { context, integrations, sentAt } as Parameters<typeof envelopeChanges>[2], changes);
+    out.send.push({ message: own, json: withMembers(text, changes), where: at, wasRejected: false });
   });
   return out;
 }

@@ -4,7 +4,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { MessageFilter } from '../../../shared/operations.ts';
 import { EXPORT_MAX_MESSAGES, type ImportOutcome, type StorageResponses } from '../../../shared/storage.ts';
-import { exportPages, type ExportFilter } from './export-lines.ts';
+import { exportLineText, exportPages, type ExportFilter } from './export-lines.ts';
+import { ndjsonLine, splitLines } from './json-lines.ts';
 import { HAR_TAIL, harHead, harPages } from './har.ts';
 import { harMessages, isHar, parseLine, type Parsed } from './import-parse.ts';
 import { BatchSender } from './batch-sender.ts';
@@ -39,7 +40,7 @@ export function exportForDownload(db: DatabaseSync, filter: MessageFilter, forma
       for (const line of page) {
         if (count === EXPORT_MAX_MESSAGES) truncated = true;
         if (truncated) break;
-        parts.push(`${JSON.stringify(line)}\n`);
+        parts.push(`${exportLineText(line)}\n`);
         count++;
       }
       if (truncated) break;
@@ -52,7 +53,7 @@ export function exportForDownload(db: DatabaseSync, filter: MessageFilter, forma
     for (const entry of page) {
       if (entries.length === EXPORT_MAX_MESSAGES) truncated = true;
       if (truncated) break;
-      entries.push(JSON.stringify(entry));
+      entries.push(ndjsonLine(entry));
     }
     if (truncated) break;
   }
@@ -89,7 +90,7 @@ export async function importDropped(ingestUrl: string, writeKey: string, fileNam
     format = 'har';
     await take(harMessages(whole as Record<string, unknown>, fileName));
   } else {
-    const lines = text.split(/\r?\n/);
+    const lines = splitLines(text);
     for (let i = 0; i < lines.length; i++) {
       if (lines[i]!.trim() === '') continue;
       const parsed = parseLine(lines[i]!, `${fileName}:${i + 1}`);
