@@ -10,7 +10,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UiServer } from '../../electron/headless/ui-server.ts';
-import { CLI } from '../helpers/cli.ts';
+import { CLI, startCli } from '../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 
 const LS = '\u2028';
@@ -168,5 +168,15 @@ describe('every other NDJSON reader and writer', () => {
     const texts = readlineLines(again.text).map(messageText);
     expect(texts.slice(0, 2)).toEqual(readlineLines(download.text).map(messageText));
     expect(exact(texts[2]!)).toEqual({ type: 'track', event: `Raw${LS}Event`, userId: 'u', messageId: 'raw-ls' });
+  });
+
+  it("serve's --json ready line is one line for readline too, whatever the data folder's name", async () => {
+    const dataDir = path.join(scratch(), `data${LS}folder`);
+    const serving = await startCli(['--data-dir', dataDir]); // its ready line is read with Node's readline
+    try {
+      expect(serving.ready.dataDir).toBe(dataDir);
+    } finally {
+      await serving.stop();
+    }
   });
 });
