@@ -13,7 +13,7 @@ import { compileQuery } from '../store/message-query-sql.ts';
 import type { BatchEnvelope } from '../store/normalize.ts';
 import { filterTerms } from '../store/messages-repo.ts';
 import { lineSafe } from './json-lines.ts';
-import { memberValue, mergedUnder, withMembers } from './json-text.ts';
+import { memberValue, mergedUnder, objectMembers, withMembers, type Member } from './json-text.ts';
 
 /** Which messages an export holds; every field given must match. */
 export interface ExportFilter {
@@ -191,23 +191,24 @@ export function asSent(row: Pick<Row, 'raw' | 'status' | 'type' | 'message_id' |
   if (!isObject(parsed)) return { message: row.raw };
   // What changes, member by member (undefined: left out); read on the parsed message, written on the text.
   const changes = new Map<string, string | undefined>();
+  const members = lazy(() => objectMembers(row.raw));
   if (Object.hasOwn(parsed, 'writeKey')) changes.set('writeKey', undefined);
   if (row.type !== null && parsed.type !== row.type) changes.set('type', JSON.stringify(row.type));
-  if (row.envelope) envelopeChanges(parsed, row.raw, JSON.parse(row.envelope) as BatchEnvelope, changes);
+  if (row.envelope) envelopeChanges(parsed, members, JSON.parse(row.envelope) as BatchEnvelope, changes);
   if (row.message_id !== null && parsed.messageId === undefined) changes.set('messageId', JSON.stringify(row.message_id));
-  return { message: withMembers(row.raw, changes) };
+  return { message: withMembers(row.raw, parsed, changes, members) };
 }
 
 /**
  * A batch's `context` and `integrations` under the message's own (the message's fields win), and its
  * `sentAt` when the message has none: as ingestion reads a batch (normalize.ts). A message whose own
  * context or integrations is not an object keeps it, for ingestion's rules to refuse as before. Adds
- * to `changes` (for withMembers) what that changes in the message `parsed`, written as `text`: its own
- * members stay as written.
+ * to `changes` (for withMembers) what that changes in the message `parsed`, whose `members` are as
+ * written: its own stay so.
  */
 export function envelopeChanges(
   parsed: Record<string, unknown>,
-  text: string,
+  members: () => readonly Member[],
   envelope: Pick<BatchEnvelope, 'context' | 'integrations' | 'sentAt'>,
   changes: Map<string, string | undefined>,
 ): void {
@@ -217,12 +218,18 @@ export function envelopeChanges(
     const own = parsed[field];
     if (own === undefined) changes.set(field, JSON.stringify(outer));
     else if (isObject(own)) {
-      const ownText = memberValue(text, field)!;
-      const merged = mergedUnder(outer, ownText);
+      const ownText = memberValue(members(), field)!;
+      const merged = mergedUnder(outer, ownText, own);
       if (merged !== ownText) changes.set(field, merged);
     }
   }
   if (parsed.sentAt === undefined && envelope.sentAt !== undefined) changes.set('sentAt', JSON.stringify(envelope.sentAt));
+}
+
+/** `make()`'s value, made the first time it is asked for. */
+export function lazy<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** The id of the source called `name`, or the names there are (for the sentence that says it is not one). */

@@ -14,8 +14,8 @@
  * Numbers are read as written (parseExact: an integer past 2^53 is not rounded), and a message read
  * whole from a line is sent as its text.
  */
-import { envelopeChanges, isObject } from './export-lines.ts';
-import { memberValue, parseExact, withMembers } from './json-text.ts';
+import { envelopeChanges, isObject, lazy } from './export-lines.ts';
+import { memberValue, objectMembers, parseExact, withMembers } from './json-text.ts';
 
 /** A message to send, and where it came from (for what the summary says of it). */
 export interface Outgoing {
@@ -148,7 +148,7 @@ function exportedMessage(value: Record<string, unknown>, text: string, where: st
     fromApi(message, where, out, wasRejected);
     const sent = out.send.at(-1);
     // Nothing taken out of it (no write key, no API metadata): its text as it is.
-    if (sent?.message === message) sent.json = memberValue(text, 'message');
+    if (sent?.message === message) sent.json = memberValue(objectMembers(text), 'message');
     return out;
   }
   // A rejected batch element that was not an object (a number, a string) is sent as it was.
@@ -191,9 +191,10 @@ function batchMessages(value: Record<string, unknown>, where: string, out: Parse
     // The batch's fields carried in, as the export carries them (its numbers as read: parseExact).
     const own = withoutWriteKey(message);
     const text = JSON.stringify(own);
+    const members = lazy(() => objectMembers(text));
     const changes = new Map<string, string | undefined>();
-    envelopeChanges(own, text, { context, integrations, sentAt } as Parameters<typeof envelopeChanges>[2], changes);
-    out.send.push({ message: own, json: withMembers(text, changes), where: at, wasRejected: false });
+    envelopeChanges(own, members, { context, integrations, sentAt } as Parameters<typeof envelopeChanges>[2], changes);
+    out.send.push({ message: own, json: withMembers(text, own, changes, members), where: at, wasRejected: false });
   });
   return out;
 }

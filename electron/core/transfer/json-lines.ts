@@ -8,6 +8,7 @@
  */
 
 const LINE_BREAKING = /[\n\r\u2028\u2029]/g;
+const HAS_LINE_BREAKING = /[\n\r\u2028\u2029]/;
 
 /**
  * JSON text made safe for one NDJSON line: U+2028 and U+2029 (which JSON allows raw only inside
@@ -16,6 +17,7 @@ const LINE_BREAKING = /[\n\r\u2028\u2029]/g;
  * read back is the same.
  */
 export function lineSafe(json: string): string {
+  if (!HAS_LINE_BREAKING.test(json)) return json;
   return json.replace(LINE_BREAKING, (c) => (c === '\u2028' ? '\\u2028' : c === '\u2029' ? '\\u2029' : ''));
 }
 

@@ -14,10 +14,16 @@ export interface Member {
 }
 
 const QUOTE = 34;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
 
 /**
  * The members of the JSON object `text`, in order, duplicates included (JSON.parse keeps the last). The
- * text must be valid JSON whose value is an object (JSON.parse said so): only the top level is scanned.
+ * text must be valid JSON whose value is an object (JSON.parse said so): only the top level is read,
+ * strings skipped whole.
  */
 export function objectMembers(text: string): Member[] {
   const members: Member[] = [];
@@ -26,41 +32,58 @@ export function objectMembers(text: string): Member[] {
   let keyEnd = -1;
   const close = (at: number) => {
     if (start < 0) return;
-    const keyText = text.slice(start, keyEnd + 1);
-    members.push({ key: keyText.includes('\\') ? (JSON.parse(keyText) as string) : keyText.slice(1, -1), text: text.slice(start, at).trimEnd() });
+    const key = text.slice(start + 1, keyEnd);
+    members.push({ key: key.includes('\\') ? (JSON.parse(`"${key}"`) as string) : key, text: text.slice(start, at).trimEnd() });
     start = -1;
   };
   for (let i = text.indexOf('{') + 1; i < text.length; i++) {
-    const c = text[i];
-    if (text.charCodeAt(i) === QUOTE) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
       const end = closingQuote(text, i);
       if (depth === 0 && start < 0) {
         start = i;
         keyEnd = end;
       }
       i = end;
-    } else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (depth === 0) {
         close(i);
         break;
       }
       depth--;
-    } else if (c === ',' && depth === 0) close(i);
+    } else if (c === COMMA && depth === 0) close(i);
   }
   return members;
 }
 
+/** The value of the last member `key` (the one JSON.parse keeps), as written; undefined when there is none. */
+export function memberValue(members: readonly Member[], key: string): string | undefined {
+  const member = members.findLast((m) => m.key === key);
+  return member?.text.slice(member.text.indexOf(':', closingQuote(member.text, 0)) + 1).trim();
+}
+
 /**
- * The object `text` with some members set (to a value's JSON text) or removed (undefined), the others
- * as written: a member set takes the place of the first with its key (any later one is dropped), or is
- * added at the end. The text itself when nothing changes.
+ * The object `text` (read as `parsed`, its members `members()`) with some members set (to a value's
+ * JSON text) or removed (undefined), the others as written: a member set takes the place of the first
+ * with its key (any later one is dropped), or is added at the end. When every change adds a member the
+ * object lacks, the text is only extended, not read member by member.
  */
-export function withMembers(text: string, changes: ReadonlyMap<string, string | undefined>): string {
+export function withMembers(
+  text: string,
+  parsed: Record<string, unknown>,
+  changes: ReadonlyMap<string, string | undefined>,
+  members: () => readonly Member[] = () => objectMembers(text),
+): string {
   if (changes.size === 0) return text;
+  const added = [...changes].map(([key, value]) => (value === undefined || Object.hasOwn(parsed, key) ? undefined : `${JSON.stringify(key)}:${value}`));
+  if (added.every((member) => member !== undefined)) {
+    const end = text.lastIndexOf('}');
+    return `${text.slice(0, end).trimEnd()}${Object.keys(parsed).length > 0 ? ',' : ''}${added.join(',')}}`;
+  }
   const out: string[] = [];
   const done = new Set<string>();
-  for (const member of objectMembers(text)) {
+  for (const member of members()) {
     if (!changes.has(member.key)) out.push(member.text);
     else if (!done.has(member.key)) {
       done.add(member.key);
@@ -73,24 +96,16 @@ export function withMembers(text: string, changes: ReadonlyMap<string, string | 
 }
 
 /**
- * `outer`'s members under the object `own` (written as text): own's win, as `{...outer, ...own}`. Own's
- * members stay as written, after those of outer it does not have; `own` itself when it has them all.
+ * `outer`'s members under the object `own` (its text, read as `ownValue`): own's win, as
+ * `{...outer, ...own}`. Those of outer that own lacks go first, own's text follows as written; `own`
+ * itself when it lacks none.
  */
-export function mergedUnder(outer: Record<string, unknown>, own: string): string {
-  const mine = new Set(objectMembers(own).map((m) => m.key));
-  const added = Object.entries(outer).filter(([key, value]) => !mine.has(key) && value !== undefined);
+export function mergedUnder(outer: Record<string, unknown>, own: string, ownValue: Record<string, unknown>): string {
+  const added = Object.entries(outer).filter(([key]) => !Object.hasOwn(ownValue, key));
   if (added.length === 0) return own;
-  const rest = objectMembers(own).map((m) => m.text);
-  return `{${[...added.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`), ...rest].join(',')}}`;
-}
-
-/** The text of the last member `key` of the JSON object `text` (the one JSON.parse keeps), or undefined. */
-export function memberValue(text: string, key: string): string | undefined {
-  const member = objectMembers(text).findLast((m) => m.key === key);
-  if (!member) return undefined;
-  // After the key's closing quote: optional spaces, the colon, optional spaces, the value.
-  const keyEnd = closingQuote(member.text, 0);
-  return member.text.slice(member.text.indexOf(':', keyEnd) + 1).trimStart();
+  const rest = own.slice(own.indexOf('{') + 1);
+  const members = added.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',');
+  return `{${members}${Object.keys(ownValue).length > 0 ? ',' : ''}${rest}`;
 }
 
 /** A number a double may not hold as written: 16 digits or more in a row, or an exponent. */
