@@ -1,3 +1,5 @@
+import { plural } from '../lib/format.ts';
+
 /**
  * How a JSON tree (JsonTree.tsx) folds: which objects and arrays start open, what a folded one says
  * of itself, and how many children an open one shows at first. Pure, tested in Node.
@@ -58,9 +60,9 @@ export function startsOpen(value: Container, depth: number): boolean {
 
 /** What a folded node shows in place of its content: `{…} 12 keys`, `[…] 1 item`. */
 export function foldedSummary(value: Container): { braces: string; count: string } {
-  if (Array.isArray(value)) return { braces: '[…]', count: `${value.length.toLocaleString('en-US')} item${value.length === 1 ? '' : 's'}` };
+  if (Array.isArray(value)) return { braces: '[…]', count: plural(value.length, 'item') };
   const keys = Object.keys(value).length;
-  return { braces: '{…}', count: `${keys.toLocaleString('en-US')} key${keys === 1 ? '' : 's'}` };
+  return { braces: '{…}', count: plural(keys, 'key') };
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import type { DeliveryErrorCode, DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
 import { isLoopRefusalError } from '../lib/loop-refusal.ts';
+import { plural } from '../lib/format.ts';
 
 /** "in 12 s", "in 4 min 05 s", "in 1 h 02 min", or "now". */
 export function countdown(ms: number): string {
@@ -123,7 +124,7 @@ export function nextAttemptWords(d: Pick<DeliveryState, 'attemptCount' | 'nextAt
 
 /** "1 attempt", "3 attempts". */
 export function attemptsWord(n: number): string {
-  return `${n} attempt${n === 1 ? '' : 's'}`;
+  return plural(n, 'attempt');
 }
 
 /** The delivery's state in one line, for the Attempts tab and the replay cards. */

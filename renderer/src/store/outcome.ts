@@ -6,6 +6,7 @@
 import type { DeliveryStatusName, DeliverySummary, MessageSummary } from '../../../shared/contract.ts';
 import { isLoopRefusalError } from '../lib/loop-refusal.ts';
 import { attemptsWord, errorLabel, finalReason, nextAttemptWords } from './delivery-words.ts';
+import { plural } from '../lib/format.ts';
 
 export { countdown, errorLabel } from './delivery-words.ts';
 
@@ -107,7 +108,7 @@ export function describeOutcome(m: OutcomeSubject, now: number): OutcomeText {
       return {
         kind,
         label: replay ? '⊗ replay cancelled' : '⊗ cancelled',
-        title: `The ${replay ? 'replay' : 'delivery'} was cancelled${d ? ` after ${d.attemptCount} attempts` : ''}.`,
+        title: `The ${replay ? 'replay' : 'delivery'} was cancelled${d ? ` after ${plural(d.attemptCount, 'attempt')}` : ''}.`,
         tone: 'muted',
       };
     case 'pending':

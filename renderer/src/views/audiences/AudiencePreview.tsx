@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AudiencePreviewView } from '../../../../shared/audiences.ts';
 import type { RequestOf } from '../../../../shared/contract.ts';
-import { formatCount } from '../../lib/format.ts';
+import { formatCount, plural } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
 import { formatValue, previewRequest, type AudienceForm } from './audience-form.ts';
 
@@ -48,7 +48,7 @@ export function PreviewPanel({ preview, kind, editing }: { preview: PreviewState
   if (preview.status === 'idle') headline = kind === 'audience' ? 'Complete the rule to see who is in it.' : 'Complete the computation to see its values.';
   else if (preview.status === 'failed') headline = `Could not count: ${preview.error}`;
   else if (!r) headline = 'Counting…';
-  else headline = `${formatCount(r.members)} ${r.members === 1 ? noun : nouns} now, of ${formatCount(r.users)} user${r.users === 1 ? '' : 's'} of the source`;
+  else headline = `${plural(r.members, noun, nouns)} now, of ${plural(r.users, 'user')} of the source`;
   return (
     <section className="aud-preview" aria-label="Preview" aria-busy={preview.status === 'counting'}>
       <h3 className="section-title">

@@ -1,7 +1,7 @@
 import { useDeferredValue, useState } from 'react';
 import type { AudienceKind } from '../../../../shared/audiences.ts';
 import { useSecondClock } from '../../lib/clock.ts';
-import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
+import { absoluteTime, formatCount, relativeTime, plural } from '../../lib/format.ts';
 import { formatValue } from './audience-form.ts';
 import { useMembers } from './use-audiences.ts';
 
@@ -16,7 +16,7 @@ export function MembersList({ audienceId, kind }: { audienceId: number; kind: Au
       <div className="toolbar">
         <input type="search" aria-label="Search members" placeholder="Search userId" value={search} maxLength={200} onChange={(e) => setSearch(e.target.value)} />
         <span className="muted" role="status">
-          {members === null ? '' : deferred ? `${formatCount(total)} matching` : `${formatCount(total)} ${kind === 'audience' ? 'members' : 'users with a value'} as of the last sync`}
+          {members === null ? '' : deferred ? `${formatCount(total)} matching` : `${kind === 'audience' ? plural(total, 'member') : plural(total, 'user with a value', 'users with a value')} as of the last sync`}
         </span>
       </div>
       {error ? (

@@ -5,6 +5,7 @@
  * that, recorded runs of them read as one row each. Pure, tested in Node.
  */
 import type { AudienceSyncView } from '../../../../shared/audiences.ts';
+import { plural } from '../../lib/format.ts';
 
 export type HistoryEntry =
   | { kind: 'sync'; sync: AudienceSyncView }
@@ -51,5 +52,5 @@ export function quietSince(lastSyncAt: number | null, syncs: readonly Pick<Audie
 
 /** "checked 14 times since 10:02:11, nothing changed" — a quiet row's words. */
 export function quietWords(checks: number, from: string): string {
-  return `checked ${checks} times since ${from}, nothing changed`;
+  return `checked ${plural(checks, 'time')} since ${from}, nothing changed`;
 }

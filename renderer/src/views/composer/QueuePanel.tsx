@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { ComposerState } from '../../../../shared/contract.ts';
-import { formatCount, formatDuration, relativeTime } from '../../lib/format.ts';
+import { formatCount, formatDuration, relativeTime, plural } from '../../lib/format.ts';
 import { useNow } from '../../store/react.ts';
 import type { QueueSnapshot } from './use-composer-queue.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
@@ -91,7 +91,7 @@ function LastResult({ state }: { state: ComposerState | undefined }) {
   const now = useNow(1000);
   const last = state?.lastResult;
   if (!last) return <p className="queue-last muted">No batch sent yet.</p>;
-  const what = `${last.messages} message${last.messages === 1 ? '' : 's'}`;
+  const what = plural(last.messages, 'message');
   const attempts = last.attempts > 1 ? ` · ${last.attempts} attempts` : '';
   return (
     <p className={`queue-last ${last.ok ? 'tone-ok' : 'tone-bad'}`} aria-label="Last batch">

@@ -1,5 +1,5 @@
 import type { DeletionRequestView } from '../../../../shared/contract.ts';
-import { absoluteTime, relativeTime } from '../../lib/format.ts';
+import { absoluteTime, relativeTime, plural } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { describeNotification } from './notification-status.ts';
@@ -59,7 +59,7 @@ function RequestItem({ request }: { request: DeletionRequestView }) {
         </time>
         <span className="muted">
           {sourceNames.length > 0 ? `sources: ${sourceNames.join(', ')}` : 'no source held messages of this user'}
-          {request.purge ? ` · ${request.purgedMessages} stored message${request.purgedMessages === 1 ? '' : 's'} deleted` : ''}
+          {request.purge ? ` · ${plural(request.purgedMessages, 'stored message')} deleted` : ''}
         </span>
       </div>
       {request.deliveries.length === 0 ? (

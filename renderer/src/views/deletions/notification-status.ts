@@ -2,6 +2,7 @@
 import type { DeliveryView } from '../../../../shared/contract.ts';
 import { errorLabel, type Tone } from '../../store/outcome.ts';
 import { finalReason, nextAttemptWords } from '../../store/delivery-words.ts';
+import { plural } from '../../lib/format.ts';
 
 export interface NotificationText {
   label: string;
@@ -17,7 +18,7 @@ export function describeNotification(d: DeliveryView, now: number): Notification
       ? `HTTP ${last.responseStatus} in ${Math.round(last.durationMs)} ms`
       : (last.errorCode ?? 'error')
     : null;
-  const attempts = `${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}`;
+  const attempts = plural(d.attemptCount, 'attempt');
   switch (d.status) {
     case 'delivered':
       return { label: d.attemptCount > 1 ? `✓ delivered after ${attempts}` : '✓ delivered', tone: 'ok', lastAnswer };

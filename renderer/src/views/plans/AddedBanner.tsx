@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { JsonSchema, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
-import { formatCount } from '../../lib/format.ts';
+import { plural } from '../../lib/format.ts';
 import { isRunning, useRecheck } from './recheck-store.ts';
 
 export interface Added {
@@ -26,8 +26,7 @@ export function AddedBanner({ plan, added, onDismiss }: { plan: TrackingPlanView
   return (
     <div className="plan-added" role="status" aria-label="Added to the plan">
       <p>
-        Added <strong>{added.name}</strong> to {plan.name}: its schema was inferred from {formatCount(added.examples)} stored example
-        {added.examples === 1 ? '' : 's'}
+        Added <strong>{added.name}</strong> to {plan.name}: its schema was inferred from {plural(added.examples, 'stored example')}
         {plan.file ? (
           <>
             {' '}

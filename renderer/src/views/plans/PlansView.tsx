@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { TrackingPlanView } from '../../../../shared/tracking-plan.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
-import { formatCount } from '../../lib/format.ts';
+import { plural } from '../../lib/format.ts';
 import { FORMAT_NAMES, progressFraction, progressWords } from './plan-words.ts';
 import { PlanDetail } from './PlanDetail.tsx';
 import { isRunning, useRecheck } from './recheck-store.ts';
@@ -65,7 +65,7 @@ function PlanItem({ plan, current, onOpen }: { plan: TrackingPlanView; current: 
         {plan.error ? <span className="plan-error-mark">⚠ load error</span> : null}
       </span>
       <span className="master-item-sub">
-        {plan.format ? FORMAT_NAMES[plan.format] : plan.file === null ? 'inline plan' : 'plan file'} · {formatCount(events)} event{events === 1 ? '' : 's'}
+        {plan.format ? FORMAT_NAMES[plan.format] : plan.file === null ? 'inline plan' : 'plan file'} · {plural(events, 'event')}
       </span>
       <span className="master-item-sub">
         unplanned: {plan.unplanned} · violations: {plan.violations}

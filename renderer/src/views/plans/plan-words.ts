@@ -15,7 +15,7 @@ import type {
   UnplannedMode,
   ViolationMode,
 } from '../../../../shared/tracking-plan.ts';
-import { formatCount } from '../../lib/format.ts';
+import { formatCount, plural } from '../../lib/format.ts';
 import { MESSAGE_TYPES, NO_FILTERS, type Filters } from '../../store/filters.ts';
 
 export const FORMAT_NAMES: Record<NonNullable<TrackingPlanView['format']>, string> = {
@@ -110,13 +110,13 @@ export function progressFraction(p: RecheckProgress): number {
 
 /** The sentence beside the progress bar. */
 export function progressWords(p: RecheckProgress): string {
-  const of = `${formatCount(p.done)} of ${formatCount(p.total)} message${p.total === 1 ? '' : 's'}`;
+  const of = `${formatCount(p.done)} of ${plural(p.total, 'message')}`;
   const changed = `${formatCount(p.changed)} changed ${p.changed === 1 ? 'its' : 'their'} violations`;
   switch (p.state) {
     case 'running':
       return `Re-checking… ${of} · ${changed}`;
     case 'finished':
-      return `Finished: ${formatCount(p.total)} message${p.total === 1 ? '' : 's'} re-checked · ${changed}.`;
+      return `Finished: ${plural(p.total, 'message')} re-checked · ${changed}.`;
     case 'failed':
       return `Failed after ${of}: ${p.error ?? 'unknown error'}. ${changed}; run it again to finish.`;
   }

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { ReplayOutcome, RequestOf } from '../../../../shared/contract.ts';
-import { absoluteTime, formatCount } from '../../lib/format.ts';
+import { absoluteTime, plural } from '../../lib/format.ts';
 import { hasFilters, listQuery, type Filters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { countProgress, describeProgress } from './bulk-progress.ts';
@@ -190,7 +190,7 @@ function BulkProgress({ onClose }: { onClose: () => void }) {
   return (
     <div className="bulk-progress">
       <p>
-        Replaying {bulk.messages > 0 ? `${formatCount(bulk.messages)} message${bulk.messages === 1 ? '' : 's'}` : `${bulk.deliveryIds.length} deliveries`} —{' '}
+        Replaying {bulk.messages > 0 ? plural(bulk.messages, 'message') : plural(bulk.deliveryIds.length, 'delivery', 'deliveries')} —{' '}
         {bulk.label}.
       </p>
       <progress className="bulk-bar" aria-label="Replay progress" max={Math.max(1, progress.total)} value={progress.finished} />

@@ -10,7 +10,7 @@ import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.t
 import { deliveryTarget, replayBody, signingHint } from './replay-words.ts';
 import { deliveryName } from '../../store/delivery-words.ts';
 import './replay.css';
-import { formatCount } from '../../lib/format.ts';
+import { plural } from '../../lib/format.ts';
 
 /**
  * Replays one message: the exact body the chosen destination would send, editable (validated as
@@ -108,7 +108,7 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
       </div>
       <JsonEditor value={text} onChange={setEdits} check={check} label="Replay body (JSON)" />
       <p className="hint">
-        Indented here; sent compact{compact !== null ? ` (${formatCount(bytes)} bytes)` : ''}.{' '}
+        Indented here; sent compact{compact !== null ? ` (${plural(bytes, 'byte')})` : ''}.{' '}
         {destination ? signingHint(destination, edited) : null}
       </p>
       <div className="toolbar">

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { AttemptView, DeliveryView, DestinationView, MessageDetail } from '../../../../shared/contract.ts';
-import { absoluteTime, clockTime, formatCount, formatDuration } from '../../lib/format.ts';
+import { absoluteTime, clockTime, formatDuration, plural } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { loopExplanation, loopRefusalOf } from '../../lib/loop-refusal.ts';
 import { deliveryName, nextAttemptWords, stateWords } from '../../store/delivery-words.ts';
@@ -157,7 +157,7 @@ function AttemptRow({ attempt, next, n, scale, timeoutAt }: { attempt: AttemptVi
       ) : null}
       {attempt.responseStatus !== null ? (
         <details className="response">
-          <summary>Response {attempt.responseStatus}{attempt.responseBody ? ` · ${formatCount(attempt.responseBody.length)} characters` : ''}</summary>
+          <summary>Response {attempt.responseStatus}{attempt.responseBody ? ` · ${plural(attempt.responseBody.length, 'character')}` : ''}</summary>
           <table className="headers-table" aria-label={`Response headers of attempt ${n}`}>
             <tbody>
               {Object.entries(attempt.responseHeaders ?? {}).map(([name, value]) => (

@@ -1,5 +1,5 @@
 import { useId, useState, type ReactNode } from 'react';
-import { formatCount, absoluteTime } from '../../lib/format.ts';
+import { formatCount, absoluteTime, plural } from '../../lib/format.ts';
 import { fromLocalInput, toLocalInput } from '../../lib/local-time.ts';
 import { hasFilters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -17,8 +17,8 @@ export function StreamCounts({ loaded, more }: { loaded: number; more: boolean }
       ? 'Counting…'
       : ''
     : filtered
-      ? `${formatCount(counts.matching)} of ${formatCount(counts.total)} messages match`
-      : `${formatCount(counts.total)} messages`;
+      ? `${formatCount(counts.matching)} of ${plural(counts.total, 'message')} ${counts.matching === 1 ? 'matches' : 'match'}`
+      : plural(counts.total, 'message');
   return (
     <span className="stream-counts" data-testid="stream-counts">
       <span>{words}</span>

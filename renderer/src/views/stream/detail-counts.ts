@@ -5,6 +5,7 @@
  * one request (the chosen delivery's) and has no number. Pure, tested in Node.
  */
 import type { DeliveryView } from '../../../../shared/contract.ts';
+import { plural } from '../../lib/format.ts';
 
 export interface TabCount {
   /** The badge ('' for none). */
@@ -16,10 +17,10 @@ export interface TabCount {
 export function attemptsCount(shown: Pick<DeliveryView, 'attempts'> | null, deliveries: number): TabCount {
   const n = shown?.attempts.length ?? 0;
   const of = deliveries > 1 ? ' shown above' : '';
-  return { badge: n > 0 ? String(n) : '', title: `${n} attempt${n === 1 ? '' : 's'} of the delivery${of}` };
+  return { badge: n > 0 ? String(n) : '', title: `${plural(n, 'attempt')} of the delivery${of}` };
 }
 
 export function replaysCount(deliveries: readonly Pick<DeliveryView, 'trigger'>[]): TabCount {
   const n = deliveries.filter((d) => d.trigger === 'replay').length;
-  return { badge: n > 0 ? String(n) : '', title: `${n} replay${n === 1 ? '' : 's'} of this message, to any destination` };
+  return { badge: n > 0 ? String(n) : '', title: `${plural(n, 'replay')} of this message, to any destination` };
 }

@@ -4,11 +4,11 @@
  */
 import type { Violation } from '../../../../shared/tracking-plan.ts';
 import type { Annotation } from '../../components/json-pointer.ts';
-import { formatCount } from '../../lib/format.ts';
+import { plural } from '../../lib/format.ts';
 
 /** "1 violation", "2 violations". */
 export function violationsLabel(count: number): string {
-  return `${formatCount(count)} violation${count === 1 ? '' : 's'}`;
+  return plural(count, 'violation');
 }
 
 /** The violation type in words, for a tooltip: "Required-Missing" → "required field missing". */
