@@ -105,6 +105,8 @@ export const requestSchemas = {
   'deliveries.get': z.strictObject({ id }),
   /** A delivery's whole body as sent (a message's detail carries only the start of a big one: DeliveryView.bodyBytes). */
   'deliveries.body': z.strictObject({ id }),
+  /** One header of an attempt's request as sent: a credential the attempt's view masks (AttemptView.maskedHeaders), on Reveal or for Copy as curl. */
+  'deliveries.revealHeader': z.strictObject({ deliveryId: id, attemptId: id, name: z.string().min(1).max(200) }),
   /** These deliveries' states, as `deliveries.changed` carries them (read again after a reconnect); unknown ids are left out. */
   'deliveries.states': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
   'destinations.list': z.strictObject({}),
@@ -137,6 +139,12 @@ export const requestSchemas = {
   /** What the built-in receiver got (the newest `limit`, oldest first) and how each hook answers. */
   'receiver.inbox': z.strictObject({ hook: z.string().max(200).optional(), limit: z.number().int().min(1).max(10_000).optional() }),
   'receiver.setBehaviour': z.strictObject({ hook: z.string().min(1).max(200), behaviour: receiverBehaviourSchema }),
+  /**
+   * When no enabled destination receives the source: the "Built-in receiver" destination (signed,
+   * sluice://receiver/demo; made or reused, as samples.send does) connected to it. Its next messages
+   * arrive signed in the receiver's inbox. `destination` null: the source already delivered somewhere.
+   */
+  'receiver.connect': z.strictObject({ sourceId: id }),
   /** Queue a message in the source's client (Sluice's client library), as an app would. */
   'composer.send': z.strictObject({
     sourceId: id,
@@ -330,7 +338,10 @@ export interface AttemptView {
   url: string;
   startedAt: number;
   durationMs: number;
+  /** As sent, but each credential's value masked (shared/credential-headers.ts): `deliveries.revealHeader` reads it. */
   requestHeaders: Record<string, string>;
+  /** The names of the headers whose values `requestHeaders` masks (absent: none). */
+  maskedHeaders?: string[];
   responseStatus: number | null;
   responseHeaders: Record<string, string | string[]> | null;
   responseBody: string | null;
@@ -400,6 +411,7 @@ export interface Responses extends PlanResponses, StorageResponses {
   'deliveries.get': DeliveryView;
   /** null: nothing was sent yet (or a purge removed it). */
   'deliveries.body': { body: string | null };
+  'deliveries.revealHeader': { value: string };
   'deliveries.states': { changes: DeliveryChange[] };
   'destinations.list': { destinations: DestinationView[] };
   'sources.save': SourceView;
@@ -417,6 +429,7 @@ export interface Responses extends PlanResponses, StorageResponses {
   'deletions.preview': DeletionPreview;
   'receiver.inbox': { entries: InboxEntry[]; behaviours: Record<string, ReceiverBehaviour> };
   'receiver.setBehaviour': { hook: string; behaviour: ReceiverBehaviour };
+  'receiver.connect': { destination: { id: number; name: string; hookUrl: string; created: boolean } | null };
   'composer.send': { queued: boolean; state: ComposerState };
   'composer.flush': ComposerState;
   'composer.state': ComposerState;

@@ -64,10 +64,13 @@ export class QueryError extends Error {
   override readonly name = 'QueryError';
   /** Where in the query the problem starts (a character offset), for the search box to point at. */
   readonly at: number;
+  /** The query as it was probably meant (a field's missing colon put back), when there is one. */
+  readonly suggestion: string | undefined;
 
-  constructor(message: string, at: number) {
+  constructor(message: string, at: number, suggestion?: string) {
     super(message);
     this.at = at;
+    this.suggestion = suggestion;
   }
 }
 
@@ -140,6 +143,8 @@ export function parseQuery(query: string): Clause[] {
       clauses.push(fieldClause(field[1]!, value.text, negated, start, value.quoted));
       continue;
     }
+    const slip = operatorSlip(query, i, negated);
+    if (slip) throw new QueryError(slip.message, start, `${query.slice(0, start)}${slip.meant}${query.slice(slip.end)}`);
     const value = readValue(query, i);
     i = value.end;
     const words = wordsOf(value.text);
@@ -152,6 +157,40 @@ export function parseQuery(query: string): Clause[] {
     clauses.push({ kind: 'words', negated, text: value.text, words, prefix });
   }
   return clauses;
+}
+
+/**
+ * A field written with an operator but no colon (`properties.revenue>=10`, `event=Signup`,
+ * `type!=identify`) would search for its words and match nothing: what was meant, as a sentence. Only
+ * for the names of fields (a column, or a path from a root), so words such as `a=b` stay words.
+ */
+function operatorSlip(query: string, at: number, negated: boolean): { message: string; meant: string; end: number } | null {
+  const match = /^([A-Za-z_$][\w$]*(?:\.[\w$-]+)*)(>=|<=|==|!=|=|>|<)/.exec(query.slice(at));
+  if (!match) return null;
+  const [written, name, op] = match as unknown as [string, string, string];
+  const column = !name.includes('.') ? FIELD_NAMES.get(name.toLowerCase()) : undefined;
+  if (!column && !ROOTS.has(name.split('.')[0]!.toLowerCase())) return null;
+  const valueAt = at + written.length;
+  let end: number;
+  try {
+    end = readValue(query, valueAt).end;
+  } catch {
+    end = query.length; // an unclosed quote: the rest
+  }
+  const value = query.slice(valueAt, end);
+  const compares = op === '>=' || op === '<=' || op === '>' || op === '<';
+  const field = column ?? name;
+  // A column compares as text: its value without the operator. A path compares numbers after the colon.
+  const meant =
+    op === '!='
+      ? `${negated ? '' : '-'}${field}:${value || 'something'}`
+      : `${negated ? '-' : ''}${field}:${compares && !column ? op : ''}${value || (compares ? '10' : 'something')}`;
+  const asText = compares && column ? ` (${column} compares as text; numbers compare in a payload path, e.g. properties.total:${op}10)` : '';
+  return {
+    message: `${negated ? '-' : ''}${written}${value} has no colon after the field, so it would only look for words: did you mean ${meant}?${asText} To look for the words, put them in quotes`,
+    meant,
+    end,
+  };
 }
 
 /** A value: "quoted" (with "" or \" for a quote inside) or up to the next space. */

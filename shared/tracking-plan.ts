@@ -148,11 +148,16 @@ export const planRequestSchemas = {
   /**
    * Adds an event to the plan, its schema inferred from stored examples (the newest 200), and writes
    * the plan file. `type` track needs `event`; identify, group, page and screen set that type's schema.
+   * `dryRun`: only infers it, writing nothing (what the inspector shows before it asks); `schema`: the
+   * schema to add instead of inferring one — the one a dry run showed, so what is written is what was
+   * confirmed (its `examples` is then 0).
    */
   'plans.addEvent': z.strictObject({
     name: z.string().min(1).max(100),
     type: z.enum(['track', 'identify', 'group', 'page', 'screen']),
     event: z.string().min(1).max(1024).optional(),
+    dryRun: z.boolean().optional(),
+    schema: jsonSchema.refine((schema) => JSON.stringify(schema).length <= 256 * 1024, 'must be at most 256 KB of JSON').optional(),
   }),
   /**
    * Checks stored messages again against the plans in use and records their violations (deliveries
@@ -166,7 +171,7 @@ export interface PlanResponses {
   /** `recheck`: the re-check under way, if any (a page opened meanwhile shows its progress at once). */
   'plans.list': { plans: TrackingPlanView[]; recheck: RecheckProgress | null };
   'plans.stats': PlanStats;
-  /** The schema added and how many stored examples it was inferred from. */
+  /** The schema added (a dry run's: that would be) and how many stored examples it was inferred from (0 when it was given). */
   'plans.addEvent': { plan: TrackingPlanView; schema: JsonSchema; examples: number };
   'plans.recheck': RecheckProgress;
 }

@@ -212,9 +212,13 @@ describe.skipIf(skipReason !== null)('Tracking plans in the inspector', () => {
     expect(await chips().count()).toBe(0);
     expect(await row('new').locator('.row-violations').count()).toBe(1);
 
-    // Add to plan: the unplanned event's schema is inferred from its stored example.
+    // Add to plan: the unplanned event's schema is inferred from its stored example, shown, and added once confirmed.
     await views().getByRole('button', { name: 'Tracking plans' }).click();
     await unplanned.getByRole('row').filter({ hasText: 'Coupon Applied' }).getByRole('button', { name: 'Add to plan' }).click();
+    const confirm = p.getByRole('dialog', { name: 'Add “Coupon Applied” to web plan?' });
+    await expect.poll(() => confirm.isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await confirm.textContent()).toContain('the plan in memory only');
+    await confirm.getByRole('button', { name: 'Add to the plan in memory' }).click();
     const added = plan.getByRole('status', { name: 'Added to the plan' });
     await expect.poll(() => added.textContent(), { timeout: 10_000 }).toMatch(/^Added Coupon Applied to web plan: its schema was inferred from 1 stored example\./);
     // An inline plan: the addition lives in memory; stored messages keep their violation until re-checked

@@ -1,6 +1,6 @@
 // Which header values the inspector masks until revealed, and how a masked value reads.
 import { describe, expect, it } from 'vitest';
-import { isCredentialHeader, maskedHeaderValue } from '../../renderer/src/lib/credential-headers.ts';
+import { isCredentialHeader, maskCredentials, maskedHeaderValue } from '../../shared/credential-headers.ts';
 
 describe('isCredentialHeader', () => {
   it('takes credentials by name, in any case', () => {
@@ -24,5 +24,16 @@ describe('maskedHeaderValue', () => {
     // A scheme-looking word that is the whole value is the secret itself.
     expect(maskedHeaderValue('Bearer')).toBe('••••••••');
     expect(maskedHeaderValue('')).toBe('');
+  });
+});
+
+describe('maskCredentials', () => {
+  it('masks each credential header of a request, says which, and leaves the others (the signature too) as they are', () => {
+    const headers = { 'User-Agent': 'Sluice/1.0', Authorization: 'Basic d2tfdXA6', 'X-Api-Key': 'k_1', 'X-Signature': 'abc', Cookie: '' };
+    expect(maskCredentials(headers)).toEqual({
+      headers: { 'User-Agent': 'Sluice/1.0', Authorization: 'Basic ••••••••', 'X-Api-Key': '••••••••', 'X-Signature': 'abc', Cookie: '' },
+      masked: ['Authorization', 'X-Api-Key'],
+    });
+    expect(maskCredentials({ 'Content-Type': 'application/json' })).toEqual({ headers: { 'Content-Type': 'application/json' }, masked: [] });
   });
 });

@@ -116,7 +116,10 @@ describe('a forward’s request in the Webhook tab', () => {
   it('once sent, shows the headers the attempt recorded', () => {
     const headers = { Authorization: 'Basic d2tfdXA6', 'Sluice-Loop': 'sl_abc' };
     const sent = { ...delivery, attempts: [attempt({ url: 'http://127.0.0.1:8088/v1/batch', requestHeaders: headers })] };
-    expect(requestsOf(sent, destination)).toEqual([{ url: 'http://127.0.0.1:8088/v1/batch', headers, recorded: true, current: true }]);
+    expect(requestsOf(sent, destination)).toEqual([{ url: 'http://127.0.0.1:8088/v1/batch', headers, recorded: true, current: true, attemptId: 1 }]);
+    // The core masks the write key in the view it gives (AttemptView.maskedHeaders): the tab reveals it from there.
+    const masked = { ...delivery, attempts: [attempt({ url: 'http://127.0.0.1:8088/v1/batch', requestHeaders: { Authorization: 'Basic ••••••••' }, maskedHeaders: ['Authorization'] })] };
+    expect(requestsOf(masked, destination)[0]).toMatchObject({ recorded: true, attemptId: 1, masked: ['Authorization'] });
   });
 });
 

@@ -56,6 +56,35 @@ describe('parseQuery', () => {
     expect(parseQuery('status:fail*')).toHaveLength(1); // a wildcard is not checked against the list
   });
 
+  it('a field written with an operator and no colon says what was meant, with the fixed query; words stay words', () => {
+    const slip = (query: string) => {
+      try {
+        parseQuery(query);
+      } catch (error) {
+        return { message: (error as QueryError).message, at: (error as QueryError).at, suggestion: (error as QueryError).suggestion };
+      }
+      throw new Error(`${query} parsed`);
+    };
+    expect(slip('properties.revenue>=10')).toEqual({
+      message: 'properties.revenue>=10 has no colon after the field, so it would only look for words: did you mean properties.revenue:>=10? To look for the words, put them in quotes',
+      at: 0,
+      suggestion: 'properties.revenue:>=10',
+    });
+    expect(slip('properties.total<5').suggestion).toBe('properties.total:<5');
+    expect(slip('traits.age>18').suggestion).toBe('traits.age:>18');
+    expect(slip('ord_1 event=Signup type:track')).toMatchObject({ at: 6, suggestion: 'ord_1 event:Signup type:track' });
+    expect(slip('Event==Signup').suggestion).toBe('event:Signup');
+    expect(slip('-event=Signup').suggestion).toBe('-event:Signup');
+    expect(slip('type!=identify').suggestion).toBe('-type:identify');
+    expect(slip('-type!=identify').suggestion).toBe('type:identify');
+    expect(slip('event="Order Completed"').suggestion).toBe('event:"Order Completed"');
+    expect(slip('properties.revenue>=').suggestion).toBe('properties.revenue:>=10');
+    // A stored field compares as text: its value, and where numbers compare.
+    expect(slip('status>3').message).toMatch(/did you mean status:3\? \(status compares as text; numbers compare in a payload path, e\.g\. properties\.total:>10\)/);
+    // Not a field's name: the words are searched as they are.
+    for (const query of ['a=b', 'x.y>=3', 'k8s<v2', '"properties.revenue>=10"']) expect(parseQuery(query)[0]!.kind, query).toBe('words');
+  });
+
   it("parses every example the syntax help offers", () => {
     for (const { query } of QUERY_EXAMPLES) expect(() => parseQuery(query), query).not.toThrow();
   });

@@ -12,7 +12,7 @@ import type { AudienceService } from '../audiences/audience-service.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { Composer } from '../composer/composer.ts';
-import { sendSamples } from '../composer/samples.ts';
+import { connectBuiltinReceiver, sendSamples } from '../composer/samples.ts';
 import { previewDeletion, requestDeletion, type DeletionResult } from '../deletions/deletion-requests.ts';
 import { announceStored, storedChanges } from '../delivery/announce.ts';
 import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
@@ -137,8 +137,10 @@ export interface Operations {
   previewDeletion: Ask<'deletions.preview'>;
   /** A delivery's whole body (a message's detail carries only the start of a big one). */
   deliveryBody: Ask<'deliveries.body'>;
+  revealAttemptHeader: Ask<'deliveries.revealHeader'>;
   receiverInbox: Ask<'receiver.inbox'>;
   setReceiverBehaviour: Ask<'receiver.setBehaviour'>;
+  connectReceiver: Ask<'receiver.connect'>;
   sendSamples: Ask<'samples.send'>;
   composerSend: Ask<'composer.send'>;
   composerFlush: Ask<'composer.flush'>;
@@ -353,6 +355,13 @@ export function createOperations(p: OperationParts): Operations {
       if (!found) throw new OperationError('not_found', `there is no delivery ${id}`);
       return { body: found.body };
     },
+    revealAttemptHeader: ({ deliveryId, attemptId, name }) => {
+      const attempt = deliveries.attempts(deliveryId).find((a) => a.id === attemptId);
+      if (!attempt) throw new OperationError('not_found', `there is no attempt ${attemptId} of delivery ${deliveryId}; it may have been cleared — reload the message`);
+      const header = Object.entries(attempt.requestHeaders).find(([key]) => key.toLowerCase() === name.toLowerCase());
+      if (!header) throw new OperationError('not_found', `attempt ${attemptId} sent no ${name} header`);
+      return { value: header[1] };
+    },
     deliveryStates: ({ ids }) => ({ changes: storedChanges(deliveries, ids) }),
     listDestinations: () => ({ destinations: destinations.list().map((d) => destinationView(d, (url) => delivery.breaker(url))) }),
     reenableUrl: ({ id, url }) => {
@@ -386,17 +395,8 @@ export function createOperations(p: OperationParts): Operations {
       p.receiver.setBehaviour(hook, behaviour);
       return { hook, behaviour };
     },
-    sendSamples: ({ sourceId }) =>
-      sendSamples(
-        {
-          sources: p.sources,
-          destinations,
-          composer: p.composer,
-          hookUrl: receiverHookUrl, // by name: it keeps reaching the receiver after a start on another port
-          saveDestination: (config) => operations.saveDestination(config),
-        },
-        sourceId,
-      ),
+    sendSamples: ({ sourceId }) => sendSamples({ ...receiverDestination, composer: p.composer }, sourceId),
+    connectReceiver: ({ sourceId }) => ({ destination: connectBuiltinReceiver(receiverDestination, sourceId) }),
     composerSend: ({ sourceId, type, fields }) => p.composer.send(sourceId, type, fields),
     composerFlush: ({ sourceId }) => p.composer.flush(sourceId),
     composerState: ({ sourceId }) => p.composer.state(sourceId),
@@ -429,7 +429,7 @@ export function createOperations(p: OperationParts): Operations {
     },
     listPlans: () => ({ plans: p.plans.views(), recheck: p.rechecks.running }),
     planStats: ({ name }) => p.plans.stats(name),
-    addPlanEvent: ({ name, type, event }) => p.plans.addEvent(name, type, event),
+    addPlanEvent: ({ name, type, event, dryRun, schema }) => p.plans.addEvent(name, type, event, { dryRun, schema }),
     recheckPlans: () => p.rechecks.start(),
     storageStats: () => storageView(),
     storageHealth: () => p.health.view(),
@@ -464,6 +464,13 @@ export function createOperations(p: OperationParts): Operations {
     clock,
     applied: () => p.settingsApplied(),
     cancelDeliveries: (ids) => operations.cancelDeliveries(ids),
+  };
+  /** The "Built-in receiver" destination's parts (composer/samples.ts), by name: it keeps reaching the receiver after a start on another port. */
+  const receiverDestination = {
+    sources: p.sources,
+    destinations,
+    hookUrl: receiverHookUrl,
+    saveDestination: (config: unknown) => operations.saveDestination(config),
   };
   return operations;
 }

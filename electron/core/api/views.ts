@@ -9,6 +9,7 @@ import { forwardUrl } from '../delivery/forward-round.ts';
 import type { TrackingApiConfig } from '../../../shared/settings.ts';
 import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
+import { maskCredentials } from '../../../shared/credential-headers.ts';
 
 /** The delivery a message's row shows: the rule the SQL filter and the renderer share (shared/shown-delivery.ts). */
 export function mostTelling<D extends LaneDelivery>(deliveries: D[]): D | null {
@@ -37,8 +38,18 @@ export function summaryFields(v: DeliveryView): DeliverySummary {
   return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl };
 }
 
+/**
+ * A delivery with its attempts as the inspector gets them: each request's credential headers (a
+ * forward's Authorization carries the upstream write key, a webhook's may carry a token) masked, as
+ * the destination list masks the write key; `deliveries.revealHeader` reads one on request.
+ */
 export function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
-  return { ...viewOf(d, attempts.at(-1)), attempts };
+  return { ...viewOf(d, attempts.at(-1)), attempts: attempts.map(maskedAttempt) };
+}
+
+function maskedAttempt(attempt: Attempt): Attempt {
+  const { headers, masked } = maskCredentials(attempt.requestHeaders);
+  return masked.length === 0 ? attempt : { ...attempt, requestHeaders: headers, maskedHeaders: masked };
 }
 
 /**

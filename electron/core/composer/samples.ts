@@ -24,39 +24,49 @@ export interface SamplesResult {
   /** Messages queued and flushed. */
   sent: number;
   /** The built-in receiver destination when this call created it or connected the source to it; null when the source already delivered somewhere. */
-  destination: { id: number; name: string; hookUrl: string; created: boolean } | null;
+  destination: ConnectedReceiver | null;
   state: ClientState;
+}
+
+/** The built-in receiver destination as connected for a source: whether this call made it. */
+export type ConnectedReceiver = { id: number; name: string; hookUrl: string; created: boolean };
+
+/**
+ * Makes sure the source's messages are delivered somewhere: when no enabled destination receives
+ * them, points the "Built-in receiver" destination (found by name, or made with a fresh secret, so
+ * deliveries arrive signed) at the receiver by name and connects the source to it. Null when the
+ * source already delivered somewhere (nothing changed).
+ */
+export function connectBuiltinReceiver(deps: Omit<SamplesDeps, 'composer'>, sourceId: number): ConnectedReceiver | null {
+  const source = deps.sources.byId(sourceId);
+  if (!source) throw new OperationError('not_found', `there is no source ${sourceId}; pick one of the sources listed in the top bar`);
+  const delivering = deps.destinations.list().some((d) => d.enabled && d.sourceIds.includes(sourceId));
+  if (delivering) return null;
+  const existing = deps.destinations.list().find((d) => d.name === BUILTIN_DESTINATION);
+  const hookUrl = deps.hookUrl(SAMPLES_HOOK);
+  const sourceNames = deps.sources
+    .list()
+    .filter((s) => s.id === sourceId || existing?.sourceIds.includes(s.id))
+    .map((s) => s.name);
+  // Enabled again and pointed at the receiver by name (sluice://receiver/demo), wherever it listens.
+  const saved = deps.saveDestination({
+    name: BUILTIN_DESTINATION,
+    enabled: true,
+    sources: sourceNames,
+    webhooks: [{ url: hookUrl, headers: {} }],
+    sharedSecret: existing?.sharedSecret ?? `whsec_${randomBytes(18).toString('hex')}`,
+    options: existing?.options ?? { bodyShape: 'seed', concurrency: 32 },
+  });
+  return { id: saved.id, name: saved.name, hookUrl, created: existing === undefined };
 }
 
 /**
  * Sends a realistic handful of messages through the source's composer client and waits until they are
- * stored. When no enabled destination receives the source's messages, it first points one at the
- * built-in receiver with a fresh secret, so the samples arrive signed. Repeating it reuses that
- * destination (found by name) instead of adding another.
+ * stored, delivered (connectBuiltinReceiver) to the built-in receiver when they would go nowhere.
+ * Repeating it reuses that destination instead of adding another.
  */
 export async function sendSamples(deps: SamplesDeps, sourceId: number): Promise<SamplesResult> {
-  const source = deps.sources.byId(sourceId);
-  if (!source) throw new OperationError('not_found', `there is no source ${sourceId}; pick one of the sources listed in the top bar`);
-  let destination: SamplesResult['destination'] = null;
-  const delivering = deps.destinations.list().some((d) => d.enabled && d.sourceIds.includes(sourceId));
-  if (!delivering) {
-    const existing = deps.destinations.list().find((d) => d.name === BUILTIN_DESTINATION);
-    const hookUrl = deps.hookUrl(SAMPLES_HOOK);
-    const sourceNames = deps.sources
-      .list()
-      .filter((s) => s.id === sourceId || existing?.sourceIds.includes(s.id))
-      .map((s) => s.name);
-    // Enabled again and pointed at the receiver by name (sluice://receiver/demo), wherever it listens.
-    const saved = deps.saveDestination({
-      name: BUILTIN_DESTINATION,
-      enabled: true,
-      sources: sourceNames,
-      webhooks: [{ url: hookUrl, headers: {} }],
-      sharedSecret: existing?.sharedSecret ?? `whsec_${randomBytes(18).toString('hex')}`,
-      options: existing?.options ?? { bodyShape: 'seed', concurrency: 32 },
-    });
-    destination = { id: saved.id, name: saved.name, hookUrl, created: existing === undefined };
-  }
+  const destination = connectBuiltinReceiver(deps, sourceId);
   const messages = sampleMessages();
   for (const { type, fields } of messages) deps.composer.send(sourceId, type, { ...fields });
   const state = await deps.composer.flush(sourceId);

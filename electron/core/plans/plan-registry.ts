@@ -129,7 +129,13 @@ export class TrackingPlans {
    * writes the plan file (in Sluice's format). A plan read from a vendor's format is not rewritten:
    * Sluice would have to write that vendor's format back, so it says how to move to Sluice's.
    */
-  addEvent(name: string, type: 'track' | 'identify' | 'group' | 'page' | 'screen', event: string | undefined): { plan: TrackingPlanView; schema: JsonSchema; examples: number } {
+  addEvent(
+    name: string,
+    type: 'track' | 'identify' | 'group' | 'page' | 'screen',
+    event: string | undefined,
+    /** `dryRun`: infer only, write nothing; `schema`: add this one (a dry run's, confirmed) instead of inferring. */
+    options: { dryRun?: boolean | undefined; schema?: JsonSchema | undefined } = {},
+  ): { plan: TrackingPlanView; schema: JsonSchema; examples: number } {
     const entry = this.#entry(name);
     if (type === 'track' && !event) throw new OperationError('invalid_request', 'adding a track event to a plan needs its name (event)');
     if (!entry.plan) throw new OperationError('plan_not_loaded', `the tracking plan "${name}" has not loaded (${entry.error ?? 'no plan'}); fix it first`);
@@ -142,11 +148,21 @@ export class TrackingPlans {
         `"${name}" is read from a ${entry.format} export (${entry.file}); Sluice does not write that format back. Convert it with \`sluice plan import ${entry.file} --out plan.json\` and point the config at plan.json`,
       );
     }
-    const examples = this.#o.stats.examples(type, type === 'track' ? event! : null, this.sourceIds(name));
-    if (examples.length === 0) throw new OperationError('no_examples', `no stored ${type === 'track' ? `"${event}" event` : type} of the plan's sources to infer a schema from`);
-    const schema = inferSchema(examples);
+    let schema = options.schema;
+    let examples = 0;
+    if (schema === undefined) {
+      const stored = this.#o.stats.examples(type, type === 'track' ? event! : null, this.sourceIds(name));
+      if (stored.length === 0) throw new OperationError('no_examples', `no stored ${type === 'track' ? `"${event}" event` : type} of the plan's sources to infer a schema from`);
+      schema = inferSchema(stored);
+      examples = stored.length;
+    }
     const plan: TrackingPlan = type === 'track' ? { ...entry.plan, events: { ...entry.plan.events, [event!]: schema } } : { ...entry.plan, [type]: schema };
-    this.#compile(name, plan); // an inferred schema always compiles; checked before anything is written
+    try {
+      this.#compile(name, plan); // an inferred schema always compiles; a given one is checked before anything is written
+    } catch (error) {
+      throw new OperationError('invalid_schema', `the schema does not compile (${(error as Error).message}); nothing was written`);
+    }
+    if (options.dryRun) return { plan: viewOf(entry), schema, examples };
     if (entry.file !== null) {
       // The file as it is now: an edit saved since the last load (or still settling) is not written over.
       let current: string | null;
@@ -169,7 +185,7 @@ export class TrackingPlans {
     }
     this.apply();
     this.#o.bus.emit('plans.changed', null);
-    return { plan: viewOf(entry), schema, examples: examples.length };
+    return { plan: viewOf(entry), schema, examples };
   }
 
   close(): void {

@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
 import pkg from '../../../package.json' with { type: 'json' };
 import { filterClauses, type ExportFilter } from './export-lines.ts';
+import { isCredentialHeader } from '../../../shared/credential-headers.ts';
 
 /** Which attempts: those of a destination, of the messages a filter picks, made in a time range. */
 export interface HarFilter extends Omit<ExportFilter, 'since' | 'until'> {
@@ -173,12 +174,11 @@ function harHeaders(headers: Record<string, string | string[] | undefined>): Har
 /**
  * A HAR is made to be shared (a teammate, HTTP Toolkit): credentials a request carried are left out —
  * a Tracking API destination's write key (Authorization), a webhook's static header that looks like a
- * secret by its name, cookies. The signature headers stay: they prove nothing without the secret.
+ * secret by its name, cookies (shared/credential-headers.ts, the inspector's rule). The signature
+ * headers stay: they prove nothing without the secret.
  */
-const CREDENTIAL = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api[-_]?key|password|session/i;
-
 function redacted(headers: HarHeader[]): HarHeader[] {
-  return headers.map((h) => (CREDENTIAL.test(h.name) ? { name: h.name, value: '[redacted by Sluice]' } : h));
+  return headers.map((h) => (isCredentialHeader(h.name) ? { name: h.name, value: '[redacted by Sluice]' } : h));
 }
 
 function headerValue(headers: HarHeader[], name: string): string | undefined {

@@ -1,7 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { hookOf, receiverHook, receiverHookUrl, resolveHookUrl } from '../../../../shared/receiver-hooks.ts';
 import { Field } from '../../components/Field.tsx';
-import { isCredentialHeader } from '../../lib/credential-headers.ts';
+import { isCredentialHeader } from '../../../../shared/credential-headers.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { pointsAtIngest, selfLoopWarning } from '../../../../shared/loop-guard.ts';
 import type { WebhookHealth } from '../../../../shared/contract.ts';

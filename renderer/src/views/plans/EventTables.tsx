@@ -6,7 +6,8 @@ import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
 import { navigate } from '../../lib/route.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { AddedBanner, type Added } from './AddedBanner.tsx';
-import { FORMAT_NAMES, readOnlyFormat, schemaOf, statName, streamFiltersFor, TYPE_SCHEMAS, type TypeSchema } from './plan-words.ts';
+import { AddToPlanDialog, type AddTarget, type Preview } from './AddToPlanDialog.tsx';
+import { FORMAT_NAMES, readOnlyFormat, schemaOf, statName, streamFiltersFor, TYPE_SCHEMAS } from './plan-words.ts';
 import { usePlanStats } from './use-plans.ts';
 
 /**
@@ -16,7 +17,6 @@ import { usePlanStats } from './use-plans.ts';
  */
 const UNPLANNED_SHOWN = 200;
 
-type AddTarget = { type: 'track'; event: string } | { type: TypeSchema };
 
 const targetKey = (t: AddTarget) => (t.type === 'track' ? `track:${t.event}` : t.type);
 
@@ -32,6 +32,7 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
   const [adding, setAdding] = useState<string | null>(null);
   const [addError, setAddError] = useState<{ key: string; message: string } | null>(null);
   const [added, setAdded] = useState<Added | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
   const readOnlyId = useId();
   const readOnly = readOnlyFormat(plan);
 
@@ -41,13 +42,14 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
     navigate('stream');
   };
 
+  // First what would be added (a dry run: nothing written), then the dialog asks before it is.
   const add = async (target: AddTarget) => {
     const key = targetKey(target);
     setAdding(key);
     setAddError(null);
-    const result = await inspector.call('plans.addEvent', { name: plan.name, ...target });
+    const result = await inspector.call('plans.addEvent', { name: plan.name, ...target, dryRun: true });
     setAdding(null);
-    if (result.ok) setAdded({ name: target.type === 'track' ? target.event : target.type, schema: result.value.schema, examples: result.value.examples });
+    if (result.ok) setPreview({ target, schema: result.value.schema, examples: result.value.examples });
     else setAddError({ key, message: `Could not add ${target.type === 'track' ? `“${target.event}”` : `a ${target.type} schema`}: ${result.error.message}` });
   };
 
@@ -96,7 +98,7 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
               aria-describedby={readOnly ? readOnlyId : undefined}
               onClick={() => void add({ type: t })}
             >
-              {adding === t ? 'Adding…' : `Add ${t} from examples`}
+              {adding === t ? 'Inferring…' : `Add ${t} from examples`}
             </button>
           ))}
           {addError && (TYPE_SCHEMAS as readonly string[]).includes(addError.key) ? (
@@ -108,6 +110,17 @@ export function EventTables({ plan }: { plan: TrackingPlanView }) {
       ) : null}
 
       {added ? <AddedBanner plan={plan} added={added} onDismiss={() => setAdded(null)} /> : null}
+      {preview ? (
+        <AddToPlanDialog
+          plan={plan}
+          preview={preview}
+          onClose={() => setPreview(null)}
+          onAdded={(done) => {
+            setPreview(null);
+            setAdded(done);
+          }}
+        />
+      ) : null}
 
       <h3 className="section-title">
         Unplanned events seen <span className="muted">(track events the plan does not list)</span>
@@ -167,10 +180,10 @@ function AddButton({ what, adding, disabled, readOnlyId, onAdd }: { what: string
   return (
     <>
       <span id={id} hidden>
-        Adds {what}, its schema inferred from stored examples
+        Shows {what} with its schema inferred from stored examples, and asks before writing it
       </span>
       <button type="button" className="btn btn-small" aria-describedby={readOnlyId ? `${id} ${readOnlyId}` : id} disabled={disabled} onClick={onAdd}>
-        {adding ? 'Adding…' : 'Add to plan'}
+        {adding ? 'Inferring…' : 'Add to plan'}
       </button>
     </>
   );

@@ -4,7 +4,7 @@ import { CopyButton } from '../../components/CopyButton.tsx';
 import { Field } from '../../components/Field.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { Tabs, type TabDef } from '../../components/Tabs.tsx';
-import { absoluteTime } from '../../lib/format.ts';
+import { absoluteTime, plural } from '../../lib/format.ts';
 import { useSecondClock } from '../../lib/clock.ts';
 import { describeOutcome } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -14,6 +14,7 @@ import { deliveryName } from '../../store/delivery-words.ts';
 import { rowName } from './row-name.ts';
 import { isForward } from './request-shown.ts';
 import { WebhookTab } from './WebhookTab.tsx';
+import { SignedDeliveryHint } from './SignedDeliveryHint.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
 import { blockedSentence, violationAnnotations, violationsLabel } from './violation-words.ts';
 import { ViolationsTab } from './ViolationsTab.tsx';
@@ -23,6 +24,11 @@ type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay';
 /** The detail pane: the selected message, its webhook requests, their attempts, and its replays. */
 export function MessageDetailPane() {
   const inspector = useInspector();
+  // With no message open: the newest message's source, whose messages may go nowhere (SignedDeliveryHint).
+  const newestSource = useInspectorState((s) => {
+    const id = s.list.order[0];
+    return id === undefined ? null : (s.list.byId.get(id)?.sourceId ?? null);
+  });
   const detail = useInspectorState((s) => s.detail);
   const destinations = useInspectorState((s) => s.destinations);
   const sources = useInspectorState((s) => s.info?.sources);
@@ -43,6 +49,7 @@ export function MessageDetailPane() {
         <p className="hint">
           <kbd>↑</kbd> <kbd>↓</kbd> or <kbd>j</kbd> <kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>/</kbd> searches, <kbd>Esc</kbd> clears filters.
         </p>
+        {newestSource !== null ? <SignedDeliveryHint sourceId={newestSource} /> : null}
       </section>
     );
   }
@@ -139,7 +146,7 @@ function DeliveryPicker({ deliveries, destinations, value, onChange }: {
     <Field
       className="delivery-picker"
       label="Delivery"
-      hint={`${index + 1} of ${deliveries.length} deliveries of this message. The Webhook request and Attempts tabs show this one.`}
+      hint={`${index + 1} of ${plural(deliveries.length, 'delivery', 'deliveries')} of this message. The Webhook request and Attempts tabs show this one.`}
     >
       {(control) => (
         <select {...control} aria-label="Delivery" value={value ?? ''} onChange={(e) => onChange(Number(e.target.value))}>

@@ -21,6 +21,12 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
   const [active, setActive] = useState(0);
   const [helpOpen, setHelpOpen] = useState(false);
   const sent = useRef(applied);
+  const helpButton = useRef<HTMLButtonElement>(null);
+  /** Closes the syntax help from inside it (Esc): the focus goes back to its button. */
+  const closeHelp = () => {
+    setHelpOpen(false);
+    helpButton.current?.focus();
+  };
   const ids = { list: useId(), error: useId(), help: useId(), hint: useId() };
 
   // Parsed when the text changes (not at each arrow key in the suggestions).
@@ -99,6 +105,9 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
     } else if (e.key === 'Escape' && open) {
       e.preventDefault(); // closes the list; the stream's Esc (clear the filters) waits for the next one
       setCompletion(null);
+    } else if (e.key === 'Escape' && helpOpen) {
+      e.preventDefault(); // closes the syntax help, the same way
+      setHelpOpen(false);
     } else if (e.key === 'Enter' && !problem) {
       apply(text);
     }
@@ -157,12 +166,19 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
           ) : null}
         </div>
         <button
+          ref={helpButton}
           type="button"
           className="btn"
           aria-expanded={helpOpen}
           aria-controls={ids.help}
           title="How to write a search"
           onClick={() => setHelpOpen(!helpOpen)}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape' && helpOpen) {
+              e.preventDefault(); // the help closes; the stream's Esc (clear the filters) waits for the next one
+              setHelpOpen(false);
+            }
+          }}
         >
           Syntax
         </button>
@@ -172,18 +188,34 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
       </span>
       {problem ? (
         <p className="field-error search-error" id={ids.error} role="status">
-          {problem.message}. <span className="muted">The list still shows the last search that worked{sent.current ? `: ${sent.current}` : ''}.</span>
+          {problem.message}.{' '}
+          {problem.suggestion !== undefined ? (
+            <button type="button" className="btn btn-small mono" onClick={() => (setText(problem.suggestion!), apply(problem.suggestion!), searchRef.current?.focus())}>
+              Search {problem.suggestion}
+            </button>
+          ) : null}{' '}
+          <span className="muted">The list still shows the last search that worked{sent.current ? `: ${sent.current}` : ''}.</span>
         </p>
       ) : null}
-      {helpOpen ? <QueryHelp id={ids.help} onPick={(query) => (setText(query), apply(query), searchRef.current?.focus())} /> : null}
+      {helpOpen ? <QueryHelp id={ids.help} onPick={(query) => (setText(query), apply(query), searchRef.current?.focus())} onClose={closeHelp} /> : null}
     </div>
   );
 }
 
-/** The syntax help: each example fills the box when pressed; the fields with what they compare. */
-function QueryHelp({ id, onPick }: { id: string; onPick: (query: string) => void }) {
+/** The syntax help: each example fills the box when pressed; the fields with what they compare. Esc inside it closes it. */
+function QueryHelp({ id, onPick, onClose }: { id: string; onPick: (query: string) => void; onClose: () => void }) {
   return (
-    <section className="search-help" id={id} aria-label="Search syntax">
+    <section
+      className="search-help"
+      id={id}
+      aria-label="Search syntax"
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape') return;
+        e.preventDefault(); // not the stream's Esc (clear the filters)
+        e.stopPropagation();
+        onClose();
+      }}
+    >
       <table>
         <caption className="sr-only">Examples</caption>
         <tbody>

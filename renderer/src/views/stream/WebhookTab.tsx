@@ -6,10 +6,11 @@ import { HeaderValue } from '../../components/HeaderValue.tsx';
 import { curlCommand } from '../../lib/curl.ts';
 import { isForward, notRequestedReason, requestsOf } from './request-shown.ts';
 import { SignatureCheck } from './SignatureCheck.tsx';
+import { SignedDeliveryHint } from './SignedDeliveryHint.tsx';
 import { RequestBody } from './RequestBody.tsx';
 import { useWholeBody } from './use-whole-body.ts';
-import { formatCount } from '../../lib/format.ts';
-import { useInspectorState } from '../../store/react.ts';
+import { plural } from '../../lib/format.ts';
+import { useInspector, useInspectorState } from '../../store/react.ts';
 
 function headerOf(headers: Record<string, string>, name: string): string | null {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
@@ -34,6 +35,7 @@ export function WebhookTab({ message, delivery, destinations }: {
   }, [delivery, message.message, shape]);
   const [urlIndex, setUrlIndex] = useState(0);
   const receiverUrl = useInspectorState((s) => s.info?.receiverUrl ?? '');
+  const inspector = useInspector();
   // The body sent (or, before any attempt, the one that will be); a big one only in part until asked.
   const whole = useWholeBody(delivery, preview ?? '');
 
@@ -41,6 +43,7 @@ export function WebhookTab({ message, delivery, destinations }: {
     return (
       <div className="tab-empty">
         <p>{noDeliveryReason(message)}</p>
+        {message.status === 'accepted' ? <SignedDeliveryHint sourceId={message.sourceId} /> : null}
       </div>
     );
   }
@@ -70,11 +73,23 @@ export function WebhookTab({ message, delivery, destinations }: {
   const address = request ? (request.address ?? request.url) : '';
   const what = forward ? 'forward' : 'webhook';
   // A forward's request carried this message in {"batch": […]} with others of its round: curl sends it alone, uncompressed.
+  // It sends what was sent: a credential the view masks is read first (`deliveries.revealHeader`).
   const curl = async () => {
-    const text = await whole.load();
+    const [text, headers] = await Promise.all([whole.load(), unmasked()]);
     return forward
-      ? curlCommand(address, withoutHeader(request!.headers, 'content-encoding'), `{"batch":[${text}]}`)
-      : curlCommand(address, request!.headers, text);
+      ? curlCommand(address, withoutHeader(headers, 'content-encoding'), `{"batch":[${text}]}`)
+      : curlCommand(address, headers, text);
+  };
+  /** A masked header's value as sent (an attempt's request's credentials come masked from the core). */
+  const reveal = (name: string) => async () => {
+    const result = await inspector.call('deliveries.revealHeader', { deliveryId: delivery.id, attemptId: request!.attemptId!, name });
+    if (!result.ok) throw new Error(result.error.message);
+    return result.value.value;
+  };
+  const unmasked = async (): Promise<Record<string, string>> => {
+    const headers = { ...request!.headers };
+    for (const name of request!.masked ?? []) headers[name] = await reveal(name)();
+    return headers;
   };
   // A check of a body shown in part reads the whole body first.
   const loadBody = whole.cut ? whole.load : undefined;
@@ -137,7 +152,7 @@ export function WebhookTab({ message, delivery, destinations }: {
                 <tr key={name} className={SIGNATURE_HEADERS.has(name.toLowerCase()) ? 'header-signature' : undefined}>
                   <th scope="row">{name}</th>
                   <td>
-                    <HeaderValue name={name} value={value} />
+                    <HeaderValue name={name} value={value} reveal={request.masked?.includes(name) ? reveal(name) : undefined} />
                   </td>
                 </tr>
               ))}
@@ -152,11 +167,11 @@ export function WebhookTab({ message, delivery, destinations }: {
         <span className="muted">
           {forward
             ? sent
-              ? `— this message as forwarded, ${formatCount(bytes)} bytes, one of the request's {"batch": […]}`
-              : `— will be forwarded (as it stands now: ${formatCount(bytes)} bytes), in a {"batch": […]} request`
+              ? `— this message as forwarded, ${plural(bytes, 'byte')}, one of the request's {"batch": […]}`
+              : `— will be forwarded (as it stands now: ${plural(bytes, 'byte')}), in a {"batch": […]} request`
             : sent
-              ? `— exactly as sent, ${formatCount(bytes)} bytes`
-              : `— will be sent (mapped now: ${formatCount(bytes)} bytes)`}
+              ? `— exactly as sent, ${plural(bytes, 'byte')}`
+              : `— will be sent (mapped now: ${plural(bytes, 'byte')})`}
         </span>
         <CopyButton getText={whole.load} label="Copy body" />
       </h3>
@@ -199,5 +214,5 @@ function withoutHeader(headers: Record<string, string>, name: string): Record<st
 function noDeliveryReason(m: MessageDetail): string {
   if (m.status === 'rejected') return `Not forwarded: the message was rejected at ingestion (${m.rejectCode}: ${m.rejectReason}).`;
   if (m.status === 'duplicate') return 'Not forwarded: this source already sent a message with this messageId.';
-  return 'Not forwarded: no enabled webhook destination is connected to this message’s source. Add one in the config (sluice serve --config) to see the signed request here.';
+  return 'Not forwarded: no enabled destination received this message’s source when it arrived. A replay (its Replay tab) sends it to a destination now.';
 }

@@ -18,6 +18,9 @@ export interface RequestShown {
   current: boolean;
   /** Where a URL naming the built-in receiver (sluice://receiver/<hook>) posts now; absent for any other URL. */
   address?: string;
+  /** A recorded request's attempt, and the headers whose values it came with masked (`deliveries.revealHeader` reads them). */
+  attemptId?: number;
+  masked?: string[];
 }
 
 /** Whether a delivery is a forward to a Tracking API (its destination's kind). */
@@ -44,7 +47,10 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
   return [...urls].map((url) => {
     const shown = { current: current.has(url), ...addressOf(url, receiverUrl) };
     const last = [...delivery.attempts].reverse().find((a) => a.url === url);
-    if (last) return { url, headers: last.requestHeaders, recorded: true, ...shown };
+    if (last) {
+      const masked = last.maskedHeaders?.length ? { masked: last.maskedHeaders } : {};
+      return { url, headers: last.requestHeaders, recorded: true, ...shown, attemptId: last.id, ...masked };
+    }
     const webhook = targets.find((t) => t.url === url);
     if (api) {
       return {
