@@ -87,7 +87,7 @@ export async function serve(args: string[]): Promise<void> {
     ['Inspector', ui.url],
     ['Ingestion endpoint', `${core.ingestUrl}  (Segment HTTP Tracking API: /v1/track, /v1/batch, ...)`],
     ...sources.map((s): [string, string] => [`Source ${JSON.stringify(s.name)}`, `write key ${s.writeKey}`]),
-    ['Test receiver', `${core.receiver.hookUrl('demo')}  (any /hooks/<name>; records and verifies what it gets)`],
+    ['Test receiver', `${core.receiver.hookUrl('demo')}  (any /hooks/<name>; a destination names it sluice://receiver/<name>)`],
     ['HTTP API', `${ui.apiUrl}  (Authorization: Bearer ${ui.token})`],
     ['Data', `${dataDir}${values.ephemeral ? '  (temporary: removed on exit)' : ''}`],
   ];
