@@ -134,7 +134,9 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
   it('a partial batch waits flushMs for more: messages posted one by one go in one request', async () => {
     const port = await closedPort();
     const b = await upstream(port, tempDir());
-    const a = await forwarder(b.ingestUrl, tempDir(), { flushMs: 1_000 });
+    // Long enough that the five posts land inside it on a loaded machine (they took 1.1 s beside four
+    // other test runs: with 1 s, the fifth went in a second request).
+    const a = await forwarder(b.ingestUrl, tempDir(), { flushMs: 5_000 });
     for (let i = 0; i < 5; i++) expect((await post(a, '/v1/track', { userId: 'u', event: `One by one ${i}`, messageId: `o-${i}` })).status).toBe(200);
     await until(() => b.messages.list().length === 5 || undefined);
     expect(new Set(b.messages.list().map((m) => m.requestId)).size).toBe(1);
