@@ -72,7 +72,8 @@ describe.skipIf(skipReason !== null)('the Webhook request tab of a destination w
     await expect.poll(() => note.textContent()).toBe(
       `The destination’s URL changed after this delivery was sent: its request went to ${before.url}/hook. This URL is the destination’s now: a new delivery or a replay posts here. So there is no signature to check here.`,
     );
-    expect(await detail().textContent()).not.toMatch(/410|circuit breaker|added to the destination later/);
+    // \b410\b: the page holds random ports (41037), which a bare 410 matched one run in a few.
+    expect(await detail().textContent()).not.toMatch(/\b410\b|circuit breaker|added to the destination later/);
     expect(await detail().getByRole('region', { name: /check$/ }).count()).toBe(0);
     expect(after.received).toHaveLength(0);
     await session.shot('webhook-url-changed-not-sent');
