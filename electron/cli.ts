@@ -43,7 +43,8 @@ Options:
   --host ADDR         address to listen on (default ${DEFAULT_HOST}, loopback only)
   --new-token         replace the inspector's token (kept in DIR/inspector-token, so the inspector link
                       and the HTTP API token stay the same across restarts): earlier links stop working
-  --json              print one JSON line with the URLs when ready, nothing else on stdout
+  --json              print one JSON line with the URLs when ready (and one more should the store be
+                      found damaged while running), nothing else on stdout
   -h, --help          show this help`;
 
 const CHECK_HELP = `Usage: sluice check --plan PLAN [options] FILE...

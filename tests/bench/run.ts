@@ -15,6 +15,7 @@ import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
 import { runSearchBench } from './search.bench.ts';
+import { runStoreCheckBench } from './store-check.bench.ts';
 import { resultsName } from './results-name.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   retention: runRetentionBench,
   scale: runScaleBench,
   search: runSearchBench,
+  'store-check': runStoreCheckBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -14,6 +14,7 @@ import { DatabaseSync } from '../../electron/core/store/sqlite.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
+import { indexCaughtUp } from '../helpers/search-index.ts';
 import { until } from '../helpers/wait.ts';
 
 const browserSkip = browserUnavailableReason();
@@ -40,14 +41,7 @@ beforeAll(async () => {
       }));
       expect((await post(core, '/v1/batch', { batch })).status).toBe(200);
     }
-    // Indexed for search before it stops: the tests' cores then write nothing while their checks count rows.
-    const reader = new DatabaseSync(path.join(seed, 'sluice.db'), { readOnly: true });
-    const last = start;
-    await until(() => {
-      const { lo, hi } = reader.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
-      return lo <= 1 && hi >= last;
-    }, 60_000, 'the search index to catch up');
-    reader.close();
+    await indexCaughtUp(seed); // the tests' cores then write nothing while their checks count rows
     await core.close();
   }
   expect(fileBytes(path.join(seed, 'sluice.db'))).toBeGreaterThan(QUICK_CHECK_MAX_BYTES); // the start reads only its ends

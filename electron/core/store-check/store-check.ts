@@ -173,8 +173,8 @@ export class StoreCheck {
     this.#view.tables.total = message.tables;
     if (message.tableDone) this.#view.tables.checked++;
     if (message.finding !== null) {
+      this.#o.onFound(message.finding); // noted beside the store first: the outlets follow the note
       this.#end('damaged');
-      this.#o.onFound(message.finding);
     } else if (message.next === null) {
       this.#end('sound');
     } else {
