@@ -288,6 +288,8 @@ export interface MessageSummary {
   violations: number;
   /** Set when a plan blocks the message: it is stored and shown, its deliveries are skipped with this reason. */
   blocked?: string;
+  /** Set when Segment's Tracking API would refuse the message (over 32 KB, or in a batch over 500 KB); Sluice accepted it. */
+  warning?: string;
   /** identify, group and alias: what names them beyond the userId (see MessageNames); absent when none. */
   names?: MessageNames;
   /** Set by `messages.byIds` given a search: whether the message matches it (the inspector's live rows). */

@@ -1,4 +1,4 @@
-import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, SEGMENT_MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import type { MessageQueue } from './message-queue.ts';
 
 /*
@@ -28,7 +28,7 @@ export interface NextBatch {
  * Measures the next request from the head of the queue: at most `maxCount` messages (and the
  * endpoint's 2,500) and at most `maxBytes` (500 KB) for the whole request body.
  */
-export function nextBatch(queue: MessageQueue, maxCount: number, maxBytes: number = MAX_REQUEST_BYTES): NextBatch {
+export function nextBatch(queue: MessageQueue, maxCount: number, maxBytes: number = SEGMENT_MAX_REQUEST_BYTES): NextBatch {
   const limit = Math.min(maxCount, MAX_BATCH_EVENTS);
   const queued = queue.length;
   let bytes = ENVELOPE_BYTES;

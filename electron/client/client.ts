@@ -5,7 +5,7 @@
 // (batch-splitter.ts), the HTTP side (batch-sender.ts), backoff, options, message building, state
 // notifications (queue-state.ts) and the debug log.
 import type { MessageType } from '../../shared/message-rules.ts';
-import { MAX_BATCH_EVENTS, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, SEGMENT_MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { backoffDelay } from './backoff.ts';
 import { BatchBody, BodyBuffers, ENVELOPE_BYTES, nextBatch } from './batch-splitter.ts';
 import { BatchSender, type AttemptResult } from './batch-sender.ts';
@@ -285,7 +285,7 @@ export class Client {
     queue.push(message.json, message.bytes);
     this.#debug?.('queue', { type, messageId: message.id, bytes: message.bytes, queued: queue.length });
     // A full batch is due: send it if a request slot is free (else it goes when one frees up).
-    const due = queue.length >= this.#options.flushAt || queue.bytes + ENVELOPE_BYTES + queue.length > MAX_REQUEST_BYTES;
+    const due = queue.length >= this.#options.flushAt || queue.bytes + ENVELOPE_BYTES + queue.length > SEGMENT_MAX_REQUEST_BYTES;
     if (due && this.#inFlight.size < this.#options.maxInFlight) this.#pump();
     else this.#armTimer();
     this.#notifier.changed();

@@ -1,5 +1,5 @@
 import { messageId } from './message-id.ts';
-import { MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
+import { SEGMENT_MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
 import { findRejection, type MessageType } from '../../shared/message-rules.ts';
 import { ClientError } from './errors.ts';
 import { LIBRARY } from './version.ts';
@@ -151,10 +151,10 @@ export function buildMessage<T extends MessageType>(type: T, params: ParamsByTyp
     throw new ClientError('invalid_message', `${type}: the message cannot be serialized to JSON (${(error as Error).message})`, { cause: error });
   }
   const bytes = Buffer.byteLength(json);
-  if (bytes > MAX_MESSAGE_BYTES) {
+  if (bytes > SEGMENT_MAX_MESSAGE_BYTES) {
     throw new ClientError(
       'message_too_large',
-      `${type}: the message is ${bytes} bytes once serialized; a message may be at most ${MAX_MESSAGE_BYTES / 1024} KB (${MAX_MESSAGE_BYTES} bytes)`,
+      `${type}: the message is ${bytes} bytes once serialized; a message may be at most ${SEGMENT_MAX_MESSAGE_BYTES / 1024} KB (${SEGMENT_MAX_MESSAGE_BYTES} bytes)`,
       { messageIds: [message.messageId as string] },
     );
   }

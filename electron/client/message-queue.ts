@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
+import { SEGMENT_MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
 
 /**
  * Bytes per storage chunk. Messages are stored serialized in chunks of memory outside the JS heap,
@@ -78,7 +78,7 @@ export class MessageQueue {
 
   /** True when any valid message (up to 32 KB) would be accepted. */
   get hasRoom(): boolean {
-    return this.#length < this.maxCount && this.#bytes + MAX_MESSAGE_BYTES <= this.maxBytes;
+    return this.#length < this.maxCount && this.#bytes + SEGMENT_MAX_MESSAGE_BYTES <= this.maxBytes;
   }
 
   /** True when the queue is down to half its limits: where waiting for room ends. */

@@ -6,6 +6,10 @@ import { damagedSentence, diskFullSentence, storeFailureKind } from './store/int
 export class IngestError extends Error {
   readonly status: number;
   readonly code: string;
+  /** The source the refused request named, when it named one (its stored entry's: ingest/refused-requests.ts). */
+  sourceId?: number;
+  /** The start of the refused request's body, when it was read. */
+  preview?: string;
 
   constructor(status: number, code: string, message: string) {
     super(message);

@@ -17,6 +17,7 @@ import { AudienceWriter } from './audiences/audience-writer.ts';
 import { bodiesPreparer } from './delivery/prepare-bodies.ts';
 import { IngestError } from './ingest-error.ts';
 import { prepareRequest } from './ingest/prepare-request.ts';
+import { prepareRefused, refusedPreview } from './ingest/refused-requests.ts';
 import { originAllowed, originRefused } from './ingest/browser-support.ts';
 import { checkpointAutomatically, connect } from './store/connection.ts';
 import { deletionWrites } from './store/deletion-writes.ts';
@@ -298,14 +299,15 @@ function handle(message: ToWriter): void {
     case 'job': {
       const { job } = message;
       try {
-        pending.push({ job, prepared: prepareRequest(job, (key) => sourceForKey(key, job.origin), plans) });
+        const prepared = job.refused ? prepareRefused({ ...job, refused: job.refused }) : prepareRequest(job, (key) => sourceForKey(key, job.origin), plans);
+        pending.push({ job, prepared });
       } catch (error) {
         // A request that trips a bug is answered 500 (the client may retry); the worker lives on.
         const refusal =
           error instanceof IngestError
             ? error
             : new IngestError(500, 'internal_error', `Sluice could not process the request: ${(error as Error).message}`);
-        send({ kind: 'refused', jobId: job.id, status: refusal.status, code: refusal.code, message: refusal.message });
+        send({ kind: 'refused', jobId: job.id, status: refusal.status, code: refusal.code, message: refusal.message, preview: refusedPreview(job.body) });
         return;
       }
       pendingRows += pending.at(-1)!.prepared.messages.length;

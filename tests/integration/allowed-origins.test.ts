@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { configFileSchema, describeIssues } from '../../shared/settings.ts';
 import { post, startCore, storedMessages, tempDir, type TestCore } from '../helpers/core.ts';
+import { until } from '../helpers/wait.ts';
 
 const APP = 'https://app.example.com';
 const EVIL = 'https://evil.example';
@@ -48,15 +49,21 @@ function expectRefused(res: Awaited<ReturnType<typeof send>>, origin: string) {
 }
 
 describe('allowedOrigins', () => {
-  it.each(['header', 'body'] as const)('with the key in the %s: a listed origin is stored, another is refused 403 and nothing of it is stored', async (how) => {
+  it.each(['header', 'body'] as const)('with the key in the %s: a listed origin is stored, another is refused 403 and nothing of it is stored but the refusal', async (how) => {
     const core = await start();
     expect((await send(core, 'wk_web', APP, how, 'From app')).status).toBe(200);
     expect((await send(core, 'wk_web', 'http://localhost:3000', how, 'From localhost')).status).toBe(200);
-    for (const origin of [EVIL, 'http://app.example.com', 'https://app.example.com:8443', 'https://app.example.com.evil.example', 'null']) {
+    const refused = [EVIL, 'http://app.example.com', 'https://app.example.com:8443', 'https://app.example.com.evil.example', 'null'];
+    for (const origin of refused) {
       expectRefused(await send(core, 'wk_web', origin, how, `From ${origin}`), origin);
     }
-    expect(storedMessages(core, 'all').map((m) => m.event)).toEqual(['From app', 'From localhost']);
-    expect(core.messages.countByStatus()).toEqual({ accepted: 2, rejected: 0, duplicate: 0 });
+    await until(() => core.messages.list().length === 2 + refused.length);
+    expect(storedMessages(core).map((m) => m.event)).toEqual(['From app', 'From localhost']);
+    expect(core.messages.countByStatus()).toEqual({ accepted: 2, rejected: refused.length, duplicate: 0 });
+    // Each refusal is an entry that says so (ingest/refused-requests.ts), with nothing of the page's body.
+    const entries = storedMessages(core, 'rejected');
+    expect(entries.map((m) => m.rejectCode)).toEqual(refused.map(() => 'origin_not_allowed'));
+    for (const entry of entries) expect(entry.raw).not.toContain('From ');
   });
 
   it('leaves requests without an Origin (servers) alone, and sources without allowedOrigins (or with "*") open to any page', async () => {

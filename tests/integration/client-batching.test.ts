@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, ClientError, type BatchResult, type ClientState } from '../../electron/client/index.ts';
-import { MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
+import { SEGMENT_MAX_MESSAGE_BYTES, SEGMENT_MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { startCore, storedMessages, waitForStored, type TestCore } from '../helpers/core.ts';
 import { ManualClock, startScriptedServer, until, type Answer } from '../helpers/client-helpers.ts';
 
@@ -141,9 +141,9 @@ describe('flush triggers', () => {
     await stored;
     expect(seen.errors).toEqual([]);
     expect(seen.results.reduce((n, r) => n + r.count, 0)).toBe(40);
-    for (const r of seen.results) expect(r.bytes).toBeLessThanOrEqual(MAX_REQUEST_BYTES);
+    for (const r of seen.results) expect(r.bytes).toBeLessThanOrEqual(SEGMENT_MAX_REQUEST_BYTES);
     // Tight packing: each request but the last is within one message of the limit.
-    for (const r of seen.results.slice(0, -1)) expect(r.bytes).toBeGreaterThan(MAX_REQUEST_BYTES - 31_000);
+    for (const r of seen.results.slice(0, -1)) expect(r.bytes).toBeGreaterThan(SEGMENT_MAX_REQUEST_BYTES - 31_000);
     expect(storedMessages(core)).toHaveLength(40);
     await client.close();
   });
@@ -291,13 +291,13 @@ describe('limits', () => {
     const seen = collect();
     const client = new Client(core.writeKey, { endpoint: core.ingestUrl, ...seen });
     const probe = JSON.stringify({ type: 'track', messageId: 'exact', timestamp: '2026-11-20T08:30:00.000Z', userId: 'u', event: 'E', properties: { pad: '' }, context: { library: { name: 'sluice-client', version: '0.1.0' } } });
-    const pad = 'x'.repeat(MAX_MESSAGE_BYTES - Buffer.byteLength(probe));
+    const pad = 'x'.repeat(SEGMENT_MAX_MESSAGE_BYTES - Buffer.byteLength(probe));
     expect(() => client.track({ userId: 'u', event: 'E', properties: { pad: `${pad}x` }, messageId: 'exact', timestamp: '2026-11-20T08:30:00.000Z' })).toThrow(
       expect.objectContaining({ code: 'message_too_large' }),
     );
     expect(client.state.queued).toBe(0);
     client.track({ userId: 'u', event: 'E', properties: { pad }, messageId: 'exact', timestamp: '2026-11-20T08:30:00.000Z' });
-    expect(client.state.queuedBytes).toBe(MAX_MESSAGE_BYTES);
+    expect(client.state.queuedBytes).toBe(SEGMENT_MAX_MESSAGE_BYTES);
     await client.close();
     expect(seen.errors).toEqual([]);
     expect(storedMessages(core, 'all').map((r) => [r.messageId, r.status])).toEqual([['exact', 'accepted']]);

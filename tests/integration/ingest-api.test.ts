@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { gzipSync, deflateSync } from 'node:zlib';
 import { basicAuth, post, startCore, storedMessages, tempDir, waitForStored, type TestCore } from '../helpers/core.ts';
+import { until } from '../helpers/wait.ts';
 
 let core: TestCore;
 beforeEach(async () => {
@@ -156,21 +157,25 @@ describe('validation', () => {
     const form = await post(core, '/v1/track', 'userId=u1', { contentType: 'application/x-www-form-urlencoded' });
     expect(form.status).toBe(400);
     expect(form.json.error).toEqual({ code: 'unsupported_content_type', message: expect.stringContaining('application/json') });
-    expect(core.messages.list()).toEqual([]);
+    // Nothing accepted; each refusal is an entry of its own, with its reason (refused-requests.ts).
+    await until(() => core.messages.list().length === 2);
+    expect(core.messages.countByStatus().accepted).toBe(0);
+    expect(core.messages.list().map((m) => m.rejectCode).sort()).toEqual(['invalid_json', 'unsupported_content_type']);
   });
 });
 
 describe('limits', () => {
   const big = (bytes: number) => 'x'.repeat(bytes);
 
-  it('rejects a message over 32 KB inside a batch and keeps the others', async () => {
+  it('accepts a message over 32 KB inside a batch, whole, with Segment\'s warning on it alone', async () => {
     const res = await post(core, '/v1/batch', { batch: [track(), track({ properties: { blob: big(33 * 1024) } })] });
     expect(res.status).toBe(200);
-    expect(res.json.rejected).toEqual([{ index: 1, code: 'message_too_large', message: expect.stringContaining('32 KB') }]);
-    expect(core.messages.countByStatus()).toEqual({ accepted: 1, rejected: 1, duplicate: 0 });
-    // The rejected row keeps a bounded preview, not the whole payload.
-    const [rejected] = storedMessages(core, 'rejected');
-    expect(rejected!.raw.length).toBeLessThan(4096);
+    expect(res.json.rejected).toBeUndefined();
+    expect(core.messages.countByStatus()).toEqual({ accepted: 2, rejected: 0, duplicate: 0 });
+    const [small, large] = storedMessages(core);
+    expect(small!.warning).toBeUndefined();
+    expect(large!.warning).toMatch(/^Segment would refuse this: over 32 KB \(the message is 33,\d{3} bytes\)$/);
+    expect(JSON.parse(large!.raw).properties.blob).toHaveLength(33 * 1024);
   });
 
   it('refuses a message nested more than 100 levels deep, in a batch and alone', async () => {
@@ -232,26 +237,28 @@ describe('limits', () => {
     expect(core.messages.countByStatus().accepted).toBe(0);
   });
 
-  it('accepts a message just under 32 KB', async () => {
+  it('accepts a message just under 32 KB, without a warning', async () => {
     const res = await post(core, '/v1/track', { userId: 'u1', event: 'E', properties: { blob: big(32 * 1024 - 100) } });
     expect(res.status).toBe(200);
+    expect(storedMessages(core)[0]!.warning).toBeUndefined();
   });
 
-  it('refuses a single message over 32 KB', async () => {
+  it('accepts a single message over 32 KB, with the warning', async () => {
     const res = await post(core, '/v1/track', { userId: 'u1', event: 'E', properties: { blob: big(40 * 1024) } });
-    expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe('message_too_large');
+    expect(res.status).toBe(200);
+    expect(storedMessages(core)[0]!.warning).toMatch(/^Segment would refuse this: over 32 KB/);
   });
 
-  it('refuses a request over 500 KB, and one that is over 500 KB only after gzip decompression', async () => {
-    const events = Array.from({ length: 20 }, () => track({ properties: { blob: big(30 * 1024) } }));
+  it('refuses a request over 4,000 KB, and one that is over 4,000 KB only after gzip decompression', async () => {
+    const events = Array.from({ length: 140 }, () => track({ properties: { blob: big(30 * 1024) } }));
     const plain = await post(core, '/v1/batch', { batch: events });
     expect(plain.status).toBe(400);
-    expect(plain.json.error.code).toBe('request_too_large');
+    expect(plain.json.error).toEqual({ code: 'request_too_large', message: expect.stringContaining('4000 KB') });
     const zipped = await post(core, '/v1/batch', { batch: events }, { gzip: true });
     expect(zipped.status).toBe(400);
     expect(zipped.json.error).toEqual({ code: 'request_too_large', message: expect.stringContaining('after decompression') });
-    expect(core.messages.list()).toEqual([]);
+    await until(() => core.messages.list().length === 2);
+    expect(core.messages.countByStatus()).toEqual({ accepted: 0, rejected: 2, duplicate: 0 });
   });
 
   it('takes 2,500 events in a batch and refuses 2,501', async () => {

@@ -108,8 +108,12 @@ async function fill(a: TestCore): Promise<void> {
     sentAt: new Date().toISOString(),
   });
   expect(batch.json.rejected).toEqual([expect.objectContaining({ index: 2, code: 'missing_event' })]);
-  // Too large: stored as a preview, so the export cannot give the message back.
+  // Over Segment's 32 KB: accepted (with a warning), and exported and imported like any other.
   await post(a, '/v1/batch', { batch: [{ type: 'track', event: 'Huge', userId: 'u_5', messageId: 'huge-1', properties: { blob: 'x'.repeat(40_000) } }] });
+  // Too deep: stored as a preview, so the export cannot give the message back.
+  let deep: unknown = 'bottom';
+  for (let i = 0; i < 120; i++) deep = { deep };
+  await post(a, '/v1/batch', { batch: [{ type: 'track', event: 'Deep', userId: 'u_5', messageId: 'deep-1', properties: deep }] });
   await post({ ingestUrl: a.ingestUrl, writeKey: 'wk_ios' }, '/v1/screen', { userId: 'u_4', name: 'Home', messageId: 'ios-1' });
 }
 
@@ -121,7 +125,7 @@ describe('sluice export, then sluice import into another relay', () => {
 
     // Exported while relay A runs: the store is opened read-only beside it.
     const exported = await sluice(['export', '--data-dir', a.dataDir, '--source', 'web', '--out', 'a.ndjson'], { cwd: dir });
-    expect(exported).toEqual({ code: 0, stdout: '', stderr: 'exported 12 messages to a.ndjson\n' });
+    expect(exported).toEqual({ code: 0, stdout: '', stderr: 'exported 13 messages to a.ndjson\n' });
     const text = fs.readFileSync(path.join(dir, 'a.ndjson'), 'utf8');
     expect(text).not.toContain('wk_web'); // never a write key, neither the batch's nor a message's
     const lines = parseLines(text);
@@ -155,9 +159,10 @@ describe('sluice export, then sluice import into another relay', () => {
     expect(generated.message).toEqual({ type: 'identify', userId: 'u_3', traits: { a: 1 }, integrations: { All: true, Amplitude: false, Mixpanel: false }, context: { locale: 'en', library: { name: 'raw-batch', version: '1' } }, sentAt: batchSentAt, messageId: generated.messageId });
     expect(byId('raw-bad', 'rejected')).toMatchObject({ message: { type: 'track', messageId: 'raw-bad' }, rejection: { code: 'missing_event' }, timestamp: null });
     expect(byId('raw-1', 'duplicate').message).toMatchObject({ event: 'Again' });
-    const huge = byId('huge-1', 'rejected');
-    expect(huge).toMatchObject({ message: null, rejection: { code: 'message_too_large' } });
-    expect(huge.raw).toMatch(/^\{"_sluice":/);
+    expect(byId('huge-1')).toMatchObject({ message: { event: 'Huge', messageId: 'huge-1' }, rejection: null });
+    const deep = byId('deep-1', 'rejected');
+    expect(deep).toMatchObject({ message: null, rejection: { code: 'invalid_message' } });
+    expect(deep.raw).toMatch(/^\{"_sluice":/);
     const node = lines.filter((l) => (l.message?.context as { library?: { name?: string } } | undefined)?.library?.name === '@segment/analytics-node');
     expect(node.map((l) => l.type)).toEqual(['identify', 'track', 'page', 'screen', 'group', 'alias']);
     for (const l of node) expect(l.message).toMatchObject({ sentAt: expect.any(String), messageId: l.messageId, _metadata: expect.any(Object) });
@@ -171,7 +176,7 @@ describe('sluice export, then sluice import into another relay', () => {
     expect(imported.stderr).toBe('');
     expect(imported.stdout).toBe(
       [
-        `imported a.ndjson into ${b.ingestUrl} (source "web"): 11 messages sent, 10 accepted, 0 refused, 0 unreadable lines`,
+        `imported a.ndjson into ${b.ingestUrl} (source "web"): 12 messages sent, 11 accepted, 0 refused, 0 unreadable lines`,
         '  1 refused again, as the export says they were the first time (not counted as refused)',
         '  1 not sent: rejected, and the export could not keep its text whole (not JSON, too large or too deep)',
         '',
@@ -197,11 +202,11 @@ describe('sluice export, then sluice import into another relay', () => {
     // The same file again: every message is one B has, so it is stored as a duplicate, never accepted twice.
     const twice = await sluice(['import', 'a.ndjson', '--write-key', 'wk_b', '--url', b.ingestUrl], { cwd: dir });
     expect(twice.code).toBe(0);
-    expect(twice.stdout.split('\n')[0]).toBe(`imported a.ndjson into ${b.ingestUrl} (with the write key given): 11 messages sent, 10 accepted, 0 refused, 0 unreadable lines`);
+    expect(twice.stdout.split('\n')[0]).toBe(`imported a.ndjson into ${b.ingestUrl} (with the write key given): 12 messages sent, 11 accepted, 0 refused, 0 unreadable lines`);
     const accepted = parseLines((await sluice(['export', '--data-dir', b.dataDir, '--status', 'accepted'], { cwd: dir })).stdout);
     expect(accepted.map((l) => l.messageId)).toEqual(kept.filter((l) => l.status === 'accepted').map((l) => l.messageId));
     const duplicates = parseLines((await sluice(['export', '--data-dir', b.dataDir, '--status', 'duplicate'], { cwd: dir })).stdout);
-    expect(duplicates).toHaveLength(1 + 10);
+    expect(duplicates).toHaveLength(1 + 11);
     expect(new Set(duplicates.map((l) => l.messageId))).toEqual(new Set(kept.filter((l) => l.status !== 'rejected').map((l) => l.messageId)));
   });
 
@@ -211,12 +216,12 @@ describe('sluice export, then sluice import into another relay', () => {
     const dir = scratch();
     const run = async (...args: string[]) => parseLines((await sluice(['export', '--data-dir', a.dataDir, ...args], { cwd: dir })).stdout);
     expect((await run('--source', 'ios')).map((l) => l.messageId)).toEqual(['ios-1']);
-    expect(await run()).toHaveLength(13);
-    expect(await run('--since', '1h')).toHaveLength(13);
+    expect(await run()).toHaveLength(14);
+    expect(await run('--since', '1h')).toHaveLength(14);
     expect(await run('--until', '2020-01-01')).toHaveLength(0);
     expect(await run('--since', new Date(Date.now() + 60_000).toISOString())).toHaveLength(0);
     expect((await run('--event', 'Single')).map((l) => l.messageId)).toEqual(['raw-1']);
-    expect((await run('--status', 'rejected')).map((l) => l.messageId)).toEqual(['raw-bad', 'huge-1']);
+    expect((await run('--status', 'rejected')).map((l) => l.messageId)).toEqual(['raw-bad', 'deep-1']);
     expect((await run('--source', 'web', '--status', 'duplicate', '--since', '2h', '--until', new Date(Date.now() + 1000).toISOString())).map((l) => l.event)).toEqual(['Again']);
 
     fs.writeFileSync(path.join(dir, 'taken.ndjson'), 'keep me\n');

@@ -1,6 +1,6 @@
 // The queue (serialized messages outside the JS heap) and the batches cut from it.
 import { describe, expect, it } from 'vitest';
-import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from '../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, SEGMENT_MAX_MESSAGE_BYTES, SEGMENT_MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { BatchBody, ENVELOPE_BYTES, nextBatch } from '../../electron/client/batch-splitter.ts';
 import { MessageQueue } from '../../electron/client/message-queue.ts';
 
@@ -44,7 +44,7 @@ describe('MessageQueue', () => {
 
     const byBytes = new MessageQueue(1000, 1 << 20);
     // hasRoom promises room for any valid message: 32 KB must still fit.
-    fill(byBytes, 0, 1, (1 << 20) - MAX_MESSAGE_BYTES - 100);
+    fill(byBytes, 0, 1, (1 << 20) - SEGMENT_MAX_MESSAGE_BYTES - 100);
     expect(byBytes.hasRoom).toBe(true);
     fill(byBytes, 1, 1, 200);
     expect(byBytes.hasRoom).toBe(false);
@@ -125,14 +125,14 @@ describe('batches', () => {
       if (queue.length > count) expect(full).toBe(true);
       const body = new BatchBody(queue, count);
       body.stamp('2026-11-20T08:30:00.123Z');
-      expect(body.body.length).toBeLessThanOrEqual(MAX_REQUEST_BYTES);
+      expect(body.body.length).toBeLessThanOrEqual(SEGMENT_MAX_REQUEST_BYTES);
       total += body.count;
       sizes.push(body.body.length);
     }
     expect(total).toBe(100);
     expect(sizes.length).toBeGreaterThanOrEqual(6);
     // Tight: each full batch could not have taken one more message.
-    expect(sizes[0]! + 30_000).toBeGreaterThan(MAX_REQUEST_BYTES - ENVELOPE_BYTES);
+    expect(sizes[0]! + 30_000).toBeGreaterThan(SEGMENT_MAX_REQUEST_BYTES - ENVELOPE_BYTES);
   });
 
   it('carry a valid JSON body whose sentAt is rewritten for each attempt', () => {

@@ -1,6 +1,6 @@
 // Building one message per call: fields by type, defaults, validation with the endpoint's own rules, limits.
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
+import { SEGMENT_MAX_MESSAGE_BYTES } from '../../shared/limits.ts';
 import { buildMessage } from '../../electron/client/message-builder.ts';
 import { ClientError } from '../../electron/client/errors.ts';
 import { LIBRARY } from '../../electron/client/version.ts';
@@ -126,11 +126,11 @@ describe('buildMessage', () => {
 
   it('refuses a message over 32 KB serialized (counted in UTF-8 bytes), and takes one of exactly 32 KB', () => {
     const base = buildMessage('track', { userId: 'u', event: 'E', messageId: 'm', properties: { pad: '' } }, NOW).bytes;
-    const exact = buildMessage('track', { userId: 'u', event: 'E', messageId: 'm', properties: { pad: 'x'.repeat(MAX_MESSAGE_BYTES - base) } }, NOW);
-    expect(exact.bytes).toBe(MAX_MESSAGE_BYTES);
-    const over = thrown(() => buildMessage('track', { userId: 'u', event: 'E', messageId: 'm', properties: { pad: 'x'.repeat(MAX_MESSAGE_BYTES - base + 1) } }, NOW));
+    const exact = buildMessage('track', { userId: 'u', event: 'E', messageId: 'm', properties: { pad: 'x'.repeat(SEGMENT_MAX_MESSAGE_BYTES - base) } }, NOW);
+    expect(exact.bytes).toBe(SEGMENT_MAX_MESSAGE_BYTES);
+    const over = thrown(() => buildMessage('track', { userId: 'u', event: 'E', messageId: 'm', properties: { pad: 'x'.repeat(SEGMENT_MAX_MESSAGE_BYTES - base + 1) } }, NOW));
     expect(over.code).toBe('message_too_large');
-    expect(over.message).toContain(`${MAX_MESSAGE_BYTES + 1} bytes`);
+    expect(over.message).toContain(`${SEGMENT_MAX_MESSAGE_BYTES + 1} bytes`);
     expect(over.messageIds).toEqual(['m']);
     // 'é' is 2 bytes in UTF-8: 11,000 of them are 22,000 characters' worth of bytes, over the limit.
     expect(thrown(() => buildMessage('track', { userId: 'u', event: 'E', properties: { pad: 'é'.repeat(17_000) } }, NOW)).code).toBe('message_too_large');

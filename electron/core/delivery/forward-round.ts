@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
+import { SEGMENT_MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
 import { LOOP_HEADER } from '../../../shared/loop-guard.ts';
 import type { DueDelivery } from '../store/deliveries-repo.ts';
 import type { AttemptRecord } from '../store/delivery-types.ts';
@@ -55,11 +55,11 @@ export async function runForwardRound(
       return;
     }
     const bytes = Buffer.byteLength(resolved.body);
-    if (bytes > MAX_MESSAGE_BYTES) {
+    if (bytes > SEGMENT_MAX_MESSAGE_BYTES) {
       // Tracking APIs refuse a message over 32 KB (Segment's limit, and Sluice's): sending it would
       // only fail, and fail its whole batch with it. Its batch-level context, merged in, can make it so.
       const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
-      const lastError = `the message is ${bytes} bytes as forwarded; a Tracking API takes at most ${MAX_MESSAGE_BYTES / 1024} KB per message, so it was not sent`;
+      const lastError = `the message is ${bytes} bytes as forwarded; a Tracking API takes at most ${SEGMENT_MAX_MESSAGE_BYTES / 1024} KB per message, so it was not sent`;
       outcomes.push({
         result: { deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null, deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body: resolved.body, signature: null, attempts: [] },
         announced: delivery,

@@ -132,3 +132,56 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
+
+/**
+ * `text`, a JSON object JSON.parse has accepted, without its top-level members named `key` (escaped
+ * spellings too, as JSON.parse reads them), and otherwise exactly as written: no re-serializing, so
+ * nothing the client sent (an integer past 2^53, its spacing) changes. Unchanged when there is none.
+ */
+export function withoutMember(text: string, key: string): string {
+  const n = text.length;
+  /** [start of the member (its key's quote), end of its value] of each top-level member. */
+  const members: [number, number, boolean][] = [];
+  let depth = 0;
+  let memberStart = -1;
+  let isKey = false;
+  let valueEnd = -1;
+  const close = () => {
+    if (memberStart >= 0) members.push([memberStart, valueEnd, isKey]);
+    memberStart = -1;
+  };
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      i = closingQuote(text, i);
+      if (depth === 1 && memberStart < 0) {
+        memberStart = start;
+        const written = text.slice(start, i + 1);
+        isKey = written === `"${key}"` || (written.includes('\\') && JSON.parse(written) === key);
+      } else if (depth === 1) valueEnd = i + 1;
+      continue;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 1) valueEnd = i + 1;
+      else if (depth === 0) close();
+    } else if (depth === 1 && c === COMMA) close();
+    else if (depth === 1 && !isSpace(c) && c !== COLON) valueEnd = i + 1; // a number, true, false or null
+  }
+  if (!members.some(([, , named]) => named)) return text;
+  let out = '';
+  let from = 0;
+  members.forEach(([start, end, named], i) => {
+    if (!named) return;
+    // A member and the comma after it; the last one, with the comma before it (back to the kept value's end).
+    const next = members[i + 1];
+    const previous = members.slice(0, i).findLast(([, , gone]) => !gone);
+    const cutFrom = next || !previous ? start : previous[1];
+    const cutTo = next ? next[0] : end;
+    out += text.slice(from, Math.max(from, cutFrom));
+    from = Math.max(from, cutTo);
+  });
+  return out + text.slice(from);
+}

@@ -88,3 +88,26 @@ export function projectSettings(writeKey: string, hostHeader: string): object {
     remotePlugins: [],
   };
 }
+
+/**
+ * What `GET /sourceConfig` answers, so RudderStack's browser SDK (`@rudderstack/analytics-js` 3.x)
+ * loaded with `configUrl` pointing here sends to its data plane URL: the shape its config manager
+ * checks (`source` with an `id`, a `config` object and a `destinations` array; read from
+ * dist/npm/modern/esm/index.mjs of 3.34, isValidSourceConfig and processConfig), no device-mode
+ * destinations (nothing is loaded from RudderStack's CDN), and error reporting and metrics off, so
+ * the SDK sends nothing to RudderStack's own services.
+ */
+export function rudderSourceConfig(source: { id: number; name: string; writeKey: string }): object {
+  return {
+    isHosted: false,
+    source: {
+      id: `sluice-source-${source.id}`,
+      name: source.name,
+      writeKey: source.writeKey,
+      workspaceId: 'sluice',
+      enabled: true,
+      config: { statsCollection: { errors: { enabled: false }, metrics: { enabled: false } } },
+      destinations: [],
+    },
+  };
+}

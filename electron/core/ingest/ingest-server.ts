@@ -1,13 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { http } from '../node-http.ts';
 import type { AddressInfo } from 'node:net';
-import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
+import { INGEST_MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import type { Clock } from '../clock.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { IMPORT_HEADER } from '../store/normalize.ts';
-import { answerPreflight, originAllowed, originRefused, projectSettings, setCorsHeaders } from './browser-support.ts';
+import { answerPreflight, originAllowed, originRefused, projectSettings, rudderSourceConfig, setCorsHeaders } from './browser-support.ts';
 import { checkLoop } from './loop-check.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
@@ -20,6 +20,7 @@ import {
   openFileLimit,
   REQUEST_TIMEOUT_MS,
 } from './connection-limits.ts';
+import { RefusedRequests, refusedPreview } from './refused-requests.ts';
 
 /** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */
 const SINGLE_PATHS = new Map<string, MessageType>([
@@ -59,9 +60,12 @@ export class IngestServer {
   #connections = 0;
   #capNoted = false;
   #capNotedAt = -Infinity;
+  /** Requests refused as a whole, stored as rejected entries (refused-requests.ts). */
+  readonly #refused: RefusedRequests;
 
   constructor(options: IngestServerOptions) {
     this.#options = options;
+    this.#refused = new RefusedRequests((job) => options.writer.submit(job), options.clock);
     // Timeouts and the cap: connection-limits.ts says why these.
     const serverOptions = {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -77,7 +81,11 @@ export class IngestServer {
       res.on('finish', () => {
         if (this.#closing) this.#server.closeIdleConnections();
       });
-      this.#handle(req, res).catch((error: unknown) => this.#fail(res, error));
+      this.#handle(req, res).catch((error: unknown) => {
+        // A request refused as a whole is stored as a rejected entry, so the inspector shows it.
+        if (error instanceof IngestError && !this.#closing) this.#refused.note(req, error, remoteIp(req));
+        this.#fail(res, error);
+      });
     });
     this.#limitConnections(options.log ?? ((line) => console.error(line)));
     // Bytes that are not HTTP, and a request that did not arrive in time, get a JSON answer too; then
@@ -174,6 +182,7 @@ export class IngestServer {
     if (this.#closing) throw new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later');
 
     if (path.startsWith('/v1/projects/')) return this.#projectSettings(req, res, path);
+    if (path === '/sourceConfig' || path === '/sourceConfig/') return this.#sourceConfig(req, res, query === -1 ? '' : rawUrl.slice(query));
     if (path === '/health') {
       if (req.method !== 'GET') throw methodNotAllowed('GET');
       return sendJson(res, 200, { ok: true });
@@ -194,36 +203,42 @@ export class IngestServer {
     singleType: MessageType | null,
   ): Promise<void> {
     const via = checkLoop(req.headers, this.#options.instanceId);
-    const otherType = unsupportedContentType(req.headers['content-type']);
-    let sourceId: number | null;
-    let body: Buffer;
-    if (otherType === undefined) {
-      sourceId = this.#sourceFromAuthorization(req.headers.authorization, req.headers.origin);
-      ({ body } = await readBody(req, MAX_REQUEST_BYTES));
-    } else {
-      // RudderStack's SDKs label their gzipped JSON application/x-www-form-urlencoded, and RudderStack's
-      // data plane reads it: a gzip body that inflates to a JSON object is read whatever its label says.
-      // Anything else under another content type is refused, as before, and before the write key is looked at.
-      const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-      if (encoding !== 'identity' && encoding !== 'gzip') throw contentTypeError(otherType);
-      const read = await readBody(req, MAX_REQUEST_BYTES);
-      if (!read.gzipped || !startsLikeObject(read.body)) throw contentTypeError(otherType);
-      sourceId = this.#sourceFromAuthorization(req.headers.authorization, req.headers.origin);
-      body = read.body;
+    let sourceId: number | null = null;
+    try {
+      const otherType = unsupportedContentType(req.headers['content-type']);
+      let body: Buffer;
+      if (otherType === undefined) {
+        sourceId = this.#sourceFromAuthorization(req.headers.authorization, req.headers.origin);
+        ({ body } = await readBody(req, INGEST_MAX_REQUEST_BYTES));
+      } else {
+        // RudderStack's SDKs label their gzipped JSON application/x-www-form-urlencoded, and RudderStack's
+        // data plane reads it: a gzip body that inflates to a JSON object is read whatever its label says.
+        // Anything else under another content type is refused, as before, and before the write key is looked at.
+        const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+        if (encoding !== 'identity' && encoding !== 'gzip') throw contentTypeError(otherType);
+        const read = await readBody(req, INGEST_MAX_REQUEST_BYTES);
+        if (!read.gzipped || !startsLikeObject(read.body)) throw Object.assign(contentTypeError(otherType), { preview: refusedPreview(read.body) });
+        sourceId = this.#sourceFromAuthorization(req.headers.authorization, req.headers.origin);
+        body = read.body;
+      }
+      const committed = await this.#options.writer.submit({
+        body,
+        sourceId,
+        endpoint,
+        singleType,
+        receivedAt: this.#options.clock.now(),
+        ip: remoteIp(req),
+        ...(via ? { via } : {}),
+        ...(req.headers[IMPORT_HEADER] === '1' ? { imported: true as const } : {}),
+        // A key in the body is looked up by the writer thread, which checks the origin then.
+        ...(sourceId === null && req.headers.origin !== undefined ? { origin: req.headers.origin } : {}),
+      });
+      respond(res, committed, singleType !== null);
+    } catch (error) {
+      // A refused request's stored entry names the source its Authorization named (refused-requests.ts).
+      if (error instanceof IngestError && sourceId !== null) error.sourceId ??= sourceId;
+      throw error;
     }
-    const committed = await this.#options.writer.submit({
-      body,
-      sourceId,
-      endpoint,
-      singleType,
-      receivedAt: this.#options.clock.now(),
-      ip: remoteIp(req),
-      ...(via ? { via } : {}),
-      ...(req.headers[IMPORT_HEADER] === '1' ? { imported: true as const } : {}),
-      // A key in the body is looked up by the writer thread, which checks the origin then.
-      ...(sourceId === null && req.headers.origin !== undefined ? { origin: req.headers.origin } : {}),
-    });
-    respond(res, committed, singleType !== null);
   }
 
   /**
@@ -239,7 +254,7 @@ export class IngestServer {
     if (writeKey === '') throw new IngestError(401, 'missing_write_key', 'the write key in Authorization is empty');
     const source = this.#options.sources.byWriteKey(writeKey);
     if (!source) throw unknownWriteKey();
-    if (!originAllowed(source.allowedOrigins, origin)) throw originRefused(origin!);
+    if (!originAllowed(source.allowedOrigins, origin)) throw Object.assign(originRefused(origin!), { sourceId: source.id });
     return source.id;
   }
 
@@ -260,6 +275,19 @@ export class IngestServer {
     if (!originAllowed(source.allowedOrigins, req.headers.origin)) throw originRefused(req.headers.origin!);
     const host = req.headers.host ?? new URL(this.#url).host;
     sendJson(res, 200, projectSettings(writeKey, host));
+  }
+
+  /**
+   * RudderStack's browser SDK asks for its source's config at `<configUrl>/sourceConfig/?writeKey=…`
+   * (with the key as Basic auth too): answered for the source with that key (rudderSourceConfig).
+   */
+  #sourceConfig(req: IncomingMessage, res: ServerResponse, search: string): void {
+    if (req.method !== 'GET') throw methodNotAllowed('GET');
+    const writeKey = new URLSearchParams(search).get('writeKey') ?? (req.headers.authorization ? basicAuthUser(req.headers.authorization) : undefined);
+    const source = writeKey ? this.#options.sources.byWriteKey(writeKey) : undefined;
+    if (!source) throw new IngestError(404, 'invalid_write_key', 'no source has this write key: give the writeKey of a source in Sluice\'s Sources view');
+    if (!originAllowed(source.allowedOrigins, req.headers.origin)) throw originRefused(req.headers.origin!);
+    sendJson(res, 200, rudderSourceConfig(source));
   }
 
   #fail(res: ServerResponse, error: unknown): void {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_BATCH_EVENTS, MAX_MESSAGE_BYTES, MAX_NESTING_DEPTH } from '../../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, MAX_NESTING_DEPTH, SEGMENT_MAX_MESSAGE_BYTES, segmentWarning } from '../../../shared/limits.ts';
 import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type IncomingMessage, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
-import { nestingDepth, scanBatch } from './batch-slices.ts';
+import { nestingDepth, scanBatch, withoutMember } from './batch-slices.ts';
 import { IngestError, unknownWriteKey } from '../ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
 import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
@@ -31,16 +31,8 @@ export function prepareRequest(
   // Only when something in the body nests too deeply is each message measured on its own.
   let measureDepth: boolean;
   if (job.singleType) {
-    if (body.writeKey === undefined) {
-      raws = [text];
-      events = [body];
-    } else {
-      // The write key is a credential, not part of the message: keep it out of what is stored. Too
-      // deep to serialize again, the message is left to prepareMessage, which rejects it.
-      const { writeKey: _credential, ...message } = body;
-      raws = [serialized(message)];
-      events = [message];
-    }
+    raws = [text];
+    events = [body];
     (events[0] as Record<string, unknown>).type = job.singleType;
     measureDepth = true;
   } else {
@@ -62,6 +54,16 @@ export function prepareRequest(
         ? events.map((_, i) => text.slice(slices[2 * i], slices[2 * i + 1]))
         : events.map(() => undefined); // unusual formatting: serialize instead
   }
+  // The write key is a credential, not part of the message (analytics.js puts it in each event, single
+  // call or batch): one rule, it is kept out of what is stored, the rest of the text left as sent.
+  events.forEach((event, i) => {
+    if (typeof event !== 'object' || event === null || !Object.hasOwn(event, 'writeKey')) return;
+    delete (event as Record<string, unknown>).writeKey;
+    const raw = raws[i];
+    if (raw !== undefined) raws[i] = withoutMember(raw, 'writeKey');
+  });
+  // Segment's limit for a batch (a single call is one message: its own limit says it).
+  const batchBytes = job.singleType ? null : job.body.byteLength;
   const request: RequestInfo = {
     envelope,
     receivedAt: job.receivedAt,
@@ -83,7 +85,7 @@ export function prepareRequest(
     // What this request's Violation Generated events carry of it: the Sluices it came through, no more.
     generatedEnvelope: envelope.via ? JSON.stringify({ via: envelope.via } satisfies BatchEnvelope) : null,
     messages: events.map((event, i) => {
-      const prepared = prepareMessage(event, raws[i], request, measureDepth);
+      const prepared = prepareMessage(event, raws[i], request, measureDepth, batchBytes);
       if (plans && !plans.empty && prepared.status === 'accepted') {
         checkPlans(plans, sourceId, event as IncomingMessage, envelope, prepared, job.receivedAt);
         if (prepared.generated && (forwarded += prepared.generated.length) > FORWARD_PER_REQUEST) {
@@ -137,7 +139,7 @@ function checkPlans(plans: PlanChecks, sourceId: number, input: IncomingMessage,
   }
 }
 
-function prepareMessage(event: unknown, raw: string | undefined, request: RequestInfo, measureDepth: boolean): PreparedMessage {
+function prepareMessage(event: unknown, raw: string | undefined, request: RequestInfo, measureDepth: boolean, batchBytes: number | null): PreparedMessage {
   let text: string;
   try {
     text = raw ?? JSON.stringify(event) ?? 'null';
@@ -148,25 +150,20 @@ function prepareMessage(event: unknown, raw: string | undefined, request: Reques
   if ((measureDepth || raw === undefined) && nestingDepth(text) > MAX_NESTING_DEPTH) {
     return rejected(event, JSON.stringify({ _sluice: { tooDeep: true }, preview: text.slice(0, 2048) }), tooDeep());
   }
+  // No limit of its own but its request's (shared/limits.ts): what Segment would refuse is said instead.
   // UTF-8 needs at most 3 bytes per UTF-16 unit: only long texts need counting.
-  const bytes = text.length * 3 <= MAX_MESSAGE_BYTES ? text.length : Buffer.byteLength(text);
-  if (bytes > MAX_MESSAGE_BYTES) {
-    const rejection: Rejection = {
-      code: 'message_too_large',
-      message: `the message is ${bytes} bytes; a message may be at most ${MAX_MESSAGE_BYTES / 1024} KB`,
-    };
-    const preview = JSON.stringify({ _sluice: { truncated: true, bytes }, preview: text.slice(0, 2048) });
-    return rejected(event, preview, rejection);
-  }
+  const bytes = text.length * 3 <= SEGMENT_MAX_MESSAGE_BYTES ? text.length : Buffer.byteLength(text);
+  const warning = segmentWarning(bytes, batchBytes);
   const result = validateMessage(event);
-  if (!result.ok) return rejected(event, text, result.rejection);
+  if (!result.ok) return { ...rejected(event, text, result.rejection), warning };
   const input = result.message;
   const timestamp = correctedTimestamp(input, request);
   if (!isTime(timestamp)) {
-    return rejected(event, text, {
+    const rejection: Rejection = {
       code: 'invalid_timestamp',
       message: 'timestamp corrected by sentAt (receivedAt − (sentAt − timestamp)) falls outside the years 1 to 9999',
-    });
+    };
+    return { ...rejected(event, text, rejection), warning };
   }
   const name = input.type === 'track' ? input.event : input.type === 'page' || input.type === 'screen' ? input.name : null;
   return {
@@ -181,6 +178,7 @@ function prepareMessage(event: unknown, raw: string | undefined, request: Reques
     timestamp,
     raw: text,
     skipReason: webhooksSkipReason(mergedIntegrations(input, request.envelope.integrations, request.envelope.context)),
+    warning,
   };
 }
 
@@ -260,15 +258,6 @@ function batchObject(value: unknown, field: string): Record<string, unknown> {
     throw new IngestError(400, 'invalid_batch', `batch-level "${field}" must be an object`);
   }
   return value as Record<string, unknown>;
-}
-
-/** JSON.stringify, or undefined when the value nests too deeply for its recursion. */
-function serialized(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether `value` nests deeper than `limit` (an object is 1). Iterative: a recursive walk would overflow on what JSON.parse accepts. */

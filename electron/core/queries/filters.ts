@@ -58,6 +58,8 @@ export interface TestMessage {
   violations: Violation[];
   /** Why a plan blocked it (its deliveries were skipped); null: not blocked. */
   blocked: string | null;
+  /** Why Segment's Tracking API would refuse it ("Segment would refuse this: over 500 KB …"); null when it would not. */
+  warning: string | null;
 }
 
 /** A filter checked before it is used: unknown fields and wrong types are a typed error, not "no match". */

@@ -8,6 +8,7 @@ import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
+import { sourceLabel } from '../../../shared/refused-request.ts';
 import { checkFilter, explainShortfall, matches, type MessageFilter, type TestMessage } from './filters.ts';
 import { filterSql } from './filter-sql.ts';
 
@@ -257,7 +258,7 @@ export class TestQueries {
     let message = this.#seen.get(key);
     if (!message) {
       if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
-      message = testMessage(row, record ?? this.#p.messages.get(row.id), sources.get(row.sourceId) ?? String(row.sourceId));
+      message = testMessage(row, record ?? this.#p.messages.get(row.id), sourceLabel(sources.get(row.sourceId), row.sourceId));
       this.#seen.set(key, message);
     }
     return message;
@@ -331,6 +332,7 @@ function testMessage(row: StoredMessage, record: MessageRecord | undefined, sour
     rejection: row.status === 'rejected' ? { code: row.rejectCode ?? 'rejected', reason: row.rejectReason ?? '' } : null,
     violations: record?.violationList ?? [],
     blocked: row.blocked ?? null,
+    warning: row.warning ?? null,
   };
 }
 

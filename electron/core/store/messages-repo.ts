@@ -31,6 +31,8 @@ export interface StoredMessage {
   violations: number;
   /** Set when a plan blocked it (its deliveries were skipped with this reason). */
   blocked?: string;
+  /** Set when Segment's Tracking API would refuse it (shared/limits.ts segmentWarning): accepted here, said. */
+  warning?: string;
 }
 
 /** One message with its payload: exactly as received, and as Sluice forwards it. */
@@ -47,7 +49,7 @@ export interface MessageRecord extends StoredMessage {
 
 const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
   m.origin, m.user_id, m.anonymous_id, m.event, m.received_at, m.timestamp,
-  CASE WHEN m.violations IS NULL THEN 0 ELSE json_array_length(m.violations) END AS violation_count, m.blocked`;
+  CASE WHEN m.violations IS NULL THEN 0 ELSE json_array_length(m.violations) END AS violation_count, m.blocked, m.warning`;
 
 interface MessageRow {
   id: number;
@@ -66,6 +68,7 @@ interface MessageRow {
   timestamp: number | null;
   violation_count: number;
   blocked: string | null;
+  warning: string | null;
 }
 
 interface RecordRow extends MessageRow {
@@ -94,6 +97,7 @@ function fromRow(row: MessageRow): StoredMessage {
     timestamp: row.timestamp,
     violations: row.violation_count,
     ...(row.blocked !== null ? { blocked: row.blocked } : {}),
+    ...(row.warning !== null ? { warning: row.warning } : {}),
   };
 }
 

@@ -464,6 +464,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE profile_users ADD COLUMN via TEXT;
     `,
   },
+  {
+    version: 16,
+    name: 'what Segment would refuse',
+    sql: `
+      -- Why Segment's Tracking API would refuse a message ingestion accepted (over 32 KB, or in a batch
+      -- over 500 KB: shared/limits.ts segmentWarning); NULL for the rest, as for every message before.
+      ALTER TABLE messages ADD COLUMN warning TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -16,11 +16,11 @@ export function requestStorer(
   // OR IGNORE only ever fires on messages_dedupe: an accepted id this source has sent before.
   const insertAccepted = db.prepare(
     `INSERT OR IGNORE INTO messages (request_id, source_id, message_id, type, status, user_id, anonymous_id, event,
-       received_at, timestamp, raw, violations, blocked, origin) VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       received_at, timestamp, raw, violations, blocked, origin, warning) VALUES (?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertOther = db.prepare(
     `INSERT INTO messages (request_id, source_id, message_id, type, status, reject_code, reject_reason, user_id,
-       anonymous_id, event, received_at, timestamp, raw, violations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       anonymous_id, event, received_at, timestamp, raw, violations, warning) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // Violation Generated events (plans/violation-event.ts) are not the violating request's: its
   // batch-level context, integrations and sentAt are not theirs. They belong to no request, or, when
@@ -64,7 +64,7 @@ export function requestStorer(
       if (m.status === 'accepted') {
         const result = insertAccepted.run(
           requestId, sourceId, m.messageId, m.type, m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw,
-          m.violations ?? null, m.blocked ?? null, 'ingest',
+          m.violations ?? null, m.blocked ?? null, 'ingest', m.warning ?? null,
         );
         if (result.changes === 1) {
           const id = Number(result.lastInsertRowid);
@@ -92,7 +92,7 @@ export function requestStorer(
       }
       const status = m.status === 'accepted' ? 'duplicate' : 'rejected';
       const result = insertOther.run(requestId, sourceId, m.messageId, m.type, status, m.rejectCode, m.rejectReason,
-        m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw, m.violations ?? null);
+        m.userId, m.anonymousId, m.event, receivedAt, m.timestamp, m.raw, m.violations ?? null, m.warning ?? null);
       ids[i] = Number(result.lastInsertRowid);
       statuses[i] = status === 'duplicate' ? 2 : 1;
       if (status === 'rejected') {

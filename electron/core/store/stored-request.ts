@@ -15,6 +15,8 @@ export interface PreparedMessage {
   raw: string;
   /** Why webhook destinations skip this message (its integrations), or null. */
   skipReason: string | null;
+  /** Why Segment would refuse it (shared/limits.ts segmentWarning), or null. */
+  warning?: string | null;
   /** Its tracking plan violations as JSON (a Violation[]), or null when it conforms or no plan checked it. */
   violations?: string | null;
   /** The plans it breaks, by name (for the tracking plan view's counts). */

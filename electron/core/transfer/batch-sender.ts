@@ -4,16 +4,20 @@
  * the file's order (the first of two messages with one messageId is the one accepted), and the relay's
  * answer read back onto the messages it refused.
  */
-import { MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
+import { INGEST_MAX_REQUEST_BYTES, SEGMENT_MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
 import type { Outgoing } from './import-parse.ts';
 import { IMPORT_HEADER } from '../store/normalize.ts';
 
 /** The import cannot go on (nothing listens, the write key is refused, …): a sentence for the user. */
 export class TransferError extends Error {}
 
-/** At most this many messages and bytes per request: under ingestion's 500 KB, with room for the wrapper. */
+/**
+ * At most this many messages and bytes per request: under Segment's 500 KB (what every Sluice takes),
+ * with room for the wrapper. A message larger than that goes alone, up to what ingestion takes.
+ */
 const MAX_MESSAGES = 500;
-const MAX_BYTES = MAX_REQUEST_BYTES - 1024;
+const MAX_BYTES = SEGMENT_MAX_REQUEST_BYTES - 1024;
+const MAX_ALONE_BYTES = INGEST_MAX_REQUEST_BYTES - 1024;
 /** Waits before trying a request again after a 5xx, a 429 or a dropped connection. */
 const RETRY_WAITS_MS = [500, 1_000, 2_000];
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -69,9 +73,14 @@ export class BatchSender {
   async add(item: Outgoing): Promise<void> {
     const json = item.json ?? JSON.stringify(item.message) ?? 'null';
     const bytes = Buffer.byteLength(json);
-    if (bytes > MAX_BYTES - 16) {
-      this.#refuse(item, 'message_too_large', `the message is ${bytes.toLocaleString('en-US')} bytes; a request to the ingestion endpoint takes at most ${MAX_REQUEST_BYTES / 1024} KB (not sent)`);
+    if (bytes > MAX_ALONE_BYTES - 16) {
+      this.#refuse(item, 'message_too_large', `the message is ${bytes.toLocaleString('en-US')} bytes; a request to the ingestion endpoint takes at most ${INGEST_MAX_REQUEST_BYTES / 1024} KB (not sent)`);
       return;
+    }
+    if (bytes > MAX_BYTES - 16) {
+      await this.flush();
+      this.#pending.push({ item, json });
+      return this.flush();
     }
     if (this.#pending.length >= MAX_MESSAGES || this.#bytes + bytes + 1 > MAX_BYTES - 16) await this.flush();
     this.#pending.push({ item, json });

@@ -33,6 +33,24 @@ export interface IngestJob {
   imported?: true;
   /** The Origin header of a browser's request whose write key is in the body: checked against the source's allowedOrigins. */
   origin?: string;
+  /** Not a request to parse: one refused as a whole, to store as a rejected entry (ingest/refused-requests.ts). */
+  refused?: RefusedRequest;
+}
+
+/** A request refused as a whole, as its stored entry describes it. */
+export interface RefusedRequest {
+  status: number;
+  code: string;
+  message: string;
+  /** The path it was sent to. */
+  path: string;
+  /** Its Content-Length, when it declared one. */
+  bytes: number | null;
+  contentType: string | null;
+  /** The start of its body, when it was read. */
+  preview: string | null;
+  /** Refused requests not stored since the last one that was (over the rate). */
+  dropped: number;
 }
 
 /** A tracking plan at work, as the main thread's registry (plans/plan-registry.ts) sends it to the writer (plans/plan-checks.ts). */
@@ -154,7 +172,7 @@ export type UnitFailure =
 
 export type FromWriter =
   | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
-  | { kind: 'refused'; jobId: number; status: number; code: string; message: string }
+  | { kind: 'refused'; jobId: number; status: number; code: string; message: string; preview?: string }
   /** Units of a group commit that were not stored (the rest of the group was). */
   | { kind: 'failed'; failures: UnitFailure[] }
   | { kind: 'results-committed'; ids: number[] }

@@ -201,7 +201,7 @@ export class StoreWriter {
         return;
       }
       case 'refused':
-        this.#take(message.jobId)?.reject(new IngestError(message.status, message.code, message.message));
+        this.#take(message.jobId)?.reject(Object.assign(new IngestError(message.status, message.code, message.message), message.preview !== undefined ? { preview: message.preview } : {}));
         return;
       case 'failed':
         for (const failure of message.failures) {

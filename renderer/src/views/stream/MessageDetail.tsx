@@ -18,6 +18,7 @@ import { SignedDeliveryHint } from './SignedDeliveryHint.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
 import { blockedSentence, violationAnnotations, violationsLabel } from './violation-words.ts';
 import { ViolationsTab } from './ViolationsTab.tsx';
+import { sourceLabel } from '../../../../shared/refused-request.ts';
 
 type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay';
 
@@ -81,7 +82,7 @@ export function MessageDetailPane() {
     { key: 'attempts', label: 'Attempts', badge: attempts.badge || undefined, title: attempts.title },
     { key: 'replay', label: 'Replay', badge: replays.badge || undefined, title: replays.title },
   ];
-  const sourceName = sources?.find((s) => s.id === data.sourceId)?.name ?? `source ${data.sourceId}`;
+  const sourceName = sourceLabel(sources?.find((s) => s.id === data.sourceId)?.name, data.sourceId);
   // A message without violations has no such tab: its Message tab is shown instead.
   const shownTab: TabKey = tab === 'violations' && violationCount === 0 ? 'message' : tab;
 
@@ -102,6 +103,11 @@ export function MessageDetailPane() {
         {data.blocked ? (
           <p className="banner banner-bad detail-blocked" role="note">
             {blockedSentence(data.blocked)} It is stored and shown here; its deliveries are skipped with this reason.
+          </p>
+        ) : null}
+        {data.warning ? (
+          <p className="banner banner-warn detail-segment-warning" role="note">
+            {data.warning}. Sluice accepted it; sent to Segment as is, it would be lost.
           </p>
         ) : null}
         {detail.error ? (

@@ -6,6 +6,7 @@ import { useInspector, useInspectorState } from '../../store/react.ts';
 import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
 import { JumpControls, JumpedBanner, StreamCounts } from './StreamCounts.tsx';
 import { MAX_SPACER_PX, scrollScale } from '../../components/scroll-scale.ts';
+import { sourceLabel } from '../../../../shared/refused-request.ts';
 
 /** The spacer's most pixels (a test may lower it: window.__sluiceMaxScrollPx). */
 const maxSpacerPx = (): number => (globalThis as { __sluiceMaxScrollPx?: number }).__sluiceMaxScrollPx ?? MAX_SPACER_PX;
@@ -239,7 +240,7 @@ export function StreamList() {
 
   const sourceName = useMemo(() => {
     const names = new Map((sources ?? []).map((s) => [s.id, s.name]));
-    return (id: number) => names.get(id) ?? `source ${id}`;
+    return (id: number) => sourceLabel(names.get(id), id);
   }, [sources]);
 
   const activate = useCallback((id: number) => inspector.open(id), [inspector]);

@@ -81,6 +81,12 @@ export const StreamRow = memo(function StreamRow({ id, index, count, selected, o
             blocked
           </span>
         ) : null}
+        {row.warning ? (
+          <span className="row-segment-warning" title={`${row.warning}. Sluice accepted it.`}>
+            <span aria-hidden="true">⚠ </span>
+            Segment limit
+          </span>
+        ) : null}
         {row.violations > 0 ? (
           <span className="row-violations" title={`${violationsLabel(row.violations)} of a tracking plan: open the message's Violations tab`}>
             <span aria-hidden="true">⚠ </span>
