@@ -239,6 +239,7 @@ describe('audience rules', () => {
       DROP TABLE messages_text; -- schema 12's
       ALTER TABLE audiences DROP COLUMN destination_ids; -- schema 13's
       ALTER TABLE profile_users DROP COLUMN via; -- schema 15's
+      ALTER TABLE messages DROP COLUMN warning; -- schema 16's
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
     db.close();

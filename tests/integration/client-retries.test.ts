@@ -184,7 +184,8 @@ describe('not retried', () => {
       await client.close();
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatchObject({ code: 'http_error', status: 401, attempts: 1 });
-      expect(storedMessages(core, 'all')).toHaveLength(0);
+      // Nothing accepted; the one refused request is stored as an entry that says why (refused-requests.ts).
+      expect(storedMessages(core, 'all').map((m) => [m.status, m.rejectCode])).toEqual([['rejected', 'invalid_write_key']]);
     } finally {
       await core.dispose();
     }

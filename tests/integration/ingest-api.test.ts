@@ -32,11 +32,14 @@ describe('write key', () => {
   it.each([
     ['missing', null, 'missing_write_key'],
     ['unknown', 'wk_nope', 'invalid_write_key'],
-  ])('answers 401 for a %s key and stores nothing', async (_, writeKey, code) => {
+  ])('answers 401 for a %s key and stores nothing but the refusal', async (_, writeKey, code) => {
     const res = await post(core, '/v1/track', { userId: 'u1', event: 'A' }, { writeKey });
     expect(res.status).toBe(401);
     expect(res.json).toEqual({ success: false, error: { code, message: expect.any(String) } });
-    expect(core.messages.list()).toEqual([]);
+    // The refusal is an entry of its own, under no source (ingest/refused-requests.ts); nothing is accepted.
+    const [entry] = await until(() => (core.messages.list().length > 0 ? core.messages.list() : undefined));
+    expect(entry).toMatchObject({ status: 'rejected', rejectCode: code, sourceId: 0, event: null, userId: null });
+    expect(core.messages.list()).toHaveLength(1);
   });
 
   it('answers 401 for an Authorization header that is not Basic', async () => {

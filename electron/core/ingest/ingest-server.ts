@@ -81,9 +81,10 @@ export class IngestServer {
       res.on('finish', () => {
         if (this.#closing) this.#server.closeIdleConnections();
       });
-      this.#handle(req, res).catch((error: unknown) => {
-        // A request refused as a whole is stored as a rejected entry, so the inspector shows it.
-        if (error instanceof IngestError && !this.#closing) this.#refused.note(req, error, remoteIp(req));
+      this.#handle(req, res).catch(async (error: unknown) => {
+        // A request refused as a whole is stored as a rejected entry, so the inspector shows it; it is
+        // answered once that is stored.
+        if (error instanceof IngestError && !this.#closing) await this.#refused.note(req, error, remoteIp(req));
         this.#fail(res, error);
       });
     });

@@ -37,15 +37,17 @@ export class RefusedRequests {
   /**
    * Notes a request answered `error`: a POST refused with a 4xx (other than the loop guard's) is
    * stored, unless the rate is spent; then it is counted and the next one stored says how many were not.
+   * Resolves once the entry is stored (or could not be: that is logged), so that the refusal is
+   * answered after its entry is in the store, as an accepted request is.
    */
-  note(req: IncomingMessage, error: IngestError, ip: string | null): void {
-    if (req.method !== 'POST' || error.status < 400 || error.status >= 500 || NOT_STORED.has(error.code)) return;
+  note(req: IncomingMessage, error: IngestError, ip: string | null): Promise<void> | undefined {
+    if (req.method !== 'POST' || error.status < 400 || error.status >= 500 || NOT_STORED.has(error.code)) return undefined;
     const now = this.#clock.now();
     this.#tokens = Math.min(REFUSALS_PER_MINUTE, this.#tokens + ((now - this.#refilledAt) * REFUSALS_PER_MINUTE) / 60_000);
     this.#refilledAt = now;
     if (this.#tokens < 1) {
       this.#dropped++;
-      return;
+      return undefined;
     }
     this.#tokens--;
     const declared = Number(req.headers['content-length']);
@@ -60,7 +62,8 @@ export class RefusedRequests {
       dropped: this.#dropped,
     };
     this.#dropped = 0;
-    this.#submit({ body: new Uint8Array(0), sourceId: error.sourceId ?? NO_SOURCE_ID, endpoint: refused.path, singleType: null, receivedAt: now, ip, refused }).catch(
+    return this.#submit({ body: new Uint8Array(0), sourceId: error.sourceId ?? NO_SOURCE_ID, endpoint: refused.path, singleType: null, receivedAt: now, ip, refused }).then(
+      () => undefined,
       (failure: unknown) => console.error(`sluice: could not store a refused request (${error.code}): ${(failure as Error).message}`),
     );
   }
