@@ -5,7 +5,7 @@ import type { DeliverySummary, DeliveryView, DestinationView } from '../../../sh
 import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
-import { forwardUrl } from '../delivery/forward-round.ts';
+import { forwardUrl } from '../delivery/kinds/tracking-api.ts';
 import type { TrackingApiConfig } from '../../../shared/settings.ts';
 import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';

@@ -11,7 +11,7 @@ import type { BreakerView } from './circuit-breaker.ts';
 import { Receivers } from './receivers.ts';
 import { ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
-import { forwardUrl, runForwardRound } from './forward-round.ts';
+import { forwardUrl, runForwardRound } from './kinds/tracking-api.ts';
 import { runRound, type RoundParts } from './round.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 
@@ -356,7 +356,7 @@ export class DeliveryEngine {
   }
 
   /**
-   * A tracking-api destination's round (forward-round.ts): a batch of its deliveries, their results
+   * A tracking-api destination's round (kinds/tracking-api.ts): a batch of its deliveries, their results
    * committed and announced. As #deliver, nothing goes when the world moved while bodies were built.
    */
   async #forward(batch: readonly DueDelivery[], destination: Destination, releaseSlot: () => void): Promise<void> {

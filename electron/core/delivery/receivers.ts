@@ -2,7 +2,7 @@ import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import { CircuitBreakers, type BreakerView } from './circuit-breaker.ts';
-import { forwardUrl } from './forward-round.ts';
+import { forwardUrl } from './kinds/tracking-api.ts';
 import { GONE_DISABLES, type SendResult } from './webhook-sender.ts';
 
 /**

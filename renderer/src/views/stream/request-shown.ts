@@ -55,7 +55,7 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
     if (api) {
       return {
         url,
-        // What a forward carries (forward-round.ts); the write key stays in the core until the request is made.
+        // What a forward carries (electron/core/delivery/kinds/tracking-api.ts); the write key stays in the core until the request is made.
         headers: {
           'User-Agent': USER_AGENT,
           'Content-Type': 'application/json',

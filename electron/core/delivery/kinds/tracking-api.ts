@@ -1,12 +1,12 @@
-import { SEGMENT_MAX_MESSAGE_BYTES } from '../../../shared/limits.ts';
-import { LOOP_HEADER } from '../../../shared/loop-guard.ts';
-import type { DueDelivery } from '../store/deliveries-repo.ts';
-import type { AttemptRecord } from '../store/delivery-types.ts';
-import type { Destination } from '../store/destinations-repo.ts';
-import type { PreparedBody } from './body-prefetch.ts';
-import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from './retry-schedule.ts';
-import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from './round.ts';
-import { USER_AGENT, type SendResult } from './webhook-sender.ts';
+import { SEGMENT_MAX_MESSAGE_BYTES } from '../../../../shared/limits.ts';
+import { LOOP_HEADER } from '../../../../shared/loop-guard.ts';
+import type { DueDelivery } from '../../store/deliveries-repo.ts';
+import type { AttemptRecord } from '../../store/delivery-types.ts';
+import type { Destination } from '../../store/destinations-repo.ts';
+import type { PreparedBody } from '../body-prefetch.ts';
+import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from '../retry-schedule.ts';
+import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from '../round.ts';
+import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
 
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
 export const MAX_FORWARD_BYTES = 500 * 1024 - 1024;
