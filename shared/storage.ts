@@ -4,7 +4,7 @@
  * Depends on zod only.
  */
 import { z } from 'zod';
-import { messageFilterSchema } from './operations.ts';
+import { messageFilterSchema } from './message-filter.ts';
 import { retentionSchema, type Retention } from './retention.ts';
 
 export { DEFAULT_RETENTION, retentionSchema, type Retention } from './retention.ts';

@@ -8,7 +8,7 @@ import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { createOperations, type CoreParts, type Operations } from './api/operations.ts';
+import { createOperations, type CoreParts, type Operations } from './api/operations/index.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';

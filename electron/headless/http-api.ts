@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
-import { DELIVERY_STATUSES } from '../../shared/operations.ts';
+import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
 import type { Core } from '../core/index.ts';
 import { storeFailureOf } from '../core/ingest-error.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
@@ -207,7 +207,7 @@ async function exportStream(core: Core, res: ServerResponse, url: URL, stopping:
     if (!found) throw new ApiError(400, 'invalid_request', `there is no destination "${destination}"`);
     filter.destinationId = found.id;
   }
-  // The rest as the inspector's filter holds them (shared/operations.ts), so that its download is the set it shows.
+  // The rest as the inspector's filter holds them (shared/message-filter.ts), so that its download is the set it shows.
   const texts = { status: status as MessageStatus | undefined, delivery, event: param('event'), type: param('type'), userId: param('userId'), search: param('search'), plan: param('plan') };
   for (const [key, value] of Object.entries(texts)) if (value !== undefined) Object.assign(filter, { [key]: value });
   const violations = filterOf(url).violations;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DeliveriesRepo } from '../../electron/core/store/deliveries-repo.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { LATEST_IN_LANE_SQL, shownDeliverySql } from '../../electron/core/store/shown-delivery.ts';
-import { DELIVERY_STATUSES } from '../../shared/operations.ts';
+import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
 import { shownDelivery, type LaneDelivery } from '../../shared/shown-delivery.ts';
 import { scratchStores } from '../helpers/scratch-store.ts';
 

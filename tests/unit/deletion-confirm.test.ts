@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyCarriesUser } from '../../electron/core/receiver/inbox-user.ts';
 import { deletionOutcome, deletionQuestion } from '../../renderer/src/views/deletions/deletion-words.ts';
-import type { DeletionPreview } from '../../shared/operations.ts';
+import type { DeletionPreview } from '../../shared/channels/deletions.ts';
 
 describe('bodyCarriesUser', () => {
   it('finds the userId in any webhook shape and in a forwarded batch', () => {

@@ -4,7 +4,7 @@
 // re-check's store and the stream after a re-check: renderer-recheck.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { MessageSummary } from '../../shared/contract.ts';
-import { messageFilterSchema } from '../../shared/operations.ts';
+import { messageFilterSchema } from '../../shared/message-filter.ts';
 import type { RecheckProgress, TrackingPlan, Violation } from '../../shared/tracking-plan.ts';
 import { hasFilters, listQuery, matchesFilters, NO_FILTERS } from '../../renderer/src/store/filters.ts';
 import { blockedSentence, fieldOf, violationAnnotations, violationsLabel } from '../../renderer/src/views/stream/violation-words.ts';

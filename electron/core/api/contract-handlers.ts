@@ -14,7 +14,7 @@ import { QueryError } from '../../../shared/message-query.ts';
 import { storeFailureOf } from '../ingest-error.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
 import { DATABASE_FILE } from '../store/database.ts';
-import type { Operations } from './operations.ts';
+import type { Operations } from './operations/index.ts';
 import { destinationView } from './views.ts';
 
 export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };

@@ -1,4 +1,4 @@
-import { deletionPreviewSchema, deletionRequestSchema, type DeletionPreview } from '../../../shared/operations.ts';
+import { deletionPreviewSchema, deletionRequestSchema, type DeletionPreview } from '../../../shared/channels/deletions.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import { deleteBody } from '../../../shared/webhook-body.ts';
 import type { EventBus } from '../bus/event-bus.ts';

@@ -1,4 +1,4 @@
-import { REPLAY_FILTER_MAX, replayRequestSchema, type ReplayOutcome, type ReplayRequest } from '../../../shared/operations.ts';
+import { REPLAY_FILTER_MAX, replayRequestSchema, type ReplayOutcome, type ReplayRequest } from '../../../shared/channels/deliveries.ts';
 import { describeIssues } from '../../../shared/settings.ts';
 import { currentDeliveries } from '../../../shared/shown-delivery.ts';
 import type { Clock } from '../clock.ts';

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IncomingMessage as SegmentMessage, MessageStatus } from '../../../shared/messages.ts';
-import type { MessageFilter } from '../../../shared/operations.ts';
+import type { MessageFilter } from '../../../shared/message-filter.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';

@@ -2,7 +2,7 @@
 // (export-lines.ts, har.ts), gathered into one text for a download; and a dropped file sent through
 // this relay's own ingestion endpoint as `sluice import` sends one (import-parse.ts, batch-sender.ts).
 import type { DatabaseSync } from 'node:sqlite';
-import type { MessageFilter } from '../../../shared/operations.ts';
+import type { MessageFilter } from '../../../shared/message-filter.ts';
 import { EXPORT_MAX_MESSAGES, type ImportOutcome, type StorageResponses } from '../../../shared/storage.ts';
 import { exportLineText, exportPages, type ExportFilter } from './export-lines.ts';
 import { ndjsonLine, splitLines } from './json-lines.ts';

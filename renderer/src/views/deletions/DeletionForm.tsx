@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { DeletionPreview } from '../../../../shared/operations.ts';
+import type { DeletionPreview } from '../../../../shared/channels/deletions.ts';
 import { Field } from '../../components/Field.tsx';
 import { useInspector } from '../../store/react.ts';
 import { DeletionDialog } from './DeletionDialog.tsx';

@@ -3,7 +3,7 @@
  * the core; a userId no stored message has) and what it did. Pure (no React, no DOM), tested in Node.
  */
 import type { Responses } from '../../../../shared/contract.ts';
-import type { DeletionPreview } from '../../../../shared/operations.ts';
+import type { DeletionPreview } from '../../../../shared/channels/deletions.ts';
 import { plural } from '../../lib/format.ts';
 
 /** "a", "a and b", "a, b and c". */

@@ -3,7 +3,7 @@
  * replay makes it (store/filters.ts's listQuery), ending now at the latest, and the filters in words
  * for the dialog's question. Pure, tested in Node.
  */
-import type { MessageFilter } from '../../../../shared/operations.ts';
+import type { MessageFilter } from '../../../../shared/message-filter.ts';
 import type { ClearScope } from '../../../../shared/storage.ts';
 import { absoluteTime } from '../../lib/format.ts';
 import { hasFilters, listQuery, type Filters } from '../../store/filters.ts';
