@@ -3,7 +3,7 @@ import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
 import { BuiltinReceiver, type SigningSecrets } from './receiver/builtin-receiver.ts';
-import { adoptReceiverUrls } from './receiver/receiver-urls.ts';
+import { adoptReceiverUrls } from './destinations/receiver-urls.ts';
 import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';

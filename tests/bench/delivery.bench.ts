@@ -11,7 +11,7 @@ import { Pool } from 'undici';
 
 const execFileAsync = promisify(execFile);
 import { createCore } from '../../electron/core/index.ts';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 import { startRecorder } from './recorder.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 

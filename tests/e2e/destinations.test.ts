@@ -6,7 +6,7 @@ import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 
 const skipReason = browserUnavailableReason();
 if (skipReason) console.warn(`[destinations e2e] skipped: ${skipReason}`);

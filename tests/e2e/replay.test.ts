@@ -6,7 +6,7 @@ import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
 import { receiversClosedAfterEach, type Receiver } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 
 const SECRET = 'replay-e2e-secret';
 const HOUR = 3_600_000;

@@ -12,7 +12,7 @@ import type { AudienceInput } from '../../shared/audiences.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach, type Receiver, type Received } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 
 const newReceiver = receiversClosedAfterEach();
 const SECRET = 'audience-s3cret';

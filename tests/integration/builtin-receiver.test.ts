@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { INBOX_BYTES, KEPT_BODY_BYTES } from '../../electron/core/receiver/builtin-receiver.ts';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 import { until } from '../helpers/wait.ts';
 
 let core: TestCore | undefined;

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { verifyAsSeedReceiver } from '../../electron/core/signature/signature.ts';
 import { MAX_ROUNDS } from '../../electron/core/delivery/retry-schedule.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import type { Attempt, Delivery } from '../../electron/core/store/deliveries-repo.ts';

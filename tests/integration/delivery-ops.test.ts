@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody, verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { signBody, verifyAsSeedReceiver } from '../../electron/core/signature/signature.ts';
 import { OperationError } from '../../electron/core/operation-error.ts';
 import type { DeliveryChange } from '../../electron/core/bus/event-bus.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';

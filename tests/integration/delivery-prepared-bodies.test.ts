@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 import { EventBus } from '../../electron/core/bus/event-bus.ts';
 import { DeliveryEngine } from '../../electron/core/delivery/delivery-engine.ts';
 import { type DeliveryChange } from '../../electron/core/bus/event-bus.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryChange } from '../../shared/contract.ts';
-import { verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { verifyAsSeedReceiver } from '../../electron/core/signature/signature.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';

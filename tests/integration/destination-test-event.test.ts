@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import { TEST_EVENT_NAME } from '../../electron/core/delivery/test-event.ts';
-import { signBody } from '../../electron/core/delivery/signature.ts';
+import { signBody } from '../../electron/core/signature/signature.ts';
 import { startCore, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 import { until } from '../helpers/wait.ts';

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../electron/core/api/contract-handlers.ts';
 import { BUILTIN_DESTINATION, SAMPLES_HOOK } from '../../electron/core/composer/samples.ts';
-import { verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { verifyAsSeedReceiver } from '../../electron/core/signature/signature.ts';
 import { callOk } from '../helpers/contract.ts';
 import { startCore, storedMessages, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { verifyAsSeedReceiver } from '../../electron/core/signature/signature.ts';
 import { configFileSchema, describeIssues } from '../../shared/settings.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';

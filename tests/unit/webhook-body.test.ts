@@ -3,7 +3,7 @@
 // key order, `version`, timestamps and absent-versus-null fields all count.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deleteBody, webhookBody } from '../../shared/webhook-body.ts';
-import { signBody, verifyAsSeedReceiver } from '../../electron/core/delivery/signature.ts';
+import { signBody, verifyAsSeedReceiver } from '../../electron/core/signature/signature.ts';
 import {
   gaveUpReason,
   HOURLY_MS,

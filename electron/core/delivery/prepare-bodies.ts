@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { signBody } from './signature.ts';
+import { signBody } from '../signature/signature.ts';
 import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { BodiesRequest, PreparedBodies } from '../writer/protocol.ts';
 import { MessagesRepo, normalizedMessage, viaOf } from '../store/messages-repo.ts';

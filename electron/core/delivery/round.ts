@@ -7,7 +7,7 @@ import { bodyShapeOf, type Destination } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { PreparedBody } from './body-prefetch.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
-import { signBody, standardHeaders } from './signature.ts';
+import { signBody, standardHeaders } from '../signature/signature.ts';
 import { GONE_DISABLES, USER_AGENT, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
 /** A delivery whose message was purged (or is otherwise gone): failed, nothing sent. */

@@ -1,23 +1,12 @@
+import { closingQuote } from '../json-strings.ts';
+
 const QUOTE = 34;
-const BACKSLASH = 92;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COMMA = 44;
 const COLON = 58;
-
-/** Index of the quote that closes the string opening at `open`; indexOf is far faster than a loop. */
-export function closingQuote(text: string, open: number): number {
-  let i = text.indexOf('"', open + 1);
-  while (i !== -1) {
-    let backslashes = 0;
-    while (text.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return i;
-    i = text.indexOf('"', i + 1);
-  }
-  return text.length;
-}
 
 /** Whether the key string from `open` to `close` (its quotes) reads "batch", escapes decoded. */
 function isBatchKey(text: string, open: number, close: number): boolean {

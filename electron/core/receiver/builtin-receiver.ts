@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import { http } from '../node-http.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { InboxEntry, ReceiverBehaviour, SignatureVerdict } from '../../../shared/receiver.ts';
-import { verifyAsSeedReceiver, verifyStandard } from '../delivery/signature.ts';
+import { verifyAsSeedReceiver, verifyStandard } from '../signature/signature.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';

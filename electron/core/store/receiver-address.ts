@@ -8,7 +8,7 @@ export function lastReceiverUrl(db: DatabaseSync): string | null {
   return row?.value ?? null;
 }
 
-/** Records where the built-in receiver listens in this run (receiver/receiver-urls.ts reads it at the next start). */
+/** Records where the built-in receiver listens in this run (destinations/receiver-urls.ts reads it at the next start). */
 export function rememberReceiverUrl(db: DatabaseSync, url: string): void {
   db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, url);
 }

@@ -5,7 +5,7 @@
  * text into its line, edited member by member (objectMembers); an import keeps such numbers as written
  * (parseExact).
  */
-import { closingQuote } from '../ingest/batch-slices.ts';
+import { closingQuote } from '../json-strings.ts';
 
 /** One member of a JSON object as written: its key (read) and `"key":value` (the text, spaces inside kept). */
 export interface Member {

@@ -1,5 +1,5 @@
 /**
- * The signatures Sluice sends, recomputed in the page. X-Signature (electron/core/delivery/signature.ts):
+ * The signatures Sluice sends, recomputed in the page. X-Signature (electron/core/signature/signature.ts):
  * lowercase hex HMAC-SHA1 of the body's UTF-8 bytes, keyed with the shared secret. Standard Webhooks:
  * `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`, keyed with a `whsec_` secret's decoded bytes.
  * With WebCrypto; where it is not available (a page served on a LAN address is not a secure context),
