@@ -160,17 +160,21 @@ export function withoutMember(text: string, key: string): string {
     else if (depth === 1 && !isSpace(c) && c !== COLON) valueEnd = i + 1; // a number, true, false or null
   }
   if (!members.some(([, , named]) => named)) return text;
+  // Each run of named members goes as a whole: with the comma after it when a kept member follows (cut
+  // up to that member), else with the comma before it (from the last kept member's value on).
   let out = '';
   let from = 0;
-  members.forEach(([start, end, named], i) => {
-    if (!named) return;
-    // A member and the comma after it; the last one, with the comma before it (back to the kept value's end).
-    const next = members[i + 1];
-    const previous = members.slice(0, i).findLast(([, , gone]) => !gone);
-    const cutFrom = next || !previous ? start : previous[1];
-    const cutTo = next ? next[0] : end;
-    out += text.slice(from, Math.max(from, cutFrom));
-    from = Math.max(from, cutTo);
-  });
+  for (let i = 0; i < members.length; i++) {
+    if (!members[i]![2]) continue;
+    let last = i;
+    while (last + 1 < members.length && members[last + 1]![2]) last++;
+    const next = members[last + 1];
+    const previous = members[i - 1]; // kept, since a run starts after a kept member or at the first
+    const cutFrom = next || !previous ? members[i]![0] : previous[1];
+    const cutTo = next ? next[0] : members[last]![1];
+    out += text.slice(from, cutFrom);
+    from = cutTo;
+    i = last;
+  }
   return out + text.slice(from);
 }

@@ -69,9 +69,20 @@ export class RefusedRequests {
   }
 }
 
-/** The start of a refused request's body, as text (cut at a character). */
+/** A `"writeKey": "…"` member as written (its value possibly cut short by the preview's end). */
+const WRITE_KEY_MEMBER = /("writeKey"\s*:\s*")((?:[^"\\]|\\.)*)("?)/g;
+
+/**
+ * The start of a refused request's body, as text (cut at a character), with each `writeKey` value
+ * masked but its last four characters, enough to tell which client sent it: write keys are never
+ * stored (analytics.js puts one in the body, and a refused one may be a real Segment source's key).
+ */
 export function refusedPreview(body: Uint8Array): string {
-  return utf8Prefix(Buffer.from(body.buffer, body.byteOffset, body.byteLength), REFUSED_PREVIEW_BYTES).toString('utf8');
+  const start = utf8Prefix(Buffer.from(body.buffer, body.byteOffset, body.byteLength), 4 * REFUSED_PREVIEW_BYTES).toString('utf8');
+  const masked = start.replace(WRITE_KEY_MEMBER, (_, opening: string, value: string, closing: string) =>
+    // A value cut short shows nothing of itself: its last characters are not the key's.
+    closing ? `${opening}••••${value.length > 8 ? value.slice(-4) : ''}"` : `${opening}••••`);
+  return utf8Prefix(Buffer.from(masked), REFUSED_PREVIEW_BYTES).toString('utf8');
 }
 
 /** The writer's side: the entry, a rejected message of its own request, with the reason and the body's start. */
