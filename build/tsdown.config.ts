@@ -32,7 +32,7 @@ function typescriptBinary(): string {
 const common: UserConfig = {
   cwd: root,
   platform: 'node',
-  // The relay checks the Node.js it runs on (electron/node-check.js) from code that must still parse
+  // The relay checks the Node.js it runs on (electron/host/node-check.js) from code that must still parse
   // on an older one; the client runs on Node 20.
   target: 'node20',
   fixedExtension: false,
@@ -61,7 +61,7 @@ export default defineConfig([
       // node-check.js apart from it, so that the command's import of node-check.js runs no such check.
       codeSplitting: {
         groups: [
-          { name: 'node-check', test: /electron[\\/]node-check\.js$/, priority: 2 },
+          { name: 'node-check', test: /electron[\\/]host[\\/]node-check\.js$/, priority: 2 },
           { name: 'node-floor', test: /electron[\\/]testing[\\/]node-floor\.ts$/, priority: 1 },
         ],
       },

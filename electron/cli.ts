@@ -233,8 +233,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${SERVE_HELP}\n`);
     return;
   }
-  (await import('./node-check.js')).exitIfNodeTooOld('relay');
-  const relay = await import('./headless/serve.ts');
+  (await import('./host/node-check.js')).exitIfNodeTooOld('relay');
+  const relay = await import('./commands/serve.ts');
   try {
     await relay.serve(rest);
   } catch (error) {
@@ -251,7 +251,7 @@ async function main(argv: string[]): Promise<void> {
  * stores with node:sqlite), with its exit code; a command line or input it cannot use is one sentence.
  */
 async function runCommand(help: string, run: () => Promise<number>): Promise<void> {
-  (await import('./node-check.js')).exitIfNodeTooOld('command');
+  (await import('./host/node-check.js')).exitIfNodeTooOld('command');
   try {
     process.exitCode = await run();
   } catch (error) {

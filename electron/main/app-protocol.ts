@@ -3,7 +3,7 @@
 // on the disk (and Electron grants it more still, unless a fuse says otherwise), an app:// page only
 // what this handler serves. Kept free of Electron so that it is tested with real files and requests.
 import fs from 'node:fs';
-import { contentType, fileUnder, PAGE_SECURITY_HEADERS } from '../page-files.ts';
+import { contentType, fileUnder, PAGE_SECURITY_HEADERS } from '../host/page-files.ts';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'sluice';

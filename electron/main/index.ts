@@ -7,11 +7,11 @@ import { createHandlers } from '../core/api/contract-handlers.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { ConfigError } from '../core/config/load-config.ts';
 import type { Core } from '../core/index.ts';
-import { desktopFlags, desktopWantsNewToken } from '../host-options.ts';
-import { inspectorToken } from '../headless/inspector-token.ts';
+import { desktopFlags, desktopWantsNewToken } from '../host/options.ts';
+import { inspectorToken } from '../host/inspector-token.ts';
 import { createDesktopCore } from './core-ports.ts';
 import { forwardEvents, registerContract } from './ipc-bridge.ts';
-import { PAGE_SECURITY_HEADERS } from '../page-files.ts';
+import { PAGE_SECURITY_HEADERS } from '../host/page-files.ts';
 import { APP_ORIGIN, APP_PAGE_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, isAppPage, serveAppRequest } from './app-protocol.ts';
 import { externalUrl } from './external-links.ts';
 

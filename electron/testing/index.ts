@@ -17,7 +17,7 @@ import path from 'node:path';
 import { configFileSchema, describeIssues, type ConfigFile } from '../../shared/settings.ts';
 import { ConfigError, loadConfigFile } from '../core/config/load-config.ts';
 import { createCore, type Core } from '../core/index.ts';
-import { UiServer } from '../headless/ui-server.ts';
+import { UiServer } from '../host/ui-server.ts';
 import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 import type { SignatureVerdict } from '../../shared/receiver.ts';
 import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';

@@ -19,7 +19,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { createCore } from '../../electron/core/index.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { CLI, startServing } from '../helpers/cli.ts';
 import { indexCaughtUp } from '../helpers/search-index.ts';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { CDPSession } from '@playwright/test';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { startCore } from '../helpers/core.ts';
 import { ensureRenderer } from '../helpers/inspector-page.ts';

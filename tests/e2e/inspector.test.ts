@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Analytics } from '@segment/analytics-node';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { browserUnavailableReason, launchBrowser } from '../helpers/browser.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { launchBrowser } from './browser.ts';
 import { startCore, type TestCore } from './core.ts';
 import type { CoreOptions } from '../../electron/core/index.ts';

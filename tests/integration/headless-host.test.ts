@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import type { CoreEvent, Result, ServerFrame } from '../../shared/contract.ts';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { until } from '../helpers/wait.ts';
 import { INSPECTOR_CSP } from '../../shared/csp.ts';

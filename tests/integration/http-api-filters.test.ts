@@ -9,7 +9,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../electron/core/config/load-config.ts';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { indexCaughtUp } from '../helpers/search-index.ts';

@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 import { receiversClosedAfterEach } from '../helpers/receiver.ts';
 

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createHandlers } from '../../electron/core/api/contract-handlers.ts';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { INGEST_MAX_REQUEST_BYTES } from '../../shared/limits.ts';
 import { NO_SOURCE_ID } from '../../shared/refused-request.ts';
 import { callOk } from '../helpers/contract.ts';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { inspectorToken, TOKEN_FILE, TokenFileError } from '../../electron/headless/inspector-token.ts';
+import { inspectorToken, TOKEN_FILE, TokenFileError } from '../../electron/host/inspector-token.ts';
 import { CLI, startCli, type RunningCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/core.ts';
 

@@ -16,7 +16,7 @@ import { openDatabase } from '../../electron/core/store/database.ts';
 import { StoreDamagedError, startCheckLimits } from '../../electron/core/store/integrity.ts';
 import { salvage } from '../../electron/core/store/salvage.ts';
 import { DatabaseSync } from '../../electron/core/store/sqlite.ts';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { runCli } from '../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../helpers/core.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';

@@ -3,7 +3,7 @@
 // function's source and "__proto__" vanished. A real core and UI server on loopback, plain HTTP.
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 
 let core: TestCore | undefined;

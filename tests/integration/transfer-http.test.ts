@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UiServer } from '../../electron/headless/ui-server.ts';
+import { UiServer } from '../../electron/host/ui-server.ts';
 import { CLI } from '../helpers/cli.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 

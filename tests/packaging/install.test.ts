@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELAY_NODE } from '../../electron/node-check.js';
+import { RELAY_NODE } from '../../electron/host/node-check.js';
 import { startServing as startRelay, type RunningCli as Relay } from '../helpers/cli.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { docFiles, quotedSizes } from '../helpers/markdown.ts';
@@ -32,7 +32,7 @@ const bin = path.join(project, 'node_modules', '.bin', 'sluice');
 const pkg = JSON.parse(fs.readFileSync(path.join(checkoutRoot, 'package.json'), 'utf8')) as { version: string };
 const node20 = findNode20();
 if ('reason' in node20) console.warn(`[packaging] Node 20 checks skipped: ${node20.reason}`);
-// The relay's oldest Node.js (electron/node-check.js), when CI provides one (.ci/run does).
+// The relay's oldest Node.js (electron/host/node-check.js), when CI provides one (.ci/run does).
 const nodeMin = process.env.SLUICE_NODE_MIN;
 if (!nodeMin) console.warn('[packaging] the run on the relay’s oldest Node.js is skipped: SLUICE_NODE_MIN names no Node binary (.ci/run provides one)');
 
@@ -374,8 +374,8 @@ describe.skipIf('reason' in node20)('(d) the relay on Node 20', () => {
   it('refuses the same way in a checkout: npm start and npm run serve check the Node first', () => {
     if ('reason' in node20) return;
     const scripts = (JSON.parse(fs.readFileSync(path.join(checkoutRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    for (const name of ['start', 'serve']) expect(scripts[name]).toMatch(/^node electron\/node-check\.js && /);
-    const run = spawnSync(node20.binary, [path.join(checkoutRoot, 'electron/node-check.js')], { cwd: checkoutRoot, encoding: 'utf8' });
+    for (const name of ['start', 'serve']) expect(scripts[name]).toMatch(/^node electron\/host\/node-check\.js && /);
+    const run = spawnSync(node20.binary, [path.join(checkoutRoot, 'electron/host/node-check.js')], { cwd: checkoutRoot, encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^sluice: the relay needs Node\.js 22\.19\.0 or newer .*this is Node\.js 20\./)]);
   });

@@ -1,10 +1,10 @@
-// The core-related flags both hosts take (electron/host-options.ts): the desktop app reads them from a
+// The core-related flags both hosts take (electron/host/options.ts): the desktop app reads them from a
 // command line that also carries Electron's and Chromium's switches and, unpackaged, the app's path.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../electron/core/config/load-config.ts';
-import { desktopFlags, UsageError } from '../../electron/host-options.ts';
+import { desktopFlags, UsageError } from '../../electron/host/options.ts';
 import { tempDir } from '../helpers/core.ts';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
-// The relay's Node.js check (electron/node-check.js): its verdict on versions around the floor. What a
+// The relay's Node.js check (electron/host/node-check.js): its verdict on versions around the floor. What a
 // user sees on a real Node 20 is checked by tests/packaging with the machine's own Node 20.
 import { describe, expect, it } from 'vitest';
-import { NEEDS, RELAY_NODE, relayNodeProblem } from '../../electron/node-check.js';
+import { NEEDS, RELAY_NODE, relayNodeProblem } from '../../electron/host/node-check.js';
 
 describe('relayNodeProblem', () => {
   it('accepts the floor and anything newer', () => {

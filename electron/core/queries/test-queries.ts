@@ -1,7 +1,7 @@
 /**
  * The questions a test asks of a Sluice — what was stored, wait until it is, what was delivered — for
  * both of its adapters: sluice/testing in the test's process (electron/testing/) and the HTTP API
- * (electron/headless/http-api.ts). Reads only; a wait listens to the bus.
+ * (electron/host/http-api.ts). Reads only; a wait listens to the bus.
  */
 import type { EventBus } from '../bus/event-bus.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';

@@ -10,7 +10,7 @@ import type { ClientFrame, ServerFrame } from '../../shared/contract.ts';
 import { createHandlers, invoke } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { Core } from '../core/index.ts';
-import { contentType, fileUnder, PAGE_SECURITY_HEADERS } from '../page-files.ts';
+import { contentType, fileUnder, PAGE_SECURITY_HEADERS } from './page-files.ts';
 import { API_PREFIX, serveHttpApi } from './http-api.ts';
 import { newToken } from './inspector-token.ts';
 

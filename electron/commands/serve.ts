@@ -10,13 +10,13 @@ import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PO
 import { createCore, type Core } from '../core/index.ts';
 import type { StoreHealth } from '../../shared/storage.ts';
 import { ndjsonLine } from '../core/transfer/json-lines.ts';
-import { UiServer } from './ui-server.ts';
-import { inspectorToken } from './inspector-token.ts';
+import { UiServer } from '../host/ui-server.ts';
+import { inspectorToken } from '../host/inspector-token.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { CORE_FLAGS, coreFlags, parsePort, TOKEN_FLAGS, UsageError } from '../host-options.ts';
+import { CORE_FLAGS, coreFlags, parsePort, TOKEN_FLAGS, UsageError } from '../host/options.ts';
 
 export { ConfigError } from '../core/config/load-config.ts';
-export { UsageError } from '../host-options.ts';
+export { UsageError } from '../host/options.ts';
 
 /**
  * The built inspector page: `out/renderer/` at the package's root, found through the package's own

@@ -73,5 +73,5 @@ function runAsScript() {
   }
 }
 
-// Run as a script (`node electron/node-check.js`: npm start and npm run serve, before anything else).
+// Run as a script (`node electron/host/node-check.js`: npm start and npm run serve, before anything else).
 if (runAsScript()) exitIfNodeTooOld('relay');

@@ -1,9 +1,9 @@
 // The built inspector page's files (out/renderer) as both hosts serve them — the headless host over
-// HTTP (headless/ui-server.ts), the desktop window over `app://` (main/app-protocol.ts): one table of
+// HTTP (ui-server.ts), the desktop window over `app://` (main/app-protocol.ts): one table of
 // content types and one set of security headers, so that the page gets the same policy either way.
 import fs from 'node:fs';
 import path from 'node:path';
-import { INSPECTOR_CSP } from '../shared/csp.ts';
+import { INSPECTOR_CSP } from '../../shared/csp.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

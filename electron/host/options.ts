@@ -2,8 +2,8 @@
 // flag means one thing wherever it is given.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CoreOptions } from './core/index.ts';
-import { loadConfigFile } from './core/config/load-config.ts';
+import type { CoreOptions } from '../core/index.ts';
+import { loadConfigFile } from '../core/config/load-config.ts';
 
 /** A bad flag value; its message is a sentence for the user. */
 export class UsageError extends Error {}
@@ -19,7 +19,7 @@ export const CORE_FLAGS = {
 
 /**
  * The inspector's token flag. `sluice serve` serves the inspector with the token kept in its data
- * folder (headless/inspector-token.ts); `--new-token` replaces it. The desktop app's window needs no
+ * folder (inspector-token.ts); `--new-token` replaces it. The desktop app's window needs no
  * token, but given the flag it replaces the folder's token too: `npm start -- --new-token` means the
  * same whichever host it starts.
  */
