@@ -111,6 +111,13 @@ export type CoreEvent =
 /** Events are coalesced to at most one send per this many ms. */
 export const EVENT_BATCH_MS = 30;
 
+/**
+ * Over Electron IPC each channel is `sluice:<channel>` (the main process's bridge registers them, the
+ * preload exposes them), and the events come on `sluice:events`.
+ */
+export const IPC_PREFIX = 'sluice:';
+export const IPC_EVENTS = `${IPC_PREFIX}events`;
+
 /** The messages a WebSocket transport carries. */
 export type ClientFrame = { kind: 'invoke'; id: number; channel: Channel; request: unknown };
 export type ServerFrame =

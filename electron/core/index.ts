@@ -8,7 +8,7 @@ import { Composer } from './composer/composer.ts';
 import { AudienceService } from './audiences/audience-service.ts';
 import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { createOperations, type CoreParts, type Operations } from './api/operations/index.ts';
+import { createOperations, type CoreCommands, type CoreParts, type Operations } from './api/operations/index.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
@@ -65,9 +65,12 @@ export interface CoreOptions {
 
 /**
  * The relay: its parts (the store's repos, the delivery engine, the receiver, the composer, the
- * audiences, the event bus) and the operations the hosts call on them (api/operations.ts).
+ * audiences, the event bus), the operations the hosts call on them, keyed by their channels' names
+ * (api/operations/), and the few commands no channel names.
  */
-export interface Core extends Operations, Readonly<CoreParts> {
+export interface Core extends CoreCommands, Readonly<CoreParts> {
+  /** Every channel's operation (shared/contract.ts names them): `core.operations['deliveries.replay'](request)`. */
+  readonly operations: Operations;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -215,7 +218,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
-  const operations = createOperations({
+  const { operations, commands } = createOperations({
     ...parts,
     writer,
     db,
@@ -231,7 +234,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   let closing: Promise<void> | undefined;
   const core: Core = {
     ...parts,
-    ...operations,
+    ...commands,
+    operations,
     close() {
       closing ??= (async () => {
         plans.close();

@@ -1,11 +1,11 @@
-import { CHANNELS, type CoreEvent } from '../../shared/contract.ts';
+import { CHANNELS, IPC_EVENTS, IPC_PREFIX, type CoreEvent } from '../../shared/contract.ts';
 import { invoke, type Handlers } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { EventBus } from '../core/bus/event-bus.ts';
 
-/** IPC channel names: the contract's, under one prefix, so nothing else can be reached. */
-export const IPC_PREFIX = 'sluice:';
-export const EVENTS_CHANNEL = `${IPC_PREFIX}events`;
+/** IPC channel names: the contract's, under one prefix (shared/contract.ts), so nothing else can be reached. */
+export { IPC_PREFIX };
+export const EVENTS_CHANNEL = IPC_EVENTS;
 
 /** The sender of an IPC call, as much of Electron's IpcMainInvokeEvent as the bridge needs. */
 export interface InvokeEventLike {

@@ -104,7 +104,7 @@ async function inspector(core: Awaited<ReturnType<typeof createCore>>) {
         );
       });
     const rareUser = `user_${Math.floor(USERS * 0.777)}`; // one user: ~10 of the 10 million
-    const core_ = await timed(async () => core.listMessages({ search: rareUser, limit: 100 }));
+    const core_ = await timed(async () => core.operations['messages.list']({ search: rareUser, limit: 100 }));
     const rare = await search(rareUser);
     await page.getByLabel('Search messages').fill('');
     await page.waitForSelector('[role="listbox"] [role="option"]');

@@ -155,7 +155,7 @@ describe.skipIf(skipReason !== null)('confirming a deletion in the inspector', (
     expect((await post({ ingestUrl: session.core.ingestUrl, writeKey: 'wk_ios' }, '/v1/batch', { batch })).status).toBe(200);
     await rows().filter({ hasText: 'Carol' }).nth(1).waitFor({ timeout: 10_000 });
     await rows().filter({ hasText: 'Carol A' }).click();
-    const result = await session.core.requestDeletion({ userId: 'carol', purge: true });
+    const result = await session.core.operations['deletions.create']({ userId: 'carol', purge: true });
     expect(result.purgedMessages).toBe(2);
     await expect.poll(() => rows().filter({ hasText: 'Carol' }).count(), { timeout: 10_000 }).toBe(0);
     expect(await page().getByRole('region', { name: 'Message detail' }).textContent()).toContain('This message is no longer stored: retention, a clear or a purge removed it.');

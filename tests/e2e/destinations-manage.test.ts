@@ -149,7 +149,7 @@ describe.skipIf(skipReason !== null)('Managing destinations', () => {
     offline = true;
     await live!.close();
     await expect.poll(() => page().evaluate(() => (window as any).__sluice.store.getState().connection.kind)).not.toBe('open');
-    await session.core.retryNow([deliveryId]);
+    await session.core.operations['deliveries.retryNow']({ ids: [deliveryId] });
     await until(() => (session.core.deliveries.get(deliveryId)?.status === 'delivered' ? true : undefined));
     expect(await outcome().textContent()).toMatch(/^⟳ Not delivered yet/);
 
@@ -203,7 +203,7 @@ describe.skipIf(skipReason !== null)('Managing destinations', () => {
 
   it('says so when the open destination is deleted elsewhere, and saves nothing to it', async () => {
     const other = session.core.destinations.byName('other')!;
-    await session.core.deleteDestination(other.id);
+    await session.core.operations['destinations.delete']({ id: other.id, dryRun: false });
     const alert = editor().getByRole('alert').filter({ hasText: 'This destination was deleted elsewhere' });
     await expect.poll(() => alert.isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await editor().getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);

@@ -199,7 +199,7 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
     await expect.poll(() => list.getByRole('option').filter({ hasText: '✓ delivered (replayed)' }).count(), { timeout: 10_000 }).toBe(4);
     expect(await list.getByRole('option').filter({ hasText: '✗ replay failed: HTTP 400' }).count()).toBe(1);
     // Nothing is failed now but that one: a second "all failed" would send it alone.
-    expect(await s.core.replay({ allFailed: true, dryRun: true })).toMatchObject({ messages: 1, deliveries: 1 });
+    expect(await s.core.operations['deliveries.replay']({ allFailed: true, dryRun: true })).toMatchObject({ messages: 1, deliveries: 1 });
     // Esc closes the dialog and leaves the stream's filters alone.
     await page.keyboard.press('Escape');
     expect(await dialog.isVisible()).toBe(false);

@@ -134,7 +134,7 @@ describe.skipIf(skipReason !== null)('search inside payloads, counts and jumps',
         const box = el.getBoundingClientRect();
         return document.elementFromPoint(box.left + 40, box.top + 4)?.closest('[role="option"]')?.id ?? null;
       });
-    const want = `msg-${(await session.core.listMessages({ search: 'ord_149', limit: 1 })).messages[0]!.id}`;
+    const want = `msg-${(await session.core.operations['messages.list']({ search: 'ord_149', limit: 1 })).messages[0]!.id}`;
     await expect.poll(firstInView).toBe(want);
     await expect.poll(() => counts().textContent()).toMatch(/302 loaded$/); // the newer pages came in above it
     await session.shot('stream-jumped-time');

@@ -133,7 +133,7 @@ describe.skipIf(skipReason !== null)('the webhook request body in the inspector'
     const message = await until(() => core.messages.list().find((m) => m.event === 'Big Order'));
     const items = Array.from({ length: 3600 }, (_, i) => ({ sku: `sku_${i}`, name: `Produit é ${i}`, price: i / 100 }));
     const big = { type: 'track', event: 'Big Order', userId: 'u_big', properties: { items }, tail: 'END-OF-BODY' };
-    const replay = await core.replay({ messageIds: [message.id], body: big });
+    const replay = await core.operations['deliveries.replay']({ messageIds: [message.id], body: big });
     const [, , arrived] = await receiver.waitFor(3);
     expect(arrived!.bytes.length).toBeGreaterThan(200_000);
     await until(() => core.deliveries.get(replay.deliveryIds[0]!)?.status === 'delivered');

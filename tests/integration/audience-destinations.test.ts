@@ -155,7 +155,7 @@ describe('validation', () => {
   it('a deleted destination leaves the choice: the view no longer lists it and nothing is sent there', async () => {
     const { core, a, b, ids } = await setup();
     const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.b] });
-    await core.deleteDestination(ids.a);
+    await core.operations['destinations.delete']({ id: ids.a, dryRun: false });
     expect(core.audiences.view(saved.id).destinationIds).toEqual([ids.b]);
     expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
   });

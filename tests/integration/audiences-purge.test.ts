@@ -39,7 +39,7 @@ it("a purge removes the user's rows from every audience table and keeps everyone
   try {
     for (const table of tables) expect(users(table), table).toEqual(['alice', 'bob']);
 
-    const deletion = await core.requestDeletion({ userId: 'alice', purge: true });
+    const deletion = await core.operations['deletions.create']({ userId: 'alice', purge: true });
     expect(deletion.purgedMessages).toBe(3); // her identify, her track, the sync's identify to her
 
     for (const table of tables) expect(users(table), table).toEqual(['bob']);

@@ -416,7 +416,7 @@ describe('audience syncs', () => {
     const saved = await core.audiences.save(audience(sourceId));
     await settle(core);
     await syncBodies(receiver, 'high_value_users', 2);
-    await core.requestDeletion({ userId: 'gone', purge: true });
+    await core.operations['deletions.create']({ userId: 'gone', purge: true });
     await settle(core);
     const sync = await core.audiences.syncNow(saved.id);
     expect(sync).toMatchObject({ members: 1, joined: 0, left: 0 });

@@ -46,7 +46,7 @@ function advance(c: TestCore, ms: number) {
 }
 
 const pause = (ms = 250) => new Promise((r) => setTimeout(r, ms));
-const health = (c: TestCore) => c.listDestinations({} as never) as unknown as { destinations: { health: { breaker: string; probeAt: number | null; gone: unknown; failures: number }[] }[] };
+const health = (c: TestCore) => c.operations['destinations.list']({} as never) as unknown as { destinations: { health: { breaker: string; probeAt: number | null; gone: unknown; failures: number }[] }[] };
 const statuses = (c: TestCore) => c.deliveries.countByStatus();
 
 describe('circuit breaker', () => {
@@ -105,7 +105,7 @@ describe('circuit breaker', () => {
     expect(health(c).destinations[0]!.health[0]!.breaker).toBe('closed');
     r.fallback = { status: 200 };
     await until(() => statuses(c).retrying === 2 || undefined);
-    await c.retryNow(c.messages.list().flatMap((m) => c.deliveries.forMessage(m.id)).map((d) => d.id));
+    await c.operations['deliveries.retryNow']({ ids: c.messages.list().flatMap((m) => c.deliveries.forMessage(m.id)).map((d) => d.id) });
     await until(() => statuses(c).delivered === 2 || undefined);
     await until(() => (announced > 1 && health(c).destinations[0]!.health[0]!.failures === 0) || undefined, 5_000);
   });
@@ -116,7 +116,7 @@ describe('circuit breaker', () => {
     const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] });
     await sendMany(c, 10); // all of user u_1
     await until(() => c.delivery.breaker(r.url).state === 'open' || undefined);
-    await c.requestDeletion({ userId: 'u_1', purge: true });
+    await c.operations['deletions.create']({ userId: 'u_1', purge: true });
     r.fallback = { status: 200 };
     expect((await post(c, '/v1/track', { userId: 'u_2', event: 'Later' })).status).toBe(200);
     advance(c, BASE_COOLDOWN_MS); // the first probe goes to a purged message's delivery: no request
@@ -134,7 +134,7 @@ describe('circuit breaker', () => {
     await until(() => statuses(c).retrying === FAILURE_THRESHOLD || undefined);
     r.fallback = { status: 200 };
     const waiting = c.messages.list().flatMap((m) => c.deliveries.forMessage(m.id)).map((d) => d.id);
-    await c.retryNow(waiting);
+    await c.operations['deliveries.retryNow']({ ids: waiting });
     await until(() => statuses(c).delivered === 10 || undefined);
     expect(r.received).toHaveLength(FAILURE_THRESHOLD + 10);
   });
@@ -159,12 +159,12 @@ describe('410 Gone', () => {
 
     gone.fallback = { status: 200 };
     const id = c.destinations.byName('hooks')!.id;
-    const reenabled = c.reenableUrl({ id, url: gone.url }) as { health: { gone: unknown }[] };
+    const reenabled = c.operations['destinations.reenableUrl']({ id, url: gone.url }) as { health: { gone: unknown }[] };
     expect(reenabled.health[0]!.gone).toBeNull();
     await sendMany(c, 1);
     await until(() => statuses(c).delivered === 5 || undefined);
     expect(gone.received).toHaveLength(2);
-    expect(() => c.reenableUrl({ id, url: gone.url })).toThrow(/not a disabled webhook/);
+    expect(() => c.operations['destinations.reenableUrl']({ id, url: gone.url })).toThrow(/not a disabled webhook/);
   });
 
   it('a destination whose only URL is gone holds its deliveries (nothing sent) across a restart, until it is edited', async () => {
@@ -181,11 +181,11 @@ describe('410 Gone', () => {
     expect(gone.received).toHaveLength(1);
     expect(statuses(first).pending).toBe(3);
     // A test event would wait with them: refused, with the way out.
-    await expect(first.sendTestEvent(first.destinations.byName('hooks')!.id)).rejects.toMatchObject({ code: 'webhooks_gone', message: expect.stringMatching(/re-enable one/) });
+    await expect(first.operations['destinations.sendTest']({ id: first.destinations.byName('hooks')!.id })).rejects.toMatchObject({ code: 'webhooks_gone', message: expect.stringMatching(/re-enable one/) });
     // So would a replay, to its webhooks or to a typed URL.
     const someMessage = first.messages.list()[0]!.id;
-    await expect(first.replay({ messageIds: [someMessage] })).rejects.toMatchObject({ code: 'webhooks_gone' });
-    await expect(first.replay({ messageIds: [someMessage], targetUrl: 'http://127.0.0.1:9/typed' })).rejects.toMatchObject({ code: 'webhooks_gone' });
+    await expect(first.operations['deliveries.replay']({ messageIds: [someMessage] })).rejects.toMatchObject({ code: 'webhooks_gone' });
+    await expect(first.operations['deliveries.replay']({ messageIds: [someMessage], targetUrl: 'http://127.0.0.1:9/typed' })).rejects.toMatchObject({ code: 'webhooks_gone' });
 
     // A restart applies the config again: the URL stays disabled.
     await first.close();

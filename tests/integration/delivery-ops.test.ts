@@ -54,7 +54,7 @@ describe('replay', () => {
     await r.waitFor(1);
     const messageId = c.messages.list()[0]!.id;
     const original = await until(() => c.deliveries.forMessage(messageId).find((d) => d.status === 'delivered'));
-    const { deliveryIds } = await c.replay({ messageIds: [messageId] });
+    const { deliveryIds } = await c.operations['deliveries.replay']({ messageIds: [messageId] });
     expect(deliveryIds).toHaveLength(1);
     const [second] = await r.waitFor(2).then((all) => all.slice(1));
     expect(second!.body).toBe(r.received[0]!.body);
@@ -72,7 +72,7 @@ describe('replay', () => {
     await hooks.waitFor(1);
     const messageId = c.messages.list()[0]!.id;
     const edited = { version: 1, type: 'track', userId: 'u', event: 'Edited ✏️', timestamp: '2026-01-01T00:00:00.000Z' };
-    await c.replay({ messageIds: [messageId], targetUrl: `${local.url}/hook`, body: edited });
+    await c.operations['deliveries.replay']({ messageIds: [messageId], targetUrl: `${local.url}/hook`, body: edited });
     const [request] = await local.waitFor(1);
     expect(request!.path).toBe('/hook');
     expect(JSON.parse(request!.body)).toEqual(edited);
@@ -94,19 +94,19 @@ describe('replay', () => {
     });
     await until(() => (c.deliveries.countByStatus().failed === 3 ? true : undefined));
     r.fallback = { status: 200 };
-    const filtered = await c.replay({ filter: { userId: 'a', type: 'track' } });
+    const filtered = await c.operations['deliveries.replay']({ filter: { userId: 'a', type: 'track' } });
     expect(filtered.deliveryIds).toHaveLength(1);
     await until(deliveryStatus(c, filtered.deliveryIds[0]!, 'delivered'));
     expect(JSON.parse(r.received.at(-1)!.body)).toMatchObject({ event: 'Keep' });
 
     // "All failed" means failed now: the filtered replay has delivered a's track since, so only the
     // other two are replayed (this test used to expect 3, re-sending the recovered message).
-    const all = await c.replay({ allFailed: true });
+    const all = await c.operations['deliveries.replay']({ allFailed: true });
     expect(all.deliveryIds).toHaveLength(2);
     for (const id of all.deliveryIds) await until(deliveryStatus(c, id, 'delivered'));
     expect(all.deliveryIds.map((id) => c.deliveries.get(id)!.replayOf).every((id) => id !== null)).toBe(true);
     expect(r.received.slice(-2).map((req) => JSON.parse(req.body).event ?? JSON.parse(req.body).type).sort()).toEqual(['Other', 'identify']);
-    expect(await c.replay({ allFailed: true })).toMatchObject({ deliveryIds: [], deliveries: 0 });
+    expect(await c.operations['deliveries.replay']({ allFailed: true })).toMatchObject({ deliveryIds: [], deliveries: 0 });
   });
 
   it('all failed = failed now: per message and destination only the latest delivery counts; typed-URL replays are side experiments', async () => {
@@ -120,24 +120,24 @@ describe('replay', () => {
     const id = (event: string) => c.messages.list().find((m) => m.event === event)!.id;
 
     r.fallback = { status: 200 };
-    const recovered = await c.replay({ messageIds: [id('Recovered')] });
+    const recovered = await c.operations['deliveries.replay']({ messageIds: [id('Recovered')] });
     await until(deliveryStatus(c, recovered.deliveryIds[0]!, 'delivered'));
     r.fallback = { status: 503 }; // retried later (the clock stands still): already being retried
-    const retrying = await c.replay({ messageIds: [id('Retrying')] });
+    const retrying = await c.operations['deliveries.replay']({ messageIds: [id('Retrying')] });
     await until(deliveryStatus(c, retrying.deliveryIds[0]!, 'retrying'));
     // Delivered to a typed URL only: the destination itself still never got it.
-    const sideTrip = await c.replay({ messageIds: [id('SideOnly')], targetUrl: side.url });
+    const sideTrip = await c.operations['deliveries.replay']({ messageIds: [id('SideOnly')], targetUrl: side.url });
     await until(deliveryStatus(c, sideTrip.deliveryIds[0]!, 'delivered'));
     // A typed-URL replay that fails is not "failed" for the destination either.
     side.fallback = { status: 400 };
-    const failedSide = await c.replay({ messageIds: [id('Recovered')], targetUrl: side.url });
+    const failedSide = await c.operations['deliveries.replay']({ messageIds: [id('Recovered')], targetUrl: side.url });
     await until(deliveryStatus(c, failedSide.deliveryIds[0]!, 'failed'));
 
     expect(c.deliveries.failedNow().deliveries.map((d) => d.messageId).sort()).toEqual([id('SideOnly'), id('Untouched')].sort());
-    expect(await c.replay({ allFailed: true, dryRun: true })).toMatchObject({ messages: 2, deliveries: 2 });
+    expect(await c.operations['deliveries.replay']({ allFailed: true, dryRun: true })).toMatchObject({ messages: 2, deliveries: 2 });
     r.fallback = { status: 200 };
     const before = r.received.length;
-    const all = await c.replay({ allFailed: true });
+    const all = await c.operations['deliveries.replay']({ allFailed: true });
     expect(all.deliveryIds).toHaveLength(2);
     for (const d of all.deliveryIds) await until(deliveryStatus(c, d, 'delivered'));
     expect(r.received.slice(before).map((req) => JSON.parse(req.body).event).sort()).toEqual(['SideOnly', 'Untouched']);
@@ -147,7 +147,7 @@ describe('replay', () => {
       expect(c.deliveries.get(d.replayOf!)).toMatchObject({ messageId: d.messageId, targetUrl: null, status: 'failed', trigger: 'automatic' });
     }
     // Twice in a row sends nothing twice.
-    expect(await c.replay({ allFailed: true })).toMatchObject({ deliveryIds: [], deliveries: 0 });
+    expect(await c.operations['deliveries.replay']({ allFailed: true })).toMatchObject({ deliveryIds: [], deliveries: 0 });
     expect(r.received.length).toBe(before + 2);
   });
 
@@ -157,31 +157,31 @@ describe('replay', () => {
     await post(c, '/v1/track', { userId: 'gone', event: 'E' });
     await r.waitFor(1);
     r.fallback = { status: 400 };
-    const deletion = await c.requestDeletion({ userId: 'gone' });
+    const deletion = await c.operations['deletions.create']({ userId: 'gone', purge: false });
     await until(deliveryStatus(c, deletion.deliveryIds[0]!, 'failed'));
     r.fallback = { status: 200 };
-    const all = await c.replay({ allFailed: true });
+    const all = await c.operations['deliveries.replay']({ allFailed: true });
     expect(all).toMatchObject({ messages: 0, deliveries: 1 });
     const replayed = await until(deliveryStatus(c, all.deliveryIds[0]!, 'delivered'));
     expect(replayed).toMatchObject({ messageId: null, replayOf: deletion.deliveryIds[0], deletionRequestId: deletion.deletionRequestId });
     expect(JSON.parse(r.received.at(-1)!.body)).toMatchObject({ type: 'delete', userId: 'gone' });
     expect(c.deliveries.forDeletionRequest(deletion.deletionRequestId).map((d) => d.status)).toEqual(['failed', 'delivered']);
-    expect(await c.replay({ allFailed: true })).toMatchObject({ deliveries: 0 });
+    expect(await c.operations['deliveries.replay']({ allFailed: true })).toMatchObject({ deliveries: 0 });
   });
 
   it('refuses bad replay requests with a clear error', async () => {
     const r = await receiver();
     const c = await setup(r.url);
-    await expect(c.replay({})).rejects.toThrow(/exactly one of messageIds, filter or allFailed/);
-    await expect(c.replay({ messageIds: [999] })).rejects.toMatchObject({ code: 'unknown_message' });
-    await expect(c.replay({ allFailed: true, targetUrl: 'ftp://x' })).rejects.toThrow(/http or https/);
+    await expect(c.operations['deliveries.replay']({})).rejects.toThrow(/exactly one of messageIds, filter or allFailed/);
+    await expect(c.operations['deliveries.replay']({ messageIds: [999] })).rejects.toMatchObject({ code: 'unknown_message' });
+    await expect(c.operations['deliveries.replay']({ allFailed: true, targetUrl: 'ftp://x' })).rejects.toThrow(/http or https/);
     await post(c, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'A' }, { type: 'track', userId: 'u', event: 'B' }] });
     const ids = c.messages.list().map((m) => m.id);
-    await expect(c.replay({ messageIds: ids, body: { a: 1 } })).rejects.toThrow(/exactly one message/);
+    await expect(c.operations['deliveries.replay']({ messageIds: ids, body: { a: 1 } })).rejects.toThrow(/exactly one message/);
     await post(c, '/v1/track', { userId: 'u', event: 'iOS' }, { writeKey: 'wk_ios' });
     const iosMessage = c.messages.list()[0]!.id;
-    await expect(c.replay({ messageIds: [iosMessage] })).rejects.toMatchObject({ code: 'no_destination' });
-    await expect(c.replay({ messageIds: [iosMessage], destinationId: 999 })).rejects.toBeInstanceOf(OperationError);
+    await expect(c.operations['deliveries.replay']({ messageIds: [iosMessage] })).rejects.toMatchObject({ code: 'no_destination' });
+    await expect(c.operations['deliveries.replay']({ messageIds: [iosMessage], destinationId: 999 })).rejects.toBeInstanceOf(OperationError);
   });
 });
 
@@ -195,12 +195,12 @@ describe('retry now and cancel', () => {
     const messageId = c.messages.list()[0]!.id;
     const retrying = await until(() => c.deliveries.forMessage(messageId).find((d) => d.status === 'retrying'));
     expect(retrying.nextAttemptAt).toBeGreaterThan(now);
-    expect(await c.retryNow([retrying.id])).toBe(1);
+    expect(await c.operations['deliveries.retryNow']({ ids: [retrying.id] })).toEqual({ changed: 1 });
     await r.waitFor(2); // without moving the clock
     await until(() => (c.deliveries.get(retrying.id)!.attemptCount === 2 ? true : undefined));
-    expect(await c.cancelDeliveries([retrying.id])).toBe(1);
+    expect(await c.operations['deliveries.cancel']({ ids: [retrying.id] })).toEqual({ changed: 1 });
     expect(c.deliveries.get(retrying.id)).toMatchObject({ status: 'cancelled', nextAttemptAt: null });
-    expect(await c.retryNow([retrying.id])).toBe(0); // a cancelled delivery stays cancelled
+    expect(await c.operations['deliveries.retryNow']({ ids: [retrying.id] })).toEqual({ changed: 0 }); // a cancelled delivery stays cancelled
     await new Promise((res) => setTimeout(res, 100));
     expect(r.received).toHaveLength(2);
   });
@@ -223,19 +223,19 @@ describe('deliveries.changed for changes made on request', () => {
     const destinationId = c.destinations.list()[0]!.id;
     const seen = record(c);
 
-    const replayed = await c.replay({ messageIds: [messageId], targetUrl: `${r.url}/side` });
+    const replayed = await c.operations['deliveries.replay']({ messageIds: [messageId], targetUrl: `${r.url}/side` });
     expect(seen.of(replayed.deliveryIds[0]!)).toEqual([
       expect.objectContaining({ messageId, destinationId, status: 'pending', attemptCount: 0, trigger: 'replay', targetUrl: `${r.url}/side`, lastErrorCode: null }),
     ]);
-    const deletion = await c.requestDeletion({ userId: 'u' });
+    const deletion = await c.operations['deletions.create']({ userId: 'u', purge: false });
     expect(seen.of(deletion.deliveryIds[0]!)).toEqual([expect.objectContaining({ messageId: null, status: 'pending', trigger: 'deletion' })]);
-    const test = await c.sendTestEvent(destinationId);
+    const test = await c.operations['destinations.sendTest']({ id: destinationId });
     expect(seen.of(test.deliveryId)).toEqual([expect.objectContaining({ messageId: null, status: 'pending', trigger: 'test' })]);
     expect(r.received).toHaveLength(0);
     // A dry run creates nothing and announces nothing.
     const count = seen.changes.length;
-    await c.replay({ allFailed: true, dryRun: true });
-    await c.replay({ messageIds: [messageId], dryRun: true });
+    await c.operations['deliveries.replay']({ allFailed: true, dryRun: true });
+    await c.operations['deliveries.replay']({ messageIds: [messageId], dryRun: true });
     expect(seen.changes).toHaveLength(count);
   });
 
@@ -252,20 +252,20 @@ describe('deliveries.changed for changes made on request', () => {
     await until(() => seen.of(retrying.id).some((change) => change.status === 'retrying'));
     const before = seen.of(retrying.id).length;
     c.delivery.setHeld(true); // retry now moves it; the engine does not take it yet
-    expect(await c.retryNow([retrying.id])).toBe(1);
+    expect(await c.operations['deliveries.retryNow']({ ids: [retrying.id] })).toEqual({ changed: 1 });
     expect(seen.of(retrying.id).slice(before)).toEqual([
       expect.objectContaining({ status: 'retrying', attemptCount: 1, nextAttemptAt: now, lastErrorCode: 'http', lastHttpStatus: 503 }),
     ]);
-    expect(await c.cancelDeliveries([retrying.id])).toBe(1);
+    expect(await c.operations['deliveries.cancel']({ ids: [retrying.id] })).toEqual({ changed: 1 });
     expect(seen.of(retrying.id).at(-1)).toMatchObject({ status: 'cancelled', attemptCount: 1, nextAttemptAt: null, lastErrorCode: null });
     // Cancelling again changes nothing and announces nothing.
     const count = seen.changes.length;
-    expect(await c.cancelDeliveries([retrying.id])).toBe(0);
+    expect(await c.operations['deliveries.cancel']({ ids: [retrying.id] })).toEqual({ changed: 0 });
     expect(seen.changes).toHaveLength(count);
 
     // A replay cancelled before its first attempt: announced created, then cancelled (bulk progress: finished).
-    const replayed = await c.replay({ messageIds: [messageId] });
-    await c.cancelDeliveries(replayed.deliveryIds);
+    const replayed = await c.operations['deliveries.replay']({ messageIds: [messageId] });
+    await c.operations['deliveries.cancel']({ ids: replayed.deliveryIds });
     expect(seen.of(replayed.deliveryIds[0]!).map((x) => x.status)).toEqual(['pending', 'cancelled']);
     c.delivery.setHeld(false);
     await new Promise((res) => setTimeout(res, 100));
@@ -282,7 +282,7 @@ describe('deliveries.changed for changes made on request', () => {
     await r.waitFor(1); // the round is in flight: the receiver does not answer
     const messageId = c.messages.list()[0]!.id;
     const [delivery] = c.deliveries.forMessage(messageId);
-    expect(await c.cancelDeliveries([delivery!.id])).toBe(1);
+    expect(await c.operations['deliveries.cancel']({ ids: [delivery!.id] })).toEqual({ changed: 1 });
     expect(seen.of(delivery!.id).map((x) => x.status)).toEqual(['cancelled']);
     // The round times out (it would have been "retrying"); its attempt is recorded, the state stays.
     await until(() => (c.deliveries.attempts(delivery!.id).length === 1 ? true : undefined));
@@ -300,7 +300,7 @@ describe('deletion requests', () => {
     await post(c, '/v1/track', { userId: 'gone', event: 'E' });
     await post(c, '/v1/track', { userId: 'kept', event: 'E' });
     await r.waitFor(2);
-    const result = await c.requestDeletion({ userId: 'gone', purge: true });
+    const result = await c.operations['deletions.create']({ userId: 'gone', purge: true });
     expect(result.sourceIds).toEqual([c.sources.byName('web')!.id]);
     expect(result.deliveryIds).toHaveLength(1);
     expect(result.purgedMessages).toBe(1);
@@ -329,8 +329,8 @@ describe('deletion requests', () => {
     expect((await post({ ingestUrl: c.ingestUrl, writeKey: 'wk_ios' }, '/v1/track', { userId: 'gone', properties: { email: MARK } })).status).toBe(400);
     // An edited replay, queued while deliveries are held: its body is the user's data too.
     c.delivery.setHeld(true);
-    const replayed = await c.replay({ messageIds: [goneMessage!.id], body: { type: 'identify', userId: 'gone', traits: { email: MARK, edited: true } } });
-    const result = await c.requestDeletion({ userId: 'gone', purge: true });
+    const replayed = await c.operations['deliveries.replay']({ messageIds: [goneMessage!.id], body: { type: 'identify', userId: 'gone', traits: { email: MARK, edited: true } } });
+    const result = await c.operations['deletions.create']({ userId: 'gone', purge: true });
     expect(result.sourceIds.sort()).toEqual([c.sources.byName('web')!.id, c.sources.byName('ios')!.id].sort());
     expect(result.purgedMessages).toBe(2);
     c.delivery.setHeld(false);
@@ -360,9 +360,9 @@ describe('deletion requests', () => {
   it('notifies nothing for a user no source has seen, and refuses an empty userId', async () => {
     const r = await receiver();
     const c = await setup(r.url);
-    const result = await c.requestDeletion({ userId: 'nobody' });
+    const result = await c.operations['deletions.create']({ userId: 'nobody', purge: false });
     expect(result).toMatchObject({ sourceIds: [], deliveryIds: [], purgedMessages: 0 });
-    await expect(c.requestDeletion({ userId: '' })).rejects.toMatchObject({ code: 'invalid_deletion_request' });
+    await expect(c.operations['deletions.create']({ userId: '', purge: false })).rejects.toMatchObject({ code: 'invalid_deletion_request' });
   });
 });
 

@@ -104,7 +104,7 @@ describe('bodies built ahead', () => {
 
   it('are not sent after their message was purged: those deliveries fail without sending', async () => {
     const { r, c, first, aliceDeliveries } = await aliceQueuedBehindBob();
-    const deletion = await c.requestDeletion({ userId: 'alice', purge: true });
+    const deletion = await c.operations['deletions.create']({ userId: 'alice', purge: true });
     expect(deletion.purgedMessages).toBe(3);
     first.open();
     await until(() => aliceDeliveries.every((id) => c.deliveries.get(id)?.status === 'failed'));
@@ -116,7 +116,7 @@ describe('bodies built ahead', () => {
 
   it("are not sent as the new messages that took a purged message's id: each new message goes out once, as itself", async () => {
     const { r, c, first, aliceIds, aliceDeliveries } = await aliceQueuedBehindBob();
-    await c.requestDeletion({ userId: 'alice', purge: true });
+    await c.operations['deletions.create']({ userId: 'alice', purge: true });
     // Alice's were the newest rows: the next messages take their ids (the table has no AUTOINCREMENT).
     await post(c, '/v1/batch', { batch: ['D', 'E', 'F'].map((event) => ({ type: 'track', userId: 'carol', event })) });
     const carolIds = c.messages.list().filter((m) => m.userId === 'carol').map((m) => m.id);

@@ -242,7 +242,7 @@ describe('replaying after a deletion', () => {
     await until(() => (c.deliveries.forMessage(message.id).filter((d) => d.status === 'failed').length === 2 ? true : undefined));
     value(await invoke(handlers, 'destinations.delete', { id: doomed.id }));
 
-    const { deliveryIds } = await c.replay({ allFailed: true });
+    const { deliveryIds } = await c.operations['deliveries.replay']({ allFailed: true });
     expect(deliveryIds.map((id) => c.deliveries.get(id)!.destinationId)).toEqual([kept.id]);
     await until(() => (c.deliveries.get(deliveryIds[0]!)?.status === 'delivered' ? true : undefined));
     expect(gone.received).toHaveLength(1); // only the first, failed attempt

@@ -147,7 +147,7 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     const b = await upstream(port, tempDir());
     const a = await forwarder(b.ingestUrl, tempDir());
     const id = a.destinations.byName('team')!.id;
-    const { deliveryId } = await a.sendTestEvent(id);
+    const { deliveryId } = await a.operations['destinations.sendTest']({ id: id });
     await until(() => a.deliveries.get(deliveryId)?.status === 'delivered' || undefined);
     const [stored] = b.messages.list();
     expect(stored).toMatchObject({ status: 'accepted', type: 'track', event: 'Sluice Test Event', userId: 'sluice-test-user' });
@@ -155,7 +155,7 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
 
     await post(a, '/v1/track', { userId: 'gone-user', event: 'Anything' });
     await until(() => b.messages.list().length === 2 || undefined);
-    const deletion = await a.requestDeletion({ userId: 'gone-user' });
+    const deletion = await a.operations['deletions.create']({ userId: 'gone-user', purge: false });
     expect(deletion.sourceIds).toHaveLength(1);
     expect(deletion.deliveryIds).toEqual([]);
   });
@@ -240,7 +240,7 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     expect(got!.headers.authorization).toBe(`Basic ${Buffer.from('wk_team:').toString('base64')}`);
 
     const typed = await receiver();
-    await a.replay({ messageIds: [a.messages.list()[0]!.id], targetUrl: `${typed.url}/local` });
+    await a.operations['deliveries.replay']({ messageIds: [a.messages.list()[0]!.id], targetUrl: `${typed.url}/local` });
     const [replayed] = await typed.waitFor(1);
     expect(replayed!.headers.authorization).toBeUndefined();
     expect(JSON.parse(replayed!.body).batch).toHaveLength(1);
@@ -296,9 +296,9 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     expectSameMessages(a, b, 10);
 
     // Replays: the same messageId again (B keeps it as a duplicate), and an edited body with a new id.
-    await a.replay({ messageIds: [first!.id] });
+    await a.operations['deliveries.replay']({ messageIds: [first!.id] });
     const original = a.messages.get(first!.id)!.message!;
-    await a.replay({ messageIds: [first!.id], body: { ...original, messageId: 'edited-1', event: 'Edited', receivedAt: undefined } });
+    await a.operations['deliveries.replay']({ messageIds: [first!.id], body: { ...original, messageId: 'edited-1', event: 'Edited', receivedAt: undefined } });
     await until(() => b.messages.list().length === 12 || undefined);
     expect(b.messages.list().map((m) => m.status).filter((s) => s === 'duplicate')).toHaveLength(1);
     expect(accepted(b).get('edited-1')).toMatchObject({ event: 'Edited', userId: original.userId });

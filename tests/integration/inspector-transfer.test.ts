@@ -33,7 +33,7 @@ describe('inspector export and import', () => {
         { type: 'track', event: 'Order Completed', userId: 'u2', messageId: 'm3', properties: { total: 7 } },
       ],
     });
-    const download = await a.exportMessages({ filter: { event: 'Order Completed' }, format: 'ndjson' });
+    const download = await a.operations['messages.export']({ filter: { event: 'Order Completed' }, format: 'ndjson' });
     expect(download).toMatchObject({ messages: 2, truncated: false, mimeType: 'application/x-ndjson' });
     expect(download.fileName).toMatch(/^sluice-.*\.ndjson$/);
     const lines = download.text.trim().split('\n').map((l) => JSON.parse(l) as { message: Record<string, unknown>; messageId: string });
@@ -42,7 +42,7 @@ describe('inspector export and import', () => {
 
     const b = await start();
     const bad = '{"type": "track", "userId": "u9"}\nnot json\n';
-    const outcome = await b.importMessages({ sourceId: b.sources.byName('web')!.id, fileName: 'drop.ndjson', text: download.text + bad });
+    const outcome = await b.operations['messages.import']({ sourceId: b.sources.byName('web')!.id, fileName: 'drop.ndjson', text: download.text + bad });
     expect(outcome).toMatchObject({ format: 'ndjson', sent: 3, accepted: 2 });
     expect(outcome.refused).toEqual([{ line: 3, reason: expect.stringContaining('missing_event') }]);
     expect(outcome.unreadable).toEqual([{ line: 4, reason: expect.stringContaining('not JSON') }]);
@@ -58,7 +58,7 @@ describe('inspector export and import', () => {
     await post(a, '/v1/track', { event: 'Signed Up', userId: 'u1', messageId: 's1' });
     await hooks.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 200)); // the attempt's record follows the answer
-    const har = await a.exportMessages({ filter: { event: 'Signed Up' }, format: 'har' });
+    const har = await a.operations['messages.export']({ filter: { event: 'Signed Up' }, format: 'har' });
     const doc = JSON.parse(har.text) as { log: { version: string; entries: { request: { method: string; url: string; postData: { text: string } }; response: { status: number } }[] } };
     expect(doc.log.version).toBe('1.2');
     expect(doc.log.entries).toHaveLength(1);
@@ -71,6 +71,6 @@ describe('inspector export and import', () => {
     expect(headers).toContainEqual({ name: 'X-Env', value: 'dev' });
     // Not Tracking API calls (webhook POSTs): a drop of it sends nothing, and says it read a HAR.
     const b = await start();
-    expect(await b.importMessages({ sourceId: b.sources.byName('web')!.id, fileName: 'hooks.har', text: JSON.stringify(doc, null, 2) })).toMatchObject({ format: 'har', sent: 0 });
+    expect(await b.operations['messages.import']({ sourceId: b.sources.byName('web')!.id, fileName: 'hooks.har', text: JSON.stringify(doc, null, 2) })).toMatchObject({ format: 'har', sent: 0 });
   });
 });

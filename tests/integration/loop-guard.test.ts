@@ -39,7 +39,7 @@ describe('loop guard', () => {
     expect(c.configWarnings()[0]).toMatch(/destination "back-1", webhook 1 .* own ingestion endpoint/);
     c.saveDestination({ name: 'forward-back', sources: [source.name], kind: 'tracking-api', trackingApi: { url: c.ingestUrl.replace('127.0.0.1', 'localhost'), writeKey: c.writeKey } } as never);
     expect(c.configWarnings()[2]).toMatch(/^destination "forward-back" \(forwards to http:\/\/localhost:\d+\) posts to this Sluice's own ingestion endpoint/);
-    await c.deleteDestination(c.destinations.byName('forward-back')!.id);
+    await c.operations['destinations.delete']({ id: c.destinations.byName('forward-back')!.id, dryRun: false });
 
     const res = await post(c, '/v1/track', { userId: 'u_1', event: 'Loop Me' });
     expect(res.status).toBe(200);

@@ -306,7 +306,7 @@ it('a running Sluice indexes what it receives, and a store from before the index
   const batch = (from: number) => ({ batch: Array.from({ length: 400 }, (_, i) => ({ type: 'track', event: 'Played', userId: `player_${from + i}` })) });
   expect((await post(core, '/v1/batch', batch(0))).status).toBe(200);
   await caughtUp();
-  const found = await core.listMessages({ search: 'PLAYER_399 event:played', limit: 100 });
+  const found = await core.operations['messages.list']({ search: 'PLAYER_399 event:played', limit: 100 });
   expect(found.messages.map((m) => m.userId)).toEqual(['player_399']);
   await core.dispose();
 
@@ -315,12 +315,12 @@ it('a running Sluice indexes what it receives, and a store from before the index
   db.exec("INSERT INTO messages_search (messages_search) VALUES ('delete-all'); INSERT INTO messages_text (messages_text) VALUES ('delete-all'); UPDATE search_index SET lo = (SELECT max(id) FROM messages) + 1, hi = (SELECT max(id) FROM messages)");
   db.close();
   core = await startCore({ dataDir });
-  expect((await core.listMessages({ search: 'userId:player_12*', limit: 100 })).messages.length).toBe(11); // read while not indexed: player_12, _120…_129
-  expect((await core.listMessages({ search: 'player_12', limit: 100 })).messages.length).toBe(1); // the words player and 12: "12" is too short to be a prefix
+  expect((await core.operations['messages.list']({ search: 'userId:player_12*', limit: 100 })).messages.length).toBe(11); // read while not indexed: player_12, _120…_129
+  expect((await core.operations['messages.list']({ search: 'player_12', limit: 100 })).messages.length).toBe(1); // the words player and 12: "12" is too short to be a prefix
   expect((await post(core, '/v1/batch', batch(400))).status).toBe(200);
   await caughtUp();
-  expect((await core.listMessages({ search: 'userId:player_12*', limit: 100 })).messages.length).toBe(11);
-  expect((await core.listMessages({ search: 'player_12', limit: 100 })).messages.length).toBe(1);
-  expect((await core.listMessages({ search: 'player_799', limit: 100 })).messages.map((m) => m.userId)).toEqual(['player_799']);
+  expect((await core.operations['messages.list']({ search: 'userId:player_12*', limit: 100 })).messages.length).toBe(11);
+  expect((await core.operations['messages.list']({ search: 'player_12', limit: 100 })).messages.length).toBe(1);
+  expect((await core.operations['messages.list']({ search: 'player_799', limit: 100 })).messages.map((m) => m.userId)).toEqual(['player_799']);
   await core.dispose();
 });

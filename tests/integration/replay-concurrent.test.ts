@@ -31,7 +31,7 @@ describe('concurrent replays', () => {
     r.fallback = { status: 200 };
     // Under ingest load the two plans used to be read before either was written.
     const load = post(c, '/v1/batch', { batch: Array.from({ length: 400 }, (_, n) => ({ type: 'track', userId: `l${n}`, event: 'Load' })) });
-    const [first, second] = await Promise.all([c.replay({ allFailed: true }), c.replay({ allFailed: true })]);
+    const [first, second] = await Promise.all([c.operations['deliveries.replay']({ allFailed: true }), c.operations['deliveries.replay']({ allFailed: true })]);
     await load;
     expect(first.deliveryIds).toHaveLength(3);
     expect(second.deliveryIds).toEqual([]);

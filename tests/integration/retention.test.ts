@@ -71,7 +71,7 @@ describe('retention', () => {
     expect(reports).toHaveLength(1);
     const left = storedMessages(core).map((m) => m.messageId);
     expect(left).toEqual(['stuck', 'new-0', 'new-1', 'new-2', 'new-3', 'new-4']);
-    const stats = await core.storageStats({});
+    const stats = await core.operations['storage.stats']({});
     expect(stats.lastPrune).toMatchObject({ messages: 20, reason: 'maxAgeDays' });
     expect(stats.retention).toEqual({ maxAgeDays: 30, maxMessages: null, maxBytes: null });
     expect(stats.retentionFrom).toBe('config');
@@ -91,11 +91,11 @@ describe('retention', () => {
     const dataDir = folder();
     const core = await start({ dataDir, retention: { maxAgeDays: null, maxMessages: null, maxBytes: 16 * 1024 * 1024 } });
     for (let i = 0; i < 60; i++) expect((await post(core, '/v1/batch', batch(100, `p${i}-`, 3000))).status).toBe(200);
-    const before = await core.storageStats({});
+    const before = await core.operations['storage.stats']({});
     expect(before.databaseBytes + before.walBytes).toBeGreaterThan(16 * 1024 * 1024);
     const report = await core.pruner.run();
     expect(report).toMatchObject({ reason: 'maxBytes' });
-    const after = await core.storageStats({});
+    const after = await core.operations['storage.stats']({});
     expect(after.messages).toBeLessThan(6000);
     expect(after.messages).toBeGreaterThan(3000); // only what was over, and a little more
     await until(() => fs.statSync(path.join(dataDir, DATABASE_FILE)).size <= 16.5 * 1024 * 1024, 10_000, 'the file to shrink (after a checkpoint)');
@@ -104,17 +104,17 @@ describe('retention', () => {
   it('Settings change it (kept across a restart), and the config wins again at the next start', async () => {
     const dataDir = folder();
     const first = await start({ dataDir });
-    expect(await first.storageStats({})).toMatchObject({ retentionFrom: 'default', configured: null });
-    const view = await first.setRetention({ retention: { maxAgeDays: 7, maxMessages: 5000, maxBytes: null } });
+    expect(await first.operations['storage.stats']({})).toMatchObject({ retentionFrom: 'default', configured: null });
+    const view = await first.operations['storage.setRetention']({ retention: { maxAgeDays: 7, maxMessages: 5000, maxBytes: null } });
     expect(view).toMatchObject({ retention: { maxAgeDays: 7, maxMessages: 5000, maxBytes: null }, retentionFrom: 'settings' });
     await first.close();
     const second = await start({ dataDir });
-    expect((await second.storageStats({})).retention.maxAgeDays).toBe(7);
+    expect((await second.operations['storage.stats']({})).retention.maxAgeDays).toBe(7);
     await second.close();
     const third = await start({ dataDir, retention: { maxAgeDays: 90 } });
-    expect(await third.storageStats({})).toMatchObject({ retention: { maxAgeDays: 90, maxMessages: 1_000_000 }, retentionFrom: 'config' });
+    expect(await third.operations['storage.stats']({})).toMatchObject({ retention: { maxAgeDays: 90, maxMessages: 1_000_000 }, retentionFrom: 'config' });
     // Saved in Settings meanwhile: in use until the next start, and the page still knows the config file's wins then.
-    expect(await third.setRetention({ retention: { maxAgeDays: 10, maxMessages: null, maxBytes: null } })).toMatchObject({
+    expect(await third.operations['storage.setRetention']({ retention: { maxAgeDays: 10, maxMessages: null, maxBytes: null } })).toMatchObject({
       retentionFrom: 'settings', configured: { maxAgeDays: 90 },
     });
   });
@@ -132,16 +132,16 @@ describe('clear', () => {
     await hooks.waitFor(1);
 
     const ios = core.sources.byName('ios')!.id;
-    expect(await core.clear({ sourceId: ios }, true)).toMatchObject({ messages: 200, dryRun: true });
+    expect(await core.operations['storage.clear']({ scope: { sourceId: ios }, dryRun: true })).toMatchObject({ messages: 200, dryRun: true });
     expect(storedMessages(core).length).toBe(500); // a dry run removes nothing
-    expect(await core.clear({ sourceId: ios })).toMatchObject({ messages: 200, deliveries: 0 });
+    expect(await core.operations['storage.clear']({ scope: { sourceId: ios }, dryRun: false })).toMatchObject({ messages: 200, deliveries: 0 });
 
-    expect(await core.clear({ filter: { event: 'E1' } }, true)).toMatchObject({ messages: 100 });
-    const filtered = await core.clear({ filter: { event: 'E1' } });
+    expect(await core.operations['storage.clear']({ scope: { filter: { event: 'E1' } }, dryRun: true })).toMatchObject({ messages: 100 });
+    const filtered = await core.operations['storage.clear']({ scope: { filter: { event: 'E1' } }, dryRun: false });
     expect(filtered).toMatchObject({ messages: 100, deliveries: 100 });
     expect(storedMessages(core).some((m) => m.event === 'E1')).toBe(false);
 
-    const all = await core.clear({ all: true });
+    const all = await core.operations['storage.clear']({ scope: { all: true }, dryRun: false });
     expect(all.messages).toBe(200);
     expect(all.bytesFreed).toBeGreaterThan(500_000); // the pages went back to the disk
     expect(storedMessages(core, 'all')).toEqual([]);
@@ -149,7 +149,7 @@ describe('clear', () => {
     hooks.fallback = { status: 200 };
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(hooks.received.length).toBe(sent); // nothing cleared is sent afterwards
-    expect((await core.storageStats({})).lastPrune).toMatchObject({ reason: 'clear', messages: 200 });
+    expect((await core.operations['storage.stats']({})).lastPrune).toMatchObject({ reason: 'clear', messages: 200 });
   });
 
   it('clearing everything empties the search indexes too, and the file gives their pages back', async () => {
@@ -165,7 +165,7 @@ describe('clear', () => {
     // The store's size in pages, not the file's: until a checkpoint the pages may all be in the WAL.
     const before = Number((db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size').get() as { n: number }).n);
 
-    expect((await core.clear({ all: true })).messages).toBe(3000);
+    expect((await core.operations['storage.clear']({ scope: { all: true }, dryRun: false })).messages).toBe(3000);
     // A contentless index keeps what each 'delete' took out until its segments merge: without
     // emptying it, a cleared store kept most of its size (48.6 MB → 35 MB for 81,800 messages).
     expect(indexBytes()).toBeLessThan(40_000);
@@ -173,6 +173,6 @@ describe('clear', () => {
     // Indexing goes on for what comes next.
     expect((await post(core, '/v1/batch', batch(5, 'after-'))).status).toBe(200);
     await indexCaughtUp(dataDir);
-    expect((await core.listMessages({ search: 'after-3', limit: 10 })).messages.map((m) => m.messageId)).toEqual(['after--3']);
+    expect((await core.operations['messages.list']({ search: 'after-3', limit: 10 })).messages.map((m) => m.messageId)).toEqual(['after--3']);
   });
 });

@@ -64,9 +64,9 @@ describe('the search indexes under retention', () => {
     }
     const kept = batch(23, 500).batch[7]!;
     const gone = batch(21, 500).batch[7]!;
-    expect((await core.listMessages({ search: kept.messageId, limit: 10 })).messages.map((m) => m.messageId)).toEqual([kept.messageId]);
-    expect((await core.listMessages({ search: kept.properties.url.split('/').at(-1)!, limit: 10 })).messages.map((m) => m.messageId)).toEqual([kept.messageId]);
-    expect((await core.listMessages({ search: gone.messageId, limit: 10 })).messages).toEqual([]);
+    expect((await core.operations['messages.list']({ search: kept.messageId, limit: 10 })).messages.map((m) => m.messageId)).toEqual([kept.messageId]);
+    expect((await core.operations['messages.list']({ search: kept.properties.url.split('/').at(-1)!, limit: 10 })).messages.map((m) => m.messageId)).toEqual([kept.messageId]);
+    expect((await core.operations['messages.list']({ search: gone.messageId, limit: 10 })).messages).toEqual([]);
   }, 120_000);
 
   it('count what a purge removed toward the next merge, and keep that count across a restart', async () => {
@@ -87,7 +87,7 @@ describe('the search indexes under retention', () => {
     expect((await post(core, '/v1/batch', { batch: sent }, { writeKey: 'wk_web' })).status).toBe(200);
     await indexCaughtUp(dataDir);
     const user = sent[0]!.userId;
-    const result = await core.requestDeletion({ userId: user, purge: true });
+    const result = await core.operations['deletions.create']({ userId: user, purge: true });
     expect(result.purgedMessages).toBe(sent.filter((m) => m.userId === user).length);
     expect(result.purgedMessages).toBeGreaterThan(0);
     expect(unmerged()).toBe(result.purgedMessages);

@@ -151,7 +151,7 @@ describe('refusals', () => {
       error: { code: 'not_found', message: 'there is no source 999; reload the list' },
     });
     // The core's own API validates too (not only the contract's handlers).
-    await expect(core.saveSource({ name: 'x' })).rejects.toMatchObject({ code: 'invalid_source' });
+    await expect(core.operations['sources.save']({ name: 'x' } as never)).rejects.toMatchObject({ code: 'invalid_source' });
     expect(core.sources.list().map((s) => s.name)).toEqual(['web', 'shop']);
   });
 });

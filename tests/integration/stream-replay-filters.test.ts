@@ -125,7 +125,7 @@ describe('replay by the stream\'s filters', () => {
     // Alice's "Browse" is then delivered by a replay, which supersedes its failed original: its row
     // shows "delivered" and leaves the failed set — the store's query and the list agree on that.
     const browse = c.messages.list({ search: 'alice' }).find((m) => m.event === 'Browse')!.id;
-    const single = await c.replay({ messageIds: [browse] });
+    const single = await c.operations['deliveries.replay']({ messageIds: [browse] });
     await until(() => (c.deliveries.get(single.deliveryIds[0]!)?.status === 'delivered' ? true : undefined));
     const filter = { search: 'alice', delivery: 'failed', from: T0 + HOUR };
     const streamRows = await list(handlers, filter);

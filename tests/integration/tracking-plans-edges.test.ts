@@ -107,14 +107,14 @@ describe('several plans, counts, refusals', () => {
       return { order: stats.planned.find((s) => s.event === 'Order Completed'), unplanned: stats.unplanned.map((s) => [s.event, s.seen]), total: stats.unplannedTotal };
     };
     expect(counts()).toMatchObject({ order: { seen: 3, violated: 2 }, unplanned: [['Other', 1]], total: 1 });
-    await core.requestDeletion({ userId: 'gone', purge: true });
+    await core.operations['deletions.create']({ userId: 'gone', purge: true });
     expect(counts()).toMatchObject({ order: { seen: 2, violated: 1 }, unplanned: [], total: 0 });
 
     const changed = new Promise((resolve) => core.bus.on('plans.changed', resolve));
     fs.writeFileSync(file, JSON.stringify({ events: { 'Order Completed': { type: 'object' } } }));
     await changed;
     const done = new Promise<RecheckProgress>((resolve) => core.bus.on('plans.recheck', (p) => p.state !== 'running' && resolve(p)));
-    core.recheckPlans({});
+    core.operations['plans.recheck']({});
     expect(await done).toMatchObject({ state: 'finished', changed: 1 });
     expect(counts().order).toMatchObject({ seen: 2, violated: 0 });
     fs.rmSync(dir, { recursive: true, force: true });
@@ -132,7 +132,7 @@ describe('several plans, counts, refusals', () => {
     fs.writeFileSync(file, JSON.stringify(PLAN));
     await changed;
     const done = new Promise<RecheckProgress>((resolve) => core.bus.on('plans.recheck', (p) => p.state !== 'running' && resolve(p)));
-    core.recheckPlans({});
+    core.operations['plans.recheck']({});
     expect(await done).toMatchObject({ state: 'finished', changed: 2 });
     expect(storedMessages(core).map((m) => m.violationList.map((v) => v.path))).toEqual([['/properties/price'], ['/traits/email']]);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -143,7 +143,7 @@ describe('several plans, counts, refusals', () => {
     for (let i = 0; i < 3; i++) await post(core, '/v1/batch', { batch: Array.from({ length: 2000 }, (_, j) => order(j % 2 ? 'x' : j)) });
     const ends: RecheckProgress[] = [];
     core.bus.on('plans.recheck', (p) => p.state !== 'running' && ends.push(p));
-    core.recheckPlans({});
+    core.operations['plans.recheck']({});
     await core.close();
     await until(() => ends.length > 0, 5000, 'the re-check to end');
     expect(ends[0]).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished') });
@@ -157,12 +157,12 @@ describe('several plans, counts, refusals', () => {
     fs.writeFileSync(own, JSON.stringify(PLAN));
     const core = await start([{ name: 'vendor', file: vendor }, { name: 'own', file: own }]);
     await post(core, '/v1/track', { event: 'Brand New', userId: 'u', properties: { a: 1 } });
-    expect(() => core.addPlanEvent({ name: 'vendor', type: 'track', event: 'Brand New' })).toThrow(/sluice plan import/);
+    expect(() => core.operations['plans.addEvent']({ name: 'vendor', type: 'track', event: 'Brand New' })).toThrow(/sluice plan import/);
 
     const failed = new Promise((resolve) => core.bus.on('plans.changed', resolve));
     fs.writeFileSync(own, '{ broken');
     await failed;
-    expect(() => core.addPlanEvent({ name: 'own', type: 'track', event: 'Brand New' })).toThrow(/did not load its last edit/);
+    expect(() => core.operations['plans.addEvent']({ name: 'own', type: 'track', event: 'Brand New' })).toThrow(/did not load its last edit/);
     expect(fs.readFileSync(own, 'utf8')).toBe('{ broken'); // not written over
 
     // Changed on disk, not yet read (the watcher waits for the editor to finish): refused too.
@@ -170,7 +170,7 @@ describe('several plans, counts, refusals', () => {
     fs.writeFileSync(own, JSON.stringify(PLAN));
     await fixed;
     fs.writeFileSync(own, JSON.stringify({ ...PLAN, description: 'edited' }));
-    expect(() => core.addPlanEvent({ name: 'own', type: 'track', event: 'Brand New' })).toThrow(/changed since Sluice last read it/);
+    expect(() => core.operations['plans.addEvent']({ name: 'own', type: 'track', event: 'Brand New' })).toThrow(/changed since Sluice last read it/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

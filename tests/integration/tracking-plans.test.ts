@@ -223,19 +223,19 @@ describe('plan files, reloads, re-checks, stats', () => {
         track('Coupon Applied', { code: 'B', amount: 2.5 }),
       ],
     });
-    const stats = core.planStats({ name: 'p' }) as Awaited<ReturnType<TestCore['planStats']>>;
+    const stats = core.operations['plans.stats']({ name: 'p' }) as Awaited<ReturnType<TestCore['operations']['plans.stats']>>;
     expect(stats.planned.find((s) => s.event === 'Order Completed')).toMatchObject({ seen: 2, violated: 1 });
     expect(stats.planned.find((s) => s.event === 'Product Viewed')).toMatchObject({ seen: 0, violated: 0, lastSeenAt: null });
     expect(stats.unplanned).toMatchObject([{ type: 'track', event: 'Coupon Applied', seen: 2, violated: 2 }]);
 
-    const added = await core.addPlanEvent({ name: 'p', type: 'track', event: 'Coupon Applied' });
+    const added = await core.operations['plans.addEvent']({ name: 'p', type: 'track', event: 'Coupon Applied' });
     expect(added.examples).toBe(2);
     const written = JSON.parse(fs.readFileSync(file, 'utf8')) as TrackingPlan;
     expect(written.events['Coupon Applied']).toEqual(added.schema);
     expect(Object.keys(written.events)).toEqual(['Order Completed', 'Product Viewed', 'Coupon Applied']);
     await post(core, '/v1/track', track('Coupon Applied', { code: 'C', amount: 'lots' }));
     expect(storedMessages(core).at(-1)!.violationList.map((v) => v.path)).toEqual(['/properties/amount']);
-    await expect(Promise.resolve().then(() => core.addPlanEvent({ name: 'p', type: 'track', event: 'Never Seen' }))).rejects.toThrow(/no stored "Never Seen" event/);
+    await expect(Promise.resolve().then(() => core.operations['plans.addEvent']({ name: 'p', type: 'track', event: 'Never Seen' }))).rejects.toThrow(/no stored "Never Seen" event/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -257,9 +257,9 @@ describe('plan files, reloads, re-checks, stats', () => {
     await changed;
     const progress: RecheckProgress[] = [];
     core.bus.on('plans.recheck', (p) => progress.push(p));
-    const started = await core.recheckPlans({});
+    const started = await core.operations['plans.recheck']({});
     expect(started).toMatchObject({ state: 'running', total: 2500, done: 0 });
-    expect(() => core.recheckPlans({})).toThrow(/a re-check is under way/);
+    expect(() => core.operations['plans.recheck']({})).toThrow(/a re-check is under way/);
     await until(() => progress.at(-1)?.state === 'finished', 20_000, 'the re-check to finish');
     expect(progress.at(-1)).toMatchObject({ done: 2500, total: 2500, changed: 1250 });
     expect(core.messages.list({ violations: true, limit: 5000 }).length).toBe(1250);

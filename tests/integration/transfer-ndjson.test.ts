@@ -145,7 +145,7 @@ describe('every other NDJSON reader and writer', () => {
   it("the inspector's drop reads a CRLF file; its download and the HTTP export write U+2028 escaped", async () => {
     const a = await relay('wk_a');
     expect((await post(a, '/v1/batch', `{"context":{"note":"x${LS}y"},"batch":[${ODD},${BIG}]}`)).status).toBe(200);
-    const download = await a.exportMessages({ filter: {}, format: 'ndjson' });
+    const download = await a.operations['messages.export']({ filter: {}, format: 'ndjson' });
     expect(download.text).not.toMatch(/[\u2028\u2029]/);
     expect(readlineLines(download.text)).toHaveLength(2);
     expect(messageText(readlineLines(download.text)[1]!)).toBe(`${BIG.slice(0, -1)},"context":{"note":"x\\u2028y"}}`);
@@ -162,9 +162,9 @@ describe('every other NDJSON reader and writer', () => {
 
     const b = await relay('wk_b');
     const crlf = `${download.text.split('\n').filter(Boolean).join('\r\n')}\r\n${JSON.stringify({ type: 'track', event: `Raw${LS}Event`, userId: 'u', messageId: 'raw-ls' })}\r\n`;
-    const outcome = await b.importMessages({ sourceId: b.sources.byName('web')!.id, fileName: 'drop.ndjson', text: crlf });
+    const outcome = await b.operations['messages.import']({ sourceId: b.sources.byName('web')!.id, fileName: 'drop.ndjson', text: crlf });
     expect(outcome).toMatchObject({ format: 'ndjson', sent: 3, accepted: 3, refused: [], unreadable: [] });
-    const again = await b.exportMessages({ filter: {}, format: 'ndjson' });
+    const again = await b.operations['messages.export']({ filter: {}, format: 'ndjson' });
     const texts = readlineLines(again.text).map(messageText);
     expect(texts.slice(0, 2)).toEqual(readlineLines(download.text).map(messageText));
     expect(exact(texts[2]!)).toEqual({ type: 'track', event: `Raw${LS}Event`, userId: 'u', messageId: 'raw-ls' });

@@ -233,10 +233,10 @@ describe("the reviewer's scenario over a real core", () => {
     await new Promise((resolve) => setTimeout(resolve, 15));
     const [[b1, b2], deletion, replay, bob] = await Promise.all([
       Promise.all(busy),
-      core.requestDeletion({ userId: 'alice', purge: true }),
+      core.operations['deletions.create']({ userId: 'alice', purge: true }),
       // Planned on the request thread: before the purge commits (then written after it) or, on a
       // loaded machine, after (then refused: the message is gone). Either is right; nothing is sent.
-      core.replay({ messageIds: [alice] }).catch((error: { code?: string }) => {
+      Promise.resolve(core.operations['deliveries.replay']({ messageIds: [alice] })).catch((error: { code?: string }) => {
         expect(error.code).toBe('unknown_message');
         return { deliveryIds: [] as number[] };
       }),

@@ -1,13 +1,7 @@
-// The contract's handlers: each channel of shared/contract.ts onto one operation (operations.ts), and
-// invoke(), which validates a request and turns every failure into a typed result. Hosts (the IPC
-// bridge, the WebSocket) only route to these.
-import {
-  requestSchemas,
-  type Channel,
-  type ParsedRequestOf,
-  type Responses,
-  type Result,
-} from '../../../shared/contract.ts';
+// The contract's handlers: each channel of shared/contract.ts runs the operation of the same name
+// (operations/), and invoke() validates a request and turns every failure into a typed result. Hosts
+// (the IPC bridge, the WebSocket) only route to these.
+import { requestSchemas, type Channel, type Result } from '../../../shared/contract.ts';
 import path from 'node:path';
 import { describeIssues } from '../../../shared/settings.ts';
 import { QueryError } from '../../../shared/message-query.ts';
@@ -15,66 +9,13 @@ import { storeFailureOf } from '../ingest-error.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
 import { DATABASE_FILE } from '../store/database.ts';
 import type { Operations } from './operations/index.ts';
-import { destinationView } from './views.ts';
 
-export type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Responses[C] | Promise<Responses[C]> };
+/** Each channel's handler: its operation (operations/), under the channel's own name. */
+export type Handlers = Operations;
 
-/** The contract's handlers over the core's operations (its data folder: the store a failure names). */
-export function createHandlers(ops: Operations & { readonly dataDir: string }): Handlers {
-  return withStoreFailures(path.join(ops.dataDir, DATABASE_FILE), {
-    'app.info': ops.appInfo,
-    'delivery.state': ops.deliveryHold,
-    'delivery.hold': ops.holdDeliveries,
-    'messages.list': ops.listMessages,
-    'messages.count': ops.countMessages,
-    'messages.byIds': ops.messagesByIds,
-    'messages.get': ops.messageDetail,
-    'deliveries.replay': (request) => ops.replay(request),
-    'deliveries.retryNow': async ({ ids }) => ({ changed: await ops.retryNow(ids) }),
-    'deliveries.cancel': async ({ ids }) => ({ changed: await ops.cancelDeliveries(ids) }),
-    'deliveries.get': ops.deliveryDetail,
-    'deliveries.body': ops.deliveryBody,
-    'deliveries.revealHeader': ops.revealAttemptHeader,
-    'deliveries.states': ops.deliveryStates,
-    'destinations.list': ops.listDestinations,
-    'destinations.reenableUrl': ops.reenableUrl,
-    'destinations.save': (config) => destinationView(ops.saveDestination(config, { ifNameTaken: 'refuse' })),
-    'destinations.delete': async ({ id, dryRun }) => {
-      const cancelledDeliveries = await ops.deleteDestination(id, { dryRun });
-      return { deleted: !dryRun, cancelledDeliveries };
-    },
-    'destinations.revealSecret': ops.revealSecret,
-    'sources.save': (request) => ops.saveSource(request),
-    'destinations.sendTest': ({ id }) => ops.sendTestEvent(id),
-    'deletions.create': (request) => ops.requestDeletion(request),
-    'deletions.list': ops.listDeletions,
-    'deletions.preview': ops.previewDeletion,
-    'receiver.inbox': ops.receiverInbox,
-    'receiver.setBehaviour': ops.setReceiverBehaviour,
-    'receiver.connect': ops.connectReceiver,
-    'composer.send': ops.composerSend,
-    'composer.flush': ops.composerFlush,
-    'composer.state': ops.composerState,
-    'audiences.list': ops.listAudiences,
-    'audiences.save': ops.saveAudience,
-    'audiences.delete': ops.deleteAudience,
-    'audiences.preview': ops.previewAudience,
-    'audiences.syncNow': ops.syncAudienceNow,
-    'audiences.history': ops.audienceHistory,
-    'audiences.syncMessages': ops.audienceSyncMessages,
-    'audiences.members': ops.audienceMembers,
-    'plans.list': ops.listPlans,
-    'plans.stats': ops.planStats,
-    'plans.addEvent': ops.addPlanEvent,
-    'plans.recheck': ops.recheckPlans,
-    'storage.stats': ops.storageStats,
-    'storage.health': ops.storageHealth,
-    'storage.setRetention': ops.setRetention,
-    'storage.clear': ({ scope, dryRun }) => ops.clear(scope, dryRun),
-    'messages.export': ops.exportMessages,
-    'messages.import': ops.importMessages,
-    'samples.send': ops.sendSamples,
-  });
+/** The contract's handlers: the core's operations (its data folder: the store a failure names). */
+export function createHandlers(core: { readonly operations: Operations; readonly dataDir: string }): Handlers {
+  return withStoreFailures(path.join(core.dataDir, DATABASE_FILE), core.operations);
 }
 
 /**

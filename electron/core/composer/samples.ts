@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sampleMessages } from '../../../shared/composer-templates.ts';
+import type { ReceiverDestination } from '../../../shared/channels/receiver.ts';
 import type { ClientState } from '../../client/index.ts';
 import { OperationError } from '../operation-error.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
@@ -28,8 +29,8 @@ export interface SamplesResult {
   state: ClientState;
 }
 
-/** The built-in receiver destination as connected for a source: whether this call made it. */
-export type ConnectedReceiver = { id: number; name: string; hookUrl: string; created: boolean };
+/** The built-in receiver destination as connected for a source: whether this call made it (the contract's shape). */
+export type ConnectedReceiver = ReceiverDestination;
 
 /**
  * Makes sure the source's messages are delivered somewhere: when no enabled destination receives
