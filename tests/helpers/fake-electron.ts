@@ -1,5 +1,5 @@
 // Stands in for the `electron` module so that the bundled main process (out/main/index.js) runs in
-// plain Node: tests/integration/electron-bundle.test.ts loads it with a resolve hook
+// plain Node: tests/integration/desktop/electron-bundle.test.ts loads it with a resolve hook
 // (fake-electron-hooks.ts). It records what the main process does with the window and, once the
 // window has loaded, drives the app as Chromium would — the page and its assets fetched through the
 // registered app:// handler, links and navigations put to the window's handlers — as the renderer

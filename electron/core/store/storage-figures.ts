@@ -32,7 +32,7 @@ const COUNTED = ['messages', 'deliveries', 'attempts'] as const;
  *   (`freelist_count` × `page_size`, two pragmas that read no table);
  * - the oldest and newest messages are the first and last entries of the `messages_received` index,
  *   each in a subquery of its own: `min(x), max(x)` in one SELECT is not optimised and scans the index.
- * tests/integration/storage-figures.test.ts holds every statement run on a large store to searches.
+ * tests/integration/store/storage-figures.test.ts holds every statement run on a large store to searches.
  */
 export function storageFigures(db: DatabaseSync, dataDir: string): StorageFigures {
   const databaseFile = path.join(dataDir, DATABASE_FILE);

@@ -1,0 +1,198 @@
+// The HTTP API (/api/v1 on the inspector's port; issue 15, point 2): the test queries for other stacks.
+// A real core and UI server on loopback, plain HTTP requests as curl would make them.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { UiServer } from '../../../electron/host/ui-server.ts';
+import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
+
+const receiver = receiversClosedAfterEach();
+let core: TestCore | undefined;
+let ui: UiServer | undefined;
+afterEach(async () => {
+  await ui?.close();
+  await core?.dispose();
+  ui = undefined;
+  core = undefined;
+});
+
+async function setup() {
+  core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' }], destinations: [] } });
+  core.writeKey = 'wk_web';
+  ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+  await ui.listen();
+  return { core, ui };
+}
+
+async function api(path: string, options: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  const token = options.token === undefined ? ui!.token : options.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await request(`${ui!.apiUrl}${path}`, { method: (options.method ?? 'GET') as 'GET', headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+  const text = await res.body.text();
+  return { status: res.statusCode, json: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/** A raw request with a Host header of our choosing (DNS rebinding: a name that resolves to 127.0.0.1). */
+function rawRequest(port: number, lines: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(`${lines.join('\r\n')}\r\n\r\n`));
+    let out = '';
+    socket.on('data', (chunk) => (out += chunk));
+    socket.on('end', () => resolve(out));
+    socket.on('error', reject);
+  });
+}
+
+describe('HTTP API guards', () => {
+  it('refuses no token, a wrong token, a foreign Origin and a rebinding Host — each with a JSON code and a sentence', async () => {
+    await setup();
+    expect(await api('/messages', { token: null })).toMatchObject({ status: 401, json: { error: { code: 'unauthorized', message: expect.stringMatching(/Authorization: Bearer/) } } });
+    expect(await api('/messages', { token: 'x'.repeat(32) })).toMatchObject({ status: 401, json: { error: { code: 'unauthorized' } } });
+    expect(await api('/messages', { headers: { origin: 'https://evil.example' } })).toMatchObject({ status: 403, json: { error: { code: 'forbidden_origin' } } });
+    const port = new URL(ui!.apiUrl).port;
+    const rebound = await rawRequest(Number(port), [`GET /api/v1/messages HTTP/1.1`, `Host: attacker.example:${port}`, `Authorization: Bearer ${ui!.token}`, 'Connection: close']);
+    expect(rebound).toMatch(/^HTTP\/1\.1 403/);
+    const ok = await api('/messages');
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBeUndefined();
+    expect(await api('/nothing')).toMatchObject({ status: 404, json: { error: { code: 'not_found' } } });
+    expect(await api('/reset')).toMatchObject({ status: 405, json: { error: { code: 'method_not_allowed' } } });
+  });
+});
+
+describe('HTTP API queries', () => {
+  it('lists messages oldest first with filters and paging; one message with its deliveries; stats', async () => {
+    const { core: c } = await setup();
+    for (let i = 0; i < 5; i++) await post(c, '/v1/track', { userId: `u_${i % 2}`, event: i < 3 ? 'Clicked' : 'Viewed', messageId: `m-${i}`, properties: { i } });
+    await post({ ingestUrl: c.ingestUrl, writeKey: 'wk_ios' }, '/v1/identify', { userId: 'u_9', messageId: 'id-1', traits: { plan: 'pro' } });
+    await post(c, '/v1/track', { userId: 'u_1', event: 7, messageId: 'bad' });
+
+    const all = await api('/messages');
+    expect(all.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['m-0', 'm-1', 'm-2', 'm-3', 'm-4', 'id-1', 'bad']);
+    expect(all.json.next).toBeNull();
+    const clicked = await api('/messages?event=Clicked&userId=u_0');
+    expect(clicked.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['m-0', 'm-2']);
+    expect((await api('/messages?source=ios')).json.messages).toEqual([expect.objectContaining({ messageId: 'id-1', type: 'identify', source: 'ios', status: 'accepted', traits: { plan: 'pro' } })]);
+    expect((await api('/messages?status=rejected')).json.messages).toEqual([expect.objectContaining({ messageId: 'bad', rejection: { code: expect.any(String), reason: expect.stringMatching(/event/) } })]);
+
+    const first = await api('/messages?limit=2');
+    expect(first.json.messages).toHaveLength(2);
+    const second = await api(`/messages?limit=2&after=${first.json.next}`);
+    expect(second.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['m-2', 'm-3']);
+    expect((await api('/messages?limit=0')).json.error.code).toBe('invalid_request');
+    expect((await api('/messages?status=fine')).json.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/status must be one of/) });
+
+    const one = await api('/messages/m-3');
+    expect(one.json).toMatchObject({ message: { messageId: 'm-3', event: 'Viewed', properties: { i: 3 } }, deliveries: [] });
+    expect(await api('/messages/nope')).toMatchObject({ status: 404, json: { error: { code: 'not_found' } } });
+    expect((await api('/stats')).json).toMatchObject({ messages: { accepted: 6, rejected: 1 }, types: { track: 6, identify: 1 } });
+  });
+
+  it('waits: a message arriving after the request resolves it; a timeout is 408 with what was asked and the closest messages', async () => {
+    const { core: c } = await setup();
+    const waiting = api('/messages/wait', { method: 'POST', body: { filter: { event: 'Order Completed', properties: { total: 42 } }, count: 1, timeoutMs: 5_000 } });
+    await new Promise((r) => setTimeout(r, 100));
+    await post(c, '/v1/track', { userId: 'u', event: 'Order Completed', messageId: 'o-1', properties: { total: 42, currency: 'EUR' } });
+    const done = await waiting;
+    expect(done).toMatchObject({ status: 200, json: { messages: [{ messageId: 'o-1', properties: { total: 42, currency: 'EUR' } }] } });
+
+    const late = await api('/messages/wait', { method: 'POST', body: { filter: { event: 'Order Completed', properties: { total: 40 } }, timeoutMs: 150 } });
+    expect(late.status).toBe(408);
+    expect(late.json.error.code).toBe('timeout');
+    expect(late.json.error.message).toMatch(/waited 150 ms for 1 accepted message matching .*Closest:\n {2}- track "Order Completed" of "u" \(accepted, o-1\): properties.total: wanted 40, got 42/s);
+    expect(late.json.matched).toEqual([]);
+    expect((await api('/messages/wait', { method: 'POST', body: { filter: { evnt: 'x' } } })).json.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/unknown filter field "evnt"/) });
+    const broken = await request(`${ui!.apiUrl}/messages/wait`, { method: 'POST', headers: { authorization: `Bearer ${ui!.token}` }, body: '{not json' });
+    expect(broken.statusCode).toBe(400);
+    expect((await broken.body.json()) as object).toMatchObject({ error: { code: 'invalid_json' } });
+  });
+
+  it('lists deliveries with their attempts, filtered by destination, status and the message', async () => {
+    const r = await receiver();
+    core = await startCore({
+      config: {
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'hooks', enabled: true, sources: ['web'], webhooks: [{ url: `${r.url}/in`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+      },
+    });
+    core.writeKey = 'wk_web';
+    ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    await ui.listen();
+    await post(core, '/v1/track', { userId: 'u', event: 'Shipped', messageId: 's-1' });
+    await post(core, '/v1/track', { userId: 'u', event: 'Other', messageId: 'o-1' });
+    await r.waitFor(2);
+    const c = core;
+    await new Promise<void>((resolve) => {
+      const check = () => (c.deliveries.countByStatus().delivered === 2 ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    const shipped = await api('/deliveries?destination=hooks&status=delivered&event=Shipped');
+    expect(shipped.json.deliveries).toEqual([
+      expect.objectContaining({ destination: 'hooks', status: 'delivered', attemptCount: 1, message: expect.objectContaining({ messageId: 's-1' }), attempts: [expect.objectContaining({ url: `${r.url}/in`, status: 200, outcome: 'success' })] }),
+    ]);
+    expect(shipped.json.next).toBeNull();
+    expect((await api('/deliveries?destination=elsewhere')).json.deliveries).toEqual([]);
+    expect((await api('/deliveries?limit=1')).json).toMatchObject({ deliveries: [expect.objectContaining({ message: expect.objectContaining({ messageId: 's-1' }) })], next: expect.stringMatching(/^0:\d+$/) });
+    expect(await api('/deliveries?status=sucess')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/status must be one of pending, retrying, delivered/) } } });
+    expect((await api('/messages/s-1')).json.deliveries).toEqual([expect.objectContaining({ status: 'delivered' })]);
+  });
+
+  it('reset forgets the messages; a cursor from before it is refused, not silently skipping the new rows', async () => {
+    const { core: c } = await setup();
+    for (const event of ['A', 'B', 'C']) await post(c, '/v1/track', { userId: 'u', event });
+    const first = await api('/messages?limit=2');
+    expect(first.json.next).toBe(`0:${c.messages.list()[1]!.id}`);
+    expect(await api('/reset', { method: 'POST' })).toMatchObject({ status: 200, json: { messages: 3 } });
+    expect((await api('/messages')).json.messages).toEqual([]);
+    for (const event of ['D', 'E', 'F']) await post(c, '/v1/track', { userId: 'u', event });
+    expect(await api(`/messages?after=${first.json.next}`)).toMatchObject({ status: 409, json: { error: { code: 'stale_cursor' } } });
+    expect((await api('/messages')).json.messages.map((m: { event: string }) => m.event)).toEqual(['D', 'E', 'F']);
+    expect((await api('/messages/%E0')).status).toBe(400);
+    expect((await api('/messages/wait')).status).toBe(405);
+    expect((await api('/messages', { headers: { authorization: `bearer ${ui!.token}` } })).status).toBe(200); // the scheme's case does not matter
+  });
+
+  it('stopping ends a pending wait at once (503), instead of holding the shutdown for the wait\'s time', async () => {
+    await setup();
+    const waiting = api('/messages/wait', { method: 'POST', body: { filter: { event: 'Never' }, timeoutMs: 60_000 } });
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await ui!.close();
+    expect(Date.now() - started).toBeLessThan(5_000); // not the 60 s the wait asked for
+    expect(await waiting).toMatchObject({ status: 503, json: { error: { code: 'shutting_down' } } });
+    ui = undefined;
+  });
+});
+
+describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the package)', () => {
+  const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/http-api.openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: { required?: string[] } } } }> }>>;
+  };
+
+  it('documents every endpoint the server answers, with the status and the top-level fields it answers', async () => {
+    const { core: c } = await setup();
+    await post(c, '/v1/track', { userId: 'u', event: 'Documented', messageId: 'doc-1' });
+    await api('/messages/wait', { method: 'POST', body: { filter: { event: 'Documented' } } });
+    const calls: [string, string, unknown?][] = [];
+    for (const [route, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) calls.push([route, method]);
+    expect(calls.map(([route, method]) => `${method.toUpperCase()} ${route}`).sort()).toEqual(
+      ['GET /deliveries', 'GET /export', 'GET /messages', 'GET /messages/{messageId}', 'GET /stats', 'POST /messages/wait', 'POST /reset'],
+    );
+    for (const [route, method] of calls) {
+      if (route === '/reset') continue; // last: it forgets what the others read
+      const res = await api(route.replace('{messageId}', 'doc-1'), { method: method.toUpperCase(), ...(method === 'post' ? { body: { filter: { event: 'Documented' }, timeoutMs: 1000 } } : {}) });
+      const documented = doc.paths[route]![method]!.responses[String(res.status)];
+      expect(documented, `${method} ${route} answered ${res.status}`).toBeDefined();
+      for (const field of documented!.content?.['application/json'].schema.required ?? []) expect(res.json, `${method} ${route}`).toHaveProperty(field);
+    }
+    const reset = await api('/reset', { method: 'POST' });
+    expect(Object.keys(doc.paths['/reset']!.post!.responses)).toContain(String(reset.status));
+    expect((await api('/messages', { token: null })).status).toBe(401);
+    expect(Object.keys(doc.paths['/messages']!.get!.responses)).toContain('401');
+  });
+});

@@ -1,0 +1,188 @@
+// Which destinations an audience's syncs go to, over a real core (real SQLite file, real ingestion,
+// the real delivery engine) and two real webhook receivers on 127.0.0.1: the ones it chose, or, by
+// default (every audience from before the choice), the enabled destinations connected to its source.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
+import { parseConfig } from '../../../electron/core/config/load-config.ts';
+import type { AudienceRule, AudienceView } from '../../../shared/audiences.ts';
+import type { Result } from '../../../shared/contract.ts';
+import type { ConfigFile } from '../../../shared/settings.ts';
+import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { receiversClosedAfterEach, type Receiver } from '../../helpers/receiver.ts';
+
+const newReceiver = receiversClosedAfterEach();
+const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+
+let cores: TestCore[] = [];
+afterEach(async () => {
+  for (const core of cores.splice(0)) await core.dispose();
+});
+
+interface Setup {
+  core: TestCore;
+  a: Receiver;
+  b: Receiver;
+  ids: { a: number; b: number; web: number };
+}
+
+/** Two destinations, each its own receiver; `b` connected to the web source or not. */
+async function setup(options: { bConnected?: boolean; audiences?: ConfigFile['audiences'] } = {}): Promise<Setup> {
+  const [a, b] = [await newReceiver(), await newReceiver()];
+  const core = await startCore({
+    clock: { now: () => T0 },
+    config: {
+      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+      destinations: [
+        { name: 'a', enabled: true, sources: ['web'], webhooks: [{ url: `${a.url}/a`, headers: {} }], options: { bodyShape: 'seed', concurrency: 8 } },
+        { name: 'b', enabled: true, sources: options.bConnected === false ? [] : ['web'], webhooks: [{ url: `${b.url}/b`, headers: {} }], options: { bodyShape: 'seed', concurrency: 8 } },
+      ],
+      ...(options.audiences ? { audiences: options.audiences } : {}),
+    },
+  });
+  cores.push(core);
+  const res = await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/batch', {
+    batch: [
+      { type: 'identify', userId: 'ada', traits: { plan: 'pro' } },
+      { type: 'identify', userId: 'bob', traits: { plan: 'pro' } },
+    ],
+  });
+  expect(res.status).toBe(200);
+  await core.delivery.idle(); // the identifies themselves reach a (and b when connected)
+  a.received.length = 0;
+  b.received.length = 0;
+  return { core, a, b, ids: { a: core.destinations.byName('a')!.id, b: core.destinations.byName('b')!.id, web: core.sources.byName('web')!.id } };
+}
+
+const rule: AudienceRule = { match: 'all', conditions: [{ kind: 'trait', trait: 'plan', operator: 'equals', value: 'pro' }] };
+
+/** Syncs now and waits until every delivery it made has been sent; answers the users each receiver got the trait for. */
+async function syncAndDeliver(core: TestCore, audienceId: number, receivers: Receiver[]): Promise<string[][]> {
+  await core.audiences.syncNow(audienceId);
+  await core.delivery.idle();
+  return receivers.map((r) =>
+    r.received
+      .map((request) => JSON.parse(request.body) as { userId: string; traits?: Record<string, unknown> })
+      .filter((body) => body.traits?.pro_users !== undefined)
+      .map((body) => body.userId)
+      .sort(),
+  );
+}
+
+describe('an audience chooses its destinations', () => {
+  it('sends its syncs only to the one chosen: b gets every member, a (connected to the same source) nothing', async () => {
+    const { core, a, b, ids } = await setup();
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(saved.destinationIds).toEqual([ids.b]);
+
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+    // In the store too: the sync's identifies have one delivery each, to b.
+    const [sync] = core.audiences.repo.syncs(saved.id, 1);
+    expect(sync).toMatchObject({ messages: 2, deliveries: 2, deliveryStatus: { delivered: 2 } });
+    for (const m of core.audiences.repo.syncMessages(sync!.id, 0, 10)) {
+      expect(core.deliveries.forMessage(m.id).map((d) => d.destinationId)).toEqual([ids.b]);
+    }
+  });
+
+  it('by default (no choice, as every audience had before) it goes to the enabled destinations connected to its source', async () => {
+    const { core, a, b, ids } = await setup();
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule });
+    expect(saved.destinationIds).toBeNull();
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([
+      ['ada', 'bob'],
+      ['ada', 'bob'],
+    ]);
+  });
+
+  it('a chosen destination need not be connected to the source; a disabled one gets nothing; none chosen sends nowhere', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+
+    // a chosen too, but disabled: a new member's identify goes to b alone.
+    core.saveDestination({ name: 'a', enabled: false, sources: ['web'], webhooks: [{ url: `${a.url}/a` }] });
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b, ids.a] });
+    b.received.length = 0;
+    await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/identify', { userId: 'cyd', traits: { plan: 'pro' } });
+    const [toA, toB] = await syncAndDeliver(core, saved.id, [a, b]);
+    expect(toA).toEqual([]);
+    expect(toB).toContain('cyd');
+    expect(core.deliveries.forMessage(core.audiences.repo.syncMessages(core.audiences.repo.syncs(saved.id, 1)[0]!.id, 0, 10)[0]!.id).map((d) => d.destinationId)).toEqual([ids.b]);
+
+    // None chosen: the sync is stored and shown, with no delivery.
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [] });
+    await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/identify', { userId: 'dee', traits: { plan: 'pro' } });
+    b.received.length = 0;
+    const sync = await core.audiences.syncNow(saved.id);
+    expect(sync).toMatchObject({ joined: 1, deliveries: 0 });
+    await core.delivery.idle();
+    expect(b.received).toEqual([]);
+  });
+
+  it('a destination added to an existing audience gets every member at the next sync', async () => {
+    const { core, a, b, ids } = await setup();
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+    a.received.length = 0;
+    // Nothing changed but the destinations: b learns who is in it (a hears them again).
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([
+      ['ada', 'bob'],
+      ['ada', 'bob'],
+    ]);
+    // Dropping one sends nothing again to the other.
+    a.received.length = 0;
+    b.received.length = 0;
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
+  });
+});
+
+describe('validation', () => {
+  it('an unknown destination is refused through the contract, on its place in the list', async () => {
+    const { core, ids } = await setup();
+    const handlers = createHandlers(core);
+    const refused = (await invoke(handlers, 'audiences.save', { sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, 999] })) as Result<AudienceView>;
+    const message = 'there is no destination 999; it may have been deleted — choose from the destinations listed';
+    expect(refused).toEqual({
+      ok: false,
+      error: { code: 'invalid_audience', message: `destinationIds[1]: ${message}`, issues: [{ path: ['destinationIds', 1], message }] },
+    });
+    const twice = (await invoke(handlers, 'audiences.save', { sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.a] })) as Result<AudienceView>;
+    expect(twice).toMatchObject({ ok: false, error: { issues: [{ path: ['destinationIds', 1], message: `destination ${ids.a} is listed twice` }] } });
+    expect(core.audiences.list()).toEqual([]);
+  });
+
+  it('a deleted destination leaves the choice: the view no longer lists it and nothing is sent there', async () => {
+    const { core, a, b, ids } = await setup();
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.b] });
+    await core.operations['destinations.delete']({ id: ids.a, dryRun: false });
+    expect(core.audiences.view(saved.id).destinationIds).toEqual([ids.b]);
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+  });
+});
+
+describe('in the config file', () => {
+  it('names the destinations; an audience declared without them keeps the default', async () => {
+    const { core, a, b, ids } = await setup({
+      audiences: [
+        { name: 'Pro Users', source: 'web', rule, destinations: ['b'], mode: 'realistic', intervalSeconds: 30, kind: 'audience' },
+        { name: 'Everyone Pro', source: 'web', rule, mode: 'realistic', intervalSeconds: 30, kind: 'audience' },
+      ],
+    });
+    const byName = new Map(core.audiences.list().map((v) => [v.name, v]));
+    expect(byName.get('Pro Users')!.destinationIds).toEqual([ids.b]);
+    expect(byName.get('Everyone Pro')!.destinationIds).toBeNull();
+    expect(await syncAndDeliver(core, byName.get('Pro Users')!.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+  });
+
+  it('refuses a destination it does not declare, naming the field', () => {
+    const text = JSON.stringify({
+      sources: [{ name: 'web', writeKey: 'wk_web' }],
+      destinations: [{ name: 'hooks', webhooks: [{ url: 'http://127.0.0.1:9/h' }] }],
+      audiences: [{ name: 'Pro Users', source: 'web', rule, destinations: ['hooks', 'crm', 'hooks'] }],
+    });
+    expect(() => parseConfig(text, 'sluice.json')).toThrow(
+      'sluice.json: \n  audiences[0].destinations[2]: "hooks" is listed twice\n  audiences[0].destinations[1]: unknown destination "crm"; declare it under "destinations"',
+    );
+  });
+});

@@ -1,0 +1,76 @@
+// The inspector's download (messages.export) and drop (messages.import), on real cores: what one
+// relay exports another takes in through its own ingestion endpoint, message for message.
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../electron/core/config/load-config.ts';
+import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
+import { startReceiver } from '../../helpers/receiver.ts';
+
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+
+async function start(withHook?: string): Promise<TestCore> {
+  const config = parseConfig(
+    JSON.stringify({
+      sources: [{ name: 'web', writeKey: 'wk_web' }],
+      destinations: withHook ? [{ name: 'hooks', sources: ['web'], webhooks: [{ url: withHook, headers: { 'X-Api-Key': 'k_s3cret', 'X-Env': 'dev' } }] }] : [],
+    }),
+  );
+  const core = await startCore({ config });
+  open.push({ close: () => core.dispose() });
+  return Object.assign(core, { writeKey: 'wk_web' });
+}
+
+describe('inspector export and import', () => {
+  it('downloads the filter set as NDJSON, and a drop of it into another relay stores the same messages', async () => {
+    const a = await start();
+    await post(a, '/v1/batch', {
+      context: { app: { version: '2.1' } },
+      batch: [
+        { type: 'track', event: 'Order Completed', userId: 'u1', messageId: 'm1', properties: { total: 5 } },
+        { type: 'identify', userId: 'u1', messageId: 'm2', traits: { plan: 'pro' } },
+        { type: 'track', event: 'Order Completed', userId: 'u2', messageId: 'm3', properties: { total: 7 } },
+      ],
+    });
+    const download = await a.operations['messages.export']({ filter: { event: 'Order Completed' }, format: 'ndjson' });
+    expect(download).toMatchObject({ messages: 2, truncated: false, mimeType: 'application/x-ndjson' });
+    expect(download.fileName).toMatch(/^sluice-.*\.ndjson$/);
+    const lines = download.text.trim().split('\n').map((l) => JSON.parse(l) as { message: Record<string, unknown>; messageId: string });
+    expect(lines.map((l) => l.messageId)).toEqual(['m1', 'm3']);
+    expect(lines[0]!.message).toMatchObject({ event: 'Order Completed', context: { app: { version: '2.1' } } }); // the batch's context carried
+
+    const b = await start();
+    const bad = '{"type": "track", "userId": "u9"}\nnot json\n';
+    const outcome = await b.operations['messages.import']({ sourceId: b.sources.byName('web')!.id, fileName: 'drop.ndjson', text: download.text + bad });
+    expect(outcome).toMatchObject({ format: 'ndjson', sent: 3, accepted: 2 });
+    expect(outcome.refused).toEqual([{ line: 3, reason: expect.stringContaining('missing_event') }]);
+    expect(outcome.unreadable).toEqual([{ line: 4, reason: expect.stringContaining('not JSON') }]);
+    const stored = storedMessages(b);
+    expect(stored.map((m) => m.messageId)).toEqual(['m1', 'm3']);
+    expect(stored.map((m) => m.message)).toMatchObject(lines.map((l) => l.message));
+  });
+
+  it("downloads a filter set's webhook attempts as HAR 1.2, which a drop reads back", async () => {
+    const hooks = await startReceiver();
+    open.push(hooks);
+    const a = await start(hooks.url);
+    await post(a, '/v1/track', { event: 'Signed Up', userId: 'u1', messageId: 's1' });
+    await hooks.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the attempt's record follows the answer
+    const har = await a.operations['messages.export']({ filter: { event: 'Signed Up' }, format: 'har' });
+    const doc = JSON.parse(har.text) as { log: { version: string; entries: { request: { method: string; url: string; postData: { text: string } }; response: { status: number } }[] } };
+    expect(doc.log.version).toBe('1.2');
+    expect(doc.log.entries).toHaveLength(1);
+    expect(doc.log.entries[0]).toMatchObject({ request: { method: 'POST', url: hooks.url }, response: { status: 200 } });
+    expect(JSON.parse(doc.log.entries[0]!.request.postData.text)).toMatchObject({ event: 'Signed Up' });
+    // Made to be shared: a header that carries a credential is left out, the others kept.
+    expect(har.text).not.toContain('k_s3cret');
+    const headers = (doc.log.entries[0]!.request as unknown as { headers: { name: string; value: string }[] }).headers;
+    expect(headers).toContainEqual({ name: 'X-Api-Key', value: '[redacted by Sluice]' });
+    expect(headers).toContainEqual({ name: 'X-Env', value: 'dev' });
+    // Not Tracking API calls (webhook POSTs): a drop of it sends nothing, and says it read a HAR.
+    const b = await start();
+    expect(await b.operations['messages.import']({ sourceId: b.sources.byName('web')!.id, fileName: 'hooks.har', text: JSON.stringify(doc, null, 2) })).toMatchObject({ format: 'har', sent: 0 });
+  });
+});
