@@ -162,7 +162,7 @@ function filterOf(url: URL): Record<string, string | boolean> {
   const filter: Record<string, string | boolean> = {};
   for (const name of FILTER_PARAMS) Object.assign(filter, optional(url, name));
   const violations = url.searchParams.get('violations');
-  if (violations !== null && violations !== '') {
+  if (violations !== null) {
     if (violations !== 'true' && violations !== 'false') throw new ApiError(400, 'invalid_request', 'violations must be true (only messages that break a tracking plan) or false');
     filter.violations = violations === 'true';
   }
@@ -224,9 +224,14 @@ async function exportStream(core: Core, res: ServerResponse, url: URL, stopping:
   }
 }
 
+/**
+ * A parameter's value, or nothing when it is not given. Given empty (`?event=`, as a script with an
+ * unset variable writes it) is refused: read as "no filter" it would match every message.
+ */
 function optional(url: URL, name: string): Record<string, string> {
   const value = url.searchParams.get(name);
-  return value === null || value === '' ? {} : { [name]: value };
+  if (value === '') throw new ApiError(400, 'invalid_request', `"${name}" is empty: give it a value, or leave it out`);
+  return value === null ? {} : { [name]: value };
 }
 
 /**

@@ -125,6 +125,22 @@ describe('a query parameter an endpoint does not read', () => {
     expect((await api('/messages?event=Real&event=Other')).json.error).toEqual({ code: 'invalid_request', message: '"event" is given more than once: give it once' });
     expect(messageIds((await api('/messages?event=Real')).json)).toEqual(['r-1']);
   });
+
+  it('given empty (a script\'s unset variable) is refused on every endpoint that reads it, not read as no filter', async () => {
+    const core = await setup();
+    await post(core, '/v1/track', { userId: 'u', event: 'Real', messageId: 'r-1' });
+    for (const [route, names] of [
+      ['/messages', ['event', 'type', 'userId', 'source', 'messageId', 'status', 'origin', 'violations', 'search']],
+      ['/deliveries', ['event', 'destination', 'status', 'search']],
+      ['/export', ['event', 'type', 'userId', 'source', 'status', 'search', 'since', 'format', 'delivery']],
+    ] as const) {
+      for (const name of names) {
+        const res = await api(`${route}?${name}=`);
+        expect([res.status, res.json?.error?.code], `${route}?${name}=`).toEqual([400, 'invalid_request']);
+        expect(res.json.error.message, `${route}?${name}=`).toMatch(new RegExp(`^"${name}" is empty|^${name} must be`));
+      }
+    }
+  });
 });
 
 describe('search on /messages, /deliveries and /export', () => {
