@@ -1,10 +1,12 @@
+// The store's schema as its history: one append-only list of migrations, read in order (each entry
+// says why it exists), so the file is over 450 lines and grows by one entry per schema change. Never
+// edit an entry that has shipped: append a new one.
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './connection.ts';
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction; `PRAGMA user_version`
- * records the last one applied. Never edit an entry that has shipped: append a new one. The file is
- * over 400 lines because the schema's history is one list, read in order (each entry says why).
+ * records the last one applied.
  */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
