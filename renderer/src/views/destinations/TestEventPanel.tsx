@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { DeliveryView } from '../../../../shared/contract.ts';
 import type { DeliveryChange } from '../../store/model.ts';
 import { useInspector, useInspectorState, useNow } from '../../store/react.ts';
-import { AttemptsWaterfall } from '../stream/AttemptsTab.tsx';
+import { AttemptsWaterfall } from '../../components/AttemptsWaterfall.tsx';
 import { applyChange, applyDelivery, tell, testHint, type TestRun } from './test-run.ts';
 
 /**

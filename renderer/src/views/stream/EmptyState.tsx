@@ -2,7 +2,7 @@ import { RECEIVER_URL_PREFIX } from '../../../../shared/receiver-hooks.ts';
 import { ClientSnippets } from '../../components/ClientSnippets.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { useInspector, useInspectorState } from '../../store/react.ts';
-import { SampleEventsButton } from '../composer/SampleEventsButton.tsx';
+import { SampleEventsButton } from './SampleEventsButton.tsx';
 
 /** The stream with no messages: what to send, where, with which key — ready to paste. */
 export function EmptyState({ sourceId }: { sourceId: number | null }) {
