@@ -1,12 +1,11 @@
-import { useEffect, useId, useRef } from 'react';
-import { createPortal } from 'react-dom';
+import { useId, useRef } from 'react';
+import { Dialog } from '../../components/Dialog.tsx';
 import type { DeletionQuestion } from './deletion-words.ts';
 import './deletions.css';
 
 /**
  * Asks before a deletion request is sent (a purge, or a userId no stored message has): a modal
- * <dialog> (focus moves in, the rest is inert), titled and described by its question, with Cancel
- * focused — Enter or Esc right away sends nothing. In <body>, so the view's form is not its ancestor.
+ * titled and described by its question, with Cancel focused — Enter or Esc right away sends nothing.
  */
 export function DeletionDialog({ question, busy, problem, onCancel, onConfirm }: {
   question: NonNullable<DeletionQuestion>;
@@ -17,38 +16,18 @@ export function DeletionDialog({ question, busy, problem, onCancel, onConfirm }:
   onCancel: () => void;
   onConfirm: () => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
-  const titleId = useId();
   const textId = useId();
 
-  useEffect(() => {
-    const el = dialog.current;
-    if (el && !el.open) el.showModal();
-    cancel.current?.focus();
-    return () => el?.close();
-  }, []);
-
-  return createPortal(
-    <dialog
-      ref={dialog}
-      className="deletion-dialog"
-      data-kind={question.kind}
-      aria-labelledby={titleId}
-      aria-describedby={textId}
-      onCancel={(e) => {
-        e.preventDefault();
-        if (!busy) onCancel();
-      }}
-    >
-      <h2 id={titleId}>{question.title}</h2>
+  return (
+    <Dialog title={question.title} className="deletion-dialog" describedBy={textId} busy={busy} initialFocus={cancel} onClose={onCancel}>
       <p id={textId} className="deletion-dialog-text">
         {question.text}
       </p>
       <p className="tool-field-error" role="alert">
         {problem ?? ''}
       </p>
-      <div className="deletion-dialog-actions">
+      <div className="dialog-actions">
         <button ref={cancel} type="button" className="btn" disabled={busy} onClick={onCancel}>
           Cancel
         </button>
@@ -56,7 +35,6 @@ export function DeletionDialog({ question, busy, problem, onCancel, onConfirm }:
           {busy ? 'Sending…' : question.confirm}
         </button>
       </div>
-    </dialog>,
-    document.body,
+    </Dialog>
   );
 }

@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
+import { Dialog } from '../../components/Dialog.tsx';
 import { useInspector } from '../../store/react.ts';
 import { deleteQuestion } from './delete-wording.ts';
 
@@ -15,18 +16,10 @@ export function DeleteDestinationDialog({ id, name, onClose, onDeleted }: {
   onDeleted: (cancelled: number) => void;
 }) {
   const inspector = useInspector();
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const textId = useId();
   const [count, setCount] = useState<Count>({ kind: 'counting' });
   const [deleting, setDeleting] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-
-  useEffect(() => {
-    const el = dialog.current;
-    if (el && !el.open) el.showModal();
-    return () => el?.close();
-  }, []);
 
   useEffect(() => {
     let live = true;
@@ -52,17 +45,7 @@ export function DeleteDestinationDialog({ id, name, onClose, onDeleted }: {
   };
 
   return (
-    <dialog
-      ref={dialog}
-      className="dst-dialog"
-      aria-labelledby={titleId}
-      aria-describedby={textId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <h2 id={titleId}>Delete destination</h2>
+    <Dialog title="Delete destination" className="dst-dialog" describedBy={textId} onClose={onClose}>
       <p id={textId} className="dst-dialog-text">
         {count.kind === 'counting'
           ? 'Counting its pending and retrying deliveries…'
@@ -73,7 +56,7 @@ export function DeleteDestinationDialog({ id, name, onClose, onDeleted }: {
       <p className="dst-error dst-dialog-problem" role="alert">
         {problem ?? ''}
       </p>
-      <div className="dst-dialog-actions">
+      <div className="dialog-actions">
         <button type="button" className="btn" onClick={onClose}>
           Keep it
         </button>
@@ -81,6 +64,6 @@ export function DeleteDestinationDialog({ id, name, onClose, onDeleted }: {
           {deleting ? 'Deleting…' : 'Delete destination'}
         </button>
       </div>
-    </dialog>
+    </Dialog>
   );
 }

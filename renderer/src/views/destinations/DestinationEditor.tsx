@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
 import type { DestinationView, RequestOf, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
 import { Field } from '../../components/Field.tsx';
@@ -351,17 +350,14 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
           </button>
         ) : null}
       </footer>
-      {confirmingDelete && form.id !== null
-        ? createPortal(
-            <DeleteDestinationDialog
-              id={form.id}
-              name={baseline.name}
-              onClose={() => setConfirmingDelete(false)}
-              onDeleted={(cancelled) => onDeleted(form.id!, baseline.name, cancelled)}
-            />,
-            document.body,
-          )
-        : null}
+      {confirmingDelete && form.id !== null ? (
+        <DeleteDestinationDialog
+          id={form.id}
+          name={baseline.name}
+          onClose={() => setConfirmingDelete(false)}
+          onDeleted={(cancelled) => onDeleted(form.id!, baseline.name, cancelled)}
+        />
+      ) : null}
 
       {form.id !== null && !vanished ? (
         <TestEventPanel

@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import type { JsonSchema, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
+import { Dialog } from '../../components/Dialog.tsx';
 import { plural } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
 import type { Added } from './AddedBanner.tsx';
@@ -35,18 +36,11 @@ export function AddToPlanDialog({ plan, preview, onClose, onAdded }: {
   onAdded: (added: Added) => void;
 }) {
   const inspector = useInspector();
-  const dialog = useRef<HTMLDialogElement>(null);
-  const ids = { title: useId(), text: useId() };
+  const textId = useId();
   const [writing, setWriting] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const { target, schema, examples } = preview;
   const name = target.type === 'track' ? `“${target.event}”` : `a ${target.type} schema`;
-
-  useEffect(() => {
-    const el = dialog.current;
-    if (el && !el.open) el.showModal();
-    return () => el?.close();
-  }, []);
 
   const confirm = async () => {
     setWriting(true);
@@ -58,20 +52,8 @@ export function AddToPlanDialog({ plan, preview, onClose, onAdded }: {
   };
 
   return (
-    <dialog
-      ref={dialog}
-      className="plan-dialog"
-      aria-labelledby={ids.title}
-      aria-describedby={ids.text}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <h2 id={ids.title}>
-        Add {name} to {plan.name}?
-      </h2>
-      <p id={ids.text}>
+    <Dialog title={`Add ${name} to ${plan.name}?`} className="plan-dialog" describedBy={textId} onClose={onClose}>
+      <p id={textId}>
         Its schema, inferred from {plural(examples, 'stored example')}, goes into{' '}
         {plan.file ? (
           <>
@@ -87,7 +69,7 @@ export function AddToPlanDialog({ plan, preview, onClose, onAdded }: {
       <p className="plans-error" role="alert">
         {problem ?? ''}
       </p>
-      <div className="plan-dialog-actions">
+      <div className="dialog-actions">
         <button type="button" className="btn" onClick={onClose}>
           Cancel
         </button>
@@ -95,7 +77,7 @@ export function AddToPlanDialog({ plan, preview, onClose, onAdded }: {
           {writing ? 'Writing…' : plan.file ? `Write to ${basename(plan.file)}` : 'Add to the plan in memory'}
         </button>
       </div>
-    </dialog>
+    </Dialog>
   );
 }
 

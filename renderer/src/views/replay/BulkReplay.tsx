@@ -1,6 +1,6 @@
-import { useEffect, useId, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
+import { useEffect, useId, useState } from 'react';
 import type { ReplayOutcome, RequestOf } from '../../../../shared/contract.ts';
+import { Dialog } from '../../components/Dialog.tsx';
 import { absoluteTime, plural } from '../../lib/format.ts';
 import { hasFilters, listQuery, type Filters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -28,10 +28,7 @@ export function BulkReplayButton() {
       >
         Replay…{progress && !progress.done ? ` ${progress.finished}/${progress.total}` : ''}
       </button>
-      {/* In <body>, not in the filter bar: a dialog is not part of the search landmark, and the bar's styles stay out. */}
-      {open
-        ? createPortal(<BulkReplayDialog onClose={() => store.setState({ dialogOpen: false, ...(progress?.done ? { bulk: null } : {}) })} />, document.body)
-        : null}
+      {open ? <BulkReplayDialog onClose={() => store.setState({ dialogOpen: false, ...(progress?.done ? { bulk: null } : {}) })} /> : null}
     </>
   );
 }
@@ -40,36 +37,11 @@ function BulkReplayDialog({ onClose }: { onClose: () => void }) {
   const inspector = useInspector();
   const store = useReplayStore();
   const bulk = useReplayState((s) => s.bulk);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-
-  useEffect(() => {
-    const el = dialog.current;
-    if (el && !el.open) el.showModal();
-    return () => el?.close();
-  }, []);
 
   return (
-    <dialog
-      ref={dialog}
-      className="bulk-replay"
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      onKeyDown={(e) => {
-        // Esc closes the dialog only (the stream's Esc would clear its filters).
-        if (e.key === 'Escape') {
-          e.preventDefault();
-          e.stopPropagation();
-          onClose();
-        }
-      }}
-    >
-      <h2 id={titleId}>Replay messages</h2>
+    <Dialog title="Replay messages" className="bulk-replay" onClose={onClose}>
       {bulk ? <BulkProgress onClose={onClose} /> : <BulkChoice inspectorFilters={inspector.store.getState().filters} onClose={onClose} onStarted={(job) => store.setState({ bulk: job })} />}
-    </dialog>
+    </Dialog>
   );
 }
 

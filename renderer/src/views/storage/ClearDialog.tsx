@@ -1,8 +1,9 @@
 import { useEffect, useId, useState } from 'react';
 import type { ClearScope, StorageResponses } from '../../../../shared/storage.ts';
 import { useInspector } from '../../store/react.ts';
-import { StorageDialog } from './StorageDialog.tsx';
+import { Dialog } from '../../components/Dialog.tsx';
 import { clearDone, clearQuestion, type ClearWhat } from './storage-words.ts';
+import './storage.css';
 
 type Cleared = StorageResponses['storage.clear'];
 type Step =
@@ -65,7 +66,7 @@ export function ClearDialog({ scope, what, onClose, onCleared }: {
           : question!.text;
 
   return (
-    <StorageDialog title="Clear messages" describedBy={textId} busy={step.kind === 'removing'} onClose={onClose}>
+    <Dialog className="storage-dialog" title="Clear messages" describedBy={textId} busy={step.kind === 'removing'} onClose={onClose}>
       <p id={textId} className="storage-dialog-text" role={step.kind === 'done' ? 'status' : undefined}>
         {text}
       </p>
@@ -93,6 +94,6 @@ export function ClearDialog({ scope, what, onClose, onCleared }: {
           </>
         )}
       </div>
-    </StorageDialog>
+    </Dialog>
   );
 }

@@ -2,9 +2,10 @@ import { useId, useState } from 'react';
 import { useInspector } from '../../store/react.ts';
 import { downloadText } from './download.ts';
 import { EXPORT_MAX_MESSAGES } from './limits.ts';
-import { StorageDialog } from './StorageDialog.tsx';
+import { Dialog } from '../../components/Dialog.tsx';
 import { exportDone } from './storage-words.ts';
 import type { FilteredSet } from './filtered-set.ts';
+import './storage.css';
 
 type Format = 'ndjson' | 'har';
 type Step = { kind: 'choosing'; problem: string | null } | { kind: 'exporting' } | { kind: 'done'; text: string };
@@ -34,7 +35,7 @@ export function ExportDialog({ set, onClose }: { set: FilteredSet; onClose: () =
   };
 
   return (
-    <StorageDialog title="Export messages" describedBy={textId} busy={step.kind === 'exporting'} onClose={onClose}>
+    <Dialog className="storage-dialog" title="Export messages" describedBy={textId} busy={step.kind === 'exporting'} onClose={onClose}>
       <p id={textId} className="storage-dialog-text" role={step.kind === 'done' ? 'status' : undefined}>
         {step.kind === 'done' ? step.text : `The messages matching ${set.words}${step.kind === 'exporting' ? ': preparing the file…' : '.'}`}
       </p>
@@ -74,6 +75,6 @@ export function ExportDialog({ set, onClose }: { set: FilteredSet; onClose: () =
           </>
         )}
       </div>
-    </StorageDialog>
+    </Dialog>
   );
 }

@@ -6,8 +6,9 @@ import { formatCount } from '../../lib/format.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { importCommand } from './import-file.ts';
 import { importController, type ImportStep } from './import-store.ts';
-import { StorageDialog } from './StorageDialog.tsx';
+import { Dialog } from '../../components/Dialog.tsx';
 import { formatBytes, importWords } from './storage-words.ts';
+import './storage.css';
 
 const NO_SOURCES: never[] = [];
 
@@ -83,7 +84,7 @@ function ImportDialogOpen({ step, skipped, onClose, onSend }: { step: ImportStep
 
   const ready = step.kind === 'ready' && sourceId !== null;
   return (
-    <StorageDialog title={`Import ${step.name}`} describedBy={textId} busy={busy} onClose={onClose}>
+    <Dialog className="storage-dialog" title={`Import ${step.name}`} describedBy={textId} busy={busy} onClose={onClose}>
       {body}
       <div className="dialog-actions">
         {step.kind === 'ready' || step.kind === 'sending' ? (
@@ -101,7 +102,7 @@ function ImportDialogOpen({ step, skipped, onClose, onSend }: { step: ImportStep
           </button>
         )}
       </div>
-    </StorageDialog>
+    </Dialog>
   );
 }
 
