@@ -1,4 +1,5 @@
 import { CopyButton } from '../components/CopyButton.tsx';
+import { SourcePicker } from '../components/SourcePicker.tsx';
 import { formatRate } from '../lib/format.ts';
 import { hasFilters } from '../store/filters.ts';
 import { useInspector, useInspectorState } from '../store/react.ts';
@@ -33,13 +34,13 @@ export function TopBar({ sourceId, onSourceChange }: { sourceId: number | null; 
       </div>
       <div className="top-item">
         {sources.length > 1 ? (
-          <select aria-label="Source for the write key" className="top-select" value={source?.id ?? ''} onChange={(e) => onSourceChange(Number(e.target.value))}>
-            {sources.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
+          <SourcePicker
+            aria-label="Source for the write key"
+            className="top-select"
+            sources={sources}
+            value={source?.id ?? null}
+            onChange={(id) => id !== null && onSourceChange(id)}
+          />
         ) : (
           <span className="top-label">{source ? `Write key · ${source.name}` : 'Write key'}</span>
         )}

@@ -3,6 +3,7 @@ import { propertyName } from '../../../../shared/audience-property.ts';
 import type { AudienceView } from '../../../../shared/audiences.ts';
 import type { RequestOf, SourceView } from '../../../../shared/contract.ts';
 import { Field } from '../../components/Field.tsx';
+import { SourcePicker } from '../../components/SourcePicker.tsx';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { checkSave, formOf, newForm, type AudienceForm, type ConditionForm, type FieldErrors } from './audience-form.ts';
 import { PreviewPanel, usePreview } from './AudiencePreview.tsx';
@@ -122,14 +123,7 @@ export function AudienceEditor({ audience, sources, onSaved, onCancel }: {
         </Field>
         <Field id="aud-source" label="Source" hint="Whose users it is made of (by userId)." error={shown.sourceId}>
           {(control) => (
-            <select {...control} value={form.sourceId ?? ''} onChange={(e) => change({ sourceId: Number(e.target.value) }, 'sourceId')}>
-              {form.sourceId === null ? <option value="">Choose a source</option> : null}
-              {sources.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
+            <SourcePicker {...control} sources={sources} value={form.sourceId} promptLabel="Choose a source" onChange={(sourceId) => change({ sourceId }, 'sourceId')} />
           )}
         </Field>
       </div>

@@ -21,6 +21,7 @@ import { QueuePanel } from './QueuePanel.tsx';
 import { useComposerQueue } from './use-composer-queue.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
 import { Field } from '../../components/Field.tsx';
+import { SourcePicker } from '../../components/SourcePicker.tsx';
 
 /** Examples, worded so they are not mistaken for values. */
 const PLACEHOLDERS: Partial<Record<FormField, string>> = {
@@ -115,13 +116,14 @@ export function ComposerView() {
           <div className="toolbar">
             <Field label="Source">
               {(control) => (
-                <select {...control} value={sourceId ?? ''} onChange={(e) => setChosenSource(Number(e.target.value))} disabled={!sources}>
-                  {(sources ?? []).map((s) => (
-                    <option key={s.id} value={s.id}>
-                      {s.name} ({s.writeKey})
-                    </option>
-                  ))}
-                </select>
+                <SourcePicker
+                  {...control}
+                  sources={sources ?? []}
+                  value={sourceId}
+                  optionLabel={(s) => `${s.name} (${s.writeKey})`}
+                  onChange={setChosenSource}
+                  disabled={!sources}
+                />
               )}
             </Field>
             <Field label="Template">

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import { Field } from '../../components/Field.tsx';
+import { SourcePicker } from '../../components/SourcePicker.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { formatCount } from '../../lib/format.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -65,13 +66,7 @@ function ImportDialogOpen({ step, skipped, onClose, onSend }: { step: ImportStep
         </p>
         <Field label="Source" hint="Its write key sends them; its destinations get them as new messages.">
           {(control) => (
-            <select {...control} value={sourceId ?? ''} disabled={busy || sources.length === 0} onChange={(e) => setSourceId(Number(e.target.value))}>
-              {sources.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
+            <SourcePicker {...control} sources={sources} value={sourceId} disabled={busy || sources.length === 0} onChange={setSourceId} />
           )}
         </Field>
         {busy ? <progress className="storage-progress" aria-label={`Sending ${step.name}`} /> : null}

@@ -1,6 +1,7 @@
 import { useId, type RefObject } from 'react';
 import type { MessageType } from '../../../../shared/messages.ts';
 import { Field } from '../../components/Field.tsx';
+import { SourcePicker } from '../../components/SourcePicker.tsx';
 import { MESSAGE_TYPES } from '../../store/filters.ts';
 import { OUTCOME_KINDS, OUTCOME_NAMES, type OutcomeKind } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -61,19 +62,14 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
         <ViolationsToggle on={filters.violations === true} onChange={(on) => inspector.setFilters({ violations: on })} />
         <Field label="Source">
           {(control) => (
-            <select
+            <SourcePicker
               {...control}
               aria-label="Source"
-              value={filters.sourceId ?? ''}
-              onChange={(e) => inspector.setFilters({ sourceId: e.target.value === '' ? null : Number(e.target.value) })}
-            >
-              <option value="">All sources</option>
-              {sources.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
+              sources={sources}
+              value={filters.sourceId}
+              anyLabel="All sources"
+              onChange={(sourceId) => inspector.setFilters({ sourceId })}
+            />
           )}
         </Field>
         <TimeRangeSelect />
