@@ -123,6 +123,8 @@ describe.skipIf(skipReason !== null)('small things of the inspector', () => {
     expect(change).toContain('+   "Coupon Applied": {');
     expect(change).toContain('"code"');
     expect(fs.readFileSync(planFile, 'utf8')).toBe(before); // asked, not written
+    // Like every modal (components/Dialog.tsx), in <body>: not inside the plans view, its styles or a form.
+    expect(await dialog.evaluate((el) => el.parentElement === document.body)).toBe(true);
     await expectAccessible(page(), '.plan-dialog');
     await session.shot('edges-add-to-plan');
     await page().keyboard.press('Escape');
