@@ -10,6 +10,17 @@ export type BodyShape = 'seed' | 'full' | 'forward';
 
 export type WebhookBody = Record<string, unknown>;
 
+/**
+ * What a destination's bodies are built from, as its kind says (electron/core/delivery/kinds/): the
+ * shape, and the secret of the X-Signature (null: unsigned). The delivery engine's body builder
+ * (electron/core/delivery/body.ts) takes it, in the engine's thread and in the writer's; a body built
+ * ahead is used only while its destination's recipe is still the same.
+ */
+export interface BodyRecipe {
+  bodyShape: BodyShape;
+  sharedSecret: string | null;
+}
+
 type Message = Record<string, unknown>;
 
 /** Copies `keys` of `from` that are present and not null, in this order. */

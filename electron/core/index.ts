@@ -10,6 +10,7 @@ import { EventBus } from './bus/event-bus.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { createOperations, type CoreCommands, type CoreParts, type Operations } from './api/operations/index.ts';
 import { DeliveryEngine } from './delivery/delivery-engine.ts';
+import { kindOf } from './delivery/kinds/index.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
 import type { Route } from './store/delivery-types.ts';
@@ -289,7 +290,7 @@ function routesOf(destinations: DestinationsRepo): Route[] {
     if (!destination.enabled) continue;
     for (const sourceId of destination.sourceIds) bySource.set(sourceId, [...(bySource.get(sourceId) ?? []), destination.id]);
   }
-  const forwarding = new Set(destinations.list().flatMap((d) => (d.kind === 'tracking-api' ? [d.id] : [])));
+  const forwarding = new Set(destinations.list().flatMap((d) => (kindOf(d).obeysIntegrations ? [] : [d.id])));
   return [...bySource].map(([sourceId, destinationIds]) => {
     const forwardIds = destinationIds.filter((id) => forwarding.has(id));
     return { sourceId, destinationIds, ...(forwardIds.length > 0 ? { forwardIds } : {}) };

@@ -5,6 +5,7 @@ import type { DeliverySummary, DeliveryView, DestinationView } from '../../../sh
 import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
+import { kindOf } from '../delivery/kinds/index.ts';
 import { forwardUrl } from '../delivery/kinds/tracking-api.ts';
 import type { TrackingApiConfig } from '../../../shared/settings.ts';
 import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
@@ -82,8 +83,7 @@ function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 
  * closed for all when not given (just saved: an edit gives every receiver a fresh start).
  */
 export function destinationView(d: Destination, breaker?: (url: string) => BreakerView): DestinationView {
-  const api = d.kind === 'tracking-api' && d.trackingApi ? d.trackingApi : null;
-  const batchUrl = api ? forwardUrl(api.url) : null;
+  const api = d.trackingApi ?? null;
   return {
     id: d.id,
     name: d.name,
@@ -97,9 +97,9 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
     maskedSigningSecrets: (d.signingSecrets ?? []).map(() => SECRET_MASK),
     options: d.options,
     kind: d.kind,
-    trackingApi: api ? { ...withoutKey(api), batchUrl: batchUrl!, maskedWriteKey: SECRET_MASK } : null,
-    // A tracking-api destination's breaker is its batch URL's (delivery-engine.ts); 410 Gone is a webhook's.
-    health: (batchUrl !== null ? [batchUrl] : d.webhooks.map((w) => w.url)).map((url) => {
+    trackingApi: api ? { ...withoutKey(api), batchUrl: forwardUrl(api.url), maskedWriteKey: SECRET_MASK } : null,
+    // A breaker for each URL its rounds post to, as its kind says (delivery/kinds/); 410 Gone is a webhook's.
+    health: kindOf(d).urls(d).map((url) => {
       const b = breaker?.(url);
       return { url, breaker: b?.state ?? 'closed', failures: b?.failures ?? 0, probeAt: b?.probeAt ?? null, lastError: b?.lastError ?? null, gone: d.gone?.[url] ?? null };
     }),

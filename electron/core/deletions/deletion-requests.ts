@@ -20,7 +20,12 @@ export interface DeletionDeps {
   /** Resolves when the delivery rounds in flight now have ended. */
   roundsEnded: () => Promise<void>;
   bus: EventBus;
+  /** Whether a destination's kind takes `delete` notifications (delivery's Kind.takesDeletions). */
+  takesDeletions: TakesDeletions;
 }
+
+/** Whether a destination's kind takes `delete` notifications: a Tracking API takes none (Segment's deletions go through its own API). */
+export type TakesDeletions = (destination: Destination) => boolean;
 
 export interface DeletionResult {
   deletionRequestId: number;
@@ -35,7 +40,7 @@ export interface DeletionResult {
 
 /**
  * A deletion request (seed §1.7, §6.1): every affected source — one holding messages of the user —
- * with an enabled webhook destination (not a tracking-api one) gets a `delete` notification, delivered by the same engine
+ * with an enabled destination whose kind takes deletions (webhooks do) gets a `delete` notification, delivered by the same engine
  * (signed, retried). With `purge`, the user's stored messages are deleted in the same transaction,
  * and the requests carrying the user's id leave the built-in receiver's inbox.
  */
@@ -47,7 +52,7 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   const sourceIds = deps.messages.sourcesOfUser(userId);
   const body = JSON.stringify(deleteBody(userId, now));
   const deliveries: NewDelivery[] = [];
-  for (const destination of notified(deps.destinations.list(), sourceIds)) {
+  for (const destination of notified(deps.destinations.list(), sourceIds, deps.takesDeletions)) {
     deliveries.push({
       messageId: null,
       destinationId: destination.id,
@@ -70,10 +75,9 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   return { deletionRequestId: outcome.deletionRequestId!, sourceIds, deliveryIds: outcome.ids, purgedMessages: outcome.changed, inboxRequests };
 }
 
-/** The destinations a deletion request notifies: the enabled webhook destinations of the sources holding the user's messages. */
-function notified(destinations: Destination[], sourceIds: number[]): Destination[] {
-  // A Tracking API takes no `delete` message (Segment's deletions go through its own API): webhooks only.
-  return destinations.filter((d) => d.enabled && d.kind !== 'tracking-api' && d.sourceIds.some((id) => sourceIds.includes(id)));
+/** The destinations a deletion request notifies: the enabled ones of the sources holding the user's messages whose kind takes deletions. */
+function notified(destinations: Destination[], sourceIds: number[], takesDeletions: TakesDeletions): Destination[] {
+  return destinations.filter((d) => d.enabled && takesDeletions(d) && d.sourceIds.some((id) => sourceIds.includes(id)));
 }
 
 export interface DeletionPreviewDeps {
@@ -81,6 +85,7 @@ export interface DeletionPreviewDeps {
   destinations: DestinationsRepo;
   /** Requests in the built-in receiver's inbox that carry the user's id. */
   inboxRequests: (userId: string) => number;
+  takesDeletions: TakesDeletions;
 }
 
 /**
@@ -96,7 +101,7 @@ export function previewDeletion(deps: DeletionPreviewDeps, input: unknown): Dele
   return {
     userId,
     ...counts,
-    notifications: notified(deps.destinations.list(), counts.sourceIds).length,
+    notifications: notified(deps.destinations.list(), counts.sourceIds, deps.takesDeletions).length,
     inboxRequests: deps.inboxRequests(userId),
   };
 }

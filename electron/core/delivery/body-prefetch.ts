@@ -1,20 +1,12 @@
-import type { BodyShape } from '../../../shared/webhook-body.ts';
 import type { DueDelivery } from '../store/deliveries-repo.ts';
-import { bodyShapeOf, type Destination } from '../store/destinations-repo.ts';
+import type { Destination } from '../store/destinations-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
-
-/** A queued delivery's webhook body and signature, and the settings they were built with. */
-export interface PreparedBody {
-  body: string;
-  signature: string | null;
-  /** The Sluices its message passed through before this one (see shared/loop-guard.ts). */
-  via: string | null;
-  bodyShape: BodyShape;
-  sharedSecret: string | null;
-}
+import type { PreparedBody } from './body.ts';
+import { kindOf } from './kinds/index.ts';
 
 /**
- * Queued deliveries' bodies, built ahead by the store's writer thread (prepare-bodies.ts), so that a
+ * Queued deliveries' bodies, built ahead by the store's writer thread (prepare-bodies.ts) with the
+ * recipe of their destination's kind (kinds/), by the same builder as a round's (body.ts), so that a
  * round finds its body ready instead of reading, mapping and signing its message on the engine's
  * thread. A body asked for before a purge ended is never used: the purge may have removed its message.
  */
@@ -38,16 +30,15 @@ export class BodyPrefetch {
   request(destination: Destination, deliveries: DueDelivery[]): void {
     if (deliveries.length === 0) return;
     const generation = this.#generation;
-    const bodyShape = bodyShapeOf(destination);
-    const sharedSecret = destination.sharedSecret ?? null;
+    const recipe = kindOf(destination).recipe(destination);
     const pending: Promise<void> = this.#writer
-      .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), bodyShape, sharedSecret })
+      .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), ...recipe })
       .then((prepared) => {
         deliveries.forEach((delivery, i) => {
           if (this.#bodies.get(delivery.id) !== pending) return; // sent, cancelled or dropped meanwhile
           const body = prepared?.bodies[i] ?? null;
           if (body === null || generation !== this.#generation) this.#bodies.delete(delivery.id);
-          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, via: prepared!.vias[i] ?? null, bodyShape, sharedSecret });
+          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, via: prepared!.vias[i] ?? null, ...recipe });
         });
       });
     for (const delivery of deliveries) this.#bodies.set(delivery.id, pending);

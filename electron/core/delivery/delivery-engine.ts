@@ -11,8 +11,8 @@ import type { BreakerView } from './circuit-breaker.ts';
 import { Receivers } from './receivers.ts';
 import { ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
-import { forwardUrl, runForwardRound } from './kinds/tracking-api.ts';
-import { runRound, type RoundParts } from './round.ts';
+import { kindOf, type Kind } from './kinds/index.ts';
+import type { RoundOutcome, RoundParts } from './round.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 
 export interface DeliveryEngineOptions {
@@ -41,9 +41,10 @@ export const DEFAULT_MAX_IN_FLIGHT = 256;
 const MAX_SLEEP_MS = 30_000;
 
 /**
- * Sends due deliveries — the lifecycle and scheduling of delivery; what one round does is round.ts.
- * A round posts the message's body to every webhook of the destination at once; its result (the
- * delivery's new state and one attempt per webhook) is committed by the store's writer, in groups
+ * Sends due deliveries — the lifecycle and scheduling of delivery; what one round does is its
+ * destination's kind's (kinds/: a webhooks round posts one message's body to every webhook of the
+ * destination at once, a tracking-api round a batch to its API). A round's results (each delivery's
+ * new state and its attempts) are committed by the store's writer, in groups
  * (result-batcher.ts), before it is announced. Rows are the queue: ready-queues.ts reads due ones in
  * batches, and body-prefetch.ts has the writer build their bodies ahead; a delivery that was in
  * flight when the process died is still pending or retrying in the store and is sent again on start
@@ -234,13 +235,15 @@ export class DeliveryEngine {
       for (const destination of turns) {
         if (this.#inFlight.size >= this.#maxInFlight) break;
         if ((this.#perDestination.get(destination.id) ?? 0) >= destination.options.concurrency) continue;
-        if (destination.kind === 'tracking-api') {
+        const kind = kindOf(destination);
+        const batching = kind.batch(destination);
+        if (batching) {
           // A batch per round: all it can take, or fewer once the oldest has waited flushMs for more.
-          const { batchSize, flushMs } = destination.trackingApi!;
-          const batch = this.#queues.takeBatch(destination.id, batchSize, now - flushMs);
+          const { size, flushMs } = batching;
+          const batch = this.#queues.takeBatch(destination.id, size, now - flushMs);
           if (typeof batch === 'number') wakeAt = Math.min(wakeAt, batch + flushMs);
           else if (batch) {
-            this.#launch(batch, destination, (release) => this.#forward(batch, destination, release));
+            this.#launch(batch, destination, (release) => this.#deliverBatch(batch, destination, kind, release));
             started = true;
           }
           continue;
@@ -266,7 +269,7 @@ export class DeliveryEngine {
     if (this.#closed || this.#held || this.#inFlight.size >= this.#maxInFlight || Date.now() < this.#pausedUntil) return;
     const destination = this.#o.destinations.byId(destinationId);
     if (!destination?.enabled || (this.#perDestination.get(destinationId) ?? 0) >= destination.options.concurrency) return;
-    if (destination.kind === 'tracking-api') return; // batches are the pump's (it waits for them to fill)
+    if (kindOf(destination).batch(destination)) return; // batches are the pump's (it waits for them to fill)
     if (this.#receivers.blockedUntil(destination, this.#o.clock.now()) !== undefined) return;
     const delivery = this.#queues.take(destinationId);
     if (delivery) this.#start(delivery, destination);
@@ -276,7 +279,7 @@ export class DeliveryEngine {
     this.#launch([delivery], destination, (releaseSlot) => this.#deliver(delivery, destination, releaseSlot));
   }
 
-  /** Runs a round of these deliveries (one, or a tracking-api batch) in one of the destination's slots. */
+  /** Runs a round of these deliveries (one, or a batch) in one of the destination's slots. */
   #launch(deliveries: readonly DueDelivery[], destination: Destination, run: (releaseSlot: () => void) => Promise<void>): void {
     for (const delivery of deliveries) this.#inFlight.add(delivery.id);
     this.#inFlightBy.set(destination.id, (this.#inFlightBy.get(destination.id) ?? 0) + deliveries.length);
@@ -313,7 +316,7 @@ export class DeliveryEngine {
   }
 
   /**
-   * One round of the delivery (round.ts), its result committed and announced. A round whose body is
+   * One round of the delivery (its destination's kind's), its result committed and announced. A round whose body is
    * ready starts its requests at once, in the same turn as #start.
    */
   async #deliver(delivery: DueDelivery, destination: Destination, releaseSlot: () => void): Promise<void> {
@@ -336,7 +339,7 @@ export class DeliveryEngine {
     let admitted: Set<string> | undefined;
     if (delivery.targetUrl === null) {
       const now = this.#o.clock.now();
-      admitted = this.#receivers.admit(this.#receivers.liveWebhooks(destination), now);
+      admitted = this.#receivers.admit(this.#receivers.liveUrls(destination), now);
       if (admitted.size === 0) {
         // Its URLs closed (or went) since the pump looked: left due in the store, read again when one opens.
         this.#bodies.delete(delivery.id);
@@ -344,32 +347,33 @@ export class DeliveryEngine {
         return;
       }
     }
-    let round: Awaited<ReturnType<typeof runRound>> | undefined;
+    let round: RoundOutcome | undefined;
     try {
-      round = await runRound(this.#round, delivery, destination, this.#bodies.take(delivery.id), releaseSlot, admitted);
+      [round] = await kindOf(destination).round(this.#round, [delivery], destination, [this.#bodies.take(delivery.id)], releaseSlot, admitted);
     } finally {
       // A probe this round took but did not send (its message was purged or unreadable, or the round
       // failed) is given back: the breaker would otherwise wait for its answer for ever.
       this.#receivers.releaseUnsent(admitted, round?.result.attempts);
     }
-    await this.#commit(round.result, round.announced);
+    await this.#commit(round!.result, round!.announced);
   }
 
   /**
-   * A tracking-api destination's round (kinds/tracking-api.ts): a batch of its deliveries, their results
-   * committed and announced. As #deliver, nothing goes when the world moved while bodies were built.
+   * A round of a batch of the destination's deliveries (a kind whose rounds take batches, e.g. a
+   * Tracking API's), their results committed and announced. As #deliver, nothing goes when the world
+   * moved while bodies were built.
    */
-  async #forward(batch: readonly DueDelivery[], destination: Destination, releaseSlot: () => void): Promise<void> {
+  async #deliverBatch(batch: readonly DueDelivery[], destination: Destination, kind: Kind, releaseSlot: () => void): Promise<void> {
     const pending = batch.flatMap((delivery) => this.#bodies.pending(delivery.id) ?? []);
     if (pending.length > 0) await Promise.all(pending);
     const current = this.#o.destinations.byId(destination.id);
-    const url = forwardUrl(destination.trackingApi!.url);
+    const urls = this.#receivers.liveUrls(destination);
     const now = this.#o.clock.now();
-    const leave = !current?.enabled || current.kind !== 'tracking-api' || this.#held || this.#closed;
+    const leave = !current?.enabled || kindOf(current) !== kind || this.#held || this.#closed;
     const cancelled = batch.filter((delivery) => this.#cancelledInFlight.has(delivery.id));
     const deliveries = batch.filter((delivery) => !this.#cancelledInFlight.has(delivery.id));
     // A replay to a typed URL goes there, whatever the API's breaker says (a person asked for it).
-    if (leave || (deliveries.some((d) => d.targetUrl === null) && this.#receivers.admit([url], now).size === 0)) {
+    if (leave || (deliveries.some((d) => d.targetUrl === null) && this.#receivers.admit(urls, now).size === 0)) {
       // Left due in the store, read again (re-enabling, resuming, the breaker closing all kick).
       for (const delivery of batch) this.#bodies.delete(delivery.id);
       this.#queues.forgetCursor(destination.id);
@@ -377,11 +381,11 @@ export class DeliveryEngine {
       return;
     }
     const prepared = deliveries.map((delivery) => this.#bodies.take(delivery.id));
-    let outcomes: Awaited<ReturnType<typeof runForwardRound>> | undefined;
+    let outcomes: RoundOutcome[] | undefined;
     try {
-      outcomes = await runForwardRound(this.#round, deliveries, current, prepared, releaseSlot);
+      outcomes = await kind.round(this.#round, deliveries, current, prepared, releaseSlot);
     } finally {
-      this.#receivers.releaseUnsent(new Set([url]), outcomes?.flatMap(({ result }) => result.attempts));
+      this.#receivers.releaseUnsent(new Set(urls), outcomes?.flatMap(({ result }) => result.attempts));
     }
     await Promise.all(outcomes.map(({ result, announced }) => this.#commit(result, announced)));
   }

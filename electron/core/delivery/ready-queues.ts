@@ -1,15 +1,16 @@
 import type { DeliveriesRepo, DueCursor, DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { BodyPrefetch } from './body-prefetch.ts';
+import { kindOf } from './kinds/index.ts';
 
 /**
  * Due deliveries a destination may hold in the ready queue: a few rounds' worth per slot, and at
- * least 256, so that a refill (one query, which also re-reads the deliveries in flight: they are
+ * least 256 (and two batches of a kind that sends batches), so that a refill (one query, which also re-reads the deliveries in flight: they are
  * due until committed) serves many rounds; refilled once half are gone. Per destination, so that
  * one destination's backlog never takes the queue from the others.
  */
 function readyCap(destination: Destination): number {
-  return Math.max(destination.options.concurrency * 8, 256, (destination.trackingApi?.batchSize ?? 0) * 2);
+  return Math.max(destination.options.concurrency * 8, 256, (kindOf(destination).batch(destination)?.size ?? 0) * 2);
 }
 
 /** A destination's due deliveries, read from the store but not started yet, in due order. */
@@ -105,7 +106,7 @@ export class ReadyQueues {
   }
 
   /**
-   * Up to `max` of the destination's next deliveries (a tracking-api batch) — or, while fewer are ready
+   * Up to `max` of the destination's next deliveries (a batch) — or, while fewer are ready
    * and the oldest fell due after `dueBy`, that one's due time (the batch waits to fill until then).
    */
   takeBatch(destinationId: number, max: number, dueBy: number): DueDelivery[] | number | undefined {

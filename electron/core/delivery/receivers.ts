@@ -2,7 +2,7 @@ import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import { CircuitBreakers, type BreakerView } from './circuit-breaker.ts';
-import { forwardUrl } from './kinds/tracking-api.ts';
+import { kindOf } from './kinds/index.ts';
 import { GONE_DISABLES, type SendResult } from './webhook-sender.ts';
 
 /**
@@ -43,7 +43,7 @@ export class Receivers {
    * (every URL answered 410 Gone, or a probe is under way: its end kicks the engine).
    */
   blockedUntil(destination: Destination, now: number): number | null | undefined {
-    const urls = urlsOf(destination);
+    const urls = liveUrls(destination);
     if (urls.length === 0) return null;
     if (urls.some((url) => this.#breakers.admissible(url, now))) return undefined;
     return this.#breakers.nextProbeAt(urls);
@@ -54,9 +54,9 @@ export class Receivers {
     return new Set(urls.filter((url) => this.#breakers.admit(url, now)));
   }
 
-  /** A destination's webhook URLs that have not answered 410 Gone. */
-  liveWebhooks(destination: Destination): string[] {
-    return liveWebhooks(destination);
+  /** The URLs a destination's rounds post to (its kind's) that have not answered 410 Gone. */
+  liveUrls(destination: Destination): string[] {
+    return liveUrls(destination);
   }
 
   /** What a request's answer says about its receiver: its URL's breaker, and 410 Gone. */
@@ -78,10 +78,7 @@ export class Receivers {
   /** Closes the breakers of these destinations' URLs (all destinations' when none are named). */
   reset(destinationIds?: readonly number[]): void {
     const destinations = destinationIds ? destinationIds.map((id) => this.#destinations.byId(id)) : this.#destinations.list();
-    for (const destination of destinations) {
-      if (destination?.kind === 'tracking-api') this.#breakers.reset(forwardUrl(destination.trackingApi!.url));
-      for (const webhook of destination?.webhooks ?? []) this.#breakers.reset(webhook.url);
-    }
+    for (const destination of destinations) for (const url of destination ? kindOf(destination).urls(destination) : []) this.#breakers.reset(url);
   }
 
   close(): void {
@@ -98,12 +95,16 @@ export class Receivers {
   }
 }
 
-/** The URLs a destination's rounds post to: its API's batch URL, or its webhooks that have not gone. */
-function urlsOf(destination: Destination): string[] {
-  return destination.kind === 'tracking-api' ? [forwardUrl(destination.trackingApi!.url)] : liveWebhooks(destination);
+/** The URLs a destination's rounds post to (its kind's: its webhooks, its API's batch URL) that have not answered 410 Gone. */
+function liveUrls(destination: Destination): string[] {
+  return kindOf(destination).urls(destination).filter((url) => !destination.gone?.[url]);
 }
 
-/** A destination's webhook URLs that have not answered 410 Gone. */
-function liveWebhooks(destination: Destination): string[] {
-  return destination.webhooks.map((w) => w.url).filter((url) => !destination.gone?.[url]);
+/**
+ * Whether every URL the destination posts to answered 410 Gone: its deliveries (a replay's, a test
+ * event's) would wait until one is re-enabled or the destination is edited.
+ */
+export function everyUrlGone(destination: Destination): boolean {
+  const urls = kindOf(destination).urls(destination);
+  return urls.length > 0 && urls.every((url) => destination.gone?.[url]);
 }

@@ -8,6 +8,7 @@ import { OperationError } from '../operation-error.ts';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
+import { everyUrlGone } from './receivers.ts';
 
 export interface ReplayDeps {
   messages: MessagesRepo;
@@ -116,7 +117,7 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
   const gone = new Set(planned.map((d) => d.destinationId));
   for (const id of gone) {
     const destination = deps.destinations.byId(id);
-    if (destination && destination.kind !== 'tracking-api' && destination.webhooks.length > 0 && destination.webhooks.every((w) => destination.gone?.[w.url])) {
+    if (destination && everyUrlGone(destination)) {
       throw new OperationError(
         'webhooks_gone',
         `every webhook of “${destination.name}” answered 410 Gone and is disabled; re-enable one in Destinations (or edit the destination), then replay`,

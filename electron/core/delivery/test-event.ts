@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { webhookBody } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
-import { bodyShapeOf, type DestinationsRepo } from '../store/destinations-repo.ts';
+import type { DestinationsRepo } from '../store/destinations-repo.ts';
+import { buildBody } from './body.ts';
+import { kindOf } from './kinds/index.ts';
+import { everyUrlGone } from './receivers.ts';
 
 export interface TestEventDeps {
   destinations: DestinationsRepo;
@@ -27,7 +29,7 @@ export async function sendTestEvent(deps: TestEventDeps, destinationId: number):
     // A disabled destination's deliveries wait until it is enabled: the test would never be sent.
     throw new OperationError('destination_disabled', `“${destination.name}” is disabled; enable it and save, then send the test event again`);
   }
-  if (destination.kind !== 'tracking-api' && destination.webhooks.every((w) => destination.gone?.[w.url])) {
+  if (everyUrlGone(destination)) {
     // Its deliveries wait until a URL is re-enabled: the test would never be sent.
     throw new OperationError(
       'webhooks_gone',
@@ -44,8 +46,9 @@ export async function sendTestEvent(deps: TestEventDeps, destinationId: number):
     context: { library: { name: 'sluice', version: '1' } },
     timestamp: new Date(now).toISOString(),
   };
-  // A tracking-api destination forwards it as it forwards any message (a real track call upstream).
-  const body = JSON.stringify(webhookBody(message, bodyShapeOf(destination)));
+  // Built as its kind builds any message's body (a tracking-api destination forwards a real track call
+  // upstream); signed when it is sent, as any delivery's body kept with it.
+  const { body } = buildBody(kindOf(destination).recipe(destination), message);
   const outcome = await deps.writer.write({
     op: 'createDeliveries',
     deliveries: [{ messageId: null, destinationId, trigger: 'test', replayOf: null, targetUrl: null, bodyOverride: body, due: now }],

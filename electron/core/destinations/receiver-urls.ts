@@ -22,7 +22,6 @@ export function adoptReceiverUrls(db: DatabaseSync, destinations: Pick<Destinati
   const previous = lastReceiverUrl(db);
   const changed: string[] = [];
   for (const destination of destinations.list()) {
-    if (destination.kind === 'tracking-api') continue;
     const rename = (url: string): string => {
       if (receiverHook(url) !== null) return url;
       const hook =

@@ -1,6 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DestinationConfig, DestinationKind, DestinationOptions, SigningScheme, TrackingApiConfig, WebhookConfig } from '../../../shared/settings.ts';
-import type { BodyShape } from '../../../shared/webhook-body.ts';
 import { transaction } from './connection.ts';
 import type { SourcesRepo } from './sources-repo.ts';
 
@@ -22,11 +21,6 @@ export interface Destination {
   options: DestinationOptions;
   /** Webhook URLs that answered 410 Gone, by URL: nothing is sent there until re-enabled or the destination is edited. */
   gone?: Record<string, GoneUrl>;
-}
-
-/** The body shape of a destination's requests: its option, or the forwarded message for a Tracking API. */
-export function bodyShapeOf(destination: Pick<Destination, 'kind' | 'options'>): BodyShape {
-  return destination.kind === 'tracking-api' ? 'forward' : destination.options.bodyShape;
 }
 
 /** A webhook URL that answered 410 Gone (Standard Webhooks' advice: stop sending there). */

@@ -5,7 +5,7 @@
  */
 import type { MessageType } from '../../../shared/message-rules.ts';
 import type { AudienceOp, AudienceOutcome } from './audience-ops.ts';
-import type { BodyShape } from '../../../shared/webhook-body.ts';
+import type { BodyRecipe } from '../../../shared/webhook-body.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
@@ -147,13 +147,11 @@ export type ToWriter =
   | { kind: 'close' };
 
 /**
- * Webhook bodies (and signatures) for the messages of queued deliveries, built by the writer thread
- * off the delivery engine's thread (delivery/prepare-bodies.ts).
+ * Bodies (and signatures) for the messages of queued deliveries, built by the writer thread off the
+ * delivery engine's thread (delivery/prepare-bodies.ts), with their destination's recipe.
  */
-export interface BodiesRequest {
+export interface BodiesRequest extends BodyRecipe {
   messageIds: number[];
-  bodyShape: BodyShape;
-  sharedSecret: string | null;
 }
 
 /** By position in the request; null for a message that is gone (purged) or never forwarded. */

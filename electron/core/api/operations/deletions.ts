@@ -1,8 +1,13 @@
 // The deletion operations (`deletions.*` of shared/channels/deletions.ts): a user's deletion request
 // (deletions/deletion-requests.ts), its preview, and the list of them.
 import { previewDeletion, requestDeletion } from '../../deletions/deletion-requests.ts';
+import { kindOf } from '../../delivery/kinds/index.ts';
+import type { Destination } from '../../store/destinations-repo.ts';
 import { viewWithAttempts } from '../views.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
+
+/** Whether a deletion request notifies a destination: its kind says (delivery/kinds/). */
+const takesDeletions = (destination: Destination): boolean => kindOf(destination).takesDeletions;
 
 export function deletionOperations(p: OperationContext): OperationsOf<'deletions.create' | 'deletions.preview' | 'deletions.list'> {
   const { deliveries, delivery } = p;
@@ -10,7 +15,7 @@ export function deletionOperations(p: OperationContext): OperationsOf<'deletions
     /** Delete notifications to the user's sources' destinations, and with `purge` the user's messages gone. */
     'deletions.create': (request) => {
       const purged = delivery.purging(); // queued deliveries must not send purged messages
-      const parts = { messages: p.messages, destinations: p.destinations, writer: p.writer, clock: p.clock, inbox: p.receiver, roundsEnded: () => delivery.roundsEnded(), bus: p.bus };
+      const parts = { messages: p.messages, destinations: p.destinations, writer: p.writer, clock: p.clock, inbox: p.receiver, roundsEnded: () => delivery.roundsEnded(), bus: p.bus, takesDeletions };
       return requestDeletion(parts, request)
         .finally(purged)
         .then((result) => {
@@ -19,7 +24,7 @@ export function deletionOperations(p: OperationContext): OperationsOf<'deletions
         });
     },
     'deletions.preview': (request) =>
-      previewDeletion({ deletionRequests: p.deletionRequests, destinations: p.destinations, inboxRequests: (userId) => p.receiver.countUser(userId) }, request),
+      previewDeletion({ deletionRequests: p.deletionRequests, destinations: p.destinations, inboxRequests: (userId) => p.receiver.countUser(userId), takesDeletions }, request),
     'deletions.list': ({ limit }) => ({
       requests: p.deletionRequests.recent(limit).map((request) => ({
         ...request,

@@ -3,10 +3,11 @@ import { LOOP_HEADER } from '../../../../shared/loop-guard.ts';
 import type { DueDelivery } from '../../store/deliveries-repo.ts';
 import type { AttemptRecord } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
-import type { PreparedBody } from '../body-prefetch.ts';
+import type { PreparedBody } from '../body.ts';
 import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from '../retry-schedule.ts';
 import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from '../round.ts';
 import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
+import type { Kind } from './kind.ts';
 
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
 export const MAX_FORWARD_BYTES = 500 * 1024 - 1024;
@@ -17,6 +18,22 @@ export function forwardUrl(url: string): string {
   if (!/\/v1\/batch\/?$/.test(parsed.pathname)) parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/v1/batch`;
   return parsed.toString();
 }
+
+/**
+ * A Tracking API that messages are forwarded to (Segment's, a RudderStack data plane, another
+ * Sluice): each message as a client would send it (the "forward" shape), unsigned, in batches to its
+ * one batch URL with the write key (runForwardRound). Deletion requests do not notify it (a Tracking
+ * API takes no `delete` message); a message's `integrations` go with it rather than leave it out.
+ */
+export const trackingApiKind: Kind = {
+  name: 'tracking-api',
+  recipe: () => ({ bodyShape: 'forward', sharedSecret: null }),
+  urls: (destination) => (destination.trackingApi ? [forwardUrl(destination.trackingApi.url)] : []),
+  batch: (destination) => ({ size: destination.trackingApi!.batchSize, flushMs: destination.trackingApi!.flushMs }),
+  round: (parts, deliveries, destination, prepared, releaseSlot) => runForwardRound(parts, deliveries, destination, prepared, releaseSlot),
+  takesDeletions: false,
+  obeysIntegrations: false,
+};
 
 interface Item {
   delivery: DueDelivery;
@@ -35,7 +52,7 @@ interface Item {
  * another 4xx final, with the API's reason). Messages that passed through other Sluices go in
  * requests of their own, each with its Sluice-Loop chain; a replay to a typed URL goes there.
  */
-export async function runForwardRound(
+async function runForwardRound(
   parts: RoundParts,
   deliveries: readonly DueDelivery[],
   destination: Destination,
@@ -48,8 +65,9 @@ export async function runForwardRound(
   const outcomes: RoundOutcome[] = [];
   const groups = new Map<string, Item[][]>();
   const apiUrl = forwardUrl(api.url);
+  const recipe = trackingApiKind.recipe(destination);
   deliveries.forEach((delivery, i) => {
-    const resolved = resolveBody(parts, delivery, destination, prepared[i], delivery.firstAttemptAt ?? startedAt);
+    const resolved = resolveBody(parts, delivery, recipe, prepared[i], delivery.firstAttemptAt ?? startedAt);
     if ('unsendable' in resolved) {
       outcomes.push(resolved.unsendable);
       return;

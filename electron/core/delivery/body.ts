@@ -1,0 +1,33 @@
+import { webhookBody, type BodyRecipe } from '../../../shared/webhook-body.ts';
+import { signBody } from '../signature/signature.ts';
+
+/** A body as a delivery sends it, and its X-Signature (null when its destination does not sign). */
+export interface SignedBody {
+  body: string;
+  signature: string | null;
+}
+
+/** A queued delivery's body built ahead (body-prefetch.ts), with the recipe it was built with. */
+export interface PreparedBody extends SignedBody, BodyRecipe {
+  /** The Sluices its message passed through before this one (see shared/loop-guard.ts). */
+  via: string | null;
+}
+
+/**
+ * THE body builder: every body a destination is sent goes through here — a round's, a replay's, an
+ * edited replay's, a test event's, a deletion notification's, and those the writer thread builds
+ * ahead (prepare-bodies.ts). From a normalized message, shaped as the recipe says
+ * (shared/webhook-body.ts), or a body already made (an edited replay's, a test event's, a
+ * deletion notification's, kept with its delivery), which is sent as it is; then signed with the
+ * recipe's secret. The recipe is the destination kind's (kinds/); a destination's own transforms and
+ * filters plug in here, between the shape and the text.
+ */
+export function buildBody(recipe: BodyRecipe, from: Record<string, unknown> | string): SignedBody {
+  const body = typeof from === 'string' ? from : JSON.stringify(webhookBody(from, recipe.bodyShape));
+  return { body, signature: recipe.sharedSecret ? signBody(body, recipe.sharedSecret) : null };
+}
+
+/** Whether a body built with `built` is the one `now` builds (same shape, same secret). */
+export function sameRecipe(built: BodyRecipe, now: BodyRecipe): boolean {
+  return built.bodyShape === now.bodyShape && built.sharedSecret === now.sharedSecret;
+}

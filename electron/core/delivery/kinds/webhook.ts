@@ -1,0 +1,123 @@
+import { LOOP_HEADER } from '../../../../shared/loop-guard.ts';
+import type { DueDelivery } from '../../store/deliveries-repo.ts';
+import type { AttemptRecord } from '../../store/delivery-types.ts';
+import type { Destination } from '../../store/destinations-repo.ts';
+import type { PreparedBody } from '../body.ts';
+import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from '../retry-schedule.ts';
+import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from '../round.ts';
+import { standardHeaders } from '../../signature/signature.ts';
+import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
+import type { Kind } from './kind.ts';
+
+/**
+ * Webhooks, the seed's destinations: each message's body in the destination's shape ("seed" or
+ * "full"), signed with its shared secret (X-Signature) and/or Standard Webhooks' headers, POSTed to
+ * every webhook of the destination at once, one delivery a round; a URL that answers 410 Gone is
+ * disabled (receivers.ts). Deletion requests notify it; a message's `integrations` may leave it out.
+ */
+export const webhookKind: Kind = {
+  name: 'webhooks',
+  recipe: (destination) => ({ bodyShape: destination.options.bodyShape, sharedSecret: destination.sharedSecret ?? null }),
+  urls: (destination) => destination.webhooks.map((webhook) => webhook.url),
+  batch: () => null,
+  round: async (parts, deliveries, destination, prepared, releaseSlot, admitted) => [
+    await runRound(parts, deliveries[0]!, destination, prepared[0], releaseSlot, admitted),
+  ],
+  takesDeletions: true,
+  obeysIntegrations: true,
+};
+
+/**
+ * One round of a webhooks destination's delivery — the policy of delivering, which the engine
+ * (delivery-engine.ts) runs: the body (`prepared` ahead, when it was built with the destination's
+ * current recipe; else read from the store and built: round.ts resolveBody), posted to every webhook of the destination at once; any 2xx
+ * delivers it; otherwise a retryable failure schedules the next round within the 4-hour window
+ * (retry-schedule.ts), lengthened by the longest Retry-After, never shortened. A delivery that cannot be sent (its
+ * message purged or unreadable) fails without a request. `releaseSlot` is called once the requests
+ * have ended, before the result is recorded.
+ */
+async function runRound(
+  parts: RoundParts,
+  delivery: DueDelivery,
+  destination: Destination,
+  prepared: PreparedBody | undefined,
+  releaseSlot: () => void,
+  /** The destination's webhook URLs this round may post to (circuit breakers, 410 Gone); all when absent. */
+  admitted?: ReadonlySet<string>,
+): Promise<RoundOutcome> {
+  const { clock, sender } = parts;
+  const startedAt = clock.now();
+  const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+  const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
+  const attemptCount = delivery.attemptCount + 1;
+
+  const resolved = resolveBody(parts, delivery, webhookKind.recipe(destination), prepared, firstAttemptAt);
+  if ('unsendable' in resolved) return resolved.unsendable;
+  const { body, signature, via } = resolved;
+  const loop = via ? `${via}, ${parts.instanceId}` : parts.instanceId;
+  // The seed's X-Signature unless the destination signs with Standard Webhooks alone; Standard Webhooks'
+  // headers with a fresh timestamp at each round, under an id that stays the delivery's across retries.
+  const xSignature = destination.signing === 'standard' ? null : signature;
+  const standard =
+    destination.signing !== 'segment' && destination.signingSecrets?.length
+      ? standardHeaders(webhookId(parts.instanceId, delivery.id), startedAt, body, destination.signingSecrets)
+      : undefined;
+  const targets = delivery.targetUrl
+    ? [{ url: delivery.targetUrl, headers: {} }]
+    : admitted
+      ? destination.webhooks.filter((webhook) => admitted.has(webhook.url))
+      : destination.webhooks;
+  // All of a round's requests start at once; the sender never rejects (failures are results).
+  const requests = targets.map((webhook) => {
+    const headers: Record<string, string> = {
+      'User-Agent': USER_AGENT,
+      'Content-Type': 'application/json',
+      ...webhook.headers,
+      [LOOP_HEADER]: loop,
+      ...(xSignature ? { 'X-Signature': xSignature } : {}),
+      ...standard,
+    };
+    const caCert = 'caCert' in webhook ? webhook.caCert : undefined;
+    return { url: webhook.url, headers, result: sender.send({ url: webhook.url, body, headers, caCert }) };
+  });
+  const sent: { url: string; headers: Record<string, string>; result: SendResult }[] = [];
+  for (const { url, headers, result } of requests) sent.push({ url, headers, result: await result });
+
+  // Before the slot goes to the next delivery: a breaker this round opened must hold that one back.
+  for (const { url, result } of sent) parts.heard?.(destination.id, url, result);
+  releaseSlot();
+  const now = clock.now();
+  const delivered = sent.some(({ result }) => result.ok);
+  const retryable = !delivered && sent.some(({ result }) => result.retryable);
+  const retryAfterMs = maxRetryAfter(sent.map(({ result }) => result), now);
+  const next = retryable
+    ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) })
+    : null;
+  const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
+  // A destination's own webhook answering 410 Gone is disabled (receivers.ts); a typed URL is not.
+  const gone = delivery.targetUrl === null;
+  // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
+  // store's summaries pair with its code (DeliveriesRepo.lastErrors).
+  const lastAttemptError = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
+  const lastError = delivered
+    ? null
+    : retryable && next === null
+      ? `${lastAttemptError} — ${gaveUpReason(attemptCount)}`
+      : lastAttemptError;
+  const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
+    ...requestRecord(url, headers, result),
+    errorMessage: errorOf(result, gone),
+    outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
+    retryAt: status === 'retrying' ? next : null,
+  }));
+  return {
+    result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
+    announced: delivery,
+  };
+}
+
+
+/** Standard Webhooks' `webhook-id` of a delivery: unique per Sluice (its data folder's id) and delivery. */
+function webhookId(instanceId: string, deliveryId: number): string {
+  return `msg_${instanceId.replace(/^sl_/, '')}_${deliveryId}`;
+}
