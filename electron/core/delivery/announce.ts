@@ -1,5 +1,6 @@
 import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
-import { lastErrorOf, type DeliveriesRepo, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
+import { lastErrorOf, type DeliveriesRepo, type Delivery, type DueDelivery, type LastAttempt } from '../store/deliveries-repo.ts';
+import type { DeliveryResult } from '../store/delivery-types.ts';
 
 /** A stored delivery as a `deliveries.changed` entry; `last` is its newest attempt (for the error code). */
 export function changeOf(d: Delivery, last: LastAttempt | undefined): DeliveryChange {
@@ -14,6 +15,24 @@ export function changeOf(d: Delivery, last: LastAttempt | undefined): DeliveryCh
     nextAttemptAt: d.nextAttemptAt,
     lastError: d.lastError,
     ...lastErrorOf(d, last),
+  };
+}
+
+/** A round's result as a `deliveries.changed` entry: its last failed attempt names the error. */
+export function roundChange(result: DeliveryResult, delivery: DueDelivery): DeliveryChange {
+  const last = result.status === 'delivered' ? undefined : result.attempts.at(-1);
+  return {
+    deliveryId: result.deliveryId,
+    messageId: delivery.messageId,
+    destinationId: delivery.destinationId,
+    trigger: delivery.trigger,
+    targetUrl: delivery.targetUrl,
+    status: result.status,
+    attemptCount: result.attemptCount,
+    nextAttemptAt: result.nextAttemptAt,
+    lastError: result.lastError,
+    lastErrorCode: last?.errorCode ?? null,
+    lastHttpStatus: last?.errorCode === 'http' ? last.responseStatus : null,
   };
 }
 

@@ -1,11 +1,11 @@
-import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
+import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
 import type { DeliveryResult } from '../store/delivery-types.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
-import { announceStored } from './announce.ts';
+import { announceStored, roundChange } from './announce.ts';
 import { BodyPrefetch } from './body-prefetch.ts';
 import type { BreakerView } from './circuit-breaker.ts';
 import { Receivers } from './receivers.ts';
@@ -401,20 +401,6 @@ export class DeliveryEngine {
       announceStored(this.#o.deliveries, this.#o.bus, [result.deliveryId]);
       return;
     }
-    const last = result.status === 'delivered' ? undefined : result.attempts.at(-1);
-    const change: DeliveryChange = {
-      deliveryId: result.deliveryId,
-      messageId: delivery.messageId,
-      destinationId: delivery.destinationId,
-      trigger: delivery.trigger,
-      targetUrl: delivery.targetUrl,
-      status: result.status,
-      attemptCount: result.attemptCount,
-      nextAttemptAt: result.nextAttemptAt,
-      lastError: result.lastError,
-      lastErrorCode: last?.errorCode ?? null,
-      lastHttpStatus: last?.errorCode === 'http' ? last.responseStatus : null,
-    };
-    this.#o.bus.emit('deliveries.changed', [change]);
+    this.#o.bus.emit('deliveries.changed', [roundChange(result, delivery)]);
   }
 }
