@@ -373,7 +373,8 @@ export class DeliveryEngine {
     const cancelled = batch.filter((delivery) => this.#cancelledInFlight.has(delivery.id));
     const deliveries = batch.filter((delivery) => !this.#cancelledInFlight.has(delivery.id));
     // A replay to a typed URL goes there, whatever the API's breaker says (a person asked for it).
-    if (leave || (deliveries.some((d) => d.targetUrl === null) && this.#receivers.admit(urls, now).size === 0)) {
+    const admitted = !leave && deliveries.some((d) => d.targetUrl === null) ? this.#receivers.admit(urls, now) : undefined;
+    if (leave || admitted?.size === 0) {
       // Left due in the store, read again (re-enabling, resuming, the breaker closing all kick).
       for (const delivery of batch) this.#bodies.delete(delivery.id);
       this.#queues.forgetCursor(destination.id);
@@ -383,7 +384,7 @@ export class DeliveryEngine {
     const prepared = deliveries.map((delivery) => this.#bodies.take(delivery.id));
     let outcomes: RoundOutcome[] | undefined;
     try {
-      outcomes = await kind.round(this.#round, deliveries, current, prepared, releaseSlot);
+      outcomes = await kind.round(this.#round, deliveries, current, prepared, releaseSlot, admitted);
     } finally {
       this.#receivers.releaseUnsent(new Set(urls), outcomes?.flatMap(({ result }) => result.attempts));
     }
