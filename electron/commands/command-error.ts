@@ -4,6 +4,18 @@
  * not (the command line is fine; a file, plan or store it names cannot be used, and the sentence says
  * why).
  */
+import { storeFailureOf } from '../core/store/store-failure.ts';
+
 export class UsageError extends Error {}
 
 export class InputError extends Error {}
+
+/**
+ * The commands' answer to a store failure (a damaged store, a full disk: store/store-failure.ts): an
+ * InputError whose sentence says what is wrong and the fix; null for any other error. `file` is the
+ * store's database file.
+ */
+export function storeFailureInput(error: unknown, file: string): InputError | null {
+  const failure = storeFailureOf(error, file);
+  return failure && new InputError(failure.message);
+}

@@ -14,7 +14,7 @@ import { lockDataDir } from '../core/store/data-dir-lock.ts';
 import { DataDirError } from '../core/store/data-dir-errors.ts';
 import { removeDamageMarker } from '../core/store/damage-marker.ts';
 import { removeProgress } from '../core/store-check/check-progress.ts';
-import { DATABASE_FILE } from '../core/store/database.ts';
+import { databaseFile } from '../core/store/database.ts';
 import { check, fileBytes, isDamage, isDiskFull, nameTrees, readThrough, treeNames } from '../core/store/integrity.ts';
 import { salvage, type SalvageReport } from '../core/store/salvage.ts';
 import { DatabaseSync as Database } from '../core/store/sqlite.ts';
@@ -35,8 +35,8 @@ export async function doctor(args: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`doctor takes no file (got ${positionals.map((p) => JSON.stringify(p)).join(', ')}); name the data folder with --data-dir`);
   if (values['data-dir'] === '') throw new UsageError('--data-dir needs a folder');
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
-  const file = path.join(dataDir, DATABASE_FILE);
-  if (!fs.existsSync(file)) throw new InputError(`there is no store in ${dataDir} (no ${DATABASE_FILE}); name the folder Sluice stores in with --data-dir`);
+  const file = databaseFile(dataDir);
+  if (!fs.existsSync(file)) throw new InputError(`there is no store in ${dataDir} (no ${path.basename(file)}); name the folder Sluice stores in with --data-dir`);
   const release = lock(dataDir);
   try {
     const bytes = fileBytes(file);

@@ -8,19 +8,17 @@
  * Exit code: 0 exported (nothing matching is no failure); 2 the export could not run (usage, store, file).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { storeFailureOf } from '../core/ingest-error.ts';
-import { DATABASE_FILE } from '../core/store/database.ts';
+import { databaseFile } from '../core/store/database.ts';
 import { exportLineText, exportPages, type ExportFilter } from '../core/transfer/export-lines.ts';
 import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { destinationByName, HAR_TAIL, harHead, harPages, type HarFilter } from '../core/transfer/har.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
-import { InputError, UsageError } from './command-error.ts';
+import { InputError, storeFailureInput, UsageError } from './command-error.ts';
 import { LineWriter } from './ndjson.ts';
 import { openStore, sourceId } from './read-store.ts';
 
@@ -86,8 +84,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof InputError || error instanceof UsageError) throw error;
-    const failure = storeFailureOf(error, path.join(dataDir, DATABASE_FILE));
-    throw new InputError(failure ? failure.message : `cannot read the store in ${dataDir}: ${(error as Error).message}`);
+    throw storeFailureInput(error, databaseFile(dataDir)) ?? new InputError(`cannot read the store in ${dataDir}: ${(error as Error).message}`);
   } finally {
     db.close();
   }

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { DATABASE_FILE } from '../core/store/database.ts';
+import { databaseFile } from '../core/store/database.ts';
 import { harMessages, isHar, parseLine, type Parsed, type SkipReason } from '../core/transfer/import-parse.ts';
 import { InputError, UsageError } from './command-error.ts';
 import { checkInputFiles, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
@@ -145,8 +145,9 @@ function baseUrl(text: string): string {
 /** The write key to send with, and what to call the source in the summary. */
 function resolveWriteKey(source: string | undefined, writeKey: string | undefined, dataDir: string): { writeKey: string; into: string } {
   if (writeKey !== undefined) return { writeKey, into: 'with the write key given' };
-  if (!fs.existsSync(path.join(dataDir, DATABASE_FILE))) {
-    throw new InputError(`no Sluice store in ${dataDir} to look the source's write key up in (there is no ${DATABASE_FILE}): give --write-key, or the --data-dir of the running sluice serve`);
+  const file = databaseFile(dataDir);
+  if (!fs.existsSync(file)) {
+    throw new InputError(`no Sluice store in ${dataDir} to look the source's write key up in (there is no ${path.basename(file)}): give --write-key, or the --data-dir of the running sluice serve`);
   }
   const { db } = openStore(dataDir);
   try {

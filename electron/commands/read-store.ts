@@ -5,11 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { storeFailureOf } from '../core/ingest-error.ts';
-import { DATABASE_FILE } from '../core/store/database.ts';
+import { databaseFile } from '../core/store/database.ts';
 import { sourceByName } from '../core/transfer/export-lines.ts';
-import { openReadOnly } from '../core/transfer/read-only.ts';
-import { InputError } from './command-error.ts';
+import { openReadOnly } from '../core/store/connection.ts';
+import { InputError, storeFailureInput } from './command-error.ts';
 
 export interface OpenStore {
   db: DatabaseSync;
@@ -17,8 +16,8 @@ export interface OpenStore {
 }
 
 export function openStore(dataDir: string): OpenStore {
-  const file = path.join(dataDir, DATABASE_FILE);
-  if (!fs.existsSync(file)) throw new InputError(`no Sluice store in ${dataDir} (there is no ${DATABASE_FILE}): run sluice serve first, or give --data-dir`);
+  const file = databaseFile(dataDir);
+  if (!fs.existsSync(file)) throw new InputError(`no Sluice store in ${dataDir} (there is no ${path.basename(file)}): run sluice serve first, or give --data-dir`);
   let db: DatabaseSync;
   try {
     db = openReadOnly(file);
@@ -32,8 +31,7 @@ export function openStore(dataDir: string): OpenStore {
   } catch (error) {
     db.close();
     if (error instanceof InputError) throw error;
-    const failure = storeFailureOf(error, file); // damaged: the sentence with the fix
-    throw new InputError(failure ? failure.message : `cannot read the store ${file}: ${(error as Error).message}`);
+    throw storeFailureInput(error, file) ?? new InputError(`cannot read the store ${file}: ${(error as Error).message}`); // damaged: the sentence with the fix
   }
   return { db, file };
 }

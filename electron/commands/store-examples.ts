@@ -5,10 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATABASE_FILE } from '../core/store/database.ts';
+import { databaseFile } from '../core/store/database.ts';
 import { CHECKED_MESSAGES } from '../core/store/plan-stats.ts';
 import type { DatabaseSync } from '../core/store/sqlite.ts';
-import { openReadOnly } from '../core/transfer/read-only.ts';
+import { openReadOnly } from '../core/store/connection.ts';
 import { InputError } from './command-error.ts';
 
 /** The message types a plan describes (shared/tracking-plan.ts); alias has nothing to check. */
@@ -35,8 +35,8 @@ export interface Examples {
  * describes what the source's own code sends. Whole-store, newest per event, unlike Add to plan's one event.
  */
 export function readExamples(dataDir: string, options: { source?: string; perEvent: number }): Examples {
-  const file = path.join(dataDir, DATABASE_FILE);
-  if (!fs.existsSync(file)) throw new InputError(`no Sluice store in ${dataDir} (there is no ${DATABASE_FILE}): run sluice serve first, or give --data-dir`);
+  const file = databaseFile(dataDir);
+  if (!fs.existsSync(file)) throw new InputError(`no Sluice store in ${dataDir} (there is no ${path.basename(file)}): run sluice serve first, or give --data-dir`);
   let db: DatabaseSync;
   try {
     db = openReadOnly(file); // on read-only media too

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { countMessages, idAtTime, matchAt } from './store/message-counts.ts';
 import type { CountJob, CountReply } from './store/message-counter.ts';
-import { openReadOnly } from './transfer/read-only.ts';
+import { openReadOnly } from './store/connection.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;

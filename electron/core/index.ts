@@ -1,4 +1,4 @@
-import path from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
@@ -18,7 +18,9 @@ import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { MessageCounter } from './store/message-counter.ts';
-import { DATABASE_FILE, openDatabase } from './store/database.ts';
+import { databaseFile, openDatabase } from './store/database.ts';
+import { openReadOnly } from './store/connection.ts';
+import { storeFailureOf, type StoreFailure } from './store/store-failure.ts';
 import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
 import { checkpointAutomatically } from './store/connection.ts';
@@ -72,6 +74,10 @@ export interface CoreOptions {
 export interface Core extends CoreCommands, Readonly<CoreParts> {
   /** Every channel's operation (shared/contract.ts names them): `core.operations['deliveries.replay'](request)`. */
   readonly operations: Operations;
+  /** The store failure (a damaged store, a full disk) that `error` is, or null: each host answers it its own way. */
+  storeFailureOf(error: unknown): StoreFailure | null;
+  /** A read-only connection to the store (an export beside the writer); the caller closes it. */
+  openReadOnly(): DatabaseSync;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -118,13 +124,13 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   }
   sources.ensureDefault(now);
 
-  const checkpointer = new Checkpointer(path.join(options.dataDir, DATABASE_FILE), (error) => {
+  const checkpointer = new Checkpointer(databaseFile(options.dataDir), (error) => {
     console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
     checkpointAutomatically(db);
     writer.useAutomaticCheckpoints();
   });
   const writer = new StoreWriter(
-    path.join(options.dataDir, DATABASE_FILE),
+    databaseFile(options.dataDir),
     (committed) => {
       bus.emit('messages.stored', withGenerated(committed));
       if (committed.some((request) => request.deliveries > 0)) delivery.kick();
@@ -206,9 +212,9 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
   const rechecks = new Rechecks(writer, bus, planStats);
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
-  const counter = new MessageCounter(path.join(options.dataDir, DATABASE_FILE));
+  const counter = new MessageCounter(databaseFile(options.dataDir));
   const health = new StoreHealthTracker({
-    file: path.join(options.dataDir, DATABASE_FILE),
+    file: databaseFile(options.dataDir),
     bus,
     clock,
     writer,
@@ -237,6 +243,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...parts,
     ...commands,
     operations,
+    storeFailureOf: (error) => storeFailureOf(error, databaseFile(options.dataDir)),
+    openReadOnly: () => openReadOnly(databaseFile(options.dataDir)),
     close() {
       closing ??= (async () => {
         plans.close();

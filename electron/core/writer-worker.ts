@@ -15,7 +15,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { AudienceWriter } from './audiences/audience-writer.ts';
 import { bodiesPreparer } from './delivery/prepare-bodies.ts';
-import { IngestError } from './ingest-error.ts';
+import { IngestError } from './ingest/ingest-error.ts';
 import { prepareRequest } from './ingest/prepare-request.ts';
 import { prepareRefused, refusedPreview } from './ingest/refused-requests.ts';
 import { originAllowed, originRefused } from './ingest/browser-support.ts';

@@ -9,16 +9,12 @@
 import { QueryError } from '../../shared/message-query.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import path from 'node:path';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
 import type { Core } from '../core/index.ts';
-import { storeFailureOf } from '../core/ingest-error.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
-import { DATABASE_FILE } from '../core/store/database.ts';
 import { streamExport } from '../core/transfer/export-stream.ts';
 import type { HarFilter } from '../core/transfer/har.ts';
-import { openReadOnly } from '../core/transfer/read-only.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 
 export const API_PREFIX = '/api/v1/';
@@ -118,11 +114,16 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
     if (error instanceof SluiceTimeoutError) return send(res, 408, { error: { code: 'timeout', message: error.message }, matched: error.matched });
     if (error instanceof QueryError) return send(res, 400, { error: { code: 'invalid_query', message: `search: ${error.message}` } });
     if (error instanceof TypeError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
-    // A damaged store or a full disk: 503 store_damaged / 507 disk_full with the fix, as ingestion answers.
-    const failure = storeFailureOf(error, path.join(core.dataDir, DATABASE_FILE));
+    const failure = storeFailureAnswer(core, error);
     if (failure) return send(res, failure.status, { error: { code: failure.code, message: failure.message } });
     send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });
   }
+}
+
+/** The HTTP API's answer to a store failure: a damaged store 503 store_damaged, a full disk 507 disk_full, with the fix, as ingestion answers. */
+function storeFailureAnswer(core: Core, error: unknown): ApiError | null {
+  const failure = core.storeFailureOf(error);
+  return failure && new ApiError(failure.kind === 'damaged' ? 503 : 507, failure.code, failure.message);
 }
 
 /** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */
@@ -212,7 +213,7 @@ async function exportStream(core: Core, res: ServerResponse, url: URL, stopping:
   for (const [key, value] of Object.entries(texts)) if (value !== undefined) Object.assign(filter, { [key]: value });
   const violations = filterOf(url).violations;
   if (violations !== undefined) filter.violations = violations as boolean;
-  const db = openReadOnly(path.join(core.dataDir, DATABASE_FILE));
+  const db = core.openReadOnly();
   try {
     await streamExport(res, db, format, filter, stopping, now);
   } catch (error) {
@@ -295,7 +296,7 @@ function stats(core: Core, res: ServerResponse): void {
   try {
     send(res, 200, { ...core.queries.stats(), store: core.health.view() });
   } catch (error) {
-    const failure = storeFailureOf(error, path.join(core.dataDir, DATABASE_FILE));
+    const failure = storeFailureAnswer(core, error);
     if (!failure) throw error;
     send(res, failure.status, { error: { code: failure.code, message: failure.message }, store: core.health.view() });
   }

@@ -1,11 +1,12 @@
-// What a failed store read or write is answered with (core/ingest-error.ts storeFailureOf), wherever it
+// What a failed store read or write is (core/store/store-failure.ts storeFailureOf), wherever it
 // surfaces — the inspector's calls, the HTTP API, sluice export: a damaged store and a full disk say what
 // to do, once, whether the writer made the answer already or a reader met SQLite's message.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { IngestError, storeFailure, storeFailureOf, unknownWriteKey } from '../../electron/core/ingest-error.ts';
+import { ingestErrorOf, unknownWriteKey } from '../../electron/core/ingest/ingest-error.ts';
+import { StoreFailure, storeFailure, storeFailureOf } from '../../electron/core/store/store-failure.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -19,8 +20,8 @@ function storeFile(): string {
 
 it('passes the writer’s own answer on as it is: a damaged store’s sentence is not wrapped again', () => {
   const file = storeFile();
-  const fromWriter = storeFailure('database disk image is malformed', file) as IngestError;
-  expect(fromWriter).toBeInstanceOf(IngestError);
+  const fromWriter = storeFailure('database disk image is malformed', file);
+  expect(fromWriter).toBeInstanceOf(StoreFailure);
   expect(storeFailureOf(fromWriter, file)).toBe(fromWriter);
   expect(fromWriter.message.match(/is damaged/g)).toHaveLength(1);
 });
@@ -28,7 +29,9 @@ it('passes the writer’s own answer on as it is: a damaged store’s sentence i
 it('answers a full disk met by any write as disk_full (507), naming the folder', () => {
   const file = storeFile();
   const failure = storeFailureOf(new Error('could not store a clear: database or disk is full'), file);
-  expect(failure).toMatchObject({ status: 507, code: 'disk_full' });
+  expect(failure).toMatchObject({ kind: 'full', code: 'disk_full' });
+  expect(failure).not.toHaveProperty('status'); // the store's failure carries no HTTP answer: each host makes its own
+  expect(ingestErrorOf(failure)).toMatchObject({ status: 507, code: 'disk_full', message: failure!.message });
   expect(failure!.message).toContain(path.dirname(file));
   const fromWriter = storeFailure('database or disk is full', file);
   expect(storeFailureOf(fromWriter, file)).toBe(fromWriter);

@@ -2,34 +2,35 @@
 // (operations/), and invoke() validates a request and turns every failure into a typed result. Hosts
 // (the IPC bridge, the WebSocket) only route to these.
 import { requestSchemas, type Channel, type Result } from '../../../shared/contract.ts';
-import path from 'node:path';
 import { describeIssues } from '../../../shared/settings.ts';
 import { QueryError } from '../../../shared/message-query.ts';
-import { storeFailureOf } from '../ingest-error.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
-import { DATABASE_FILE } from '../store/database.ts';
 import type { Operations } from './operations/index.ts';
 
 /** Each channel's handler: its operation (operations/), under the channel's own name. */
 export type Handlers = Operations;
 
-/** The contract's handlers: the core's operations (its data folder: the store a failure names). */
-export function createHandlers(core: { readonly operations: Operations; readonly dataDir: string }): Handlers {
-  return withStoreFailures(path.join(core.dataDir, DATABASE_FILE), core.operations);
+/** What the core says a failure of its store is (a damaged store, a full disk: Core.storeFailureOf), or null. */
+type StoreFailureOf = (error: unknown) => { readonly code: string; readonly message: string } | null;
+
+/** The contract's handlers: the core's operations (and what the core says a store failure is). */
+export function createHandlers(core: { readonly operations: Operations; readonly storeFailureOf: StoreFailureOf }): Handlers {
+  return withStoreFailures(core.storeFailureOf, core.operations);
 }
 
 /**
  * Each handler, with a damaged store or a full disk refused as store_damaged / disk_full in the
- * sentence ingestion answers (the file, what is wrong, the fix), not as a bare internal_error.
+ * sentence ingestion answers (the file, what is wrong, the fix), not as a bare internal_error: the
+ * contract's one answer to a store failure.
  */
-function withStoreFailures(file: string, handlers: Handlers): Handlers {
+function withStoreFailures(storeFailureOf: StoreFailureOf, handlers: Handlers): Handlers {
   const wrapped = {} as Record<Channel, (request: unknown) => Promise<unknown>>;
   for (const [channel, handler] of Object.entries(handlers) as [Channel, (request: unknown) => unknown][]) {
     wrapped[channel] = async (request) => {
       try {
         return await handler(request);
       } catch (error) {
-        const failure = error instanceof OperationError ? null : storeFailureOf(error, file);
+        const failure = error instanceof OperationError ? null : storeFailureOf(error);
         throw failure ? new OperationError(failure.code, failure.message) : error;
       }
     };

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { IngestError } from '../ingest-error.ts';
+import { IngestError } from './ingest-error.ts';
 
 /**
  * Whether a request with this Origin header may send with the key of a source that accepts `allowed`

@@ -9,7 +9,7 @@ import type { SourcesRepo } from '../store/sources-repo.ts';
 import { IMPORT_HEADER } from '../store/normalize.ts';
 import { answerPreflight, originAllowed, originRefused, projectSettings, rudderSourceConfig, setCorsHeaders } from './browser-support.ts';
 import { checkLoop } from './loop-check.ts';
-import { IngestError, unknownWriteKey } from '../ingest-error.ts';
+import { IngestError, ingestErrorOf, unknownWriteKey } from './ingest-error.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { readBody } from './read-body.ts';
 import {
@@ -235,7 +235,8 @@ export class IngestServer {
         ...(sourceId === null && req.headers.origin !== undefined ? { origin: req.headers.origin } : {}),
       });
       respond(res, committed, singleType !== null);
-    } catch (error) {
+    } catch (caught) {
+      const error = ingestErrorOf(caught);
       // A refused request's stored entry names the source its Authorization named (refused-requests.ts).
       if (error instanceof IngestError && sourceId !== null) error.sourceId ??= sourceId;
       throw error;

@@ -1,5 +1,5 @@
 import { LOOP_HEADER, MAX_HOPS, parseLoopHeader } from '../../../shared/loop-guard.ts';
-import { IngestError } from '../ingest-error.ts';
+import { IngestError } from './ingest-error.ts';
 
 const HEADER = LOOP_HEADER.toLowerCase();
 

@@ -3,7 +3,7 @@ import { MAX_BATCH_EVENTS, MAX_NESTING_DEPTH, SEGMENT_MAX_MESSAGE_BYTES, segment
 import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type IncomingMessage, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch, withoutMember } from './batch-slices.ts';
-import { IngestError, unknownWriteKey } from '../ingest-error.ts';
+import { IngestError, unknownWriteKey } from './ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
 import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
 import type { IngestJob } from '../writer/protocol.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { InputType, ZlibOptions } from 'node:zlib';
 import { promisify } from 'node:util';
-import { IngestError } from '../ingest-error.ts';
+import { IngestError } from './ingest-error.ts';
 
 type Inflate = (input: InputType, options: ZlibOptions) => Promise<Buffer>;
 let inflaters: { gzip: Inflate; deflate: Inflate } | undefined;

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
 import type { Clock } from '../clock.ts';
-import type { IngestError } from '../ingest-error.ts';
+import type { IngestError } from './ingest-error.ts';
 import type { PreparedRequest } from '../store/stored-request.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
 import type { IngestJob, RefusedRequest } from '../writer/protocol.ts';

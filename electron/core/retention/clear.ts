@@ -3,7 +3,6 @@
 // the freed pages go back to the disk. A dry run counts what would go, for the question asked first,
 // in the counting thread (store/message-counter.ts): counting a filter's set may read every message.
 import type { ClearScope, StorageResponses } from '../../../shared/storage.ts';
-import type { DeliveryEngine } from '../delivery/delivery-engine.ts';
 import { bulkFilter, type MessagesRepo } from '../store/messages-repo.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import type { StoreWriter } from '../writer/store-writer.ts';
@@ -11,11 +10,19 @@ import type { CountQuery } from '../store/message-counts.ts';
 import type { MessageCounter } from '../store/message-counter.ts';
 import { SLICE, type Pruner } from './pruner.ts';
 
+/**
+ * What a clear needs of whatever sends the deliveries it removes: to hold its rounds and forget what it
+ * read while `remove` runs (the root hands it the delivery engine; retention knows no engine).
+ */
+export interface DeliveryPause {
+  whileRemoving<T>(remove: () => Promise<T>, options?: { keepBreakers?: boolean }): Promise<T>;
+}
+
 export interface ClearParts {
   db: DatabaseSync;
   messages: MessagesRepo;
   writer: StoreWriter;
-  delivery: DeliveryEngine;
+  delivery: DeliveryPause;
   pruner: Pruner;
   counter: Pick<MessageCounter, 'count'>;
 }

@@ -4,7 +4,7 @@
 // it reads go up or down with how long the last slices took.
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreWalk } from '../store/store-walk.ts';
-import { openReadOnly } from '../transfer/read-only.ts';
+import { openReadOnly } from '../store/connection.ts';
 import type { FromStoreCheck, ToStoreCheck } from './store-check.ts';
 
 const { file, sliceMs } = workerData as { file: string; sliceMs: number };

@@ -3,8 +3,8 @@
 // "attempt to write a readonly database". Only the start's own file work (the folder's lock, opening
 // and migrating the store) is read this way: an EACCES from a port, say, is no folder's problem.
 import fs from 'node:fs';
-import path from 'node:path';
-import { DATABASE_FILE } from './database.ts';
+import { writable } from './connection.ts';
+import { databaseFile } from './database.ts';
 import { isDiskFull } from './integrity.ts';
 
 const SQLITE_READONLY = 8;
@@ -34,7 +34,7 @@ export function startDiskFullSentence(dataDir: string): string {
 /** A read-only data folder: the fix, and when it holds a store, how to keep or read its messages. */
 export function readOnlySentence(dataDir: string, why: string): string {
   const start = `the data folder ${dataDir} is read-only (${why}): Sluice writes its lock and its store there; give it a writable folder with --data-dir`;
-  if (!fs.existsSync(path.join(dataDir, DATABASE_FILE))) return start;
+  if (!fs.existsSync(databaseFile(dataDir))) return start;
   return `${start} (a copy of this one keeps its messages), or read this store as it is with "sluice export --data-dir ${dataDir}"`;
 }
 
@@ -63,16 +63,6 @@ export function writingDataDir<T>(dataDir: string, fn: () => T): T {
     return fn();
   } catch (error) {
     throw dataDirError(error, dataDir) ?? error;
-  }
-}
-
-/** Whether this process may write in `dir` (false on a read-only file system). */
-export function writable(dir: string): boolean {
-  try {
-    fs.accessSync(dir, fs.constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writable, writingDataDir } from './data-dir-errors.ts';
+import { writable } from './connection.ts';
+import { writingDataDir } from './data-dir-errors.ts';
 import { DatabaseSync } from './sqlite.ts';
 
 /** The lock itself: a SQLite file whose exclusive lock the owner holds (never opened with `fs`). */

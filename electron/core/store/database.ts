@@ -8,6 +8,11 @@ import { useIncrementalVacuum } from './auto-vacuum.ts';
 
 export const DATABASE_FILE = 'sluice.db';
 
+/** The store's database file in the data folder `dataDir` (what the store's threads and a read-only connection open). */
+export function databaseFile(dataDir: string): string {
+  return path.join(dataDir, DATABASE_FILE);
+}
+
 /**
  * Opens (creating if needed) the store in `dataDir`, owner-only, in WAL mode, migrated.
  *
@@ -19,7 +24,7 @@ export const DATABASE_FILE = 'sluice.db';
  */
 export function openDatabase(dataDir: string): DatabaseSync {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(dataDir, DATABASE_FILE);
+  const file = databaseFile(dataDir);
   // Create the file ourselves so it is owner-only; SQLite gives -wal and -shm the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   fs.chmodSync(file, 0o600);

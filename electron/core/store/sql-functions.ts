@@ -1,5 +1,5 @@
 // SQL functions Sluice's queries call, registered on every connection that reads messages
-// (store/connection.ts, transfer/read-only.ts).
+// (store/connection.ts: connect and openReadOnly).
 import { hasWords, wordText } from '../../../shared/message-query.ts';
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import type { DatabaseSync } from './sqlite.ts';

@@ -168,9 +168,17 @@ export type UnitFailure =
   | { kind: 'results'; id: number; message: string }
   | { kind: 'op'; id: number; op: WriteOp['op']; message: string };
 
+/** A request the writer thread's parser refused: ingestion's answer (ingest/prepare-request.ts), carried as it made it, and the start of its body. */
+export interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  preview?: string;
+}
+
 export type FromWriter =
   | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
-  | { kind: 'refused'; jobId: number; status: number; code: string; message: string; preview?: string }
+  | ({ kind: 'refused'; jobId: number } & Refusal)
   /** Units of a group commit that were not stored (the rest of the group was). */
   | { kind: 'failed'; failures: UnitFailure[] }
   | { kind: 'results-committed'; ids: number[] }

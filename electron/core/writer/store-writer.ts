@@ -1,10 +1,32 @@
 import { workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
-import { IngestError, storeFailure } from '../ingest-error.ts';
-import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
+import { storeFailure } from '../store/store-failure.ts';
+import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, Refusal, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
 import { toColumns } from './result-columns.ts';
+
+/** A request the writer thread's parser refused (ingest/prepare-request.ts), as it refused it. */
+export class JobRefused extends Error {
+  readonly refusal: Refusal;
+
+  constructor(refusal: Refusal) {
+    super(refusal.message);
+    this.name = 'JobRefused';
+    this.refusal = refusal;
+  }
+}
+
+/** The writer takes no request now: it is closing (Sluice is stopping), or restarting after its thread died. */
+export class WriterUnavailable extends Error {
+  readonly reason: 'closing' | 'restarting';
+
+  constructor(reason: 'closing' | 'restarting', message: string) {
+    super(message);
+    this.name = 'WriterUnavailable';
+    this.reason = reason;
+  }
+}
 
 interface Waiting {
   resolve: (committed: CommittedRequest) => void;
@@ -13,8 +35,10 @@ interface Waiting {
 
 /**
  * The main thread's handle on the store's writer thread (writer-worker.ts). `submit` resolves with the
- * request's stored message ids and statuses once they are durable, or rejects with the IngestError
- * to answer. Should the worker die, the requests it held fail (unacknowledged, so clients retry) and
+ * request's stored message ids and statuses once they are durable, or rejects with what kept it out:
+ * a StoreFailure (store/store-failure.ts), the writer thread's refusal (JobRefused), the writer closing
+ * or restarting (WriterUnavailable); each host makes its own answer of these (ingestion's:
+ * ingest/ingest-error.ts). Should the worker die, the requests it held fail (unacknowledged, so clients retry) and
  * a new worker takes over.
  */
 export class StoreWriter {
@@ -121,7 +145,7 @@ export class StoreWriter {
   }
 
   submit(job: Omit<IngestJob, 'id'>): Promise<CommittedRequest> {
-    if (this.#closed) return Promise.reject(new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later'));
+    if (this.#closed) return Promise.reject(new WriterUnavailable('closing', 'Sluice is shutting down; retry later'));
     if (!this.#alive) return Promise.reject(unavailable());
     const id = this.#nextId++;
     // Hand the body over without a copy when it owns its memory; small bodies share node's pool.
@@ -201,13 +225,13 @@ export class StoreWriter {
         return;
       }
       case 'refused':
-        this.#take(message.jobId)?.reject(Object.assign(new IngestError(message.status, message.code, message.message), message.preview !== undefined ? { preview: message.preview } : {}));
+        this.#take(message.jobId)?.reject(new JobRefused({ status: message.status, code: message.code, message: message.message, ...(message.preview !== undefined ? { preview: message.preview } : {}) }));
         return;
       case 'failed':
         for (const failure of message.failures) {
           if (failure.kind === 'job') {
-            // A damaged store or a full disk is answered 503 or 507 with what to do; anything else 500
-            // "Sluice could not store the request: <this>" (ingest-server.ts).
+            // A damaged store or a full disk is a StoreFailure saying what to do; anything else an Error
+            // with SQLite's message (ingestion answers it 500 "Sluice could not store the request: <this>").
             this.#take(failure.id)?.reject(storeFailure(failure.message, this.#file));
             continue;
           }
@@ -265,6 +289,6 @@ const OP_NAMES: Record<WriteOp['op'], string> = {
   'audience.sync': 'the audience sync',
 };
 
-function unavailable(): IngestError {
-  return new IngestError(503, 'store_unavailable', "Sluice's store writer is restarting; retry shortly");
+function unavailable(): WriterUnavailable {
+  return new WriterUnavailable('restarting', "Sluice's store writer is restarting; retry shortly");
 }

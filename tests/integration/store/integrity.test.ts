@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
 import { createCore } from '../../../electron/core/index.ts';
-import { IngestError, storeFailure } from '../../../electron/core/ingest-error.ts';
+import { IngestError, ingestErrorOf } from '../../../electron/core/ingest/ingest-error.ts';
+import { storeFailure } from '../../../electron/core/store/store-failure.ts';
 import { openDatabase } from '../../../electron/core/store/database.ts';
 import { StoreDamagedError, startCheckLimits } from '../../../electron/core/store/integrity.ts';
 import { salvage } from '../../../electron/core/store/salvage.ts';
@@ -395,17 +396,17 @@ describe('store failures as ingestion answers', () => {
   it('maps SQLite messages: malformed / not a database → 503 store_damaged, full → 507 disk_full, anything else stays a 500', () => {
     const file = '/data/sluice/sluice.db';
     for (const message of ['database disk image is malformed', 'file is not a database']) {
-      const error = storeFailure(message, file) as IngestError;
+      const error = ingestErrorOf(storeFailure(message, file)) as IngestError;
       expect(error).toBeInstanceOf(IngestError);
       expect([error.status, error.code, error.message]).toEqual([503, 'store_damaged', sentence('/data/sluice', message)]);
     }
-    const full = storeFailure('database or disk is full', file) as IngestError;
+    const full = ingestErrorOf(storeFailure('database or disk is full', file)) as IngestError;
     expect([full.status, full.code, full.message]).toEqual([
       507,
       'disk_full',
       'the disk holding /data/sluice is full: Sluice cannot store messages until there is room; free some space or lower the retention (Settings) — it stores again by itself once there is',
     ]);
-    const other = storeFailure('UNIQUE constraint failed: x', file);
+    const other = ingestErrorOf(storeFailure('UNIQUE constraint failed: x', file)) as Error;
     expect(other).not.toBeInstanceOf(IngestError);
     expect(other.message).toBe('UNIQUE constraint failed: x');
   });
