@@ -1,4 +1,3 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
@@ -19,8 +18,6 @@ import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { MessageCounter } from './store/message-counter.ts';
 import { databaseFile, openDatabase } from './store/database.ts';
-import { openReadOnly } from './store/connection.ts';
-import { storeFailureOf, type StoreFailure } from './store/store-failure.ts';
 import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
 import { checkpointAutomatically } from './store/connection.ts';
@@ -74,10 +71,6 @@ export interface CoreOptions {
 export interface Core extends CoreCommands, Readonly<CoreParts> {
   /** Every channel's operation (shared/contract.ts names them): `core.operations['deliveries.replay'](request)`. */
   readonly operations: Operations;
-  /** The store failure (a damaged store, a full disk) that `error` is, or null: each host answers it its own way. */
-  storeFailureOf(error: unknown): StoreFailure | null;
-  /** A read-only connection to the store (an export beside the writer); the caller closes it. */
-  openReadOnly(): DatabaseSync;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
 }
@@ -243,8 +236,6 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...parts,
     ...commands,
     operations,
-    storeFailureOf: (error) => storeFailureOf(error, databaseFile(options.dataDir)),
-    openReadOnly: () => openReadOnly(databaseFile(options.dataDir)),
     close() {
       closing ??= (async () => {
         plans.close();

@@ -11,10 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
-import type { Core } from '../core/index.ts';
+import type { HttpApiCore } from '../core/api/operations/index.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
-import { streamExport } from '../core/transfer/export-stream.ts';
-import type { HarFilter } from '../core/transfer/har.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 
 export const API_PREFIX = '/api/v1/';
@@ -53,7 +51,7 @@ class ApiError extends Error {
 }
 
 /** Answers a request under /api/v1/; `origin` is this server's own (http://host:port). */
-export async function serveHttpApi(core: Core, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
+export async function serveHttpApi(core: HttpApiCore, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
   try {
     guard(req, token, origin);
     const route = url.pathname.slice(API_PREFIX.length);
@@ -121,7 +119,7 @@ export async function serveHttpApi(core: Core, token: string, origin: string, re
 }
 
 /** The HTTP API's answer to a store failure: a damaged store 503 store_damaged, a full disk 507 disk_full, with the fix, as ingestion answers. */
-function storeFailureAnswer(core: Core, error: unknown): ApiError | null {
+function storeFailureAnswer(core: HttpApiCore, error: unknown): ApiError | null {
   const failure = core.storeFailureOf(error);
   return failure && new ApiError(failure.kind === 'damaged' ? 503 : 507, failure.code, failure.message);
 }
@@ -176,11 +174,11 @@ function filterOf(url: URL): Record<string, string | boolean> {
  * Read on a read-only connection of its own, opened for the export: the core's connections are its
  * repos' (not shared out), and a reader of its own holds no lock the writer or the checkpointer waits on.
  */
-async function exportStream(core: Core, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
+async function exportStream(core: HttpApiCore, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
   const param = (name: string): string | undefined => optional(url, name)[name];
   const format = param('format') ?? 'ndjson';
   if (format !== 'ndjson' && format !== 'har') throw new ApiError(400, 'invalid_request', `format must be ndjson (the messages) or har (their webhook attempts), not "${format}"`);
-  const filter: HarFilter = {};
+  const filter: Parameters<HttpApiCore['exportTo']>[2] = {};
   const now = Date.now();
   for (const name of ['since', 'until'] as const) {
     const text = param(name);
@@ -213,15 +211,12 @@ async function exportStream(core: Core, res: ServerResponse, url: URL, stopping:
   for (const [key, value] of Object.entries(texts)) if (value !== undefined) Object.assign(filter, { [key]: value });
   const violations = filterOf(url).violations;
   if (violations !== undefined) filter.violations = violations as boolean;
-  const db = core.openReadOnly();
   try {
-    await streamExport(res, db, format, filter, stopping, now);
+    await core.exportTo(res, format, filter, stopping, now);
   } catch (error) {
     // Once the lines have started, an error can only cut the download short, never turn it into JSON.
     if (res.headersSent) res.destroy();
     throw error;
-  } finally {
-    db.close();
   }
 }
 
@@ -292,7 +287,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
  * The counts, and `store`: the background check of the whole store and damage found while running,
  * with the fix. A damaged store the counts run into is answered 503 store_damaged — with `store` still.
  */
-function stats(core: Core, res: ServerResponse): void {
+function stats(core: HttpApiCore, res: ServerResponse): void {
   try {
     send(res, 200, { ...core.queries.stats(), store: core.health.view() });
   } catch (error) {

@@ -3,14 +3,20 @@
 // WebSocket and here. The contract's handlers (../contract-handlers.ts) validate a request and call the
 // operation of its channel; the core (`Core`, ../../index.ts) carries them as `operations`, beside the
 // few of its own that no channel names (a save by name as the config file applies, a reset, warnings).
+import type { ServerResponse } from 'node:http';
 import type { SaveOptions } from '../../destinations/destination-settings.ts';
+import { openReadOnly } from '../../store/connection.ts';
+import { databaseFile } from '../../store/database.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
+import { storeFailureOf, type StoreFailure } from '../../store/store-failure.ts';
+import { streamExport, type ExportFormat } from '../../transfer/export-stream.ts';
+import type { HarFilter } from '../../transfer/har.ts';
 import { audienceOperations } from './audiences.ts';
 import { deletionOperations } from './deletions.ts';
 import { deliveryOperations } from './deliveries.ts';
 import { configWarnings, destinationOperations, saveDestinationConfig } from './destinations.ts';
 import { messageOperations } from './messages.ts';
-import { operationContext, type OperationParts, type Operations } from './parts.ts';
+import { operationContext, type CoreParts, type OperationParts, type Operations } from './parts.ts';
 import { planOperations } from './plans.ts';
 import { receiverOperations } from './receiver.ts';
 import { sourceOperations } from './sources.ts';
@@ -32,7 +38,18 @@ export interface CoreCommands {
    * audiences. Rounds in flight end first; nothing of what was forgotten is sent afterwards.
    */
   reset(): Promise<{ messages: number }>;
+  /** The store failure (a damaged store, a full disk) that `error` is, or null: each host answers it its own way. */
+  storeFailureOf(error: unknown): StoreFailure | null;
+  /**
+   * Streams the messages `filter` picks as NDJSON, or their webhook attempts as HAR, to `res`
+   * (transfer/export-stream.ts), read on a read-only connection of its own, opened for the export and
+   * closed after: it holds no lock the writer or the checkpointer waits on. Resolves with the count.
+   */
+  exportTo(res: ServerResponse, format: ExportFormat, filter: HarFilter, stopping: AbortSignal, now: number): Promise<number>;
 }
+
+/** What the HTTP API (host/http-api.ts) adapts: the core's commands, the test queries, settings by name, the store's health. */
+export type HttpApiCore = CoreCommands & Readonly<Pick<CoreParts, 'queries' | 'sources' | 'destinations' | 'health'>>;
 
 export function createOperations(parts: OperationParts): { operations: Operations; commands: CoreCommands } {
   const p = operationContext(parts);
@@ -51,6 +68,15 @@ export function createOperations(parts: OperationParts): { operations: Operation
     saveDestination: (config, options) => saveDestinationConfig(p, config, options),
     configWarnings: () => configWarnings(p),
     reset: () => reset(p),
+    storeFailureOf: (error) => storeFailureOf(error, databaseFile(parts.dataDir)),
+    exportTo: async (res, format, filter, stopping, now) => {
+      const db = openReadOnly(databaseFile(parts.dataDir));
+      try {
+        return await streamExport(res, db, format, filter, stopping, now);
+      } finally {
+        db.close();
+      }
+    },
   };
   return { operations, commands };
 }
