@@ -6,6 +6,7 @@ import path from 'node:path';
 import { runClientBench } from './client.bench.ts';
 import { runDeliveryBench } from './delivery.bench.ts';
 import { runIngestBench } from './ingest.bench.ts';
+import { runLatencyBench } from './latency.bench.ts';
 import { runUiBench } from './ui.bench.ts';
 import { runAudiencesBench } from './audiences.bench.ts';
 import { runStartupBench } from './startup.bench.ts';
@@ -32,6 +33,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   scale: runScaleBench,
   search: runSearchBench,
   'store-check': runStoreCheckBench,
+  latency: runLatencyBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,0 +1,151 @@
+// The latency benchmark's floor: a bare Node server doing Sluice's fan-out plainly, in the benchmark's
+// process as Sluice is. POST /v1/track and /v1/batch: one node:sqlite transaction (WAL,
+// synchronous=NORMAL, as Sluice), answer 200, then per event: wake its waiters (a Map keyed by
+// messageId), a signed POST to the webhook (undici, 32 connections), and the forwards — one
+// {"batch":[…]} POST per request at once (flushMs 0), and a batch of up to 100 sent when full or when
+// its oldest has waited 1,000 ms (the default flushMs). A wait (POST /wait, or waitFor in-process)
+// answers from an indexed lookup by messageId, or is woken by the insert. No retries, no attempt
+// records, no validation beyond JSON: what any relay must at least do.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { DatabaseSync } from 'node:sqlite';
+import { Pool } from 'undici';
+import { signBody } from '../../electron/core/signature/signature.ts';
+
+export interface Floor {
+  url: string;
+  stored(): number;
+  /** Resolves with the stored message once one with this messageId is stored; null after `timeoutMs`. */
+  waitFor(messageId: string, timeoutMs: number): Promise<unknown | null>;
+  close(): Promise<void>;
+}
+
+const FLUSH_MS = 1_000;
+const BATCH = 100;
+
+function readAll(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** A floor whose store holds `prefill` messages, fanning out to `receiverUrl`'s /hook, /fwd0 and /fwd1. */
+export async function startFloor(dir: string, receiverUrl: string, secret: string, prefill: number): Promise<Floor> {
+  fs.mkdirSync(dir, { recursive: true });
+  const db = new DatabaseSync(path.join(dir, 'floor.db'));
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+    CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, type TEXT, user_id TEXT, event TEXT, received_at INTEGER, json TEXT);
+    CREATE INDEX messages_message_id ON messages (message_id);`);
+  const insert = db.prepare('INSERT INTO messages (message_id, type, user_id, event, received_at, json) VALUES (?, ?, ?, ?, ?, ?)');
+  const lookup = db.prepare('SELECT json FROM messages WHERE message_id = ? LIMIT 1');
+  db.exec('BEGIN');
+  for (let n = 0; n < prefill; n++) {
+    const event = { type: 'track', userId: `user_${n % 100_000}`, event: 'Order Completed', messageId: `fill-${n}`, properties: { orderId: `o_${n}`, revenue: (n % 997) + 0.99, currency: 'USD' } };
+    insert.run(event.messageId, event.type, event.userId, event.event, Date.now(), JSON.stringify(event));
+  }
+  db.exec('COMMIT');
+
+  const hooks = new Pool(receiverUrl, { connections: 32 });
+  const forwards = new Pool(receiverUrl, { connections: 6 });
+  const auth = `Basic ${Buffer.from('wk_up:').toString('base64')}`;
+  const waiters = new Map<string, ((json: string) => void)[]>();
+  const postHook = (json: string) => {
+    const body = JSON.stringify({ version: 1, ...(JSON.parse(json) as object) });
+    hooks
+      .request({ path: '/hook', method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': signBody(body, secret) }, body })
+      .then((res) => res.body.dump())
+      .catch(() => {});
+  };
+  const postBatch = (kind: string, jsons: string[]) =>
+    forwards
+      .request({ path: `/${kind}/v1/batch`, method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: `{"batch":[${jsons.join(',')}]}` })
+      .then((res) => res.body.dump())
+      .catch(() => {});
+  let buffered: string[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const batch = buffered;
+    buffered = [];
+    if (batch.length) void postBatch('fwd1', batch);
+  };
+
+  const store = (events: Record<string, unknown>[]): string[] => {
+    const now = Date.now();
+    const jsons = events.map((e) => JSON.stringify(e));
+    db.exec('BEGIN');
+    events.forEach((e, i) => insert.run(String(e.messageId), String(e.type), String(e.userId ?? ''), String(e.event ?? ''), now, jsons[i]!));
+    db.exec('COMMIT');
+    return jsons;
+  };
+  const fanOut = (events: Record<string, unknown>[], jsons: string[]) => {
+    events.forEach((e, i) => {
+      const woken = waiters.get(String(e.messageId));
+      if (woken) {
+        waiters.delete(String(e.messageId));
+        for (const wake of woken) wake(jsons[i]!);
+      }
+      postHook(jsons[i]!);
+    });
+    for (let i = 0; i < jsons.length; i += BATCH) void postBatch('fwd0', jsons.slice(i, i + BATCH));
+    for (const json of jsons) {
+      buffered.push(json);
+      if (buffered.length >= BATCH) flush();
+      else flushTimer ??= setTimeout(flush, FLUSH_MS);
+    }
+  };
+  const waitFor = (messageId: string, timeoutMs: number): Promise<unknown | null> => {
+    const found = lookup.get(messageId) as { json: string } | undefined;
+    if (found) return Promise.resolve(JSON.parse(found.json));
+    return new Promise((resolve) => {
+      const wake = (json: string) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(json));
+      };
+      const timer = setTimeout(() => {
+        const list = waiters.get(messageId)?.filter((w) => w !== wake);
+        if (list?.length) waiters.set(messageId, list);
+        else waiters.delete(messageId);
+        resolve(null);
+      }, timeoutMs);
+      waiters.set(messageId, [...(waiters.get(messageId) ?? []), wake]);
+    });
+  };
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      const body = JSON.parse(await readAll(req)) as Record<string, unknown>;
+      if (req.url === '/wait') {
+        const message = await waitFor(String(body.messageId), Number(body.timeoutMs));
+        if (message === null) return res.writeHead(408, { 'content-type': 'application/json' }).end('{"error":{"code":"timeout"}}');
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [message] }));
+      }
+      const events = (req.url === '/v1/batch' ? body.batch : [body]) as Record<string, unknown>[];
+      const jsons = store(events);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+      fanOut(events, jsons);
+    } catch (error) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_request', message: (error as Error).message } }));
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stored: () => Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number | null }).n ?? 0),
+    waitFor,
+    async close() {
+      flush();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await Promise.all([hooks.close(), forwards.close()]);
+      db.close();
+    },
+  };
+}

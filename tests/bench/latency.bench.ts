@@ -1,0 +1,360 @@
+// Latency benchmark (`npm run bench -- latency`; issue 26): how long one event takes to be seen, as a
+// test sees it, with one source fanning out to a signed webhook and two Tracking API forwards (flushMs 0
+// and the default 1,000) on a receiver in its own process:
+// - send → visible to a wait: POST /v1/track, then POST /api/v1/messages/wait, or sluice/testing's
+//   waitForMessages, for its messageId (one at a time, as a test sends and waits);
+// - send → webhook received, send → forwarded (flushMs 0 and 1,000), and POST /v1/track's response time
+//   (probes sent every 20 ms, no wait pending);
+// each as p50/p95/p99 at idle and under a background load (2,000 events/s as /v1/batch of 10, its own
+// process), at 10 stored and at a large store (BENCH_LATENCY_LARGE, default 1,000,000), beside a floor
+// measured in the same run: latency-floor.ts, a bare server doing the same fan-out plainly.
+// Bounded: every wait and send has a timeout (counted, shown as "timeout" where a percentile falls on
+// them); samples are capped (BENCH_LATENCY_SAMPLES, BENCH_LATENCY_WAIT_SAMPLES) and a wait stream stops
+// after BENCH_LATENCY_BUDGET_MS; loopback only. The large store is filled through ingestion (scale-fill.ts)
+// by a relay without destinations, in BENCH_LATENCY_DIR when set (kept and topped up) or a temporary folder.
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { DatabaseSync } from 'node:sqlite';
+import { promisify } from 'node:util';
+import { Pool, request } from 'undici';
+import { startSluice } from '../../electron/testing/index.ts';
+import { DATABASE_FILE } from '../../electron/core/store/database.ts';
+import { indexCaughtUp } from '../helpers/search-index.ts';
+import { startFloor } from './latency-floor.ts';
+
+const execFileAsync = promisify(execFile);
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const LARGE = env('BENCH_LATENCY_LARGE', 1_000_000);
+const SMALL = 10;
+const RATE = env('BENCH_LATENCY_RATE', 2_000);
+const LOAD_BATCH = 10;
+const SAMPLES = env('BENCH_LATENCY_SAMPLES', 200);
+const WAIT_SAMPLES = env('BENCH_LATENCY_WAIT_SAMPLES', 100);
+const TIMEOUT_MS = env('BENCH_LATENCY_TIMEOUT_MS', 10_000);
+const BUDGET_MS = env('BENCH_LATENCY_BUDGET_MS', 20_000);
+const DRAIN_MS = env('BENCH_LATENCY_DRAIN_MS', 30_000);
+const SPACING_MS = 20;
+const SECRET = 's3cret';
+const KINDS = ['hook', 'fwd0', 'fwd1'] as const;
+type Kind = (typeof KINDS)[number];
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** p50/p95/p99 over every sample, a timed-out one counted as infinitely slow (null when a percentile falls on one). */
+export function summary(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => {
+    const v = sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+    return v === undefined || !Number.isFinite(v) ? null : round1(v);
+  };
+  return { n: values.length, timeouts: values.filter((v) => !Number.isFinite(v)).length, p50: at(50), p95: at(95), p99: at(99) };
+}
+type Summary = ReturnType<typeof summary>;
+
+/** The receiver (its own process): when each probe reached each path, on this process's clock. */
+async function startReceiver() {
+  const child = fork(path.join(import.meta.dirname, 'latency-receiver.ts'), { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const line = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve));
+  const arrivals = new Map<string, Partial<Record<Kind, number>>>();
+  let offset = 0;
+  let pong: ((at: number) => void) | undefined;
+  child.on('message', (m: { pong?: number; kind?: Kind; at?: number; ids?: string[] }) => {
+    if (m.pong !== undefined) pong?.(m.pong);
+    else if (m.ids) for (const id of m.ids) arrivals.set(id, { ...arrivals.get(id), [m.kind!]: m.at! - offset });
+  });
+  // The receiver's clock against ours: the ping with the shortest round trip, its answer taken at the middle.
+  let best = Infinity;
+  for (let i = 0; i < 50; i++) {
+    const t0 = now();
+    const theirs = await new Promise<number>((resolve) => ((pong = resolve), child.send('ping')));
+    const t1 = now();
+    if (t1 - t0 < best) (best = t1 - t0), (offset = theirs - (t0 + t1) / 2);
+  }
+  return {
+    url: (JSON.parse(line) as { url: string }).url,
+    arrivals,
+    clockUncertaintyMs: round1(best / 2),
+    stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.send('stop'))),
+  };
+}
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** The background load (its own process) on `url`; stop() says what it did. */
+async function startLoad(url: string) {
+  const job = { url, writeKey: 'wk_bench', rate: RATE, batch: LOAD_BATCH, maxInFlight: 64 };
+  const child: ChildProcess = fork(path.join(import.meta.dirname, 'latency-load.ts'), [JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((resolve) => child.once('message', resolve));
+  return {
+    stop: () =>
+      new Promise<Record<string, number>>((resolve) => {
+        child.once('message', (m) => resolve(m as Record<string, number>));
+        child.send('stop');
+      }),
+  };
+}
+
+interface Target {
+  ingestUrl: string;
+  /** Resolves true once the message is visible to the wait, false when the wait timed out. */
+  waitHttp(messageId: string): Promise<boolean>;
+  waitInProcess(messageId: string): Promise<boolean>;
+  stored(): number;
+  /** Deliveries not yet done (pending or retrying). */
+  backlog(): number;
+  close(): Promise<void>;
+}
+
+function config(receiverUrl: string, withDestinations: boolean) {
+  const sources = ['bench'];
+  return {
+    sources: [{ name: 'bench', writeKey: 'wk_bench', kind: 'server' as const }],
+    destinations: withDestinations
+      ? [
+          { name: 'hook', enabled: true, sources, sharedSecret: SECRET, webhooks: [{ url: `${receiverUrl}/hook`, headers: {} }] },
+          { name: 'fwd0', enabled: true, sources, kind: 'tracking-api' as const, trackingApi: { url: `${receiverUrl}/fwd0`, writeKey: 'wk_up', flushMs: 0 }, webhooks: [] },
+          { name: 'fwd1', enabled: true, sources, kind: 'tracking-api' as const, trackingApi: { url: `${receiverUrl}/fwd1`, writeKey: 'wk_up' }, webhooks: [] },
+        ]
+      : [],
+    retention: { maxAgeDays: null, maxMessages: null, maxBytes: null }, // a large store is not pruned during the run
+  };
+}
+
+function readStore<T>(dataDir: string, sql: string): T {
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+  try {
+    return db.prepare(sql).get() as T;
+  } finally {
+    db.close();
+  }
+}
+const storedIn = (dataDir: string) => Number(readStore<{ n: number | null }>(dataDir, 'SELECT max(id) AS n FROM messages').n ?? 0);
+
+async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Target> {
+  const sluice = await startSluice({ dataDir, config: config(receiverUrl, true) });
+  return {
+    ingestUrl: sluice.ingestUrl,
+    async waitHttp(messageId) {
+      const res = await request(`${sluice.apiUrl}/messages/wait`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sluice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ filter: { messageId }, timeoutMs: TIMEOUT_MS }),
+        signal: AbortSignal.timeout(TIMEOUT_MS * 3),
+      });
+      const text = await res.body.text();
+      if (res.statusCode === 408) return false;
+      if (res.statusCode !== 200) throw new Error(`the wait answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      return true;
+    },
+    waitInProcess: (messageId) =>
+      sluice.waitForMessages({ messageId }, { timeoutMs: TIMEOUT_MS }).then(
+        () => true,
+        (error: Error) => {
+          if (error.name === 'SluiceTimeoutError') return false;
+          throw error;
+        },
+      ),
+    stored: () => storedIn(dataDir),
+    backlog: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')").n),
+    close: () => sluice.close(),
+  };
+}
+
+async function floorTarget(dir: string, receiverUrl: string, prefill: number): Promise<Target> {
+  const floor = await startFloor(dir, receiverUrl, SECRET, prefill);
+  return {
+    ingestUrl: floor.url,
+    async waitHttp(messageId) {
+      const res = await request(`${floor.url}/wait`, { method: 'POST', body: JSON.stringify({ messageId, timeoutMs: TIMEOUT_MS }), signal: AbortSignal.timeout(TIMEOUT_MS * 3) });
+      await res.body.dump();
+      if (res.statusCode !== 200 && res.statusCode !== 408) throw new Error(`the floor's wait answered ${res.statusCode}`);
+      return res.statusCode === 200;
+    },
+    waitInProcess: async (messageId) => (await floor.waitFor(messageId, TIMEOUT_MS)) !== null,
+    stored: () => floor.stored(),
+    backlog: () => 0,
+    close: () => floor.close(),
+  };
+}
+
+/** A probe: one track whose messageId (and a property, for body shapes without it) names it. */
+function prober(target: Target) {
+  const pool = new Pool(target.ingestUrl, { connections: 4 });
+  const auth = `Basic ${Buffer.from('wk_bench:').toString('base64')}`;
+  return {
+    /** ms to POST /v1/track's 200; Infinity when it did not answer in time or answered otherwise. */
+    async send(id: string): Promise<number> {
+      const t0 = performance.now();
+      try {
+        const body = JSON.stringify({ type: 'track', userId: 'prober', event: 'Probe', messageId: id, properties: { probe: id }, timestamp: new Date().toISOString() });
+        const res = await pool.request({ path: '/v1/track', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        await res.body.dump();
+        return res.statusCode === 200 ? performance.now() - t0 : Infinity;
+      } catch {
+        return Infinity;
+      }
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** Probes every SPACING_MS, none waited for: track response, and send → each destination's arrival. */
+async function fanOutStream(target: Target, receiver: Receiver, tag: string, samples = SAMPLES) {
+  const probe = prober(target);
+  const sentAt = new Map<string, number>();
+  const track: number[] = [];
+  const sends: Promise<void>[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < samples; i++) {
+    await sleep(t0 + i * SPACING_MS - performance.now());
+    const id = `probe-${tag}-${i}`;
+    sentAt.set(id, now());
+    sends.push(probe.send(id).then((ms) => void track.push(ms)));
+  }
+  await Promise.all(sends);
+  await probe.close();
+  // The default flush waits up to 1 s for more: the deadline allows for it.
+  const all = () => [...sentAt.keys()].every((id) => KINDS.every((k) => receiver.arrivals.get(id)?.[k] !== undefined));
+  for (const end = performance.now() + TIMEOUT_MS + 1_000; !all() && performance.now() < end; ) await sleep(50);
+  const of = (kind: Kind) => [...sentAt].map(([id, at]) => (receiver.arrivals.get(id)?.[kind] ?? Infinity) - at);
+  return { track: summary(track), webhook: summary(of('hook')), forwardFlush0: summary(of('fwd0')), forwardFlushDefault: summary(of('fwd1')) };
+}
+
+/** Send, then wait for it (as a test does), one at a time: send start → wait resolved. */
+async function waitStream(target: Target, tag: string, how: 'waitHttp' | 'waitInProcess', samples = WAIT_SAMPLES, budgetMs = BUDGET_MS) {
+  const probe = prober(target);
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  for (let i = 0; i < samples && performance.now() - started < budgetMs; i++) {
+    const id = `probe-${tag}-${i}`;
+    const t0 = performance.now();
+    try {
+      const sent = await probe.send(id);
+      latencies.push(Number.isFinite(sent) && (await target[how](id)) ? performance.now() - t0 : Infinity);
+    } catch {
+      errors++;
+      latencies.push(Infinity);
+    }
+    await sleep(SPACING_MS);
+  }
+  await probe.close();
+  return { ...summary(latencies), errors, seconds: round1((performance.now() - started) / 1000) };
+}
+
+async function measure(make: () => Promise<Target>, receiver: Receiver, tag: string, loaded: boolean) {
+  const target = await make();
+  try {
+    // Warm-up, not measured: JIT, connections, the first conversions.
+    await fanOutStream(target, receiver, `${tag}-w`, 20);
+    await waitStream(target, `${tag}-wh`, 'waitHttp', 1);
+    await waitStream(target, `${tag}-wi`, 'waitInProcess', 1);
+    const load = loaded ? await startLoad(target.ingestUrl) : null;
+    await sleep(loaded ? 1_000 : 0);
+    const storedAtStart = target.stored();
+    const fanOut = await fanOutStream(target, receiver, `${tag}-f`);
+    const waitHttp = await waitStream(target, `${tag}-h`, 'waitHttp');
+    const waitTesting = await waitStream(target, `${tag}-t`, 'waitInProcess');
+    const storedAtEnd = target.stored();
+    const background = load ? await load.stop() : null;
+    const backlogAtEnd = target.backlog();
+    const drainStarted = performance.now();
+    while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
+    const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog() };
+    return { storedAtStart, storedAtEnd, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+  } finally {
+    await target.close();
+  }
+}
+
+const RATIO_KEYS = ['track', 'webhook', 'forwardFlush0', 'forwardFlushDefault', 'waitHttp', 'waitTesting'] as const;
+function ratios(sluice: Record<string, unknown>, floor: Record<string, unknown>) {
+  const r = (a: number | null, b: number | null) => (a === null ? 'timeout' : b === null || b === 0 ? null : round1(a / b));
+  return Object.fromEntries(RATIO_KEYS.map((k) => {
+    const s = sluice[k] as Summary;
+    const f = floor[k] as Summary;
+    return [k, { p50: r(s.p50, f.p50), p95: r(s.p95, f.p95), p99: r(s.p99, f.p99) }];
+  }));
+}
+
+/** A relay without destinations fills `dataDir` to `target` messages through ingestion; its indexes catch up. */
+async function fill(dataDir: string, target: number) {
+  const toFill = Math.max(0, target - (fs.existsSync(path.join(dataDir, DATABASE_FILE)) ? storedIn(dataDir) : 0));
+  const started = performance.now();
+  const relay = await startSluice({ dataDir, config: config('http://127.0.0.1:9', false) });
+  try {
+    if (toFill > 0) {
+      const filler = path.join(import.meta.dirname, 'scale-fill.ts');
+      await execFileAsync(process.execPath, [filler, relay.ingestUrl, relay.writeKey, String(toFill), String(Math.max(1, Math.round(target / 10)))], { maxBuffer: 1 << 20, timeout: 3_600_000 });
+    }
+    await indexCaughtUp(dataDir, 1_800_000);
+  } finally {
+    await relay.close();
+  }
+  return { filled: toFill, seconds: round1((performance.now() - started) / 1000) };
+}
+
+const show = (s: Summary) => `${s.p50 ?? 'timeout'} / ${s.p95 ?? 'timeout'} / ${s.p99 ?? 'timeout'} ms${s.timeouts ? ` (${s.timeouts}/${s.n} timed out)` : ''}`;
+
+export async function runLatencyBench() {
+  const runStarted = performance.now();
+  const kept = process.env.BENCH_LATENCY_DIR;
+  const dir = kept ? path.resolve(kept) : fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-latency-'));
+  const largeDir = path.join(dir, 'data');
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-latency-scratch-'));
+  const run = Date.now().toString(36);
+  const receiver = await startReceiver();
+  console.log(
+    `latency: one source → a signed webhook + forwards (flushMs 0, 1000), receiver in its own process (clock ±${receiver.clockUncertaintyMs} ms); ` +
+      `at ${SMALL} and ${LARGE.toLocaleString('en-US')} stored, idle and under ${RATE} events/s; ${SAMPLES} fan-out probes, ≤ ${WAIT_SAMPLES} waits per kind ` +
+      `(≤ ${BUDGET_MS / 1000} s each), every wait and send bounded by ${TIMEOUT_MS / 1000} s`,
+  );
+  try {
+    const filled = await fill(largeDir, LARGE);
+    console.log(`  large store: ${storedIn(largeDir).toLocaleString('en-US')} messages (filled ${filled.filled.toLocaleString('en-US')} in ${filled.seconds} s)`);
+    const scenarios = [];
+    let n = 0;
+    for (const size of ['small', 'large'] as const) {
+      for (const loaded of [false, true]) {
+        const name = `${size === 'small' ? SMALL : LARGE.toLocaleString('en-US')} stored, ${loaded ? `${RATE} events/s` : 'idle'}`;
+        const tag = `${run}-${n++}`;
+        const floor = await measure(() => floorTarget(path.join(scratch, `floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE), receiver, `${tag}-f`, loaded);
+        const sluice = await measure(async () => {
+          if (size === 'large') return sluiceTarget(largeDir, receiver.url);
+          const small = path.join(scratch, `sluice-${tag}`);
+          const target = await sluiceTarget(small, receiver.url);
+          await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), target.ingestUrl, 'wk_bench', String(SMALL)]);
+          return target;
+        }, receiver, `${tag}-s`, loaded);
+        console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
+        for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} Sluice ${show(sluice[k]).padEnd(44)} floor ${show(floor[k])}`);
+        console.log(`    backlog at the end: ${JSON.stringify(sluice.drain)}${sluice.background ? `; load achieved ${JSON.stringify(sluice.background)} (floor ${JSON.stringify(floor.background)})` : ''}`);
+        scenarios.push({ name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, sluiceOverFloor: ratios(sluice, floor) });
+      }
+    }
+    const seconds = Math.round((performance.now() - runStarted) / 1000);
+    console.log(`  ran ${seconds} s`);
+    return {
+      small: SMALL,
+      large: LARGE,
+      largeFill: filled,
+      rate: RATE,
+      loadBatch: LOAD_BATCH,
+      samples: SAMPLES,
+      waitSamples: WAIT_SAMPLES,
+      timeoutMs: TIMEOUT_MS,
+      budgetMs: BUDGET_MS,
+      clockUncertaintyMs: receiver.clockUncertaintyMs,
+      scenarios,
+      seconds,
+    };
+  } finally {
+    await receiver.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+    if (!kept) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
