@@ -1,7 +1,8 @@
 // The latency benchmark's background load, in its own process: `rate` track events per second as
 // /v1/batch requests of `batch`, paced (not as fast as it can), at most `maxInFlight` requests
 // outstanding — a tick that finds them all outstanding is counted as skipped, not queued, so a server
-// that falls behind is not buried. Stops on 'stop' and prints one JSON line of what it did.
+// that falls behind is not buried. 'mark' answers what was accepted so far (the rate between two marks);
+// 'stop' stops it and answers what it did.
 import { Pool } from 'undici';
 
 const { url, writeKey, rate, batch, maxInFlight } = JSON.parse(process.argv[2]!) as { url: string; writeKey: string; rate: number; batch: number; maxInFlight: number };
@@ -46,6 +47,7 @@ const started = performance.now();
 let ticks = 0;
 process.on('message', (message) => {
   if (message === 'stop') stopping = true;
+  if (message === 'mark') process.send!({ mark: { accepted, skipped, at: performance.now() } });
 });
 process.send!('started');
 while (!stopping) {

@@ -84,17 +84,19 @@ async function startReceiver() {
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** The background load (its own process) on `url`; stop() says what it did. */
+/** The background load (its own process) on `url`: mark() between streams gives the rate it achieved; stop() what it did. */
 async function startLoad(url: string) {
   const job = { url, writeKey: 'wk_bench', rate: RATE, batch: LOAD_BATCH, maxInFlight: 64 };
   const child: ChildProcess = fork(path.join(import.meta.dirname, 'latency-load.ts'), [JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  await new Promise((resolve) => child.once('message', resolve));
+  let answer: ((m: unknown) => void) | undefined;
+  const started = new Promise((resolve) => (answer = resolve));
+  child.on('message', (m) => answer?.(m));
+  await started;
+  const ask = <T,>(message: string) => new Promise<T>((resolve) => ((answer = resolve as (m: unknown) => void), child.send(message)));
+  type Mark = { mark: { accepted: number; skipped: number; at: number } };
   return {
-    stop: () =>
-      new Promise<Record<string, number>>((resolve) => {
-        child.once('message', (m) => resolve(m as Record<string, number>));
-        child.send('stop');
-      }),
+    mark: async () => (await ask<Mark>('mark')).mark,
+    stop: () => ask<Record<string, number>>('stop'),
   };
 }
 
@@ -106,6 +108,8 @@ interface Target {
   stored(): number;
   /** Deliveries not yet done (pending or retrying). */
   backlog(): number;
+  /** Attempts that did not succeed (Sluice records them; the floor does not retry). */
+  failedAttempts(): number | null;
   close(): Promise<void>;
 }
 
@@ -160,6 +164,7 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
       ),
     stored: () => storedIn(dataDir),
     backlog: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')").n),
+    failedAttempts: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM attempts WHERE outcome <> 'success'").n),
     close: () => sluice.close(),
   };
 }
@@ -177,6 +182,7 @@ async function floorTarget(dir: string, receiverUrl: string, prefill: number): P
     waitInProcess: async (messageId) => (await floor.waitFor(messageId, TIMEOUT_MS)) !== null,
     stored: () => floor.stored(),
     backlog: () => 0,
+    failedAttempts: () => null,
     close: () => floor.close(),
   };
 }
@@ -256,16 +262,25 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     const load = loaded ? await startLoad(target.ingestUrl) : null;
     await sleep(loaded ? 1_000 : 0);
     const storedAtStart = target.stored();
-    const fanOut = await fanOutStream(target, receiver, `${tag}-f`);
-    const waitHttp = await waitStream(target, `${tag}-h`, 'waitHttp');
-    const waitTesting = await waitStream(target, `${tag}-t`, 'waitInProcess');
+    // The background rate each stream saw (a relay that falls behind is offered less: the load skips ticks).
+    const achieved: Record<string, number> = {};
+    const during = async <T,>(name: string, stream: () => Promise<T>): Promise<T> => {
+      const before = await load?.mark();
+      const result = await stream();
+      const after = await load?.mark();
+      if (before && after) achieved[name] = Math.round((after.accepted - before.accepted) / ((after.at - before.at) / 1000));
+      return result;
+    };
+    const fanOut = await during('fanOut', () => fanOutStream(target, receiver, `${tag}-f`));
+    const waitHttp = await during('waitHttp', () => waitStream(target, `${tag}-h`, 'waitHttp'));
+    const waitTesting = await during('waitTesting', () => waitStream(target, `${tag}-t`, 'waitInProcess'));
     const storedAtEnd = target.stored();
     const background = load ? await load.stop() : null;
     const backlogAtEnd = target.backlog();
     const drainStarted = performance.now();
     while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
-    const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog() };
-    return { storedAtStart, storedAtEnd, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+    const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog(), failedAttempts: target.failedAttempts() };
+    return { storedAtStart, storedAtEnd, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
   } finally {
     await target.close();
   }
