@@ -1,10 +1,10 @@
 /**
  * The one contract between the core and the inspector, whatever carries it (Electron IPC through the
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
- * schema of its request and the type of its response, composed from the domains' modules
- * (shared/channels/, and shared/tracking-plan.ts and shared/storage.ts for plans and the store); the
- * core's operations are keyed by the same names (electron/core/api/operations/). Failures come back as
- * typed results, never as thrown strings. Events travel as batches on one stream.
+ * schema of its request and the type of its response, composed from one module per domain
+ * (shared/channels/: messages, deliveries, destinations, sources, audiences, plans, storage, receiver,
+ * deletions); the core's operations are keyed by the same names (electron/core/api/operations/).
+ * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
 import { audienceRequestSchemas, type AudienceResponses } from './channels/audiences.ts';
@@ -14,9 +14,11 @@ import { destinationRequestSchemas, type DestinationResponses } from './channels
 import { messageRequestSchemas, type MessageResponses } from './channels/messages.ts';
 import { receiverRequestSchemas, type ReceiverResponses } from './channels/receiver.ts';
 import { sourceRequestSchemas, type ComposerState, type SourceResponses } from './channels/sources.ts';
+import { planRequestSchemas, type PlanResponses } from './channels/plans.ts';
+import { storageRequestSchemas, type StorageResponses } from './channels/storage.ts';
 import type { InboxEntry } from './receiver.ts';
-import { storageRequestSchemas, type PruneReport, type StorageResponses, type StoreHealth } from './storage.ts';
-import { planRequestSchemas, type PlanResponses, type RecheckProgress } from './tracking-plan.ts';
+import type { PruneReport, StoreHealth } from './storage.ts';
+import type { RecheckProgress } from './tracking-plan.ts';
 
 export { DELIVERY_STATUSES, type DeliveryStatusName } from './message-filter.ts';
 export type { MessageDetail, MessageNames, MessageSummary } from './channels/messages.ts';

@@ -1,11 +1,11 @@
 /**
  * The store over months: how much it keeps (retention), what it holds (storage figures), and clearing
- * it. The config's `retention`, the inspector's Settings, the contract's `storage.*` channels.
+ * it. The config's `retention`, the inspector's Settings, the contract's `storage.*` channels (shared/channels/storage.ts).
  * Depends on zod only.
  */
 import { z } from 'zod';
 import { messageFilterSchema } from './message-filter.ts';
-import { retentionSchema, type Retention } from './retention.ts';
+import type { Retention } from './retention.ts';
 
 export { DEFAULT_RETENTION, retentionSchema, type Retention } from './retention.ts';
 
@@ -90,50 +90,8 @@ export type ClearScope = z.infer<typeof clearScopeSchema>;
 /** A dropped file's size limit, in characters (the WebSocket frame that carries it has a limit of its own). */
 export const IMPORT_MAX_CHARS = 16 * 1024 * 1024;
 
-export const storageRequestSchemas = {
-  /** Storage figures (Settings). */
-  'storage.stats': z.strictObject({}),
-  /** The store's soundness: the background check's progress, and damage found while running. */
-  'storage.health': z.strictObject({}),
-  /** Changes the retention (kept in the store; a config file's `retention` wins again at the next start). Prunes at once when over. */
-  'storage.setRetention': z.strictObject({ retention: retentionSchema }),
-  /**
-   * Removes the messages of the scope with their deliveries and attempts — pending and retrying ones
-   * too: they are cancelled first — then gives the freed pages back to the disk. `dryRun` only counts.
-   */
-  'storage.clear': z.strictObject({ scope: clearScopeSchema, dryRun: z.boolean().default(false) }),
-  /**
-   * A file dropped on the inspector, sent through ingestion with the source's write key: NDJSON (export
-   * lines, messages, batches, HTTP API pages) or a HAR file of Tracking API calls. Text only; at most
-   * IMPORT_MAX_CHARS (bigger files: `sluice import`).
-   */
-  'messages.import': z.strictObject({
-    sourceId: z.number().int().positive(),
-    fileName: z.string().max(500),
-    text: z.string().max(IMPORT_MAX_CHARS, `a dropped file may be at most ${IMPORT_MAX_CHARS / 1024 / 1024} MB; use "sluice import FILE" for bigger ones`),
-  }),
-  /**
-   * The filter's messages as an NDJSON download (one stored message per line, as `sluice export` writes
-   * them), or their webhook attempts as HAR 1.2 (`format: 'har'`). At most EXPORT_MAX_MESSAGES messages:
-   * `truncated` says when there were more (`sluice export` has no limit).
-   */
-  'messages.export': z.strictObject({ filter: messageFilterSchema, format: z.enum(['ndjson', 'har']).default('ndjson') }),
-} as const;
-
 /** A download from the inspector holds at most this many messages. */
 export const EXPORT_MAX_MESSAGES = 100_000;
-
-export interface StorageResponses {
-  'storage.stats': StorageView;
-  'storage.health': StoreHealth;
-  'storage.setRetention': StorageView;
-  /** `messages`: removed, or that would be; `bytesFreed`: what the file shrank by (0 for a dry run). */
-  'storage.clear': { messages: number; deliveries: number; attempts: number; bytesFreed: number; dryRun: boolean };
-  /** What the file held (its format), what ingestion accepted and refused, and the lines that were not messages. */
-  'messages.import': ImportOutcome;
-  /** `fileName` to save it as ("sluice-2026-11-25T18-00.ndjson"); `messages`: how many it holds. */
-  'messages.export': { fileName: string; mimeType: string; text: string; messages: number; truncated: boolean };
-}
 
 export interface ImportOutcome {
   format: 'ndjson' | 'har';

@@ -1,7 +1,7 @@
 /**
  * The contract's message channels (`messages.*`): the stream's pages, counts, live rows and a message's
  * detail. (A download and a dropped file, `messages.export` and `messages.import`, are the store's:
- * shared/storage.ts.) Composed into shared/contract.ts.
+ * shared/channels/storage.ts.) Composed into shared/contract.ts.
  */
 import { z } from 'zod';
 import type { AudienceMessageTag } from '../audiences.ts';

@@ -2,7 +2,8 @@
 // deliveries (open ones too: the delivery engine lets go of them first) and attempts — in slices, then
 // the freed pages go back to the disk. A dry run counts what would go, for the question asked first,
 // in the counting thread (store/message-counter.ts): counting a filter's set may read every message.
-import type { ClearScope, StorageResponses } from '../../../shared/storage.ts';
+import type { ClearScope } from '../../../shared/storage.ts';
+import type { StorageResponses } from '../../../shared/channels/storage.ts';
 import { bulkFilter, type MessagesRepo } from '../store/messages-repo.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import type { StoreWriter } from '../writer/store-writer.ts';

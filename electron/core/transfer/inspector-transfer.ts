@@ -3,7 +3,8 @@
 // this relay's own ingestion endpoint as `sluice import` sends one (import-parse.ts, batch-sender.ts).
 import type { DatabaseSync } from 'node:sqlite';
 import type { MessageFilter } from '../../../shared/message-filter.ts';
-import { EXPORT_MAX_MESSAGES, type ImportOutcome, type StorageResponses } from '../../../shared/storage.ts';
+import { EXPORT_MAX_MESSAGES, type ImportOutcome } from '../../../shared/storage.ts';
+import type { StorageResponses } from '../../../shared/channels/storage.ts';
 import { exportLineText, exportPages, type ExportFilter } from './export-lines.ts';
 import { ndjsonLine, splitLines } from './json-lines.ts';
 import { HAR_TAIL, harHead, harPages } from './har.ts';

@@ -1,4 +1,4 @@
-// The tracking plans' operations (`plans.*` of shared/tracking-plan.ts) over the plans at work and
+// The tracking plans' operations (`plans.*` of shared/channels/plans.ts) over the plans at work and
 // their re-checks (plans/).
 import type { OperationContext, OperationsOf } from './parts.ts';
 

@@ -1,4 +1,4 @@
-// The store's operations (`storage.*`, `messages.export`, `messages.import` of shared/storage.ts):
+// The store's operations (`storage.*`, `messages.export`, `messages.import` of shared/channels/storage.ts):
 // retention, storage figures, clearing, a download and a dropped file — and the core's reset, which
 // forgets every message as a clear does.
 import type { Responses } from '../../../../shared/contract.ts';

@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
-import type { ClearScope, StorageResponses } from '../../../../shared/storage.ts';
+import type { ClearScope } from '../../../../shared/storage.ts';
+import type { StorageResponses } from '../../../../shared/channels/storage.ts';
 import { useInspector } from '../../store/react.ts';
 import { Dialog } from '../../components/Dialog.tsx';
 import { clearDone, clearQuestion, type ClearWhat } from './storage-words.ts';

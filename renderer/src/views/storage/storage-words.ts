@@ -3,7 +3,8 @@
  * prune, the clear question and its outcome, an export's and an import's outcome. Pure (no React, no
  * DOM), tested in Node.
  */
-import type { ImportOutcome, PruneReport, Retention, StorageResponses } from '../../../../shared/storage.ts';
+import type { ImportOutcome, PruneReport, Retention } from '../../../../shared/storage.ts';
+import type { StorageResponses } from '../../../../shared/channels/storage.ts';
 import { formatCount, plural, relativeTime } from '../../lib/format.ts';
 
 const KB = 1024;
