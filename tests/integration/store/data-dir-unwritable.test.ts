@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../../helpers/cli.ts';
 import { post, tempDir } from '../../helpers/core.ts';
+import { fillDisk } from '../../helpers/full-disk.ts';
 
 const mounts: string[] = [];
 const dirs: string[] = [];
@@ -60,23 +61,6 @@ function smallDisk(): string {
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', point]);
   mounts.push(point);
   return point;
-}
-
-/** Writes `file` until the file system has no room left. */
-function fillDisk(file: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const size of [1 << 20, 64 << 10, 4 << 10, 512, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      try {
-        for (;;) fs.writeSync(fd, chunk);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** A folder a real `sluice serve` stored `count` messages in, then stopped (SIGTERM) or was killed (SIGKILL). */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
+import { fillDisk } from '../../helpers/full-disk.ts';
 
 let mountPoint: string | undefined;
 
@@ -29,23 +30,6 @@ afterAll(() => {
 const batch = (tag: string, n: number) => ({
   batch: Array.from({ length: n }, (_, i) => ({ type: 'track', event: 'Filled', userId: 'u', messageId: `${tag}-${i}`, properties: { pad: 'x'.repeat(600) } })),
 });
-
-/** Writes `file` until the file system has no room left. */
-function fillDisk(file: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const size of [1 << 20, 64 << 10, 4 << 10, 512, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      try {
-        for (;;) fs.writeSync(fd, chunk);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 it.skipIf(process.getuid?.() !== 0)('a full disk answers 507 disk_full naming the folder; once there is room the next request is stored, and nothing accepted before is lost', async () => {
   expect(mountPoint, 'mount -t tmpfs failed although running as root').toBeDefined();
