@@ -47,8 +47,8 @@ export async function sendTestEvent(deps: TestEventDeps, destinationId: number):
     timestamp: new Date(now).toISOString(),
   };
   // Built as its kind builds any message's body (a tracking-api destination forwards a real track call
-  // upstream); signed when it is sent, as any delivery's body kept with it.
-  const { body } = buildBody(kindOf(destination).recipe(destination), message);
+  // upstream); signed when it is sent, as any delivery's body kept with it, so not signed here.
+  const { body } = buildBody({ ...kindOf(destination).recipe(destination), sharedSecret: null }, message);
   const outcome = await deps.writer.write({
     op: 'createDeliveries',
     deliveries: [{ messageId: null, destinationId, trigger: 'test', replayOf: null, targetUrl: null, bodyOverride: body, due: now }],
