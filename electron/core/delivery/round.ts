@@ -70,7 +70,7 @@ export function errorOf(result: SendResult | undefined, goneDisables = false): s
 }
 
 /** The body a round sends, or why it cannot send one (its outcome: failed without a request). */
-export type ResolvedBody = { body: string; signature: string | null; via: string | null } | { unsendable: RoundOutcome };
+type ResolvedBody = { body: string; signature: string | null; via: string | null } | { unsendable: RoundOutcome };
 
 /**
  * A delivery's body, signed (X-Signature), and the Sluices its message passed through: its own

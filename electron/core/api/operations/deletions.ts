@@ -1,13 +1,12 @@
 // The deletion operations (`deletions.*` of shared/channels/deletions.ts): a user's deletion request
 // (deletions/deletion-requests.ts), its preview, and the list of them.
-import { previewDeletion, requestDeletion } from '../../deletions/deletion-requests.ts';
+import { previewDeletion, requestDeletion, type TakesDeletions } from '../../deletions/deletion-requests.ts';
 import { kindOf } from '../../delivery/kinds/index.ts';
-import type { Destination } from '../../store/destinations-repo.ts';
 import { viewWithAttempts } from '../views.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
 /** Whether a deletion request notifies a destination: its kind says (delivery/kinds/). */
-const takesDeletions = (destination: Destination): boolean => kindOf(destination).takesDeletions;
+const takesDeletions: TakesDeletions = (destination) => kindOf(destination).takesDeletions;
 
 export function deletionOperations(p: OperationContext): OperationsOf<'deletions.create' | 'deletions.preview' | 'deletions.list'> {
   const { deliveries, delivery } = p;

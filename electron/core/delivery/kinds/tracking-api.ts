@@ -10,7 +10,7 @@ import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
 import type { Kind } from './kind.ts';
 
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
-export const MAX_FORWARD_BYTES = 500 * 1024 - 1024;
+const MAX_FORWARD_BYTES = 500 * 1024 - 1024;
 
 /** Where a tracking-api destination posts: `<url>/v1/batch`, or `url` itself when it already ends so. */
 export function forwardUrl(url: string): string {

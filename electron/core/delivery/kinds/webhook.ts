@@ -116,7 +116,6 @@ async function runRound(
   };
 }
 
-
 /** Standard Webhooks' `webhook-id` of a delivery: unique per Sluice (its data folder's id) and delivery. */
 function webhookId(instanceId: string, deliveryId: number): string {
   return `msg_${instanceId.replace(/^sl_/, '')}_${deliveryId}`;
