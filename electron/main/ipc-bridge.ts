@@ -3,9 +3,7 @@ import { invoke, type Handlers } from '../core/api/contract-handlers.ts';
 import { streamEvents } from '../core/api/event-stream.ts';
 import type { EventBus } from '../core/bus/event-bus.ts';
 
-/** IPC channel names: the contract's, under one prefix (shared/contract.ts), so nothing else can be reached. */
-export { IPC_PREFIX };
-export const EVENTS_CHANNEL = IPC_EVENTS;
+// The contract's channels over IPC, each under IPC_PREFIX (shared/contract.ts) so that nothing else can be reached.
 
 /** The sender of an IPC call, as much of Electron's IpcMainInvokeEvent as the bridge needs. */
 export interface InvokeEventLike {
@@ -54,7 +52,7 @@ export function forwardEvents(bus: EventBus, sink: EventSinkLike, intervalMs?: n
     bus,
     (events) => {
       if (sink.isDestroyed()) stop();
-      else sink.send(EVENTS_CHANNEL, events);
+      else sink.send(IPC_EVENTS, events);
     },
     intervalMs,
   );

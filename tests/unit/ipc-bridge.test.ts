@@ -1,8 +1,8 @@
 // The Electron bridge through its small interface: the real core and handlers, no Electron.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHANNELS, type CoreEvent } from '../../shared/contract.ts';
+import { CHANNELS, IPC_EVENTS, IPC_PREFIX, type CoreEvent } from '../../shared/contract.ts';
 import { createHandlers } from '../../electron/core/api/contract-handlers.ts';
-import { EVENTS_CHANNEL, IPC_PREFIX, forwardEvents, registerContract, type IpcMainLike, type InvokeEventLike } from '../../electron/main/ipc-bridge.ts';
+import { forwardEvents, registerContract, type IpcMainLike, type InvokeEventLike } from '../../electron/main/ipc-bridge.ts';
 import { APP_PAGE_URL, isAppPage } from '../../electron/main/app-protocol.ts';
 import { post, startCore, type TestCore } from '../helpers/core.ts';
 
@@ -76,7 +76,7 @@ describe('IPC bridge', () => {
     await new Promise((r) => setTimeout(r, 120));
     const ids = sends.flatMap((s) => s.events).flatMap((e) => (e.type === 'messages.stored' ? e.ids : []));
     expect(new Set(ids).size).toBe(30);
-    expect(sends.every((s) => s.channel === EVENTS_CHANNEL)).toBe(true);
+    expect(sends.every((s) => s.channel === IPC_EVENTS)).toBe(true);
     expect(sends.length).toBeLessThanOrEqual(10);
     destroyed = true;
     const before = sends.length;
