@@ -202,7 +202,7 @@ async function exportStream(core: HttpApiCore, res: ServerResponse, url: URL, st
   const destination = param('destination');
   if (destination !== undefined) {
     if (format !== 'har') throw new ApiError(400, 'invalid_request', 'destination picks webhook attempts: give it with format=har');
-    const found = core.destinations.list().find((d) => d.name === destination);
+    const found = core.destinations.byName(destination);
     if (!found) throw new ApiError(400, 'invalid_request', `there is no destination "${destination}"`);
     filter.destinationId = found.id;
   }
