@@ -5,13 +5,13 @@ import { requestSchemas, type Channel, type Result } from '../../../shared/contr
 import { describeIssues } from '../../../shared/settings.ts';
 import { QueryError } from '../../../shared/message-query.ts';
 import { issuesOf, OperationError } from '../operation-error.ts';
-import type { Operations } from './operations/index.ts';
+import type { CoreCommands, Operations } from './operations/index.ts';
 
 /** Each channel's handler: its operation (operations/), under the channel's own name. */
 export type Handlers = Operations;
 
-/** What the core says a failure of its store is (a damaged store, a full disk: Core.storeFailureOf), or null. */
-type StoreFailureOf = (error: unknown) => { readonly code: string; readonly message: string } | null;
+/** What the core says a failure of its store is (a damaged store, a full disk), or null. */
+type StoreFailureOf = CoreCommands['storeFailureOf'];
 
 /** The contract's handlers: the core's operations (and what the core says a store failure is). */
 export function createHandlers(core: { readonly operations: Operations; readonly storeFailureOf: StoreFailureOf }): Handlers {
