@@ -78,8 +78,7 @@ export function openReadOnly(file: string): DatabaseSync {
       );
     }
   }
-  const immutable = openReading(file, true);
-  return immutable;
+  return openReading(file, true);
 }
 
 function openReading(file: string, immutable: boolean): DatabaseSync {
