@@ -20,7 +20,7 @@ import type { InboxEntry } from './receiver.ts';
 import type { PruneReport, StoreHealth } from './storage.ts';
 import type { RecheckProgress } from './tracking-plan.ts';
 
-export { DELIVERY_STATUSES, type DeliveryStatusName } from './message-filter.ts';
+export type { DeliveryStatusName } from './message-filter.ts';
 export type { MessageDetail, MessageNames, MessageSummary } from './channels/messages.ts';
 export type {
   AttemptView,

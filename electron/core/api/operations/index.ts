@@ -22,7 +22,7 @@ import { receiverOperations } from './receiver.ts';
 import { sourceOperations } from './sources.ts';
 import { reset, storageOperations } from './storage.ts';
 
-export type { CoreParts, Operation, OperationParts, Operations } from './parts.ts';
+export type { CoreParts, OperationParts, Operations } from './parts.ts';
 
 /** What the core does that no channel names: for its hosts (the config, `sluice serve`, the HTTP API, sluice/testing). */
 export interface CoreCommands {
