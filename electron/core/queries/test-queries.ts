@@ -8,6 +8,7 @@ import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
+import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
 import { checkFilter, explainShortfall, matches, type MessageFilter, type TestMessage } from './filters.ts';
 import { filterSql } from './filter-sql.ts';
@@ -41,8 +42,6 @@ export interface DeliveryFilter extends Omit<MessageFilter, 'status'> {
   destination?: string;
   status?: Delivery['status'];
 }
-
-const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 
 /** A wait ran out of time; `message` says what was asked and what came closest. */
 export class SluiceTimeoutError extends Error {
