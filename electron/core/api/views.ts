@@ -2,7 +2,6 @@
 // destination look like to the inspector and the hosts' APIs. Pure mappings, no reads.
 import type { BreakerView } from '../delivery/circuit-breaker.ts';
 import type { DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
-import { shownDelivery, type LaneDelivery } from '../../../shared/shown-delivery.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import { kindOf } from '../delivery/kinds/index.ts';
@@ -11,11 +10,6 @@ import type { TrackingApiConfig } from '../../../shared/settings.ts';
 import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
 import { maskCredentials } from '../../../shared/credential-headers.ts';
-
-/** The delivery a message's row shows: the rule the SQL filter and the renderer share (shared/shown-delivery.ts). */
-export function mostTelling<D extends LaneDelivery>(deliveries: D[]): D | null {
-  return shownDelivery(deliveries);
-}
 
 /** `last`: the delivery's newest attempt, which names its error (DeliveriesRepo.lastAttempts). */
 export function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliverySummary {

@@ -1,10 +1,11 @@
 // The stream's operations (`messages.*` of shared/channels/messages.ts): its pages, counts, live rows
 // and a message's detail.
 import type { MessageSummary } from '../../../../shared/contract.ts';
+import { shownDelivery } from '../../../../shared/shown-delivery.ts';
 import { OperationError } from '../../operation-error.ts';
 import type { StoredMessage } from '../../store/messages-repo.ts';
 import { jumpedPage } from '../jumped-page.ts';
-import { mostTelling, summaryFields, summaryOf, viewWithAttempts, withBodyPreview } from '../views.ts';
+import { summaryFields, summaryOf, viewWithAttempts, withBodyPreview } from '../views.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
 /** How many messages one `messages.list` call with a `delivery` filter reads at most, and per chunk. */
@@ -18,7 +19,7 @@ export function messageOperations(p: OperationContext): OperationsOf<'messages.l
   const summarize = (page: StoredMessage[]): MessageSummary[] => {
     const byMessage = deliveries.forMessages(page.map((m) => m.id));
     const tags = p.audiences.repo.tags(page.filter((m) => m.origin === 'audience').map((m) => m.id));
-    const shown = new Map(page.map((m) => [m.id, mostTelling(byMessage.get(m.id) ?? [])]));
+    const shown = new Map(page.map((m) => [m.id, shownDelivery(byMessage.get(m.id) ?? [])]));
     // The error codes of the shown deliveries that have one, read for the whole page at once.
     const erring = [...shown.values()].flatMap((d) => (d && (d.status === 'retrying' || d.status === 'failed') ? [d.id] : []));
     const lastAttempts = deliveries.lastAttempts(erring);
@@ -85,7 +86,7 @@ export function messageOperations(p: OperationContext): OperationsOf<'messages.l
       const record = messages.get(id);
       if (!record) throw new OperationError('not_found', `there is no message ${id}`);
       const own = deliveries.forMessage(id).map((d) => viewWithAttempts(d, deliveries.attempts(d.id)));
-      const shown = mostTelling(own);
+      const shown = shownDelivery(own);
       const audience = record.origin === 'audience' ? p.audiences.repo.tags([id]).get(id) : undefined;
       const named = messages.names([id]).get(id);
       return {
