@@ -1,10 +1,10 @@
 import type { BodyRecipe } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
-import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
+import type { AttemptRecord, DeliveryResult, DeliveryStatus } from '../store/delivery-types.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { buildBody, sameRecipe, type PreparedBody } from './body.ts';
-import { parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
+import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { GONE_DISABLES, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
 // What every kind's round shares (kinds/): the parts it runs with, its outcome, the body it sends,
@@ -29,6 +29,27 @@ export interface RoundParts {
 export interface RoundOutcome {
   result: DeliveryResult;
   announced: DueDelivery;
+}
+
+/**
+ * What a round's answers mean for a delivery, the same for every kind: delivered when one succeeded;
+ * else retrying when one is worth retrying and the 4-hour window leaves room (retry-schedule.ts,
+ * lengthened by Retry-After), failed otherwise, its last error then saying that it gave up.
+ */
+export function settle(
+  parts: Pick<RoundParts, 'random'>,
+  round: { attemptCount: number; firstAttemptAt: number; now: number; delivered: boolean; retryable: boolean; retryAfterMs: number | undefined; error: string | null },
+): { status: DeliveryStatus; next: number | null; lastError: string | null } {
+  const { attemptCount: rounds, firstAttemptAt, now, delivered, retryable, retryAfterMs, error } = round;
+  const next = !delivered && retryable ? nextAttemptAt({ rounds, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) }) : null;
+  const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
+  const lastError = delivered ? null : retryable && next === null ? `${error} — ${gaveUpReason(rounds)}` : error;
+  return { status, next, lastError };
+}
+
+/** An attempt's outcome in a settled round (settle): its own success, else the round's retry or end. */
+export function attemptOutcome(ok: boolean, status: DeliveryStatus, next: number | null): Pick<AttemptRecord, 'outcome' | 'retryAt'> {
+  return { outcome: ok ? 'success' : status === 'retrying' ? 'retry' : 'final', retryAt: status === 'retrying' ? next : null };
 }
 
 /** What an attempt records of its request and answer (the rest — error, outcome, retry — is the round's). */

@@ -4,8 +4,8 @@ import type { DueDelivery } from '../../store/deliveries-repo.ts';
 import type { AttemptRecord } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
 import type { PreparedBody } from '../body.ts';
-import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from '../retry-schedule.ts';
-import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from '../round.ts';
+import { RETRY_WINDOW_MS } from '../retry-schedule.ts';
+import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBody, settle, type RoundOutcome, type RoundParts } from '../round.ts';
 import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
 import type { Kind } from './kind.ts';
 
@@ -142,16 +142,10 @@ async function runForwardRound(
       }
       const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
       const attemptCount = delivery.attemptCount + 1;
-      const next = !result.ok && result.retryable
-        ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) })
-        : null;
-      const status = result.ok ? 'delivered' : next !== null ? 'retrying' : 'failed';
-      const attempt: AttemptRecord = {
-        ...shared,
-        errorMessage,
-        outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
-        retryAt: status === 'retrying' ? next : null,
-      };
+      const { status, next, lastError } = settle(parts, {
+        attemptCount, firstAttemptAt, now, delivered: result.ok, retryable: result.retryable, retryAfterMs, error: errorMessage,
+      });
+      const attempt: AttemptRecord = { ...shared, errorMessage, ...attemptOutcome(result.ok, status, next) };
       outcomes.push({
         result: {
           deliveryId: delivery.id,
@@ -160,7 +154,7 @@ async function runForwardRound(
           firstAttemptAt,
           nextAttemptAt: next,
           deadlineAt: firstAttemptAt + RETRY_WINDOW_MS,
-          lastError: result.ok ? null : result.retryable && next === null ? `${errorMessage} — ${gaveUpReason(attemptCount)}` : errorMessage,
+          lastError,
           body,
           signature: null,
           attempts: [attempt],

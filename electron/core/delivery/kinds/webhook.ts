@@ -3,8 +3,8 @@ import type { DueDelivery } from '../../store/deliveries-repo.ts';
 import type { AttemptRecord } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
 import type { PreparedBody } from '../body.ts';
-import { gaveUpReason, nextAttemptAt, RETRY_WINDOW_MS } from '../retry-schedule.ts';
-import { errorOf, maxRetryAfter, requestRecord, resolveBody, type RoundOutcome, type RoundParts } from '../round.ts';
+import { RETRY_WINDOW_MS } from '../retry-schedule.ts';
+import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBody, settle, type RoundOutcome, type RoundParts } from '../round.ts';
 import { standardHeaders } from '../../signature/signature.ts';
 import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
 import type { Kind } from './kind.ts';
@@ -90,25 +90,16 @@ async function runRound(
   const delivered = sent.some(({ result }) => result.ok);
   const retryable = !delivered && sent.some(({ result }) => result.retryable);
   const retryAfterMs = maxRetryAfter(sent.map(({ result }) => result), now);
-  const next = retryable
-    ? nextAttemptAt({ rounds: attemptCount, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) })
-    : null;
-  const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
   // A destination's own webhook answering 410 Gone is disabled (receivers.ts); a typed URL is not.
   const gone = delivery.targetUrl === null;
   // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
   // store's summaries pair with its code (DeliveriesRepo.lastErrors).
-  const lastAttemptError = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
-  const lastError = delivered
-    ? null
-    : retryable && next === null
-      ? `${lastAttemptError} — ${gaveUpReason(attemptCount)}`
-      : lastAttemptError;
+  const error = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
+  const { status, next, lastError } = settle(parts, { attemptCount, firstAttemptAt, now, delivered, retryable, retryAfterMs, error });
   const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
     ...requestRecord(url, headers, result),
     errorMessage: errorOf(result, gone),
-    outcome: result.ok ? 'success' : status === 'retrying' ? 'retry' : 'final',
-    retryAt: status === 'retrying' ? next : null,
+    ...attemptOutcome(result.ok, status, next),
   }));
   return {
     result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
