@@ -1,4 +1,4 @@
-import { closingQuote } from '../json-strings.ts';
+import { closingQuote, memberSpans } from '../json-strings.ts';
 
 const QUOTE = 34;
 const OPEN_BRACE = 123;
@@ -121,57 +121,30 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
-
 /**
  * `text`, a JSON object JSON.parse has accepted, without its top-level members named `key` (escaped
  * spellings too, as JSON.parse reads them), and otherwise exactly as written: no re-serializing, so
  * nothing the client sent (an integer past 2^53, its spacing) changes. Unchanged when there is none.
  */
 export function withoutMember(text: string, key: string): string {
-  const n = text.length;
-  /** [start of the member (its key's quote), end of its value] of each top-level member. */
-  const members: [number, number, boolean][] = [];
-  let depth = 0;
-  let memberStart = -1;
-  let isKey = false;
-  let valueEnd = -1;
-  const close = () => {
-    if (memberStart >= 0) members.push([memberStart, valueEnd, isKey]);
-    memberStart = -1;
-  };
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const start = i;
-      i = closingQuote(text, i);
-      if (depth === 1 && memberStart < 0) {
-        memberStart = start;
-        const written = text.slice(start, i + 1);
-        isKey = written === `"${key}"` || (written.includes('\\') && JSON.parse(written) === key);
-      } else if (depth === 1) valueEnd = i + 1;
-      continue;
-    }
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 1) valueEnd = i + 1;
-      else if (depth === 0) close();
-    } else if (depth === 1 && c === COMMA) close();
-    else if (depth === 1 && !isSpace(c) && c !== COLON) valueEnd = i + 1; // a number, true, false or null
-  }
-  if (!members.some(([, , named]) => named)) return text;
+  const members = memberSpans(text);
+  const named = members.map(({ start, keyEnd }) => {
+    const written = text.slice(start, keyEnd + 1);
+    return written === `"${key}"` || (written.includes('\\') && JSON.parse(written) === key);
+  });
+  if (!named.includes(true)) return text;
   // Each run of named members goes as a whole: with the comma after it when a kept member follows (cut
   // up to that member), else with the comma before it (from the last kept member's value on).
   let out = '';
   let from = 0;
   for (let i = 0; i < members.length; i++) {
-    if (!members[i]![2]) continue;
+    if (!named[i]) continue;
     let last = i;
-    while (last + 1 < members.length && members[last + 1]![2]) last++;
+    while (last + 1 < members.length && named[last + 1]) last++;
     const next = members[last + 1];
     const previous = members[i - 1]; // kept, since a run starts after a kept member or at the first
-    const cutFrom = next || !previous ? members[i]![0] : previous[1];
-    const cutTo = next ? next[0] : members[last]![1];
+    const cutFrom = next || !previous ? members[i]!.start : previous.end;
+    const cutTo = next ? next.start : members[last]!.end;
     out += text.slice(from, cutFrom);
     from = cutTo;
     i = last;

@@ -5,7 +5,7 @@
  * text into its line, edited member by member (objectMembers); an import keeps such numbers as written
  * (parseExact).
  */
-import { closingQuote } from '../json-strings.ts';
+import { closingQuote, memberSpans } from '../json-strings.ts';
 
 /** One member of a JSON object as written: its key (read) and `"key":value` (the text, spaces inside kept). */
 export interface Member {
@@ -13,48 +13,15 @@ export interface Member {
   text: string;
 }
 
-const QUOTE = 34;
-const COMMA = 44;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-
 /**
  * The members of the JSON object `text`, in order, duplicates included (JSON.parse keeps the last). The
- * text must be valid JSON whose value is an object (JSON.parse said so): only the top level is read,
- * strings skipped whole.
+ * text must be valid JSON whose value is an object (JSON.parse said so): only the top level is read.
  */
 export function objectMembers(text: string): Member[] {
-  const members: Member[] = [];
-  let depth = 0;
-  let start = -1;
-  let keyEnd = -1;
-  const close = (at: number) => {
-    if (start < 0) return;
+  return memberSpans(text).map(({ start, keyEnd, end }) => {
     const key = text.slice(start + 1, keyEnd);
-    members.push({ key: key.includes('\\') ? (JSON.parse(`"${key}"`) as string) : key, text: text.slice(start, at).trimEnd() });
-    start = -1;
-  };
-  for (let i = text.indexOf('{') + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const end = closingQuote(text, i);
-      if (depth === 0 && start < 0) {
-        start = i;
-        keyEnd = end;
-      }
-      i = end;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (depth === 0) {
-        close(i);
-        break;
-      }
-      depth--;
-    } else if (c === COMMA && depth === 0) close(i);
-  }
-  return members;
+    return { key: key.includes('\\') ? (JSON.parse(`"${key}"`) as string) : key, text: text.slice(start, end) };
+  });
 }
 
 /** The value of the last member `key` (the one JSON.parse keeps), as written; undefined when there is none. */
