@@ -23,7 +23,7 @@ export { UsageError } from '../host/options.ts';
  * name, so that it resolves the same from the sources (a checkout) and from the compiled bundle in
  * an installed package, wherever the bundler put this code.
  */
-export function inspectorPageDir(): string {
+function inspectorPageDir(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.resolve('sluice/package.json'))), 'out', 'renderer');
 }
 

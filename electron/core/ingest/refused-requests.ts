@@ -12,7 +12,7 @@ import { utf8Prefix } from '../utf8-prefix.ts';
 import type { IngestJob, RefusedRequest } from '../writer/protocol.ts';
 
 /** Refused requests stored, at most: this many at once, and as many again each minute. */
-export const REFUSALS_PER_MINUTE = 10;
+const REFUSALS_PER_MINUTE = 10;
 /** Of a refused request's body, the entry keeps this much. */
 export const REFUSED_PREVIEW_BYTES = 1024;
 /** Refusals that are not the client's mistake to see: the loop guard's (the sender records them). */
