@@ -12,6 +12,8 @@ describe('refusedPreview', () => {
 
   it('masks a value with escapes, and one the preview cuts short', () => {
     expect(refusedPreview(bytes('{"writeKey":"a\\"b_secret_WXYZ"}'))).toBe('{"writeKey":"••••WXYZ"}');
+    // The key in an escaped spelling is the same key to JSON.parse (and to the writeKey the body names).
+    expect(refusedPreview(bytes('{"write\\u004bey":"wk_escaped_ABCD","event":"E"}'))).toBe('{"write\\u004bey":"••••ABCD","event":"E"}');
     const cut = `{"pad":"${'x'.repeat(REFUSED_PREVIEW_BYTES - 40)}","writeKey":"${'s'.repeat(5000)}"}`;
     const preview = refusedPreview(bytes(cut));
     expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(REFUSED_PREVIEW_BYTES);

@@ -69,8 +69,19 @@ export class RefusedRequests {
   }
 }
 
-/** A `"writeKey": "…"` member as written (its value possibly cut short by the preview's end). */
-const WRITE_KEY_MEMBER = /("writeKey"\s*:\s*")((?:[^"\\]|\\.)*)("?)/g;
+/** A member with a string value as written: its key (escapes and all), and its value, possibly cut short by the preview's end. */
+const STRING_MEMBER = /("((?:[^"\\]|\\.)*)"\s*:\s*")((?:[^"\\]|\\.)*)("?)/g;
+
+/** Whether a key as written is `writeKey` as JSON reads it (`"write\u004bey"` is too). */
+function isWriteKey(written: string): boolean {
+  if (written === 'writeKey') return true;
+  if (!written.includes('\\')) return false;
+  try {
+    return JSON.parse(`"${written}"`) === 'writeKey';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The start of a refused request's body, as text (cut at a character), with each `writeKey` value
@@ -79,9 +90,11 @@ const WRITE_KEY_MEMBER = /("writeKey"\s*:\s*")((?:[^"\\]|\\.)*)("?)/g;
  */
 export function refusedPreview(body: Uint8Array): string {
   const start = utf8Prefix(Buffer.from(body.buffer, body.byteOffset, body.byteLength), 4 * REFUSED_PREVIEW_BYTES).toString('utf8');
-  const masked = start.replace(WRITE_KEY_MEMBER, (_, opening: string, value: string, closing: string) =>
+  const masked = start.replace(STRING_MEMBER, (member: string, opening: string, key: string, value: string, closing: string) => {
+    if (!isWriteKey(key)) return member;
     // A value cut short shows nothing of itself: its last characters are not the key's.
-    closing ? `${opening}••••${value.length > 8 ? value.slice(-4) : ''}"` : `${opening}••••`);
+    return closing ? `${opening}••••${value.length > 8 ? value.slice(-4) : ''}"` : `${opening}••••`;
+  });
   return utf8Prefix(Buffer.from(masked), REFUSED_PREVIEW_BYTES).toString('utf8');
 }
 
