@@ -39,7 +39,7 @@ const { file, searchIndex } = workerData as { file: string; searchIndex: boolean
 const port = parentPort!;
 const db = connect(file, 'writer');
 const storeRequest = requestStorer(db);
-const storeResult = deliveryResultRecorder(db);
+const storeResults = deliveryResultRecorder(db);
 const deliveries = deliveryWrites(db);
 const deletions = deletionWrites(db);
 const resetStore = storeResetter(db);
@@ -180,9 +180,7 @@ function flush(): void {
     const now = Date.now();
     const stored = results.map(({ id, results: unit }) => ({
       id,
-      unit: inSavepoint(() => {
-        for (const result of unit) storeResult(result, now);
-      }),
+      unit: inSavepoint(() => storeResults(unit, now)),
     }));
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     db.exec('COMMIT');

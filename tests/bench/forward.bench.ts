@@ -116,8 +116,9 @@ async function rawLoop(url: string, bodies: string[]) {
 /**
  * The floor under any forwarder that records each message's delivery and attempt (as the issue asks:
  * "attempts recorded and shown like webhook attempts"): the raw loop, plus recording each message's
- * result as Sluice does — its delivery's new state and its attempt row, Sluice's own statements,
- * committed in groups by a writer thread into a Sluice store holding the same pending deliveries.
+ * result as Sluice does — its delivery's new state and its share of the request's one record, Sluice's
+ * own statements, committed in groups by a writer thread into a Sluice store holding the same pending
+ * deliveries.
  */
 async function recordedLoop(url: string, bodies: string[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-forward-recorded-'));
@@ -142,8 +143,9 @@ async function recordedLoop(url: string, bodies: string[]) {
           const res = await pool.request({ path: '/v1/batch', method: 'POST', headers, body: `{"batch":[${slice.join(',')}]}` });
           const responseBody = await res.body.text();
           const durationMs = Math.round((performance.now() - t) * 10) / 10;
-          const requestHeaders = JSON.stringify(headers);
-          const responseHeaders = JSON.stringify(res.headers);
+          // One record of the request, each message's attempt a reference to it (as Sluice records a forward).
+          const request = { url: `${url}/v1/batch`, startedAt, durationMs, requestHeaders: JSON.stringify(headers), responseStatus: res.statusCode,
+            responseHeaders: JSON.stringify(res.headers), responseBody, errorCode: null, errorMessage: null };
           slice.forEach((body, j) => {
             recorder.add({
               deliveryId: ids[from + j]!,
@@ -155,7 +157,7 @@ async function recordedLoop(url: string, bodies: string[]) {
               lastError: null,
               body,
               signature: null,
-              attempts: [{ url: `${url}/v1/batch`, startedAt, durationMs, requestHeaders, responseStatus: res.statusCode, responseHeaders, responseBody, errorCode: null, errorMessage: null, outcome: 'success', retryAt: null }],
+              attempts: [{ ...request, outcome: 'success', retryAt: null, carriedBy: request }],
             });
           });
         }

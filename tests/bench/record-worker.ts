@@ -21,7 +21,7 @@ parentPort!.on('message', (message: { id: number; columns: ResultColumns } | 'cl
   db.exec('BEGIN IMMEDIATE');
   savepoint.run();
   const now = Date.now();
-  for (const result of results) record(result, now);
+  record(results, now);
   release.run();
   db.exec('COMMIT');
   parentPort!.postMessage(message.id);

@@ -2,7 +2,7 @@
 // every result and attempt must come back as it went, nulls included, through a real structured clone.
 import { deserialize, serialize } from 'node:v8';
 import { expect, it } from 'vitest';
-import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
+import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
 import { fromColumns, toColumns } from '../../electron/core/writer/result-columns.ts';
 
 const results: DeliveryResult[] = [
@@ -57,4 +57,28 @@ it('results survive the trip to the writer as columns, field for field', () => {
 
 it('an empty group is empty on arrival', () => {
   expect(fromColumns(toColumns([]))).toEqual([]);
+});
+
+it('a request that carried several deliveries crosses once and arrives as one object, each attempt\'s own outcome and error kept', () => {
+  const request: SharedRequest = {
+    url: 'http://127.0.0.1:9/v1/batch', startedAt: 40, durationMs: 7.5, requestHeaders: '{"Authorization":"Basic x"}',
+    responseStatus: 200, responseHeaders: '{"x":"1"}', responseBody: '{"success":true}', errorCode: null, errorMessage: null,
+  };
+  const other: SharedRequest = { ...request, startedAt: 50, responseStatus: null, responseBody: null, errorCode: 'reset', errorMessage: 'reset' };
+  const carried = (deliveryId: number, attempts: DeliveryResult['attempts']): DeliveryResult => ({
+    deliveryId, status: 'delivered', attemptCount: 1, firstAttemptAt: 40, nextAttemptAt: null, deadlineAt: 90, lastError: null, body: '{}', signature: null, attempts,
+  });
+  const group = [
+    carried(1, [{ ...request, outcome: 'success', retryAt: null, carriedBy: request }]),
+    carried(2, [{ ...request, errorCode: 'http', errorMessage: 'rejected alone', outcome: 'final', retryAt: null, carriedBy: request }]),
+    carried(3, [{ ...other, outcome: 'retry', retryAt: 60, carriedBy: other }]),
+    results[0]!,
+  ];
+  const columns = toColumns(group);
+  expect(columns.requestTexts).toHaveLength(2 * 6); // each request once
+  const arrived = fromColumns(deserialize(serialize(columns)));
+  expect(arrived).toEqual(group);
+  expect(arrived[0]!.attempts[0]!.carriedBy).toBe(arrived[1]!.attempts[0]!.carriedBy); // one object: recorded once
+  expect(arrived[2]!.attempts[0]!.carriedBy).not.toBe(arrived[0]!.attempts[0]!.carriedBy);
+  expect(arrived[3]!.attempts[0]!.carriedBy).toBeUndefined();
 });

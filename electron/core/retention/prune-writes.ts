@@ -6,14 +6,19 @@ import { emptySearchIndexes } from '../store/search-index.ts';
 /**
  * Removing messages, in the store's writer thread, a slice per write op (each a unit of a group
  * commit, so ingestion goes on between slices): a message goes with its deliveries (replays too), their
- * attempts (cascade), its audience-sync entry, and the requests older than the oldest message left.
+ * attempts (cascade; a forwarded request's record with the last message it carried), its audience-sync entry, and the requests older than the oldest message left.
  * Deletion requests' notifications (deliveries without a message) are not touched. The tracking plan
  * counts follow by themselves (migration 10's triggers).
  */
 export function pruneWrites(db: DatabaseSync) {
   const IDS = 'SELECT value FROM json_each(?)';
   const countDeliveries = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE message_id IN (${IDS})`);
-  const countAttempts = db.prepare(`SELECT count(*) AS n FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS}))`);
+  // A forwarded message's attempt is its share of a request (forward_attempts); the request's record
+  // goes with the last message it carried (migration 17's trigger), so a batch pruned in part keeps it.
+  const countAttempts = db.prepare(
+    `SELECT (SELECT count(*) FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS})))
+       + (SELECT count(*) FROM forward_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS}))) AS n`,
+  );
   const deleteDeliveries = db.prepare(`DELETE FROM deliveries WHERE message_id IN (${IDS})`);
   const deleteSyncEntries = db.prepare(`DELETE FROM audience_sync_messages WHERE message_id IN (${IDS})`);
   const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
@@ -39,7 +44,7 @@ export function pruneWrites(db: DatabaseSync) {
   function remove(ids: number[]): Omit<Removed, 'lastId' | 'keptPending'> {
     if (ids.length === 0) return { messages: 0, deliveries: 0, attempts: 0 };
     const list = JSON.stringify(ids);
-    const attempts = (countAttempts.get(list) as { n: number }).n;
+    const attempts = (countAttempts.get(list, list) as { n: number }).n;
     const deliveries = (countDeliveries.get(list) as { n: number }).n;
     deleteDeliveries.run(list);
     deleteSyncEntries.run(list);

@@ -23,6 +23,9 @@ export function deletionWrites(db: DatabaseSync): DeletionWrites {
   const IDS = 'SELECT value FROM json_each(?)';
   const scrubResponses = db.prepare(`UPDATE attempts SET response_body = NULL WHERE response_body IS NOT NULL
     AND delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS}))`);
+  // A forwarded batch's answer is one record shared by its messages: it goes when any of them is purged.
+  const scrubForwardResponses = db.prepare(`UPDATE forward_requests SET response_body = NULL WHERE response_body IS NOT NULL
+    AND id IN (SELECT request_id FROM forward_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS})))`);
   const scrubBodies = db.prepare(`UPDATE deliveries SET body = NULL, body_override = NULL WHERE message_id IN (${IDS})`);
   const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
   const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
@@ -34,6 +37,7 @@ export function deletionWrites(db: DatabaseSync): DeletionWrites {
       if (ids.length === 0) return 0;
       const list = JSON.stringify(ids);
       scrubResponses.run(list);
+      scrubForwardResponses.run(list);
       scrubBodies.run(list);
       return Number(deleteMessages.run(list).changes);
     },

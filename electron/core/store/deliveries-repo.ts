@@ -105,6 +105,29 @@ export function failedNowSql(forDestination: boolean): string {
     ORDER BY d.id LIMIT ?`;
 }
 
+// A forwarded attempt's error: the request's, unless the receiver refused this message alone (its own
+// error then, in forward_attempts; migration 17).
+const CARRIED_OWN = 'f.error_code IS NOT NULL OR f.error_message IS NOT NULL';
+const CARRIED_ERROR_CODE = `CASE WHEN ${CARRIED_OWN} THEN f.error_code ELSE r.error_code END`;
+const CARRIED_ERROR_MESSAGE = `CASE WHEN ${CARRIED_OWN} THEN f.error_message ELSE r.error_message END`;
+
+/**
+ * A delivery's attempts, oldest first: its own rows (attempts: webhooks, and forwards recorded before
+ * migration 17), then its shares of the requests that carried it (a forwarded batch, recorded once:
+ * forward_requests), each with the request's url, timing, headers and answer and its own outcome.
+ * An attempt's id is its row's, or its request's. Both halves are seeks on the delivery's id.
+ */
+const ATTEMPTS_SQL = `SELECT id, delivery_id AS deliveryId, url, started_at AS startedAt, duration_ms AS durationMs,
+    request_headers AS requestHeaders, response_status AS responseStatus, response_headers AS responseHeaders,
+    response_body AS responseBody, error_code AS errorCode, error_message AS errorMessage, outcome,
+    retry_at AS retryAt, 0 AS carried
+  FROM attempts WHERE delivery_id = ?
+  UNION ALL
+  SELECT r.id, f.delivery_id, r.url, r.started_at, r.duration_ms, r.request_headers, r.response_status, r.response_headers,
+    r.response_body, ${CARRIED_ERROR_CODE}, ${CARRIED_ERROR_MESSAGE}, f.outcome, f.retry_at, 1
+  FROM forward_attempts f JOIN forward_requests r ON r.id = f.request_id WHERE f.delivery_id = ?
+  ORDER BY carried, id`;
+
 /** "Replay all failed" replays at most this many deliveries at a time (the oldest). */
 export const FAILED_NOW_MAX = 10_000;
 
@@ -137,13 +160,7 @@ export class DeliveriesRepo {
     this.#nextDueAfter = db.prepare(NEXT_DUE_AFTER_SQL);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
     this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
-    this.#attempts = db.prepare(
-      `SELECT id, delivery_id AS deliveryId, url, started_at AS startedAt, duration_ms AS durationMs,
-         request_headers AS requestHeaders, response_status AS responseStatus, response_headers AS responseHeaders,
-         response_body AS responseBody, error_code AS errorCode, error_message AS errorMessage, outcome,
-         retry_at AS retryAt
-       FROM attempts WHERE delivery_id = ? ORDER BY id`,
-    );
+    this.#attempts = db.prepare(ATTEMPTS_SQL);
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status');
     this.#forDeletion = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE deletion_request_id = ? ORDER BY id`);
     // "Failed now": the latest delivery to the destination's own webhooks of its message (or of its
@@ -158,10 +175,19 @@ export class DeliveriesRepo {
     );
     // Counted from the partial index deliveries_destination_due (its WHERE is this one), not the table.
     this.#waiting = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')`);
-    // One probe of attempts_delivery per delivery (its newest attempt), not a scan of their attempts.
+    // Per delivery its newest attempt — its newest forwarded one (a seek in forward_attempts' key), else
+    // its newest own row (a probe of attempts_delivery) — not a scan of their attempts.
     this.#lastAttempts = db.prepare(
-      `SELECT a.delivery_id AS deliveryId, a.error_code AS errorCode, a.response_status AS responseStatus, a.outcome
-       FROM json_each(?) AS j JOIN attempts a ON a.id = (SELECT max(id) FROM attempts WHERE delivery_id = j.value)`,
+      `SELECT j.value AS deliveryId,
+         CASE WHEN f.delivery_id IS NULL THEN a.error_code ELSE ${CARRIED_ERROR_CODE} END AS errorCode,
+         CASE WHEN f.delivery_id IS NULL THEN a.response_status ELSE r.response_status END AS responseStatus,
+         coalesce(f.outcome, a.outcome) AS outcome
+       FROM json_each(?) AS j
+         LEFT JOIN forward_attempts f ON f.delivery_id = j.value
+           AND f.request_id = (SELECT max(request_id) FROM forward_attempts WHERE delivery_id = j.value)
+         LEFT JOIN forward_requests r ON r.id = f.request_id
+         LEFT JOIN attempts a ON f.delivery_id IS NULL AND a.id = (SELECT max(id) FROM attempts WHERE delivery_id = j.value)
+       WHERE f.delivery_id IS NOT NULL OR a.id IS NOT NULL`,
     );
   }
 
@@ -270,11 +296,13 @@ export class DeliveriesRepo {
     });
   }
 
+  /** A delivery's attempts, oldest first (ATTEMPTS_SQL: its own rows, then its shares of the requests that carried it). */
   attempts(deliveryId: number): Attempt[] {
-    return (this.#attempts.all(deliveryId) as unknown as (Omit<Attempt, 'requestHeaders' | 'responseHeaders'> & {
+    return (this.#attempts.all(deliveryId, deliveryId) as unknown as (Omit<Attempt, 'requestHeaders' | 'responseHeaders'> & {
       requestHeaders: string;
       responseHeaders: string | null;
-    })[]).map((row) => ({
+      carried?: number;
+    })[]).map(({ carried: _carried, ...row }) => ({
       ...row,
       requestHeaders: JSON.parse(row.requestHeaders) as Record<string, string>,
       responseHeaders: row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),

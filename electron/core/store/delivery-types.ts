@@ -25,7 +25,17 @@ export interface AttemptRecord {
   errorMessage: string | null;
   outcome: 'success' | 'retry' | 'final';
   retryAt: number | null;
+  /**
+   * The request this attempt was one message of, when one request carried several deliveries (a
+   * forwarded batch): recorded once for all of them, each delivery's attempt a reference to it
+   * (delivery-results.ts). This record's request fields are that request's; its error differs only
+   * when the receiver refused this message alone.
+   */
+  carriedBy?: SharedRequest;
 }
+
+/** A request several deliveries went in, as recorded once for all of them (migration 17: forward_requests). */
+export type SharedRequest = Omit<AttemptRecord, 'outcome' | 'retryAt' | 'carriedBy'>;
 
 /** The outcome of one delivery round: the delivery's new state and the attempts it made. */
 export interface DeliveryResult {

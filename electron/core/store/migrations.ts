@@ -475,6 +475,51 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE messages ADD COLUMN warning TEXT;
     `,
   },
+  {
+    version: 17,
+    name: 'one attempt record per forwarded request',
+    sql: `
+      -- A request to a Tracking API carries up to a hundred messages (a batch): its request and answer
+      -- are recorded once, in forward_requests, and each message's delivery refers to it from
+      -- forward_attempts with what that request meant for it — the outcome and next retry (a batch's
+      -- messages may differ there: each has its own retry window), and its own error only when the API
+      -- refused that message alone (NULL, NULL: the request's). Writing a reference per message instead
+      -- of a copy of the request and its answer is what lets forwarding keep up with a batched loop. The
+      -- attempts table keeps one row per attempt of the other kinds (webhooks) and the forwarded attempts
+      -- recorded before this migration, read beside these (deliveries-repo.ts: attempts()).
+      CREATE TABLE forward_requests (
+        id INTEGER PRIMARY KEY,
+        url TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        duration_ms REAL,
+        request_headers TEXT NOT NULL,            -- JSON
+        response_status INTEGER,
+        response_headers TEXT,                    -- JSON
+        response_body TEXT,                       -- truncated at 64 KB
+        error_code TEXT CHECK (error_code IN ('timeout', 'tls', 'connect', 'reset', 'http')),
+        error_message TEXT
+      );
+      CREATE TABLE forward_attempts (
+        delivery_id INTEGER NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+        request_id INTEGER NOT NULL REFERENCES forward_requests(id),
+        outcome TEXT NOT NULL CHECK (outcome IN ('success', 'retry', 'final')),
+        retry_at INTEGER,
+        error_code TEXT CHECK (error_code IN ('timeout', 'tls', 'connect', 'reset', 'http')),
+        error_message TEXT,
+        PRIMARY KEY (delivery_id, request_id)
+      ) WITHOUT ROWID;
+      -- Request ids only grow: each insert appends at the index's right edge.
+      CREATE INDEX forward_attempts_request ON forward_attempts (request_id);
+      -- A request's record goes with the last message it carried, and not before: whatever removes a
+      -- delivery (retention, a clear, a reset) removes its forward_attempts rows (the cascade), and the
+      -- last one of a request takes the request with it.
+      CREATE TRIGGER forward_requests_released AFTER DELETE ON forward_attempts
+        WHEN NOT EXISTS (SELECT 1 FROM forward_attempts WHERE request_id = old.request_id)
+      BEGIN
+        DELETE FROM forward_requests WHERE id = old.request_id;
+      END;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

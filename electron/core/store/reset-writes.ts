@@ -14,6 +14,8 @@ export function storeResetter(db: DatabaseSync): () => number {
     const { n } = countMessages.get() as { n: number };
     db.exec(`
       DELETE FROM attempts;
+      DELETE FROM forward_attempts;
+      DELETE FROM forward_requests;
       DELETE FROM deliveries;`);
     // The search indexes emptied at once, not message by message (their trigger then has nothing to do).
     emptySearchIndexes(db);

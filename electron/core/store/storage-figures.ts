@@ -16,7 +16,9 @@ const SAMPLE_WINDOWS = 8;
 /** …of this many ids each. */
 const SAMPLE_WIDTH = 500;
 
-const COUNTED = ['messages', 'deliveries', 'attempts'] as const;
+// The attempts figure counts attempt records: a row per attempt of its own (webhooks), and one per
+// forwarded request, shared by the messages it carried (migration 17).
+const COUNTED = ['messages', 'deliveries', 'attempts', 'forward_requests'] as const;
 
 /**
  * What the store holds, for Settings — in milliseconds on a store of ten million messages, so nothing
@@ -52,7 +54,7 @@ export function storageFigures(db: DatabaseSync, dataDir: string): StorageFigure
     databaseFile,
     messages: counts[0]!,
     deliveries: counts[1]!,
-    attempts: counts[2]!,
+    attempts: counts[2]! + counts[3]!,
     approximate,
     databaseBytes: fileSize(databaseFile),
     walBytes: fileSize(`${databaseFile}-wal`),

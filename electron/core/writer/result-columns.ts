@@ -1,37 +1,58 @@
-import type { AttemptRecord, DeliveryResult } from '../store/delivery-types.ts';
+import type { AttemptRecord, DeliveryResult, SharedRequest } from '../store/delivery-types.ts';
 
 /**
  * Delivery results as they cross to the writer thread: numbers in one Float64Array, texts in flat
  * arrays. A structured clone of flat arrays costs a fraction of JSON (whose every body and header
  * string is escaped again inside the outer text) or of a clone of many small objects — and this
- * is paid once per delivery on the engine's thread. NaN stands for null in the numbers.
+ * is paid once per delivery on the engine's thread. NaN stands for null in the numbers. A request
+ * that carried several deliveries (an attempt's `carriedBy`) crosses once, its attempts by index, and
+ * comes out as one object again, which the recorder records once.
  */
 export interface ResultColumns {
   /** Per result: deliveryId, attemptCount, firstAttemptAt, nextAttemptAt, deadlineAt, attempts. */
   numbers: Float64Array;
   /** Per result: status, lastError, body, signature. */
   texts: (string | null)[];
-  /** Per attempt: startedAt, durationMs, responseStatus, retryAt. */
+  /** Per attempt: startedAt, durationMs, responseStatus, retryAt, index of its carrying request (NaN: none). */
   attemptNumbers: Float64Array;
-  /** Per attempt: url, requestHeaders, responseHeaders, responseBody, errorCode, errorMessage, outcome. */
+  /** Per attempt: url, requestHeaders, responseHeaders, responseBody (null when carried: the request's), errorCode, errorMessage, outcome. */
   attemptTexts: (string | null)[];
+  /** Per carrying request: startedAt, durationMs, responseStatus. */
+  requestNumbers: Float64Array;
+  /** Per carrying request: url, requestHeaders, responseHeaders, responseBody, errorCode, errorMessage. */
+  requestTexts: (string | null)[];
 }
 
 const NUMBERS = 6;
 const TEXTS = 4;
-const ATTEMPT_NUMBERS = 4;
+const ATTEMPT_NUMBERS = 5;
 const ATTEMPT_TEXTS = 7;
+const REQUEST_NUMBERS = 3;
+const REQUEST_TEXTS = 6;
 
 const orNaN = (value: number | null) => (value === null ? NaN : value);
 const orNull = (value: number) => (Number.isNaN(value) ? null : value);
 
 export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
   let attemptTotal = 0;
-  for (const result of results) attemptTotal += result.attempts.length;
+  const requests = new Map<SharedRequest, number>();
+  for (const result of results) {
+    attemptTotal += result.attempts.length;
+    for (const attempt of result.attempts) if (attempt.carriedBy && !requests.has(attempt.carriedBy)) requests.set(attempt.carriedBy, requests.size);
+  }
   const numbers = new Float64Array(results.length * NUMBERS);
   const texts: (string | null)[] = [];
   const attemptNumbers = new Float64Array(attemptTotal * ATTEMPT_NUMBERS);
   const attemptTexts: (string | null)[] = [];
+  const requestNumbers = new Float64Array(requests.size * REQUEST_NUMBERS);
+  const requestTexts: (string | null)[] = [];
+  for (const [request, index] of requests) {
+    const m = index * REQUEST_NUMBERS;
+    requestNumbers[m] = request.startedAt;
+    requestNumbers[m + 1] = request.durationMs;
+    requestNumbers[m + 2] = orNaN(request.responseStatus);
+    requestTexts.push(request.url, request.requestHeaders, request.responseHeaders, request.responseBody, request.errorCode, request.errorMessage);
+  }
   let a = 0;
   results.forEach((r, i) => {
     const n = i * NUMBERS;
@@ -44,18 +65,39 @@ export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
     texts.push(r.status, r.lastError, r.body, r.signature);
     for (const attempt of r.attempts) {
       const m = a++ * ATTEMPT_NUMBERS;
-      attemptNumbers[m] = attempt.startedAt;
-      attemptNumbers[m + 1] = attempt.durationMs;
-      attemptNumbers[m + 2] = orNaN(attempt.responseStatus);
+      const carried = attempt.carriedBy !== undefined;
+      attemptNumbers[m] = carried ? NaN : attempt.startedAt;
+      attemptNumbers[m + 1] = carried ? NaN : attempt.durationMs;
+      attemptNumbers[m + 2] = carried ? NaN : orNaN(attempt.responseStatus);
       attemptNumbers[m + 3] = orNaN(attempt.retryAt);
-      attemptTexts.push(attempt.url, attempt.requestHeaders, attempt.responseHeaders, attempt.responseBody,
-        attempt.errorCode, attempt.errorMessage, attempt.outcome);
+      attemptNumbers[m + 4] = carried ? requests.get(attempt.carriedBy!)! : NaN;
+      if (carried) attemptTexts.push(null, null, null, null, attempt.errorCode, attempt.errorMessage, attempt.outcome);
+      else {
+        attemptTexts.push(attempt.url, attempt.requestHeaders, attempt.responseHeaders, attempt.responseBody,
+          attempt.errorCode, attempt.errorMessage, attempt.outcome);
+      }
     }
   });
-  return { numbers, texts, attemptNumbers, attemptTexts };
+  return { numbers, texts, attemptNumbers, attemptTexts, requestNumbers, requestTexts };
 }
 
-export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts }: ResultColumns): DeliveryResult[] {
+export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requestNumbers, requestTexts }: ResultColumns): DeliveryResult[] {
+  const requests: SharedRequest[] = [];
+  for (let k = 0; k < requestNumbers.length / REQUEST_NUMBERS; k++) {
+    const m = k * REQUEST_NUMBERS;
+    const s = k * REQUEST_TEXTS;
+    requests.push({
+      url: requestTexts[s]!,
+      startedAt: requestNumbers[m]!,
+      durationMs: requestNumbers[m + 1]!,
+      requestHeaders: requestTexts[s + 1]!,
+      responseStatus: orNull(requestNumbers[m + 2]!),
+      responseHeaders: requestTexts[s + 2]!,
+      responseBody: requestTexts[s + 3]!,
+      errorCode: requestTexts[s + 4] as SharedRequest['errorCode'],
+      errorMessage: requestTexts[s + 5]!,
+    });
+  }
   const results: DeliveryResult[] = [];
   let a = 0;
   for (let i = 0; i < numbers.length / NUMBERS; i++) {
@@ -65,19 +107,27 @@ export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts }: Re
     for (let k = 0; k < numbers[n + 5]!; k++, a++) {
       const m = a * ATTEMPT_NUMBERS;
       const s = a * ATTEMPT_TEXTS;
-      attempts.push({
-        url: attemptTexts[s]!,
-        startedAt: attemptNumbers[m]!,
-        durationMs: attemptNumbers[m + 1]!,
-        requestHeaders: attemptTexts[s + 1]!,
-        responseStatus: orNull(attemptNumbers[m + 2]!),
-        responseHeaders: attemptTexts[s + 2]!,
-        responseBody: attemptTexts[s + 3]!,
+      const own = {
         errorCode: attemptTexts[s + 4] as AttemptRecord['errorCode'],
         errorMessage: attemptTexts[s + 5]!,
         outcome: attemptTexts[s + 6] as AttemptRecord['outcome'],
         retryAt: orNull(attemptNumbers[m + 3]!),
-      });
+      };
+      const carriedBy = Number.isNaN(attemptNumbers[m + 4]!) ? undefined : requests[attemptNumbers[m + 4]!]!;
+      attempts.push(
+        carriedBy
+          ? { ...carriedBy, ...own, carriedBy }
+          : {
+              url: attemptTexts[s]!,
+              startedAt: attemptNumbers[m]!,
+              durationMs: attemptNumbers[m + 1]!,
+              requestHeaders: attemptTexts[s + 1]!,
+              responseStatus: orNull(attemptNumbers[m + 2]!),
+              responseHeaders: attemptTexts[s + 2]!,
+              responseBody: attemptTexts[s + 3]!,
+              ...own,
+            },
+      );
     }
     results.push({
       deliveryId: numbers[n]!,

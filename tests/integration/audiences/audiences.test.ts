@@ -240,6 +240,7 @@ describe('audience rules', () => {
       ALTER TABLE audiences DROP COLUMN destination_ids; -- schema 13's
       ALTER TABLE profile_users DROP COLUMN via; -- schema 15's
       ALTER TABLE messages DROP COLUMN warning; -- schema 16's
+      DROP TRIGGER forward_requests_released; DROP TABLE forward_attempts; DROP TABLE forward_requests; -- schema 17's
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
     db.close();

@@ -1,7 +1,7 @@
 import { SEGMENT_MAX_MESSAGE_BYTES } from '../../../../shared/limits.ts';
 import { LOOP_HEADER } from '../../../../shared/loop-guard.ts';
 import type { DueDelivery } from '../../store/deliveries-repo.ts';
-import type { AttemptRecord } from '../../store/delivery-types.ts';
+import type { AttemptRecord, SharedRequest } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
 import type { PreparedBody } from '../body.ts';
 import { RETRY_WINDOW_MS } from '../retry-schedule.ts';
@@ -47,9 +47,9 @@ interface Item {
  * One round of a tracking-api destination (the engine's batch of its due deliveries): each message,
  * as the Tracking API takes it from a client (webhookBody's "forward" shape), goes in `{"batch": […]}`
  * requests of at most `batchSize` messages and MAX_FORWARD_BYTES, with the write key as Basic auth,
- * gzipped when asked — the same durable queue, retry schedule and attempt records as webhooks: a
- * request's answer is each of its messages' (2xx delivered; 5xx, 408, 429 and network errors retried;
- * another 4xx final, with the API's reason). Messages that passed through other Sluices go in
+ * gzipped when asked — the same durable queue and retry schedule as webhooks: a request's answer is
+ * each of its messages' (2xx delivered; 5xx, 408, 429 and network errors retried; another 4xx final,
+ * with the API's reason), and each message's attempt refers to the request, recorded once (carriedBy). Messages that passed through other Sluices go in
  * requests of their own, each with its Sluice-Loop chain; a replay to a typed URL goes there.
  */
 async function runForwardRound(
@@ -122,8 +122,9 @@ async function runForwardRound(
     const retryAfterMs = maxRetryAfter([result], now);
     const errorMessage = result.ok ? null : withReason(result);
     const refused = result.ok ? rejectedByIndex(result) : undefined;
-    // The same request for each of its messages: its headers and answer serialized once, not per message.
-    const shared = requestRecord(url, headers, result);
+    // The same request for each of its messages: its headers and answer serialized once, and recorded
+    // once (carriedBy), each message's attempt a reference to it with what it meant for that message.
+    const request: SharedRequest = { ...requestRecord(url, headers, result), errorMessage };
     for (const [index, { delivery, body }] of items.entries()) {
       // Accepted as a batch, but this message refused (a Sluice upstream says which, with why): final.
       const rejection = refused?.get(index);
@@ -134,7 +135,7 @@ async function runForwardRound(
           result: {
             deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount + 1, firstAttemptAt, nextAttemptAt: null,
             deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null,
-            attempts: [{ ...shared, errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null }],
+            attempts: [{ ...request, errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null, carriedBy: request }],
           },
           announced: delivery,
         });
@@ -145,7 +146,7 @@ async function runForwardRound(
       const { status, next, lastError } = settle(parts, {
         attemptCount, firstAttemptAt, now, delivered: result.ok, retryable: result.retryable, retryAfterMs, error: errorMessage,
       });
-      const attempt: AttemptRecord = { ...shared, errorMessage, ...attemptOutcome(result.ok, status, next) };
+      const attempt: AttemptRecord = { ...request, ...attemptOutcome(result.ok, status, next), carriedBy: request };
       outcomes.push({
         result: {
           deliveryId: delivery.id,
