@@ -1,5 +1,15 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { DeliveryResult, SharedRequest } from './delivery-types.ts';
+import type { AttemptRecord, DeliveryResult, SharedRequest } from './delivery-types.ts';
+
+/** What a request that carried several deliveries meant for each of them (the recorder's grouping). */
+interface Shares {
+  /** Every delivery it carried. */
+  ids: number[];
+  /** Those whose attempt has the request's error, by outcome and next retry. */
+  alike: Map<string, { outcome: AttemptRecord['outcome']; retryAt: number | null; ids: number[] }>;
+  /** Those the receiver refused alone: their own error. */
+  own: { deliveryId: number; attempt: AttemptRecord }[];
+}
 
 /**
  * Records a group of rounds' results: each delivery's new state and its attempts — a row per attempt
@@ -40,22 +50,18 @@ export function deliveryResultRecorder(db: DatabaseSync): (results: readonly Del
      VALUES (?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) AND ${PURGED})
        THEN NULL ELSE ? END, ?, ?)`,
   );
-  // Each delivery's share: its own error only when it differs from the request's (NULL, NULL: the request's).
-  const insertCarried = db.prepare(
+  // Each delivery's share: its outcome and next retry, and its own error only when it differs from the
+  // request's (NULL, NULL: the request's). The shares that say the same (all of a batch, mostly) are
+  // one statement per request, not one per message.
+  const insertShares = db.prepare(
+    'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at) SELECT value, ?, ?, ? FROM json_each(?)',
+  );
+  const insertOwnShare = db.prepare(
     'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at, error_code, error_message) VALUES (?, ?, ?, ?, ?, ?)',
   );
   return (results, now) => {
-    /** The shared requests of this group: the deliveries each carried, then its id once inserted. */
-    const carried = new Map<SharedRequest, number[]>();
-    for (const result of results) {
-      for (const { carriedBy } of result.attempts) {
-        if (!carriedBy) continue;
-        const ids = carried.get(carriedBy);
-        if (ids) ids.push(result.deliveryId);
-        else carried.set(carriedBy, [result.deliveryId]);
-      }
-    }
-    const requestIds = new Map<SharedRequest, number>();
+    /** The requests that carried deliveries of this group, each with its shares. */
+    const requests = new Map<SharedRequest, Shares>();
     for (const result of results) {
       updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
         result.lastError, result.body, result.body, result.signature, now, result.deliveryId);
@@ -66,15 +72,25 @@ export function deliveryResultRecorder(db: DatabaseSync): (results: readonly Del
             a.responseHeaders, a.responseBody, result.deliveryId, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
           continue;
         }
-        let requestId = requestIds.get(request);
-        if (requestId === undefined) {
-          requestId = Number(insertRequest.run(request.url, request.startedAt, request.durationMs, request.requestHeaders,
-            request.responseStatus, request.responseHeaders, JSON.stringify(carried.get(request)), request.responseBody,
-            request.errorCode, request.errorMessage).lastInsertRowid);
-          requestIds.set(request, requestId);
+        let shares = requests.get(request);
+        if (!shares) requests.set(request, (shares = { ids: [], alike: new Map(), own: [] }));
+        shares.ids.push(result.deliveryId);
+        if (a.errorCode !== request.errorCode || a.errorMessage !== request.errorMessage) shares.own.push({ deliveryId: result.deliveryId, attempt: a });
+        else {
+          const key = `${a.outcome} ${a.retryAt}`;
+          const alike = shares.alike.get(key);
+          if (alike) alike.ids.push(result.deliveryId);
+          else shares.alike.set(key, { outcome: a.outcome, retryAt: a.retryAt, ids: [result.deliveryId] });
         }
-        const own = a.errorCode !== request.errorCode || a.errorMessage !== request.errorMessage;
-        insertCarried.run(result.deliveryId, requestId, a.outcome, a.retryAt, own ? a.errorCode : null, own ? a.errorMessage : null);
+      }
+    }
+    for (const [request, { ids, alike, own }] of requests) {
+      const requestId = Number(insertRequest.run(request.url, request.startedAt, request.durationMs, request.requestHeaders,
+        request.responseStatus, request.responseHeaders, JSON.stringify(ids), request.responseBody,
+        request.errorCode, request.errorMessage).lastInsertRowid);
+      for (const share of alike.values()) insertShares.run(requestId, share.outcome, share.retryAt, JSON.stringify(share.ids));
+      for (const { deliveryId, attempt } of own) {
+        insertOwnShare.run(deliveryId, requestId, attempt.outcome, attempt.retryAt, attempt.errorCode, attempt.errorMessage);
       }
     }
   };
