@@ -6,16 +6,31 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { countMessages, idAtTime, matchAt } from './store/message-counts.ts';
 import type { CountJob, CountReply } from './store/message-counter.ts';
 import { openReadOnly } from './store/connection.ts';
+import { DeliveriesRepo } from './store/deliveries-repo.ts';
+import { MessagesRepo } from './store/messages-repo.ts';
+import type { IdsQuery } from './store/message-counter.ts';
+import { storeStats } from './store/store-stats.ts';
 
 const { file } = workerData as { file: string };
 const port = parentPort!;
 const db = openReadOnly(file);
+let repos: { messages: MessagesRepo; deliveries: DeliveriesRepo } | undefined;
+
+/** A page of ids for a wait or a list of the core's (queries/store-reader.ts), read here once the store is large. */
+function ids({ of, terms, search, afterId, limit }: IdsQuery): number[] {
+  repos ??= { messages: new MessagesRepo(db), deliveries: new DeliveriesRepo(db) };
+  return repos[of].idsAfter(terms, search, afterId, limit);
+}
 
 port.on('message', (job: CountJob) => {
   let reply: CountReply;
   try {
     const value =
-      job.kind === 'count' ? countMessages(db, job.query) : job.kind === 'offset' ? matchAt(db, job.query, job.offset) : idAtTime(db, job.at);
+      job.kind === 'count' ? countMessages(db, job.query)
+      : job.kind === 'offset' ? matchAt(db, job.query, job.offset)
+      : job.kind === 'ids' ? ids(job.query)
+      : job.kind === 'stats' ? storeStats(db)
+      : idAtTime(db, job.at);
     reply = { id: job.id, ok: true, value };
   } catch (error) {
     reply = { id: job.id, ok: false, message: (error as Error).message };

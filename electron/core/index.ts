@@ -17,6 +17,7 @@ import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { MessageCounter } from './store/message-counter.ts';
+import { StoreReader } from './queries/store-reader.ts';
 import { databaseFile, openDatabase } from './store/database.ts';
 import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
@@ -202,10 +203,10 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     onDeliveries: () => delivery.kick(),
     ...(options.random ? { random: options.random } : {}),
   });
-  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries });
+  const counter = new MessageCounter(databaseFile(options.dataDir));
+  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }) });
   const rechecks = new Rechecks(writer, bus, planStats);
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
-  const counter = new MessageCounter(databaseFile(options.dataDir));
   const health = new StoreHealthTracker({
     file: databaseFile(options.dataDir),
     bus,

@@ -60,9 +60,9 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
     switch (endpoint) {
       case 'GET /messages': {
         const filter = filterOf(url);
-        return page(res, url, core.queries.generation, (after, limit) => {
-          const { rows, more } = core.queries.page(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/messages');
-          return { items: rows.map((row) => row.message), lastId: rows.at(-1)?.id, more };
+        return await page(res, url, core.queries.generation, async (after, limit) => {
+          const { rows, more, lastId } = await core.queries.page(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/messages');
+          return { items: rows.map((row) => row.message), lastId, more };
         }, 'messages');
       }
       case 'POST /messages/wait': {
@@ -87,15 +87,15 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         } catch {
           throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
         }
-        const found = core.queries.messageById(messageId);
+        const found = await core.queries.messageById(messageId);
         if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
         return send(res, 200, found);
       }
       case 'GET /deliveries': {
         const filter = { ...filterOf(url), ...optional(url, 'destination') } as Record<string, unknown>;
         if (filter.status !== undefined) filter.status = url.searchParams.get('status'); // a delivery status here
-        return page(res, url, core.queries.generation, (after, limit) => {
-          const { deliveries, more } = core.queries.deliveryPage(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/deliveries');
+        return await page(res, url, core.queries.generation, async (after, limit) => {
+          const { deliveries, more } = await core.queries.deliveryPage(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/deliveries');
           return { items: deliveries, lastId: deliveries.at(-1)?.id, more };
         }, 'deliveries');
       }
@@ -104,7 +104,7 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
       case 'POST /reset':
         return send(res, 200, await core.reset());
       case 'GET /stats':
-        return stats(core, res);
+        return await stats(core, res);
     }
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
@@ -236,13 +236,13 @@ function optional(url: URL, name: string): Record<string, string> {
  * refused (409 stale_cursor) rather than silently skipping the new rows. `read` gives the page after an
  * id: its items, the id of its last and whether more follow.
  */
-function page(
+async function page(
   res: ServerResponse,
   url: URL,
   generation: number,
-  read: (after: number, limit: number) => { items: unknown[]; lastId: number | undefined; more: boolean },
+  read: (after: number, limit: number) => Promise<{ items: unknown[]; lastId: number | undefined; more: boolean }>,
   key: string,
-): void {
+): Promise<void> {
   const limitText = url.searchParams.get('limit');
   const limit = limitText === null ? MAX_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ApiError(400, 'invalid_request', `limit must be a whole number from 1 to ${MAX_LIMIT}`);
@@ -254,7 +254,7 @@ function page(
     if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset since that page: start again without "after"');
     after = Number(cursor[2]);
   }
-  const { items, lastId, more } = read(after, limit);
+  const { items, lastId, more } = await read(after, limit);
   send(res, 200, { [key]: items, next: more && lastId !== undefined ? `${generation}:${lastId}` : null });
 }
 
@@ -287,9 +287,9 @@ function send(res: ServerResponse, status: number, body: unknown): void {
  * The counts, and `store`: the background check of the whole store and damage found while running,
  * with the fix. A damaged store the counts run into is answered 503 store_damaged — with `store` still.
  */
-function stats(core: HttpApiCore, res: ServerResponse): void {
+async function stats(core: HttpApiCore, res: ServerResponse): Promise<void> {
   try {
-    send(res, 200, { ...core.queries.stats(), store: core.health.view() });
+    send(res, 200, { ...(await core.queries.stats()), store: core.health.view() });
   } catch (error) {
     const failure = storeFailureAnswer(core, error);
     if (!failure) throw error;

@@ -7,13 +7,21 @@
  * through the column that holds the same value where there is one (a track's event, the ids), so that
  * most rows are not parsed. A field matches by its text, as `matches` compares (a userId of 42 matches "42").
  */
+import { asciiLower, wordsOf } from '../../../shared/message-query.ts';
+import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
+import type { IndexHint } from '../store/message-query-sql.ts';
 import type { MessageFilter } from './filters.ts';
 
 export interface SqlTerms {
   where: string[];
   params: (string | number)[];
+  /**
+   * A search index whose matches hold every row the terms pick (a necessary condition, the terms
+   * stay the exact test): read through it where it covers the messages (store/message-search.ts),
+   * so that a filter naming an id, an event or a payload string does not test every stored row.
+   */
+  index?: IndexHint;
 }
-
 /**
  * The text of the received message's field at `path` as `String(value)` reads it (a string, a
  * number, true or false); NULL when it is missing, null, an object, or the text is not JSON (a
@@ -28,18 +36,24 @@ function receivedText(path: string): string {
 }
 
 /**
- * The filter's terms. Only the fields compared exactly and `violations`: a filter on properties,
- * traits or context (matched in part, deeply) is not read by SQL yet, and is refused here rather than
- * ignored.
+ * The filter's terms (`everyOrigin`: Violation Generated events too, as a lookup by messageId finds
+ * them), and the search index that narrows them where one can (`index`): the trigram index of the
+ * ids (3 characters or more: its terms are trigrams), else the word index for the event and for the
+ * strings the filter names in part (properties, traits, context: matched in part by `matches` in
+ * JavaScript, on the rows these terms give).
  */
-export function filterSql(filter: MessageFilter): SqlTerms {
+export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolean } = {}): SqlTerms {
   const where: string[] = [];
   const params: (string | number)[] = [];
   const add = (sql: string, ...values: (string | number)[]) => (where.push(sql), params.push(...values));
-  for (const key of ['properties', 'traits', 'context'] as const) {
-    if (filter[key] !== undefined) throw new TypeError(`filter.${key} is not read by this query (only waits match properties, traits and context)`);
-  }
   const text = (value: string | number) => String(value);
+  // A rejected message's fields are read from its text (ingestion recorded no columns it could not
+  // trust); the others' from the columns, which the trigram index holds.
+  const notRejected = filter.status !== undefined && filter.status !== 'rejected';
+  const trigrams: string[] = [];
+  const trigram = (column: string, value: string | number) => {
+    if ([...text(value)].length >= 3) trigrams.push(`{${column}} : "${asciiLower(text(value)).replaceAll('"', '""')}"`);
+  };
   // The row's type, or the message's own when ingestion knew no such type (a rejected message).
   if (filter.type !== undefined) add(`(m.type = ? OR (m.type IS NULL AND ${receivedText('$.type')} = ?))`, filter.type, filter.type);
   // An accepted (or duplicate) track's event column is its event; any other message's is its name, or nothing.
@@ -47,14 +61,52 @@ export function filterSql(filter: MessageFilter): SqlTerms {
     add(`(CASE WHEN m.type = 'track' AND m.status <> 'rejected' THEN m.event ELSE ${receivedText('$.event')} END) = ?`, filter.event);
   }
   // The id columns hold the message's userId and anonymousId as text (a number as String() writes it).
-  if (filter.userId !== undefined) add('m.user_id = ?', text(filter.userId));
-  if (filter.anonymousId !== undefined) add('m.anonymous_id = ?', text(filter.anonymousId));
-  if (filter.source !== undefined) add('m.source_id IN (SELECT id FROM sources WHERE name = ?)', filter.source);
-  if (filter.messageId !== undefined) add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
+  if (filter.userId !== undefined) (add('m.user_id = ?', text(filter.userId)), trigram('user_id', filter.userId));
+  if (filter.anonymousId !== undefined) (add('m.anonymous_id = ?', text(filter.anonymousId)), trigram('anonymous_id', filter.anonymousId));
+  // A source by its name, or by the label a message of a deleted source (or of none) shows.
+  if (filter.source !== undefined) {
+    const label = /^source ([1-9]\d{0,15})$/.exec(filter.source);
+    const unnamed = filter.source === 'no source' ? NO_SOURCE_ID : label ? Number(label[1]) : -1;
+    add('(m.source_id IN (SELECT id FROM sources WHERE name = ?) OR (m.source_id = ? AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.id = m.source_id)))', filter.source, unnamed);
+  }
+  if (filter.messageId !== undefined) {
+    add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
+    if (notRejected) trigram('message_id', filter.messageId);
+  }
   if (filter.status !== undefined) add('m.status = ?', filter.status);
   // A tracking plan's Violation Generated events are left out unless the filter names their origin.
   if (filter.origin !== undefined) add('m.origin = ?', filter.origin);
-  else add("m.origin <> 'plan'");
+  else if (!options.everyOrigin) add("m.origin <> 'plan'");
   if (filter.violations !== undefined) add(`coalesce(json_array_length(m.violations), 0) ${filter.violations ? '>' : '='} 0`);
+  if (trigrams.length > 0) return { where, params, index: { table: 'messages_search', match: trigrams.join(' AND ') } };
+  // The event, and the strings named in part, are strings in the message's text: their words are there.
+  const phrases = [filter.event, filter.properties, filter.traits, filter.context].flatMap((value) => (value === undefined ? [] : stringLeaves(value)));
+  if (phrases.length > 0) return { where, params, index: { table: 'messages_text', match: phrases.join(' AND ') } };
   return { where, params };
+}
+
+/**
+ * The word index's phrase for each string a partial filter names: a string value is a JSON string in
+ * the message (matched deeply and strictly), so its words are there one after the other. Values
+ * without a word, numbers and the rest narrow nothing; at most 8 phrases.
+ */
+function stringLeaves(value: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (out.length >= 8) return;
+    if (typeof v === 'string') {
+      const words = wordsOf(v);
+      if (words.length > 0) out.push(`"${words.join(' ')}"`);
+    } else if (typeof v === 'object' && v !== null) for (const item of Array.isArray(v) ? v : Object.values(v)) walk(item);
+  };
+  walk(value);
+  return out;
+}
+
+/** A delivery filter's SQL terms on `dv` and its message `m`: the message's, the destination's name, the delivery's status. */
+export function deliveryTerms(wanted: { message: MessageFilter; destination?: string; status?: string }): SqlTerms {
+  const terms = filterSql(wanted.message);
+  if (wanted.destination !== undefined) (terms.where.push('dv.destination_id IN (SELECT id FROM destinations WHERE name = ?)'), terms.params.push(wanted.destination));
+  if (wanted.status !== undefined) (terms.where.push('dv.status = ?'), terms.params.push(wanted.status));
+  return terms;
 }

@@ -4,6 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Violation } from '../../../shared/tracking-plan.ts';
+import type { DeliveryStatus, DeliveryTrigger } from '../store/delivery-types.ts';
 
 export const MESSAGE_STATUSES = ['accepted', 'rejected', 'duplicate'] as const;
 
@@ -60,6 +61,29 @@ export interface TestMessage {
   blocked: string | null;
   /** Why Segment's Tracking API would refuse it ("Segment would refuse this: over 500 KB …"); null when it would not. */
   warning: string | null;
+}
+
+/** A delivery as a test sees it: where it went, how it ended, each attempt, and its message. */
+export interface TestDelivery {
+  id: number;
+  /** The destination's name. */
+  destination: string;
+  status: DeliveryStatus;
+  trigger: DeliveryTrigger;
+  attemptCount: number;
+  lastError: string | null;
+  /** Why a `skipped` delivery was not sent (a tracking plan's block, integrations that turn it off…); null otherwise. */
+  skipReason: string | null;
+  /** The body sent (the last attempt's); null until one is. */
+  body: string | null;
+  message: TestMessage | null;
+  attempts: { url: string; startedAt: string; durationMs: number; status: number | null; error: string | null; outcome: string }[];
+}
+
+/** A stored message with its row id (the HTTP API's paging cursor). */
+export interface Row {
+  id: number;
+  message: TestMessage;
 }
 
 /** A filter checked before it is used: unknown fields and wrong types are a typed error, not "no match". */
@@ -136,12 +160,21 @@ function show(value: unknown): string {
 /**
  * Why a wait found too few: what was asked, how many matched, and the messages that came closest —
  * the same event with other properties, the same user with other events — each with what differs;
- * when none shares anything asked, the latest that arrived.
+ * when none shares anything asked, the latest that arrived. `all`: the messages to look among (the
+ * latest few hundred: a wait never reads the whole store), `stored` how many there are in all.
  */
-export function explainShortfall(filter: MessageFilter, count: number, matched: number, all: readonly TestMessage[], timeoutMs: number, shown: MessageFilter = filter): string {
+export function explainShortfall(
+  filter: MessageFilter,
+  count: number,
+  matched: number,
+  all: readonly TestMessage[],
+  timeoutMs: number,
+  shown: MessageFilter = filter,
+  stored = all.length,
+): string {
   const asked = Object.keys(shown).length === 0 ? 'any message' : JSON.stringify(shown);
   const kind = shown.status === undefined && filter.status === 'accepted' ? 'accepted ' : '';
-  const head = `waited ${timeoutMs} ms for ${count} ${kind}message${count === 1 ? '' : 's'} matching ${asked}; ${matched} arrived (${all.length} stored in all)`;
+  const head = `waited ${timeoutMs} ms for ${count} ${kind}message${count === 1 ? '' : 's'} matching ${asked}; ${matched} arrived (${stored} stored in all)`;
   // Close: sharing some of what the test asked (an implied status alone does not make a message close).
   const criteria = Object.values(shown).filter((v) => v !== undefined).length;
   const near = all

@@ -10,31 +10,19 @@ import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messag
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
-import { checkFilter, explainShortfall, matches, type MessageFilter, type TestMessage } from './filters.ts';
-import { filterSql } from './filter-sql.ts';
+import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
+
+export type { Row, TestDelivery } from './filters.ts';
+import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
+import type { StoreReader } from './store-reader.ts';
+import type { StoreStats } from '../store/store-stats.ts';
+import { Waits } from './waits.ts';
 
 export interface WaitOptions {
   /** Matches to wait for (default 1). */
   count?: number;
   /** Default 5,000 ms. */
   timeoutMs?: number;
-}
-
-/** A delivery as a test sees it: where it went, how it ended, each attempt, and its message. */
-export interface TestDelivery {
-  id: number;
-  /** The destination's name. */
-  destination: string;
-  status: Delivery['status'];
-  trigger: Delivery['trigger'];
-  attemptCount: number;
-  lastError: string | null;
-  /** Why a `skipped` delivery was not sent (a tracking plan's block, integrations that turn it off…); null otherwise. */
-  skipReason: string | null;
-  /** The body sent (the last attempt's); null until one is. */
-  body: string | null;
-  message: TestMessage | null;
-  attempts: { url: string; startedAt: string; durationMs: number; status: number | null; error: string | null; outcome: string }[];
 }
 
 /** A delivery filter: its message's fields, and the destination (name) and delivery status. */
@@ -55,19 +43,17 @@ export class SluiceTimeoutError extends Error {
   }
 }
 
-/** A stored message with its row id (the HTTP API's paging cursor). */
-export interface Row {
-  id: number;
-  message: TestMessage;
-}
-
 export interface QueryParts {
   bus: EventBus;
   messages: MessagesRepo;
   sources: SourcesRepo;
   destinations: DestinationsRepo;
   deliveries: DeliveriesRepo;
+  reader: StoreReader;
 }
+
+/** Ids read per step of a list or a wait's first look. */
+const STEP = 500;
 
 export class TestQueries {
   readonly #p: QueryParts;
@@ -76,36 +62,28 @@ export class TestQueries {
    * gives again once the newest rows are gone (a purge, a reset).
    */
   readonly #seen = new Map<string, TestMessage>();
+  readonly #waits: Waits;
   #generation = 0;
 
   constructor(parts: QueryParts) {
     this.#p = parts;
+    this.#waits = new Waits(parts.bus, this);
     // A re-check may rewrite stored messages' violations (wording too, not only their number).
     parts.bus.on('plans.recheck', (progress) => {
       if (progress.state !== 'running') this.#seen.clear();
     });
   }
 
-  /** Stored messages that match, oldest first, with their row ids. */
-  rows(filter?: unknown, where = 'messages()'): Row[] {
-    const wanted = checkFilter(filter, where);
-    return this.#rows().filter(({ message }) => matches(message, wanted));
-  }
-
   /**
    * A page of the stored messages that match `filter` and `search` (a query, shared/message-query.ts),
-   * oldest first: at most `limit` after the row id `after`, and whether more follow. Read by id with SQL
-   * (filter-sql.ts, the search indexes): only the page's messages are read and converted. A QueryError
-   * when the search does not parse.
+   * oldest first: at most `limit` after the row id `after`, whether more follow, and the id to go on
+   * after. Read by id with SQL (filter-sql.ts, the search indexes); only the rows SQL picks are read and
+   * converted. A QueryError when the search does not parse.
    */
-  page(filter: unknown, search: string | undefined, after: number, limit: number, where: string): { rows: Row[]; more: boolean } {
-    const ids = this.#p.messages.idsAfter(filterSql(checkFilter(filter, where)), search, after, limit + 1);
-    const sources = this.#sourceNames();
-    const rows = ids.slice(0, limit).flatMap((id) => {
-      const record = this.#p.messages.get(id);
-      return record ? [{ id, message: this.#converted(record, record, sources) }] : [];
-    });
-    return { rows, more: ids.length > limit };
+  async page(filter: unknown, search: string | undefined, after: number, limit: number, where: string): Promise<{ rows: Row[]; more: boolean; lastId: number | undefined }> {
+    const wanted = checkFilter(filter, where);
+    const { found, more } = await this.#matching('messages', filterSql(wanted), search, after, limit, (ids) => this.rowsOf(ids).filter((row) => matches(row.message, wanted)));
+    return { rows: found, more, lastId: found.at(-1)?.id };
   }
 
   /**
@@ -113,30 +91,33 @@ export class TestQueries {
    * destination and in the status it names) whose message matches `search`, by delivery id after
    * `after`: at most `limit`, and whether more follow. Read by id with SQL, as `page`.
    */
-  deliveryPage(filter: unknown, search: string | undefined, after: number, limit: number, where: string): { deliveries: TestDelivery[]; more: boolean } {
+  async deliveryPage(filter: unknown, search: string | undefined, after: number, limit: number, where: string): Promise<{ deliveries: TestDelivery[]; more: boolean }> {
     const wanted = deliveryFilter(filter, where);
-    const terms = filterSql(wanted.message);
-    if (wanted.destination !== undefined) (terms.where.push('dv.destination_id IN (SELECT id FROM destinations WHERE name = ?)'), terms.params.push(wanted.destination));
-    if (wanted.status !== undefined) (terms.where.push('dv.status = ?'), terms.params.push(wanted.status));
-    const ids = this.#p.deliveries.idsAfter(terms, search, after, limit + 1);
-    const destinations = this.#destinationNames();
-    const sources = this.#sourceNames();
-    const deliveries = this.#p.deliveries.byIds(ids.slice(0, limit)).flatMap((d) => {
-      const record = d.messageId === null ? undefined : this.#p.messages.get(d.messageId);
-      return record ? [this.#testDelivery(d, destinations, this.#converted(record, record, sources))] : [];
-    });
-    return { deliveries, more: ids.length > limit };
+    const { found, more } = await this.#matching('deliveries', deliveryTerms(wanted), search, after, limit, (ids) => this.deliveriesOf(ids, wanted));
+    return { deliveries: found, more };
   }
 
-  messages(filter?: unknown): TestMessage[] {
-    return this.rows(filter).map(({ message }) => message);
+  /** Every stored message that matches, oldest first, with its row id (read page by page, as `page`). */
+  async rows(filter?: unknown, where = 'messages()'): Promise<Row[]> {
+    const wanted = checkFilter(filter, where);
+    return (await this.#matching('messages', filterSql(wanted), undefined, 0, Infinity, (ids) => this.rowsOf(ids).filter((row) => matches(row.message, wanted)))).found;
+  }
+
+  async messages(filter?: unknown): Promise<TestMessage[]> {
+    return (await this.rows(filter)).map((row) => row.message);
   }
 
   /** The stored message with this messageId (the accepted one first), with its deliveries. */
-  messageById(messageId: string): { message: TestMessage; deliveries: TestDelivery[] } | undefined {
-    const found = this.#rows().filter(({ message }) => message.messageId === messageId);
-    const row = found.find(({ message }) => message.status === 'accepted') ?? found[0];
-    return row ? { message: row.message, deliveries: this.#deliveriesOf([row], {}) } : undefined;
+  async messageById(messageId: string): Promise<{ message: TestMessage; deliveries: TestDelivery[] } | undefined> {
+    if (typeof messageId !== 'string') throw new TypeError('messageById(): a messageId is a string');
+    const read = async (status?: 'accepted') => {
+      const ids = await this.#p.reader.ids({ of: 'messages', terms: filterSql({ messageId, ...(status ? { status } : {}) }, { everyOrigin: true }), search: undefined, afterId: 0, limit: 1 });
+      return this.rowsOf(ids)[0];
+    };
+    const row = (await read('accepted')) ?? (await read());
+    if (!row) return undefined;
+    const ids = this.#p.deliveries.forMessage(row.id).map((d) => d.id);
+    return { message: row.message, deliveries: this.deliveriesOf(ids, {}) };
   }
 
   /**
@@ -147,30 +128,27 @@ export class TestQueries {
     const given = checkFilter(filter, 'waitForMessages()');
     const wanted: MessageFilter = given.status === undefined ? { ...given, status: 'accepted' } : given;
     const { count, timeoutMs } = waitOptions(options, 'waitForMessages()');
-    return this.#waitFor(timeoutMs, signal, () => {
-      const all = this.#rows().map(({ message }) => message);
-      const found = all.filter((message) => matches(message, wanted));
-      return found.length >= count ? found.slice(0, count) : { found, all };
-    }, ({ found, all }) => new SluiceTimeoutError(explainShortfall(wanted, count, found.length, all, timeoutMs, given), found));
+    return this.#waits.forMessages(wanted, count, timeoutMs, signal, async (found) => {
+      const latest = this.rowsOf(this.#p.messages.list({ limit: 200 }).map((m) => m.id).reverse()).map((row) => row.message);
+      return new SluiceTimeoutError(explainShortfall(wanted, count, found.length, latest, timeoutMs, given, await this.#p.reader.total()), found);
+    });
   }
 
-  deliveries(filter?: unknown, where = 'deliveries()'): TestDelivery[] {
+  async deliveries(filter?: unknown, where = 'deliveries()'): Promise<TestDelivery[]> {
     const wanted = deliveryFilter(filter, where);
-    return this.#deliveriesOf(this.#rows().filter(({ message }) => matches(message, wanted.message)), wanted);
+    return (await this.#matching('deliveries', deliveryTerms(wanted), undefined, 0, Infinity, (ids) => this.deliveriesOf(ids, wanted))).found;
   }
 
   async waitForDeliveries(filter?: unknown, options: WaitOptions & { status?: string } = {}, signal?: AbortSignal): Promise<TestDelivery[]> {
     const merged = options.status !== undefined ? { ...(filter as object | undefined), status: options.status } : filter;
     const wanted = deliveryFilter(merged, 'waitForDeliveries()');
     const { count, timeoutMs } = waitOptions(options, 'waitForDeliveries()');
-    return this.#waitFor(timeoutMs, signal, () => {
-      const found = this.#deliveriesOf(this.#rows().filter(({ message }) => matches(message, wanted.message)), wanted);
-      return found.length >= count ? found.slice(0, count) : { found };
-    }, ({ found }) => {
-      const all = this.#deliveriesOf(this.#rows(), {});
-      const states = [...new Set(all.map((d) => `${d.destination}: ${d.status}${d.lastError ? ` (${d.lastError})` : ''}`))].slice(0, 5);
+    return this.#waits.forDeliveries(wanted, count, timeoutMs, signal, (found) => {
+      // The latest deliveries' states: what the test's destinations did instead.
+      const recent = this.deliveriesOf(this.#p.deliveries.latestIds(200), {});
+      const states = [...new Set(recent.map((d) => `${d.destination}: ${d.status}${d.lastError ? ` (${d.lastError})` : ''}`))].slice(0, 5);
       return new SluiceTimeoutError(
-        `waited ${timeoutMs} ms for ${count} deliver${count === 1 ? 'y' : 'ies'} matching ${JSON.stringify(merged ?? {})}; ${found.length} matched (${all.length} in all${states.length ? `: ${states.join('; ')}` : ''})`,
+        `waited ${timeoutMs} ms for ${count} deliver${count === 1 ? 'y' : 'ies'} matching ${JSON.stringify(merged ?? {})}; ${found.length} matched (${recent.length === 200 ? 'of the latest 200' : `${recent.length} in all`}${states.length ? `: ${states.join('; ')}` : ''})`,
         found,
       );
     });
@@ -180,10 +158,8 @@ export class TestQueries {
    * Counts by status and by type. A rejected message's type is whatever the client wrote ("constructor",
    * "__proto__"): counted in a Map, and given as an object's own properties, never an inherited one.
    */
-  stats(): { messages: Record<string, number>; types: Record<string, number>; deliveries: Record<string, number> } {
-    const types = new Map<string, number>();
-    for (const { message } of this.#rows()) types.set(String(message.type), (types.get(String(message.type)) ?? 0) + 1);
-    return { messages: { ...this.#p.messages.countByStatus() }, types: Object.fromEntries(types), deliveries: { ...this.#p.deliveries.countByStatus() } };
+  stats(): Promise<StoreStats> {
+    return this.#p.reader.stats();
   }
 
   /** Resets since start: row ids are given again from 1 after one, so a paging cursor names its generation. */
@@ -197,58 +173,63 @@ export class TestQueries {
     this.#generation++;
   }
 
-  /**
-   * Checks now and after each store or delivery change until `check` gives its answer (an array), or
-   * rejects with `timeout(what it last saw)` — or when `signal` aborts (a client that hung up).
-   * Listening starts before the first check, so nothing stored in between is missed.
-   */
-  #waitFor<T, S>(timeoutMs: number, signal: AbortSignal | undefined, check: () => T[] | S, timeout: (seen: S) => Error): Promise<T[]> {
-    return new Promise((resolve, reject) => {
-      let finished = false;
-      let last: S | undefined;
-      const finish = (result: T[] | Error) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        offStored();
-        offChanged();
-        signal?.removeEventListener('abort', aborted);
-        if (result instanceof Error) reject(result);
-        else resolve(result);
-      };
-      const run = () => {
-        if (finished) return;
-        try {
-          const result = check();
-          if (Array.isArray(result)) finish(result);
-          else last = result;
-        } catch (error) {
-          finish(error as Error);
-        }
-      };
-      const aborted = () => finish(new Error('the wait was abandoned'));
-      const offStored = this.#p.bus.on('messages.stored', run);
-      const offChanged = this.#p.bus.on('deliveries.changed', run);
-      signal?.addEventListener('abort', aborted);
-      const timer = setTimeout(() => {
-        run(); // a last look: something may have landed since the last event
-        if (!finished) finish(timeout(last as S));
-      }, timeoutMs);
-      run();
+  /** Where a wait reads the store (waits.ts). */
+  get reader(): StoreReader {
+    return this.#p.reader;
+  }
+
+  /** These messages as a test sees them, in the order given; ids no longer stored are left out. */
+  rowsOf(ids: readonly number[]): Row[] {
+    const sources = this.#sourceNames();
+    return ids.flatMap((id) => {
+      const record = this.#p.messages.get(id);
+      return record ? [{ id, message: this.#converted(record, record, sources) }] : [];
     });
   }
 
-  /** Every stored message with its row id, oldest first. */
-  #rows(): Row[] {
-    const rows: StoredMessage[] = [];
-    for (let beforeId: number | undefined; ; ) {
-      const page = this.#p.messages.list({ limit: 1000, ...(beforeId !== undefined ? { beforeId } : {}) });
-      rows.push(...page);
-      if (page.length < 1000) break;
-      beforeId = page.at(-1)!.id;
-    }
+  /** These deliveries as a test sees them (those that meet `filter`'s destination, status and message), by id. */
+  deliveriesOf(ids: readonly number[], filter: { message?: MessageFilter; destination?: string; status?: string }): TestDelivery[] {
+    if (ids.length === 0) return [];
+    const destinations = this.#destinationNames();
     const sources = this.#sourceNames();
-    return rows.reverse().map((row) => ({ id: row.id, message: this.#converted(row, undefined, sources) }));
+    const out: TestDelivery[] = [];
+    for (const d of this.#p.deliveries.byIds(ids)) {
+      if (filter.destination !== undefined && destinationName(destinations, d) !== filter.destination) continue;
+      if (filter.status !== undefined && d.status !== filter.status) continue;
+      const record = d.messageId === null ? undefined : this.#p.messages.get(d.messageId);
+      if (!record) continue;
+      const message = this.#converted(record, record, sources);
+      if (filter.message && !matches(message, filter.message)) continue;
+      out.push(this.#testDelivery(d, destinations, message));
+    }
+    return out;
+  }
+
+  deliveryIdsOf(messageIds: readonly number[]): number[] {
+    return [...this.#p.deliveries.forMessages([...messageIds]).values()].flat().map((d) => d.id);
+  }
+
+  /**
+   * Up to `limit` of what `pick` keeps of the ids SQL gives after `after` (oldest first, STEP at a
+   * time), and whether more follow; the cost is the rows SQL picks, never the store's size.
+   */
+  async #matching<T extends { id: number }>(
+    of: 'messages' | 'deliveries',
+    terms: SqlTerms,
+    search: string | undefined,
+    after: number,
+    limit: number,
+    pick: (ids: number[]) => T[],
+  ): Promise<{ found: T[]; more: boolean }> {
+    const found: T[] = [];
+    for (let cursor = after; ; ) {
+      const step = Math.min(STEP, limit - found.length + 1);
+      const ids = await this.#p.reader.ids({ of, terms, search, afterId: cursor, limit: step });
+      found.push(...pick(ids));
+      if (found.length > limit) return { found: found.slice(0, limit), more: true };
+      if (ids.length < step) return { found, more: false };
+      cursor = ids.at(-1)!;
+    }
   }
 
   /** The message as a test sees it, converted once (`record`: its payload, read here when not given). */
@@ -269,19 +250,6 @@ export class TestQueries {
 
   #destinationNames(): Map<number, string> {
     return new Map(this.#p.destinations.list().map((d) => [d.id, d.name]));
-  }
-
-  #deliveriesOf(rows: readonly Row[], filter: { destination?: string; status?: string }): TestDelivery[] {
-    const destinations = this.#destinationNames();
-    const out: TestDelivery[] = [];
-    for (const { id, message } of rows) {
-      for (const d of this.#p.deliveries.forMessage(id)) {
-        if (filter.destination !== undefined && destinationName(destinations, d) !== filter.destination) continue;
-        if (filter.status !== undefined && d.status !== filter.status) continue;
-        out.push(this.#testDelivery(d, destinations, message));
-      }
-    }
-    return out.sort((a, b) => a.id - b.id);
   }
 
   #testDelivery(d: Delivery, destinations: Map<number, string>, message: TestMessage): TestDelivery {

@@ -3,7 +3,7 @@ import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 import { readSnapshot } from './connection.ts';
-import { compileQuery } from './message-query-sql.ts';
+import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
 import { searchCondition } from './message-search.ts';
 
 
@@ -286,14 +286,19 @@ export class DeliveriesRepo {
    * meet `terms` (SQL on the delivery `dv` and its message `m`) and whose message matches `search` (a
    * query; through the search indexes where they cover the messages). A QueryError when it does not parse.
    */
-  idsAfter(terms: { where: string[]; params: (string | number)[] }, search: string | undefined, afterId: number, limit: number): number[] {
-    const query = compileQuery(search);
+  idsAfter(terms: { where: string[]; params: (string | number)[]; index?: IndexHint }, search: string | undefined, afterId: number, limit: number): number[] {
+    const query = withIndex(compileQuery(search), terms.index);
     return readSnapshot(this.#db, () => {
       const found = searchCondition(this.#db, query);
       const where = ['dv.id > ?', ...terms.where, ...found.where];
       const sql = `SELECT dv.id FROM deliveries dv JOIN messages m ON m.id = dv.message_id WHERE ${where.join(' AND ')} ORDER BY dv.id LIMIT ?`;
       return (this.#db.prepare(sql).all(afterId, ...terms.params, ...found.params, limit) as { id: number }[]).map((row) => row.id);
     });
+  }
+
+  /** The ids of the newest `limit` deliveries, oldest first. */
+  latestIds(limit: number): number[] {
+    return (this.#db.prepare('SELECT id FROM deliveries ORDER BY id DESC LIMIT ?').all(limit) as { id: number }[]).map((row) => row.id).reverse();
   }
 
   /** A delivery's attempts, oldest first (ATTEMPTS_SQL: its own rows, then its shares of the requests that carried it). */

@@ -7,9 +7,22 @@ import { Worker } from 'node:worker_threads';
 import { OperationError } from '../operation-error.ts';
 import { workerExecArgv } from '../worker-options.ts';
 import type { CountQuery } from './message-counts.ts';
+import type { IndexHint } from './message-query-sql.ts';
+import type { StoreStats } from './store-stats.ts';
+
+/** Ids of the messages (or deliveries) after `afterId` that meet SQL terms and a search, as the repos' idsAfter read them. */
+export interface IdsQuery {
+  of: 'messages' | 'deliveries';
+  terms: { where: string[]; params: (string | number)[]; index?: IndexHint };
+  search: string | undefined;
+  afterId: number;
+  limit: number;
+}
 
 export type CountJob =
   | { id: number; kind: 'count'; query: CountQuery }
+  | { id: number; kind: 'ids'; query: IdsQuery }
+  | { id: number; kind: 'stats' }
   | { id: number; kind: 'offset'; query: CountQuery; offset: number }
   | { id: number; kind: 'time'; at: number };
 export type CountReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
@@ -46,6 +59,15 @@ export class MessageCounter {
   /** The `beforeId` to list from the newest message received at or before `at`; null before the first. */
   atTime(at: number): Promise<number | null> {
     return this.#run({ kind: 'time', at }, 'time') as Promise<number | null>;
+  }
+
+  /** Ids as MessagesRepo/DeliveriesRepo idsAfter give them; `lane`: whose question (a wait's, a page's). */
+  ids(query: IdsQuery, lane: string): Promise<number[]> {
+    return this.#run({ kind: 'ids', query }, lane) as Promise<number[]>;
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.#run({ kind: 'stats' }, `stats:${this.#ids + 1}`) as Promise<StoreStats>;
   }
 
   async close(): Promise<void> {

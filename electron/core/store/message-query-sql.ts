@@ -23,6 +23,18 @@ export interface CompiledQuery {
 
 const EMPTY: CompiledQuery = { where: [], params: [], index: null };
 
+/** A search index whose matches hold every row some SQL terms pick: they narrow, the terms stay the test. */
+export interface IndexHint {
+  table: 'messages_search' | 'messages_text';
+  match: string;
+}
+
+/** The query, read through `hint` when the query has no index of its own (its tests unchanged). */
+export function withIndex(query: CompiledQuery, hint: IndexHint | undefined): CompiledQuery {
+  if (query.index !== null || !hint) return query;
+  return { ...query, index: { table: hint.table, match: hint.match, where: query.where, params: query.params } };
+}
+
 /** The query's SQL; a QueryError (shared/message-query.ts) when it does not parse. */
 export function compileQuery(query: string | undefined): CompiledQuery {
   if (!query?.trim()) return EMPTY;

@@ -118,8 +118,10 @@ export function searchCondition(db: DatabaseSync, query: CompiledQuery): { where
   const { lo, hi } = indexedRange(db);
   const { table, match, where, params } = query.index;
   const indexed = [`m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ? AND rowid BETWEEN ? AND ?)`, ...where];
+  // A query read through another's index (withIndex) may have no tests of its own.
+  const elsewhere = query.where.length ? query.where.join(' AND ') : '1';
   return {
-    where: [`((m.id BETWEEN ? AND ? AND ${indexed.join(' AND ')}) OR ((m.id < ? OR m.id > ?) AND ${query.where.join(' AND ')}))`],
+    where: [`((m.id BETWEEN ? AND ? AND ${indexed.join(' AND ')}) OR ((m.id < ? OR m.id > ?) AND ${elsewhere}))`],
     params: [lo, hi, match, lo, hi, ...params, lo, hi, ...query.params],
   };
 }

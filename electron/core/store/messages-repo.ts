@@ -4,7 +4,7 @@ import type { MessageFilter } from '../../../shared/message-filter.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
-import { compileQuery } from './message-query-sql.ts';
+import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
 import { partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliveryIs } from './shown-delivery.ts';
 
@@ -286,14 +286,14 @@ export class MessagesRepo {
    * query, through the search indexes where they cover the messages), oldest first, at most `limit`.
    * A QueryError when the search does not parse.
    */
-  idsAfter(terms: { where: string[]; params: (string | number)[] }, search: string | undefined, afterId: number, limit: number): number[] {
+  idsAfter(terms: { where: string[]; params: (string | number)[]; index?: IndexHint }, search: string | undefined, afterId: number, limit: number): number[] {
     const where = ['m.id > ?', ...terms.where];
     const params = [afterId, ...terms.params];
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
       const { sql, values } = partQuery(part, 'm.id', { where, params }, 'ASC');
       return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];
     };
-    const rows = searchRows(this.#db, compileQuery(search), 'asc', { above: afterId }, limit, read);
+    const rows = searchRows(this.#db, withIndex(compileQuery(search), terms.index), 'asc', { above: afterId }, limit, read);
     return rows.map((row) => row.id);
   }
 

@@ -35,7 +35,7 @@ describe('GET /api/v1/stats', () => {
     );
     expect(text).not.toContain('native code');
     // In the process too (what the HTTP API serializes): own properties, numbers only.
-    const inProcess = core.queries.stats().types;
+    const inProcess = (await core.queries.stats()).types;
     expect(Object.hasOwn(inProcess, '__proto__')).toBe(true);
     expect(Object.values(inProcess).every((n) => typeof n === 'number')).toBe(true);
   });

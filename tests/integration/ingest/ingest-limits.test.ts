@@ -54,7 +54,7 @@ describe("Segment's limits: a warning on the message, not a refusal", () => {
     expect(stored.map((m) => JSON.parse(m.raw).properties.pad.length)).toEqual(Array(62).fill(10_000));
 
     // sluice/testing and the HTTP API's message.
-    expect(core.queries.messages({ event: 'Big' }).map((m) => m.warning)).toEqual(Array(62).fill(warning));
+    expect((await core.queries.messages({ event: 'Big' })).map((m) => m.warning)).toEqual(Array(62).fill(warning));
     const api = await httpApi(core);
     const page = await api('/messages?limit=5');
     expect(page.messages.map((m: { warning: unknown }) => m.warning)).toEqual(Array(5).fill(warning));
@@ -65,7 +65,7 @@ describe("Segment's limits: a warning on the message, not a refusal", () => {
 
     // A batch under 500 KB of messages under 32 KB: no warning.
     expect((await post(core, '/v1/batch', { batch: events(3, 1_000, 'small') })).status).toBe(200);
-    expect(core.queries.messages({ messageId: 'small-0' })[0]!.warning).toBeNull();
+    expect((await core.queries.messages({ messageId: 'small-0' }))[0]!.warning).toBeNull();
   });
 
   it(`takes up to ${INGEST_MAX_REQUEST_BYTES / 1024} KB, gzipped or not; one byte more is refused and stored as a rejected entry with the reason`, async () => {
@@ -83,7 +83,7 @@ describe("Segment's limits: a warning on the message, not a refusal", () => {
     expect(core.messages.countByStatus().accepted).toBe(1);
     expect(storedMessages(core)[0]!.warning).toMatch(/^Segment would refuse this: over 32 KB \(the message is 4,095,9\d\d bytes\); over 500 KB/);
 
-    const entry = await until(() => core.queries.messages({ status: 'rejected' })[0]);
+    const entry = await core.queries.waitForMessages({ status: 'rejected' }, { timeoutMs: 10_000 }).then((found) => found[0]!);
     expect(entry).toMatchObject({
       status: 'rejected',
       source: 'default',
@@ -118,7 +118,7 @@ describe('requests refused as a whole are stored, at a bounded rate', () => {
     // The write key masked but its last four characters, enough to tell which client it was: never stored.
     expect(JSON.parse(entries[2]!.raw).preview).toContain('"writeKey":"••••ther"');
     expect(entries[2]!.raw).not.toContain('wk_nobody');
-    expect(core.queries.messages({ status: 'rejected' }).map((m) => m.source)).toEqual(['default', 'no source', 'no source', 'no source']);
+    expect((await core.queries.messages({ status: 'rejected' })).map((m) => m.source)).toEqual(['default', 'no source', 'no source', 'no source']);
     // A GET to a path that is not an endpoint (a browser, a scanner) is not a client's lost data: not stored.
     await request(`${core.ingestUrl}/favicon.ico`);
     expect(core.messages.list()).toHaveLength(4);

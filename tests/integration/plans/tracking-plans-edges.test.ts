@@ -61,8 +61,8 @@ describe('Violation Generated events', () => {
       sampleSize: 10,
     });
     expect(preview.members).toBe(0);
-    expect(core.queries.messages({}).map((m) => m.event)).toEqual(['Order Completed']);
-    expect(core.queries.messages({ origin: 'plan' }).map((m) => [m.event, m.userId])).toEqual([['Violation Generated', 'schema-violations']]);
+    expect((await core.queries.messages({})).map((m) => m.event)).toEqual(['Order Completed']);
+    expect((await core.queries.messages({ origin: 'plan' })).map((m) => [m.event, m.userId])).toEqual([['Violation Generated', 'schema-violations']]);
   });
 
   it('are at most 5 per message and plan; every violation stays on the message', async () => {

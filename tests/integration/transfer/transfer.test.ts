@@ -326,7 +326,7 @@ describe('sluice import reads every input shape and says what it could not send'
     const run = await sluice(['import', 'long.ndjson', '--write-key', 'wk_b', '--url', b.ingestUrl], { cwd: dir });
     expect(run.stdout.split('\n')[0]).toBe(`imported long.ndjson into ${b.ingestUrl} (with the write key given): 1,200 messages sent, 1,200 accepted, 0 refused, 0 unreadable lines`);
     // 2 KB each: 500 would be over 500 KB, so the batches are cut by size (about 240 a request).
-    expect(b.queries.stats().messages).toMatchObject({ accepted: 1_200 });
+    expect((await b.queries.stats()).messages).toMatchObject({ accepted: 1_200 });
     const ids = parseLines((await sluice(['export', '--data-dir', b.dataDir], { cwd: dir })).stdout).map((l) => l.messageId);
     expect(ids).toEqual(Array.from({ length: 1_200 }, (_, i) => `long-${i}`));
   });

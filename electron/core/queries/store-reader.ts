@@ -1,0 +1,54 @@
+/**
+ * Where a test's question reads the store: on the core's thread while the store is small (a read of a
+ * few thousand rows costs less than a hop to another thread), on the counting thread once it is large
+ * (count-worker.ts): a filter no index narrows may read every row, which must not hold the thread that
+ * answers ingestion. Reads ids only; the rows they name are read and converted by the caller.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
+import { compileQuery } from '../store/message-query-sql.ts';
+import type { IdsQuery, MessageCounter } from '../store/message-counter.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
+import { storeStats, type StoreStats } from '../store/store-stats.ts';
+
+/** Up to this many ids between the oldest and the newest row, a question is read on the core's thread. */
+export const SMALL_STORE_ROWS = 20_000;
+
+export interface ReaderParts {
+  db: DatabaseSync;
+  messages: MessagesRepo;
+  deliveries: DeliveriesRepo;
+  counter: MessageCounter;
+}
+
+export class StoreReader {
+  readonly #p: ReaderParts;
+  #lanes = 0;
+
+  constructor(parts: ReaderParts) {
+    this.#p = parts;
+  }
+
+  /** Ids as the repos' idsAfter give them; a QueryError (here, on this thread) when the search does not parse. */
+  async ids(query: IdsQuery): Promise<number[]> {
+    compileQuery(query.search);
+    if (this.#small(query.of)) return this.#p[query.of].idsAfter(query.terms, query.search, query.afterId, query.limit);
+    return this.#p.counter.ids(query, `ids:${++this.#lanes}`);
+  }
+
+  /** How many messages are stored. */
+  async total(): Promise<number> {
+    if (this.#small('messages')) return (this.#p.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+    return (await this.#p.counter.count({}, `total:${++this.#lanes}`)).total;
+  }
+
+  async stats(): Promise<StoreStats> {
+    return this.#small('messages') && this.#small('deliveries') ? storeStats(this.#p.db) : this.#p.counter.stats();
+  }
+
+  /** Whether the table's ids span at most SMALL_STORE_ROWS (two lookups of its rowid: no scan). */
+  #small(table: 'messages' | 'deliveries'): boolean {
+    const { span } = this.#p.db.prepare(`SELECT coalesce((SELECT max(id) FROM ${table}) - (SELECT min(id) FROM ${table}) + 1, 0) AS span`).get() as { span: number };
+    return span <= SMALL_STORE_ROWS;
+  }
+}
