@@ -8,6 +8,9 @@
 // each as p50/p95/p99 at idle and under a background load (2,000 events/s as /v1/batch of 10, its own
 // process), at 10 stored and at a large store (BENCH_LATENCY_LARGE, default 1,000,000), beside a floor
 // measured in the same run: latency-floor.ts, a bare server doing the same fan-out plainly.
+// Every stream runs with BENCH_LATENCY_PENDING waits (default 100) held pending over HTTP for messages
+// that never come, as a suite's other waits; at idle, ingestion's own rate (BENCH_LATENCY_BLAST messages
+// posted back to back) is measured with and without them.
 // Bounded: every wait and send has a timeout (counted, shown as "timeout" where a percentile falls on
 // them); samples are capped (BENCH_LATENCY_SAMPLES, BENCH_LATENCY_WAIT_SAMPLES) and a wait stream stops
 // after BENCH_LATENCY_BUDGET_MS; loopback only. The large store is filled through ingestion (scale-fill.ts)
@@ -37,6 +40,10 @@ const TIMEOUT_MS = env('BENCH_LATENCY_TIMEOUT_MS', 10_000);
 const BUDGET_MS = env('BENCH_LATENCY_BUDGET_MS', 20_000);
 const DRAIN_MS = env('BENCH_LATENCY_DRAIN_MS', 30_000);
 const SPACING_MS = 20;
+/** Waits held pending (for messages that never come) during every stream: a test suite's other waits. */
+const PENDING = env('BENCH_LATENCY_PENDING', 100);
+/** Messages posted as fast as one client can, with and without the pending waits: ingestion's own rate. */
+const BLAST = env('BENCH_LATENCY_BLAST', 20_000);
 const SECRET = 's3cret';
 const KINDS = ['hook', 'fwd0', 'fwd1'] as const;
 type Kind = (typeof KINDS)[number];
@@ -110,6 +117,8 @@ interface Target {
   backlog(): number;
   /** Attempts that did not succeed (Sluice records them; the floor does not retry). */
   failedAttempts(): number | null;
+  /** Starts a wait over HTTP for a message that never comes (timeoutMs ≤ 60 s: asked again until the signal aborts). */
+  waitNever(id: string, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -163,6 +172,15 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
         },
       ),
     stored: () => storedIn(dataDir),
+    waitNever: async (id, signal) => {
+      const res = await request(`${sluice.apiUrl}/messages/wait`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sluice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ filter: { messageId: id }, timeoutMs: 60_000 }),
+        signal,
+      });
+      await res.body.dump();
+    },
     backlog: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')").n),
     failedAttempts: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM attempts WHERE outcome <> 'success'").n),
     close: () => sluice.close(),
@@ -181,6 +199,10 @@ async function floorTarget(dir: string, receiverUrl: string, prefill: number): P
     },
     waitInProcess: async (messageId) => (await floor.waitFor(messageId, TIMEOUT_MS)) !== null,
     stored: () => floor.stored(),
+    waitNever: async (id, signal) => {
+      const res = await request(`${floor.url}/wait`, { method: 'POST', body: JSON.stringify({ messageId: id, timeoutMs: 60_000 }), signal });
+      await res.body.dump();
+    },
     backlog: () => 0,
     failedAttempts: () => null,
     close: () => floor.close(),
@@ -252,13 +274,49 @@ async function waitStream(target: Target, tag: string, how: 'waitHttp' | 'waitIn
   return { ...summary(latencies), errors, seconds: round1((performance.now() - started) / 1000) };
 }
 
+/** `count` waits held pending on `target` until the returned function is called. */
+function holdWaits(target: Target, tag: string, count: number): () => void {
+  const stop = new AbortController();
+  for (let i = 0; i < count; i++) {
+    void (async () => {
+      while (!stop.signal.aborted) await target.waitNever(`never-${tag}-${i}`, stop.signal).catch(() => sleep(100));
+    })();
+  }
+  return () => stop.abort();
+}
+
+/** Ingestion's own rate (one client posting batches of 500 back to back), events/s. */
+async function blast(target: Target): Promise<number> {
+  const t0 = performance.now();
+  await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), target.ingestUrl, 'wk_bench', String(BLAST)]);
+  return Math.round(BLAST / ((performance.now() - t0) / 1000));
+}
+
 async function measure(make: () => Promise<Target>, receiver: Receiver, tag: string, loaded: boolean) {
   const target = await make();
+  let release = () => {};
   try {
     // Warm-up, not measured: JIT, connections, the first conversions.
     await fanOutStream(target, receiver, `${tag}-w`, 20);
     await waitStream(target, `${tag}-wh`, 'waitHttp', 1);
     await waitStream(target, `${tag}-wi`, 'waitInProcess', 1);
+    // Ingestion alone, then with PENDING waits held, alternated twice (idle scenarios only).
+    let ingest = null;
+    if (!loaded && PENDING > 0 && BLAST > 0) {
+      const rounds: { without: number; with: number }[] = [];
+      for (let r = 0; r < 2; r++) {
+        const without = await blast(target);
+        const held = holdWaits(target, `${tag}-b${r}`, PENDING);
+        await sleep(500);
+        const withWaits = await blast(target);
+        held();
+        rounds.push({ without, with: withWaits });
+      }
+      const mean = (k: 'without' | 'with') => Math.round(rounds.reduce((a, r) => a + r[k], 0) / rounds.length);
+      ingest = { eventsPerSecondWithout: mean('without'), eventsPerSecondWithPendingWaits: mean('with'), ratio: Math.round((mean('with') / mean('without')) * 100) / 100, rounds };
+    }
+    release = PENDING > 0 ? holdWaits(target, tag, PENDING) : () => {};
+    await sleep(PENDING > 0 ? 500 : 0);
     const load = loaded ? await startLoad(target.ingestUrl) : null;
     await sleep(loaded ? 1_000 : 0);
     const storedAtStart = target.stored();
@@ -280,8 +338,9 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     const drainStarted = performance.now();
     while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
     const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog(), failedAttempts: target.failedAttempts() };
-    return { storedAtStart, storedAtEnd, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, ingest, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
   } finally {
+    release();
     await target.close();
   }
 }
@@ -347,6 +406,7 @@ export async function runLatencyBench() {
         }, receiver, `${tag}-s`, loaded);
         console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
         for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} Sluice ${show(sluice[k]).padEnd(44)} floor ${show(floor[k])}`);
+        if (sluice.ingest && floor.ingest) console.log(`    ingestion with ${PENDING} waits pending: Sluice ${JSON.stringify(sluice.ingest)}; floor ${JSON.stringify(floor.ingest)}`);
         console.log(`    backlog at the end: ${JSON.stringify(sluice.drain)}${sluice.background ? `; load achieved ${JSON.stringify(sluice.background)} (floor ${JSON.stringify(floor.background)})` : ''}`);
         scenarios.push({ name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, sluiceOverFloor: ratios(sluice, floor) });
       }
@@ -364,6 +424,8 @@ export async function runLatencyBench() {
       timeoutMs: TIMEOUT_MS,
       budgetMs: BUDGET_MS,
       clockUncertaintyMs: receiver.clockUncertaintyMs,
+      pendingWaits: PENDING,
+      blast: BLAST,
       scenarios,
       seconds,
     };

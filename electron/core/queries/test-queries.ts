@@ -64,6 +64,8 @@ export class TestQueries {
   readonly #seen = new Map<string, TestMessage>();
   readonly #waits: Waits;
   #generation = 0;
+  /** Sources' and destinations' names by id, read once per turn of the event loop (a commit's checks share them). */
+  #names: { sources: Map<number, string>; destinations: Map<number, string> } | null = null;
 
   constructor(parts: QueryParts) {
     this.#p = parts;
@@ -205,8 +207,16 @@ export class TestQueries {
     return out;
   }
 
-  deliveryIdsOf(messageIds: readonly number[]): number[] {
-    return [...this.#p.deliveries.forMessages([...messageIds]).values()].flat().map((d) => d.id);
+  headsOf(ids: ArrayLike<number>): StoredMessage[] {
+    return this.#p.messages.byIds(ids);
+  }
+
+  deliveryHeadsOf(messageIds: readonly number[]): Delivery[] {
+    return [...this.#p.deliveries.forMessages([...messageIds]).values()].flat();
+  }
+
+  destinationName(destinationId: number): string {
+    return this.#destinationNames().get(destinationId) ?? `#${destinationId} (deleted)`;
   }
 
   /**
@@ -245,11 +255,20 @@ export class TestQueries {
   }
 
   #sourceNames(): Map<number, string> {
-    return new Map(this.#p.sources.list().map((s) => [s.id, s.name]));
+    return this.#readNames().sources;
   }
 
   #destinationNames(): Map<number, string> {
-    return new Map(this.#p.destinations.list().map((d) => [d.id, d.name]));
+    return this.#readNames().destinations;
+  }
+
+  #readNames(): { sources: Map<number, string>; destinations: Map<number, string> } {
+    if (this.#names) return this.#names;
+    setImmediate(() => (this.#names = null));
+    return (this.#names = {
+      sources: new Map(this.#p.sources.list().map((s) => [s.id, s.name])),
+      destinations: new Map(this.#p.destinations.list().map((d) => [d.id, d.name])),
+    });
   }
 
   #testDelivery(d: Delivery, destinations: Map<number, string>, message: TestMessage): TestDelivery {

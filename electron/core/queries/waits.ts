@@ -1,11 +1,15 @@
 /**
- * A test's pending waits (test-queries.ts waitForMessages, waitForDeliveries): each looks at the store
- * once, by SQL through the store reader (store-reader.ts: the counting thread once the store is large),
- * and from then on only at what each commit or delivery round brings — the new messages read and
- * converted once per commit for every wait, the changed deliveries once per round — so that a wait
- * costs the same at 10 stored messages as at a million, and nothing stored is read again.
+ * A test's pending waits (test-queries.ts waitForMessages, waitForDeliveries). Each looks at the store
+ * once, by SQL through the store reader (store-reader.ts: the counting thread once the store is
+ * large), and from then on only at what each commit or delivery round brings, batched: a commit's new
+ * messages are read once (their columns, no payload), each handed only to the waits its columns can
+ * satisfy (waits are filed by the messageId, userId, anonymousId or event they name), and converted
+ * (payload parsed) only for those; a round's changed deliveries are sorted by status and destination
+ * from the change itself. So a wait costs the same at 10 stored messages as at a million, and nothing
+ * stored is read again.
  */
 import type { EventBus } from '../bus/event-bus.ts';
+import type { StoredMessage } from '../store/messages-repo.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
 import { matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
@@ -21,49 +25,65 @@ export interface DeliveryWanted {
   status?: string;
 }
 
+/** A delivery as a change or a new row gives it: enough to tell which waits it may concern. */
+interface DeliveryHead {
+  id: number;
+  messageId: number | null;
+  destinationId: number;
+  status: string;
+}
+
 /** What the waits read through (test-queries.ts). */
 export interface WaitHost {
   readonly reader: StoreReader;
+  /** These messages' columns (no payload), in id order. */
+  headsOf(ids: ArrayLike<number>): StoredMessage[];
   rowsOf(ids: readonly number[]): Row[];
   deliveriesOf(ids: readonly number[], filter: DeliveryWanted | Record<string, never>): TestDelivery[];
-  /** The ids of these messages' deliveries. */
-  deliveryIdsOf(messageIds: readonly number[]): number[];
-}
-
-/** An item a wait found, with its id (a message's row id, a delivery's id). */
-interface Found<T> {
-  id: number;
-  item: T;
+  /** The new deliveries of these messages. */
+  deliveryHeadsOf(messageIds: readonly number[]): DeliveryHead[];
+  destinationName(destinationId: number): string;
 }
 
 interface Pending<T> {
   of: 'messages' | 'deliveries';
   count: number;
   terms: SqlTerms;
-  /** Matches by id: found by the first look or since. */
-  found: Map<number, T>;
+  /** Ids of the matches: found by the first look or since. */
+  found: Set<number>;
   /** The first look is done: from now on only what changes is looked at. */
   looked: boolean;
   /** Which first look counts (one starts again after a re-check). */
   look: number;
-  /** The wanted items of these ids, read now (ids no longer stored, or no longer matching, left out). */
-  pick(ids: readonly number[]): Found<T>[];
-  /** Whether this item (a new message, a changed delivery) is one the wait wants. */
-  wants(item: T): boolean;
+  /** The matches among these ids, read now (ids no longer stored, or no longer matching, left out). */
+  pick(ids: readonly number[]): { id: number; item: T }[];
   /** Whether a re-check of tracking plans can change what it matches. */
   rechecks: boolean;
   finish(result: T[] | Error): void;
 }
 
+interface MessageWait extends Pending<TestMessage> {
+  filter: MessageFilter;
+}
+
+interface DeliveryWait extends Pending<TestDelivery> {
+  wanted: DeliveryWanted;
+}
+
 export class Waits {
   readonly #host: WaitHost;
-  readonly #messageWaits = new Set<Pending<TestMessage>>();
-  readonly #deliveryWaits = new Set<Pending<TestDelivery>>();
+  readonly #messageWaits = new Set<MessageWait>();
+  readonly #deliveryWaits = new Set<DeliveryWait>();
+  /** Message waits by the one column value a matching (not rejected) message must have; the rest apart. */
+  readonly #filed = new Map<string, Set<MessageWait>>();
+  readonly #unfiled = new Set<MessageWait>();
+  /** Message waits filed by event: a message other than a track may carry an `event` member of its own. */
+  readonly #byEvent = new Set<MessageWait>();
 
   constructor(bus: EventBus, host: WaitHost) {
     this.#host = host;
     bus.on('messages.stored', (commits) => this.#stored(commits));
-    bus.on('deliveries.changed', (changes) => this.#deliveriesChanged(changes.map((change) => change.deliveryId)));
+    bus.on('deliveries.changed', (changes) => this.#deliveriesChanged(changes.map((c) => ({ id: c.deliveryId, messageId: c.messageId, destinationId: c.destinationId, status: c.status }))));
     // Everything stored is gone: what was found with it.
     bus.on('store.reset', () => {
       for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) wait.found.clear();
@@ -71,66 +91,79 @@ export class Waits {
     // A re-check rewrites stored messages' violations: a wait that filters on them looks again.
     bus.on('plans.recheck', (progress) => {
       if (progress.state === 'running') return;
-      for (const wait of this.#messageWaits) if (wait.rechecks) this.#firstLook(wait);
-      for (const wait of this.#deliveryWaits) if (wait.rechecks) this.#firstLook(wait);
+      for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) if (wait.rechecks) this.#firstLook(wait as Pending<unknown>);
     });
   }
 
   forMessages(filter: MessageFilter, count: number, timeoutMs: number, signal: AbortSignal | undefined, timeout: (found: TestMessage[]) => Promise<Error> | Error): Promise<TestMessage[]> {
-    return this.#wait(this.#messageWaits, {
+    const key = keyOf(filter);
+    return this.#wait<TestMessage, MessageWait>({
       of: 'messages',
       count,
       terms: filterSql(filter),
+      filter,
       pick: (ids) => this.#host.rowsOf(ids).flatMap((row) => (matches(row.message, filter) ? [{ id: row.id, item: row.message }] : [])),
-      wants: (message) => matches(message, filter),
       rechecks: filter.violations !== undefined,
-    }, timeoutMs, signal, timeout);
+    }, timeoutMs, signal, timeout, (wait, on) => {
+      if (on) this.#messageWaits.add(wait);
+      else this.#messageWaits.delete(wait);
+      const set = key === null ? this.#unfiled : this.#filed.get(key) ?? this.#filed.set(key, new Set()).get(key)!;
+      if (on) set.add(wait);
+      else if (set.delete(wait) && set.size === 0 && key !== null) this.#filed.delete(key);
+      if (key?.startsWith('e\n')) {
+        if (on) this.#byEvent.add(wait);
+        else this.#byEvent.delete(wait);
+      }
+    });
   }
 
   forDeliveries(wanted: DeliveryWanted, count: number, timeoutMs: number, signal: AbortSignal | undefined, timeout: (found: TestDelivery[]) => Promise<Error> | Error): Promise<TestDelivery[]> {
-    return this.#wait(this.#deliveryWaits, {
+    return this.#wait<TestDelivery, DeliveryWait>({
       of: 'deliveries',
       count,
       terms: deliveryTerms(wanted),
+      wanted,
       pick: (ids) => this.#host.deliveriesOf(ids, wanted).map((d) => ({ id: d.id, item: d })),
-      wants: (d) =>
-        (wanted.destination === undefined || d.destination === wanted.destination) &&
-        (wanted.status === undefined || d.status === wanted.status) &&
-        d.message !== null && matches(d.message, wanted.message),
       rechecks: wanted.message.violations !== undefined,
-    }, timeoutMs, signal, timeout);
+    }, timeoutMs, signal, timeout, (wait, on) => {
+      if (on) this.#deliveryWaits.add(wait);
+      else this.#deliveryWaits.delete(wait);
+    });
   }
 
-  #wait<T>(
-    waits: Set<Pending<T>>,
-    parts: Omit<Pending<T>, 'found' | 'looked' | 'look' | 'finish'>,
+  #wait<T, W extends Pending<T>>(
+    parts: Omit<W, 'found' | 'looked' | 'look' | 'finish'>,
     timeoutMs: number,
     signal: AbortSignal | undefined,
     timeout: (found: T[]) => Promise<Error> | Error,
+    listen: (wait: W, on: boolean) => void,
   ): Promise<T[]> {
     return new Promise((resolve, reject) => {
-      const wait: Pending<T> = {
+      let done = false;
+      const wait = {
         ...parts,
-        found: new Map(),
+        found: new Set<number>(),
         looked: false,
         look: 0,
-        finish: (result) => {
-          if (!waits.delete(wait)) return;
+        finish: (result: T[] | Error) => {
+          if (done) return;
+          done = true;
+          listen(wait, false);
           clearTimeout(timer);
           signal?.removeEventListener('abort', aborted);
           if (result instanceof Error) reject(result);
           else resolve(result);
         },
-      };
+      } as W;
       const aborted = () => wait.finish(new Error('the wait was abandoned'));
       const timer = setTimeout(() => {
-        if (!waits.has(wait)) return;
-        const found = sorted(wait.found);
+        if (done) return;
+        const found = wait.pick([...wait.found].sort((a, b) => a - b)).map(({ item }) => item);
         Promise.resolve(timeout(found)).then((error) => wait.finish(error), (error: unknown) => wait.finish(error as Error));
       }, timeoutMs);
       signal?.addEventListener('abort', aborted);
-      // Listening (being in the set) starts before the first look, so nothing stored in between is missed.
-      waits.add(wait);
+      // Listening starts before the first look, so nothing stored in between is missed.
+      listen(wait, true);
       if (signal?.aborted) return aborted();
       this.#firstLook(wait);
     });
@@ -145,10 +178,7 @@ export class Waits {
       for (let cursor = 0; ; ) {
         const ids = await this.#host.reader.ids({ of: wait.of, terms: wait.terms, search: undefined, afterId: cursor, limit: STEP });
         if (wait.look !== look || !this.#pending(wait)) return;
-        for (const { id, item } of wait.pick(ids)) {
-          if (!wait.found.has(id)) seen++;
-          wait.found.set(id, item);
-        }
+        for (const { id } of wait.pick(ids)) if (!wait.found.has(id)) (seen++, wait.found.add(id));
         if (seen >= wait.count || ids.length < STEP) break;
         cursor = ids.at(-1)!;
       }
@@ -160,18 +190,18 @@ export class Waits {
   /** Resolves a wait that has its count: the first `count` matches, read again (gone or changed ones left out). */
   #settle<T>(wait: Pending<T>): void {
     if (!wait.looked || wait.found.size < wait.count) return;
-    const ids = [...wait.found.keys()].sort((a, b) => a - b).slice(0, wait.count);
+    const ids = [...wait.found].sort((a, b) => a - b).slice(0, wait.count);
     const now = wait.pick(ids);
     if (now.length === wait.count) return wait.finish(now.map(({ item }) => item));
     const kept = new Set(now.map(({ id }) => id));
     for (const id of ids) if (!kept.has(id)) wait.found.delete(id);
   }
 
-  #pending(wait: Pending<never> | Pending<unknown>): boolean {
-    return this.#messageWaits.has(wait as Pending<TestMessage>) || this.#deliveryWaits.has(wait as Pending<TestDelivery>);
+  #pending(wait: Pending<unknown>): boolean {
+    return this.#messageWaits.has(wait as MessageWait) || this.#deliveryWaits.has(wait as DeliveryWait);
   }
 
-  /** A commit: its messages read and converted once, for every message wait; their new deliveries for the delivery waits. */
+  /** A commit: its messages' columns read once, each converted only for the waits its columns can satisfy. */
   #stored(commits: readonly CommittedRequest[]): void {
     if (this.#messageWaits.size === 0 && this.#deliveryWaits.size === 0) return;
     const ids: number[] = [];
@@ -180,29 +210,64 @@ export class Waits {
       if (commit.generatedIds) ids.push(...commit.generatedIds);
     }
     if (this.#messageWaits.size > 0) {
-      const rows = this.#host.rowsOf(ids);
-      for (const wait of [...this.#messageWaits]) {
-        for (const row of rows) if (wait.wants(row.message)) wait.found.set(row.id, row.message);
-        this.#settle(wait);
+      const touched = new Set<MessageWait>();
+      for (const head of this.#host.headsOf(ids)) {
+        let message: TestMessage | undefined;
+        for (const wait of this.#candidates(head)) {
+          if (wait.filter.status !== undefined && wait.filter.status !== head.status) continue;
+          message ??= this.#host.rowsOf([head.id])[0]?.message;
+          if (message && matches(message, wait.filter)) (wait.found.add(head.id), touched.add(wait));
+        }
       }
+      for (const wait of touched) this.#settle(wait);
     }
-    if (this.#deliveryWaits.size > 0 && commits.some((commit) => commit.deliveries > 0)) this.#deliveriesChanged(this.#host.deliveryIdsOf(ids));
+    // New deliveries are pending or skipped: only waits that may want those read them.
+    const created = [...this.#deliveryWaits].some((wait) => wait.wanted.status === undefined || wait.wanted.status === 'pending' || wait.wanted.status === 'skipped');
+    if (created && commits.some((commit) => commit.deliveries > 0)) this.#deliveriesChanged(this.#host.deliveryHeadsOf(ids));
   }
 
-  /** Deliveries created or changed: read once, each wait's matches updated (a delivery that no longer matches leaves). */
-  #deliveriesChanged(ids: readonly number[]): void {
-    if (this.#deliveryWaits.size === 0 || ids.length === 0) return;
-    const deliveries = this.#host.deliveriesOf(ids, {});
-    for (const wait of [...this.#deliveryWaits]) {
-      for (const d of deliveries) {
-        if (wait.wants(d)) wait.found.set(d.id, d);
-        else wait.found.delete(d.id);
-      }
-      this.#settle(wait);
+  /** The message waits a message with these columns may satisfy. */
+  *#candidates(head: StoredMessage): Iterable<MessageWait> {
+    if (head.status === 'rejected') {
+      // Its columns are what ingestion could read of it: its text decides.
+      yield* this.#messageWaits;
+      return;
     }
+    yield* this.#unfiled;
+    for (const key of [`m\n${head.messageId}`, `u\n${head.userId}`, `a\n${head.anonymousId}`]) {
+      const filed = this.#filed.get(key);
+      if (filed) yield* filed;
+    }
+    if (head.type === 'track') yield* this.#filed.get(`e\n${head.event}`) ?? [];
+    else yield* this.#byEvent;
+  }
+
+  /** Deliveries created or changed: each wait's matches updated (one that no longer matches leaves). */
+  #deliveriesChanged(heads: readonly DeliveryHead[]): void {
+    if (this.#deliveryWaits.size === 0 || heads.length === 0) return;
+    const touched = new Set<DeliveryWait>();
+    for (const head of heads) {
+      let message: TestMessage | undefined | null;
+      for (const wait of this.#deliveryWaits) {
+        const { wanted } = wait;
+        let wants = (wanted.status === undefined || wanted.status === head.status) && (wanted.destination === undefined || wanted.destination === this.#host.destinationName(head.destinationId));
+        if (wants) {
+          if (message === undefined) message = head.messageId === null ? null : (this.#host.rowsOf([head.messageId])[0]?.message ?? null);
+          wants = message !== null && matches(message, wanted.message);
+        }
+        if (wants) (wait.found.add(head.id), touched.add(wait));
+        else if (wait.found.delete(head.id)) touched.add(wait);
+      }
+    }
+    for (const wait of touched) this.#settle(wait);
   }
 }
 
-function sorted<T>(found: Map<number, T>): T[] {
-  return [...found.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+/** The one column value a matching message that is not rejected must have; null when the filter names none. */
+function keyOf(filter: MessageFilter): string | null {
+  if (filter.messageId !== undefined) return `m\n${filter.messageId}`;
+  if (filter.userId !== undefined) return `u\n${String(filter.userId)}`;
+  if (filter.anonymousId !== undefined) return `a\n${String(filter.anonymousId)}`;
+  if (filter.event !== undefined) return `e\n${filter.event}`;
+  return null;
 }

@@ -1,0 +1,60 @@
+// A pending wait looks only at what each commit brings (issue 26, point 1): waits are filed by the
+// column a match must have, and each message is handed only to the waits its columns can satisfy. These
+// are the messages whose columns do not tell the whole story — a refused one, another type's own
+// `event` member, a numeric userId, a filter on the payload alone — and the first look meeting the commits.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post, startCore, type TestCore } from '../../helpers/core.ts';
+
+let core: TestCore;
+beforeAll(async () => {
+  core = await startCore();
+});
+afterAll(() => core?.close());
+
+describe('a wait checks each commit', () => {
+  it('finds what the columns alone would miss', async () => {
+    const waits = [
+      core.queries.waitForMessages({ event: 'Stray' }), // an identify's own "event" member: a filter on event matches it
+      core.queries.waitForMessages({ status: 'rejected', messageId: 'refused-1' }), // refused: read from its text
+      core.queries.waitForMessages({ userId: 42 }),
+      core.queries.waitForMessages({ properties: { cart: { items: [{ sku: 'a-1' }] } } }),
+      core.queries.waitForMessages({ type: 'page', context: { page: { path: '/x' } } }),
+    ];
+    await post(core, '/v1/identify', { userId: 'someone', event: 'Stray', messageId: 'stray-1' });
+    await post(core, '/v1/track', { userId: 'u', messageId: 'refused-1' }); // a track without its event is refused
+    await post(core, '/v1/track', { userId: 42, event: 'Numbers', messageId: 'numeric-1' });
+    await post(core, '/v1/track', { userId: 'u', event: 'Cart', properties: { cart: { items: [{ sku: 'a-1' }], total: 3 } }, messageId: 'cart-1' });
+    await post(core, '/v1/page', { userId: 'u', name: 'X', context: { page: { path: '/x' } }, messageId: 'page-1' });
+    const found = await Promise.all(waits);
+    expect(found.map((messages) => messages.map((m) => [m.messageId, m.status]))).toEqual([
+      [['stray-1', 'accepted']],
+      [['refused-1', 'rejected']],
+      [['numeric-1', 'accepted']],
+      [['cart-1', 'accepted']],
+      [['page-1', 'accepted']],
+    ]);
+  });
+
+  it('a wait for more than is stored counts what was there and what comes, oldest first, each once', async () => {
+    await post(core, '/v1/track', { userId: 'counted', event: 'Counted', messageId: 'counted-1' });
+    const wait = core.queries.waitForMessages({ event: 'Counted' }, { count: 3 });
+    await post(core, '/v1/batch', { batch: [
+      { type: 'track', userId: 'counted', event: 'Counted', messageId: 'counted-2' },
+      { type: 'track', userId: 'counted', event: 'Other', messageId: 'other-1' },
+    ] });
+    await post(core, '/v1/track', { userId: 'counted', event: 'Counted', messageId: 'counted-3' });
+    expect((await wait).map((m) => m.messageId)).toEqual(['counted-1', 'counted-2', 'counted-3']);
+    // A retried copy (duplicate) of a counted message does not count without a status.
+    const again = core.queries.waitForMessages({ messageId: 'counted-1' }, { count: 2, timeoutMs: 300 });
+    await post(core, '/v1/track', { userId: 'counted', event: 'Counted', messageId: 'counted-1' });
+    await expect(again).rejects.toThrow(/1 arrived/);
+    expect((await core.queries.waitForMessages({ messageId: 'counted-1', status: 'duplicate' })).length).toBe(1);
+  });
+
+  it('a wait that names no status never takes a refused copy; a reset empties what a wait found', async () => {
+    const wait = core.queries.waitForMessages({ messageId: 'later-1' }, { timeoutMs: 5_000 });
+    await post(core, '/v1/track', { userId: 'u', messageId: 'later-1' }); // refused: no event
+    await post(core, '/v1/track', { userId: 'u', event: 'Later', messageId: 'later-1' });
+    expect((await wait).map((m) => [m.messageId, m.status])).toEqual([['later-1', 'accepted']]);
+  });
+});
