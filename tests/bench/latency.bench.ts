@@ -117,6 +117,8 @@ interface Target {
   backlog(): number;
   /** Attempts that did not succeed (Sluice records them; the floor does not retry). */
   failedAttempts(): number | null;
+  /** The HTTP API's reads, each timed (ms, the median of 5); null for the floor, which has none. */
+  reads(): Promise<Record<string, number> | null>;
   /** Starts a wait over HTTP for a message that never comes (timeoutMs ≤ 60 s: asked again until the signal aborts). */
   waitNever(id: string, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
@@ -172,6 +174,29 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
         },
       ),
     stored: () => storedIn(dataDir),
+    async reads() {
+      const get = async (pathname: string, status = 200) => {
+        const times: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const t0 = performance.now();
+          const res = await request(`${sluice.apiUrl}${pathname}`, { headers: { authorization: `Bearer ${sluice.token}` }, signal: AbortSignal.timeout(120_000) });
+          await res.body.dump();
+          if (res.statusCode !== status) throw new Error(`GET ${pathname} answered ${res.statusCode}`);
+          times.push(performance.now() - t0);
+        }
+        return round1(times.sort((a, b) => a - b)[2]!);
+      };
+      const middle = encodeURIComponent(readStore<{ id: string }>(dataDir, 'SELECT message_id AS id FROM messages WHERE id >= (SELECT max(id) / 2 FROM messages) ORDER BY id LIMIT 1').id);
+      return {
+        'GET /messages?limit=1': await get('/messages?limit=1'),
+        'GET /messages?event=Probe&limit=1': await get('/messages?event=Probe&limit=1'),
+        'GET /messages?userId=prober&limit=1': await get('/messages?userId=prober&limit=1'),
+        'GET /messages/{id}': await get(`/messages/${middle}`),
+        'GET /messages/{unknown id} (404)': await get('/messages/no-such-message', 404),
+        'GET /deliveries?limit=1': await get('/deliveries?limit=1'),
+        'GET /stats': await get('/stats'),
+      };
+    },
     waitNever: async (id, signal) => {
       const res = await request(`${sluice.apiUrl}/messages/wait`, {
         method: 'POST',
@@ -199,6 +224,7 @@ async function floorTarget(dir: string, receiverUrl: string, prefill: number): P
     },
     waitInProcess: async (messageId) => (await floor.waitFor(messageId, TIMEOUT_MS)) !== null,
     stored: () => floor.stored(),
+    reads: async () => null,
     waitNever: async (id, signal) => {
       const res = await request(`${floor.url}/wait`, { method: 'POST', body: JSON.stringify({ messageId: id, timeoutMs: 60_000 }), signal });
       await res.body.dump();
@@ -333,12 +359,13 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     const waitHttp = await during('waitHttp', () => waitStream(target, `${tag}-h`, 'waitHttp'));
     const waitTesting = await during('waitTesting', () => waitStream(target, `${tag}-t`, 'waitInProcess'));
     const storedAtEnd = target.stored();
+    const reads = loaded ? null : await target.reads();
     const background = load ? await load.stop() : null;
     const backlogAtEnd = target.backlog();
     const drainStarted = performance.now();
     while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
     const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog(), failedAttempts: target.failedAttempts() };
-    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, ingest, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, ingest, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
   } finally {
     release();
     await target.close();
@@ -406,6 +433,7 @@ export async function runLatencyBench() {
         }, receiver, `${tag}-s`, loaded);
         console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
         for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} Sluice ${show(sluice[k]).padEnd(44)} floor ${show(floor[k])}`);
+        if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
         if (sluice.ingest && floor.ingest) console.log(`    ingestion with ${PENDING} waits pending: Sluice ${JSON.stringify(sluice.ingest)}; floor ${JSON.stringify(floor.ingest)}`);
         console.log(`    backlog at the end: ${JSON.stringify(sluice.drain)}${sluice.background ? `; load achieved ${JSON.stringify(sluice.background)} (floor ${JSON.stringify(floor.background)})` : ''}`);
         scenarios.push({ name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, sluiceOverFloor: ratios(sluice, floor) });

@@ -71,7 +71,8 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   }
   if (filter.messageId !== undefined) {
     add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
-    if (notRejected) trigram('message_id', filter.messageId);
+    // The text branch can match only a refused message's messageId that is not a string (a number, true, false).
+    if (notRejected || !/^(-?\d|true$|false$)/.test(filter.messageId)) trigram('message_id', filter.messageId);
   }
   if (filter.status !== undefined) add('m.status = ?', filter.status);
   // A tracking plan's Violation Generated events are left out unless the filter names their origin.

@@ -107,9 +107,16 @@ export class Waits {
     }, timeoutMs, signal, timeout, (wait, on) => {
       if (on) this.#messageWaits.add(wait);
       else this.#messageWaits.delete(wait);
-      const set = key === null ? this.#unfiled : this.#filed.get(key) ?? this.#filed.set(key, new Set()).get(key)!;
-      if (on) set.add(wait);
-      else if (set.delete(wait) && set.size === 0 && key !== null) this.#filed.delete(key);
+      if (key === null) {
+        if (on) this.#unfiled.add(wait);
+        else this.#unfiled.delete(wait);
+      } else if (on) {
+        const filed = this.#filed.get(key) ?? new Set();
+        this.#filed.set(key, filed.add(wait));
+      } else {
+        const filed = this.#filed.get(key);
+        if (filed?.delete(wait) && filed.size === 0) this.#filed.delete(key);
+      }
       if (key?.startsWith('e\n')) {
         if (on) this.#byEvent.add(wait);
         else this.#byEvent.delete(wait);
