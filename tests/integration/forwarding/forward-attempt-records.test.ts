@@ -105,7 +105,7 @@ describe('one attempt record per forwarded request', () => {
     expect(first[0]!.id).not.toBe(second[0]!.id);
 
     // sluice/testing's list: each message's delivery with its attempt.
-    const listed = core.queries.deliveries();
+    const listed = await core.queries.deliveries();
     expect(listed).toHaveLength(150);
     for (const delivery of listed) {
       expect(delivery.attempts).toEqual([
