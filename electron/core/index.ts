@@ -37,6 +37,7 @@ import { TrackingPlans } from './plans/plan-registry.ts';
 import { Rechecks } from './plans/recheck.ts';
 import { PlanStatsRepo } from './store/plan-stats.ts';
 import { Pruner } from './retention/pruner.ts';
+import type { LoadGate } from './worker-options.ts';
 
 export interface CoreOptions {
   dataDir: string;
@@ -62,6 +63,11 @@ export interface CoreOptions {
   mergeIndexes?: boolean;
   /** The background check of the whole store: its timing (tests shorten it), or false for none (store-check/). */
   storeCheck?: Partial<StoreCheckTiming> | false;
+  /**
+   * Tests only: holds the threads close() may cancel (the writer, the checkpointer, the store check)
+   * at the end of their loading until it opens (worker-options.ts).
+   */
+  loadGate?: LoadGate;
 }
 
 /**
@@ -118,11 +124,16 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   }
   sources.ensureDefault(now);
 
-  const checkpointer = new Checkpointer(databaseFile(options.dataDir), (error) => {
-    console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
-    checkpointAutomatically(db);
-    writer.useAutomaticCheckpoints();
-  });
+  const gate = options.loadGate?.cells;
+  const checkpointer = new Checkpointer(
+    databaseFile(options.dataDir),
+    (error) => {
+      console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
+      checkpointAutomatically(db);
+      writer.useAutomaticCheckpoints();
+    },
+    { gate },
+  );
   const writer = new StoreWriter(
     databaseFile(options.dataDir),
     (committed) => {
@@ -131,7 +142,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
-    { searchIndex: options.searchIndex },
+    { searchIndex: options.searchIndex, gate },
   );
   // The writer's write keys and routes: at start, and again whenever settings are saved.
   const applyRouting = () => {
@@ -214,6 +225,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     writer,
     checkedAtStart: wasCheckedWhole(db),
     check: options.storeCheck,
+    gate,
   });
   const parts: CoreParts = {
     bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health,

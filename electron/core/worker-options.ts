@@ -11,3 +11,36 @@ export function workerExecArgv(): Pick<WorkerOptions, 'execArgv'> {
   if (!process.execArgv.some((flag) => flag.startsWith('--input-type'))) return {};
   return { execArgv: process.execArgv.filter((flag, i, all) => !flag.startsWith('--input-type') && all[i - 1] !== '--input-type') };
 }
+
+/**
+ * For tests: holds the threads that close() may cancel (the store's writer, the checkpointer, the
+ * store check) at the end of their loading, until the test opens it — a thread still loading, made
+ * observable without timing anything. Each thread gets `cells` in its workerData and calls passGate.
+ */
+export class LoadGate {
+  /** [0]: 1 once open; [1]: threads that reached it; [2]: threads that went through. */
+  readonly cells = new Int32Array(new SharedArrayBuffer(12));
+
+  open(): void {
+    Atomics.store(this.cells, 0, 1);
+    Atomics.notify(this.cells, 0);
+  }
+
+  /** Threads that reached it (those not `passed` are held there, or were ended there). */
+  get reached(): number {
+    return Atomics.load(this.cells, 1);
+  }
+
+  /** Threads that finished loading through it. */
+  get passed(): number {
+    return Atomics.load(this.cells, 2);
+  }
+}
+
+/** In a thread, at the end of its loading: waits while the gate (if any) is shut. */
+export function passGate(cells: Int32Array | undefined): void {
+  if (!cells) return;
+  Atomics.add(cells, 1, 1);
+  Atomics.wait(cells, 0, 0);
+  Atomics.add(cells, 2, 1);
+}

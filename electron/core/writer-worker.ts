@@ -34,8 +34,9 @@ import { rechecker } from './plans/recheck-writes.ts';
 import { pruneWrites } from './retention/prune-writes.ts';
 import { indexMerger, searchIndexer } from './store/search-index.ts';
 import { IndexScheduler, restAfter } from './writer/index-scheduler.ts';
+import { passGate } from './worker-options.ts';
 
-const { file, searchIndex } = workerData as { file: string; searchIndex: boolean };
+const { file, searchIndex, gate } = workerData as { file: string; searchIndex: boolean; gate?: Int32Array };
 const port = parentPort!;
 const db = connect(file, 'writer');
 const storeRequest = requestStorer(db);
@@ -316,3 +317,7 @@ function handle(message: ToWriter): void {
     }
   }
 }
+
+// Loaded: what the main thread sends is handled from now on (before this, its close() may cancel the thread).
+passGate(gate);
+send({ kind: 'ready' });

@@ -6,8 +6,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { StoreWalk } from '../store/store-walk.ts';
 import { openReadOnly } from '../store/connection.ts';
 import type { FromStoreCheck, ToStoreCheck } from './store-check.ts';
+import { passGate } from '../worker-options.ts';
 
-const { file, sliceMs } = workerData as { file: string; sliceMs: number };
+const { file, sliceMs, gate } = workerData as { file: string; sliceMs: number; gate?: Int32Array };
 const port = parentPort!;
 const MIN_ROWS = 16;
 const MAX_ROWS = 20_000;
@@ -44,3 +45,7 @@ port.on('message', (message: ToStoreCheck) => {
   }
   port.postMessage(reply);
 });
+
+// Loaded: slices are read from now on (before this, the owner's close() may cancel the thread).
+passGate(gate);
+port.postMessage({ kind: 'ready' } satisfies FromStoreCheck);

@@ -21,7 +21,10 @@ import { readProgress, removeProgress, saveProgress, type CheckProgress } from '
 /** What the owner asks of the thread. */
 export type ToStoreCheck = { kind: 'slice'; position: WalkPosition | null } | { kind: 'close' };
 /** What the thread answers: a slice read (what it found, where the next starts), or a failure that is not damage. */
-export type FromStoreCheck = ({ kind: 'slice'; tables: number } & WalkSlice & { ms: number }) | { kind: 'failed'; message: string; ms: number };
+export type FromStoreCheck =
+  | { kind: 'ready' }
+  | ({ kind: 'slice'; tables: number } & WalkSlice & { ms: number })
+  | { kind: 'failed'; message: string; ms: number };
 
 export interface StoreCheckTiming {
   /** The first slice, this long after start (start-up is not slowed down). */
@@ -51,6 +54,8 @@ export interface StoreCheckOptions {
   onState: (view: StoreCheckView) => void;
   timing?: Partial<StoreCheckTiming>;
   log?: (line: string) => void;
+  /** Tests only: holds the thread at the end of its loading (worker-options.ts LoadGate). */
+  gate?: Int32Array;
 }
 
 export class StoreCheck {
@@ -60,6 +65,8 @@ export class StoreCheck {
   #view: StoreCheckView;
   #position: WalkPosition | null = null;
   #worker: Worker | null = null;
+  /** The thread has loaded: a slice sent to it is being read (before, close() cancels the thread). */
+  #ready = false;
   #timer: NodeJS.Timeout | undefined;
   /** Set while a slice is out in the thread: it resolves when the answer is in. */
   #inFlight: { done: () => void; promise: Promise<void> } | null = null;
@@ -110,12 +117,15 @@ export class StoreCheck {
     this.#next();
   }
 
-  /** Stops: a slice under way is let finish (its progress counts), the round's progress is saved. */
+  /**
+   * Stops: a slice under way is let finish (its progress counts), the round's progress is saved. A
+   * thread still loading is not waited for: its slice has not begun.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
-    if (this.#inFlight) {
+    if (this.#inFlight && this.#ready) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.#inFlight.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2_000).unref()))]);
       clearTimeout(timer);
@@ -148,11 +158,15 @@ export class StoreCheck {
 
   #spawn(): Worker {
     const worker = new Worker(new URL('./store-check-worker.ts', import.meta.url), {
-      workerData: { file: this.#o.file, sliceMs: this.#timing.sliceMs },
+      workerData: { file: this.#o.file, sliceMs: this.#timing.sliceMs, gate: this.#o.gate },
       ...workerExecArgv(),
     });
     worker.unref();
-    worker.on('message', (message: FromStoreCheck) => this.#receive(message));
+    this.#ready = false;
+    worker.on('message', (message: FromStoreCheck) => {
+      if (message.kind !== 'ready') this.#receive(message);
+      else if (worker === this.#worker) this.#ready = true;
+    });
     worker.on('error', (error) => this.#failed(error.message, worker));
     worker.on('exit', (code) => {
       if (worker === this.#worker && !this.#closed) this.#failed(`the check's thread stopped (exit code ${code})`, worker);
@@ -160,7 +174,7 @@ export class StoreCheck {
     return worker;
   }
 
-  #receive(message: FromStoreCheck): void {
+  #receive(message: Exclude<FromStoreCheck, { kind: 'ready' }>): void {
     const inFlight = this.#inFlight;
     this.#inFlight = null;
     if (message.kind === 'failed') {

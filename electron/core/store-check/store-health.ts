@@ -23,6 +23,8 @@ export interface StoreHealthOptions {
   /** The background check's timing; false: no background check (it stays `waiting`). */
   check?: Partial<StoreCheckTiming> | false;
   log?: (line: string) => void;
+  /** Tests only: holds the check's thread at the end of its loading (worker-options.ts LoadGate). */
+  gate?: Int32Array;
 }
 
 export class StoreHealthTracker {
@@ -41,6 +43,7 @@ export class StoreHealthTracker {
       checkedAtStart: options.checkedAtStart,
       timing: options.check === false ? undefined : options.check,
       log: options.log,
+      gate: options.gate,
       onFound: (finding) => markDamaged(file, damagedSentence(file, finding)),
       onState: () => this.#announce(),
     });

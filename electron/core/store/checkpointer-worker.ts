@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CheckpointerSettings, FromCheckpointer } from './checkpointer.ts';
 import { connect } from './connection.ts';
+import { passGate } from '../worker-options.ts';
 import type { DatabaseSync } from './sqlite.ts';
 
 type Mode = 'PASSIVE' | 'RESTART' | 'TRUNCATE';
@@ -133,3 +134,7 @@ parentPort?.on('message', (msg: string) => {
   post({ kind: 'closed' });
   parentPort?.close();
 });
+
+// Loaded: the ticks run from now on (before this, the owner's close() may cancel the thread).
+passGate(settings.gate);
+post({ kind: 'ready' });

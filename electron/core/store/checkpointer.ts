@@ -22,6 +22,8 @@ export interface CheckpointerSettings {
   maxBackoffMs: number;
   /** The thread replaces one whose checkpoints were failing: it says when they succeed again. */
   failing?: boolean;
+  /** Tests only: holds the thread at the end of its loading (worker-options.ts LoadGate). */
+  gate?: Int32Array;
 }
 
 export const DEFAULT_CHECKPOINTER_SETTINGS: Omit<CheckpointerSettings, 'file'> = {
@@ -36,7 +38,7 @@ export const DEFAULT_CHECKPOINTER_SETTINGS: Omit<CheckpointerSettings, 'file'> =
 };
 
 /** What the thread tells its owner: each failed checkpoint, the first that succeeds after them, that it closed. */
-export type FromCheckpointer = { kind: 'failed'; reason: string } | { kind: 'recovered' } | { kind: 'closed' };
+export type FromCheckpointer = { kind: 'ready' } | { kind: 'failed'; reason: string } | { kind: 'recovered' } | { kind: 'closed' };
 
 export interface CheckpointerOptions extends Partial<Omit<CheckpointerSettings, 'file' | 'failing'>> {
   /** Restarts of a dead thread allowed within a minute; the next death hands checkpoints to SQLite (onFailure). */
@@ -68,6 +70,8 @@ export class Checkpointer {
   /** Checkpoints are failing: since when, how many tries (the episode spans restarts of the thread). */
   #failing: { since: number; failures: number } | null = null;
   #closing = false;
+  /** The thread has loaded (its ticks run); until then close() cancels it instead of waiting for it. */
+  #ready = false;
 
   constructor(file: string, onFailure: (error: Error) => void, options: CheckpointerOptions = {}) {
     const { maxRestartsPerMinute = 5, restartDelayMs = 1_000, log = (line) => console.error(line), ...settings } = options;
@@ -85,12 +89,21 @@ export class Checkpointer {
     return this.#restarts.filter((t) => now - t < 60_000).length;
   }
 
-  /** Final checkpoint (TRUNCATE) and stop. Call after the writers are idle. */
+  /**
+   * Final checkpoint (TRUNCATE) and stop. Call after the writers are idle. A thread still loading is
+   * cancelled instead: it has checkpointed nothing yet, and the store's last connection to close
+   * checkpoints the WAL itself.
+   */
   async close(): Promise<void> {
     this.#closing = true;
     clearTimeout(this.#restartTimer);
     const worker = this.#worker;
     if (!worker) return;
+    if (!this.#ready) {
+      this.#worker = null;
+      await worker.terminate();
+      return;
+    }
     const done = new Promise<void>((resolve) => {
       worker.on('message', (message: FromCheckpointer) => message.kind === 'closed' && resolve());
       worker.once('exit', () => resolve());
@@ -105,6 +118,7 @@ export class Checkpointer {
   }
 
   #spawn(): Worker {
+    this.#ready = false;
     const worker = new Worker(new URL('./checkpointer-worker.ts', import.meta.url), {
       workerData: { ...this.#settings, failing: this.#failing !== null } satisfies CheckpointerSettings,
       ...workerExecArgv(),
@@ -117,7 +131,8 @@ export class Checkpointer {
   }
 
   #receive(message: FromCheckpointer): void {
-    if (message.kind === 'failed') {
+    if (message.kind === 'ready') this.#ready = true;
+    else if (message.kind === 'failed') {
       if (!this.#failing) {
         this.#failing = { since: Date.now(), failures: 0 };
         this.#log(`sluice: WAL checkpoints failing (${message.reason}); retrying`);

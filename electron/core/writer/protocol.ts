@@ -177,6 +177,8 @@ export interface Refusal {
 }
 
 export type FromWriter =
+  /** The thread has loaded: from now on it handles what it is sent (until then close() may cancel it). */
+  | { kind: 'ready' }
   | { kind: 'committed'; results: (CommittedRequest & { jobId: number })[] }
   | ({ kind: 'refused'; jobId: number } & Refusal)
   /** Units of a group commit that were not stored (the rest of the group was). */

@@ -45,6 +45,8 @@ export class StoreWriter {
   readonly #file: string;
   /** Whether the worker indexes messages for search (store/search-index.ts). */
   readonly #searchIndex: boolean;
+  /** Tests only: holds the worker at the end of its loading (worker-options.ts LoadGate). */
+  readonly #gate: Int32Array | undefined;
   readonly #waiting = new Map<number, Waiting>();
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
   readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
@@ -57,6 +59,8 @@ export class StoreWriter {
   #autoCheckpoint = false;
   /** False between a worker's death and its replacement: requests are refused, not queued into the void. */
   #alive = true;
+  /** The worker has loaded (opened the store, prepared its statements) and handles what is sent to it. */
+  #ready = false;
   #restarts: number[] = [];
   #nextId = 1;
   #closed = false;
@@ -71,10 +75,11 @@ export class StoreWriter {
     file: string,
     onCommitted: (committed: CommittedRequest[]) => void,
     onRestarted?: () => void,
-    options: { searchIndex?: boolean } = {},
+    options: { searchIndex?: boolean; gate?: Int32Array } = {},
   ) {
     this.#file = file;
     this.#searchIndex = options.searchIndex ?? true;
+    this.#gate = options.gate;
     this.#onCommitted = onCommitted;
     this.#onRestarted = onRestarted;
     this.#worker = this.#spawn();
@@ -165,11 +170,20 @@ export class StoreWriter {
     });
   }
 
-  /** Waits until every submitted request is committed, then stops the worker. */
+  /**
+   * Waits until every submitted request is committed, then stops the worker. A worker still loading
+   * that was handed nothing to store is cancelled instead (a relay closed right after its start does
+   * not wait for the writer to load): it has written nothing, and what it was told meanwhile — write
+   * keys, routes, plans — is the store's settings, kept by the main thread.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (!this.#alive) return;
+    if (!this.#ready && this.#waiting.size === 0 && this.#waitingResults.size === 0 && this.#waitingBodies.size === 0) {
+      await this.#worker.terminate(); // its connection, if open, closes with the thread
+      return;
+    }
     await new Promise<void>((resolve) => {
       this.#whenClosed = resolve;
       this.#worker.postMessage({ kind: 'close' } satisfies ToWriter);
@@ -178,11 +192,15 @@ export class StoreWriter {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData: { file: this.#file, searchIndex: this.#searchIndex }, ...workerExecArgv() });
+    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), {
+      workerData: { file: this.#file, searchIndex: this.#searchIndex, gate: this.#gate },
+      ...workerExecArgv(),
+    });
     worker.on('message', (message: FromWriter) => this.#receive(message));
     worker.on('error', (error) => console.error('sluice: the store writer failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));
     this.#alive = true;
+    this.#ready = false;
     if (this.#writeKeys.length > 0) worker.postMessage({ kind: 'sources', writeKeys: this.#writeKeys } satisfies ToWriter);
     if (this.#routes.length > 0) worker.postMessage({ kind: 'routes', routes: this.#routes } satisfies ToWriter);
     if (this.#plans.length > 0) worker.postMessage({ kind: 'plans', plans: this.#plans } satisfies ToWriter);
@@ -219,6 +237,9 @@ export class StoreWriter {
   #receive(message: FromWriter): void {
     if (message.kind === 'committed' || message.kind === 'results-committed' || message.kind === 'written') this.#lastCommitAt = performance.now();
     switch (message.kind) {
+      case 'ready':
+        this.#ready = true;
+        return;
       case 'committed': {
         for (const result of message.results) this.#take(result.jobId)?.resolve(result);
         this.#onCommitted(message.results);
