@@ -125,15 +125,25 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   sources.ensureDefault(now);
 
   const gate = options.loadGate?.cells;
-  const checkpointer = new Checkpointer(
-    databaseFile(options.dataDir),
-    (error) => {
-      console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
-      checkpointAutomatically(db);
-      writer.useAutomaticCheckpoints();
-    },
-    { gate },
-  );
+  /**
+   * WAL checkpoints, in a thread started once the writer has loaded: until then nothing but this
+   * thread's start (migrations, settings) is in the WAL, and a relay closed before it (a test's) starts
+   * no checkpointer at all. The store's last connection to close checkpoints what is left either way.
+   */
+  let checkpointer: Checkpointer | undefined;
+  let stopping = false;
+  const startCheckpointer = () => {
+    if (stopping) return;
+    checkpointer ??= new Checkpointer(
+      databaseFile(options.dataDir),
+      (error) => {
+        console.error(`sluice: ${error.message}; SQLite's automatic checkpoints take over`);
+        checkpointAutomatically(db);
+        writer.useAutomaticCheckpoints();
+      },
+      { gate },
+    );
+  };
   const writer = new StoreWriter(
     databaseFile(options.dataDir),
     (committed) => {
@@ -142,7 +152,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
-    { searchIndex: options.searchIndex, gate },
+    { searchIndex: options.searchIndex, gate, onReady: startCheckpointer },
   );
   // The writer's write keys and routes: at start, and again whenever settings are saved.
   const applyRouting = () => {
@@ -193,11 +203,12 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     // Before the first delivery: destinations stored with the receiver's address name it (receiver-urls.ts).
     adoptReceiverUrls(db, destinations, receiver.url);
   } catch (error) {
+    stopping = true;
     plans.close();
     await ingest.close();
     await writer.close();
     await sender.close();
-    await checkpointer.close();
+    await checkpointer?.close();
     db.close();
     throw error;
   }
@@ -251,6 +262,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     operations,
     close() {
       closing ??= (async () => {
+        stopping = true;
         plans.close();
         rechecks.stop();
         await health.close();
@@ -263,7 +275,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         await delivery.close();
         await writer.close();
         await sender.close();
-        await checkpointer.close();
+        await checkpointer?.close();
         db.close();
         unlock();
       })();

@@ -52,6 +52,7 @@ export class StoreWriter {
   readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
   readonly #onCommitted: (committed: CommittedRequest[]) => void;
   readonly #onRestarted: (() => void) | undefined;
+  readonly #onReady: (() => void) | undefined;
   #worker: Worker;
   #writeKeys: SourceKey[] = [];
   #routes: Route[] = [];
@@ -75,11 +76,18 @@ export class StoreWriter {
     file: string,
     onCommitted: (committed: CommittedRequest[]) => void,
     onRestarted?: () => void,
-    options: { searchIndex?: boolean; gate?: Int32Array } = {},
+    options: {
+      searchIndex?: boolean;
+      /** Tests only: holds the worker at the end of its loading (worker-options.ts LoadGate). */
+      gate?: Int32Array;
+      /** Each worker has loaded (the first one, and each that replaces a dead one). */
+      onReady?: () => void;
+    } = {},
   ) {
     this.#file = file;
     this.#searchIndex = options.searchIndex ?? true;
     this.#gate = options.gate;
+    this.#onReady = options.onReady;
     this.#onCommitted = onCommitted;
     this.#onRestarted = onRestarted;
     this.#worker = this.#spawn();
@@ -239,6 +247,7 @@ export class StoreWriter {
     switch (message.kind) {
       case 'ready':
         this.#ready = true;
+        this.#onReady?.();
         return;
       case 'committed': {
         for (const result of message.results) this.#take(result.jobId)?.resolve(result);

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { Worker } from 'node:worker_threads';
 import { afterEach, expect, it } from 'vitest';
 import { createCore } from '../../../electron/core/index.ts';
 import { StoreCheck } from '../../../electron/core/store-check/store-check.ts';
@@ -56,15 +57,23 @@ it('close() right after a start cancels the threads still loading, and the folde
   expect((await post({ ingestUrl: first.ingestUrl, writeKey }, '/v1/track', { userId: 'u1', event: 'Before', messageId: 'm-before' })).status).toBe(200);
   await first.close();
 
+  const threads: Worker[] = [];
+  const onThread = (thread: Worker) => threads.push(thread);
+  process.on('worker', onThread);
+  cleanup.push(() => process.off('worker', onThread));
   const core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, loadGate: held });
-  await until(() => held.reached >= 2, 10_000, 'the writer and the checkpointer held in their loading');
+  await until(() => held.reached >= 1, 10_000, 'the writer held in its loading');
   await core.close(); // today's close() waits for the writer to load: with its loading held, never
-  expect(held.passed).toBe(0); // resolved while both were still loading
+  expect(held.passed).toBe(0); // resolved while the writer was still loading
   held.open();
   await turns();
   expect(held.passed).toBe(0); // cancelled: no thread of the closed relay went on loading
+  expect(threads).toHaveLength(1); // the writer alone: the checkpointer starts once the writer has loaded
 
-  // The lock is released, the store sound, and what the first run stored is there; a new start writes.
+  // The cancelled writer's connection (opened before the gate) went with it: the main one closed last
+  // and checkpointed the WAL away. The lock is released, the store sound, what the first run stored is
+  // there, and a new start writes.
+  expect(fs.existsSync(path.join(dataDir, `${DATABASE_FILE}-wal`))).toBe(false);
   expect(integrity(dataDir)).toBe('ok');
   const next = await createCore({ dataDir, ingestPort: 0, receiverPort: 0 });
   try {
@@ -73,6 +82,18 @@ it('close() right after a start cancels the threads still loading, and the folde
   } finally {
     await next.close();
   }
+});
+
+it('the checkpointer starts once the writer has loaded, and a close() then leaves the store checkpointed', async () => {
+  const dataDir = folder();
+  const held = gate();
+  const core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, loadGate: held });
+  await until(() => held.reached >= 1, 10_000, 'the writer held in its loading');
+  held.open(); // the writer loads; the checkpointer it starts finds the gate open too
+  await until(() => held.passed >= 2, 10_000, 'the writer and then the checkpointer loaded');
+  await core.close();
+  expect(fs.existsSync(path.join(dataDir, `${DATABASE_FILE}-wal`))).toBe(false); // checkpointed and removed at close
+  expect(integrity(dataDir)).toBe('ok');
 });
 
 it('start → close → start on one folder, again and again, keeps every message written in between', async () => {

@@ -37,7 +37,8 @@ it('announces each new worker that replaced a dead one, and stops restarting onc
 it('a real core reads the store again once its writer is replaced: a delivery committed but never announced is sent', async () => {
   vi.spyOn(console, 'error').mockImplementation(() => {}); // the writer's death is logged; expected here
   const hook = await receiver();
-  // The core's threads, as they start: the writer is the one whose death the pipeline answers.
+  // The core's threads, as they start: the writer is the one whose death the pipeline answers; the
+  // checkpointer starts once the writer has loaded.
   const workers: Worker[] = [];
   const onWorker = (worker: Worker) => workers.push(worker);
   process.on('worker', onWorker);
@@ -47,8 +48,9 @@ it('a real core reads the store again once its writer is replaced: a delivery co
       destinations: [{ name: 'hooks', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/in`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
     },
   });
-  process.off('worker', onWorker);
   try {
+    await until(() => workers.length >= 2, 10_000, 'the writer and the checkpointer');
+    process.off('worker', onWorker);
     core.writeKey = 'wk_web';
     const stored = waitForStored(core, 1);
     expect((await post(core, '/v1/track', { userId: 'u_1', event: 'First' })).status).toBe(200);
@@ -77,6 +79,7 @@ it('a real core reads the store again once its writer is replaced: a delivery co
     const [, again] = await hook.waitFor(2, 10_000);
     expect(JSON.parse(again!.body)).toMatchObject({ type: 'track', event: 'First' });
   } finally {
+    process.off('worker', onWorker);
     await core.dispose();
   }
 });
