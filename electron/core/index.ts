@@ -68,6 +68,11 @@ export interface CoreOptions {
    * at the end of their loading until it opens (worker-options.ts).
    */
   loadGate?: LoadGate;
+  /**
+   * false: the store is thrown away when the relay stops (sluice/testing's temporary folder), so it is
+   * never synced to disk (store/connection.ts Durability). Default true.
+   */
+  durable?: boolean;
 }
 
 /**
@@ -96,7 +101,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core> {
   const clock = options.clock ?? systemClock;
   // A full disk or a read-only folder: a sentence naming the folder and the fix (the lock said so already for its own files).
-  const db = writingDataDir(options.dataDir, () => openDatabase(options.dataDir));
+  const durable = options.durable ?? true;
+  const db = writingDataDir(options.dataDir, () => openDatabase(options.dataDir, { durable }));
   const sluiceId = instanceId(db);
   const bus = new EventBus();
   const sources = new SourcesRepo(db);
@@ -141,7 +147,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         checkpointAutomatically(db);
         writer.useAutomaticCheckpoints();
       },
-      { gate },
+      { gate, durable },
     );
   };
   const writer = new StoreWriter(
@@ -152,7 +158,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
-    { searchIndex: options.searchIndex, gate, onReady: startCheckpointer },
+    { searchIndex: options.searchIndex, durable, gate, onReady: startCheckpointer },
   );
   // The writer's write keys and routes: at start, and again whenever settings are saved.
   const applyRouting = () => {

@@ -36,9 +36,9 @@ import { indexMerger, searchIndexer } from './store/search-index.ts';
 import { IndexScheduler, restAfter } from './writer/index-scheduler.ts';
 import { passGate } from './worker-options.ts';
 
-const { file, searchIndex, gate } = workerData as { file: string; searchIndex: boolean; gate?: Int32Array };
+const { file, searchIndex, durable, gate } = workerData as { file: string; searchIndex: boolean; durable: boolean; gate?: Int32Array };
 const port = parentPort!;
-const db = connect(file, 'writer');
+const db = connect(file, 'writer', { durable });
 const storeRequest = requestStorer(db);
 const storeResults = deliveryResultRecorder(db);
 const deliveries = deliveryWrites(db);

@@ -6,9 +6,10 @@ const CONVERT_MAX_BYTES = 64 * 1024 * 1024;
 /**
  * Makes the store able to shrink: with `auto_vacuum = INCREMENTAL` the pages that pruning and
  * clearing free can be given back to the file system (retention/pruner.ts vacuum()); without it they
- * stay in the file, reused but never returned. A new store gets it before its first table (the only
- * time SQLite lets it be set without rewriting the file, or right after, with a VACUUM of nothing); an
- * older small one is rewritten once (VACUUM);
+ * stay in the file, reused but never returned. A new store gets it before its first page (the only
+ * time SQLite lets it be set without rewriting the file: the main connection asks for it before the
+ * switch to WAL, connection.ts), or right after, with a VACUUM of nothing; an older small one is
+ * rewritten once (VACUUM);
  * an older big one is left as it is, with a line saying how to convert it.
  */
 export function useIncrementalVacuum(db: DatabaseSync, file: string, log: (line: string) => void = (line) => console.error(line)): void {

@@ -51,7 +51,7 @@ function walBytes(): number {
 
 function checkpoint(mode: Mode, busyMs = BUSY_MS): CheckpointResult {
   if (!db) {
-    db = connect(settings.file, 'checkpointer');
+    db = connect(settings.file, 'checkpointer', { durable: settings.durable });
     frameBytes = Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size) + 24;
   }
   if (busyMs !== BUSY_MS) db.exec(`PRAGMA busy_timeout = ${busyMs}`);

@@ -24,6 +24,8 @@ export interface CheckpointerSettings {
   failing?: boolean;
   /** Tests only: holds the thread at the end of its loading (worker-options.ts LoadGate). */
   gate?: Int32Array;
+  /** false: a store not kept, never synced to disk (connection.ts Durability). */
+  durable?: boolean;
 }
 
 export const DEFAULT_CHECKPOINTER_SETTINGS: Omit<CheckpointerSettings, 'file'> = {

@@ -11,18 +11,34 @@ import { DatabaseSync } from './sqlite.ts';
 export type ConnectionRole = 'main' | 'writer' | 'checkpointer';
 
 /**
- * Every connection: `synchronous = NORMAL` (see database.ts, "Durability"), a 5 s wait for the
+ * Every connection: `synchronous = NORMAL` (see database.ts, "Durability"; OFF for a store that is
+ * not kept, Durability below), a 5 s wait for the
  * write lock, and a WAL size limit (WAL_SIZE_LIMIT). The main and writer connections also check
  * foreign keys and leave WAL checkpoints to the checkpointer thread (`wal_autocheckpoint = 0`); the
  * main one, which opens the store first, puts it in WAL mode (a property of the file, kept for every
- * later connection).
+ * later connection). Before that it asks for incremental auto-vacuum (auto-vacuum.ts): a new store
+ * takes it with its first page — which the switch to WAL writes — so it needs no VACUUM (one fsync-bound
+ * rewrite less at each new store); an existing one keeps its mode until useIncrementalVacuum converts it.
+ * `synchronous` comes first: a new store's first page is then written as durably as the store is kept.
  */
-const PRAGMAS: Record<ConnectionRole, string> = {
-  main: `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON;
-    PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY;`,
-  writer: 'PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
-  checkpointer: 'PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;',
+const PRAGMAS: Record<ConnectionRole, (sync: Synchronous) => string> = {
+  main: (sync) => `PRAGMA synchronous = ${sync}; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+    PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY;`,
+  writer: (sync) => `PRAGMA synchronous = ${sync}; PRAGMA wal_autocheckpoint = 0; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;`,
+  checkpointer: (sync) => `PRAGMA busy_timeout = 5000; PRAGMA synchronous = ${sync};`,
 };
+
+type Synchronous = 'NORMAL' | 'OFF';
+
+/**
+ * Whether the store is synced to disk. `false` is for a store thrown away when its relay stops
+ * (sluice/testing's temporary folder): every connection runs `synchronous = OFF`, so neither a commit
+ * nor a checkpoint waits for the disk — a crash of the process still loses nothing acknowledged (the
+ * writes are the OS's), a crash of the OS may lose the store, as it loses a temporary folder.
+ */
+export interface Durability {
+  durable?: boolean;
+}
 
 /**
  * The WAL file's size, in bytes, once a checkpoint has let it start over. SQLite reuses the WAL from
@@ -36,10 +52,10 @@ const PRAGMAS: Record<ConnectionRole, string> = {
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 /** Opens a connection to the store's file, set up for what `role` does with it. */
-export function connect(file: string, role: ConnectionRole): DatabaseSync {
+export function connect(file: string, role: ConnectionRole, { durable = true }: Durability = {}): DatabaseSync {
   const db = new DatabaseSync(file);
   try {
-    db.exec(`${PRAGMAS[role]} PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT};`);
+    db.exec(`${PRAGMAS[role](durable ? 'NORMAL' : 'OFF')} PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT};`);
     registerSqlFunctions(db);
   } catch (error) {
     db.close(); // a store that cannot be set up (busy, unreadable): no connection left open behind the error

@@ -59,6 +59,7 @@ function lock(dataDir: string): () => void {
     db.exec(`PRAGMA busy_timeout=${DYING_OWNER_MS}`);
     db.exec('PRAGMA locking_mode=EXCLUSIVE');
     db.exec('PRAGMA journal_mode=MEMORY'); // no -journal file beside it
+    db.exec('PRAGMA synchronous=OFF'); // what it holds (the owner's pid) is written at every start: no wait for the disk
     db.exec('BEGIN EXCLUSIVE');
     db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL)');
     db.exec('DELETE FROM owner');

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
-import { connect } from './connection.ts';
+import { connect, type Durability } from './connection.ts';
 import { openChecked } from './integrity.ts';
 import { migrate } from './migrations.ts';
 import { useIncrementalVacuum } from './auto-vacuum.ts';
@@ -19,17 +19,18 @@ export function databaseFile(dataDir: string): string {
  * Durability: WAL with synchronous=NORMAL. A commit is written to the WAL file before ingestion
  * answers, so an acknowledged message survives a crash of the process (tests kill it with SIGKILL);
  * an OS crash or power loss may lose the last commits, which SQLite documents as the WAL trade-off
- * and a local inspector can afford. Automatic checkpoints are off: the checkpointer runs them (and
+ * and a local inspector can afford (a store not kept, `durable: false`, is not synced at all:
+ * connection.ts Durability). Automatic checkpoints are off: the checkpointer runs them (and
  * their fsyncs) on its own connection in a worker thread, so a checkpoint never stalls a request.
  */
-export function openDatabase(dataDir: string): DatabaseSync {
+export function openDatabase(dataDir: string, durability: Durability = {}): DatabaseSync {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = databaseFile(dataDir);
   // Create the file ourselves so it is owner-only; SQLite gives -wal and -shm the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   fs.chmodSync(file, 0o600);
   // A damaged store is refused here with a sentence (integrity.ts), before anything writes to it.
-  const db = openChecked(file, () => connect(file, 'main'));
+  const db = openChecked(file, () => connect(file, 'main', durability));
   useIncrementalVacuum(db, file);
   migrate(db);
   return db;

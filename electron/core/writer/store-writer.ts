@@ -47,6 +47,8 @@ export class StoreWriter {
   readonly #searchIndex: boolean;
   /** Tests only: holds the worker at the end of its loading (worker-options.ts LoadGate). */
   readonly #gate: Int32Array | undefined;
+  /** Whether its connection syncs the store to disk (store/connection.ts Durability). */
+  readonly #durable: boolean;
   readonly #waiting = new Map<number, Waiting>();
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
   readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
@@ -78,6 +80,8 @@ export class StoreWriter {
     onRestarted?: () => void,
     options: {
       searchIndex?: boolean;
+      /** false: a store not kept, never synced to disk (store/connection.ts Durability). */
+      durable?: boolean;
       /** Tests only: holds the worker at the end of its loading (worker-options.ts LoadGate). */
       gate?: Int32Array;
       /** Each worker has loaded (the first one, and each that replaces a dead one). */
@@ -87,6 +91,7 @@ export class StoreWriter {
     this.#file = file;
     this.#searchIndex = options.searchIndex ?? true;
     this.#gate = options.gate;
+    this.#durable = options.durable ?? true;
     this.#onReady = options.onReady;
     this.#onCommitted = onCommitted;
     this.#onRestarted = onRestarted;
@@ -201,7 +206,7 @@ export class StoreWriter {
 
   #spawn(): Worker {
     const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), {
-      workerData: { file: this.#file, searchIndex: this.#searchIndex, gate: this.#gate },
+      workerData: { file: this.#file, searchIndex: this.#searchIndex, durable: this.#durable, gate: this.#gate },
       ...workerExecArgv(),
     });
     worker.on('message', (message: FromWriter) => this.#receive(message));

@@ -60,7 +60,9 @@ it('close() right after a start cancels the threads still loading, and the folde
   const threads: Worker[] = [];
   const onThread = (thread: Worker) => threads.push(thread);
   process.on('worker', onThread);
-  cleanup.push(() => process.off('worker', onThread));
+  cleanup.push(() => {
+    process.off('worker', onThread);
+  });
   const core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, loadGate: held });
   await until(() => held.reached >= 1, 10_000, 'the writer held in its loading');
   await core.close(); // today's close() waits for the writer to load: with its loading held, never
