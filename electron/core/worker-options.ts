@@ -44,3 +44,25 @@ export function passGate(cells: Int32Array | undefined): void {
   Atomics.wait(cells, 0, 0);
   Atomics.add(cells, 2, 1);
 }
+
+/**
+ * Who has a thread's store connection: the thread claims it before it opens the store, the owner's
+ * close() before it ends a thread still loading. A thread the owner claimed first opens nothing and
+ * ends itself; then the owner need not wait for it (it holds nothing of the data folder).
+ */
+export const CLAIM = { loading: 0, opened: 1, cancelled: 2 } as const;
+
+/** A new claim cell, for a thread's workerData. */
+export function claimCell(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4));
+}
+
+/** In the thread: true if it may open the store (the owner had not cancelled it). */
+export function claimToOpen(cell: Int32Array): boolean {
+  return Atomics.compareExchange(cell, 0, CLAIM.loading, CLAIM.opened) === CLAIM.loading;
+}
+
+/** In the owner: true if the thread had not opened the store and now never will. */
+export function claimToCancel(cell: Int32Array): boolean {
+  return Atomics.compareExchange(cell, 0, CLAIM.loading, CLAIM.cancelled) === CLAIM.loading;
+}

@@ -34,10 +34,14 @@ import { rechecker } from './plans/recheck-writes.ts';
 import { pruneWrites } from './retention/prune-writes.ts';
 import { indexMerger, searchIndexer } from './store/search-index.ts';
 import { IndexScheduler, restAfter } from './writer/index-scheduler.ts';
-import { passGate } from './worker-options.ts';
+import { claimToOpen, passGate } from './worker-options.ts';
 
-const { file, searchIndex, durable, gate } = workerData as { file: string; searchIndex: boolean; durable: boolean; gate?: Int32Array };
+const { file, searchIndex, durable, gate, claim } = workerData as { file: string; searchIndex: boolean; durable: boolean; gate?: Int32Array; claim: Int32Array };
 const port = parentPort!;
+// The code is loaded. Unless the main thread's close() gave up on this thread meanwhile (it ends
+// without opening the store), it opens the store and prepares its statements.
+passGate(gate);
+if (!claimToOpen(claim)) process.exit(0);
 const db = connect(file, 'writer', { durable });
 const storeRequest = requestStorer(db);
 const storeResults = deliveryResultRecorder(db);
@@ -319,5 +323,4 @@ function handle(message: ToWriter): void {
 }
 
 // Loaded: what the main thread sends is handled from now on (before this, its close() may cancel the thread).
-passGate(gate);
 send({ kind: 'ready' });

@@ -1,4 +1,4 @@
-import { workerExecArgv } from '../worker-options.ts';
+import { claimCell, claimToCancel, workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
 import { storeFailure } from '../store/store-failure.ts';
 import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, Refusal, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
@@ -56,6 +56,8 @@ export class StoreWriter {
   readonly #onRestarted: (() => void) | undefined;
   readonly #onReady: (() => void) | undefined;
   #worker: Worker;
+  /** The current worker's claim on its store connection (worker-options.ts CLAIM). */
+  #claim = claimCell();
   #writeKeys: SourceKey[] = [];
   #routes: Route[] = [];
   #plans: PlanRule[] = [];
@@ -194,7 +196,12 @@ export class StoreWriter {
     this.#closed = true;
     if (!this.#alive) return;
     if (!this.#ready && this.#waiting.size === 0 && this.#waitingResults.size === 0 && this.#waitingBodies.size === 0) {
-      await this.#worker.terminate(); // its connection, if open, closes with the thread
+      // Not opened yet: it never will (it ends itself), so nothing of the folder waits on its end.
+      if (claimToCancel(this.#claim)) {
+        void this.#worker.terminate();
+        return;
+      }
+      await this.#worker.terminate(); // its connection closes with the thread (an open transaction rolls back)
       return;
     }
     await new Promise<void>((resolve) => {
@@ -206,7 +213,7 @@ export class StoreWriter {
 
   #spawn(): Worker {
     const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), {
-      workerData: { file: this.#file, searchIndex: this.#searchIndex, durable: this.#durable, gate: this.#gate },
+      workerData: { file: this.#file, searchIndex: this.#searchIndex, durable: this.#durable, gate: this.#gate, claim: (this.#claim = claimCell()) },
       ...workerExecArgv(),
     });
     worker.on('message', (message: FromWriter) => this.#receive(message));
