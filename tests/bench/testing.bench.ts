@@ -1,8 +1,10 @@
-// sluice/testing's start and close (issue 15: "starting one per test file is cheap"): startSluice() and
-// close() from the built package (dist/testing.js, what `npm i -D sluice` installs), warm (again and
-// again in one process, as a test file's beforeEach would) and cold (a new process that imports it and
-// starts once, as a test runner's worker per file does), against a floor in the same run: what any
-// relay like it must do — a temporary folder, a SQLite file in WAL mode, two HTTP servers on free ports.
+// sluice/testing's start and close (issue 15: "starting one per test file is cheap"; issue 26: "per-test
+// relays are cheap", startSluice() + close() p95 ≤ 50 ms): startSluice() and close() from the built
+// package (dist/testing.js, what `npm i -D sluice` installs), warm (again and again in one process, as a
+// test's beforeEach/afterEach would: a few hundred rounds) and cold (a new process that imports it and
+// starts once, as a test runner's worker per file does), against a floor measured round by round in the
+// same run: what any relay like it must do — a temporary folder, a SQLite file in WAL mode, two HTTP
+// servers listening on 127.0.0.1:0, then both closed and the folder removed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,13 +14,14 @@ import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const ROUNDS = Number(process.env.BENCH_TESTING_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.BENCH_TESTING_ROUNDS ?? 300);
 const COLD_ROUNDS = Number(process.env.BENCH_TESTING_COLD ?? 5);
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 function summary(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50: round1(sorted[Math.floor(sorted.length / 2)]!), p95: round1(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!), max: round1(sorted.at(-1)!) };
+  const at = (q: number) => round1(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!);
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: round1(sorted.at(-1)!) };
 }
 
 async function floor(): Promise<{ start: number; close: number }> {
@@ -46,18 +49,23 @@ export async function runTestingBench() {
   }
   const starts: number[] = [];
   const closes: number[] = [];
+  const both: number[] = [];
   const floorStarts: number[] = [];
   const floorCloses: number[] = [];
+  const floorBoth: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const t0 = performance.now();
     const sluice = await startSluice();
     const t1 = performance.now();
     await sluice.close();
+    const t2 = performance.now();
     starts.push(t1 - t0);
-    closes.push(performance.now() - t1);
+    closes.push(t2 - t1);
+    both.push(t2 - t0);
     const f = await floor();
     floorStarts.push(f.start);
     floorCloses.push(f.close);
+    floorBoth.push(f.start + f.close);
   }
   // Cold: a new process per start, timed from the process's own start (Node's boot included).
   const script = `const { startSluice } = await import('sluice/testing');
@@ -78,15 +86,24 @@ console.log(JSON.stringify({ ready, close: performance.now() - ready }));`;
     rounds: ROUNDS,
     warmStartMs: summary(starts),
     warmCloseMs: summary(closes),
+    /** startSluice() then close() at once (issue 26's target: p95 ≤ 50 ms). */
+    warmStartCloseMs: summary(both),
     floorStartMs: summary(floorStarts),
     floorCloseMs: summary(floorCloses),
+    floorStartCloseMs: summary(floorBoth),
     warmStartOverFloor: round1(summary(starts).p50 / summary(floorStarts).p50),
+    /** startSluice() + close() over the floor's start + close, at p50 and at p95. */
+    startCloseOverFloor: { p50: round1(summary(both).p50 / summary(floorBoth).p50), p95: round1(summary(both).p95 / summary(floorBoth).p95) },
     coldRounds: COLD_ROUNDS,
     coldReadyMs: summary(cold),
     bareNodeMs: summary(bare),
   };
+  const sc = figures.warmStartCloseMs;
+  const fl = figures.floorStartCloseMs;
   console.log(
-    `testing: startSluice() warm p50 ${figures.warmStartMs.p50} ms (p95 ${figures.warmStartMs.p95}), close p50 ${figures.warmCloseMs.p50} ms; ` +
+    `testing: startSluice() + close() p50 ${sc.p50} / p95 ${sc.p95} / p99 ${sc.p99} ms over ${ROUNDS} rounds; ` +
+      `floor p50 ${fl.p50} / p95 ${fl.p95} / p99 ${fl.p99} ms → ${figures.startCloseOverFloor.p50}× (p95 ${figures.startCloseOverFloor.p95}×); ` +
+      `startSluice() warm p50 ${figures.warmStartMs.p50} ms (p95 ${figures.warmStartMs.p95}), close p50 ${figures.warmCloseMs.p50} ms; ` +
       `floor (folder + SQLite WAL + two servers) p50 ${figures.floorStartMs.p50} ms → ${figures.warmStartOverFloor}×; ` +
       `cold (new process → ready) p50 ${figures.coldReadyMs.p50} ms, a bare node p50 ${figures.bareNodeMs.p50} ms`,
   );
