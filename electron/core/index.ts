@@ -65,7 +65,7 @@ export interface CoreOptions {
   storeCheck?: Partial<StoreCheckTiming> | false;
   /**
    * Tests only: holds the threads close() may cancel (the writer, the checkpointer, the store check)
-   * at the end of their loading until it opens (worker-options.ts).
+   * while they load, until it opens (worker-options.ts LoadGate).
    */
   loadGate?: LoadGate;
   /**

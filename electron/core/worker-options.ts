@@ -14,7 +14,8 @@ export function workerExecArgv(): Pick<WorkerOptions, 'execArgv'> {
 
 /**
  * For tests: holds the threads that close() may cancel (the store's writer, the checkpointer, the
- * store check) at the end of their loading, until the test opens it — a thread still loading, made
+ * store check) while they load — their code loaded, before the writer opens the store and before any
+ * thread begins its work — until the test opens it: a thread still loading, made
  * observable without timing anything. Each thread gets `cells` in its workerData and calls passGate.
  */
 export class LoadGate {
@@ -37,7 +38,7 @@ export class LoadGate {
   }
 }
 
-/** In a thread, at the end of its loading: waits while the gate (if any) is shut. */
+/** In a thread, before it opens the store or begins its work: waits while the gate (if any) is shut. */
 export function passGate(cells: Int32Array | undefined): void {
   if (!cells) return;
   Atomics.add(cells, 1, 1);

@@ -54,7 +54,7 @@ export interface StoreCheckOptions {
   onState: (view: StoreCheckView) => void;
   timing?: Partial<StoreCheckTiming>;
   log?: (line: string) => void;
-  /** Tests only: holds the thread at the end of its loading (worker-options.ts LoadGate). */
+  /** Tests only: holds the thread while it loads (worker-options.ts LoadGate). */
   gate?: Int32Array;
 }
 

@@ -23,7 +23,7 @@ export interface StoreHealthOptions {
   /** The background check's timing; false: no background check (it stays `waiting`). */
   check?: Partial<StoreCheckTiming> | false;
   log?: (line: string) => void;
-  /** Tests only: holds the check's thread at the end of its loading (worker-options.ts LoadGate). */
+  /** Tests only: holds the check's thread while it loads (worker-options.ts LoadGate). */
   gate?: Int32Array;
 }
 

@@ -22,7 +22,7 @@ export interface CheckpointerSettings {
   maxBackoffMs: number;
   /** The thread replaces one whose checkpoints were failing: it says when they succeed again. */
   failing?: boolean;
-  /** Tests only: holds the thread at the end of its loading (worker-options.ts LoadGate). */
+  /** Tests only: holds the thread while it loads (worker-options.ts LoadGate). */
   gate?: Int32Array;
   /** false: a store not kept, never synced to disk (connection.ts Durability). */
   durable?: boolean;

@@ -45,7 +45,7 @@ export class StoreWriter {
   readonly #file: string;
   /** Whether the worker indexes messages for search (store/search-index.ts). */
   readonly #searchIndex: boolean;
-  /** Tests only: holds the worker at the end of its loading (worker-options.ts LoadGate). */
+  /** Tests only: holds the worker while it loads (worker-options.ts LoadGate). */
   readonly #gate: Int32Array | undefined;
   /** Whether its connection syncs the store to disk (store/connection.ts Durability). */
   readonly #durable: boolean;
@@ -84,7 +84,7 @@ export class StoreWriter {
       searchIndex?: boolean;
       /** false: a store not kept, never synced to disk (store/connection.ts Durability). */
       durable?: boolean;
-      /** Tests only: holds the worker at the end of its loading (worker-options.ts LoadGate). */
+      /** Tests only: holds the worker while it loads (worker-options.ts LoadGate). */
       gate?: Int32Array;
       /** Each worker has loaded (the first one, and each that replaces a dead one). */
       onReady?: () => void;
