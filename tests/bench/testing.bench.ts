@@ -74,11 +74,14 @@ const ready = performance.now();
 await sluice.close();
 console.log(JSON.stringify({ ready, close: performance.now() - ready }));`;
   const cold: number[] = [];
+  const coldClose: number[] = [];
   const bare: number[] = [];
   for (let i = 0; i < COLD_ROUNDS; i++) {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
     if (run.status !== 0) throw new Error(run.stderr);
-    cold.push((JSON.parse(run.stdout) as { ready: number }).ready);
+    const { ready, close } = JSON.parse(run.stdout) as { ready: number; close: number };
+    cold.push(ready);
+    coldClose.push(close);
     const empty = spawnSync(process.execPath, ['--input-type=module', '-e', 'console.log(performance.now())'], { encoding: 'utf8' });
     bare.push(Number(empty.stdout));
   }
@@ -96,6 +99,8 @@ console.log(JSON.stringify({ ready, close: performance.now() - ready }));`;
     startCloseOverFloor: { p50: round1(summary(both).p50 / summary(floorBoth).p50), p95: round1(summary(both).p95 / summary(floorBoth).p95) },
     coldRounds: COLD_ROUNDS,
     coldReadyMs: summary(cold),
+    /** That process's close(), right after its start (its writer thread still loading). */
+    coldCloseMs: summary(coldClose),
     bareNodeMs: summary(bare),
   };
   const sc = figures.warmStartCloseMs;
