@@ -54,6 +54,7 @@ export async function serve(args: string[]): Promise<void> {
     ...flags,
     dataDir,
     host,
+    durable: !values.ephemeral, // removed on exit: never synced to disk (store/connection.ts Durability)
   });
   let ui: UiServer;
   let tokenNote: string | undefined;
