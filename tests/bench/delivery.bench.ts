@@ -91,6 +91,7 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
     read.close();
     await core.close();
     const recorder = startRecorder(dir);
+    await recorder.ready;
     const pool = new Pool(url, { connections: CONCURRENCY });
     let next = 0;
     const started = performance.now();

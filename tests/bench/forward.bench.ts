@@ -127,6 +127,7 @@ async function recordedLoop(url: string, bodies: string[]) {
     const ids = core.messages.list({ limit: bodies.length }).reverse().map((m) => core.deliveries.forMessage(m.id)[0]!.id);
     await core.close();
     const recorder = startRecorder(dir);
+    await recorder.ready;
     const pool = new Pool(url, { connections: CONCURRENCY });
     const headers = { 'user-agent': 'Sluice/1.0', 'content-type': 'application/json', authorization: `Basic ${Buffer.from('wk_up:').toString('base64')}` };
     let next = 0;

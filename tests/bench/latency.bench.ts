@@ -207,7 +207,9 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
       await res.body.dump();
     },
     backlog: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')").n),
-    failedAttempts: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM attempts WHERE outcome <> 'success'").n),
+    // A forwarded message's attempt is its share of the request's record (migration 17).
+    failedAttempts: () => Number(readStore<{ n: number }>(dataDir,
+      "SELECT (SELECT count(*) FROM attempts WHERE outcome <> 'success') + (SELECT count(*) FROM forward_attempts WHERE outcome <> 'success') AS n").n),
     close: () => sluice.close(),
   };
 }

@@ -10,6 +10,7 @@ const db = openDatabase((workerData as { dataDir: string }).dataDir);
 const record = deliveryResultRecorder(db);
 const savepoint = db.prepare('SAVEPOINT unit');
 const release = db.prepare('RELEASE unit');
+parentPort!.postMessage('ready');
 
 parentPort!.on('message', (message: { id: number; columns: ResultColumns } | 'close') => {
   if (message === 'close') {

@@ -6,6 +6,8 @@ import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts
 import { toColumns } from '../../electron/core/writer/result-columns.ts';
 
 export interface Recorder {
+  /** Resolves once the thread has opened the store (not part of what a benchmark times: Sluice's writer is up before its clock starts too). */
+  ready: Promise<void>;
   add(result: DeliveryResult): void;
   /** Commits what is left and waits until every group is durable. */
   drain(): Promise<void>;
@@ -16,6 +18,7 @@ export interface Recorder {
 export function startRecorder(dataDir: string): Recorder {
   const worker = new Worker(new URL('./record-worker.ts', import.meta.url), { workerData: { dataDir } });
   const committed = new Map<number, () => void>();
+  const ready = new Promise<void>((resolve) => worker.on('message', (message) => message === 'ready' && resolve()));
   worker.on('message', (id: number) => committed.get(id)?.());
   const commits: Promise<void>[] = [];
   let group: DeliveryResult[] = [];
@@ -29,6 +32,7 @@ export function startRecorder(dataDir: string): Recorder {
     group = [];
   };
   return {
+    ready,
     add(result) {
       group.push(result);
       if (group.length >= 256) flush();
