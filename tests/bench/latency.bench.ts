@@ -9,8 +9,8 @@
 // process), at 10 stored and at a large store (BENCH_LATENCY_LARGE, default 1,000,000), beside a floor
 // measured in the same run: latency-floor.ts, a bare server doing the same fan-out plainly.
 // Every stream runs with BENCH_LATENCY_PENDING waits (default 100) held pending over HTTP for messages
-// that never come, as a suite's other waits; at idle, ingestion's own rate (BENCH_LATENCY_BLAST messages
-// posted back to back) is measured with and without them.
+// that never come, as a suite's other waits; ingestion's own rate (BENCH_LATENCY_BLAST messages posted
+// back to back, a relay without destinations) is measured with and without them, at both store sizes.
 // Bounded: every wait and send has a timeout (counted, shown as "timeout" where a percentile falls on
 // them); samples are capped (BENCH_LATENCY_SAMPLES, BENCH_LATENCY_WAIT_SAMPLES) and a wait stream stops
 // after BENCH_LATENCY_BUDGET_MS; loopback only. The large store is filled through ingestion (scale-fill.ts)
@@ -23,7 +23,7 @@ import readline from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { Pool, request } from 'undici';
-import { startSluice } from '../../electron/testing/index.ts';
+import { startSluice, type Sluice } from '../../electron/testing/index.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { indexCaughtUp } from '../helpers/search-index.ts';
 import { startFloor } from './latency-floor.ts';
@@ -149,6 +149,19 @@ function readStore<T>(dataDir: string, sql: string): T {
 }
 const storedIn = (dataDir: string) => Number(readStore<{ n: number | null }>(dataDir, 'SELECT max(id) AS n FROM messages').n ?? 0);
 
+/** A wait over Sluice's HTTP API for a message that never comes (≤ 60 s). */
+function neverOn(sluice: Sluice): Target['waitNever'] {
+  return async (id, signal) => {
+    const res = await request(`${sluice.apiUrl}/messages/wait`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sluice.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ filter: { messageId: id }, timeoutMs: 60_000 }),
+      signal,
+    });
+    await res.body.dump();
+  };
+}
+
 async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Target> {
   const sluice = await startSluice({ dataDir, config: config(receiverUrl, true) });
   return {
@@ -197,15 +210,7 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
         'GET /stats': await get('/stats'),
       };
     },
-    waitNever: async (id, signal) => {
-      const res = await request(`${sluice.apiUrl}/messages/wait`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${sluice.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ filter: { messageId: id }, timeoutMs: 60_000 }),
-        signal,
-      });
-      await res.body.dump();
-    },
+    waitNever: neverOn(sluice),
     backlog: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')").n),
     // A forwarded message's attempt is its share of the request's record (migration 17).
     failedAttempts: () => Number(readStore<{ n: number }>(dataDir,
@@ -303,7 +308,7 @@ async function waitStream(target: Target, tag: string, how: 'waitHttp' | 'waitIn
 }
 
 /** `count` waits held pending on `target` until the returned function is called. */
-function holdWaits(target: Target, tag: string, count: number): () => void {
+function holdWaits(target: Pick<Target, 'waitNever'>, tag: string, count: number): () => void {
   const stop = new AbortController();
   for (let i = 0; i < count; i++) {
     void (async () => {
@@ -314,10 +319,35 @@ function holdWaits(target: Target, tag: string, count: number): () => void {
 }
 
 /** Ingestion's own rate (one client posting batches of 500 back to back), events/s. */
-async function blast(target: Target): Promise<number> {
+let blasts = 0;
+async function blast(ingestUrl: string): Promise<number> {
   const t0 = performance.now();
-  await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), target.ingestUrl, 'wk_bench', String(BLAST)]);
+  await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), ingestUrl, 'wk_bench', String(BLAST), `blast-${Date.now().toString(36)}-${blasts++}`]);
   return Math.round(BLAST / ((performance.now() - t0) / 1000));
+}
+
+/**
+ * Ingestion's own rate on a relay without destinations over `dataDir`, without and with PENDING waits
+ * held (for messages that never come), alternated over 3 rounds: what pending waits cost ingestion.
+ */
+async function ingestWithWaits(dataDir: string, tag: string) {
+  const relay = await startSluice({ dataDir, config: config('http://127.0.0.1:9', false) });
+  try {
+    await blast(relay.ingestUrl); // warm-up
+    const rounds: { without: number; with: number }[] = [];
+    for (let r = 0; r < 3; r++) {
+      const without = await blast(relay.ingestUrl);
+      const release = holdWaits({ waitNever: neverOn(relay) }, `${tag}-i${r}`, PENDING);
+      await sleep(500);
+      const withWaits = await blast(relay.ingestUrl);
+      release();
+      rounds.push({ without, with: withWaits });
+    }
+    const median = (k: 'without' | 'with') => rounds.map((r) => r[k]).sort((a, b) => a - b)[1]!;
+    return { eventsPerSecondWithout: median('without'), eventsPerSecondWithPendingWaits: median('with'), ratio: Math.round((median('with') / median('without')) * 100) / 100, rounds };
+  } finally {
+    await relay.close();
+  }
 }
 
 async function measure(make: () => Promise<Target>, receiver: Receiver, tag: string, loaded: boolean) {
@@ -328,21 +358,6 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     await fanOutStream(target, receiver, `${tag}-w`, 20);
     await waitStream(target, `${tag}-wh`, 'waitHttp', 1);
     await waitStream(target, `${tag}-wi`, 'waitInProcess', 1);
-    // Ingestion alone, then with PENDING waits held, alternated twice (idle scenarios only).
-    let ingest = null;
-    if (!loaded && PENDING > 0 && BLAST > 0) {
-      const rounds: { without: number; with: number }[] = [];
-      for (let r = 0; r < 2; r++) {
-        const without = await blast(target);
-        const held = holdWaits(target, `${tag}-b${r}`, PENDING);
-        await sleep(500);
-        const withWaits = await blast(target);
-        held();
-        rounds.push({ without, with: withWaits });
-      }
-      const mean = (k: 'without' | 'with') => Math.round(rounds.reduce((a, r) => a + r[k], 0) / rounds.length);
-      ingest = { eventsPerSecondWithout: mean('without'), eventsPerSecondWithPendingWaits: mean('with'), ratio: Math.round((mean('with') / mean('without')) * 100) / 100, rounds };
-    }
     release = PENDING > 0 ? holdWaits(target, tag, PENDING) : () => {};
     await sleep(PENDING > 0 ? 500 : 0);
     const load = loaded ? await startLoad(target.ingestUrl) : null;
@@ -367,7 +382,7 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     const drainStarted = performance.now();
     while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
     const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog(), failedAttempts: target.failedAttempts() };
-    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, ingest, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
   } finally {
     release();
     await target.close();
@@ -419,6 +434,11 @@ export async function runLatencyBench() {
   try {
     const filled = await fill(largeDir, LARGE);
     console.log(`  large store: ${storedIn(largeDir).toLocaleString('en-US')} messages (filled ${filled.filled.toLocaleString('en-US')} in ${filled.seconds} s)`);
+    // What pending waits cost ingestion, at a fresh store and at the large one (relays without destinations).
+    const ingest = PENDING > 0 && BLAST > 0
+      ? { small: await ingestWithWaits(path.join(scratch, 'ingest-small'), `${run}-is`), large: await ingestWithWaits(largeDir, `${run}-il`) }
+      : null;
+    if (ingest) console.log(`  ingestion with ${PENDING} waits pending / without: ${JSON.stringify(ingest)}`);
     const scenarios = [];
     let n = 0;
     for (const size of ['small', 'large'] as const) {
@@ -436,7 +456,6 @@ export async function runLatencyBench() {
         console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
         for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} Sluice ${show(sluice[k]).padEnd(44)} floor ${show(floor[k])}`);
         if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
-        if (sluice.ingest && floor.ingest) console.log(`    ingestion with ${PENDING} waits pending: Sluice ${JSON.stringify(sluice.ingest)}; floor ${JSON.stringify(floor.ingest)}`);
         console.log(`    backlog at the end: ${JSON.stringify(sluice.drain)}${sluice.background ? `; load achieved ${JSON.stringify(sluice.background)} (floor ${JSON.stringify(floor.background)})` : ''}`);
         scenarios.push({ name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, sluiceOverFloor: ratios(sluice, floor) });
       }
@@ -456,6 +475,7 @@ export async function runLatencyBench() {
       clockUncertaintyMs: receiver.clockUncertaintyMs,
       pendingWaits: PENDING,
       blast: BLAST,
+      ingest,
       scenarios,
       seconds,
     };
