@@ -6,7 +6,7 @@
 import type { EventBus } from '../bus/event-bus.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
+import type { MessageHead, MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
@@ -207,8 +207,12 @@ export class TestQueries {
     return out;
   }
 
-  headsOf(ids: ArrayLike<number>): StoredMessage[] {
-    return this.#p.messages.byIds(ids);
+  idsHolding(min: number, max: number, values: Parameters<MessagesRepo['idsHolding']>[2]): number[] {
+    return this.#p.messages.idsHolding(min, max, values);
+  }
+
+  headsOf(ids: ArrayLike<number>): MessageHead[] {
+    return this.#p.messages.heads(ids);
   }
 
   deliveryHeadsOf(messageIds: readonly number[]): Delivery[] {

@@ -9,7 +9,7 @@
  * stored is read again.
  */
 import type { EventBus } from '../bus/event-bus.ts';
-import type { StoredMessage } from '../store/messages-repo.ts';
+import type { MessageHead } from '../store/messages-repo.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
 import { matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
@@ -36,8 +36,10 @@ interface DeliveryHead {
 /** What the waits read through (test-queries.ts). */
 export interface WaitHost {
   readonly reader: StoreReader;
-  /** These messages' columns (no payload), in id order. */
-  headsOf(ids: ArrayLike<number>): StoredMessage[];
+  /** Of the messages with ids in [min, max], those holding one of these column values (MessagesRepo.idsHolding). */
+  idsHolding(min: number, max: number, values: { messageIds: string[]; userIds: string[]; anonymousIds: string[]; events: string[]; otherTypes: boolean }): number[];
+  /** These messages' columns that tell which waits they may satisfy (no payload), in id order. */
+  headsOf(ids: ArrayLike<number>): MessageHead[];
   rowsOf(ids: readonly number[]): Row[];
   deliveriesOf(ids: readonly number[], filter: DeliveryWanted | Record<string, never>): TestDelivery[];
   /** The new deliveries of these messages. */
@@ -79,6 +81,8 @@ export class Waits {
   readonly #unfiled = new Set<MessageWait>();
   /** Message waits filed by event: a message other than a track may carry an `event` member of its own. */
   readonly #byEvent = new Set<MessageWait>();
+  /** Commits announced this turn, checked in the next (#stored). */
+  readonly #storedLater: CommittedRequest[] = [];
 
   constructor(bus: EventBus, host: WaitHost) {
     this.#host = host;
@@ -208,9 +212,19 @@ export class Waits {
     return this.#messageWaits.has(wait as MessageWait) || this.#deliveryWaits.has(wait as DeliveryWait);
   }
 
-  /** A commit: its messages' columns read once, each converted only for the waits its columns can satisfy. */
+  /**
+   * Commits, checked after ingestion has answered them (setImmediate: the I/O of this turn — the
+   * responses — goes first) and together when several land in one turn.
+   */
   #stored(commits: readonly CommittedRequest[]): void {
     if (this.#messageWaits.size === 0 && this.#deliveryWaits.size === 0) return;
+    const first = this.#storedLater.length === 0;
+    this.#storedLater.push(...commits);
+    if (first) setImmediate(() => this.#check(this.#storedLater.splice(0)));
+  }
+
+  /** Commits' messages: their columns read once, each converted only for the waits its columns can satisfy. */
+  #check(commits: readonly CommittedRequest[]): void {
     const ids: number[] = [];
     for (const commit of commits) {
       for (const id of commit.ids) ids.push(id);
@@ -218,12 +232,12 @@ export class Waits {
     }
     if (this.#messageWaits.size > 0) {
       const touched = new Set<MessageWait>();
-      for (const head of this.#host.headsOf(ids)) {
+      for (const head of this.#host.headsOf(this.#mayWant(ids))) {
         let message: TestMessage | undefined;
         for (const wait of this.#candidates(head)) {
-          if (wait.filter.status !== undefined && wait.filter.status !== head.status) continue;
-          message ??= this.#host.rowsOf([head.id])[0]?.message;
-          if (message && matches(message, wait.filter)) (wait.found.add(head.id), touched.add(wait));
+          if (wait.filter.status !== undefined && wait.filter.status !== head[1]) continue;
+          message ??= this.#host.rowsOf([head[0]])[0]?.message;
+          if (message && matches(message, wait.filter)) (wait.found.add(head[0]), touched.add(wait));
         }
       }
       for (const wait of touched) this.#settle(wait);
@@ -234,19 +248,34 @@ export class Waits {
   }
 
   /** The message waits a message with these columns may satisfy. */
-  *#candidates(head: StoredMessage): Iterable<MessageWait> {
-    if (head.status === 'rejected') {
-      // Its columns are what ingestion could read of it: its text decides.
-      yield* this.#messageWaits;
-      return;
+  /**
+   * Of these new messages, those some wait may want: every one while a wait is filed by no column;
+   * else those whose columns hold a value a wait is filed by, or refused, or (while a wait is filed by
+   * event) not tracks — tested in SQL, so that a commit no wait wants costs one statement.
+   */
+  #mayWant(ids: readonly number[]): ArrayLike<number> {
+    if (this.#unfiled.size > 0 || ids.length === 0) return ids;
+    const values = { messageIds: [] as string[], userIds: [] as string[], anonymousIds: [] as string[], events: [] as string[], otherTypes: this.#byEvent.size > 0 };
+    const lists = { m: values.messageIds, u: values.userIds, a: values.anonymousIds, e: values.events } as Record<string, string[]>;
+    for (const key of this.#filed.keys()) lists[key[0]!]!.push(key.slice(2));
+    let min = Infinity;
+    let max = -Infinity;
+    for (const id of ids) (min = Math.min(min, id), max = Math.max(max, id));
+    const wanted = new Set(ids);
+    return this.#host.idsHolding(min, max, values).filter((id) => wanted.has(id));
+  }
+
+  #candidates([, status, type, event, userId, anonymousId, messageId]: MessageHead): MessageWait[] {
+    // A refused message's columns are what ingestion could read of it: its text decides.
+    if (status === 'rejected') return [...this.#messageWaits];
+    const out = this.#unfiled.size ? [...this.#unfiled] : [];
+    if (this.#filed.size === 0 && this.#byEvent.size === 0) return out;
+    for (const key of [`m\n${messageId}`, `u\n${userId}`, `a\n${anonymousId}`, type === 'track' ? `e\n${event}` : null]) {
+      const filed = key === null ? undefined : this.#filed.get(key);
+      if (filed) out.push(...filed);
     }
-    yield* this.#unfiled;
-    for (const key of [`m\n${head.messageId}`, `u\n${head.userId}`, `a\n${head.anonymousId}`]) {
-      const filed = this.#filed.get(key);
-      if (filed) yield* filed;
-    }
-    if (head.type === 'track') yield* this.#filed.get(`e\n${head.event}`) ?? [];
-    else yield* this.#byEvent;
+    if (type !== 'track') out.push(...this.#byEvent);
+    return out;
   }
 
   /** Deliveries created or changed: each wait's matches updated (one that no longer matches leaves). */
