@@ -185,8 +185,9 @@ function flush(): void {
     const now = Date.now();
     const stored = results.map(({ id, results: unit }) => ({
       id,
-      unit: inSavepoint(() => storeResults(unit, now)),
+      unit: inSavepoint(() => storeResults.record(unit, now)),
     }));
+    if (stored.some(({ unit }) => !unit.ok)) storeResults.forget();
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     db.exec('COMMIT');
     if (batch.length > 0) lastIngest = performance.now();
@@ -212,6 +213,7 @@ function flush(): void {
   } catch (error) {
     // The transaction itself failed: nothing of the group was stored.
     if (db.isTransaction) db.exec('ROLLBACK');
+    storeResults.forget();
     const message = (error as Error).message;
     send({
       kind: 'failed',

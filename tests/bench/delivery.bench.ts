@@ -13,6 +13,7 @@ const execFileAsync = promisify(execFile);
 import { createCore } from '../../electron/core/index.ts';
 import { signBody } from '../../electron/core/signature/signature.ts';
 import { startRecorder } from './recorder.ts';
+import { headersByReference } from '../../electron/core/store/attempt-headers.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -76,8 +77,8 @@ async function baseline(url: string, messages = MESSAGES): Promise<{ perSecond: 
 
 /**
  * The floor under any engine that records every attempt: the baseline's loop, plus recording each
- * request's result as Sluice does — the delivery's new state and its attempt row, the same
- * statements, committed in groups (every 5 ms or 256 results) by a writer thread, into a Sluice
+ * request's result as Sluice does — the delivery's new state and its attempt row (its headers by
+ * reference: a header set stored once, the signature the delivery's), the same statements, committed in groups (every 5 ms or 256 results) by a writer thread, into a Sluice
  * store holding the same pending deliveries. What it leaves out is the rest of a delivery engine:
  * reading the queue from the store, building each body from the stored message, retries, events.
  */
@@ -102,11 +103,13 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
           const i = next++;
           const body = rawBodies[i % rawBodies.length]!;
           const signature = signBody(body, 's3cret');
-          const headers = { 'user-agent': 'Sluice/1.0', 'content-type': 'application/json', 'x-signature': signature };
+          const headers = { 'User-Agent': 'Sluice/1.0', 'Content-Type': 'application/json', 'X-Signature': signature };
           const startedAt = Date.now();
           const t = performance.now();
           const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
           const responseBody = await res.body.text();
+          // Its headers by reference, as Sluice records a webhook attempt's (kinds/webhook.ts).
+          const { headerSet, own } = headersByReference(headers, signature);
           recorder.add({
             deliveryId: ids[i]!,
             status: 'delivered',
@@ -122,7 +125,8 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
                 url: `${url}/hook`,
                 startedAt,
                 durationMs: Math.round((performance.now() - t) * 10) / 10,
-                requestHeaders: JSON.stringify(headers),
+                requestHeaders: own,
+                headerSet,
                 responseStatus: res.statusCode,
                 responseHeaders: JSON.stringify(res.headers),
                 responseBody,

@@ -22,7 +22,7 @@ parentPort!.on('message', (message: { id: number; columns: ResultColumns } | 'cl
   db.exec('BEGIN IMMEDIATE');
   savepoint.run();
   const now = Date.now();
-  record(results, now);
+  record.record(results, now);
   release.run();
   db.exec('COMMIT');
   parentPort!.postMessage(message.id);

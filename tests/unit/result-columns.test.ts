@@ -21,7 +21,8 @@ const results: DeliveryResult[] = [
         url: 'http://127.0.0.1:9/a',
         startedAt: 1_763_719_200_001,
         durationMs: 3.4,
-        requestHeaders: '{"User-Agent":"Sluice/1.0"}',
+        requestHeaders: '{}',
+        headerSet: '{"User-Agent":"Sluice/1.0","X-Signature":null}',
         responseStatus: 200,
         responseHeaders: '{"content-length":"2"}',
         responseBody: 'ok',
@@ -45,8 +46,8 @@ const results: DeliveryResult[] = [
     body: '{}',
     signature: null,
     attempts: [
-      { url: 'http://127.0.0.1:9/b', startedAt: 11, durationMs: 0, requestHeaders: '{}', responseStatus: null, responseHeaders: null, responseBody: null, errorCode: 'connect', errorMessage: 'refused', outcome: 'retry', retryAt: 20 },
-      { url: 'http://127.0.0.1:9/c', startedAt: 12, durationMs: 5000.5, requestHeaders: '{}', responseStatus: 503, responseHeaders: '{}', responseBody: '', errorCode: 'http', errorMessage: '503', outcome: 'retry', retryAt: 20 },
+      { url: 'http://127.0.0.1:9/b', startedAt: 11, durationMs: 0, requestHeaders: '{"User-Agent":"Sluice/1.0"}', responseStatus: null, responseHeaders: null, responseBody: null, errorCode: 'connect', errorMessage: 'refused', outcome: 'retry', retryAt: 20 },
+      { url: 'http://127.0.0.1:9/c', startedAt: 12, durationMs: 5000.5, requestHeaders: '{}', headerSet: '{"webhook-timestamp":null}', responseStatus: 503, responseHeaders: '{}', responseBody: '', errorCode: 'http', errorMessage: '503', outcome: 'retry', retryAt: 20 },
     ],
   },
 ];

@@ -1,6 +1,7 @@
 import type { BodyRecipe } from '../../../shared/webhook-body.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
+import { headersByReference } from '../store/attempt-headers.ts';
 import type { AttemptRecord, DeliveryResult, DeliveryStatus } from '../store/delivery-types.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { buildBody, sameRecipe, type PreparedBody } from './body.ts';
@@ -52,17 +53,24 @@ export function attemptOutcome(ok: boolean, status: DeliveryStatus, next: number
   return { outcome: ok ? 'success' : status === 'retrying' ? 'retry' : 'final', retryAt: status === 'retrying' ? next : null };
 }
 
-/** What an attempt records of its request and answer (the rest — error, outcome, retry — is the round's). */
+/**
+ * What an attempt records of its request and answer (the rest — error, outcome, retry — is the round's).
+ * With `byReference`, its headers are recorded as a header set and its own values (store/attempt-headers.ts),
+ * X-Signature as the delivery's when it is `byReference.signature`; without, as sent.
+ */
 export function requestRecord(
   url: string,
   headers: Record<string, string>,
   result: SendResult,
+  byReference?: { signature: string | null },
 ): Omit<AttemptRecord, 'errorMessage' | 'outcome' | 'retryAt'> {
+  const recorded = byReference ? headersByReference(headers, byReference.signature) : { headerSet: null, own: JSON.stringify(headers) };
   return {
     url,
     startedAt: result.startedAt,
     durationMs: result.durationMs,
-    requestHeaders: JSON.stringify(headers),
+    requestHeaders: recorded.own,
+    headerSet: recorded.headerSet,
     responseStatus: result.status,
     responseHeaders: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
     responseBody: result.responseBody,

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
+import { headersSent } from './attempt-headers.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 import { readSnapshot } from './connection.ts';
 import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
@@ -115,18 +116,28 @@ const CARRIED_ERROR_MESSAGE = `CASE WHEN ${CARRIED_OWN} THEN f.error_message ELS
  * A delivery's attempts, oldest first: its own rows (attempts: webhooks, and forwards recorded before
  * migration 17), then its shares of the requests that carried it (a forwarded batch, recorded once:
  * forward_requests), each with the request's url, timing, headers and answer and its own outcome.
- * An attempt's id is its row's, or its request's. Both halves are seeks on the delivery's id.
+ * An attempt's id is its row's, or its request's. Both halves are seeks on the delivery's id. An own
+ * row's header set (its JSON; migration 18) and its delivery's signature come with it, to rebuild the
+ * headers it sent (attempt-headers.ts).
  */
-const ATTEMPTS_SQL = `SELECT id, delivery_id AS deliveryId, url, started_at AS startedAt, duration_ms AS durationMs,
-    request_headers AS requestHeaders, response_status AS responseStatus, response_headers AS responseHeaders,
-    response_body AS responseBody, error_code AS errorCode, error_message AS errorMessage, outcome,
-    retry_at AS retryAt, 0 AS carried
-  FROM attempts WHERE delivery_id = ?
+const ATTEMPTS_SQL = `SELECT a.id, a.delivery_id AS deliveryId, a.url, a.started_at AS startedAt, a.duration_ms AS durationMs,
+    a.request_headers AS requestHeaders, h.headers AS headerSet, d.signature AS deliverySignature,
+    a.response_status AS responseStatus, a.response_headers AS responseHeaders, a.response_body AS responseBody,
+    a.error_code AS errorCode, a.error_message AS errorMessage, a.outcome, a.retry_at AS retryAt, 0 AS carried
+  FROM attempts a JOIN deliveries d ON d.id = a.delivery_id LEFT JOIN header_sets h ON h.id = a.header_set
+  WHERE a.delivery_id = ?
   UNION ALL
-  SELECT r.id, f.delivery_id, r.url, r.started_at, r.duration_ms, r.request_headers, r.response_status, r.response_headers,
-    r.response_body, ${CARRIED_ERROR_CODE}, ${CARRIED_ERROR_MESSAGE}, f.outcome, f.retry_at, 1
+  SELECT r.id, f.delivery_id, r.url, r.started_at, r.duration_ms, r.request_headers, NULL, NULL, r.response_status,
+    r.response_headers, r.response_body, ${CARRIED_ERROR_CODE}, ${CARRIED_ERROR_MESSAGE}, f.outcome, f.retry_at, 1
   FROM forward_attempts f JOIN forward_requests r ON r.id = f.request_id WHERE f.delivery_id = ?
   ORDER BY carried, id`;
+type AttemptRow = Omit<Attempt, 'requestHeaders' | 'responseHeaders'> & {
+  requestHeaders: string;
+  headerSet: string | null;
+  deliverySignature: string | null;
+  responseHeaders: string | null;
+  carried?: number;
+};
 
 /** "Replay all failed" replays at most this many deliveries at a time (the oldest). */
 export const FAILED_NOW_MAX = 10_000;
@@ -301,15 +312,11 @@ export class DeliveriesRepo {
     return (this.#db.prepare('SELECT id FROM deliveries ORDER BY id DESC LIMIT ?').all(limit) as { id: number }[]).map((row) => row.id).reverse();
   }
 
-  /** A delivery's attempts, oldest first (ATTEMPTS_SQL: its own rows, then its shares of the requests that carried it). */
+  /** A delivery's attempts, oldest first (ATTEMPTS_SQL), each with the headers it sent (rebuilt from its header set: attempt-headers.ts). */
   attempts(deliveryId: number): Attempt[] {
-    return (this.#attempts.all(deliveryId, deliveryId) as unknown as (Omit<Attempt, 'requestHeaders' | 'responseHeaders'> & {
-      requestHeaders: string;
-      responseHeaders: string | null;
-      carried?: number;
-    })[]).map(({ carried: _carried, ...row }) => ({
+    return (this.#attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried: _carried, headerSet, deliverySignature, ...row }) => ({
       ...row,
-      requestHeaders: JSON.parse(row.requestHeaders) as Record<string, string>,
+      requestHeaders: headersSent(headerSet, row.requestHeaders, deliverySignature),
       responseHeaders: row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
     }));
   }

@@ -1,6 +1,17 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AttemptRecord, DeliveryResult, SharedRequest } from './delivery-types.ts';
 
+/** Records groups of rounds' results in the caller's transaction. */
+export interface DeliveryResultRecorder {
+  /** A group of rounds' results: each delivery's new state and its attempts. */
+  record(results: readonly DeliveryResult[], now: number): void;
+  /**
+   * Forgets the header sets it knows the ids of: call it when the writes it made are rolled back (a set
+   * stored in them is gone, and its id may be given to another set).
+   */
+  forget(): void;
+}
+
 /** What a request that carried several deliveries meant for each of them (the recorder's grouping). */
 interface Shares {
   /** Every delivery it carried. */
@@ -19,8 +30,13 @@ interface Shares {
  * together), so a request is recorded once. Used by the store's writer (writer-worker.ts), and by the
  * delivery and forward benchmarks' "raw loop + recording" references, so that they record exactly the
  * rows Sluice does, the same way.
+ *
+ * What an attempt of its own writes is what changes at each attempt — its timing, outcome and answer.
+ * Its request headers are written by reference when it has a header set (AttemptRecord.headerSet; a
+ * webhook's): the set is stored once (header_sets, migration 18) and the attempt keeps its id and its own
+ * values of the set's blanks; the body is its delivery's (deliveries.body, or an edited replay's own).
  */
-export function deliveryResultRecorder(db: DatabaseSync): (results: readonly DeliveryResult[], now: number) => void {
+export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder {
   // A round that was already under way when its delivery was cancelled is recorded (its attempts
   // happened) but does not undo the cancellation. A round that sent nothing keeps the stored body.
   // One under way when its message was purged stores no copy of it again — neither the body nor the
@@ -39,10 +55,31 @@ export function deliveryResultRecorder(db: DatabaseSync): (results: readonly Del
   // The answer is read from the delivery's row the update just touched (a primary-key probe in a page
   // already in memory), not returned to JavaScript: this runs once per attempt.
   const insertAttempt = db.prepare(
-    `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers,
+    `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, header_set, response_status, response_headers,
        response_body, error_code, error_message, outcome, retry_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ? END FROM deliveries WHERE id = ?), ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ? END FROM deliveries WHERE id = ?), ?, ?, ?, ?)`,
   );
+  // A cancelled delivery's round still records what it sent: its attempts' X-Signature is the delivery's.
+  const keepSent = db.prepare(
+    `UPDATE deliveries SET body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?, body) END, signature = ?, updated_at = ?
+     WHERE id = ? AND status = 'cancelled'`,
+  );
+  const storeSet = db.prepare(
+    'INSERT INTO header_sets (headers) VALUES (?) ON CONFLICT (headers) DO UPDATE SET headers = excluded.headers RETURNING id',
+  );
+  // A few sets serve every attempt (one per webhook, loop chain and signing): their ids are kept here,
+  // so an attempt costs no lookup.
+  let setIds = new Map<string, number>();
+  const setId = (headers: string | null | undefined): number | null => {
+    if (headers === null || headers === undefined) return null;
+    let id = setIds.get(headers);
+    if (id === undefined) {
+      id = Number((storeSet.get(headers) as { id: number }).id);
+      if (setIds.size >= 1000) setIds = new Map();
+      setIds.set(headers, id);
+    }
+    return id;
+  };
   // A shared request's answer is left out when any delivery it carried lost its message meanwhile.
   const insertRequest = db.prepare(
     `INSERT INTO forward_requests (url, started_at, duration_ms, request_headers, response_status, response_headers,
@@ -59,16 +96,17 @@ export function deliveryResultRecorder(db: DatabaseSync): (results: readonly Del
   const insertOwnShare = db.prepare(
     'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at, error_code, error_message) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  return (results, now) => {
+  const record = (results: readonly DeliveryResult[], now: number): void => {
     /** The requests that carried deliveries of this group, each with its shares. */
     const requests = new Map<SharedRequest, Shares>();
     for (const result of results) {
-      updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-        result.lastError, result.body, result.body, result.signature, now, result.deliveryId);
+      const updated = updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
+        result.lastError, result.body, result.body, result.signature, now, result.deliveryId).changes;
+      if (updated === 0 && result.signature !== null) keepSent.run(result.body, result.signature, now, result.deliveryId);
       for (const a of result.attempts) {
         const request = a.carriedBy;
         if (!request) {
-          insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.responseStatus,
+          insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, setId(a.headerSet), a.responseStatus,
             a.responseHeaders, a.responseBody, result.deliveryId, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
           continue;
         }
@@ -93,5 +131,11 @@ export function deliveryResultRecorder(db: DatabaseSync): (results: readonly Del
         insertOwnShare.run(deliveryId, requestId, attempt.outcome, attempt.retryAt, attempt.errorCode, attempt.errorMessage);
       }
     }
+  };
+  return {
+    record,
+    forget() {
+      setIds = new Map();
+    },
   };
 }

@@ -16,8 +16,17 @@ export interface AttemptRecord {
   url: string;
   startedAt: number;
   durationMs: number;
-  /** JSON of the headers sent (never the secret itself). */
+  /**
+   * JSON of the headers sent (never the secret itself) — or, with `headerSet`, only this attempt's own
+   * values of the set's blanks (its Standard Webhooks headers; X-Signature is the delivery's).
+   */
   requestHeaders: string;
+  /**
+   * JSON of the headers sent with the values that change per delivery or attempt left null, stored once
+   * and shared by the attempts that sent the same set (store/attempt-headers.ts); absent or null:
+   * `requestHeaders` holds them all.
+   */
+  headerSet?: string | null;
   responseStatus: number | null;
   responseHeaders: string | null;
   responseBody: string | null;
@@ -35,7 +44,7 @@ export interface AttemptRecord {
 }
 
 /** A request several deliveries went in, as recorded once for all of them (migration 17: forward_requests). */
-export type SharedRequest = Omit<AttemptRecord, 'outcome' | 'retryAt' | 'carriedBy'>;
+export type SharedRequest = Omit<AttemptRecord, 'outcome' | 'retryAt' | 'carriedBy' | 'headerSet'>;
 
 /** The outcome of one delivery round: the delivery's new state and the attempts it made. */
 export interface DeliveryResult {

@@ -520,6 +520,35 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       END;
     `,
   },
+  {
+    version: 18,
+    name: 'leaner webhook attempts: request headers by reference',
+    sql: `
+      -- The headers a webhook's requests carry, each set stored once and shared by every attempt that sent
+      -- it (the same webhook, loop chain and signing): the values that change per delivery or per attempt
+      -- are left blank (JSON null) — X-Signature is its delivery's signature, Standard Webhooks' headers
+      -- are the attempt's own (store/attempt-headers.ts rebuilds the headers as sent). Never deleted: a set
+      -- is a few hundred bytes, and few are made (one per webhook, loop chain and signing as edited).
+      CREATE TABLE header_sets (
+        id INTEGER PRIMARY KEY,
+        headers TEXT NOT NULL UNIQUE              -- JSON: name → value, or null for a blank
+      );
+      -- An attempt's header set; NULL: request_headers holds its headers as sent (attempts from before,
+      -- a forward's). With a set, request_headers holds only the attempt's own values of its blanks.
+      ALTER TABLE attempts ADD COLUMN header_set INTEGER;
+      -- A round that signs another body than the delivery's earlier rounds did (its destination's shape or
+      -- secret edited between them) changes the delivery's signature: the earlier attempts that took
+      -- their X-Signature from it keep the one they sent.
+      CREATE TRIGGER attempts_keep_signature AFTER UPDATE OF signature ON deliveries
+        WHEN old.signature IS NOT NULL AND new.signature IS NOT old.signature
+      BEGIN
+        UPDATE attempts SET request_headers = json_set(request_headers, '$."X-Signature"', old.signature)
+          WHERE delivery_id = old.id AND header_set IS NOT NULL
+            AND json_extract(request_headers, '$."X-Signature"') IS NULL
+            AND (SELECT json_type(headers, '$."X-Signature"') FROM header_sets WHERE id = attempts.header_set) = 'null';
+      END;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

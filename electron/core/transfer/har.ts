@@ -9,6 +9,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import pkg from '../../../package.json' with { type: 'json' };
 import { filterClauses, type ExportFilter } from './export-lines.ts';
 import { isCredentialHeader } from '../../../shared/credential-headers.ts';
+import { headersSent } from '../store/attempt-headers.ts';
 
 /** Which attempts: those of a destination, of the messages a filter picks, made in a time range. */
 export interface HarFilter extends Omit<ExportFilter, 'since' | 'until'> {
@@ -68,6 +69,8 @@ interface AttemptRow {
   started_at: number;
   duration_ms: number | null;
   request_headers: string;
+  header_set: string | null;
+  signature: string | null;
   response_status: number | null;
   response_headers: string | null;
   response_body: string | null;
@@ -95,11 +98,11 @@ export function* harPages(db: DatabaseSync, filter: HarFilter): Generator<HarEnt
   // A delivery that is no message's (a deletion notification, a test event) has no message to filter
   // by: it is in the HAR unless the filter names messages; the conditions on m.* leave it out then.
   const statement = db.prepare(
-    `SELECT a.id, a.delivery_id, a.url, a.started_at, a.duration_ms, a.request_headers, a.response_status,
-       a.response_headers, a.response_body, a.error_message, a.outcome, d.body, d.body_override,
+    `SELECT a.id, a.delivery_id, a.url, a.started_at, a.duration_ms, a.request_headers, h.headers AS header_set, d.signature,
+       a.response_status, a.response_headers, a.response_body, a.error_message, a.outcome, d.body, d.body_override,
        dst.name AS destination, m.message_id
      FROM attempts a NOT INDEXED JOIN deliveries d ON d.id = a.delivery_id JOIN destinations dst ON dst.id = d.destination_id
-       LEFT JOIN messages m ON m.id = d.message_id
+       LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN header_sets h ON h.id = a.header_set
      WHERE a.id > ? AND a.id <= ? ${where.map((w) => `AND ${w}`).join(' ')}
      ORDER BY a.id LIMIT ${PAGE_ROWS}`,
   );
@@ -114,7 +117,7 @@ export function* harPages(db: DatabaseSync, filter: HarFilter): Generator<HarEnt
 }
 
 function harEntry(row: AttemptRow): HarEntry {
-  const requestHeaders = redacted(harHeaders(JSON.parse(row.request_headers) as Record<string, string>));
+  const requestHeaders = redacted(harHeaders(headersSent(row.header_set, row.request_headers, row.signature)));
   // The body of the delivery's last round (the same for each of its attempts: a message's body is
   // made from what is stored), or the body it was made with (an edited replay, a deletion notification).
   const body = row.body ?? row.body_override ?? '';

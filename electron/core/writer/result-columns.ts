@@ -15,7 +15,7 @@ export interface ResultColumns {
   texts: (string | null)[];
   /** Per attempt: startedAt, durationMs, responseStatus, retryAt, index of its carrying request (NaN: none). */
   attemptNumbers: Float64Array;
-  /** Per attempt: url, requestHeaders, responseHeaders, responseBody (null when carried: the request's), errorCode, errorMessage, outcome. */
+  /** Per attempt: url, requestHeaders, responseHeaders, responseBody (null when carried: the request's), errorCode, errorMessage, outcome, headerSet. */
   attemptTexts: (string | null)[];
   /** Per carrying request: startedAt, durationMs, responseStatus. */
   requestNumbers: Float64Array;
@@ -26,7 +26,7 @@ export interface ResultColumns {
 const NUMBERS = 6;
 const TEXTS = 4;
 const ATTEMPT_NUMBERS = 5;
-const ATTEMPT_TEXTS = 7;
+const ATTEMPT_TEXTS = 8;
 const REQUEST_NUMBERS = 3;
 const REQUEST_TEXTS = 6;
 
@@ -71,10 +71,10 @@ export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
       attemptNumbers[m + 2] = carried ? NaN : orNaN(attempt.responseStatus);
       attemptNumbers[m + 3] = orNaN(attempt.retryAt);
       attemptNumbers[m + 4] = carried ? requests.get(attempt.carriedBy!)! : NaN;
-      if (carried) attemptTexts.push(null, null, null, null, attempt.errorCode, attempt.errorMessage, attempt.outcome);
+      if (carried) attemptTexts.push(null, null, null, null, attempt.errorCode, attempt.errorMessage, attempt.outcome, null);
       else {
         attemptTexts.push(attempt.url, attempt.requestHeaders, attempt.responseHeaders, attempt.responseBody,
-          attempt.errorCode, attempt.errorMessage, attempt.outcome);
+          attempt.errorCode, attempt.errorMessage, attempt.outcome, attempt.headerSet ?? null);
       }
     }
   });
@@ -125,6 +125,7 @@ export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requ
               responseStatus: orNull(attemptNumbers[m + 2]!),
               responseHeaders: attemptTexts[s + 2]!,
               responseBody: attemptTexts[s + 3]!,
+              ...(attemptTexts[s + 7] === null ? {} : { headerSet: attemptTexts[s + 7]! }),
               ...own,
             },
       );

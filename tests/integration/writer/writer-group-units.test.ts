@@ -58,7 +58,7 @@ function delivered(deliveryId: number): DeliveryResult {
     signature: null,
     attempts: [
       {
-        url: 'http://127.0.0.1:9/hook', startedAt: NOW, durationMs: 3, requestHeaders: '{}', responseStatus: 200,
+        url: 'http://127.0.0.1:9/hook', startedAt: NOW, durationMs: 3, requestHeaders: '{}', headerSet: null, responseStatus: 200,
         responseHeaders: '{}', responseBody: 'ok', errorCode: null, errorMessage: null, outcome: 'success', retryAt: null,
       },
     ],

@@ -97,7 +97,9 @@ async function runRound(
   const error = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
   const { status, next, lastError } = settle(parts, { attemptCount, firstAttemptAt, now, delivered, retryable, retryAfterMs, error });
   const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
-    ...requestRecord(url, headers, result),
+    // By reference: the headers every attempt to this webhook shares are stored once; X-Signature is the
+    // delivery's signature (this result records it with the body it signs).
+    ...requestRecord(url, headers, result, { signature: xSignature }),
     errorMessage: errorOf(result, gone),
     ...attemptOutcome(result.ok, status, next),
   }));
