@@ -82,7 +82,7 @@ async function baseline(url: string, messages = MESSAGES): Promise<{ perSecond: 
  * store holding the same pending deliveries. What it leaves out is the rest of a delivery engine:
  * reading the queue from the store, building each body from the stored message, retries, events.
  */
-async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ perSecond: number; cpuMicrosPerRequest: number }> {
+async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ perSecond: number; cpuMicrosPerRequest: number; walBytesPerRequest: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-recorded-'));
   try {
     const core = await heldStore(dir, url, messages);
@@ -143,6 +143,9 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
     await recorder.drain();
     const seconds = (performance.now() - started) / 1000;
     const { user, system } = process.cpuUsage(cpu);
+    // What the recording wrote: the WAL holds every page the group commits wrote (nothing checkpoints
+    // it until the recording thread closes).
+    const walBytes = fs.statSync(path.join(dir, 'sluice.db-wal')).size;
     await pool.close();
     await recorder.close();
     // A reference that recorded less than Sluice does would flatter it: check every row is there.
@@ -151,7 +154,7 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
     const delivered = Number((check.prepare(`SELECT count(*) AS n FROM deliveries WHERE status = 'delivered' AND body IS NOT NULL`).get() as { n: number }).n);
     check.close();
     if (attempts !== messages || delivered !== messages) throw new Error(`the reference recorded ${attempts} attempts and ${delivered} deliveries of ${messages}`);
-    return { perSecond: messages / seconds, cpuMicrosPerRequest: (user + system) / messages };
+    return { perSecond: messages / seconds, cpuMicrosPerRequest: (user + system) / messages, walBytesPerRequest: walBytes / messages };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -217,11 +220,16 @@ export async function sluice(url: string, messages = MESSAGES) {
     const read = new db(path.join(dir, 'sluice.db'), { readOnly: true });
     const attempts = Number((read.prepare('SELECT count(*) AS n FROM attempts').get() as { n: number }).n);
     const durations = (read.prepare('SELECT duration_ms AS ms FROM attempts ORDER BY ms').all() as { ms: number }[]).map((r) => r.ms);
+    // What an attempt row holds as text: its URL, request headers (by reference: only its own values), and the answer.
+    const { textBytes } = read
+      .prepare('SELECT avg(length(url) + length(request_headers) + coalesce(length(response_headers), 0) + coalesce(length(response_body), 0)) AS textBytes FROM attempts')
+      .get() as { textBytes: number };
     read.close();
     return {
       perSecond: messages / ((lastAt - releasedAt) / 1000),
       cpuMicrosPerDelivery: (user + system) / messages,
       attemptsRecorded: attempts,
+      attemptTextBytes: textBytes,
       attemptP50Ms: percentile(durations, 50),
       attemptP99Ms: percentile(durations, 99),
     };
@@ -302,12 +310,12 @@ export async function runDeliveryBench() {
       console.log(`  round ${round}  raw undici Pool.request loop         ${rate(raw.perSecond)} requests/s    ${Math.round(raw.cpuMicrosPerRequest)} µs CPU each  p50 ${raw.p50Ms.toFixed(1)} ms  p99 ${raw.p99Ms.toFixed(1)} ms`);
       const recorded = await recordedBaseline(sink.url);
       recordeds.push(recorded);
-      console.log(`  round ${round}  raw loop + recording (writer thread) ${rate(recorded.perSecond)} requests/s    ${Math.round(recorded.cpuMicrosPerRequest)} µs CPU each`);
+      console.log(`  round ${round}  raw loop + recording (writer thread) ${rate(recorded.perSecond)} requests/s    ${Math.round(recorded.cpuMicrosPerRequest)} µs CPU each  ${Math.round(recorded.walBytesPerRequest)} B written (WAL) each`);
       const run = await sluice(sink.url);
       ours.push(run);
       console.log(
         `  round ${round}  Sluice (stored → POST → recorded)    ${rate(run.perSecond)} deliveries/s  ` +
-          `${Math.round(run.cpuMicrosPerDelivery)} µs CPU each  request p50 ${run.attemptP50Ms.toFixed(1)} ms  p99 ${run.attemptP99Ms.toFixed(1)} ms  attempts recorded ${run.attemptsRecorded}`,
+          `${Math.round(run.cpuMicrosPerDelivery)} µs CPU each  request p50 ${run.attemptP50Ms.toFixed(1)} ms  p99 ${run.attemptP99Ms.toFixed(1)} ms  attempts recorded ${run.attemptsRecorded} (${Math.round(run.attemptTextBytes)} B of text each)`,
       );
     }
     // Ratios per round (the machine's speed drifts between rounds), then their median.

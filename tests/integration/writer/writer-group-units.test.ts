@@ -8,6 +8,7 @@ import { StoreWriter } from '../../../electron/core/writer/store-writer.ts';
 import type { CommittedRequest } from '../../../electron/core/store/stored-request.ts';
 import type { DeliveryResult } from '../../../electron/core/store/delivery-types.ts';
 import { DATABASE_FILE, openDatabase } from '../../../electron/core/store/database.ts';
+import { DeliveriesRepo } from '../../../electron/core/store/deliveries-repo.ts';
 import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
 import { until } from '../../helpers/wait.ts';
@@ -204,6 +205,30 @@ describe('message ids reused after a purge, for a replay that repeats no deliver
     const again = await pipeline.write({ op: 'createDeliveries', now: NOW, deliveries: [{ ...planned, messageKey: 'bob-1' }] });
     expect(again.ids).toHaveLength(1);
     expect(rows("SELECT message_id FROM deliveries WHERE trigger = 'replay'")).toEqual([{ message_id: bob }]);
+  });
+
+  it('a header set stored by a unit that failed is not taken for stored: the next attempt with it stores it again', async () => {
+    const { db, pipeline, submit, rows } = await writerOnStore();
+    const ids = [];
+    for (const user of ['a', 'b', 'c']) ids.push((await submit(1, { type: 'track', userId: user, event: 'E' })).ids[0]!);
+    const [a, b, c] = ids.map((id) => (rows('SELECT id FROM deliveries WHERE message_id = ?', id) as { id: number }[])[0]!.id);
+    const withSet = (deliveryId: number, set: Record<string, string | null>) => {
+      const result = delivered(deliveryId);
+      result.attempts[0]!.headerSet = JSON.stringify(set);
+      return result;
+    };
+    const first = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'first' };
+    const second = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'second' };
+    // One unit: the first set is stored, then a result for a delivery that does not exist fails the unit.
+    await expect(pipeline.commitResults([withSet(a!, first), withSet(424242, first)])).rejects.toThrow(/FOREIGN KEY/);
+    // Another set now takes the id the undone one had…
+    await pipeline.commitResults([withSet(b!, second)]);
+    // …and the first set, used again, must be stored again, not read as the id the writer saw before.
+    await pipeline.commitResults([withSet(c!, first)]);
+    const repo = new DeliveriesRepo(db);
+    expect(repo.attempts(b!)[0]!.requestHeaders).toEqual(second);
+    expect(repo.attempts(c!)[0]!.requestHeaders).toEqual(first);
+    expect(repo.attempts(a!)).toEqual([]);
   });
 });
 
