@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../electron/core/api/contract-handlers.ts';
 import { verifyAsSeedReceiver } from '../../../electron/core/signature/signature.ts';
 import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
+import { startSluice } from '../../../electron/testing/index.ts';
 import { configFileSchema } from '../../../shared/settings.ts';
 import { callOk } from '../../helpers/contract.ts';
 import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
@@ -174,6 +175,23 @@ describe('webhook attempts, headers by reference', () => {
     expectSent(attempts[0]!.requestHeaders, got[0]!);
     expectSent(attempts[1]!.requestHeaders, got[1]!);
     expect(attempts[0]!.requestHeaders['X-Signature']).not.toBe(attempts[1]!.requestHeaders['X-Signature']);
+  });
+});
+
+describe('sluice/testing', () => {
+  it('gives each delivery the body its receiver got, byte for byte, and each attempt as made', async () => {
+    const r = await receiver();
+    const sluice = await startSluice({ config: { sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [destinationConfig(r.url, { sharedSecret: 'seed-secret' })] } });
+    try {
+      await post({ ingestUrl: sluice.ingestUrl, writeKey: 'wk_web' }, '/v1/track', { userId: 'u_1', event: 'Tested ✓' });
+      const [got] = await r.waitFor(1);
+      const [delivery] = await sluice.waitForDeliveries({}, { count: 1, status: 'delivered' });
+      expect(Buffer.from(delivery!.body!, 'utf8').equals(got!.bytes)).toBe(true);
+      expect(verifyAsSeedReceiver(delivery!.body!, got!.headers['x-signature'] as string, 'seed-secret')).toBe(true);
+      expect(delivery!.attempts).toMatchObject([{ url: r.url, status: 200, outcome: 'success' }]);
+    } finally {
+      await sluice.close();
+    }
   });
 });
 
