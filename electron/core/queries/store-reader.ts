@@ -1,12 +1,14 @@
 /**
  * Where a test's question reads the store: on the core's thread while the store is small (a read of a
- * few thousand rows costs less than a hop to another thread), on the counting thread once it is large
+ * few thousand rows costs less than a hop to another thread), or while a search index narrows the
+ * messages it reads and covers all but a few thousand of them; on the counting thread otherwise
  * (count-worker.ts): a filter no index narrows may read every row, which must not hold the thread that
  * answers ingestion. Reads ids only; the rows they name are read and converted by the caller.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
-import { compileQuery } from '../store/message-query-sql.ts';
+import { compileQuery, withIndex } from '../store/message-query-sql.ts';
+import { indexedRange } from '../store/search-index.ts';
 import type { IdsQuery, MessageCounter } from '../store/message-counter.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { storeStats, type StoreStats } from '../store/store-stats.ts';
@@ -31,8 +33,10 @@ export class StoreReader {
 
   /** Ids as the repos' idsAfter give them; a QueryError (here, on this thread) when the search does not parse. */
   async ids(query: IdsQuery): Promise<number[]> {
-    compileQuery(query.search);
-    if (this.#small(query.of)) return this.#p[query.of].idsAfter(query.terms, query.search, query.afterId, query.limit);
+    const compiled = withIndex(compileQuery(query.search), query.terms.index);
+    if (this.#small(query.of) || (query.of === 'messages' && compiled.index !== null && this.#unindexed() <= SMALL_STORE_ROWS)) {
+      return this.#p[query.of].idsAfter(query.terms, query.search, query.afterId, query.limit);
+    }
     return this.#p.counter.ids(query, `ids:${++this.#lanes}`);
   }
 
@@ -44,6 +48,13 @@ export class StoreReader {
 
   async stats(): Promise<StoreStats> {
     return this.#small('messages') && this.#small('deliveries') ? storeStats(this.#p.db) : this.#p.counter.stats();
+  }
+
+  /** How many ids the search indexes do not cover yet (read one by one by a search: store/message-search.ts). */
+  #unindexed(): number {
+    const { lo, hi } = indexedRange(this.#p.db);
+    const { top } = this.#p.db.prepare('SELECT coalesce(max(id), 0) AS top FROM messages').get() as { top: number };
+    return top - hi + Math.max(0, lo - 1);
   }
 
   /** Whether the table's ids span at most SMALL_STORE_ROWS (two lookups of its rowid: no scan). */
