@@ -1,6 +1,9 @@
-// What /stats and sluice/testing's counts give: messages by status and by type, deliveries by status.
-// Each reads every row of its table (no index holds these counts), so the core asks the counting
-// thread for them once the store is large (queries/store-reader.ts).
+// What /stats and sluice/testing's counts give: messages by status and by type, deliveries by status —
+// without reading every row: event_counts holds the accepted messages of clients by type (migration
+// 10), partial indexes the rest (migration 18: refused, duplicate, made by Sluice; skipped and
+// cancelled deliveries; open and failed ones since migration 6), and what is left of each table's
+// count is accepted, or delivered. Each read names its index (INDEXED BY): a plan that would scan the
+// table fails here instead of answering slowly.
 import type { DatabaseSync } from 'node:sqlite';
 import { readSnapshot } from './connection.ts';
 
@@ -20,15 +23,37 @@ const RECEIVED_TYPE = `CASE WHEN json_valid(raw) AND json_type(raw) = 'object' T
     WHEN 'real' THEN CAST(json_extract(raw, '$.type') AS TEXT) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
     WHEN 'null' THEN 'null' WHEN 'object' THEN '[object Object]' WHEN 'array' THEN raw -> '$.type' ELSE 'undefined' END ELSE 'undefined' END`;
 
+type Counted = { key: string; n: number }[];
+
 export function storeStats(db: DatabaseSync): StoreStats {
+  const all = (sql: string) => db.prepare(sql).all() as Counted;
+  const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   return readSnapshot(db, () => {
-    const messages: Record<string, number> = { accepted: 0, rejected: 0, duplicate: 0 };
-    for (const row of db.prepare('SELECT status, count(*) AS n FROM messages GROUP BY status').all() as { status: string; n: number }[]) messages[row.status] = row.n;
     const types = new Map<string, number>();
-    const typed = db.prepare(`SELECT coalesce(type, ${RECEIVED_TYPE}) AS type, count(*) AS n FROM messages GROUP BY 1`).all() as { type: string; n: number }[];
-    for (const row of typed) types.set(row.type, (types.get(row.type) ?? 0) + row.n);
+    const add = (type: string, n: number) => types.set(type, (types.get(type) ?? 0) + n);
+    const messages: Record<string, number> = { accepted: 0, rejected: 0, duplicate: 0 };
+    // Refused and duplicate messages, of any origin.
+    for (const { key, n } of all(`SELECT status || char(10) || coalesce(type, ${RECEIVED_TYPE}) AS key, count(*) AS n
+        FROM messages INDEXED BY messages_unaccepted WHERE status <> 'accepted' GROUP BY key`)) {
+      const at = key.indexOf('\n');
+      messages[key.slice(0, at)] = (messages[key.slice(0, at)] ?? 0) + n;
+      add(key.slice(at + 1), n);
+    }
+    // Accepted messages Sluice made, then those of clients.
+    for (const { key, n } of all(`SELECT type AS key, count(*) AS n FROM messages INDEXED BY messages_made
+        WHERE origin <> 'ingest' AND status = 'accepted' GROUP BY type`)) add(key, n);
+    for (const { key, n } of all("SELECT type AS key, sum(n) AS n FROM event_counts WHERE plan = '' GROUP BY type")) add(key, n);
+    messages.accepted = one('SELECT count(*) AS n FROM messages') - messages.rejected! - messages.duplicate!;
+
     const deliveries: Record<string, number> = {};
-    for (const row of db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status').all() as { status: string; n: number }[]) deliveries[row.status] = row.n;
+    const counted = [
+      ...all(`SELECT status AS key, count(*) AS n FROM deliveries INDEXED BY deliveries_destination_due WHERE status IN ('pending', 'retrying') GROUP BY status`),
+      ...all(`SELECT status AS key, count(*) AS n FROM deliveries INDEXED BY deliveries_not_sent WHERE status IN ('skipped', 'cancelled') GROUP BY status`),
+      { key: 'failed', n: one("SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_failed WHERE status = 'failed'") },
+    ];
+    let rest = one('SELECT count(*) AS n FROM deliveries');
+    for (const { key, n } of counted) if (n > 0) (deliveries[key] = n, rest -= n);
+    if (rest > 0) deliveries.delivered = rest;
     return { messages, types: Object.fromEntries(types), deliveries };
   });
 }

@@ -253,6 +253,15 @@ describe('/messages and /deliveries read by id with SQL', () => {
       expect(paged.items, query).toEqual(expected.map((r) => r.message));
       expect(paged.cursors, query).toEqual(expected.filter((_, i) => i % 2 === 1 && i < expected.length - 1).map((r) => `0:${r.id}`));
     }
+    // /stats counts without reading every row (event_counts, partial indexes): as counting every stored message does.
+    const statuses: Record<string, number> = { accepted: 0, rejected: 0, duplicate: 0 };
+    const types: Record<string, number> = {};
+    for (const { message } of everything) (statuses[message.status]! += 1, (types[String(message.type)] = (types[String(message.type)] ?? 0) + 1));
+    const everyDelivery = [...(await core.queries.deliveries({})), ...(await core.queries.deliveries({ origin: 'plan' }))];
+    const deliveryStatuses: Record<string, number> = {};
+    for (const d of everyDelivery) deliveryStatuses[d.status] = (deliveryStatuses[d.status] ?? 0) + 1;
+    expect(await core.queries.stats()).toEqual({ messages: statuses, types, deliveries: deliveryStatuses });
+    expect(statuses).toMatchObject({ rejected: 2, duplicate: 1 });
     expect((await core.queries.rows({ type: 'purchase' })).length).toBe(1); // the filters above pick something: the comparison is not of nothing with nothing
     expect((await core.queries.rows({ event: 'Home' })).length).toBe(1);
     for (const filter of [{}, { destination: 'hooks' }, { status: 'delivered' }, { event: 'Order Completed' }, { origin: 'plan' }, { userId: 'u_1' }] as Record<string, string>[]) {
