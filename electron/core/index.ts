@@ -18,6 +18,7 @@ import { IngestServer } from './ingest/ingest-server.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { MessageCounter } from './store/message-counter.ts';
 import { StoreReader } from './queries/store-reader.ts';
+import { MessageHeads } from './store/message-heads.ts';
 import { databaseFile, openDatabase } from './store/database.ts';
 import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
@@ -232,7 +233,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   const counter = new MessageCounter(databaseFile(options.dataDir));
-  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }) });
+  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }), heads: new MessageHeads(db) });
   const rechecks = new Rechecks(writer, bus, planStats);
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
   const health = new StoreHealthTracker({

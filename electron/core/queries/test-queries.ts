@@ -6,7 +6,8 @@
 import type { EventBus } from '../bus/event-bus.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessageHead, MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
+import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
+import type { HeldValues, MessageHead, MessageHeads } from '../store/message-heads.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
@@ -50,6 +51,7 @@ export interface QueryParts {
   destinations: DestinationsRepo;
   deliveries: DeliveriesRepo;
   reader: StoreReader;
+  heads: MessageHeads;
 }
 
 /** Ids read per step of a list or a wait's first look. */
@@ -207,12 +209,12 @@ export class TestQueries {
     return out;
   }
 
-  idsHolding(min: number, max: number, values: Parameters<MessagesRepo['idsHolding']>[2]): number[] {
-    return this.#p.messages.idsHolding(min, max, values);
+  idsHolding(ids: ArrayLike<number>, values: HeldValues): number[] {
+    return this.#p.heads.idsHolding(ids, values);
   }
 
   headsOf(ids: ArrayLike<number>): MessageHead[] {
-    return this.#p.messages.heads(ids);
+    return this.#p.heads.heads(ids);
   }
 
   deliveryHeadsOf(messageIds: readonly number[]): Delivery[] {

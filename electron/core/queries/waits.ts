@@ -9,7 +9,7 @@
  * stored is read again.
  */
 import type { EventBus } from '../bus/event-bus.ts';
-import type { MessageHead } from '../store/messages-repo.ts';
+import type { HeldValues, MessageHead } from '../store/message-heads.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
 import { matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
@@ -36,8 +36,8 @@ interface DeliveryHead {
 /** What the waits read through (test-queries.ts). */
 export interface WaitHost {
   readonly reader: StoreReader;
-  /** Of the messages with ids in [min, max], those holding one of these column values (MessagesRepo.idsHolding). */
-  idsHolding(min: number, max: number, values: { messageIds: string[]; userIds: string[]; anonymousIds: string[]; events: string[]; otherTypes: boolean }): number[];
+  /** Of these messages, those holding one of these column values (MessageHeads.idsHolding). */
+  idsHolding(ids: ArrayLike<number>, values: HeldValues): number[];
   /** These messages' columns that tell which waits they may satisfy (no payload), in id order. */
   headsOf(ids: ArrayLike<number>): MessageHead[];
   rowsOf(ids: readonly number[]): Row[];
@@ -255,14 +255,10 @@ export class Waits {
    */
   #mayWant(ids: readonly number[]): ArrayLike<number> {
     if (this.#unfiled.size > 0 || ids.length === 0) return ids;
-    const values = { messageIds: [] as string[], userIds: [] as string[], anonymousIds: [] as string[], events: [] as string[], otherTypes: this.#byEvent.size > 0 };
+    const values: HeldValues = { messageIds: [], userIds: [], anonymousIds: [], events: [], otherTypes: this.#byEvent.size > 0 };
     const lists = { m: values.messageIds, u: values.userIds, a: values.anonymousIds, e: values.events } as Record<string, string[]>;
     for (const key of this.#filed.keys()) lists[key[0]!]!.push(key.slice(2));
-    let min = Infinity;
-    let max = -Infinity;
-    for (const id of ids) (min = Math.min(min, id), max = Math.max(max, id));
-    const wanted = new Set(ids);
-    return this.#host.idsHolding(min, max, values).filter((id) => wanted.has(id));
+    return this.#host.idsHolding(ids, values);
   }
 
   #candidates([, status, type, event, userId, anonymousId, messageId]: MessageHead): MessageWait[] {

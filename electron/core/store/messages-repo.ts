@@ -5,6 +5,7 @@ import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
+import { idRange } from './message-heads.ts';
 import { partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliveryIs } from './shown-delivery.ts';
 
@@ -34,9 +35,6 @@ export interface StoredMessage {
   /** Set when Segment's Tracking API would refuse it (shared/limits.ts segmentWarning): accepted here, said. */
   warning?: string;
 }
-
-/** A message's id, status, type, event, userId, anonymousId and messageId columns (MessagesRepo.heads). */
-export type MessageHead = [id: number, status: MessageStatus, type: string | null, event: string | null, userId: string | null, anonymousId: string | null, messageId: string | null];
 
 /** One message with its payload: exactly as received, and as Sluice forwards it. */
 export interface MessageRecord extends StoredMessage {
@@ -177,8 +175,6 @@ export class MessagesRepo {
   #ofDelivery: StatementSync | undefined;
   readonly #range: StatementSync;
   #some: StatementSync | undefined;
-  #heads: StatementSync | undefined;
-  #holding: StatementSync | undefined;
   #names: StatementSync | undefined;
 
   constructor(db: DatabaseSync) {
@@ -228,55 +224,10 @@ export class MessagesRepo {
     return new Set((this.#db.prepare(sql).all(JSON.stringify(ids), ...query.params) as { id: number }[]).map((row) => row.id));
   }
 
-  /**
-   * What tells which of a test's waits a message may satisfy, for these ids (one commit's: near each
-   * other), in id order: [id, status, type, event, userId, anonymousId, messageId]. Arrays, read by range:
-   * about a microsecond a row.
-   */
-  heads(ids: ArrayLike<number>): MessageHead[] {
-    if (ids.length === 0) return [];
-    let min = Infinity;
-    let max = -Infinity;
-    for (let i = 0; i < ids.length; i++) {
-      min = Math.min(min, ids[i]!);
-      max = Math.max(max, ids[i]!);
-    }
-    const wanted = new Set(Array.from(ids));
-    if (!this.#heads) {
-      this.#heads = this.#db.prepare('SELECT id, status, type, event, user_id, anonymous_id, message_id FROM messages WHERE id BETWEEN ? AND ? ORDER BY id');
-      this.#heads.setReturnArrays(true);
-    }
-    // Far apart (ids of several commits): the range holds other rows too, left out here.
-    return (this.#heads.all(min, max) as unknown as MessageHead[]).filter((row) => wanted.has(row[0]));
-  }
-
-  /**
-   * Of the messages with ids in [min, max], those whose columns hold one of these values — or that are
-   * refused (their columns are what ingestion could read), or, with `otherTypes`, not a track — in id
-   * order: which of a commit's messages a test's waits may want, tested in SQL (a fraction of a
-   * microsecond a row) rather than each row read.
-   */
-  idsHolding(min: number, max: number, values: { messageIds: string[]; userIds: string[]; anonymousIds: string[]; events: string[]; otherTypes: boolean }): number[] {
-    this.#holding ??= this.#db.prepare(
-      `SELECT id FROM messages WHERE id BETWEEN ? AND ? AND (status = 'rejected'
-         OR message_id IN (SELECT value FROM json_each(?)) OR user_id IN (SELECT value FROM json_each(?))
-         OR anonymous_id IN (SELECT value FROM json_each(?)) OR (type = 'track' AND event IN (SELECT value FROM json_each(?)))
-         OR (? AND type IS NOT 'track')) ORDER BY id`,
-    );
-    const json = (list: string[]) => JSON.stringify(list);
-    return (this.#holding.all(min, max, json(values.messageIds), json(values.userIds), json(values.anonymousIds), json(values.events), values.otherTypes ? 1 : 0) as { id: number }[]).map((row) => row.id);
-  }
-
   /** The listed messages (without payloads), in id order; ids from one commit are near each other. */
   byIds(ids: ArrayLike<number>): StoredMessage[] {
     if (ids.length === 0) return [];
-    let min = Infinity;
-    let max = -Infinity;
-    for (let i = 0; i < ids.length; i++) {
-      min = Math.min(min, ids[i]!);
-      max = Math.max(max, ids[i]!);
-    }
-    const wanted = new Set(Array.from(ids));
+    const { min, max, wanted } = idRange(ids);
     // Far apart (an old row's update beside new ones): look each up, rather than read every row between.
     if (max - min + 1 > wanted.size * 4 + 64) {
       this.#some ??= this.#db.prepare(`SELECT ${COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.id`);
