@@ -550,7 +550,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     `,
   },
   {
-    version: 18,
+    version: 19,
     name: 'what /stats counts, without reading every row',
     sql: `
       -- /stats (store/store-stats.ts) counts messages by status and type, and deliveries by status. The
@@ -567,6 +567,13 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
 ];
 
 export function migrate(db: DatabaseSync): number {
+  // Two migrations given one version (two changes landing at once) would skip the second on every store.
+  MIGRATIONS.forEach((migration, i) => {
+    const before = MIGRATIONS[i - 1];
+    if (before && migration.version <= before.version) {
+      throw new Error(`schema migration ${migration.version} (${migration.name}) follows ${before.version} (${before.name}): each migration needs a higher version`);
+    }
+  });
   const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
   if (current > latest) {

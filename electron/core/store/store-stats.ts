@@ -1,6 +1,6 @@
 // What /stats and sluice/testing's counts give: messages by status and by type, deliveries by status —
 // without reading every row: event_counts holds the accepted messages of clients by type (migration
-// 10), partial indexes the rest (migration 18: refused, duplicate, made by Sluice; skipped and
+// 10), partial indexes the rest (migration 19: refused, duplicate, made by Sluice; skipped and
 // cancelled deliveries; open and failed ones since migration 6), and what is left of each table's
 // count is accepted, or delivered. Each read names its index (INDEXED BY): a plan that would scan the
 // table fails here instead of answering slowly.
