@@ -241,6 +241,8 @@ describe('audience rules', () => {
       ALTER TABLE profile_users DROP COLUMN via; -- schema 15's
       ALTER TABLE messages DROP COLUMN warning; -- schema 16's
       DROP TRIGGER forward_requests_released; DROP TABLE forward_attempts; DROP TABLE forward_requests; -- schema 17's
+      DROP TRIGGER attempts_keep_signature; ALTER TABLE attempts DROP COLUMN header_set; DROP TABLE header_sets; -- schema 18's
+      DROP INDEX messages_unaccepted; DROP INDEX messages_made; DROP INDEX deliveries_not_sent; -- schema 19's
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
     db.close();
