@@ -386,7 +386,8 @@ export class DeliveryEngine {
     try {
       outcomes = await kind.round(this.#round, deliveries, current, prepared, releaseSlot, admitted);
     } finally {
-      this.#receivers.releaseUnsent(new Set(urls), outcomes?.flatMap(({ result }) => result.attempts));
+      // Only the probes this round took (a round to a typed URL took none: another round's is in flight).
+      this.#receivers.releaseUnsent(admitted, outcomes?.flatMap(({ result }) => result.attempts));
     }
     await Promise.all(outcomes.map(({ result, announced }) => this.#commit(result, announced)));
   }
