@@ -322,7 +322,7 @@ function holdWaits(target: Pick<Target, 'waitNever'>, tag: string, count: number
 let blasts = 0;
 async function blast(ingestUrl: string): Promise<number> {
   const t0 = performance.now();
-  await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), ingestUrl, 'wk_bench', String(BLAST), `blast-${Date.now().toString(36)}-${blasts++}`]);
+  await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), ingestUrl, 'wk_blast', String(BLAST), `blast-${Date.now().toString(36)}-${blasts++}`]);
   return Math.round(BLAST / ((performance.now() - t0) / 1000));
 }
 
@@ -331,7 +331,9 @@ async function blast(ingestUrl: string): Promise<number> {
  * held (for messages that never come), alternated over 3 rounds: what pending waits cost ingestion.
  */
 async function ingestWithWaits(dataDir: string, tag: string) {
-  const relay = await startSluice({ dataDir, config: config('http://127.0.0.1:9', false) });
+  // A source of its own, connected to no destination: a kept store remembers the fan-out relay's
+  // destinations (connected to `bench`), and the blasts must not leave deliveries behind them.
+  const relay = await startSluice({ dataDir, config: { sources: [{ name: 'blast', writeKey: 'wk_blast', kind: 'server' as const }], retention: config('', false).retention } });
   try {
     await blast(relay.ingestUrl); // warm-up
     const rounds: { without: number; with: number }[] = [];
