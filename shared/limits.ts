@@ -48,3 +48,6 @@ export function segmentWarning(messageBytes: number, batchBytes: number | null):
   if (batchBytes !== null && batchBytes > SEGMENT_MAX_REQUEST_BYTES) reasons.push(`over ${SEGMENT_MAX_REQUEST_BYTES / 1024} KB (its batch is ${bytes(batchBytes)})`);
   return reasons.length > 0 ? `Segment would refuse this: ${reasons.join('; ')}` : null;
 }
+
+/** A userId or anonymousId is kept in its stored column up to this many characters (the message keeps it whole). */
+export const ID_COLUMN_MAX = 1024;

@@ -13,6 +13,7 @@ import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules
 import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
 import type { HttpApiCore } from '../core/api/operations/index.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
+import { OperationError } from '../core/operation-error.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 
 export const API_PREFIX = '/api/v1/';
@@ -112,6 +113,8 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
     if (error instanceof SluiceTimeoutError) return send(res, 408, { error: { code: 'timeout', message: error.message }, matched: error.matched });
     if (error instanceof QueryError) return send(res, 400, { error: { code: 'invalid_query', message: `search: ${error.message}` } });
     if (error instanceof TypeError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
+    // A read handed to the counting thread as Sluice stops.
+    if (error instanceof OperationError && error.code === 'unavailable') return send(res, 503, { error: { code: 'shutting_down', message: error.message } });
     const failure = storeFailureAnswer(core, error);
     if (failure) return send(res, failure.status, { error: { code: failure.code, message: failure.message } });
     send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });

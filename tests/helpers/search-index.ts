@@ -39,6 +39,7 @@ export function indexSizes(dataDir: string): { indexes: number; fresh: number } 
     fresh.exec(`ATTACH '${file}' AS src;
       CREATE TABLE messages (id INTEGER PRIMARY KEY, user_id TEXT, anonymous_id TEXT, message_id TEXT, event TEXT, raw TEXT);
       INSERT INTO messages SELECT id, user_id, anonymous_id, message_id, event, raw FROM src.messages;
+      DETACH src;
       ${schema('search_index')};
       INSERT INTO search_index (id, lo, hi) VALUES (1, 1, 0);
       ${schema('messages_search')};

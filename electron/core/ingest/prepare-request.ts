@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_BATCH_EVENTS, MAX_NESTING_DEPTH, SEGMENT_MAX_MESSAGE_BYTES, segmentWarning } from '../../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, MAX_NESTING_DEPTH, SEGMENT_MAX_MESSAGE_BYTES, segmentWarning, ID_COLUMN_MAX } from '../../../shared/limits.ts';
 import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type IncomingMessage, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
 import { nestingDepth, scanBatch, withoutMember } from './batch-slices.ts';
@@ -273,7 +273,7 @@ function nestsDeeper(value: unknown, limit: number): boolean {
 }
 
 function idText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value.slice(0, 1024);
+  if (typeof value === 'string') return value === '' ? null : value.slice(0, ID_COLUMN_MAX);
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }

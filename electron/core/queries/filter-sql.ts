@@ -8,6 +8,7 @@
  * most rows are not parsed. A field matches by its text, as `matches` compares (a userId of 42 matches "42").
  */
 import { asciiLower, wordsOf } from '../../../shared/message-query.ts';
+import { ID_COLUMN_MAX } from '../../../shared/limits.ts';
 import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
 import type { IndexHint } from '../store/message-query-sql.ts';
 import type { MessageFilter } from './filters.ts';
@@ -60,9 +61,14 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   if (filter.event !== undefined) {
     add(`(CASE WHEN m.type = 'track' AND m.status <> 'rejected' THEN m.event ELSE ${receivedText('$.event')} END) = ?`, filter.event);
   }
-  // The id columns hold the message's userId and anonymousId as text (a number as String() writes it).
-  if (filter.userId !== undefined) (add('m.user_id = ?', text(filter.userId)), trigram('user_id', filter.userId));
-  if (filter.anonymousId !== undefined) (add('m.anonymous_id = ?', text(filter.anonymousId)), trigram('anonymous_id', filter.anonymousId));
+  // The id columns hold the message's userId and anonymousId as text (a number as String() writes it),
+  // except an empty one (NULL) and the end of one past ID_COLUMN_MAX (cut): those are read from the text.
+  for (const [key, column, path] of [['userId', 'user_id', '$.userId'], ['anonymousId', 'anonymous_id', '$.anonymousId']] as const) {
+    const value = filter[key];
+    if (value === undefined) continue;
+    if (idInColumn(value)) (add(`m.${column} = ?`, text(value)), trigram(column, value));
+    else add(`${receivedText(path)} = ?`, text(value));
+  }
   // A source by its name, or by the label a message of a deleted source (or of none) shows.
   if (filter.source !== undefined) {
     const label = /^source ([1-9]\d{0,15})$/.exec(filter.source);
@@ -79,11 +85,53 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   if (filter.origin !== undefined) add('m.origin = ?', filter.origin);
   else if (!options.everyOrigin) add("m.origin <> 'plan'");
   if (filter.violations !== undefined) add(`coalesce(json_array_length(m.violations), 0) ${filter.violations ? '>' : '='} 0`);
+  // What a filter names in part, its plain values (a string, a number, true, false, null) tested in SQL
+  // — exactly as `matches` compares them — so that the rows read and parsed are the matches, not every
+  // row the other terms allow; arrays (compared whole) are left to `matches`.
+  for (const key of ['properties', 'traits', 'context'] as const) {
+    const wanted = filter[key];
+    if (wanted !== undefined) for (const leaf of plainLeaves(wanted, [key])) add(ifJson(leaf.sql), ...leaf.params);
+  }
   if (trigrams.length > 0) return { where, params, index: { table: 'messages_search', match: trigrams.join(' AND ') } };
   // The event, and the strings named in part, are strings in the message's text: their words are there.
   const phrases = [filter.event, filter.properties, filter.traits, filter.context].flatMap((value) => (value === undefined ? [] : stringLeaves(value)));
   if (phrases.length > 0) return { where, params, index: { table: 'messages_text', match: phrases.join(' AND ') } };
   return { where, params };
+}
+
+/** Whether an id the filter names is in its column as the message has it (not empty, not cut). */
+export function idInColumn(value: string | number): boolean {
+  const text = String(value);
+  return text !== '' && text.length <= ID_COLUMN_MAX;
+}
+
+/** A test on a received message's JSON: NULL (no match) for a refused message's text that is not JSON. */
+function ifJson(sql: string): string {
+  return `(CASE WHEN m.status <> 'rejected' OR json_valid(m.raw) THEN ${sql} END)`;
+}
+
+/** A JSON path of object keys, each quoted (a key of digits is a key, not an array index). */
+function keyPath(keys: readonly string[]): string {
+  return `$${keys.map((k) => `."${k.replace(/["\\]/g, (c) => `\\${c}`)}"`).join('')}`;
+}
+
+/**
+ * The SQL tests of the plain values a partial filter names, at most 16: each as `matches` compares it
+ * (deep strict equality: a string only equals a string, a number a number — an integer only when it is
+ * safe, past 2^53 JavaScript's and SQLite's readings part — true, false, null their own JSON type).
+ */
+function plainLeaves(value: unknown, keys: string[], out: { sql: string; params: (string | number)[] }[] = []): typeof out {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+  for (const [key, leaf] of Object.entries(value)) {
+    if (out.length >= 16) break;
+    const path = keyPath([...keys, key]);
+    if (typeof leaf === 'string') out.push({ sql: `json_type(m.raw, ?) = 'text' AND json_extract(m.raw, ?) = ?`, params: [path, path, leaf] });
+    else if (typeof leaf === 'number' && Number.isFinite(leaf) && (Number.isSafeInteger(leaf) || !Number.isInteger(leaf))) {
+      out.push({ sql: `json_type(m.raw, ?) IN ('integer', 'real') AND json_extract(m.raw, ?) = ?`, params: [path, path, leaf] });
+    } else if (typeof leaf === 'boolean' || leaf === null) out.push({ sql: 'json_type(m.raw, ?) = ?', params: [path, leaf === null ? 'null' : String(leaf)] });
+    else if (typeof leaf === 'object' && !Array.isArray(leaf)) plainLeaves(leaf, [...keys, key], out);
+  }
+  return out;
 }
 
 /**

@@ -1,17 +1,21 @@
 /**
  * Where a test's question reads the store: on the core's thread while the store is small (a read of a
- * few thousand rows costs less than a hop to another thread), or while a search index narrows the
- * messages it reads and covers all but a few thousand of them; on the counting thread otherwise
+ * few thousand rows costs less than a hop to another thread), or for messages named by an id the
+ * trigram index finds (a few rows) while it covers all but a few thousand of them; on the counting
+ * thread otherwise
  * (count-worker.ts): a filter no index narrows may read every row, which must not hold the thread that
  * answers ingestion. Reads ids only; the rows they name are read and converted by the caller.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
-import { compileQuery, withIndex } from '../store/message-query-sql.ts';
+import { compileQuery } from '../store/message-query-sql.ts';
 import { indexedRange } from '../store/search-index.ts';
 import type { IdsQuery, MessageCounter } from '../store/message-counter.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { storeStats, type StoreStats } from '../store/store-stats.ts';
+
+/** Ids a list or a wait's first look reads per step. */
+export const READ_STEP = 500;
 
 /** Up to this many ids between the oldest and the newest row, a question is read on the core's thread. */
 export const SMALL_STORE_ROWS = 20_000;
@@ -33,8 +37,10 @@ export class StoreReader {
 
   /** Ids as the repos' idsAfter give them; a QueryError (here, on this thread) when the search does not parse. */
   async ids(query: IdsQuery): Promise<number[]> {
-    const compiled = withIndex(compileQuery(query.search), query.terms.index);
-    if (this.#small(query.of) || (query.of === 'messages' && compiled.index !== null && this.#unindexed() <= SMALL_STORE_ROWS)) {
+    const search = compileQuery(query.search);
+    // An id's trigrams pick a few rows; words (an event, a payload string, a search) may pick half the store.
+    const byId = search.index === null && query.terms.index?.table === 'messages_search';
+    if (this.#small(query.of) || (query.of === 'messages' && byId && this.#unindexed() <= SMALL_STORE_ROWS)) {
       return this.#p[query.of].idsAfter(query.terms, query.search, query.afterId, query.limit);
     }
     return this.#p.counter.ids(query, `ids:${++this.#lanes}`);

@@ -15,7 +15,7 @@ import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, t
 
 export type { Row, TestDelivery } from './filters.ts';
 import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
-import type { StoreReader } from './store-reader.ts';
+import { READ_STEP, type StoreReader } from './store-reader.ts';
 import type { StoreStats } from '../store/store-stats.ts';
 import { Waits } from './waits.ts';
 
@@ -54,8 +54,6 @@ export interface QueryParts {
   heads: MessageHeads;
 }
 
-/** Ids read per step of a list or a wait's first look. */
-const STEP = 500;
 
 export class TestQueries {
   readonly #p: QueryParts;
@@ -159,8 +157,9 @@ export class TestQueries {
   }
 
   /**
-   * Counts by status and by type. A rejected message's type is whatever the client wrote ("constructor",
-   * "__proto__"): counted in a Map, and given as an object's own properties, never an inherited one.
+   * Counts by status and by type (store/store-stats.ts: kept counts and indexes, no message read). A
+   * rejected message's type is whatever the client wrote ("constructor", "__proto__"): given as an
+   * object's own properties, never an inherited one.
    */
   stats(): Promise<StoreStats> {
     return this.#p.reader.stats();
@@ -226,7 +225,7 @@ export class TestQueries {
   }
 
   /**
-   * Up to `limit` of what `pick` keeps of the ids SQL gives after `after` (oldest first, STEP at a
+   * Up to `limit` of what `pick` keeps of the ids SQL gives after `after` (oldest first, READ_STEP at a
    * time), and whether more follow; the cost is the rows SQL picks, never the store's size.
    */
   async #matching<T extends { id: number }>(
@@ -239,7 +238,7 @@ export class TestQueries {
   ): Promise<{ found: T[]; more: boolean }> {
     const found: T[] = [];
     for (let cursor = after; ; ) {
-      const step = Math.min(STEP, limit - found.length + 1);
+      const step = Math.min(READ_STEP, limit - found.length + 1);
       const ids = await this.#p.reader.ids({ of, terms, search, afterId: cursor, limit: step });
       found.push(...pick(ids));
       if (found.length > limit) return { found: found.slice(0, limit), more: true };

@@ -11,12 +11,10 @@
 import type { EventBus } from '../bus/event-bus.ts';
 import type { HeldValues, MessageHead } from '../store/message-heads.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
-import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
+import { deliveryTerms, filterSql, idInColumn, type SqlTerms } from './filter-sql.ts';
 import { matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
-import type { StoreReader } from './store-reader.ts';
+import { READ_STEP, type StoreReader } from './store-reader.ts';
 
-/** Ids read per step of a wait's first look. */
-const STEP = 500;
 
 /** What a delivery wait asks: its message's filter, the destination's name, the delivery's status. */
 export interface DeliveryWanted {
@@ -90,6 +88,7 @@ export class Waits {
     bus.on('deliveries.changed', (changes) => this.#deliveriesChanged(changes.map((c) => ({ id: c.deliveryId, messageId: c.messageId, destinationId: c.destinationId, status: c.status }))));
     // Everything stored is gone: what was found with it.
     bus.on('store.reset', () => {
+      this.#storedLater.length = 0; // ids of messages gone, which new ones may take again
       for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) wait.found.clear();
     });
     // A re-check rewrites stored messages' violations: a wait that filters on them looks again.
@@ -187,10 +186,10 @@ export class Waits {
     void (async () => {
       let seen = 0;
       for (let cursor = 0; ; ) {
-        const ids = await this.#host.reader.ids({ of: wait.of, terms: wait.terms, search: undefined, afterId: cursor, limit: STEP });
+        const ids = await this.#host.reader.ids({ of: wait.of, terms: wait.terms, search: undefined, afterId: cursor, limit: READ_STEP });
         if (wait.look !== look || !this.#pending(wait)) return;
         for (const { id } of wait.pick(ids)) if (!wait.found.has(id)) (seen++, wait.found.add(id));
-        if (seen >= wait.count || ids.length < STEP) break;
+        if (seen >= wait.count || ids.length < READ_STEP) break;
         cursor = ids.at(-1)!;
       }
       wait.looked = true;
@@ -247,7 +246,6 @@ export class Waits {
     if (created && commits.some((commit) => commit.deliveries > 0)) this.#deliveriesChanged(this.#host.deliveryHeadsOf(ids));
   }
 
-  /** The message waits a message with these columns may satisfy. */
   /**
    * Of these new messages, those some wait may want: every one while a wait is filed by no column;
    * else those whose columns hold a value a wait is filed by, or refused, or (while a wait is filed by
@@ -261,6 +259,7 @@ export class Waits {
     return this.#host.idsHolding(ids, values);
   }
 
+  /** The message waits a message with these columns may satisfy. */
   #candidates([, status, type, event, userId, anonymousId, messageId]: MessageHead): MessageWait[] {
     // A refused message's columns are what ingestion could read of it: its text decides.
     if (status === 'rejected') return [...this.#messageWaits];
@@ -298,8 +297,9 @@ export class Waits {
 /** The one column value a matching message that is not rejected must have; null when the filter names none. */
 function keyOf(filter: MessageFilter): string | null {
   if (filter.messageId !== undefined) return `m\n${filter.messageId}`;
-  if (filter.userId !== undefined) return `u\n${String(filter.userId)}`;
-  if (filter.anonymousId !== undefined) return `a\n${String(filter.anonymousId)}`;
+  // An empty id, or one past what its column keeps, is not in the column as the message has it.
+  if (filter.userId !== undefined && idInColumn(filter.userId)) return `u\n${String(filter.userId)}`;
+  if (filter.anonymousId !== undefined && idInColumn(filter.anonymousId)) return `a\n${String(filter.anonymousId)}`;
   if (filter.event !== undefined) return `e\n${filter.event}`;
   return null;
 }

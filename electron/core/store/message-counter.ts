@@ -112,7 +112,7 @@ export class MessageCounter {
       this.#running = null;
       if (running && running.job.id === reply.id) {
         if (reply.ok) running.resolve(reply.value);
-        else running.reject(new OperationError('count_failed', `could not count the messages: ${reply.message}`));
+        else running.reject(new OperationError('count_failed', `${failed(running.job)}: ${reply.message}`));
       }
       this.#next();
     });
@@ -121,7 +121,7 @@ export class MessageCounter {
       if (this.#worker === worker) this.#worker = null;
       const running = this.#running;
       this.#running = null;
-      running?.reject(new OperationError('count_failed', `could not count the messages: ${error.message}`));
+      if (running) running.reject(new OperationError('count_failed', `${failed(running.job)}: ${error.message}`));
       this.#next();
     };
     worker.on('error', fail);
@@ -131,4 +131,9 @@ export class MessageCounter {
     this.#worker = worker;
     return worker;
   }
+}
+
+/** What a job that failed could not do, for its sentence. */
+function failed(job: CountJob): string {
+  return job.kind === 'ids' ? 'could not read the stored messages' : job.kind === 'stats' ? 'could not count the stored messages and deliveries' : 'could not count the messages';
 }

@@ -49,13 +49,17 @@ describe('waits and reads at scale', () => {
     expect((await core.queries.waitForMessages({ event: 'Stored 3', properties: { sku: 'sku-53' } })).map((m) => m.messageId)).toEqual(['stored-53']);
     expect((await core.queries.waitForMessages({ properties: { n: STORED - 2 } })).map((m) => m.messageId)).toEqual([`stored-${STORED - 2}`]);
     expect((await core.queries.waitForMessages({ type: 'identify', traits: { plan: 'plan 3' } }, { count: 2 })).map((m) => m.messageId)).toEqual(['stored-10', 'stored-80']);
+    // A first look no index narrows (the counting thread reads), and a match landing meanwhile.
+    const meanwhile = core.queries.waitForMessages({ type: 'identify', traits: { plan: 'plan 9' } });
+    await post(core, '/v1/identify', { userId: 'late', traits: { plan: 'plan 9' }, messageId: 'late-identify' });
+    expect((await meanwhile).map((m) => m.messageId)).toEqual(['late-identify']);
     // The count of what is stored comes with a timeout's answer, from the counting thread.
-    await expect(core.queries.waitForMessages({ userId: 'nobody' }, { timeoutMs: 50 })).rejects.toThrow(new RegExp(`0 arrived \\(${STORED + 201} stored in all\\)`));
+    await expect(core.queries.waitForMessages({ userId: 'nobody' }, { timeoutMs: 50 })).rejects.toThrow(new RegExp(`0 arrived \\(${STORED + 202} stored in all\\)`));
   });
 
   it('lists, a message by id and the counts agree with every stored message filtered in JavaScript', async () => {
     const everything = await core.queries.rows({});
-    expect(everything.length).toBe(STORED + 201);
+    expect(everything.length).toBe(STORED + 202);
     for (const filter of [{ userId: 'user-42' }, { event: 'Stored 9' }, { type: 'identify', traits: { plan: 'plan 2' } }, { properties: { sku: 'sku-999' } }, { messageId: 'stored-12345' }]) {
       const expected = everything.filter((row) => matches(row.message, filter));
       expect(expected.length, JSON.stringify(filter)).toBeGreaterThan(0);
@@ -67,8 +71,12 @@ describe('waits and reads at scale', () => {
     }
     expect((await core.queries.messageById('stored-20500'))?.message).toMatchObject({ messageId: 'stored-20500', userId: 'user-500' });
     expect(await core.queries.messageById('no-such-id')).toBeUndefined();
+    // The counts (read on the counting thread at this size), with a refused message and a retried copy.
+    await post(core, '/v1/track', { userId: 'u', messageId: 'refused-at-scale' }); // no event: refused
+    await post(core, '/v1/track', { userId: 'user-5', event: 'Stored 5', messageId: 'stored-5' }); // a duplicate
+    await core.queries.waitForMessages({ messageId: 'stored-5', status: 'duplicate' });
     const stats = await core.queries.stats();
-    expect(stats.messages).toEqual({ accepted: STORED + 201, rejected: 0, duplicate: 0 });
-    expect(stats.types).toEqual({ identify: STORED / 10, track: STORED - STORED / 10 + 201 });
+    expect(stats.messages).toEqual({ accepted: STORED + 202, rejected: 1, duplicate: 1 });
+    expect(stats.types).toEqual({ identify: STORED / 10 + 1, track: STORED - STORED / 10 + 203 });
   });
 });

@@ -53,6 +53,17 @@ describe('a wait checks each commit', () => {
     expect((await core.queries.waitForMessages({ messageId: 'counted-1', status: 'duplicate' })).length).toBe(1);
   });
 
+  it('an id its column does not keep whole — empty, or past 1,024 characters — is found in the message', async () => {
+    const long = `jwt.${'x'.repeat(1_100)}`; // refused (ids are at most 1,024 characters), and kept so
+    const waits = [core.queries.waitForMessages({ userId: long, status: 'rejected' }), core.queries.waitForMessages({ anonymousId: '', event: 'Empty' })];
+    await post(core, '/v1/track', { userId: long, event: 'Long', messageId: 'long-1' });
+    await post(core, '/v1/track', { userId: 'someone', anonymousId: '', event: 'Empty', messageId: 'empty-1' });
+    expect((await Promise.all(waits)).map((found) => found.map((m) => m.messageId))).toEqual([['long-1'], ['empty-1']]);
+    // Lists and a first look too (the message is stored before the wait starts).
+    expect((await core.queries.messages({ userId: long })).map((m) => m.messageId)).toEqual(['long-1']);
+    expect((await core.queries.waitForMessages({ userId: long, status: 'rejected' })).map((m) => m.messageId)).toEqual(['long-1']);
+  });
+
   it('a wait that names no status never takes a refused copy; a reset empties what a wait found', async () => {
     const wait = core.queries.waitForMessages({ messageId: 'later-1' }, { timeoutMs: 5_000 });
     await post(core, '/v1/track', { userId: 'u', messageId: 'later-1' }); // refused: no event
