@@ -183,11 +183,13 @@ function flush(): void {
     db.exec('BEGIN IMMEDIATE');
     const jobs = batch.map(({ job, prepared }) => ({ id: job.id, unit: inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId), forwarding)) }));
     const now = Date.now();
-    const stored = results.map(({ id, results: unit }) => ({
-      id,
-      unit: inSavepoint(() => storeResults.record(unit, now)),
-    }));
-    if (stored.some(({ unit }) => !unit.ok)) storeResults.forget();
+    // A unit rolled back to its savepoint takes the header sets it stored with it: forgotten at once, so
+    // that no later unit of the group uses an id SQLite may give another set.
+    const stored = results.map(({ id, results: unit }) => {
+      const done = inSavepoint(() => storeResults.record(unit, now));
+      if (!done.ok) storeResults.forget();
+      return { id, unit: done };
+    });
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     db.exec('COMMIT');
     if (batch.length > 0) lastIngest = performance.now();

@@ -558,10 +558,11 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       -- rest — refused and duplicate messages, the ones Sluice made (audience syncs, Violation Generated
       -- events), skipped and cancelled deliveries — and cost an index write only for those rows, none for
       -- an accepted message of a client or a delivery sent. Open and failed deliveries have their indexes
-      -- (migration 6); what is left of either table is delivered or accepted.
-      CREATE INDEX messages_unaccepted ON messages (status, type) WHERE status <> 'accepted';
-      CREATE INDEX messages_made ON messages (status, type) WHERE origin <> 'ingest';
-      CREATE INDEX deliveries_not_sent ON deliveries (status) WHERE status IN ('skipped', 'cancelled');
+      -- (migration 6); what is left of either table is delivered or accepted. IF NOT EXISTS: for a few
+      -- minutes this was a second migration 18, which a store migrated then ran with the first.
+      CREATE INDEX IF NOT EXISTS messages_unaccepted ON messages (status, type) WHERE status <> 'accepted';
+      CREATE INDEX IF NOT EXISTS messages_made ON messages (status, type) WHERE origin <> 'ingest';
+      CREATE INDEX IF NOT EXISTS deliveries_not_sent ON deliveries (status) WHERE status IN ('skipped', 'cancelled');
     `,
   },
 ];

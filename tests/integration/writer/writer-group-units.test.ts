@@ -230,6 +230,30 @@ describe('message ids reused after a purge, for a replay that repeats no deliver
     expect(repo.attempts(c!)[0]!.requestHeaders).toEqual(first);
     expect(repo.attempts(a!)).toEqual([]);
   });
+
+  it('…and so in the same group: the units after the failed one store the set again', async () => {
+    const { db, pipeline, submit, rows } = await writerOnStore();
+    const ids = [];
+    for (const user of ['a', 'b', 'c']) ids.push((await submit(1, { type: 'track', userId: user, event: 'E' })).ids[0]!);
+    const [a, b, c] = ids.map((id) => (rows('SELECT id FROM deliveries WHERE message_id = ?', id) as { id: number }[])[0]!.id);
+    const withSet = (deliveryId: number, set: Record<string, string | null>) => {
+      const result = delivered(deliveryId);
+      result.attempts[0]!.headerSet = JSON.stringify(set);
+      return result;
+    };
+    const first = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'first' };
+    const second = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'second' };
+    // Three units handed over in one turn: one group. The first fails after storing its set.
+    const settled = await Promise.allSettled([
+      pipeline.commitResults([withSet(a!, first), withSet(424242, first)]),
+      pipeline.commitResults([withSet(b!, second)]),
+      pipeline.commitResults([withSet(c!, first)]),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    const repo = new DeliveriesRepo(db);
+    expect(repo.attempts(b!)[0]!.requestHeaders).toEqual(second);
+    expect(repo.attempts(c!)[0]!.requestHeaders).toEqual(first);
+  });
 });
 
 describe("the reviewer's scenario over a real core", () => {
