@@ -10,7 +10,7 @@
 import { asciiLower, wordsOf } from '../../../shared/message-query.ts';
 import { ID_COLUMN_MAX } from '../../../shared/limits.ts';
 import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
-import type { IndexHint } from '../store/message-query-sql.ts';
+import { ifJson, type IndexHint } from '../store/message-query-sql.ts';
 import type { MessageFilter } from './filters.ts';
 
 export interface SqlTerms {
@@ -31,9 +31,9 @@ export interface SqlTerms {
  */
 function receivedText(path: string): string {
   const at = `json_extract(m.raw, '${path}')`;
-  return `(CASE WHEN m.status <> 'rejected' OR json_valid(m.raw) THEN CASE json_type(m.raw, '${path}')
+  return ifJson(`CASE json_type(m.raw, '${path}')
     WHEN 'text' THEN ${at} WHEN 'integer' THEN CAST(${at} AS TEXT) WHEN 'real' THEN CAST(${at} AS TEXT)
-    WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END END)`;
+    WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END`);
 }
 
 /**
@@ -105,11 +105,6 @@ export function idInColumn(value: string | number): boolean {
   return text !== '' && text.length <= ID_COLUMN_MAX;
 }
 
-/** A test on a received message's JSON: NULL (no match) for a refused message's text that is not JSON. */
-function ifJson(sql: string): string {
-  return `(CASE WHEN m.status <> 'rejected' OR json_valid(m.raw) THEN ${sql} END)`;
-}
-
 /** A JSON path of object keys, each quoted (a key of digits is a key, not an array index). */
 function keyPath(keys: readonly string[]): string {
   return `$${keys.map((k) => `."${k.replace(/["\\]/g, (c) => `\\${c}`)}"`).join('')}`;
@@ -152,8 +147,15 @@ function stringLeaves(value: unknown): string[] {
   return out;
 }
 
+/** What a delivery filter asks: its message's fields, the destination's name, the delivery's status. */
+export interface DeliveryWanted {
+  message: MessageFilter;
+  destination?: string;
+  status?: string;
+}
+
 /** A delivery filter's SQL terms on `dv` and its message `m`: the message's, the destination's name, the delivery's status. */
-export function deliveryTerms(wanted: { message: MessageFilter; destination?: string; status?: string }): SqlTerms {
+export function deliveryTerms(wanted: DeliveryWanted): SqlTerms {
   const terms = filterSql(wanted.message);
   if (wanted.destination !== undefined) (terms.where.push('dv.destination_id IN (SELECT id FROM destinations WHERE name = ?)'), terms.params.push(wanted.destination));
   if (wanted.status !== undefined) (terms.where.push('dv.status = ?'), terms.params.push(wanted.status));

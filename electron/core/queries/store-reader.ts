@@ -6,7 +6,7 @@
  * (count-worker.ts): a filter no index narrows may read every row, which must not hold the thread that
  * answers ingestion. Reads ids only; the rows they name are read and converted by the caller.
  */
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
 import { compileQuery } from '../store/message-query-sql.ts';
 import { indexedRange } from '../store/search-index.ts';
@@ -30,6 +30,7 @@ export interface ReaderParts {
 export class StoreReader {
   readonly #p: ReaderParts;
   #lanes = 0;
+  readonly #statements = new Map<string, StatementSync>();
 
   constructor(parts: ReaderParts) {
     this.#p = parts;
@@ -59,13 +60,20 @@ export class StoreReader {
   /** How many ids the search indexes do not cover yet (read one by one by a search: store/message-search.ts). */
   #unindexed(): number {
     const { lo, hi } = indexedRange(this.#p.db);
-    const { top } = this.#p.db.prepare('SELECT coalesce(max(id), 0) AS top FROM messages').get() as { top: number };
+    const { top } = this.#statement('top', 'SELECT coalesce(max(id), 0) AS top FROM messages').get() as { top: number };
     return top - hi + Math.max(0, lo - 1);
   }
 
   /** Whether the table's ids span at most SMALL_STORE_ROWS (two lookups of its rowid: no scan). */
   #small(table: 'messages' | 'deliveries'): boolean {
-    const { span } = this.#p.db.prepare(`SELECT coalesce((SELECT max(id) FROM ${table}) - (SELECT min(id) FROM ${table}) + 1, 0) AS span`).get() as { span: number };
-    return span <= SMALL_STORE_ROWS;
+    const sql = `SELECT coalesce((SELECT max(id) FROM ${table}) - (SELECT min(id) FROM ${table}) + 1, 0) AS span`;
+    return (this.#statement(table, sql).get() as { span: number }).span <= SMALL_STORE_ROWS;
+  }
+
+  /** These reads run before every list page and wait: prepared once. */
+  #statement(name: string, sql: string): StatementSync {
+    let statement = this.#statements.get(name);
+    if (!statement) this.#statements.set(name, (statement = this.#p.db.prepare(sql)));
+    return statement;
   }
 }

@@ -14,7 +14,7 @@ import { sourceLabel } from '../../../shared/refused-request.ts';
 import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
 
 export type { Row, TestDelivery } from './filters.ts';
-import { deliveryTerms, filterSql, type SqlTerms } from './filter-sql.ts';
+import { deliveryTerms, filterSql, type DeliveryWanted, type SqlTerms } from './filter-sql.ts';
 import { READ_STEP, type StoreReader } from './store-reader.ts';
 import type { StoreStats } from '../store/store-stats.ts';
 import { Waits } from './waits.ts';
@@ -191,7 +191,7 @@ export class TestQueries {
   }
 
   /** These deliveries as a test sees them (those that meet `filter`'s destination, status and message), by id. */
-  deliveriesOf(ids: readonly number[], filter: { message?: MessageFilter; destination?: string; status?: string }): TestDelivery[] {
+  deliveriesOf(ids: readonly number[], filter: Partial<DeliveryWanted>): TestDelivery[] {
     if (ids.length === 0) return [];
     const destinations = this.#destinationNames();
     const sources = this.#sourceNames();
@@ -335,7 +335,7 @@ function waitOptions(options: WaitOptions, where: string): { count: number; time
   return { count, timeoutMs };
 }
 
-function deliveryFilter(filter: unknown, where: string): { message: MessageFilter; destination?: string; status?: string } {
+function deliveryFilter(filter: unknown, where: string): DeliveryWanted {
   if (filter !== undefined && filter !== null && (typeof filter !== 'object' || Array.isArray(filter))) throw new TypeError(`${where}: a filter is an object`);
   const { destination, status, ...message } = (filter ?? {}) as DeliveryFilter;
   if (destination !== undefined && typeof destination !== 'string') throw new TypeError(`${where}: filter.destination must be a destination's name`);

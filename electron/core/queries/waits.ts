@@ -11,17 +11,10 @@
 import type { EventBus } from '../bus/event-bus.ts';
 import type { HeldValues, MessageHead } from '../store/message-heads.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
-import { deliveryTerms, filterSql, idInColumn, type SqlTerms } from './filter-sql.ts';
+import { deliveryTerms, filterSql, idInColumn, type DeliveryWanted, type SqlTerms } from './filter-sql.ts';
 import { matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
 import { READ_STEP, type StoreReader } from './store-reader.ts';
 
-
-/** What a delivery wait asks: its message's filter, the destination's name, the delivery's status. */
-export interface DeliveryWanted {
-  message: MessageFilter;
-  destination?: string;
-  status?: string;
-}
 
 /** A delivery as a change or a new row gives it: enough to tell which waits it may concern. */
 interface DeliveryHead {
@@ -39,7 +32,7 @@ export interface WaitHost {
   /** These messages' columns that tell which waits they may satisfy (no payload), in id order. */
   headsOf(ids: ArrayLike<number>): MessageHead[];
   rowsOf(ids: readonly number[]): Row[];
-  deliveriesOf(ids: readonly number[], filter: DeliveryWanted | Record<string, never>): TestDelivery[];
+  deliveriesOf(ids: readonly number[], filter: Partial<DeliveryWanted>): TestDelivery[];
   /** The new deliveries of these messages. */
   deliveryHeadsOf(messageIds: readonly number[]): DeliveryHead[];
   destinationName(destinationId: number): string;

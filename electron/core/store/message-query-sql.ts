@@ -83,7 +83,7 @@ const TRIGRAM_COLUMNS: Partial<Record<string, string>> = { event: 'event', userI
  * Rejected messages may be any text: json_extract() would fail on one that is not JSON. (In CASE:
  * SQLite may evaluate both sides of an AND.)
  */
-const ifJson = (sql: string) => `(CASE WHEN m.status <> 'rejected' OR json_valid(m.raw) THEN ${sql} END)`;
+export const ifJson = (sql: string) => `(CASE WHEN m.status <> 'rejected' OR json_valid(m.raw) THEN ${sql} END)`;
 
 function clauseSql(clause: Clause): { sql: string; params: Param[] } {
   if (clause.kind === 'words') return { sql: 'sluice_words(m.raw, ?)', params: [wordsSpec(clause.words, clause.prefix)] };

@@ -66,6 +66,20 @@ function delivered(deliveryId: number): DeliveryResult {
   };
 }
 
+/** A writer over a store with three deliveries (a, b, c), results with a header set, and two sets. */
+async function threeDeliveries() {
+  const { db, pipeline, submit, rows } = await writerOnStore();
+  const ids = [];
+  for (const user of ['a', 'b', 'c']) ids.push((await submit(1, { type: 'track', userId: user, event: 'E' })).ids[0]!);
+  const [a, b, c] = ids.map((id) => (rows('SELECT id FROM deliveries WHERE message_id = ?', id) as { id: number }[])[0]!.id);
+  const withSet = (deliveryId: number, set: Record<string, string | null>) => {
+    const result = delivered(deliveryId);
+    result.attempts[0]!.headerSet = JSON.stringify(set);
+    return result;
+  };
+  return { db, pipeline, a: a!, b: b!, c: c!, withSet, first: { 'User-Agent': 'Sluice/1.0', 'X-Team': 'first' }, second: { 'User-Agent': 'Sluice/1.0', 'X-Team': 'second' } };
+}
+
 describe('group commit units', () => {
   it('a unit that fails is rejected alone, with its own error, and undone entirely; the rest of the group is stored', async () => {
     const { pipeline, submit, rows } = await writerOnStore();
@@ -208,17 +222,7 @@ describe('message ids reused after a purge, for a replay that repeats no deliver
   });
 
   it('a header set stored by a unit that failed is not taken for stored: the next attempt with it stores it again', async () => {
-    const { db, pipeline, submit, rows } = await writerOnStore();
-    const ids = [];
-    for (const user of ['a', 'b', 'c']) ids.push((await submit(1, { type: 'track', userId: user, event: 'E' })).ids[0]!);
-    const [a, b, c] = ids.map((id) => (rows('SELECT id FROM deliveries WHERE message_id = ?', id) as { id: number }[])[0]!.id);
-    const withSet = (deliveryId: number, set: Record<string, string | null>) => {
-      const result = delivered(deliveryId);
-      result.attempts[0]!.headerSet = JSON.stringify(set);
-      return result;
-    };
-    const first = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'first' };
-    const second = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'second' };
+    const { db, pipeline, a, b, c, withSet, first, second } = await threeDeliveries();
     // One unit: the first set is stored, then a result for a delivery that does not exist fails the unit.
     await expect(pipeline.commitResults([withSet(a!, first), withSet(424242, first)])).rejects.toThrow(/FOREIGN KEY/);
     // Another set now takes the id the undone one had…
@@ -232,17 +236,7 @@ describe('message ids reused after a purge, for a replay that repeats no deliver
   });
 
   it('…and so in the same group: the units after the failed one store the set again', async () => {
-    const { db, pipeline, submit, rows } = await writerOnStore();
-    const ids = [];
-    for (const user of ['a', 'b', 'c']) ids.push((await submit(1, { type: 'track', userId: user, event: 'E' })).ids[0]!);
-    const [a, b, c] = ids.map((id) => (rows('SELECT id FROM deliveries WHERE message_id = ?', id) as { id: number }[])[0]!.id);
-    const withSet = (deliveryId: number, set: Record<string, string | null>) => {
-      const result = delivered(deliveryId);
-      result.attempts[0]!.headerSet = JSON.stringify(set);
-      return result;
-    };
-    const first = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'first' };
-    const second = { 'User-Agent': 'Sluice/1.0', 'X-Team': 'second' };
+    const { db, pipeline, a, b, c, withSet, first, second } = await threeDeliveries();
     // Three units handed over in one turn: one group. The first fails after storing its set.
     const settled = await Promise.allSettled([
       pipeline.commitResults([withSet(a!, first), withSet(424242, first)]),
