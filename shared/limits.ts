@@ -16,6 +16,8 @@ export const SEGMENT_MAX_REQUEST_BYTES = 500 * 1024;
 export const INGEST_MAX_REQUEST_BYTES = 4000 * 1024;
 export const MAX_BATCH_EVENTS = 2500;
 export const MAX_WEBHOOKS = 5;
+/** Seed §8: each webhook request must be answered within 5 seconds (the delivery engine's default; the inspector's waterfall draws it). */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Deeper messages are refused: serializing them (for webhooks, for the UI) would overflow the stack. */
 export const MAX_NESTING_DEPTH = 100;
 /**

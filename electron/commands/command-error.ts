@@ -6,7 +6,8 @@
  */
 import { storeFailureOf } from '../core/store/store-failure.ts';
 
-export class UsageError extends Error {}
+// One class for a wrong command line, whichever host parses it (serve's flags are the desktop app's too).
+export { UsageError } from '../host/options.ts';
 
 export class InputError extends Error {}
 

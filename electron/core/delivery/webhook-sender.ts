@@ -1,4 +1,5 @@
 import type { Agent, Dispatcher } from 'undici';
+import { WEBHOOK_TIMEOUT_MS } from '../../../shared/limits.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
 
 /**
@@ -20,8 +21,6 @@ function loadAgent(): Promise<typeof Agent> {
 
 /** Seed §2.1: `<PRODUCT>/1.0`. */
 export const USER_AGENT = 'Sluice/1.0';
-/** Seed §8: each request must be answered within 5 seconds. */
-export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Response bodies are kept up to this size. */
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 

@@ -1,9 +1,10 @@
 import type { AttemptView } from '../../../shared/contract.ts';
+import { WEBHOOK_TIMEOUT_MS } from '../../../shared/limits.ts';
 import { absoluteTime, clockTime, formatDuration, plural } from '../lib/format.ts';
 import { loopExplanation, loopRefusalOf } from '../lib/loop-refusal.ts';
 
 /** The webhook timeout (DESIGN.md §5.6): the line every attempt's bar is drawn against. */
-export const TIMEOUT_MS = 5000;
+const TIMEOUT_MS = WEBHOOK_TIMEOUT_MS;
 
 /** Width of the waterfall's scale: the timeout plus a margin, or the longest attempt. */
 export function scaleFor(attempts: readonly AttemptView[]): number {
