@@ -3,12 +3,13 @@
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
  * schema of its request and the type of its response, composed from one module per domain
  * (shared/channels/: messages, deliveries, destinations, sources, audiences, plans, storage, receiver,
- * deletions); the core's operations are keyed by the same names (electron/core/api/operations/).
+ * deletions, faults); the core's operations are keyed by the same names (electron/core/api/operations/).
  * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
 import { audienceRequestSchemas, type AudienceResponses } from './channels/audiences.ts';
 import { deletionRequestSchemas, type DeletionResponses } from './channels/deletions.ts';
+import { faultRequestSchemas, type FaultResponses } from './channels/faults.ts';
 import { deliveryRequestSchemas, type DeliveryChange, type DeliveryResponses } from './channels/deliveries.ts';
 import { destinationRequestSchemas, type DestinationResponses } from './channels/destinations.ts';
 import { messageRequestSchemas, type MessageResponses } from './channels/messages.ts';
@@ -35,6 +36,7 @@ export type { DestinationView, TrackingApiView, WebhookHealth } from './channels
 export type { ComposerState, SourceView } from './channels/sources.ts';
 export type { ReceiverDestination } from './channels/receiver.ts';
 export type { DeletionPreview, DeletionRequestView } from './channels/deletions.ts';
+export type { FaultedRequest, FaultsView, FaultView, IngestFault } from './channels/faults.ts';
 
 /** Request schemas, one per channel. */
 export const requestSchemas = {
@@ -47,6 +49,7 @@ export const requestSchemas = {
   ...audienceRequestSchemas,
   ...planRequestSchemas,
   ...storageRequestSchemas,
+  ...faultRequestSchemas,
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -65,7 +68,8 @@ export interface Responses
     ReceiverResponses,
     AudienceResponses,
     PlanResponses,
-    StorageResponses {}
+    StorageResponses,
+    FaultResponses {}
 
 export interface ContractError {
   /** Stable: `invalid_request`, `not_found`, an operation's own code, or `internal_error`. */
@@ -108,7 +112,9 @@ export type CoreEvent =
   /** The store's soundness changed: damage was found (the inspector's banner), or the background check began or ended. */
   | { type: 'storage.health'; health: StoreHealth }
   /** A deletion request purged this user's stored messages (after the change is stored): their rows leave the stream. */
-  | { type: 'messages.purged'; userId: string; messages: number };
+  | { type: 'messages.purged'; userId: string; messages: number }
+  /** Faults injected into ingestion changed, or a request was faulted: read `faults.list` again. */
+  | { type: 'faults.changed' };
 
 /** Events are coalesced to at most one send per this many ms. */
 export const EVENT_BATCH_MS = 30;

@@ -15,6 +15,7 @@ import { StoreWriter } from './writer/store-writer.ts';
 import type { Route } from './store/delivery-types.ts';
 import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
+import { IngestFaults } from './faults/ingest-faults.ts';
 import { Checkpointer } from './store/checkpointer.ts';
 import { MessageCounter } from './store/message-counter.ts';
 import { StoreReader } from './queries/store-reader.ts';
@@ -186,8 +187,10 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     instanceId: sluiceId,
     ...(options.random ? { random: options.random } : {}),
   });
+  const faults = new IngestFaults(clock, () => bus.emit('faults.changed', null));
   const ingest = new IngestServer({
     instanceId: sluiceId,
+    faults,
     sources,
     writer,
     clock,
@@ -246,7 +249,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     gate,
   });
   const parts: CoreParts = {
-    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health,
+    bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health, faults,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
   const { operations, commands } = createOperations({

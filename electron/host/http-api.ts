@@ -12,6 +12,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../shared/message-rules.ts';
 import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
 import type { HttpApiCore } from '../core/api/operations/index.ts';
+import { invoke } from '../core/api/contract-handlers.ts';
+import type { Channel } from '../../shared/contract.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
 import { OperationError } from '../core/operation-error.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
@@ -39,6 +41,9 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'GET /export': ['format', 'source', 'since', 'until', 'event', 'status', 'type', 'userId', 'violations', 'search', 'plan', 'delivery', 'destination'],
   'POST /reset': [],
   'GET /stats': [],
+  'GET /faults': [],
+  'POST /faults': [],
+  'DELETE /faults': [],
 };
 
 class ApiError extends Error {
@@ -106,6 +111,12 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return send(res, 200, await core.reset());
       case 'GET /stats':
         return await stats(core, res);
+      case 'GET /faults':
+        return send(res, 200, await operation(core, 'faults.list', {}));
+      case 'POST /faults':
+        return send(res, 201, await operation(core, 'faults.ingest', await jsonBody(req, '{"status": 503, "times": 2}')));
+      case 'DELETE /faults':
+        return send(res, 200, await operation(core, 'faults.clear', {}));
     }
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
@@ -125,6 +136,15 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
 function storeFailureAnswer(core: HttpApiCore, error: unknown): ApiError | null {
   const failure = core.storeFailureOf(error);
   return failure && new ApiError(failure.kind === 'damaged' ? 503 : 507, failure.code, failure.message);
+}
+
+/** Runs a channel's operation as the contract does (its schema validates the request); a refusal is a 4xx with its code and sentence. */
+async function operation(core: HttpApiCore, channel: Channel, request: unknown): Promise<unknown> {
+  const result = await invoke(core.operations, channel, request);
+  if (result.ok) return result.value;
+  const { code, message } = result.error;
+  if (code === 'internal_error') throw new Error(message);
+  throw new ApiError(code === 'invalid_request' ? 400 : 409, code, message);
 }
 
 /** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */
@@ -261,7 +281,7 @@ async function page(
   send(res, 200, { [key]: items, next: more && lastId !== undefined ? `${generation}:${lastId}` : null });
 }
 
-async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function jsonBody(req: IncomingMessage, example = '{"filter": {...}, "count": 1, "timeoutMs": 5000}'): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -274,9 +294,9 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   try {
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new ApiError(400, 'invalid_json', 'the body is not JSON; send {"filter": {...}, "count": 1, "timeoutMs": 5000}');
+    throw new ApiError(400, 'invalid_json', `the body is not JSON; send ${example}`);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'invalid_request', 'the body is a JSON object: {"filter", "count", "timeoutMs"}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'invalid_request', `the body is a JSON object, e.g. ${example}`);
   return body as Record<string, unknown>;
 }
 

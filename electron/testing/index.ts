@@ -22,9 +22,42 @@ import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 import type { SignatureVerdict } from '../../shared/receiver.ts';
 import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
 import { withCallerStack } from './caller-stack.ts';
+import { invoke } from '../core/api/contract-handlers.ts';
+import type { Channel, Responses } from '../../shared/contract.ts';
+import type { FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
 
 export type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 export { SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
+export type { FaultedRequest, FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
+
+/** A request Sluice refused: `code` is stable (`invalid_request`, `too_many_faults`), the message says what is wrong and the fix. */
+export class SluiceRequestError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'SluiceRequestError';
+    this.code = code;
+  }
+}
+
+/**
+ * Faults the ingestion endpoint answers with, to test a client's retry and offline paths (docs/testing.md,
+ * "Fault injection"). Faults apply in the order they were added, to the Tracking API endpoints only;
+ * a faulted request is never stored; reset() and close() end them.
+ */
+export interface SluiceFaults {
+  /**
+   * Adds a fault: `{ status: 503 | 429 | 500, retryAfter? }` answers that status (with a Retry-After
+   * header), `{ drop: true }` closes the connection unanswered, `{ delayMs }` holds the request first
+   * (alone: then it is handled as usual); `times` (requests) and `forMs` (on the relay's clock) end it,
+   * else it stays until clear(); `path` limits it to one endpoint (e.g. '/v1/batch').
+   */
+  ingest(fault: IngestFault): Promise<FaultView>;
+  /** Ends every fault; requests a delay holds are let go at once. The record of faulted requests stays. */
+  clear(): Promise<{ cleared: number }>;
+  /** The active faults and the recent faulted requests (time, path, source, what was done, body size). */
+  list(): Promise<FaultsView>;
+}
 
 export interface StartOptions {
   /** Sources, destinations and audiences: an object in the config file's shape, or a config file's path. */
@@ -61,9 +94,12 @@ export interface Sluice {
    * verdict checked against the destinations' secrets: `valid` is a signed delivery that checks.
    */
   received(hook?: string): Promise<ReceivedRequest[]>;
+  /** Fault injection into the ingestion endpoint: a 503, a 429, a slow answer, a dropped connection. */
+  readonly faults: SluiceFaults;
   /**
-   * Forgets every message, delivery and the built-in receiver's inbox; keeps sources, destinations and
-   * audiences. Deliveries in flight end first; nothing of what was forgotten is sent afterwards.
+   * Forgets every message, delivery and the built-in receiver's inbox, and ends every fault; keeps
+   * sources, destinations and audiences. Deliveries in flight end first; nothing of what was forgotten
+   * is sent afterwards.
    */
   reset(): Promise<void>;
   /** Stops it; a data folder it made is removed. */
@@ -131,6 +167,11 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
         status: entry.answeredStatus,
       })),
     ),
+    faults: {
+      ingest: withCallerStack((fault: IngestFault) => operation(started, 'faults.ingest', fault)),
+      clear: withCallerStack(() => operation(started, 'faults.clear', {})),
+      list: withCallerStack(() => operation(started, 'faults.list', {})),
+    },
     reset: withCallerStack(async () => {
       await started.reset();
     }),
@@ -144,6 +185,13 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
         })),
     ),
   };
+}
+
+/** A channel's operation, validated as the contract validates it; a refusal throws a SluiceRequestError naming the call. */
+async function operation<C extends Channel>(core: Core, channel: C, request: unknown): Promise<Responses[C]> {
+  const result = await invoke(core.operations, channel, request);
+  if (!result.ok) throw new SluiceRequestError(result.error.code, `${channel}(): ${result.error.message}`);
+  return result.value as Responses[C];
 }
 
 function configOf(config: unknown): ConfigFile | undefined {

@@ -79,6 +79,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'messages.purged', ...purged });
       schedule();
     }),
+    bus.on('faults.changed', () => {
+      if (!pending.some((event) => event.type === 'faults.changed')) pending.push({ type: 'faults.changed' });
+      schedule();
+    }),
     bus.on('store.reset', () => {
       storedIds = []; // gone: the reset's reload reads what is stored now
       pending.push({ type: 'store.reset' });

@@ -21,6 +21,8 @@ import {
   REQUEST_TIMEOUT_MS,
 } from './connection-limits.ts';
 import { RefusedRequests, refusedPreview } from './refused-requests.ts';
+import type { IngestFaults } from '../faults/ingest-faults.ts';
+import { applyFault } from './fault-answers.ts';
 
 /** Path segment after /v1/ → message type; the one-letter forms are what analytics.js posts to. */
 const SINGLE_PATHS = new Map<string, MessageType>([
@@ -43,6 +45,8 @@ export interface IngestServerOptions {
   instanceId: string;
   /** Where the connection cap's line goes (default: stderr). */
   log?: (line: string) => void;
+  /** Faults a test injected (faults/ingest-faults.ts): asked for each Tracking API request. */
+  faults?: IngestFaults;
 }
 
 /**
@@ -55,6 +59,8 @@ export class IngestServer {
   readonly #server: Server;
   #url = '';
   #closing = false;
+  /** Aborted by close(): a request a fault delays is let go at once. */
+  readonly #stopping = new AbortController();
   readonly #inFlight = new Set<ServerResponse>();
   /** Open connections, and whether the cap's line may be written (again). */
   #connections = 0;
@@ -162,6 +168,7 @@ export class IngestServer {
   async close(): Promise<void> {
     if (!this.#server.listening) return;
     this.#closing = true;
+    this.#stopping.abort();
     // Requests already being handled: their answers close their connections.
     for (const res of this.#inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -194,7 +201,26 @@ export class IngestServer {
     const isBatch = BATCH_PATHS.has(segment);
     if (!singleType && !isBatch) throw notFound(path);
     if (req.method !== 'POST') throw methodNotAllowed('POST');
+    const fault = this.#options.faults?.take(`/v1/${singleType ?? (segment === 'b' ? 'batch' : segment)}`);
+    if (fault && (await this.#applyFault(req, res, path, fault))) return;
     return this.#ingest(req, res, segment, isBatch ? null : singleType!);
+  }
+
+  /** Carries out a fault (fault-answers.ts); true when it answered the request. A delay cut short by close() ends in 503 shutting_down. */
+  async #applyFault(req: IncomingMessage, res: ServerResponse, path: string, fault: NonNullable<ReturnType<IngestFaults['take']>>): Promise<boolean> {
+    const authorization = req.headers.authorization;
+    const answered = await applyFault({
+      req,
+      res,
+      fault,
+      path,
+      stopping: this.#stopping.signal,
+      authorizationKey: authorization === undefined ? undefined : basicAuthUser(authorization),
+      sourceOf: (writeKey) => (writeKey ? (this.#options.sources.byWriteKey(writeKey)?.name ?? null) : null),
+      note: (request) => this.#options.faults!.note(request),
+    });
+    if (!answered && this.#closing) throw new IngestError(503, 'shutting_down', 'Sluice is shutting down; retry later');
+    return answered;
   }
 
   async #ingest(

@@ -14,6 +14,7 @@ import type { HarFilter } from '../../transfer/har.ts';
 import { audienceOperations } from './audiences.ts';
 import { deletionOperations } from './deletions.ts';
 import { deliveryOperations } from './deliveries.ts';
+import { faultOperations } from './faults.ts';
 import { configWarnings, destinationOperations, saveDestinationConfig } from './destinations.ts';
 import { messageOperations } from './messages.ts';
 import { operationContext, type CoreParts, type OperationParts, type Operations } from './parts.ts';
@@ -34,8 +35,9 @@ export interface CoreCommands {
   /** What a host says after start about the settings: webhooks that post to this Sluice's own ingestion endpoint. */
   configWarnings(): string[];
   /**
-   * Forgets every message, delivery, profile and the receiver's inbox; keeps sources, destinations and
-   * audiences. Rounds in flight end first; nothing of what was forgotten is sent afterwards.
+   * Forgets every message, delivery, profile, the receiver's inbox, the injected faults and the record
+   * of faulted requests; keeps sources, destinations and audiences. Rounds in flight end first; nothing
+   * of what was forgotten is sent afterwards.
    */
   reset(): Promise<{ messages: number }>;
   /** The store failure (a damaged store, a full disk) that `error` is, or null: each host answers it its own way. */
@@ -48,8 +50,8 @@ export interface CoreCommands {
   exportTo(res: ServerResponse, format: ExportFormat, filter: HarFilter, stopping: AbortSignal, now: number): Promise<number>;
 }
 
-/** What the HTTP API (host/http-api.ts) adapts: the core's commands, the test queries, settings by name, the store's health. */
-export type HttpApiCore = CoreCommands & Readonly<Pick<CoreParts, 'queries' | 'sources' | 'destinations' | 'health'>>;
+/** What the HTTP API (host/http-api.ts) adapts: the core's commands, the test queries, settings by name, the store's health, the operations of faults. */
+export type HttpApiCore = CoreCommands & Readonly<Pick<CoreParts, 'queries' | 'sources' | 'destinations' | 'health'>> & { readonly operations: Operations };
 
 export function createOperations(parts: OperationParts): { operations: Operations; commands: CoreCommands } {
   const p = operationContext(parts);
@@ -63,6 +65,7 @@ export function createOperations(parts: OperationParts): { operations: Operation
     ...audienceOperations(p),
     ...planOperations(p),
     ...storageOperations(p),
+    ...faultOperations(p),
   };
   const commands: CoreCommands = {
     saveDestination: (config, options) => saveDestinationConfig(p, config, options),

@@ -6,6 +6,7 @@ import type { AudienceService } from '../../audiences/audience-service.ts';
 import type { EventBus } from '../../bus/event-bus.ts';
 import type { Clock } from '../../clock.ts';
 import type { Composer } from '../../composer/composer.ts';
+import type { IngestFaults } from '../../faults/ingest-faults.ts';
 import { announceStored } from '../../delivery/announce.ts';
 import type { DeliveryEngine } from '../../delivery/delivery-engine.ts';
 import type { TrackingPlans } from '../../plans/plan-registry.ts';
@@ -61,6 +62,8 @@ export interface CoreParts {
   counter: MessageCounter;
   /** The store's soundness: the background check, and damage found while running (store-check/store-health.ts). */
   health: StoreHealthTracker;
+  /** Faults a test injected into ingestion, and the requests they were applied to (faults/ingest-faults.ts). */
+  faults: IngestFaults;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */
