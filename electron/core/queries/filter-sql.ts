@@ -10,6 +10,7 @@
 import { asciiLower, wordsOf } from '../../../shared/message-query.ts';
 import { ID_COLUMN_MAX } from '../../../shared/limits.ts';
 import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
+import { messageIdCondition } from '../store/message-ids.ts';
 import { ifJson, type IndexHint } from '../store/message-query-sql.ts';
 import type { MessageFilter } from './filters.ts';
 
@@ -22,6 +23,8 @@ export interface SqlTerms {
    * so that a filter naming an id, an event or a payload string does not test every stored row.
    */
   index?: IndexHint;
+  /** The terms name a messageId, read by id through B-trees: a few rows, read on the core's thread (store-reader.ts). */
+  byId?: boolean;
 }
 /**
  * The text of the received message's field at `path` as `String(value)` reads it (a string, a
@@ -75,10 +78,15 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
     const unnamed = filter.source === 'no source' ? NO_SOURCE_ID : label ? Number(label[1]) : -1;
     add('(m.source_id IN (SELECT id FROM sources WHERE name = ?) OR (m.source_id = ? AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.id = m.source_id)))', filter.source, unnamed);
   }
+  // A messageId is read by id through B-trees (store/message-ids.ts): a few rows, however many are stored.
+  let byId = false;
   if (filter.messageId !== undefined) {
-    add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
     // The text branch can match only a refused message's messageId that is not a string (a number, true, false).
-    if (notRejected || !/^(-?\d|true$|false$)/.test(filter.messageId)) trigram('message_id', filter.messageId);
+    if (filter.messageId !== '' && (notRejected || !/^(-?\d|true$|false$)/.test(filter.messageId))) {
+      const lookup = messageIdCondition(filter.messageId, filter.status);
+      add(lookup.sql, ...lookup.params);
+      byId = true;
+    } else add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
   }
   if (filter.status !== undefined) add('m.status = ?', filter.status);
   // A tracking plan's Violation Generated events are left out unless the filter names their origin.
@@ -92,6 +100,7 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
     const wanted = filter[key];
     if (wanted !== undefined) for (const leaf of plainLeaves(wanted, [key])) add(ifJson(leaf.sql), ...leaf.params);
   }
+  if (byId) return { where, params, byId };
   if (trigrams.length > 0) return { where, params, index: { table: 'messages_search', match: trigrams.join(' AND ') } };
   // The event, and the strings named in part, are strings in the message's text: their words are there.
   const phrases = [filter.event, filter.properties, filter.traits, filter.context].flatMap((value) => (value === undefined ? [] : stringLeaves(value)));

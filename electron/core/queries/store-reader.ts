@@ -1,6 +1,7 @@
 /**
  * Where a test's question reads the store: on the core's thread while the store is small (a read of a
- * few thousand rows costs less than a hop to another thread), or for messages named by an id the
+ * few thousand rows costs less than a hop to another thread), for what a messageId names (read by id
+ * through B-trees: store/message-ids.ts), or for messages named by an id the
  * trigram index finds (a few rows) while it covers all but a few thousand of them; on the counting
  * thread otherwise
  * (count-worker.ts): a filter no index narrows may read every row, which must not hold the thread that
@@ -40,8 +41,9 @@ export class StoreReader {
   async ids(query: IdsQuery): Promise<number[]> {
     const search = compileQuery(query.search);
     // An id's trigrams pick a few rows; words (an event, a payload string, a search) may pick half the store.
-    const byId = search.index === null && query.terms.index?.table === 'messages_search';
-    if (this.#small(query.of) || (query.of === 'messages' && byId && this.#unindexed() <= SMALL_STORE_ROWS)) {
+    const byTrigrams = search.index === null && query.terms.index?.table === 'messages_search';
+    const byId = search.index === null && query.terms.byId === true;
+    if (byId || this.#small(query.of) || (query.of === 'messages' && byTrigrams && this.#unindexed() <= SMALL_STORE_ROWS)) {
       return this.#p[query.of].idsAfter(query.terms, query.search, query.afterId, query.limit);
     }
     return this.#p.counter.ids(query, `ids:${++this.#lanes}`);

@@ -13,7 +13,7 @@ import type { StoreStats } from './store-stats.ts';
 /** Ids of the messages (or deliveries) after `afterId` that meet SQL terms and a search, as the repos' idsAfter read them. */
 export interface IdsQuery {
   of: 'messages' | 'deliveries';
-  terms: { where: string[]; params: (string | number)[]; index?: IndexHint };
+  terms: { where: string[]; params: (string | number)[]; index?: IndexHint; byId?: boolean };
   search: string | undefined;
   afterId: number;
   limit: number;
