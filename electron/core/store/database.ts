@@ -26,6 +26,8 @@ export function databaseFile(dataDir: string): string {
 export function openDatabase(dataDir: string, durability: Durability = {}): DatabaseSync {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = databaseFile(dataDir);
+  const fresh = !fs.existsSync(file) || fs.statSync(file).size === 0;
+  if (fresh && emptyStore) writeTemplate(file, emptyStore, durability.durable ?? true);
   // Create the file ourselves so it is owner-only; SQLite gives -wal and -shm the same mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   fs.chmodSync(file, 0o600);
@@ -33,5 +35,32 @@ export function openDatabase(dataDir: string, durability: Durability = {}): Data
   const db = openChecked(file, () => connect(file, 'main', durability));
   useIncrementalVacuum(db, file);
   migrate(db);
+  if (fresh && !emptyStore) {
+    // Everything the migrations wrote, into the file (the store's checkpointer does not run yet): its image is an empty store.
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    emptyStore = fs.readFileSync(file);
+  }
   return db;
+}
+
+/**
+ * The image of a new store once migrated, kept by this process from its first new store: a later new
+ * store (a test's relay, one per test) starts as a copy of it rather than running every migration again
+ * (10–25 ms). Kept in memory, not on disk: the code that made it is the code running (no template of
+ * other migrations to detect), and parallel test workers share nothing. The copy is migrated and checked
+ * like any store after.
+ */
+let emptyStore: Buffer | undefined;
+
+/** Writes `image` as the store file, whole or not at all (a copy cut short never looks like a store): a temporary name, then a rename. */
+function writeTemplate(file: string, image: Buffer, durable: boolean): void {
+  const temporary = `${file}.${process.pid}.new`;
+  const fd = fs.openSync(temporary, 'w', 0o600);
+  try {
+    fs.writeSync(fd, image);
+    if (durable) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, file);
 }
