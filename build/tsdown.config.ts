@@ -8,7 +8,8 @@
 //           undici, ws, zod and ajv (with ajv-formats) are bundled in: the package installs no dependency, so installing it
 //           is one download, the relay starts without resolving hundreds of files, and a Node 20
 //           project that installs Sluice for its client library sees no engine warning from undici
-//           (which needs Node 22.19). Their licences go to dist/THIRD-PARTY-LICENSES.md.
+//           (which needs Node 22.19). Their licences go to dist/THIRD-PARTY-LICENSES.md. dist/matchers.js
+//           (`sluice/matchers`, issue 27) shares the chunks too and imports no test runner.
 //   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
 //           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
 //
@@ -44,7 +45,7 @@ export default defineConfig([
   {
     ...common,
     name: 'relay',
-    entry: { cli: 'electron/cli.ts', testing: 'electron/testing/index.ts' },
+    entry: { cli: 'electron/cli.ts', testing: 'electron/testing/index.ts', matchers: 'electron/testing/matchers/index.ts' },
     outDir: 'dist',
     format: 'esm',
     clean: ['dist/*.js', 'dist/*.d.ts', 'dist/chunks', 'dist/THIRD-PARTY-LICENSES.md'],
@@ -67,7 +68,10 @@ export default defineConfig([
       },
     },
     plugins: [workerEntries(), thirdPartyLicenses()],
-    // sluice/testing's declarations (the command and the threads export nothing).
+    // sluice/matchers' typings for Vitest and Jest (build/types/): declaration merging into the runner's
+    // modules, written by hand and shipped as they are, each beside dist/matchers.d.ts, which it imports.
+    copy: [{ from: ['build/types/matchers-vitest.d.ts', 'build/types/matchers-jest.d.ts'], to: 'dist' }],
+    // sluice/testing's and sluice/matchers' declarations (the command and the threads export nothing).
     dts: { tsgo: { path: typescriptBinary() } },
   },
   {

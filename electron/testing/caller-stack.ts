@@ -8,7 +8,7 @@
  */
 
 /** The stack of a call, as V8 writes it, without the header line. */
-interface CallSite {
+export interface CallSite {
   stack?: string;
 }
 
@@ -37,7 +37,7 @@ export function withCallerStack<A extends unknown[], R>(fn: (...args: A) => R): 
 }
 
 /** `error` with its name and message over the caller's frames (anything not an Error is left alone). */
-function atCaller(error: unknown, site: CallSite): unknown {
+export function atCaller(error: unknown, site: CallSite): unknown {
   if (!(error instanceof Error) || site.stack === undefined) return error;
   const frames = site.stack.slice(site.stack.indexOf('\n'));
   const own = error.stack ?? '';

@@ -25,6 +25,7 @@ import { withCallerStack } from './caller-stack.ts';
 import { invoke } from '../core/api/contract-handlers.ts';
 import type { Channel, Responses } from '../../shared/contract.ts';
 import type { FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
+import { withQueries } from './handle.ts';
 
 export type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 export { SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
@@ -144,7 +145,8 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
   }
   const started = core;
   let closed: Promise<void> | undefined;
-  return {
+  // The core's queries ride along for sluice/matchers (handle.ts), which waits on them directly.
+  return withQueries({
     ingestUrl: started.ingestUrl,
     writeKey: started.sources.list()[0]!.writeKey,
     receiverUrl: started.receiver.url,
@@ -184,7 +186,7 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
           if (failed) throw failed.reason;
         })),
     ),
-  };
+  }, started.queries);
 }
 
 /** A channel's operation, validated as the contract validates it; a refusal throws a SluiceRequestError naming the call. */

@@ -71,6 +71,10 @@ describe('the packed tarball', () => {
       'dist/client/index.d.cts',
       'dist/testing.js',
       'dist/testing.d.ts',
+      'dist/matchers.js',
+      'dist/matchers.d.ts',
+      'dist/matchers-vitest.d.ts',
+      'dist/matchers-jest.d.ts',
       'docs/http-api.openapi.json',
       'docs/configuration.md',
       'out/renderer/index.html',
@@ -114,6 +118,9 @@ describe('the packed tarball', () => {
       './package.json': './package.json',
       './http-api.openapi.json': './docs/http-api.openapi.json',
       './testing': { types: './dist/testing.d.ts', default: './dist/testing.js' },
+      './matchers': { types: './dist/matchers.d.ts', default: './dist/matchers.js' },
+      './matchers/vitest': { types: './dist/matchers-vitest.d.ts', default: './dist/matchers.js' },
+      './matchers/jest': { types: './dist/matchers-jest.d.ts', default: './dist/matchers.js' },
       './client': {
         import: { types: './dist/client/index.d.ts', default: './dist/client/index.js' },
         require: { types: './dist/client/index.d.cts', default: './dist/client/index.cjs' },
@@ -459,6 +466,67 @@ export { source, delivered, isTimeout };
     const run = typecheck(['wrong.mts'], flags);
     expect(run.status).not.toBe(0);
     expect(run.stdout).toMatch(/wrong\.mts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/);
+  });
+
+  // sluice/matchers' typings, each in a project that has only its runner: Sluice as installed (copied
+  // from the consumer project: its types resolve the runner from where they are, as in a real install),
+  // the runner's packages and @types/node linked from this checkout, as npm would have installed them.
+  // Merged into that runner's expect, and no error for the runners the project does not have.
+  const runnerProjects = {
+    vitest: { links: ['vitest'], file: `import { expect } from 'vitest';
+import { sluiceMatchers } from 'sluice/matchers/vitest';
+import { startSluice } from 'sluice/testing';
+expect.extend(sluiceMatchers);
+const sluice = await startSluice();
+await expect(sluice).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } }, { count: 1, timeoutMs: 1000 });
+await expect({ apiUrl: sluice.apiUrl, token: sluice.token }).not.toHaveReceived({ event: 'Password Sent' }, { within: 500 });
+await expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed' }]);
+await expect(sluice).toHaveDelivered({ event: 'Order Completed' }, { destination: 'orders', status: 'delivered' });
+await expect(sluice).toHaveNoViolations();
+// @ts-expect-error not a filter field
+await expect(sluice).toHaveReceived({ evnt: 'Typo' });
+// @ts-expect-error a delivery status
+await expect(sluice).toHaveDelivered({}, { status: 'sent' });
+` },
+    jest: { links: ['jest', '@jest/globals', 'expect'], file: `import { expect } from '@jest/globals';
+import { sluiceMatchers, configureSluiceMatchers } from 'sluice/matchers/jest';
+import { startSluice } from 'sluice/testing';
+expect.extend(sluiceMatchers);
+configureSluiceMatchers({ timeoutMs: 5000 });
+const sluice = await startSluice();
+await expect(sluice).toHaveReceived({ event: 'Order Completed' }, { timeoutMs: 1000 });
+await expect(sluice).not.toHaveReceived({ event: 'Password Sent' }, { within: 500 });
+await expect(sluice).toHaveNoViolations({ event: 'Order Completed' });
+// @ts-expect-error the filters are a list
+await expect(sluice).toHaveReceivedInOrder({ event: 'Cart Viewed' });
+` },
+    playwright: { links: ['@playwright/test', 'playwright', 'playwright-core'], file: `import { expect as base } from '@playwright/test';
+import { sluiceMatchers } from 'sluice/matchers';
+import { startSluice } from 'sluice/testing';
+const expect = base.extend(sluiceMatchers);
+const sluice = await startSluice();
+await expect(sluice).toHaveReceived({ event: 'Order Completed' }, { count: 2 });
+await expect(sluice).not.toHaveReceived({ userId: 'u_1' }, { within: 500 });
+// @ts-expect-error not a filter field
+await expect(sluice).toHaveReceived({ evnt: 'Typo' });
+` },
+  } as const;
+
+  it.each(Object.keys(runnerProjects) as (keyof typeof runnerProjects)[])('sluice/matchers typed on the expect of a project with only %s', (runner) => {
+    const { links, file } = runnerProjects[runner];
+    const dir = path.join(work, `only-${runner}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "only", "private": true, "type": "module" }\n');
+    fs.cpSync(installed, path.join(dir, 'node_modules', 'sluice'), { recursive: true });
+    for (const name of [...links, '@types/node']) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true });
+      fs.symlinkSync(path.join(checkoutRoot, 'node_modules', name), path.join(dir, 'node_modules', name), 'dir');
+    }
+    fs.writeFileSync(path.join(dir, 'matchers.mts'), file);
+    const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false', '--types', 'node'];
+    const run = spawnSync(process.execPath, [tsc, ...flags, 'matchers.mts'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 });
 

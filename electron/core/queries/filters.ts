@@ -192,7 +192,7 @@ export function explainShortfall(
   return `${head}. Closest:\n${lines.join('\n')}`;
 }
 
-function label(message: TestMessage): string {
+export function label(message: TestMessage): string {
   const what = message.event !== undefined ? `${message.type} "${message.event}"` : String(message.type);
   const who = message.userId ?? message.anonymousId;
   return `${what}${who !== undefined && who !== null ? ` of ${show(who)}` : ''} (${message.status}, ${message.messageId ?? 'no messageId'})`;

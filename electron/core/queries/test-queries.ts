@@ -18,6 +18,9 @@ import { deliveryTerms, filterSql, type DeliveryWanted, type SqlTerms } from './
 import { READ_STEP, type StoreReader } from './store-reader.ts';
 import type { StoreStats } from '../store/store-stats.ts';
 import { Waits } from './waits.ts';
+import { SluiceTimeoutError } from './timeout-error.ts';
+
+export { SluiceTimeoutError } from './timeout-error.ts';
 
 export interface WaitOptions {
   /** Matches to wait for (default 1). */
@@ -32,17 +35,6 @@ export interface DeliveryFilter extends Omit<MessageFilter, 'status'> {
   status?: Delivery['status'];
 }
 
-/** A wait ran out of time; `message` says what was asked and what came closest. */
-export class SluiceTimeoutError extends Error {
-  readonly code = 'timeout';
-  /** What had arrived that matched, fewer than asked. */
-  readonly matched: readonly unknown[];
-  constructor(message: string, matched: readonly unknown[]) {
-    super(message);
-    this.name = 'SluiceTimeoutError';
-    this.matched = matched;
-  }
-}
 
 export interface QueryParts {
   bus: EventBus;

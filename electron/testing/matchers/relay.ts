@@ -1,0 +1,129 @@
+/**
+ * The relay a matcher asks (index.ts): the Sluice of startSluice() in this process — its core's test
+ * queries, waits pushed by each commit (core/queries/waits.ts) — or a relay in another process by its
+ * HTTP API (`{ apiUrl, token }`, or `sluice serve --json`'s `{ api, token }`), whose wait
+ * (`POST /api/v1/messages/wait`) is the same wait held open over HTTP. Nothing here polls.
+ */
+import { checkFilter, matches, type MessageFilter, type TestMessage } from '../../core/queries/filters.ts';
+import type { DeliveryFilter, TestDelivery, TestQueries } from '../../core/queries/test-queries.ts';
+import { SluiceTimeoutError } from '../../core/queries/timeout-error.ts';
+import { queriesOf } from '../handle.ts';
+
+/** A relay in another process, by its HTTP API: `apiUrl` (or `api`, as `sluice serve --json` prints it) and the token. */
+export interface RemoteSluice {
+  apiUrl?: string;
+  api?: string;
+  token: string;
+}
+
+/** A wait's outcome: the matches, or what came closest in words (core/queries/filters.ts explainShortfall). */
+export type Waited<T> = { ok: true; items: T[] } | { ok: false; explanation: string; matched: T[] };
+
+export interface MatcherRelay {
+  waitForMessages(filter: MessageFilter | undefined, count: number, timeoutMs: number): Promise<Waited<TestMessage>>;
+  waitForDeliveries(filter: DeliveryFilter, status: TestDelivery['status'] | undefined, count: number, timeoutMs: number): Promise<Waited<TestDelivery>>;
+  /** Stored matches with their row ids (stored order), accepted ones unless the filter names a status. */
+  rows(filter: MessageFilter | undefined, where: string): Promise<{ id: number; message: TestMessage }[]>;
+  /** Stored messages that match and break a tracking plan. */
+  violating(filter: MessageFilter | undefined, where: string): Promise<TestMessage[]>;
+}
+
+/** The received value is not a Sluice a matcher can ask. */
+export class SluiceMatcherError extends TypeError {
+  readonly code = 'not_a_sluice';
+  constructor(message: string) {
+    super(message);
+    this.name = 'SluiceMatcherError';
+  }
+}
+
+/** The relay `received` names; a SluiceMatcherError when it names none. */
+export function relayOf(received: unknown, matcher: string): MatcherRelay {
+  const queries = queriesOf(received);
+  if (queries) return localRelay(queries);
+  const remote = received as Partial<RemoteSluice> | null;
+  const apiUrl = typeof remote === 'object' && remote !== null ? (remote.apiUrl ?? remote.api) : undefined;
+  if (typeof apiUrl === 'string' && typeof remote?.token === 'string') return remoteRelay(apiUrl.replace(/\/+$/, ''), remote.token);
+  throw new SluiceMatcherError(
+    `expect(received).${matcher}(): received is ${describe(received)}, not a Sluice: pass the Sluice that startSluice() (sluice/testing) gives, or { apiUrl, token } of a relay in another process (the "api" and "token" that sluice serve --json prints)`,
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'object') return `an object with ${Object.keys(value).slice(0, 6).join(', ') || 'no keys'}`;
+  return `a ${typeof value}`;
+}
+
+function localRelay(queries: TestQueries): MatcherRelay {
+  return {
+    waitForMessages: (filter, count, timeoutMs) => waited(queries.waitForMessages(filter, { count, timeoutMs })),
+    waitForDeliveries: (filter, status, count, timeoutMs) => waited(queries.waitForDeliveries(filter, { count, timeoutMs, ...(status ? { status } : {}) })),
+    rows: (filter, where) => queries.rows(acceptedUnlessNamed(checkFilter(filter, where)), where),
+    violating: (filter, where) => queries.messages({ ...checkFilter(filter, where), violations: true }),
+  };
+}
+
+async function waited<T>(wait: Promise<T[]>): Promise<Waited<T>> {
+  try {
+    return { ok: true, items: await wait };
+  } catch (error) {
+    if (error instanceof SluiceTimeoutError) return { ok: false, explanation: error.message, matched: error.matched as T[] };
+    throw error;
+  }
+}
+
+/** As a wait counts: without a status, only accepted messages (a duplicate or refused copy must not make a test pass). */
+function acceptedUnlessNamed(filter: MessageFilter): MessageFilter {
+  return filter.status === undefined ? { ...filter, status: 'accepted' } : filter;
+}
+
+function remoteRelay(apiUrl: string, token: string): MatcherRelay {
+  const call = async (method: string, route: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+    let response: Response;
+    try {
+      response = await fetch(`${apiUrl}/${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new Error(`Sluice's HTTP API at ${apiUrl} did not answer (${(error as Error).cause ?? (error as Error).message}): is the relay running, and apiUrl its "api"?`);
+    }
+    const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.status >= 400 && response.status !== 408) {
+      const { code, message } = (json.error ?? {}) as { code?: string; message?: string };
+      const text = `Sluice's HTTP API answered ${response.status}${code ? ` ${code}` : ''}: ${message ?? 'no explanation'}`;
+      throw response.status === 400 ? new TypeError(text) : new Error(text);
+    }
+    return { status: response.status, json };
+  };
+  const unsupported = (what: string) => () =>
+    Promise.reject(new SluiceMatcherError(`${what} needs the Sluice of startSluice() in this process: the HTTP API has no wait for it yet; over HTTP, use toHaveReceived`));
+  return {
+    async waitForMessages(filter, count, timeoutMs) {
+      const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs });
+      if (status === 200) return { ok: true, items: json.messages as TestMessage[] };
+      return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestMessage[] };
+    },
+    waitForDeliveries: unsupported('toHaveDelivered'),
+    rows: unsupported('toHaveReceivedInOrder'),
+    async violating(filter, where) {
+      const wanted = checkFilter(filter, where);
+      // The list's query parameters carry the plain fields; the rest is matched here, page by page of
+      // the messages that break a plan (never the whole store).
+      const params = new URLSearchParams({ violations: 'true' });
+      for (const key of ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const) {
+        if (wanted[key] !== undefined) params.set(key, String(wanted[key]));
+      }
+      const out: TestMessage[] = [];
+      for (let next: string | null = null; ; ) {
+        if (next !== null) params.set('after', next);
+        const { json } = await call('GET', `messages?${params}`);
+        out.push(...(json.messages as TestMessage[]).filter((message) => matches(message, { ...wanted, violations: true })));
+        next = json.next as string | null;
+        if (next === null || out.length >= 100) return out;
+      }
+    },
+  };
+}

@@ -1,0 +1,160 @@
+// sluice/matchers (issue 27, point 1) in Vitest's expect: each matcher passing and failing against a
+// real relay in this process (startSluice) and, by its HTTP API, as a relay in another process is
+// reached. Real HTTP ingestion, real deliveries to the built-in receiver, a real tracking plan.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSluice, type Sluice } from '../../../electron/testing/index.ts';
+import { configureSluiceMatchers, sluiceMatchers, SluiceMatcherError, type SluiceMatchers } from '../../../electron/testing/matchers/index.ts';
+import { post } from '../../helpers/core.ts';
+
+declare module 'vitest' {
+  interface Assertion<R, T> extends SluiceMatchers<Promise<void>> {}
+}
+
+expect.extend(sluiceMatchers);
+
+const CONFIG = {
+  sources: [{ name: 'shop', writeKey: 'wk_shop' }],
+  destinations: [{ name: 'orders', sources: ['shop'], webhooks: [{ url: 'sluice://receiver/orders' }] }],
+  trackingPlans: [{ name: 'checkout', sources: ['shop'], plan: { events: { 'Order Completed': { type: 'object', properties: { total: { type: 'number' } } }, 'Cart Viewed': { type: 'object' } } } }],
+};
+
+let sluice: Sluice;
+/** The same relay as a test in another process reaches it: its HTTP API only. */
+let remote: { apiUrl: string; token: string };
+beforeAll(async () => {
+  sluice = await startSluice({ config: CONFIG });
+  remote = { apiUrl: sluice.apiUrl, token: sluice.token };
+});
+afterAll(() => sluice.close());
+beforeEach(() => sluice.reset());
+
+const track = (event: string, properties: Record<string, unknown> = {}, userId = 'u_1') => post(sluice, '/v1/track', { userId, event, properties });
+
+/** What the assertion threw (it must throw). */
+async function failure(assertion: Promise<unknown>): Promise<Error> {
+  const outcome = await assertion.then(() => null, (error: unknown) => error as Error);
+  if (outcome === null) throw new Error('the assertion passed; it should have failed');
+  return outcome;
+}
+
+/** The first frame of a stack outside the runner and Node (the frame a runner shows the code of). */
+const firstFrame = (error: Error) => error.stack!.split('\n').find((line) => /^\s+at /.test(line) && !/node_modules|node:/.test(line)) ?? '';
+
+describe('toHaveReceived', () => {
+  it('passes once the count arrived; fails with the closest message\'s difference and the test\'s line', async () => {
+    await track('Order Completed', { total: 42, currency: 'EUR' });
+    await expect(sluice).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } });
+    await track('Order Completed', { total: 7 });
+    await expect(sluice).toHaveReceived({ event: 'Order Completed' }, { count: 2 });
+    const error = await failure(expect(sluice).toHaveReceived({ event: 'Order Completed', properties: { total: 43 } }, { timeoutMs: 100 }));
+    expect(error.message).toMatch(/^waited 100 ms for 1 accepted message matching \{"event":"Order Completed","properties":\{"total":43\}\}; 0 arrived \(2 stored in all\)\. Closest:\n {2}- track "Order Completed" of "u_1" .*: properties\.total: wanted 43, got 42/);
+    expect(firstFrame(error)).toContain('tests/integration/testing/matchers.test.ts:');
+    // Three asked, two stored: a count not reached fails.
+    await failure(expect(sluice).toHaveReceived({ event: 'Order Completed' }, { count: 3, timeoutMs: 50 }));
+  });
+
+  it('waits for a message sent after the call (pushed by the commit)', async () => {
+    const waiting = expect(sluice).toHaveReceived({ event: 'Cart Viewed' }, { timeoutMs: 30_000 });
+    await track('Cart Viewed');
+    await waiting;
+  });
+
+  it('the default wait is configurable', async () => {
+    const before = configureSluiceMatchers();
+    try {
+      configureSluiceMatchers({ timeoutMs: 120 });
+      const error = await failure(expect(sluice).toHaveReceived({ event: 'Never Sent' }));
+      expect(error.message).toMatch(/^waited 120 ms for 1 accepted message/);
+      expect(() => configureSluiceMatchers({ timeoutMs: -1 })).toThrow('configureSluiceMatchers(): timeoutMs must be a number of ms ≥ 0');
+    } finally {
+      configureSluiceMatchers(before);
+    }
+    expect(before).toEqual({ timeoutMs: 3_000, withinMs: 500 });
+  });
+});
+
+describe('.not.toHaveReceived', () => {
+  it('passes when nothing matches within the window', async () => {
+    await track('Order Completed', { total: 42 });
+    await expect(sluice).not.toHaveReceived({ properties: { cardNumber: '4242' } }, { within: 100 });
+  });
+
+  it('fails at the first match, not at the window\'s end, naming it', async () => {
+    // A window far longer than the test may run: the assertion can only end by the match.
+    const watching = failure(expect(sluice).not.toHaveReceived({ event: 'Password Sent' }, { within: 600_000 }));
+    await track('Password Sent', { password: 'hunter2' });
+    const error = await watching;
+    expect(error.message).toMatch(/^expected no message matching \{"event":"Password Sent"\} within 600000 ms; one came \(after \d+ ms\):\n {2}- track "Password Sent" of "u_1" \(accepted, /);
+    expect(firstFrame(error)).toContain('tests/integration/testing/matchers.test.ts:');
+  });
+});
+
+describe('toHaveReceivedInOrder', () => {
+  it('passes for matches stored in that order; fails with the stored order otherwise, or with the filter that never matched', async () => {
+    await track('Cart Viewed');
+    await track('Order Completed', { total: 42 });
+    await expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed' }]);
+    const reversed = await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }], { timeoutMs: 100 }));
+    expect(reversed.message).toMatch(/no match of filter 2 \(\{"event":"Cart Viewed"\}\) comes after the match of filter 1\. Stored order:\n {2}- track "Cart Viewed" .*: filter 2\n {2}- track "Order Completed" .*: filter 1$/);
+    const missing = await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Checkout Started' }], { timeoutMs: 100 }));
+    expect(missing.message).toMatch(/^expected 2 messages in order; filter 2 of 2 never matched: waited 100 ms for 1 accepted message matching \{"event":"Checkout Started"\}/);
+  });
+});
+
+describe('toHaveDelivered', () => {
+  it('passes once delivered to the destination; fails naming what the deliveries did', async () => {
+    await track('Order Completed', { total: 42 });
+    await expect(sluice).toHaveDelivered({ event: 'Order Completed' }, { destination: 'orders' });
+    const error = await failure(expect(sluice).toHaveDelivered({ event: 'Order Completed' }, { destination: 'elsewhere', timeoutMs: 100 }));
+    expect(error.message).toMatch(/^waited 100 ms for 1 delivery matching \{"event":"Order Completed","destination":"elsewhere","status":"delivered"\}; 0 matched .*orders: delivered/);
+  });
+});
+
+describe('toHaveNoViolations', () => {
+  it('passes when no stored message breaks a plan; fails listing each violation', async () => {
+    await track('Order Completed', { total: 42 });
+    await expect(sluice).toHaveReceived({ event: 'Order Completed' });
+    await expect(sluice).toHaveNoViolations();
+    await track('Order Completed', { total: 'ten' }, 'u_2');
+    await expect(sluice).toHaveReceived({ userId: 'u_2' });
+    const error = await failure(expect(sluice).toHaveNoViolations());
+    expect(error.message).toMatch(/^expected no tracking-plan violations among the stored messages; 1 breaks a plan:\n {2}- track "Order Completed" of "u_2" .*: .*total/);
+    await expect(sluice).toHaveNoViolations({ userId: 'u_1' });
+  });
+});
+
+describe('what a matcher is given', () => {
+  it('anything but a Sluice is a typed error that says what to pass, at the test\'s line', async () => {
+    for (const received of [undefined, 42, { apiUrl: 'http://127.0.0.1:1' }]) {
+      const error = await failure(expect(received).toHaveReceived({ event: 'Order Completed' }));
+      expect(error).toBeInstanceOf(SluiceMatcherError);
+      expect(error.message).toContain('not a Sluice: pass the Sluice that startSluice() (sluice/testing) gives, or { apiUrl, token }');
+      expect(firstFrame(error)).toContain('tests/integration/testing/matchers.test.ts:');
+    }
+    const badFilter = await failure(expect(sluice).toHaveReceived({ evnt: 'x' } as never));
+    expect(badFilter.message).toContain('unknown filter field "evnt"');
+    expect(firstFrame(badFilter)).toContain('tests/integration/testing/matchers.test.ts:');
+  });
+});
+
+describe('a relay in another process, by its HTTP API ({ apiUrl, token })', () => {
+  it('toHaveReceived and .not wait through POST /api/v1/messages/wait, with the same failure text', async () => {
+    await track('Order Completed', { total: 42 });
+    await expect(remote).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } });
+    const error = await failure(expect(remote).toHaveReceived({ event: 'Order Completed', properties: { total: 43 } }, { timeoutMs: 100 }));
+    expect(error.message).toMatch(/^waited 100 ms for 1 accepted message matching .*Closest:\n {2}- track "Order Completed" of "u_1" .*: properties\.total: wanted 43, got 42/);
+    const watching = failure(expect({ api: sluice.apiUrl, token: sluice.token }).not.toHaveReceived({ event: 'Late' }, { within: 600_000 }));
+    await track('Late');
+    expect((await watching).message).toMatch(/^expected no message matching \{"event":"Late"\} within 600000 ms; one came/);
+  });
+
+  it('toHaveNoViolations reads the messages that break a plan; a wrong token and the matchers with no HTTP wait fail clearly', async () => {
+    await track('Order Completed', { total: 'ten' });
+    await expect(remote).toHaveReceived({ event: 'Order Completed' });
+    expect((await failure(expect(remote).toHaveNoViolations({ properties: { total: 'ten' } }))).message).toMatch(/1 breaks a plan:\n {2}- track "Order Completed" of "u_1"/);
+    await expect(remote).toHaveNoViolations({ properties: { total: 11 } });
+    expect((await failure(expect({ ...remote, token: 'wrong' }).toHaveReceived({}))).message).toMatch(/^Sluice's HTTP API answered 401/);
+    expect(await failure(expect(remote).toHaveDelivered({}))).toBeInstanceOf(SluiceMatcherError);
+    expect(await failure(expect(remote).toHaveReceivedInOrder([{}]))).toBeInstanceOf(SluiceMatcherError);
+  });
+});
