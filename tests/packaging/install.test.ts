@@ -471,13 +471,14 @@ export { source, delivered, isTimeout };
   // sluice/matchers' typings, each in a project that has only its runner: Sluice as installed (copied
   // from the consumer project: its types resolve the runner from where they are, as in a real install),
   // the runner's packages and @types/node linked from this checkout, as npm would have installed them.
-  // Merged into that runner's expect, and no error for the runners the project does not have.
+  // Merged into that runner's expect, and no error for the runners the project does not have. The
+  // Sluice is declared rather than started: these check sluice/matchers' types alone (sluice/testing's
+  // are checked above).
   const runnerProjects = {
     vitest: { links: ['vitest'], file: `import { expect } from 'vitest';
 import { sluiceMatchers } from 'sluice/matchers/vitest';
-import { startSluice } from 'sluice/testing';
 expect.extend(sluiceMatchers);
-const sluice = await startSluice();
+declare const sluice: { ingestUrl: string; apiUrl: string; token: string };
 await expect(sluice).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } }, { count: 1, timeoutMs: 1000 });
 await expect({ apiUrl: sluice.apiUrl, token: sluice.token }).not.toHaveReceived({ event: 'Password Sent' }, { within: 500 });
 await expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed' }]);
@@ -490,10 +491,9 @@ await expect(sluice).toHaveDelivered({}, { status: 'sent' });
 ` },
     jest: { links: ['jest', '@jest/globals', 'expect'], file: `import { expect } from '@jest/globals';
 import { sluiceMatchers, configureSluiceMatchers } from 'sluice/matchers/jest';
-import { startSluice } from 'sluice/testing';
 expect.extend(sluiceMatchers);
 configureSluiceMatchers({ timeoutMs: 5000 });
-const sluice = await startSluice();
+declare const sluice: { ingestUrl: string; apiUrl: string; token: string };
 await expect(sluice).toHaveReceived({ event: 'Order Completed' }, { timeoutMs: 1000 });
 await expect(sluice).not.toHaveReceived({ event: 'Password Sent' }, { within: 500 });
 await expect(sluice).toHaveNoViolations({ event: 'Order Completed' });
@@ -502,9 +502,8 @@ await expect(sluice).toHaveReceivedInOrder({ event: 'Cart Viewed' });
 ` },
     playwright: { links: ['@playwright/test', 'playwright', 'playwright-core'], file: `import { expect as base } from '@playwright/test';
 import { sluiceMatchers } from 'sluice/matchers';
-import { startSluice } from 'sluice/testing';
 const expect = base.extend(sluiceMatchers);
-const sluice = await startSluice();
+declare const sluice: { ingestUrl: string; apiUrl: string; token: string };
 await expect(sluice).toHaveReceived({ event: 'Order Completed' }, { count: 2 });
 await expect(sluice).not.toHaveReceived({ userId: 'u_1' }, { within: 500 });
 // @ts-expect-error not a filter field
