@@ -91,8 +91,11 @@ export const faultRequestSchemas = {
   'faults.list': z.strictObject({}),
   /** Adds a fault at the end of the list (ingestFaultSchema); at most FAULT_LIMITS.maxActive at once. */
   'faults.ingest': ingestFaultSchema,
-  /** Ends every active fault; requests held by a delay are let go at once. The record of faulted requests stays (a reset forgets it). */
-  'faults.clear': z.strictObject({}),
+  /**
+   * Ends every active fault; requests held by a delay are let go at once. The record of faulted requests
+   * stays (a reset forgets it), unless `forget` (the inspector's Clear: the notice goes).
+   */
+  'faults.clear': z.strictObject({ forget: z.boolean().default(false) }),
 } as const;
 
 export interface FaultResponses {

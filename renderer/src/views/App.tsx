@@ -8,11 +8,12 @@ import { TopBar } from './TopBar.tsx';
 import { VIEWS } from './nav/registry.tsx';
 import { HoldBanner } from './settings/HoldBanner.tsx';
 import { StoreDamageBanner } from './settings/StoreDamageBanner.tsx';
+import { FaultsBanner } from './faults/FaultsBanner.tsx';
 import { useView } from '../lib/route.ts';
 import { StreamView } from './stream/StreamView.tsx';
 
 /**
- * The app's shell: the navigation rail, the top bar, the banners (hold, store damage, connection, problem), and
+ * The app's shell: the navigation rail, the top bar, the banners (hold, store damage, injected faults, connection, problem), and
  * the view the hash names — the stream (views/stream/) or one from the registry (views/<key>/).
  */
 export function App({ transport }: { transport: string }) {
@@ -32,6 +33,7 @@ export function App({ transport }: { transport: string }) {
         <div className="status-slot">
           <HoldBanner />
           <StoreDamageBanner />
+          <FaultsBanner />
         </div>
         <ConnectionBanner />
         {problem ? (

@@ -118,7 +118,7 @@ describe('a delay', () => {
     const held = track(core, 'slow-1');
     await applied(core, fault.id, 1);
     expect(storedIds(core)).toEqual([]); // arrived, held
-    expect(core.operations['faults.clear']({})).toEqual({ cleared: 1 });
+    expect(core.operations['faults.clear']({ forget: false })).toEqual({ cleared: 1 });
     expect((await held).status).toBe(200);
     expect(storedIds(core)).toEqual(['slow-1']);
     expect(list(core).faulted).toEqual([expect.objectContaining({ outcome: 'delayed', delayMs: 60_000, status: null })]);

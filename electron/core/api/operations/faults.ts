@@ -7,6 +7,6 @@ export function faultOperations(p: OperationContext): OperationsOf<'faults.list'
   return {
     'faults.list': () => p.faults.list(),
     'faults.ingest': (fault) => p.faults.add(fault),
-    'faults.clear': () => p.faults.clear(),
+    'faults.clear': ({ forget }) => p.faults.clear(forget),
   };
 }
