@@ -124,6 +124,25 @@ describe('a delay', () => {
     expect(list(core).faulted).toEqual([expect.objectContaining({ outcome: 'delayed', delayMs: 60_000, status: null })]);
   });
 
+  it('a client that hangs up during the delay is not stored (it sends the request again)', async () => {
+    core = await startCore();
+    const fault = await addFault(core, { delayMs: 60_000 });
+    const abandon = new AbortController();
+    const held = request(`${core.ingestUrl}/v1/track`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(core.writeKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: 'u1', event: 'E', messageId: 'gave-up' }),
+      signal: abandon.signal,
+    });
+    await applied(core, fault.id, 1);
+    abandon.abort();
+    await expect(held).rejects.toThrow();
+    await expect.poll(() => list(core!).faulted).toEqual([expect.objectContaining({ outcome: 'delayed', path: '/v1/track' })]);
+    core.operations['faults.clear']({ forget: false });
+    expect((await track(core, 'after')).status).toBe(200);
+    expect(storedIds(core)).toEqual(['after']);
+  });
+
   it('a delay before a status answers that status after it', async () => {
     core = await startCore();
     await addFault(core, { delayMs: 20, status: 503, times: 1 });
