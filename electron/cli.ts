@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `sluice`: the command. It answers --help and --version itself and loads the relay's code only for
-// a command that runs (serve, check, plan, export, import, doctor), after node-check.js has made sure
+// a command that runs (serve, check, plan, export, summary, import, doctor), after node-check.js has made sure
 // this Node.js can run it: its own imports are Node's and a few constants, so that on an older Node.js
 // the user reads one sentence, not a stack trace.
 import pkg from '../package.json' with { type: 'json' };
@@ -20,6 +20,7 @@ Commands:
   plan infer      write a tracking plan inferred from the messages a relay stored
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
   export          write the stored messages as NDJSON (or webhook attempts as HAR), without a relay
+  summary         Markdown tables of what a store holds: events, violations, failed deliveries (CI)
   import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
   doctor          check a stopped Sluice's store in full; salvage a damaged one, compact a sound one
   help [command]  show this help, or a command's
@@ -126,6 +127,25 @@ Options:
 
 Exit status: 0 exported (a summary on stderr); 2 the export could not run (options, store, file).`;
 
+const SUMMARY_HELP = `Usage: sluice summary [options]
+
+Prints what a data folder's store holds as Markdown tables, for a CI job's summary (append it to
+$GITHUB_STEP_SUMMARY): the messages by status and type, the track events by name, the messages that
+broke a tracking plan (by plan and event, then the newest with their violations) and the deliveries
+that failed or are being retried (the newest, with their last error). Each table lists the rows with
+the most (or the newest) first and says how many more there are. Reads only counts Sluice keeps and
+indexes: as quick at a million messages. The store is opened read-only: a running sluice serve is fine.
+
+Options:
+  --data-dir DIR   the data folder (default: ${defaultDataDir()}); with sluice serve --ephemeral,
+                   the ready line's "dataDir"
+  --limit N        rows per table, 1 to 100 (default 10)
+  --json           the same as one JSON object instead of Markdown
+  -h, --help       show this help
+
+Exit status: 0 summarised (violations and failed deliveries are reported, not an error); 2 the
+summary could not be made (options, store).`;
+
 const IMPORT_HELP = `Usage: sluice import FILE [options]
 
 Sends messages through a running Sluice's ingestion endpoint (POST /v1/batch, in batches of at most
@@ -178,6 +198,7 @@ const HELPS: Record<string, string> = {
   'plan infer': PLAN_INFER_HELP,
   'plan import': PLAN_IMPORT_HELP,
   export: EXPORT_HELP,
+  summary: SUMMARY_HELP,
   import: IMPORT_HELP,
 };
 
@@ -208,6 +229,10 @@ async function main(argv: string[]): Promise<void> {
     return runCommand(help, async () =>
       command === 'export' ? (await import('./commands/export.ts')).exportCommand(rest) : (await import('./commands/import.ts')).importCommand(rest),
     );
+  }
+  if (command === 'summary') {
+    if (wantsHelp) return void process.stdout.write(`${SUMMARY_HELP}\n`);
+    return runCommand(SUMMARY_HELP, async () => (await import('./commands/summary.ts')).summaryCommand(rest));
   }
   if (command === 'doctor') {
     if (wantsHelp) return void process.stdout.write(`${DOCTOR_HELP}\n`);
