@@ -34,9 +34,17 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  // A relay a failed test left running (its report step never ran) is stopped here.
+  for (const job of jobs) {
+    const pid = Number(keyValues(job.read('GITHUB_OUTPUT')).pid);
+    if (pid > 0 && running(pid)) process.kill(pid, 'SIGTERM');
+  }
   await receiver?.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
+
+/** The jobs the tests ran: the runner's files and folders of each. */
+const jobs: { env: Record<string, string>; read(name: 'GITHUB_ENV' | 'GITHUB_OUTPUT' | 'GITHUB_STEP_SUMMARY'): string }[] = [];
 
 /** The runner's files and folders of one job. */
 function newJob(name: string) {
@@ -48,7 +56,9 @@ function newJob(name: string) {
     env[name] = path.join(dir, file);
     fs.writeFileSync(env[name], '');
   }
-  return { env, read: (name: keyof typeof files) => fs.readFileSync(env[name]!, 'utf8') };
+  const job = { env, read: (name: keyof typeof files) => fs.readFileSync(env[name]!, 'utf8') };
+  jobs.push(job);
+  return job;
 }
 
 /**
