@@ -40,7 +40,19 @@ export const ingestFaultSchema = z
     if (fault.retryAfter !== undefined && fault.status === undefined) issue('retryAfter is the Retry-After header of an answer: give it with status', ['retryAfter']);
   });
 
-export type IngestFault = z.input<typeof ingestFaultSchema>;
+/** A fault as given (ingestFaultSchema's input), spelled out so that sluice/testing's declarations carry no zod types. */
+export interface IngestFault {
+  status?: (typeof FAULT_STATUSES)[number];
+  drop?: true;
+  delayMs?: number;
+  retryAfter?: number;
+  times?: number;
+  forMs?: number;
+  path?: (typeof FAULT_PATHS)[number];
+}
+/** Compiles only while IngestFault is the schema's input exactly. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const INGEST_FAULT_IS_SCHEMA_INPUT: Same<IngestFault, z.input<typeof ingestFaultSchema>> = true;
 
 /** An active fault as the relay holds it. */
 export interface FaultView {

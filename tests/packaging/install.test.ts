@@ -436,7 +436,7 @@ export = queued;
     fs.writeFileSync(path.join(project, 'wrong.mts'), `import { Client } from 'sluice/client';\nnew Client('wk').track({ userId: 'u_1', event: 42 });\n`);
     fs.writeFileSync(
       path.join(project, 'typed-testing.mts'),
-      `import { startSluice, SluiceTimeoutError, type MessageFilter, type TestMessage, type TestDelivery } from 'sluice/testing';
+      `import { startSluice, SluiceTimeoutError, SluiceRequestError, type MessageFilter, type TestMessage, type TestDelivery, type FaultView, type FaultsView } from 'sluice/testing';
 const sluice = await startSluice({ config: { sources: [{ name: 'web', writeKey: 'wk' }] } });
 const filter: MessageFilter = { event: 'Order Completed', properties: { total: 42 }, status: 'accepted' };
 const found: TestMessage[] = await sluice.waitForMessages(filter, { count: 2, timeoutMs: 1000 });
@@ -447,9 +447,16 @@ await sluice.messages({ evnt: 'Typo' });
 // @ts-expect-error a message status is accepted, rejected or duplicate
 await sluice.messages({ status: 'ok' });
 const isTimeout = (error: unknown) => error instanceof SluiceTimeoutError && error.code === 'timeout';
+const fault: FaultView = await sluice.faults.ingest({ status: 503, times: 2, retryAfter: 1 });
+await sluice.faults.ingest({ drop: true, path: '/v1/batch' });
+// @ts-expect-error a fault answers 429, 500 or 503
+await sluice.faults.ingest({ status: 404 });
+const faulted: FaultsView['faulted'] = (await sluice.faults.list()).faulted;
+const refused = (error: unknown) => error instanceof SluiceRequestError && error.code === 'invalid_request';
+await sluice.faults.clear();
 await sluice.reset();
 await sluice.close();
-export { source, delivered, isTimeout };
+export { source, delivered, isTimeout, fault, faulted, refused };
 `,
     );
   });
