@@ -12,6 +12,7 @@ import { runAudiencesBench } from './audiences.bench.ts';
 import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
+import { runMatchersBench } from './matchers.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   startup: runStartupBench,
   forward: runForwardBench,
   testing: runTestingBench,
+  matchers: runMatchersBench,
   plans: runPlansBench,
   retention: runRetentionBench,
   scale: runScaleBench,
