@@ -1,5 +1,5 @@
 // `npm run build:package` (tsdown 0.21, on rolldown): the JavaScript and type declarations the npm
-// package ships, in dist/. Two builds:
+// package ships, in dist/. Three builds:
 //
 //   relay   dist/cli.js — the `sluice` command (ES module, with its shebang) —, dist/testing.js
 //           (`sluice/testing`, with its declarations; CommonJS projects load it with require(), which
@@ -10,6 +10,9 @@
 //           project that installs Sluice for its client library sees no engine warning from undici
 //           (which needs Node 22.19). Their licences go to dist/THIRD-PARTY-LICENSES.md. dist/matchers.js
 //           (`sluice/matchers`, issue 27) shares the chunks too and imports no test runner.
+//   playwright  dist/playwright.js (`sluice/playwright`, with its declarations): Playwright Test's
+//           fixture. It imports sluice/testing as ./testing.js (the same module, whose Node.js check
+//           runs first) and the project's own @playwright/test (an optional peer dependency, never bundled).
 //   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
 //           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
 //
@@ -18,6 +21,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
+import type { Plugin } from 'rolldown';
 import { thirdPartyLicenses } from './third-party-licenses.ts';
 import { workerEntries } from './worker-entries.ts';
 
@@ -40,6 +44,19 @@ const common: UserConfig = {
   tsconfig: path.join(root, 'tsconfig.json'),
   logLevel: 'warn',
 };
+
+/** sluice/playwright's import of sluice/testing (electron/testing/index.ts) as the built ./testing.js beside it. */
+function testingAsSibling(): Plugin {
+  const testingIndex = path.join(root, 'electron/testing/index');
+  return {
+    name: 'sluice:testing-as-sibling',
+    resolveId(source, importer) {
+      if (!importer || !source.startsWith('.')) return null;
+      const target = path.resolve(path.dirname(importer), source).replace(/(\.d)?\.(ts|js)$/, '');
+      return target === testingIndex ? { id: './testing.js', external: true } : null;
+    },
+  };
+}
 
 export default defineConfig([
   {
@@ -72,6 +89,17 @@ export default defineConfig([
     // modules, written by hand and shipped as they are, each beside dist/matchers.d.ts, which it imports.
     copy: [{ from: ['build/types/matchers-vitest.d.ts', 'build/types/matchers-jest.d.ts'], to: 'dist' }],
     // sluice/testing's and sluice/matchers' declarations (the command and the threads export nothing).
+    dts: { tsgo: { path: typescriptBinary() } },
+  },
+  {
+    ...common,
+    name: 'playwright',
+    entry: { playwright: 'electron/testing/playwright/index.ts' },
+    outDir: 'dist',
+    format: 'esm',
+    clean: false,
+    deps: { onlyBundle: [], neverBundle: ['@playwright/test'] },
+    plugins: [testingAsSibling()],
     dts: { tsgo: { path: typescriptBinary() } },
   },
   {
