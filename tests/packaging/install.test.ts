@@ -12,6 +12,8 @@ import { RELAY_NODE } from '../../electron/host/node-check.js';
 import { startServing as startRelay, type RunningCli as Relay } from '../helpers/cli.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { docFiles, quotedSizes } from '../helpers/markdown.ts';
+import { browserUnavailableReason, chromiumPath } from '../helpers/browser.ts';
+import { segmentSnippet } from '../fixtures/playwright-fixture/snippet.mjs';
 import {
   checkoutRoot,
   findNode20,
@@ -75,6 +77,8 @@ describe('the packed tarball', () => {
       'dist/matchers.d.ts',
       'dist/matchers-vitest.d.ts',
       'dist/matchers-jest.d.ts',
+      'dist/playwright.js',
+      'dist/playwright.d.ts',
       'docs/http-api.openapi.json',
       'docs/configuration.md',
       'out/renderer/index.html',
@@ -113,6 +117,9 @@ describe('the packed tarball', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.private).toBeUndefined();
     expect(manifest.dependencies).toBeUndefined();
+    // sluice/playwright's Playwright is the project's own: a peer dependency npm does not install.
+    expect({ peer: manifest.peerDependencies, meta: manifest.peerDependenciesMeta }).toEqual({ peer: { '@playwright/test': '>=1.40' }, meta: { '@playwright/test': { optional: true } } });
+    expect(fs.existsSync(path.join(project, 'node_modules/@playwright'))).toBe(false);
     expect(manifest.bin).toEqual({ sluice: 'dist/cli.js' });
     expect(manifest.exports).toEqual({
       './package.json': './package.json',
@@ -121,6 +128,7 @@ describe('the packed tarball', () => {
       './matchers': { types: './dist/matchers.d.ts', default: './dist/matchers.js' },
       './matchers/vitest': { types: './dist/matchers-vitest.d.ts', default: './dist/matchers.js' },
       './matchers/jest': { types: './dist/matchers-jest.d.ts', default: './dist/matchers.js' },
+      './playwright': { types: './dist/playwright.d.ts', default: './dist/playwright.js' },
       './client': {
         import: { types: './dist/client/index.d.ts', default: './dist/client/index.js' },
         require: { types: './dist/client/index.d.cts', default: './dist/client/index.cjs' },
@@ -554,5 +562,66 @@ describe('npx --package <tarball> sluice serve, in an empty folder', () => {
       await relay.stop();
       fs.rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(browserUnavailableReason() !== null)('sluice/playwright from the installed package, with the project\'s own Playwright Test', () => {
+  // The project's @playwright/test and @segment/analytics-next, as `npm i -D` would put them (linked
+  // from this checkout's: the registry is not reachable here).
+  const linked = ['@playwright/test', '@segment/analytics-next'];
+  const pw = path.join(project, 'pw');
+  beforeAll(() => {
+    for (const name of linked) {
+      fs.mkdirSync(path.dirname(path.join(project, 'node_modules', name)), { recursive: true });
+      fs.symlinkSync(path.join(checkoutRoot, 'node_modules', name), path.join(project, 'node_modules', name), 'dir');
+    }
+    fs.mkdirSync(pw);
+    fs.writeFileSync(path.join(pw, 'playwright.config.mjs'), `export default { testDir: '.', reporter: 'line', workers: 1, use: { launchOptions: { executablePath: ${JSON.stringify(chromiumPath)}, args: ['--no-sandbox', '--disable-gpu'] } } };\n`);
+    const snippet = segmentSnippet('wk_production_key');
+    fs.writeFileSync(
+      path.join(pw, 'shop.spec.mjs'),
+      `import { test, expect } from 'sluice/playwright';
+test.use({ sluiceConfig: { sources: [{ name: 'shop', writeKey: 'wk_shop', kind: 'web' }] } });
+test('the production snippet reaches the worker\\'s relay', async ({ page, sluice }) => {
+  await page.route('https://shop.test/', (route) => route.fulfill({ contentType: 'text/html', body: ${JSON.stringify(`<!doctype html><script>${snippet}</script>`)} }));
+  await page.goto('https://shop.test/');
+  const [view] = await sluice.waitForMessages({ type: 'page' }, { timeoutMs: 10_000 });
+  expect({ source: view.source, library: view.context.library.name }).toEqual({ source: 'shop', library: 'analytics.js' });
+});
+`,
+    );
+    fs.writeFileSync(
+      path.join(project, 'typed-playwright.mts'),
+      `import { test, expect, type SluiceFixture, type InterceptOptions } from 'sluice/playwright';
+import type { TestMessage } from 'sluice/testing';
+test.use({ sluiceConfig: { sources: [{ name: 'web', writeKey: 'wk' }] }, sluiceIntercept: { hosts: { segmentApi: ['api.shop.example'] } } });
+const network: InterceptOptions = { analyticsJs: 'network' };
+test('typed', async ({ page, sluice }) => {
+  const fixture: SluiceFixture = sluice;
+  await fixture.intercept(page, network);
+  const found: TestMessage[] = await sluice.waitForMessages({ event: 'Order Completed' });
+  expect(found[0]?.source).toBe('web');
+  // @ts-expect-error hosts are lists of host names
+  await sluice.intercept(page, { hosts: { segmentApi: 'api.shop.example' } });
+});
+`,
+    );
+  });
+  afterAll(() => {
+    for (const name of linked) fs.rmSync(path.join(project, 'node_modules', name), { force: true });
+  });
+
+  it('runs a spec with the fixture: the snippet\'s analytics.js, settings and events answered by the worker\'s relay', () => {
+    const cli = path.join(project, 'node_modules/@playwright/test/cli.js');
+    const run = spawnSync(process.execPath, [cli, 'test', '-c', 'pw/playwright.config.mjs'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout + run.stderr).toMatch(/1 passed/);
+    expect(run.status).toBe(0);
+  });
+
+  it('types the fixture and its options', () => {
+    const tsc = path.join(checkoutRoot, 'node_modules/typescript/bin/tsc');
+    const run = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'typed-playwright.mts'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 });

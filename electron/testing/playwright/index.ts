@@ -70,7 +70,10 @@ export const test = base.extend<SluiceTestOptions & SluiceFixtures, SluiceWorker
     async ({ sluiceRelay, sluiceIntercept }, use) => {
       await sluiceRelay.reset();
       const defaults = typeof sluiceIntercept === 'object' ? sluiceIntercept : {};
-      await use({ ...sluiceRelay, intercept: (target, options) => intercept(sluiceRelay, target, options ?? defaults) });
+      // Every property of the relay, those it does not enumerate (what sluice/matchers reads) included.
+      const fixture = Object.defineProperties({}, Object.getOwnPropertyDescriptors(sluiceRelay)) as SluiceFixture;
+      fixture.intercept = (target, options) => intercept(sluiceRelay, target, options ?? defaults);
+      await use(fixture);
     },
     { title: 'sluice (reset)' },
   ],

@@ -1,6 +1,6 @@
 // sluice/playwright (issue 27, point 2) in Playwright Test with a real Chromium: the specs under
-// playwright-fixture/ run once, in two workers, against a tiny shop whose pages carry production
-// analytics snippets unchanged (playwright-fixture/shop.mjs); each spec asserts in the browser's test
+// tests/fixtures/playwright-fixture/ run once, in two workers, against a tiny shop whose pages carry
+// production analytics snippets unchanged (its shop.mjs); each spec asserts in the browser's test
 // and leaves what it saw as annotations, which the tests below read from the JSON reporter's output.
 // sluice/playwright resolves, as from an installed package, through the package's exports to dist/.
 import { spawnSync } from 'node:child_process';
@@ -54,7 +54,7 @@ describe.skipIf(noBrowser !== null)('sluice/playwright in Playwright Test, two w
 
   beforeAll(() => {
     const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
-    const spawned = spawnSync(process.execPath, [cli, 'test', '-c', 'tests/integration/testing/playwright-fixture/playwright.config.mjs'], {
+    const spawned = spawnSync(process.execPath, [cli, 'test', '-c', 'tests/fixtures/playwright-fixture/playwright.config.mjs'], {
       cwd: root,
       env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
       encoding: 'utf8',
