@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from '../helpers/a11y.ts';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { storedMessages } from '../helpers/core.ts';
 import { openInspector, repoRoot, type InspectorSession } from '../helpers/inspector-page.ts';
@@ -58,6 +59,7 @@ describe.skipIf(skipReason !== null)('fault injection in the browser', () => {
     await session.open('stream');
     const notice = page.getByRole('status', { name: 'Fault injection' });
     await expect.poll(() => notice.textContent()).toMatch(/Fault injection on \(1\).*answers 503 on every Tracking API endpoint, for 1 more request/);
+    await expectAccessible(page, '.faults-banner');
 
     const shop = await session.context.newPage();
     await shop.goto(`http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`);
@@ -75,6 +77,7 @@ describe.skipIf(skipReason !== null)('fault injection in the browser', () => {
     await notice.getByText('1 request faulted').click();
     await expect.poll(() => notice.textContent()).toMatch(/\/v1\/t .* — answered 503, [\d,]+ bytes/);
     await session.shot('fault-injection-ended');
+    await expectAccessible(page, '.faults-banner');
     await notice.getByRole('button', { name: 'Clear faults' }).click();
     await expect.poll(() => notice.count()).toBe(0);
     expect(core.operations['faults.list']({})).toEqual({ faults: [], faulted: [] });
