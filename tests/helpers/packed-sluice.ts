@@ -3,6 +3,7 @@
 // by the start-up benchmark. The copy keeps the pack's build (dist/, out/renderer/) out of the
 // checkout, where other tests read out/ while this runs.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,12 +27,82 @@ function checkoutFiles(): string[] {
 }
 
 /**
+ * The checkout packed as `npm pack` packs it, into `work`. The test files of one run share one pack: the
+ * first to ask packs into a folder named for the checkout's files (their paths, sizes and times) under the
+ * system's temporary folder, the others wait for it and copy its tarball. Each pack builds the whole package
+ * (~35 s here), and three test files need it.
+ */
+export function packSluice(work: string): PackedTarball {
+  const shared = sharedPack();
+  const tarball = path.join(work, path.basename(shared.tarball));
+  fs.copyFileSync(shared.tarball, tarball);
+  return { ...shared, tarball };
+}
+
+/** How long a test file waits for another's pack before it gives up. */
+const PACK_WAIT_MS = 300_000;
+
+function sharedPack(): PackedTarball {
+  const files = checkoutFiles();
+  const hash = createHash('sha256').update(process.version);
+  for (const file of files) {
+    const stat = fs.statSync(path.join(checkoutRoot, file));
+    hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`);
+  }
+  const dir = path.join(os.tmpdir(), `sluice-pack-${hash.digest('hex').slice(0, 16)}`);
+  const report = path.join(dir, 'report.json');
+  const failed = path.join(dir, 'failed.txt');
+  let mine = false;
+  try {
+    fs.mkdirSync(dir); // the first test file to get here packs; mkdir is the lock
+    mine = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  if (!mine && fs.existsSync(failed) && fs.statSync(failed).mtimeMs < Date.now() - process.uptime() * 1000) {
+    fs.rmSync(dir, { recursive: true, force: true }); // a failure from before this process: pack again
+    return sharedPack();
+  }
+  if (mine) {
+    forgetOldPacks(dir);
+    try {
+      const packed = packInto(dir, files);
+      fs.writeFileSync(`${report}.tmp`, JSON.stringify(packed));
+      fs.renameSync(`${report}.tmp`, report);
+      return packed;
+    } catch (error) {
+      fs.writeFileSync(failed, String((error as Error).message));
+      throw error;
+    }
+  }
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (const start = Date.now(); Date.now() - start < PACK_WAIT_MS; Atomics.wait(sleeper, 0, 0, 200)) {
+    if (fs.existsSync(report)) return JSON.parse(fs.readFileSync(report, 'utf8')) as PackedTarball;
+    if (fs.existsSync(failed)) throw new Error(`npm pack failed in another test file: ${fs.readFileSync(failed, 'utf8')}`);
+  }
+  throw new Error(`waited ${PACK_WAIT_MS / 1000} s for another test file's npm pack in ${dir}; remove that folder if no test runs`);
+}
+
+/** Packs of earlier checkouts (another edit, another run) older than an hour. */
+function forgetOldPacks(keep: string): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const dir = path.join(os.tmpdir(), name);
+    if (!name.startsWith('sluice-pack-') || dir === keep) continue;
+    try {
+      if (Date.now() - fs.statSync(dir).mtimeMs > 3_600_000) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // another run's, going away meanwhile
+    }
+  }
+}
+
+/**
  * Copies the checkout into `work/source` (node_modules linked, not copied) and runs `npm pack` there,
  * so that the package's own `prepack` builds what ships. Writes the tarball into `work`.
  */
-export function packSluice(work: string): PackedTarball {
+function packInto(work: string, files: string[]): PackedTarball {
   const source = path.join(work, 'source');
-  for (const file of checkoutFiles()) {
+  for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
     fs.copyFileSync(path.join(checkoutRoot, file), path.join(source, file));
   }
@@ -40,6 +111,7 @@ export function packSluice(work: string): PackedTarball {
   const { NODE_ENV: _testEnv, ...env } = process.env;
   const run = spawnSync(npm(), ['pack', '--json', '--pack-destination', work], { cwd: source, env, encoding: 'utf8', timeout: 240_000 });
   if (run.status !== 0) throw new Error(`npm pack failed (${run.status}): ${run.stderr}\n${run.stdout}`);
+  fs.rmSync(source, { recursive: true, force: true });
   // The prepack's build may print before npm's JSON: the JSON is the last top-level array.
   const json = run.stdout.slice(run.stdout.lastIndexOf('\n[') + 1);
   const [report] = JSON.parse(json) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
