@@ -37,6 +37,7 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'GET /messages': LIST_PARAMS,
   'GET /messages/{messageId}': [],
   'POST /messages/wait': [],
+  'POST /deliveries/wait': [],
   'GET /deliveries': [...LIST_PARAMS, 'destination'],
   'GET /export': ['format', 'source', 'since', 'until', 'event', 'status', 'type', 'userId', 'violations', 'search', 'plan', 'delivery', 'destination'],
   'POST /reset': [],
@@ -73,18 +74,14 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
       }
       case 'POST /messages/wait': {
         const body = await jsonBody(req);
-        const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
-        const abandoned = new AbortController();
-        res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
-        if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping');
-        const messages = await core.queries
-          .waitForMessages(body.filter, { count: body.count as number | undefined, timeoutMs }, AbortSignal.any([abandoned.signal, stopping]))
-          .catch((error: unknown) => {
-            // Sluice stopping ends the wait at once, rather than holding its shutdown for the wait's time.
-            if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping; the wait ended without an answer');
-            throw error;
-          });
+        const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, wait, signal));
         return send(res, 200, { messages });
+      }
+      case 'POST /deliveries/wait': {
+        const body = await jsonBody(req);
+        const status = body.status as string | undefined;
+        const deliveries = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForDeliveries(body.filter, { ...wait, ...(status !== undefined ? { status } : {}) }, signal));
+        return send(res, 200, { deliveries });
       }
       case 'GET /messages/{messageId}': {
         let messageId: string;
@@ -130,6 +127,26 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
     if (failure) return send(res, failure.status, { error: { code: failure.code, message: failure.message } });
     send(res, 500, { error: { code: 'internal_error', message: (error as Error).message } });
   }
+}
+
+/**
+ * A test's wait held open by a request: `count` and `timeoutMs` (at most MAX_WAIT_MS) from the body,
+ * ended when the client hangs up, and at once (503) when Sluice stops rather than holding its shutdown.
+ */
+async function heldWait<T>(
+  res: ServerResponse,
+  stopping: AbortSignal,
+  body: Record<string, unknown>,
+  wait: (options: { count: number | undefined; timeoutMs: number }, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
+  const abandoned = new AbortController();
+  res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
+  if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping');
+  return wait({ count: body.count as number | undefined, timeoutMs }, AbortSignal.any([abandoned.signal, stopping])).catch((error: unknown) => {
+    if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping; the wait ended without an answer');
+    throw error;
+  });
 }
 
 /** The HTTP API's answer to a store failure: a damaged store 503 store_damaged, a full disk 507 disk_full, with the fix, as ingestion answers. */

@@ -2,7 +2,7 @@
  * The relay a matcher asks (index.ts): the Sluice of startSluice() in this process — its core's test
  * queries, waits pushed by each commit (core/queries/waits.ts) — or a relay in another process by its
  * HTTP API (`{ apiUrl, token }`, or `sluice serve --json`'s `{ api, token }`), whose wait
- * (`POST /api/v1/messages/wait`) is the same wait held open over HTTP. Nothing here polls.
+ * (`POST /api/v1/messages/wait`, `/deliveries/wait`) is the same wait held open over HTTP. Nothing here polls.
  */
 import { checkFilter, matches, type MessageFilter, type TestMessage } from '../../core/queries/filters.ts';
 import type { DeliveryFilter, TestDelivery, TestQueries } from '../../core/queries/test-queries.ts';
@@ -99,14 +99,18 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
     return { status: response.status, json };
   };
   const unsupported = (what: string) => () =>
-    Promise.reject(new SluiceMatcherError(`${what} needs the Sluice of startSluice() in this process: the HTTP API has no wait for it yet; over HTTP, use toHaveReceived`));
+    Promise.reject(new SluiceMatcherError(`${what} needs the Sluice of startSluice() in this process: the HTTP API's messages carry no stored position to order them by`));
   return {
     async waitForMessages(filter, count, timeoutMs) {
       const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs });
       if (status === 200) return { ok: true, items: json.messages as TestMessage[] };
       return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestMessage[] };
     },
-    waitForDeliveries: unsupported('toHaveDelivered'),
+    async waitForDeliveries(filter, status, count, timeoutMs) {
+      const { status: answered, json } = await call('POST', 'deliveries/wait', { filter, ...(status ? { status } : {}), count, timeoutMs });
+      if (answered === 200) return { ok: true, items: json.deliveries as TestDelivery[] };
+      return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestDelivery[] };
+    },
     rows: unsupported('toHaveReceivedInOrder'),
     async violating(filter, where) {
       const wanted = checkFilter(filter, where);

@@ -148,13 +148,22 @@ describe('a relay in another process, by its HTTP API ({ apiUrl, token })', () =
     expect((await watching).message).toMatch(/^expected no message matching \{"event":"Late"\} within 600000 ms; one came/);
   });
 
-  it('toHaveNoViolations reads the messages that break a plan; a wrong token and the matchers with no HTTP wait fail clearly', async () => {
+  it('toHaveNoViolations reads the messages that break a plan; a wrong token, and toHaveReceivedInOrder (no stored order over HTTP), fail clearly', async () => {
     await track('Order Completed', { total: 'ten' });
     await expect(remote).toHaveReceived({ event: 'Order Completed' });
     expect((await failure(expect(remote).toHaveNoViolations({ properties: { total: 'ten' } }))).message).toMatch(/1 breaks a plan:\n {2}- track "Order Completed" of "u_1"/);
     await expect(remote).toHaveNoViolations({ properties: { total: 11 } });
     expect((await failure(expect({ ...remote, token: 'wrong' }).toHaveReceived({}))).message).toMatch(/^Sluice's HTTP API answered 401/);
-    expect(await failure(expect(remote).toHaveDelivered({}))).toBeInstanceOf(SluiceMatcherError);
     expect(await failure(expect(remote).toHaveReceivedInOrder([{}]))).toBeInstanceOf(SluiceMatcherError);
+  });
+
+  it('toHaveDelivered waits through POST /api/v1/deliveries/wait', async () => {
+    await track('Order Completed', { total: 42 });
+    await expect(remote).toHaveDelivered({ event: 'Order Completed' }, { destination: 'orders' });
+    const error = await failure(expect(remote).toHaveDelivered({ event: 'Order Completed' }, { destination: 'elsewhere', timeoutMs: 100 }));
+    expect(error.message).toMatch(/^waited 100 ms for 1 delivery matching \{"event":"Order Completed","destination":"elsewhere","status":"delivered"\}; 0 matched .*orders: delivered/);
+    const watching = failure(expect(remote).not.toHaveDelivered({ event: 'Refund Issued' }, { within: 600_000 }));
+    await track('Refund Issued');
+    expect((await watching).message).toMatch(/^expected no delivered delivery of messages matching \{"event":"Refund Issued"\} within 600000 ms; one came .*:\n {2}- orders: track "Refund Issued" of "u_1"/);
   });
 });
