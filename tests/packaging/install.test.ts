@@ -151,6 +151,25 @@ describe('the packed tarball', () => {
     expect(deep.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
+  it('sluice/matchers imports no test runner (the user\'s), nor the relay\'s store: only its own files and Node\'s modules', () => {
+    const files = new Set<string>();
+    const imported = new Set<string>();
+    const visit = (file: string) => {
+      if (files.has(file)) return;
+      files.add(file);
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/(?:^import\b[^;]*?\bfrom\s*|^import\s*|\bimport\s*\(\s*)"([^"]+)"/gm)) {
+        if (m[1]!.startsWith('.')) visit(path.resolve(path.dirname(file), m[1]!));
+        else imported.add(m[1]!);
+      }
+    };
+    visit(path.join(installed, 'dist/matchers.js'));
+    expect(files.size).toBeGreaterThan(1); // the probe follows imports
+    expect([...imported].filter((name) => !name.startsWith('node:'))).toEqual([]);
+    expect([...imported]).not.toContain('node:sqlite');
+    const loaded = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('sluice/matchers'); console.log(Object.keys(m.sluiceMatchers).join(','))"], { cwd: project, encoding: 'utf8' });
+    expect(loaded.stdout.trim()).toBe('toHaveReceived,toHaveReceivedInOrder,toHaveDelivered,toHaveNoViolations');
+  });
+
   it('answers --version and --help from the installed bin', () => {
     const env = { ...process.env, PATH: pathWith(process.execPath) };
     const version = spawnSync(bin, ['--version'], { cwd: project, env, encoding: 'utf8' });
