@@ -19,6 +19,8 @@ const SQLITE_MARK = 'sqlite-lock';
 const DYING_OWNER_MS = 1_000;
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
 
 /**
  * One Sluice per data folder: two would each read the same open deliveries and send every one twice
@@ -47,7 +49,7 @@ export function lockDataDir(dataDir: string): () => void {
   return writingDataDir(dataDir, () => lock(dataDir));
 }
 
-function lock(dataDir: string): () => void {
+function lock(dataDir: string, remade = false): () => void {
   makeFolder(dataDir);
   const textFile = path.join(dataDir, LOCK_FILE);
   const dbFile = path.join(dataDir, LOCK_DB);
@@ -69,6 +71,17 @@ function lock(dataDir: string): () => void {
     db.close();
     const code = (error as { errcode?: number }).errcode;
     if ((code === SQLITE_BUSY || code === SQLITE_LOCKED) && writable(dataDir)) throw inUse(readOwner(textFile)?.pid ?? null, dataDir);
+    if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB) {
+      // Written without a sync, so a system crash may leave it torn; it holds only a pid. Emptied in
+      // place (an empty file is an empty SQLite database): the same file, so a lock another process
+      // took on it meanwhile still holds and refuses this start; the descriptor the truncation opens
+      // and closes drops no lock of this process, which has none on it (this connection is closed, and
+      // another one holding it would have answered busy).
+      if (remade) throw new Error(`the lock file ${dbFile} is damaged (${(error as Error).message}) and could not be made again; stop every Sluice using ${dataDir}, delete that file and start again`);
+      fs.truncateSync(dbFile, 0);
+      console.error(`sluice: the lock file ${dbFile} was damaged (${(error as Error).message}: a system crash while it was written); it was made again`);
+      return lock(dataDir, true);
+    }
     throw error;
   }
   try {

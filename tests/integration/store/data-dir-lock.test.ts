@@ -168,3 +168,25 @@ it('an older Sluice (text lock only) is refused while this one holds the folder'
   cores.splice(0);
   expect(olderSluiceLocks(dataDir)).toBe('locked'); // released: the file is gone
 });
+
+it('a lock file a system crash left torn is made again, and the lock it then holds keeps another process out', () => {
+  const dataDir = folder();
+  lockDataDir(dataDir)(); // a lock file as every start leaves it
+  const file = path.join(dataDir, LOCK_DB);
+  const whole = fs.readFileSync(file);
+  const damaged = [
+    Buffer.alloc(8192, 0x5a), // not a database at all
+    Buffer.concat([whole.subarray(0, 4096), Buffer.alloc(whole.length - 4096, 0xff)]), // its table's page overwritten
+  ];
+  for (const bytes of damaged) {
+    fs.writeFileSync(file, bytes);
+    const release = lockDataDir(dataDir);
+    try {
+      expect(lockFromAnotherProcess(dataDir)).toMatch(/^another Sluice \(process \d+\) is using the data folder/);
+      expect(fs.readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).toMatch(new RegExp(`^${process.pid}\\n`));
+    } finally {
+      release();
+    }
+    expect(lockFromAnotherProcess(dataDir)).toBe('locked');
+  }
+});
