@@ -36,8 +36,9 @@ export class DeletionRequestsRepo {
     );
     // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser):
     // the user's messages in every source (one scan: no index by user, as the purge's own), the
-    // deliveries of them whose bodies it removes, their attempts whose answers it removes, and the
-    // memberships in those sources' audiences.
+    // deliveries of them whose bodies it removes, their attempts whose answers it removes (a forwarded
+    // message's attempt is its share of a request's record, migration 17: the purge clears that
+    // request's answer), and the memberships in those sources' audiences.
     this.#purgeCounts = db.prepare(
       `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
          sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id)
@@ -45,7 +46,8 @@ export class DeletionRequestsRepo {
          (SELECT count(*) FROM mine) AS messages,
          (SELECT json_group_array(source_id) FROM (SELECT DISTINCT source_id FROM mine ORDER BY source_id)) AS sourceIds,
          (SELECT count(*) FROM sent) AS deliveries,
-         (SELECT count(*) FROM sent JOIN attempts a ON a.delivery_id = sent.id) AS attempts,
+         (SELECT count(*) FROM sent JOIN attempts a ON a.delivery_id = sent.id)
+           + (SELECT count(*) FROM sent JOIN forward_attempts fa ON fa.delivery_id = sent.id) AS attempts,
          (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
            WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM mine)) AS audienceMemberships`,
     );

@@ -223,12 +223,14 @@ describe('one attempt record per forwarded request', () => {
     expect(core.deliveries.attempts(deliveryOf(core, newer[0]!).id)).toEqual(kept);
   });
 
-  it('a purge of one user\'s messages removes the answer of the requests that carried them', async () => {
+  it('a purge of one user\'s messages removes the answer of the requests that carried them, as its preview counted', async () => {
     const r = await receiver();
     r.fallback = { status: 200, body: 'echo: u0 was here' };
     const core = await forwarder(r.url);
     const ids = await send(core, 3);
     await settled(core);
+    // The preview counts u0's forwarded attempt (its share of the request whose answer the purge clears).
+    expect(await core.operations['deletions.preview']({ userId: 'u0' })).toMatchObject({ messages: 1, deliveries: 1, attempts: 1 });
     await core.operations['deletions.create']({ userId: 'u0', purge: true });
     await until(() => (core.messages.get(ids[0]!) === undefined ? true : undefined));
     const other = core.deliveries.attempts(deliveryOf(core, ids[1]!).id)[0]!;
