@@ -1,7 +1,7 @@
 /**
  * `sluice export [--data-dir D] [--out FILE [--force]] [--source S] [--since T] [--until T] [--event E]
  * [--status S] [--har [--destination NAME]]`: a store's messages as NDJSON, one per line
- * (core/transfer/export-lines.ts), or its webhook attempts as a HAR 1.2 document (core/transfer/har.ts).
+ * (core/transfer/export-lines.ts), or the requests Sluice made (webhook attempts, forwarded requests) as a HAR 1.2 document (core/transfer/har.ts).
  * The store is opened read-only, so a relay may be serving from it meanwhile; the export ends at the
  * newest message (or attempt) when it starts. Data goes to stdout or --out; one summary line to stderr.
  *
@@ -79,7 +79,7 @@ export async function exportCommand(args: string[]): Promise<number> {
       if (out instanceof FileOut) out.abort();
       throw error;
     }
-    const what = values.har ? `${count.toLocaleString('en-US')} webhook attempt${count === 1 ? '' : 's'} (HAR 1.2)` : `${count.toLocaleString('en-US')} message${count === 1 ? '' : 's'}`;
+    const what = values.har ? `${count.toLocaleString('en-US')} request${count === 1 ? '' : 's'} (HAR 1.2)` : `${count.toLocaleString('en-US')} message${count === 1 ? '' : 's'}`;
     process.stderr.write(`exported ${what}${values.out !== undefined ? ` to ${values.out}` : ''}\n`);
     return 0;
   } catch (error) {

@@ -1,8 +1,10 @@
 /**
- * Webhook attempts as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): one entry per attempt,
- * the request as Sluice sent it and the answer as it came, so that HTTP Toolkit, a browser's dev tools
- * or any HAR viewer opens a destination's traffic. Read like an export (export-lines.ts): by id windows,
- * a page at a time, on a read-only connection; the document is written as a head, the entries, a tail.
+ * The requests Sluice made as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): one entry per
+ * webhook attempt, then one per request forwarded to a Tracking API (recorded once for the messages it
+ * carried: forward_requests, migration 17), the request as Sluice sent it and the answer as it came, so
+ * that HTTP Toolkit, a browser's dev tools or any HAR viewer opens a destination's traffic. Read like an
+ * export (export-lines.ts): by id windows, a page at a time, on a read-only connection; the document is
+ * written as a head, the entries, a tail.
  */
 import { STATUS_CODES } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
@@ -54,7 +56,8 @@ export interface HarEntry {
   };
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
-  _sluice: { deliveryId: number; messageId: string | null; destination: string; outcome: string; error: string | null };
+  /** A forwarded request names its first message's delivery, and every delivery and messageId it carried (`carried`). */
+  _sluice: { deliveryId: number; messageId: string | null; destination: string; outcome: string; error: string | null; carried?: { deliveryIds: number[]; messageIds: (string | null)[] } };
 }
 
 const PAGE_ROWS = 200;
@@ -88,13 +91,24 @@ export function harHead(): string {
 }
 export const HAR_TAIL = ']}}\n';
 
-/** The HAR's entries, a page at a time (an empty page is a stretch of attempts with no match). */
+/** The HAR's entries, a page at a time (an empty page is a stretch of attempts with no match): webhook attempts, then forwarded requests. */
 export function* harPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[]> {
+  yield* attemptPages(db, filter);
+  yield* forwardedPages(db, filter);
+}
+
+/** The filter's terms on the delivery `d`, its message `m` and the request's start (`startedAt`, a column). */
+function harTerms(filter: HarFilter, startedAt: string): { where: string[]; params: (string | number)[] } {
   const { since, until, destinationId, ...messageFilter } = filter;
   const { where, params } = filterClauses(messageFilter);
-  if (since !== undefined) (where.push('a.started_at >= ?'), params.push(since));
-  if (until !== undefined) (where.push('a.started_at <= ?'), params.push(until));
+  if (since !== undefined) (where.push(`${startedAt} >= ?`), params.push(since));
+  if (until !== undefined) (where.push(`${startedAt} <= ?`), params.push(until));
   if (destinationId !== undefined) (where.push('d.destination_id = ?'), params.push(destinationId));
+  return { where, params };
+}
+
+function* attemptPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[]> {
+  const { where, params } = harTerms(filter, 'a.started_at');
   // A delivery that is no message's (a deletion notification, a test event) has no message to filter
   // by: it is in the HAR unless the filter names messages; the conditions on m.* leave it out then.
   const statement = db.prepare(
@@ -113,6 +127,45 @@ export function* harPages(db: DatabaseSync, filter: HarFilter): Generator<HarEnt
     const rows = statement.all(after, end, ...params) as unknown as AttemptRow[];
     after = rows.length === PAGE_ROWS ? rows.at(-1)!.id : end;
     yield rows.map(harEntry);
+  }
+}
+
+/**
+ * One entry per forwarded request that carried a message the filter picks: its body rebuilt as it was
+ * sent, `{"batch":[…]}` of the bodies of the deliveries it carried (in delivery order; a purged
+ * message's is gone from it), its headers and answer as recorded once for all of them.
+ */
+function* forwardedPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[]> {
+  const { where, params } = harTerms(filter, 'r.started_at');
+  const requests = db.prepare(
+    `SELECT r.id, r.url, r.started_at, r.duration_ms, r.request_headers, r.response_status, r.response_headers, r.response_body, r.error_message
+     FROM forward_requests r NOT INDEXED
+     WHERE r.id > ? AND r.id <= ? AND EXISTS (SELECT 1 FROM forward_attempts fa INDEXED BY forward_attempts_request
+       JOIN deliveries d ON d.id = fa.delivery_id LEFT JOIN messages m ON m.id = d.message_id
+       WHERE fa.request_id = r.id ${where.map((w) => `AND ${w}`).join(' ')})
+     ORDER BY r.id LIMIT ${PAGE_ROWS}`,
+  );
+  const carried = db.prepare(
+    `SELECT fa.delivery_id, fa.outcome, coalesce(fa.error_message, r.error_message) AS error_message, d.body, d.body_override, dst.name AS destination, m.message_id
+     FROM forward_attempts fa INDEXED BY forward_attempts_request JOIN forward_requests r ON r.id = fa.request_id
+       JOIN deliveries d ON d.id = fa.delivery_id JOIN destinations dst ON dst.id = d.destination_id LEFT JOIN messages m ON m.id = d.message_id
+     WHERE fa.request_id = ? ORDER BY fa.delivery_id`,
+  );
+  const { last } = db.prepare('SELECT coalesce(max(id), 0) AS last FROM forward_requests').get() as { last: number };
+  let after = 0;
+  while (after < last) {
+    const end = Math.min(after + WINDOW_IDS, last);
+    const rows = requests.all(after, end, ...params) as unknown as Omit<AttemptRow, 'delivery_id' | 'header_set' | 'signature' | 'outcome' | 'body' | 'body_override' | 'destination' | 'message_id'>[];
+    after = rows.length === PAGE_ROWS ? rows.at(-1)!.id : end;
+    yield rows.map((row) => {
+      const shares = carried.all(row.id) as unknown as Pick<AttemptRow, 'delivery_id' | 'outcome' | 'error_message' | 'body' | 'body_override' | 'destination' | 'message_id'>[];
+      const first = shares[0]!;
+      const body = `{"batch":[${shares.flatMap((share) => (share.body ?? share.body_override) ?? []).join(',')}]}`;
+      const entry = harEntry({ ...row, ...first, error_message: row.error_message, header_set: null, signature: null, body, body_override: null });
+      entry._sluice.messageId = shares.length === 1 ? first.message_id : null;
+      entry._sluice.carried = { deliveryIds: shares.map((share) => share.delivery_id), messageIds: shares.map((share) => share.message_id) };
+      return entry;
+    });
   }
 }
 

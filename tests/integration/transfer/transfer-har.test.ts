@@ -11,6 +11,9 @@ import addFormatsModule from 'ajv-formats';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFileSchema } from '../../../shared/settings.ts';
+import { openReadOnly } from '../../../electron/core/store/connection.ts';
+import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
+import { harPages, type HarFilter } from '../../../electron/core/transfer/har.ts';
 import { CLI } from '../../helpers/cli.ts';
 import { basicAuth, post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
@@ -100,7 +103,7 @@ describe('sluice export --har', () => {
 
     const dir = scratch();
     const run = await sluice(['export', '--har', '--data-dir', c.dataDir, '--out', 'hooks.har', '--destination', 'hooks'], dir);
-    expect(run).toEqual({ code: 0, stdout: '', stderr: 'exported 2 webhook attempts (HAR 1.2) to hooks.har\n' });
+    expect(run).toEqual({ code: 0, stdout: '', stderr: 'exported 2 requests (HAR 1.2) to hooks.har\n' });
     const har = JSON.parse(fs.readFileSync(path.join(dir, 'hooks.har'), 'utf8')) as Har;
     expect(validHar(har), JSON.stringify(validHar.errors)).toBe(true);
     expect(har.log.creator.name).toBe('Sluice');
@@ -152,6 +155,69 @@ describe('sluice export --har', () => {
       stdout: '',
       stderr: `sluice: there is no destination "nope" in ${c.dataDir}: its destinations are "down", "hooks"\n`,
     });
+  });
+});
+
+describe('sluice export --har of forwarded requests', () => {
+  it('one entry per request forwarded to a Tracking API: the batch as sent, its answer, the messages it carried; a 500 then its retry', async () => {
+    const r = await receiver();
+    r.script({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'busy' });
+    r.fallback = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"success":true}' };
+    let now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await startCore({
+      clock: { now: () => now },
+      random: () => 0.5,
+      config: configFileSchema.parse({
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'api', sources: ['web'], kind: 'tracking-api', trackingApi: { url: r.url, writeKey: 'wk_secret_api', flushMs: 0 } }],
+      }),
+    });
+    c.writeKey = 'wk_web';
+    cores.push(c);
+    const batch = ['One', 'Two', 'Three'].map((event, i) => ({ type: 'track', userId: `u_${i}`, event, messageId: `fwd-${i}` }));
+    expect((await post(c, '/v1/batch', { batch })).status).toBe(200);
+    const rows = c.messages.list().map((m) => m.id).reverse();
+    await afterRound(c, rows[0]!, 'api', 1);
+    now += 5_000;
+    c.delivery.kick();
+    const delivered = await afterRound(c, rows[0]!, 'api', 2);
+    expect(delivered.status).toBe('delivered');
+    const [first, second] = await r.waitFor(2);
+    const deliveryIds = rows.map((id) => c.deliveries.forMessage(id)[0]!.id);
+
+    const dir = scratch();
+    const run = await sluice(['export', '--har', '--data-dir', c.dataDir, '--out', 'api.har', '--destination', 'api'], dir);
+    expect(run).toEqual({ code: 0, stdout: '', stderr: 'exported 2 requests (HAR 1.2) to api.har\n' });
+    const har = JSON.parse(fs.readFileSync(path.join(dir, 'api.har'), 'utf8')) as Har;
+    expect(validHar(har), JSON.stringify(validHar.errors)).toBe(true);
+    const [e500, e200] = har.log.entries;
+    for (const [entry, received] of [[e500, first], [e200, second]] as const) {
+      expect(entry!.request).toMatchObject({ method: 'POST', url: `${r.url}/v1/batch`, postData: { mimeType: 'application/json', text: received!.body }, bodySize: Buffer.byteLength(received!.body) });
+      expect(entry!._sluice.carried).toEqual({ deliveryIds, messageIds: ['fwd-0', 'fwd-1', 'fwd-2'] });
+      expect(entry!._sluice).toMatchObject({ deliveryId: deliveryIds[0], messageId: null, destination: 'api' });
+      // The write key went as Basic auth: a HAR leaves credentials out.
+      expect(received!.headers.authorization).toBe(basicAuth('wk_secret_api'));
+      expect(entry!.request.headers).toEqual(expect.arrayContaining([{ name: 'Authorization', value: '[redacted by Sluice]' }]));
+      expect(JSON.stringify(entry)).not.toContain(Buffer.from('wk_secret_api:').toString('base64'));
+    }
+    expect(e500!.startedDateTime).toBe('2026-11-21T10:00:00.000Z');
+    expect(e500!.response).toMatchObject({ status: 500, content: { text: 'busy' } });
+    expect(e500!._sluice).toMatchObject({ outcome: 'retry' });
+    expect(e200!.startedDateTime).toBe('2026-11-21T10:00:05.000Z');
+    expect(e200!.response).toMatchObject({ status: 200, content: { text: '{"success":true}' } });
+    expect(e200!._sluice).toMatchObject({ outcome: 'success', error: null });
+
+    // A message filter picks the requests that carried a match (whole), a time bound the requests' own starts
+    // (read in this process, as the export reads: a read-only connection beside the running relay).
+    const db = openReadOnly(path.join(c.dataDir, DATABASE_FILE));
+    try {
+      const statuses = (filter: HarFilter) => [...harPages(db, filter)].flat().map((e) => e.response.status);
+      expect(statuses({ event: 'Two' })).toEqual([500, 200]);
+      expect(statuses({ since: Date.parse('2026-11-21T10:00:01Z') })).toEqual([200]);
+      expect(statuses({ event: 'Four' })).toEqual([]);
+    } finally {
+      db.close();
+    }
   });
 });
 
