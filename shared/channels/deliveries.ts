@@ -64,7 +64,7 @@ export const deliveryRequestSchemas = {
   /** A delivery's whole body as sent (a message's detail carries only the start of a big one: DeliveryView.bodyBytes). */
   'deliveries.body': z.strictObject({ id }),
   /** One header of an attempt's request as sent: a credential the attempt's view masks (AttemptView.maskedHeaders), on Reveal or for Copy as curl. */
-  'deliveries.revealHeader': z.strictObject({ deliveryId: id, attemptId: id, name: z.string().min(1).max(200) }),
+  'deliveries.revealHeader': z.strictObject({ deliveryId: id, attemptId: id, forwarded: z.boolean().optional(), name: z.string().min(1).max(200) }),
   /** These deliveries' states, as `deliveries.changed` carries them (read again after a reconnect); unknown ids are left out. */
   'deliveries.states': z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
 } as const;
@@ -132,6 +132,12 @@ export interface AttemptView {
   errorMessage: string | null;
   outcome: string;
   retryAt: number | null;
+  /**
+   * A request forwarded to a Tracking API, recorded once for the messages it carried (migration 17): its
+   * `id` is its request's, which may equal an attempt's of the records kept per message before; absent:
+   * an attempt of the delivery's own. `deliveries.revealHeader` takes both to name one.
+   */
+  forwarded?: true;
 }
 
 export interface DeliveryView extends DeliverySummary {

@@ -314,8 +314,9 @@ export class DeliveriesRepo {
 
   /** A delivery's attempts, oldest first (ATTEMPTS_SQL), each with the headers it sent (rebuilt from its header set: attempt-headers.ts). */
   attempts(deliveryId: number): Attempt[] {
-    return (this.#attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried: _carried, headerSet, deliverySignature, ...row }) => ({
+    return (this.#attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried, headerSet, deliverySignature, ...row }) => ({
       ...row,
+      ...(carried === 1 ? { forwarded: true as const } : {}),
       requestHeaders: headersSent(headerSet, row.requestHeaders, deliverySignature),
       responseHeaders: row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
     }));

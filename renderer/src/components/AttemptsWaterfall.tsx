@@ -24,7 +24,7 @@ export function AttemptsWaterfall({ attempts }: { attempts: readonly AttemptView
         </span>
       </li>
       {attempts.map((attempt, i) => (
-        <AttemptRow key={attempt.id} attempt={attempt} next={attempts[i + 1]} n={i + 1} scale={scale} timeoutAt={timeoutAt} />
+        <AttemptRow key={`${attempt.forwarded ? 'f' : 'a'}${attempt.id}`} attempt={attempt} next={attempts[i + 1]} n={i + 1} scale={scale} timeoutAt={timeoutAt} />
       ))}
     </ol>
   );

@@ -274,4 +274,38 @@ describe('a store made before migration 17', () => {
     expect(rows(core)).toEqual({ attempts: 0, requests: 1, carried: 3 });
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
+
+  it('a delivery retried across the upgrade: its old attempt and its forwarded request share an id, and each header is revealed from its own', async () => {
+    const r = await receiver();
+    r.fallback = { status: 200, body: 'new' };
+    const dataDir = tempDir();
+    const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE));
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 16)) db.exec(migration.sql);
+    // Schema 16: a forward that failed once (its attempt row, id 1, sent with another write key) and is due again.
+    const now = Date.now();
+    db.exec(`PRAGMA user_version = 16;
+      INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'app', 'wk_app', 'web', 0);
+      INSERT INTO destinations (id, name, kind, enabled, settings, created_at, updated_at)
+        VALUES (1, 'api', 'tracking-api', 1, '${JSON.stringify({ kind: 'tracking-api', trackingApi: { url: r.url, writeKey: 'wk_api', batchSize: 100, flushMs: 0, gzip: false } })}', 0, 0);
+      INSERT INTO destination_sources VALUES (1, 1);
+      INSERT INTO messages (id, source_id, message_id, type, status, user_id, event, received_at, raw)
+        VALUES (1, 1, 'old-1', 'track', 'accepted', 'u', 'Old', ${now}, '{"type":"track","userId":"u","event":"Old","messageId":"old-1"}');
+      INSERT INTO deliveries (id, message_id, destination_id, trigger, status, attempt_count, first_attempt_at, next_attempt_at, created_at, updated_at)
+        VALUES (1, 1, 1, 'automatic', 'retrying', 1, ${now}, ${now}, ${now}, ${now});
+      INSERT INTO attempts (id, delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers, response_body, outcome)
+        VALUES (1, 1, '${r.url}/v1/batch', ${now}, 3.5, '{"Authorization":"Basic b2xkLWtleTo="}', 503, '{}', 'busy', 'retry');`);
+    db.close();
+
+    const core = await forwarder(r.url, { dataDir });
+    await settled(core);
+    const [got] = await r.waitFor(1);
+    const view = (await core.operations['messages.get']({ id: 1 })).deliveries[0]!;
+    expect(view.attempts.map((a) => [a.id, a.forwarded ?? false, a.responseStatus])).toEqual([[1, false, 503], [1, true, 200]]);
+    const reveal = (forwarded?: boolean) => core.operations['deliveries.revealHeader']({ deliveryId: 1, attemptId: 1, ...(forwarded === undefined ? {} : { forwarded }), name: 'authorization' });
+    expect(await reveal(true)).toEqual({ value: got!.headers.authorization });
+    expect(got!.headers.authorization).toBe(`Basic ${Buffer.from('wk_api:').toString('base64')}`);
+    expect(await reveal()).toEqual({ value: 'Basic b2xkLWtleTo=' });
+    expect(await reveal(false)).toEqual({ value: 'Basic b2xkLWtleTo=' });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 });

@@ -45,8 +45,9 @@ export function deliveryOperations(p: OperationContext): OperationsOf<DeliveryCh
       if (!found) throw new OperationError('not_found', `there is no delivery ${id}`);
       return { body: found.body };
     },
-    'deliveries.revealHeader': ({ deliveryId, attemptId, name }) => {
-      const attempt = deliveries.attempts(deliveryId).find((a) => a.id === attemptId);
+    'deliveries.revealHeader': ({ deliveryId, attemptId, forwarded = false, name }) => {
+      // A forwarded request's id may equal an older per-message attempt's of the same delivery: both name it.
+      const attempt = deliveries.attempts(deliveryId).find((a) => a.id === attemptId && (a.forwarded === true) === forwarded);
       if (!attempt) throw new OperationError('not_found', `there is no attempt ${attemptId} of delivery ${deliveryId}; it may have been cleared — reload the message`);
       const header = Object.entries(attempt.requestHeaders).find(([key]) => key.toLowerCase() === name.toLowerCase());
       if (!header) throw new OperationError('not_found', `attempt ${attemptId} sent no ${name} header`);

@@ -82,7 +82,7 @@ export function WebhookTab({ message, delivery, destinations }: {
   };
   /** A masked header's value as sent (an attempt's request's credentials come masked from the core). */
   const reveal = (name: string) => async () => {
-    const result = await inspector.call('deliveries.revealHeader', { deliveryId: delivery.id, attemptId: request!.attemptId!, name });
+    const result = await inspector.call('deliveries.revealHeader', { deliveryId: delivery.id, attemptId: request!.attemptId!, ...(request!.forwarded ? { forwarded: true } : {}), name });
     if (!result.ok) throw new Error(result.error.message);
     return result.value.value;
   };

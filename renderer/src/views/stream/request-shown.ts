@@ -20,6 +20,8 @@ export interface RequestShown {
   address?: string;
   /** A recorded request's attempt, and the headers whose values it came with masked (`deliveries.revealHeader` reads them). */
   attemptId?: number;
+  /** The attempt is a forwarded request's record (AttemptView.forwarded): its id is its request's. */
+  forwarded?: true;
   masked?: string[];
 }
 
@@ -49,7 +51,7 @@ export function requestsOf(delivery: DeliveryView, destination: DestinationView 
     const last = [...delivery.attempts].reverse().find((a) => a.url === url);
     if (last) {
       const masked = last.maskedHeaders?.length ? { masked: last.maskedHeaders } : {};
-      return { url, headers: last.requestHeaders, recorded: true, ...shown, attemptId: last.id, ...masked };
+      return { url, headers: last.requestHeaders, recorded: true, ...shown, attemptId: last.id, ...(last.forwarded ? { forwarded: true as const } : {}), ...masked };
     }
     const webhook = targets.find((t) => t.url === url);
     if (api) {
