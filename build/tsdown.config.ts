@@ -11,8 +11,9 @@
 //           (which needs Node 22.19). Their licences go to dist/THIRD-PARTY-LICENSES.md. dist/matchers.js
 //           (`sluice/matchers`, issue 27) shares the chunks too and imports no test runner.
 //   playwright  dist/playwright.js (`sluice/playwright`, with its declarations): Playwright Test's
-//           fixture. It imports sluice/testing as ./testing.js (the same module, whose Node.js check
-//           runs first) and the project's own @playwright/test (an optional peer dependency, never bundled).
+//           fixture. It imports sluice/testing and sluice/matchers as ./testing.js and ./matchers.js
+//           (the same modules; testing.js's Node.js check runs first) and the project's own
+//           @playwright/test (an optional peer dependency, never bundled).
 //   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
 //           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
 //
@@ -45,15 +46,21 @@ const common: UserConfig = {
   logLevel: 'warn',
 };
 
-/** sluice/playwright's import of sluice/testing (electron/testing/index.ts) as the built ./testing.js beside it. */
+/**
+ * sluice/playwright's imports of sluice/testing (electron/testing/index.ts) and sluice/matchers
+ * (electron/testing/matchers/index.ts) as the built ./testing.js and ./matchers.js beside it.
+ */
 function testingAsSibling(): Plugin {
-  const testingIndex = path.join(root, 'electron/testing/index');
+  const siblings = new Map([
+    [path.join(root, 'electron/testing/index'), './testing.js'],
+    [path.join(root, 'electron/testing/matchers/index'), './matchers.js'],
+  ]);
   return {
     name: 'sluice:testing-as-sibling',
     resolveId(source, importer) {
       if (!importer || !source.startsWith('.')) return null;
-      const target = path.resolve(path.dirname(importer), source).replace(/(\.d)?\.(ts|js)$/, '');
-      return target === testingIndex ? { id: './testing.js', external: true } : null;
+      const sibling = siblings.get(path.resolve(path.dirname(importer), source).replace(/(\.d)?\.(ts|js)$/, ''));
+      return sibling ? { id: sibling, external: true } : null;
     },
   };
 }

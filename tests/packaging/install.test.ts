@@ -620,6 +620,10 @@ test('typed', async ({ page, sluice }) => {
   await fixture.intercept(page, network);
   const found: TestMessage[] = await sluice.waitForMessages({ event: 'Order Completed' });
   expect(found[0]?.source).toBe('web');
+  await expect(sluice).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } }, { timeoutMs: 1_000 });
+  await expect(sluice).not.toHaveReceived({ event: 'Order Refunded' }, { within: 500 });
+  // @ts-expect-error not a filter field
+  await expect(sluice).toHaveReceived({ evnt: 'Typo' });
   // @ts-expect-error hosts are lists of host names
   await sluice.intercept(page, { hosts: { segmentApi: 'api.shop.example' } });
 });
@@ -637,7 +641,7 @@ test('typed', async ({ page, sluice }) => {
     expect(run.status).toBe(0);
   });
 
-  it('types the fixture and its options', () => {
+  it('types the fixture, its options and its expect\'s matchers', () => {
     const tsc = path.join(checkoutRoot, 'node_modules/typescript/bin/tsc');
     const run = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'typed-playwright.mts'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
     expect(run.stdout + run.stderr).toBe('');

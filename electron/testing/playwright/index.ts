@@ -3,19 +3,20 @@
  * starts its own relay (sluice/testing's startSluice, with the `sluiceConfig` option); each test that
  * uses `sluice` or a page gets it reset first; every page's analytics traffic to Segment's and
  * RudderStack's hosts is routed to it (intercept.ts), so the app under test keeps its production
- * snippet and write key.
+ * snippet and write key. `expect` has sluice/matchers.
  *
  *   import { test, expect } from 'sluice/playwright';
  *   test('checkout is tracked', async ({ page, sluice }) => {
  *     await page.goto('http://localhost:3000/');          // the app, with its analytics.js snippet
  *     await page.getByRole('button', { name: 'Buy' }).click();
- *     await sluice.waitForMessages({ event: 'Order Completed' });
+ *     await expect(sluice).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } });
  *   });
  *
  * @playwright/test is the project's own (a peer dependency): this module is the only one of Sluice that imports it.
  */
 import { test as base, expect as baseExpect, type BrowserContext, type Page } from '@playwright/test';
 import { startSluice, type Sluice, type StartOptions } from '../index.ts';
+import { sluiceMatchers } from '../matchers/index.ts';
 import { intercept, type InterceptOptions } from './intercept.ts';
 
 export type { InterceptHosts, InterceptOptions } from './intercept.ts';
@@ -83,5 +84,8 @@ export const test = base.extend<SluiceTestOptions & SluiceFixtures, SluiceWorker
   },
 });
 
-/** Playwright's expect. */
-export const expect = baseExpect;
+/**
+ * Playwright's expect with sluice/matchers: `await expect(sluice).toHaveReceived(filter)`,
+ * `.not.toHaveReceived(filter, { within })`, `toHaveReceivedInOrder`, `toHaveDelivered`, `toHaveNoViolations`.
+ */
+export const expect = baseExpect.extend(sluiceMatchers);
