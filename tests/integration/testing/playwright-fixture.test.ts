@@ -128,4 +128,10 @@ describe.skipIf(noBrowser !== null)('sluice/playwright in Playwright Test, two w
     passed('sluice.intercept(page, { hosts }) routes a page the fixture left alone');
     passed('the proxy setup is not routed: its analytics.js is asked of the network, and nothing reaches Sluice');
   });
+
+  it('analyticsJs: a file of one\'s own is served for the snippet (its production key in the body taken as the relay\'s), and "network" leaves the request alone; a wrong option is refused with a sentence', () => {
+    passed('the snippet gets that file, and its request with the production key in the body reaches Sluice');
+    passed("the snippet's analytics.js is left to the next handler, the network");
+    passed('is refused with a sentence naming the option and its form');
+  });
 });
