@@ -18,6 +18,9 @@ const ROUNDS = Number(process.env.BENCH_MATCHERS_ROUNDS ?? 300);
 const PAUSE_MS = 5;
 /** Messages a test stores before the reset that follows it. */
 const PER_TEST = 5;
+/** The absence window measured, and how many times. */
+const WINDOW_MS = 500;
+const WINDOW_ROUNDS = 20;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 function summary(values: number[]) {
@@ -88,6 +91,15 @@ export async function runMatchersBench() {
     emptyResets.push(performance.now() - t1);
     await sleep(PAUSE_MS);
   }
+  // `.not.toHaveReceived(filter, { within: 500 })` with nothing arriving: how long the window takes (the
+  // Playwright fixture's example (c) asks 500 ± 100 ms).
+  const windows: number[] = [];
+  for (let i = 0; i < WINDOW_ROUNDS; i++) {
+    const t0 = performance.now();
+    const result = await sluiceMatchers.toHaveReceived.call({ isNot: true }, sluice, { event: 'Never Sent' }, { within: WINDOW_MS });
+    windows.push(performance.now() - t0);
+    if (result.pass) throw new Error('a window with nothing arriving found a match');
+  }
   await ingest.close();
   await sluice.close();
 
@@ -110,6 +122,8 @@ export async function runMatchersBench() {
     /** sluice.reset() with nothing stored. */
     resetEmptyMs: summary(emptyResets),
     messagesPerTest: PER_TEST,
+    /** `.not.toHaveReceived(…, { within: 500 })` with nothing arriving, start to answer. */
+    absenceWindowMs: { within: WINDOW_MS, ...summary(windows) },
   };
   const s = figures.sentToMatchedMs;
   const h = figures.sentToMatchedHttpMs;
@@ -117,7 +131,8 @@ export async function runMatchersBench() {
   console.log(
     `matchers: sent → toHaveReceived p50 ${s.p50} / p95 ${s.p95} / p99 ${s.p99} ms (over HTTP p50 ${h.p50} / p95 ${h.p95} / p99 ${h.p99}); ` +
       `floor (one POST /v1/track round trip) p50 ${f.p50} / p95 ${f.p95} / p99 ${f.p99} ms → ${figures.overFloor.p50}× (p95 ${figures.overFloor.p95}×); ` +
-      `reset() after a test of ${PER_TEST} messages p50 ${figures.resetAfterTestMs.p50} / p95 ${figures.resetAfterTestMs.p95} ms, empty p50 ${figures.resetEmptyMs.p50} / p95 ${figures.resetEmptyMs.p95} ms`,
+      `reset() after a test of ${PER_TEST} messages p50 ${figures.resetAfterTestMs.p50} / p95 ${figures.resetAfterTestMs.p95} ms, empty p50 ${figures.resetEmptyMs.p50} / p95 ${figures.resetEmptyMs.p95} ms; ` +
+      `a ${WINDOW_MS} ms absence window took p50 ${figures.absenceWindowMs.p50} / p95 ${figures.absenceWindowMs.p95} / max ${figures.absenceWindowMs.max} ms`,
   );
   return figures;
 }

@@ -86,12 +86,15 @@ describe.skipIf(noBrowser !== null)('examples/playwright-fixture: Playwright Tes
     expect(result('(b)').errors[0]!.location).toMatchObject({ file: spec, line: 20 });
   });
 
-  it('(c) passes after watching the 500 ms window (500 ± 100 ms)', () => {
+  it('(c) passes after watching the whole 500 ms window', () => {
     expect({ status: result('(c)').status, errors: errorOf('(c)') }).toEqual({ status: 'passed', errors: '' });
     const watch = result('(c)').steps.find((step) => step.title === 'watch 500 ms for a refund');
     expect(watch, JSON.stringify(result('(c)').steps.map((step) => step.title))).toBeDefined();
-    expect(watch!.duration).toBeGreaterThanOrEqual(400);
-    expect(watch!.duration).toBeLessThanOrEqual(600);
+    // It watches the whole window (a matcher that answers at once fails here). How far past 500 ms it ends
+    // is the machine's load, not a behaviour: bounded loosely here (a matcher that waits its 3 s timeout
+    // instead of the window fails), measured by the matchers benchmark.
+    expect(watch!.duration).toBeGreaterThanOrEqual(495);
+    expect(watch!.duration).toBeLessThan(2_000);
   });
 
   it('(d) fails, showing the order the events were stored in', () => {
