@@ -117,26 +117,25 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
       const explanation = (waits[missing] as { explanation: string }).explanation;
       return { pass: false, message: () => `expected ${filters.length} messages in order; filter ${missing + 1} of ${filters.length} never matched: ${explanation}` };
     }
-    const rows = await Promise.all(filters.map((filter) => relay.rows(filter, 'toHaveReceivedInOrder()')));
     // The earliest match of each filter after the previous filter's: the order holds when each has one.
-    let after = 0;
-    const chosen: number[] = [];
-    for (const [index, matches] of rows.entries()) {
-      const next = matches.find((row) => row.id > after);
+    // Each is one bounded read (the first match after a row id), never every message a filter matches.
+    const chosen: { id: number; message: TestMessage }[] = [];
+    for (const [index, filter] of filters.entries()) {
+      const [next] = await relay.firstAfter(filter, chosen.at(-1)?.id ?? 0, 1, 'toHaveReceivedInOrder()');
       if (!next) {
-        const order = rows
-          .flatMap((matched, i) => matched.slice(0, 3).map((row) => ({ ...row, filter: i + 1 })))
+        const firsts = await Promise.all(filters.map((each) => relay.firstAfter(each, 0, 3, 'toHaveReceivedInOrder()')));
+        const order = firsts
+          .flatMap((matched, i) => matched.map((row) => ({ ...row, filter: i + 1 })))
           .sort((a, b) => a.id - b.id)
           .map((row) => `  - ${label(row.message)}: filter ${row.filter}`);
         return {
           pass: false,
-          message: () => `expected messages matching these ${filters.length} filters in this order; no match of filter ${index + 1} (${shown(filters[index])}) comes after ${index === 0 ? 'the start' : `the match of filter ${index}`}. Stored order:\n${order.join('\n')}`,
+          message: () => `expected messages matching these ${filters.length} filters in this order; no match of filter ${index + 1} (${shown(filter)}) comes after ${index === 0 ? 'the start' : `the match of filter ${index}`}. Stored order:\n${order.join('\n')}`,
         };
       }
-      chosen.push(next.id);
-      after = next.id;
+      chosen.push(next);
     }
-    return { pass: true, message: () => `expected messages matching these ${filters.length} filters not to be stored in this order; they were:\n${chosen.map((id, i) => `  - ${label(rows[i]!.find((row) => row.id === id)!.message)}`).join('\n')}` };
+    return { pass: true, message: () => `expected messages matching these ${filters.length} filters not to be stored in this order; they were:\n${chosen.map((row) => `  - ${label(row.message)}`).join('\n')}` };
   });
 }
 

@@ -22,8 +22,11 @@ export type Waited<T> = { ok: true; items: T[] } | { ok: false; explanation: str
 export interface MatcherRelay {
   waitForMessages(filter: MessageFilter | undefined, count: number, timeoutMs: number): Promise<Waited<TestMessage>>;
   waitForDeliveries(filter: DeliveryFilter, status: TestDelivery['status'] | undefined, count: number, timeoutMs: number): Promise<Waited<TestDelivery>>;
-  /** Stored matches with their row ids (stored order), accepted ones unless the filter names a status. */
-  rows(filter: MessageFilter | undefined, where: string): Promise<{ id: number; message: TestMessage }[]>;
+  /**
+   * The first `limit` stored matches after the row id `after`, with their row ids (stored order),
+   * accepted ones unless the filter names a status: a bounded read, however many messages match.
+   */
+  firstAfter(filter: MessageFilter | undefined, after: number, limit: number, where: string): Promise<{ id: number; message: TestMessage }[]>;
   /** Stored messages that match and break a tracking plan. */
   violating(filter: MessageFilter | undefined, where: string): Promise<TestMessage[]>;
 }
@@ -59,7 +62,7 @@ function localRelay(queries: TestQueries): MatcherRelay {
   return {
     waitForMessages: (filter, count, timeoutMs) => waited(queries.waitForMessages(filter, { count, timeoutMs })),
     waitForDeliveries: (filter, status, count, timeoutMs) => waited(queries.waitForDeliveries(filter, { count, timeoutMs, ...(status ? { status } : {}) })),
-    rows: (filter, where) => queries.rows(acceptedUnlessNamed(checkFilter(filter, where)), where),
+    firstAfter: async (filter, after, limit, where) => (await queries.page(acceptedUnlessNamed(checkFilter(filter, where)), undefined, after, limit, where)).rows,
     violating: (filter, where) => queries.messages({ ...checkFilter(filter, where), violations: true }),
   };
 }
@@ -111,7 +114,7 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
       if (answered === 200) return { ok: true, items: json.deliveries as TestDelivery[] };
       return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestDelivery[] };
     },
-    rows: unsupported('toHaveReceivedInOrder'),
+    firstAfter: unsupported('toHaveReceivedInOrder'),
     async violating(filter, where) {
       const wanted = checkFilter(filter, where);
       // The list's query parameters carry the plain fields; the rest is matched here, page by page of

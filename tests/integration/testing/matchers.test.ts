@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSluice, type Sluice } from '../../../electron/testing/index.ts';
 import { configureSluiceMatchers, sluiceMatchers, SluiceMatcherError, type SluiceMatchers } from '../../../electron/testing/matchers/index.ts';
 import { post } from '../../helpers/core.ts';
+import { queriesOf } from '../../../electron/testing/handle.ts';
 
 declare module 'vitest' {
   interface Assertion<R, T> extends SluiceMatchers<Promise<void>> {}
@@ -98,6 +99,37 @@ describe('toHaveReceivedInOrder', () => {
     expect(reversed.message).toMatch(/no match of filter 2 \(\{"event":"Cart Viewed"\}\) comes after the match of filter 1\. Stored order:\n {2}- track "Cart Viewed" .*: filter 2\n {2}- track "Order Completed" .*: filter 1$/);
     const missing = await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Checkout Started' }], { timeoutMs: 100 }));
     expect(missing.message).toMatch(/^expected 2 messages in order; filter 2 of 2 never matched: waited 100 ms for 1 accepted message matching \{"event":"Checkout Started"\}/);
+  });
+
+  it('reads the first match of each filter, not every message a filter matches', async () => {
+    const batch = Array.from({ length: 1_200 }, (_, i) => ({ type: 'track', userId: 'u_1', event: 'Cart Viewed', properties: { i } }));
+    expect((await post(sluice, '/v1/batch', { batch })).status).toBe(200);
+    await track('Order Completed', { total: 42 });
+    await expect(sluice).toHaveReceived({ event: 'Order Completed' });
+    // The stored messages the ordering step is given, counted at the relay's queries (its waits aside:
+    // each wait's first look reads one bounded step).
+    const queries = queriesOf(sluice)!;
+    const { rows, page } = queries;
+    let read = 0;
+    queries.rows = async (...args) => {
+      const found = await rows.apply(queries, args);
+      read += found.length;
+      return found;
+    };
+    queries.page = async (...args) => {
+      const found = await page.apply(queries, args);
+      read += found.rows.length;
+      return found;
+    };
+    try {
+      await expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed' }]);
+      await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }]));
+    } finally {
+      Object.assign(queries, { rows, page });
+    }
+    // One per filter, and three per filter for the failure's stored order (without the bound: each of
+    // the 1,200 Cart Viewed, twice).
+    expect(read).toBeLessThanOrEqual(2 + 1 + 3 + 1);
   });
 });
 
