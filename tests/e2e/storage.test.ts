@@ -176,7 +176,7 @@ describe.skipIf(skipReason !== null)('Storage in the inspector', () => {
     await dialog().getByRole('button', { name: 'Done' }).click();
 
     await page().getByRole('button', { name: 'Export…' }).click();
-    await dialog().getByRole('radio', { name: /^HAR webhook attempts/ }).check();
+    await dialog().getByRole('radio', { name: /^HAR requests/ }).check();
     const [har] = await Promise.all([page().waitForEvent('download'), dialog().getByRole('button', { name: 'Download' }).click()]);
     expect(har.suggestedFilename()).toMatch(/\.har$/);
     expect(JSON.parse(fs.readFileSync((await har.path())!, 'utf8')).log.version).toBe('1.2');

@@ -156,9 +156,9 @@ describe('export and import outcomes', () => {
     const file = { fileName: 'sluice-2026-11-25T18-00.ndjson', mimeType: 'application/x-ndjson', text: '', messages: 1234, truncated: false };
     expect(exportDone(file, 'ndjson', EXPORT_MAX_MESSAGES)).toBe('Saved 1,234 messages to sluice-2026-11-25T18-00.ndjson.');
     expect(exportDone({ ...file, fileName: 'a.har', truncated: true, messages: 100_000 }, 'har', EXPORT_MAX_MESSAGES)).toBe(
-      'Saved 100,000 webhook attempts to a.har. More attempts match than one download holds (100,000): run sluice export in a terminal for all of them.',
+      'Saved 100,000 requests to a.har. More requests match than one download holds (100,000): run sluice export in a terminal for all of them.',
     );
-    expect(exportDone({ ...file, fileName: 'a.har', messages: 0 }, 'har', EXPORT_MAX_MESSAGES)).toBe('These messages have no webhook attempts: a.har holds none.');
+    expect(exportDone({ ...file, fileName: 'a.har', messages: 0 }, 'har', EXPORT_MAX_MESSAGES)).toBe('Sluice made no request for these messages: a.har holds none.');
     expect(exportDone({ ...file, truncated: true, messages: 100_000 }, 'ndjson', EXPORT_MAX_MESSAGES)).toMatch(/^Saved 100,000 messages to .* More messages match than/);
     expect(exportDone({ ...file, messages: 0 }, 'ndjson', EXPORT_MAX_MESSAGES)).toBe('No message matches: sluice-2026-11-25T18-00.ndjson is empty.');
   });

@@ -29,7 +29,7 @@ function exportFilter(filter: MessageFilter): ExportFilter {
   };
 }
 
-/** A download of the filter's messages (NDJSON) or of their webhook attempts (HAR 1.2), at most EXPORT_MAX_MESSAGES messages. */
+/** A download of the filter's messages (NDJSON) or of the requests Sluice made for them (HAR 1.2: webhook attempts, forwarded requests), at most EXPORT_MAX_MESSAGES messages. */
 export function exportForDownload(db: DatabaseSync, filter: MessageFilter, format: 'ndjson' | 'har', now: number): StorageResponses['messages.export'] {
   const stamp = new Date(now).toISOString().slice(0, 16).replace(':', '-');
   const wanted = exportFilter(filter);

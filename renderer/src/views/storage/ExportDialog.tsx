@@ -12,7 +12,7 @@ type Step = { kind: 'choosing'; problem: string | null } | { kind: 'exporting' }
 
 /**
  * Export…: the stream's filtered set as it was when the dialog opened, as NDJSON (one stored message a
- * line, as `sluice export` writes them) or as HAR 1.2 (their webhook attempts), downloaded as a file;
+ * line, as `sluice export` writes them) or as HAR 1.2 (the requests Sluice made for them: webhook attempts, forwarded requests), downloaded as a file;
  * says when there were more than one download holds.
  */
 export function ExportDialog({ set, onClose }: { set: FilteredSet; onClose: () => void }) {
@@ -51,7 +51,7 @@ export function ExportDialog({ set, onClose }: { set: FilteredSet; onClose: () =
           <label className="radio">
             <input type="radio" name={radioName} checked={format === 'har'} onChange={() => setFormat('har')} />
             <span>
-              HAR webhook attempts <span className="muted">— HAR 1.2, for HTTP Toolkit and browser dev tools</span>
+              HAR requests <span className="muted">— webhook attempts and forwards as HAR 1.2, for HTTP Toolkit and browser dev tools</span>
             </span>
           </label>
         </fieldset>

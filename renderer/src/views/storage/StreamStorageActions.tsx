@@ -26,7 +26,7 @@ export function StreamStorageActions() {
 
   return (
     <div className="storage-actions">
-      <button type="button" className="btn" aria-haspopup="dialog" title="Download the messages matching these filters (NDJSON), or their webhook attempts (HAR)" onClick={() => setOpen({ kind: 'export', set: snapshot() })}>
+      <button type="button" className="btn" aria-haspopup="dialog" title="Download the messages matching these filters (NDJSON), or the requests Sluice made for them (HAR)" onClick={() => setOpen({ kind: 'export', set: snapshot() })}>
         Export…
       </button>
       <button type="button" className="btn" aria-haspopup="dialog" title="Remove the messages matching these filters, with their deliveries and attempts (asks first)" onClick={() => setOpen({ kind: 'clear', set: snapshot() })}>

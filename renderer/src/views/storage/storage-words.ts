@@ -137,17 +137,17 @@ export function clearDone(result: StorageResponses['storage.clear']): string {
 
 /**
  * After an export's download: what it holds, and that it was cut short when it was. For a HAR file
- * the core counts its entries (webhook attempts), not messages.
+ * the core counts its entries (the requests Sluice made: webhook attempts, forwarded requests), not messages.
  */
 export function exportDone(result: StorageResponses['messages.export'], format: 'ndjson' | 'har', max: number): string {
   const n = result.messages;
   const saved =
     n === 0
       ? format === 'har'
-        ? `These messages have no webhook attempts: ${result.fileName} holds none.`
+        ? `Sluice made no request for these messages: ${result.fileName} holds none.`
         : `No message matches: ${result.fileName} is empty.`
-      : `Saved ${format === 'har' ? plural(n, 'webhook attempt') : plural(n, 'message')} to ${result.fileName}.`;
-  const more = format === 'har' ? 'attempts' : 'messages';
+      : `Saved ${format === 'har' ? plural(n, 'request') : plural(n, 'message')} to ${result.fileName}.`;
+  const more = format === 'har' ? 'requests' : 'messages';
   const cut = result.truncated ? ` More ${more} match than one download holds (${formatCount(max)}): run sluice export in a terminal for all of them.` : '';
   return saved + cut;
 }
