@@ -12,8 +12,8 @@
 //           (`sluice/matchers`, issue 27) shares the chunks too and imports no test runner.
 //   playwright  dist/playwright.js (`sluice/playwright`, with its declarations): Playwright Test's
 //           fixture. It imports sluice/testing and sluice/matchers as ./testing.js and ./matchers.js
-//           (the same modules; testing.js's Node.js check runs first) and the project's own
-//           @playwright/test (an optional peer dependency, never bundled).
+//           (the same modules) and the project's own @playwright/test (an optional peer dependency,
+//           never bundled). Its own Node.js check (naming sluice/playwright) is a chunk it imports first.
 //   client  dist/client/index.js (ESM) and index.cjs (CommonJS), with index.d.ts and index.d.cts:
 //           `sluice/client`, for Node 20 and later, importing nothing but Node's own modules.
 //
@@ -106,6 +106,12 @@ export default defineConfig([
     format: 'esm',
     clean: false,
     deps: { onlyBundle: [], neverBundle: ['@playwright/test'] },
+    outputOptions: {
+      chunkFileNames: 'chunks/[name]-[hash].js',
+      // sluice/playwright's Node.js check (naming sluice/playwright) in a chunk of its own, which
+      // dist/playwright.js imports before ./testing.js, whose check would name sluice/testing.
+      codeSplitting: { groups: [{ name: 'playwright-node-floor', test: /electron[\\/](host[\\/]node-check\.js|testing[\\/]playwright[\\/]node-floor\.ts)$/ }] },
+    },
     plugins: [testingAsSibling()],
     dts: { tsgo: { path: typescriptBinary() } },
   },

@@ -2,7 +2,8 @@
 // Refuses, in one sentence, a Node.js too old for the relay, before anything that needs a newer one
 // is loaded: a stack trace about `node:sqlite` or a `.ts` extension tells a user nothing. It is plain
 // JavaScript so that any Node.js can run it: the `sluice` command calls exitIfNodeTooOld before it
-// loads a command's code, sluice/testing checks at its import (testing/node-floor.ts), and a
+// loads a command's code, sluice/testing and sluice/playwright check at their import
+// (testing/node-floor.ts, testing/playwright/node-floor.ts), and a
 // checkout's `npm start` and `npm run serve` run this file before building or starting anything. The
 // client library (`sluice/client`) does not need it: it runs on Node.js 20.
 
@@ -18,12 +19,14 @@ export const RELAY_NODE = '22.19.0';
 
 /**
  * What needs the newer Node.js, and why, as the refusal says it: the relay (`sluice serve`, `npm start`),
- * a command that runs without a relay (export, check, plan, import, doctor) and sluice/testing.
+ * a command that runs without a relay (export, check, plan, import, doctor), sluice/testing and
+ * sluice/playwright (sluice/matchers needs no relay: it loads on any Node.js).
  */
 export const NEEDS = {
   relay: { who: 'the relay', why: 'it stores messages with node:sqlite' },
   command: { who: 'this command', why: "it runs the relay's code" },
   testing: { who: 'sluice/testing', why: 'it runs a relay, which stores messages with node:sqlite' },
+  playwright: { who: 'sluice/playwright', why: 'its fixture runs a relay, which stores messages with node:sqlite' },
 };
 
 /**
@@ -62,6 +65,16 @@ export function exitIfNodeTooOld(needs) {
     process.stderr.write(`sluice: ${problem}.\n`);
     process.exit(1);
   }
+}
+
+/**
+ * Throws the refusal (an Error whose message is the sentence) when this Node.js cannot run what `needs`
+ * names: the check a module of the package makes at its import.
+ * @param {keyof typeof NEEDS} needs
+ */
+export function throwIfNodeTooOld(needs) {
+  const problem = relayNodeProblem(process.versions.node, needs);
+  if (problem !== undefined) throw new Error(`${problem}.`);
 }
 
 /** Whether this file is the script Node.js was started with. */

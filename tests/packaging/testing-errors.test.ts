@@ -1,7 +1,8 @@
-// sluice/testing and the commands that run without a relay, as a user installs them (the packed
-// tarball, installed into an empty project): on Node 20 each refuses in the relay's one sentence,
-// naming what needs the newer Node.js (not "the relay" for `sluice export`, not a TypeError about
-// DatabaseSync for sluice/testing); and every error sluice/testing throws at a test carries the test's
+// sluice/testing, sluice/playwright and the commands that run without a relay, as a user installs them
+// (the packed tarball, installed into an empty project): on Node 20 each refuses in the relay's one
+// sentence, naming what needs the newer Node.js (not "the relay" for `sluice export`, not a TypeError
+// about DatabaseSync for sluice/testing, not sluice/testing for sluice/playwright; sluice/matchers runs
+// no relay and loads); and every error sluice/testing throws at a test carries the test's
 // stack, so that a real Vitest run shows the test's own line in its code frame, not dist/chunks/.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,6 +59,28 @@ describe.skipIf('reason' in node20)('on Node 20', () => {
       const required = spawnSync(node, ['-e', "try { require('sluice/testing') } catch (e) { console.log(JSON.stringify(e.message)) }"], { cwd: project, encoding: 'utf8' });
       expect(JSON.parse(required.stdout)).toMatch(sentence);
     }
+  });
+
+  it('sluice/playwright refuses at its import naming sluice/playwright, not sluice/testing; sluice/matchers (no relay) loads and runs', () => {
+    // The project's own Playwright Test, as `npm i -D @playwright/test` puts it (linked from this checkout's).
+    const link = path.join(project, 'node_modules', '@playwright', 'test');
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(path.join(checkoutRoot, 'node_modules', '@playwright', 'test'), link, 'dir');
+    const load = (specifier: string, then: string) =>
+      spawnSync(node, ['--input-type=module', '-e', `import(${JSON.stringify(specifier)}).then((m) => ${then}, (e) => console.log(JSON.stringify('threw: ' + e.message)))`], { cwd: project, encoding: 'utf8' });
+    const playwright = load('sluice/playwright', "console.log(JSON.stringify('loaded'))");
+    expect(playwright.stderr).toBe('');
+    expect(JSON.parse(playwright.stdout)).toMatch(new RegExp(`^threw: sluice/playwright ${REFUSAL}.*\\.$`));
+    // Uncaught, as a spec file's import leaves it: that sentence, and nothing of node:sqlite.
+    fs.writeFileSync(path.join(project, 'uses-playwright.mjs'), "import { test } from 'sluice/playwright';\ntest('t', () => {});\n");
+    const uncaught = spawnSync(node, ['uses-playwright.mjs'], { cwd: project, encoding: 'utf8' });
+    expect(uncaught.status).toBe(1);
+    expect(uncaught.stderr).toMatch(/Error: sluice\/playwright needs Node\.js 22\.19\.0 or newer \(its fixture runs a relay/);
+    expect(uncaught.stderr).not.toMatch(/sluice\/testing needs|DatabaseSync|sqlite['"]/);
+    // sluice/matchers imports no store code: it loads on Node 20, and a matcher runs (given no Sluice, it says what to pass).
+    const matchers = load('sluice/matchers', "m.sluiceMatchers.toHaveReceived.call({}, 42).then(() => console.log('\"passed\"'), (e) => console.log(JSON.stringify(e.name + ': ' + e.message)))");
+    expect(matchers.stderr).toBe('');
+    expect(JSON.parse(matchers.stdout)).toMatch(/^SluiceMatcherError: expect\(received\)\.toHaveReceived\(\): received is a number, not a Sluice/);
   });
 });
 

@@ -14,6 +14,7 @@
  *
  * @playwright/test is the project's own (a peer dependency): this module is the only one of Sluice that imports it.
  */
+import './node-floor.ts';
 import { test as base, expect as baseExpect, type BrowserContext, type Page } from '@playwright/test';
 import { startSluice, type Sluice, type StartOptions } from '../index.ts';
 import { sluiceMatchers } from '../matchers/index.ts';
