@@ -98,8 +98,8 @@ export interface Sluice {
   /** Fault injection into the ingestion endpoint: a 503, a 429, a slow answer, a dropped connection. */
   readonly faults: SluiceFaults;
   /**
-   * Forgets every message, delivery and the built-in receiver's inbox, and ends every fault; keeps
-   * sources, destinations and audiences. Deliveries in flight end first; nothing of what was forgotten
+   * Forgets every message, delivery and the built-in receiver's inbox, and ends every fault (a request
+   * a delay holds is answered 503 `reset`, not stored); keeps sources, destinations and audiences. Deliveries in flight end first; nothing of what was forgotten
    * is sent afterwards.
    */
   reset(): Promise<void>;

@@ -13,9 +13,15 @@ export interface AppliedFault {
   drop: boolean;
   delayMs: number | null;
   retryAfter: number | null;
-  /** Aborted when the fault is cleared (a clear, a reset): a request it holds is let go at once. */
+  /**
+   * Aborted when the fault is cleared: a request it holds is let go at once. Its reason is
+   * RELEASED_BY_RESET when a reset ended it: the request belongs to the test that ended, and is refused.
+   */
   released: AbortSignal;
 }
+
+/** The `released` signal's reason when a reset (not a clear) let go of the requests the faults held. */
+export const RELEASED_BY_RESET = 'reset';
 
 interface ActiveFault {
   id: number;
@@ -97,12 +103,25 @@ export class IngestFaults {
     return { faults: this.#faults.map((f) => viewOf(f, now)), faulted: [...this.#faulted] };
   }
 
-  /** Ends every active fault and lets go of the requests they hold; `forget` also empties the record (a reset). */
+  /** Ends every active fault and lets go of the requests they hold (then handled as usual); `forget` also empties the record. */
   clear(forget = false): { cleared: number } {
+    return this.#end(forget, 'cleared');
+  }
+
+  /**
+   * A reset's end of every fault: the record is forgotten, and the requests a delay holds are refused
+   * rather than let go (fault-answers.ts), so that nothing of the test that ended is stored or recorded
+   * after the reset, in the next test's view.
+   */
+  reset(): void {
+    this.#end(true, RELEASED_BY_RESET);
+  }
+
+  #end(forget: boolean, reason: string): { cleared: number } {
     const cleared = this.#faults.length;
     this.#faults = [];
     if (forget) this.#faulted = [];
-    this.#release.abort();
+    this.#release.abort(reason);
     this.#release = new AbortController();
     this.#changed();
     return { cleared };

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultedRequest } from '../../../shared/channels/faults.ts';
 import { INGEST_MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
-import type { AppliedFault } from '../faults/ingest-faults.ts';
+import { RELEASED_BY_RESET, type AppliedFault } from '../faults/ingest-faults.ts';
 import { isGzip } from './read-body.ts';
 
 export interface FaultRun {
@@ -28,10 +28,16 @@ export interface FaultRun {
  * Applies the fault: resolves true when the request was answered (or dropped) here, false when it goes
  * on to be handled as usual (a delay alone, or a delay cut short by the endpoint closing: the caller
  * then answers 503 shutting_down). A client that hangs up during a delay is not handled further: it saw
- * a failure and sends its request again, which would otherwise be stored twice.
+ * a failure and sends its request again, which would otherwise be stored twice. A request a reset lets
+ * go of is answered 503 `reset` and neither stored nor recorded: it belongs to the test that ended, and
+ * would otherwise appear in the next test's messages and faulted requests.
  */
 export async function applyFault(run: FaultRun): Promise<boolean> {
   const { req, res, fault } = run;
+  const reset = () => fault.released.aborted && fault.released.reason === RELEASED_BY_RESET;
+  const note = (request: Omit<FaultedRequest, 'at'>) => {
+    if (!reset()) run.note(request);
+  };
   const retryCount = Number(req.headers['x-retry-count']);
   const base = {
     path: run.path.slice(0, 200),
@@ -47,34 +53,41 @@ export async function applyFault(run: FaultRun): Promise<boolean> {
     await sleep(fault.delayMs, undefined, { signal: AbortSignal.any([fault.released, run.stopping, hungUp.signal]) }).catch(() => undefined);
     res.off('close', onClose);
     if (hungUp.signal.aborted || res.destroyed) {
-      run.note({ ...base, outcome: 'delayed', source: run.sourceOf(run.authorizationKey), bytes: declaredBytes(req) });
+      note({ ...base, outcome: 'delayed', source: run.sourceOf(run.authorizationKey), bytes: declaredBytes(req) });
       return true;
     }
     if (run.stopping.aborted) return false;
+    if (reset()) {
+      answer(res, 503, 'reset', 'Sluice was reset (a test ended) while a fault held this request: it was not stored; send it again', true);
+      return true;
+    }
     if (fault.status === null && !fault.drop) {
-      run.note({ ...base, outcome: 'delayed', source: run.sourceOf(run.authorizationKey), bytes: declaredBytes(req) });
+      note({ ...base, outcome: 'delayed', source: run.sourceOf(run.authorizationKey), bytes: declaredBytes(req) });
       return false;
     }
   }
   const body = await drain(req);
   const source = run.sourceOf(run.authorizationKey ?? bodyWriteKey(body.bytes));
   if (fault.drop) {
-    run.note({ ...base, outcome: 'dropped', source, bytes: body.size });
+    note({ ...base, outcome: 'dropped', source, bytes: body.size });
     req.socket.destroy();
     return true;
   }
-  run.note({ ...base, outcome: 'answered', status: fault.status, source, bytes: body.size });
-  const text = JSON.stringify({
-    success: false,
-    error: { code: 'fault_injected', message: `a test made Sluice answer ${fault.status} (fault ${fault.id}); the request was not stored: send it again` },
-  });
-  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) };
-  if (fault.retryAfter !== null) headers['Retry-After'] = String(fault.retryAfter);
+  note({ ...base, outcome: 'answered', status: fault.status, source, bytes: body.size });
+  const message = `a test made Sluice answer ${fault.status} (fault ${fault.id}); the request was not stored: send it again`;
   // A body past the limit was not read to its end: the connection cannot carry another request.
-  if (body.cut) headers.Connection = 'close';
-  res.writeHead(fault.status!, headers);
-  res.end(text);
+  answer(res, fault.status!, 'fault_injected', message, body.cut, fault.retryAfter);
   return true;
+}
+
+/** Answers `{"success": false, "error": {code, message}}`; `close`: the connection carries no further request. */
+function answer(res: ServerResponse, status: number, code: string, message: string, close: boolean, retryAfter: number | null = null): void {
+  const text = JSON.stringify({ success: false, error: { code, message } });
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) };
+  if (retryAfter !== null) headers['Retry-After'] = String(retryAfter);
+  if (close) headers.Connection = 'close';
+  res.writeHead(status, headers);
+  res.end(text);
 }
 
 function declaredBytes(req: IncomingMessage): number | null {

@@ -171,6 +171,20 @@ describe('reset', () => {
     expect(list(core)).toEqual({ faults: [], faulted: [] });
     expect((await track(core, 'm-1')).status).toBe(200);
   });
+
+  it('refuses a request a delay holds (503 reset): nothing of the test that ended is stored or recorded after it', async () => {
+    core = await startCore();
+    const fault = await addFault(core, { delayMs: 60_000 });
+    const held = track(core, 'held-1');
+    await applied(core, fault.id, 1);
+    await core.reset();
+    expect(await held).toMatchObject({ status: 503, json: { error: { code: 'reset' } } });
+    expect(storedIds(core)).toEqual([]);
+    expect(list(core)).toEqual({ faults: [], faulted: [] });
+    // The next test's requests go through as usual.
+    expect((await track(core, 'next-1')).status).toBe(200);
+    expect(storedIds(core)).toEqual(['next-1']);
+  });
 });
 
 describe('the record of faulted requests', () => {
