@@ -2,8 +2,9 @@
 // once. Node's defaults (60 s for a request's headers, 300 s for the whole request, checked every
 // 30 s; no cap on connections) let a thousand local connections trickling their headers hold a
 // thousand file descriptors: under a limit of 1,024 open files the store could not open its own
-// files, and every client's request failed.
+// files, and every client's request failed. And what a connection that is not HTTP, or too slow, is answered.
 import fs from 'node:fs';
+import type { Duplex } from 'node:stream';
 
 /**
  * A request's headers, from its first byte: real clients send them in one write of a few hundred
@@ -53,4 +54,26 @@ export function openFileLimit(): number {
     // not Linux
   }
   return 1_024;
+}
+
+/**
+ * The server's `clientError`: bytes that are not HTTP, and a request that did not arrive in time, get
+ * a JSON answer too; then the connection is let go of, even when the client never closes its side (one
+ * that trickles its request does not read the answer: an ended socket would wait for it, holding its
+ * descriptor).
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['408 Request Timeout', 'request_timeout', `the request did not arrive in time (its headers within ${HEADERS_TIMEOUT_MS / 1000} s, all of it within ${REQUEST_TIMEOUT_MS / 1000} s); send it again`]
+      : ['400 Bad Request', 'bad_request', `not a valid HTTP request (${error.code ?? error.message})`];
+  const body = JSON.stringify({ success: false, error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
 }

@@ -16,6 +16,7 @@ import {
   CONNECTIONS_CHECK_INTERVAL_MS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
+  answerClientError,
   maxIngestConnections,
   openFileLimit,
   REQUEST_TIMEOUT_MS,
@@ -95,21 +96,7 @@ export class IngestServer {
       });
     });
     this.#limitConnections(options.log ?? ((line) => console.error(line)));
-    // Bytes that are not HTTP, and a request that did not arrive in time, get a JSON answer too; then
-    // the connection is let go of, even when the client never closes its side (one that trickles its
-    // request does not read the answer: an ended socket would wait for it, holding its descriptor).
-    this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-      if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
-      const [status, code, message] =
-        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? ['408 Request Timeout', 'request_timeout', `the request did not arrive in time (its headers within ${HEADERS_TIMEOUT_MS / 1000} s, all of it within ${REQUEST_TIMEOUT_MS / 1000} s); send it again`]
-          : ['400 Bad Request', 'bad_request', `not a valid HTTP request (${error.code ?? error.message})`];
-      const body = JSON.stringify({ success: false, error: { code, message } });
-      socket.end(
-        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        () => socket.destroy(),
-      );
-    });
+    this.#server.on('clientError', answerClientError);
   }
 
   get url(): string {
