@@ -12,6 +12,7 @@ import { checkLoop } from './loop-check.ts';
 import { IngestError, ingestErrorOf, unknownWriteKey } from './ingest-error.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { readBody } from './read-body.ts';
+import { basicAuthUser } from './basic-auth.ts';
 import {
   CONNECTIONS_CHECK_INTERVAL_MS,
   HEADERS_TIMEOUT_MS,
@@ -195,14 +196,13 @@ export class IngestServer {
 
   /** Carries out a fault (fault-answers.ts); true when it answered the request. A delay cut short by close() ends in 503 shutting_down. */
   async #applyFault(req: IncomingMessage, res: ServerResponse, path: string, fault: NonNullable<ReturnType<IngestFaults['take']>>): Promise<boolean> {
-    const authorization = req.headers.authorization;
     const answered = await applyFault({
       req,
       res,
       fault,
       path,
       stopping: this.#stopping.signal,
-      authorizationKey: authorization === undefined ? undefined : basicAuthUser(authorization),
+      authorizationKey: basicAuthUser(req.headers.authorization),
       sourceOf: (writeKey) => (writeKey ? (this.#options.sources.byWriteKey(writeKey)?.name ?? null) : null),
       note: (request) => this.#options.faults!.note(request),
     });
@@ -298,7 +298,7 @@ export class IngestServer {
    */
   #sourceConfig(req: IncomingMessage, res: ServerResponse, search: string): void {
     if (req.method !== 'GET') throw methodNotAllowed('GET');
-    const writeKey = new URLSearchParams(search).get('writeKey') ?? (req.headers.authorization ? basicAuthUser(req.headers.authorization) : undefined);
+    const writeKey = new URLSearchParams(search).get('writeKey') ?? basicAuthUser(req.headers.authorization);
     const source = writeKey ? this.#options.sources.byWriteKey(writeKey) : undefined;
     if (!source) throw new IngestError(404, 'invalid_write_key', 'no source has this write key: give the writeKey of a source in Sluice\'s Sources view');
     if (!originAllowed(source.allowedOrigins, req.headers.origin)) throw originRefused(req.headers.origin!);
@@ -320,20 +320,6 @@ export class IngestServer {
       error: { code: 'internal_error', message: `Sluice could not store the request: ${(error as Error).message}` },
     });
   }
-}
-
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
-/** The username of a Basic Authorization header, or undefined when it is not one. */
-function basicAuthUser(header: string): string | undefined {
-  const value = header.trim();
-  const space = value.indexOf(' ');
-  if (space === -1 || value.slice(0, space).toLowerCase() !== 'basic') return undefined;
-  const encoded = value.slice(space + 1).trim();
-  if (!BASE64.test(encoded)) return undefined;
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon === -1 ? decoded : decoded.slice(0, colon);
 }
 
 /** The media type when it is not one JSON is accepted under, else undefined (none at all is lenient: some HTTP libraries send none). */

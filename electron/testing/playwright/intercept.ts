@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { BrowserContext, Page, Route } from '@playwright/test';
+import { basicAuth, basicAuthUser } from '../../core/ingest/basic-auth.ts';
 
 /** The hosts routed to Sluice. A name may start with `*.` (any subdomain). Each list replaces its default. */
 export interface InterceptHosts {
@@ -118,10 +119,10 @@ export async function intercept(relay: InterceptTarget, target: Page | BrowserCo
 
   async function rudderConfig(route: Route, url: URL): Promise<void> {
     const search = new URLSearchParams(url.search);
-    const given = search.get('writeKey') ?? basicUser(route.request().headers().authorization);
+    const given = search.get('writeKey') ?? basicAuthUser(route.request().headers().authorization);
     if (given) search.set('writeKey', await keys.of(given));
     const headers = { ...route.request().headers() };
-    if (given && headers.authorization) headers.authorization = basic(search.get('writeKey')!);
+    if (given && headers.authorization) headers.authorization = basicAuth(search.get('writeKey')!);
     await route.fulfill({ response: await route.fetch({ url: `${relay.ingestUrl}/sourceConfig/?${search}`, headers, maxRedirects: 0 }) });
   }
 
@@ -129,8 +130,8 @@ export async function intercept(relay: InterceptTarget, target: Page | BrowserCo
     const request = route.request();
     const headers = { ...request.headers() };
     delete headers.host;
-    const user = basicUser(headers.authorization);
-    if (user !== undefined) headers.authorization = basic(await keys.of(user));
+    const user = basicAuthUser(headers.authorization);
+    if (user !== undefined) headers.authorization = basicAuth(await keys.of(user));
     let postData = request.postDataBuffer() ?? undefined;
     // analytics.js names its key in the body (text/plain JSON); a gzipped body is passed as it is.
     if (postData && postData[0] !== 0x1f) postData = await keys.inBody(postData);
@@ -207,16 +208,4 @@ class KeyMap {
     const key = await this.of(given);
     return key === given ? body : Buffer.from(JSON.stringify({ ...parsed, writeKey: key }));
   }
-}
-
-function basicUser(header: string | undefined): string | undefined {
-  const match = header && /^\s*basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon === -1 ? decoded : decoded.slice(0, colon);
-}
-
-function basic(key: string): string {
-  return `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
 }
