@@ -81,12 +81,16 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   // A messageId is read by id through B-trees (store/message-ids.ts): a few rows, however many are stored.
   let byId = false;
   if (filter.messageId !== undefined) {
-    // The text branch can match only a refused message's messageId that is not a string (a number, true, false).
-    if (filter.messageId !== '' && (notRejected || !/^(-?\d|true$|false$)/.test(filter.messageId))) {
-      const lookup = messageIdCondition(filter.messageId, filter.status);
-      add(lookup.sql, ...lookup.params);
-      byId = true;
-    } else add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
+    const lookup = messageIdCondition(filter.messageId, filter.status);
+    if (filter.messageId === '') add(`(m.message_id = ? OR (m.message_id IS NULL AND ${receivedText('$.messageId')} = ?))`, filter.messageId, filter.messageId);
+    else if (notRejected || !/^(-?\d|true$|false$)/.test(filter.messageId)) add(lookup.sql, ...lookup.params);
+    else {
+      // The text branch can match only a refused message's messageId that is not a string (a number, true,
+      // false; its column is empty): those are read among the messages not accepted, through their index.
+      const refused = `m.id IN (SELECT m.id FROM messages m INDEXED BY messages_unaccepted WHERE m.status <> 'accepted' AND m.message_id IS NULL AND ${receivedText('$.messageId')} = ?)`;
+      add(`(${lookup.sql} OR ${refused})`, ...lookup.params, filter.messageId);
+    }
+    byId = filter.messageId !== '';
   }
   if (filter.status !== undefined) add('m.status = ?', filter.status);
   // A tracking plan's Violation Generated events are left out unless the filter names their origin.
