@@ -48,6 +48,11 @@ export interface TestMessage {
   context?: Record<string, unknown>;
   /** When Sluice stored it (ISO 8601). */
   receivedAt: string;
+  /**
+   * Its place in the stored order: a larger sequence was stored later (the store's row id, as an
+   * export line's `id`; not contiguous: other messages lie between; counted from 1 again after a reset).
+   */
+  sequence: number;
   /** The name of the source whose write key sent it. */
   source: string;
   /** ingest (a client sent it), audience (an audience sync) or plan (a Violation Generated event). */

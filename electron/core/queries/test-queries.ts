@@ -309,6 +309,7 @@ function testMessage(row: StoredMessage, record: MessageRecord | undefined, sour
     ...(row.type !== null ? { type: row.type } : {}),
     ...(row.messageId !== null ? { messageId: row.messageId } : {}),
     receivedAt: new Date(row.receivedAt).toISOString(),
+    sequence: row.id,
     source,
     origin: row.origin,
     status: row.status,

@@ -127,7 +127,7 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
         const order = firsts
           .flatMap((matched, i) => matched.map((row) => ({ ...row, filter: i + 1 })))
           .sort((a, b) => a.id - b.id)
-          .map((row) => `  - ${label(row.message)}: filter ${row.filter}`);
+          .map((row) => `  - ${label(row.message)} at sequence ${row.id}: filter ${row.filter}`);
         return {
           pass: false,
           message: () => `expected messages matching these ${filters.length} filters in this order; no match of filter ${index + 1} (${shown(filter)}) comes after ${index === 0 ? 'the start' : `the match of filter ${index}`}. Stored order:\n${order.join('\n')}`,
@@ -135,7 +135,7 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
       }
       chosen.push(next);
     }
-    return { pass: true, message: () => `expected messages matching these ${filters.length} filters not to be stored in this order; they were:\n${chosen.map((row) => `  - ${label(row.message)}`).join('\n')}` };
+    return { pass: true, message: () => `expected messages matching these ${filters.length} filters not to be stored in this order; they were:\n${chosen.map((row) => `  - ${label(row.message)} at sequence ${row.id}`).join('\n')}` };
   });
 }
 

@@ -2,7 +2,8 @@
  * The relay a matcher asks (index.ts): the Sluice of startSluice() in this process — its core's test
  * queries, waits pushed by each commit (core/queries/waits.ts) — or a relay in another process by its
  * HTTP API (`{ apiUrl, token }`, or `sluice serve --json`'s `{ api, token }`), whose wait
- * (`POST /api/v1/messages/wait`, `/deliveries/wait`) is the same wait held open over HTTP. Nothing here polls.
+ * (`POST /api/v1/messages/wait`, `/deliveries/wait`) is the same wait held open over HTTP, and whose
+ * messages carry their `sequence` (the stored order) for toHaveReceivedInOrder. Nothing here polls.
  */
 import { checkFilter, matches, type MessageFilter, type TestMessage } from '../../core/queries/filters.ts';
 import type { DeliveryFilter, TestDelivery, TestQueries } from '../../core/queries/test-queries.ts';
@@ -101,8 +102,27 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
     }
     return { status: response.status, json };
   };
-  const unsupported = (what: string) => () =>
-    Promise.reject(new SluiceMatcherError(`${what} needs the Sluice of startSluice() in this process: the HTTP API's messages carry no stored position to order them by`));
+  /**
+   * Stored messages that `wanted` picks, oldest first, page by page of GET /messages after the cursor
+   * `after`: its plain fields as the list's parameters, the rest (properties, traits, context) matched
+   * here; until `enough` of them, or none are left.
+   */
+  const list = async (wanted: MessageFilter, after: string | undefined, enough: number): Promise<TestMessage[]> => {
+    // A page of `enough` when the list's parameters are the whole filter; more when some is matched here.
+    const partly = wanted.properties !== undefined || wanted.traits !== undefined || wanted.context !== undefined;
+    const params = new URLSearchParams({ limit: String(partly ? Math.max(enough, 100) : enough) });
+    for (const key of ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin', 'violations'] as const) {
+      if (wanted[key] !== undefined) params.set(key, String(wanted[key]));
+    }
+    const out: TestMessage[] = [];
+    for (let next = after ?? null; ; ) {
+      if (next !== null) params.set('after', next);
+      const { json } = await call('GET', `messages?${params}`);
+      out.push(...(json.messages as TestMessage[]).filter((message) => matches(message, wanted)));
+      next = json.next as string | null;
+      if (next === null || out.length >= enough) return out.slice(0, enough);
+    }
+  };
   return {
     async waitForMessages(filter, count, timeoutMs) {
       const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs });
@@ -114,23 +134,23 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
       if (answered === 200) return { ok: true, items: json.deliveries as TestDelivery[] };
       return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestDelivery[] };
     },
-    firstAfter: unsupported('toHaveReceivedInOrder'),
-    async violating(filter, where) {
-      const wanted = checkFilter(filter, where);
-      // The list's query parameters carry the plain fields; the rest is matched here, page by page of
-      // the messages that break a plan (never the whole store).
-      const params = new URLSearchParams({ violations: 'true' });
-      for (const key of ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const) {
-        if (wanted[key] !== undefined) params.set(key, String(wanted[key]));
+    async firstAfter(filter, after, limit, where) {
+      const wanted = acceptedUnlessNamed(checkFilter(filter, where));
+      // The list goes on after a cursor, "<generation>:<sequence>" (a reset starts a generation): this
+      // one's generation is in any page's `next`. None (one message stored at most): nothing after `after`.
+      let cursor: string | undefined;
+      if (after > 0) {
+        const generation = /^(\d+):/.exec(String((await call('GET', 'messages?limit=1')).json.next))?.[1];
+        if (generation === undefined) return [];
+        cursor = `${generation}:${after}`;
       }
-      const out: TestMessage[] = [];
-      for (let next: string | null = null; ; ) {
-        if (next !== null) params.set('after', next);
-        const { json } = await call('GET', `messages?${params}`);
-        out.push(...(json.messages as TestMessage[]).filter((message) => matches(message, { ...wanted, violations: true })));
-        next = json.next as string | null;
-        if (next === null || out.length >= 100) return out;
+      const found = await list(wanted, cursor, limit);
+      if (found.some((message) => typeof message.sequence !== 'number')) {
+        throw new SluiceMatcherError(`toHaveReceivedInOrder(): the relay at ${apiUrl} gives its messages no "sequence" (a Sluice older than this sluice/matchers): run the version of Sluice the tests import`);
       }
+      return found.map((message) => ({ id: message.sequence, message }));
     },
+    // The first 100 stored messages that match and break a plan (never the whole store).
+    violating: (filter, where) => list({ ...checkFilter(filter, where), violations: true }, undefined, 100),
   };
 }

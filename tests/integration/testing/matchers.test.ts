@@ -180,13 +180,51 @@ describe('a relay in another process, by its HTTP API ({ apiUrl, token })', () =
     expect((await watching).message).toMatch(/^expected no message matching \{"event":"Late"\} within 600000 ms; one came/);
   });
 
-  it('toHaveNoViolations reads the messages that break a plan; a wrong token, and toHaveReceivedInOrder (no stored order over HTTP), fail clearly', async () => {
+  it('toHaveNoViolations reads the messages that break a plan; a wrong token fails clearly', async () => {
     await track('Order Completed', { total: 'ten' });
     await expect(remote).toHaveReceived({ event: 'Order Completed' });
     expect((await failure(expect(remote).toHaveNoViolations({ properties: { total: 'ten' } }))).message).toMatch(/1 breaks a plan:\n {2}- track "Order Completed" of "u_1"/);
     await expect(remote).toHaveNoViolations({ properties: { total: 11 } });
     expect((await failure(expect({ ...remote, token: 'wrong' }).toHaveReceived({}))).message).toMatch(/^Sluice's HTTP API answered 401/);
-    expect(await failure(expect(remote).toHaveReceivedInOrder([{}]))).toBeInstanceOf(SluiceMatcherError);
+  });
+
+  it('toHaveReceivedInOrder orders by the messages\' sequence (the stored order, the same in list, get and wait answers): in order passes, reversed fails showing the stored order', async () => {
+    await track('Order Completed', { total: 7 }); // the first Order Completed comes before the Cart Viewed
+    await track('Cart Viewed');
+    await track('Checkout Started');
+    await track('Order Completed', { total: 42 });
+    await expect(remote).toHaveReceived({ event: 'Order Completed', properties: { total: 42 } });
+    // Each message's sequence, as the HTTP API gives it in its list, a lookup by messageId and a wait.
+    const api = async (route: string, body?: unknown) => {
+      const response = await fetch(`${remote.apiUrl}/${route}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${remote.token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as Record<string, any>;
+    };
+    const listed = (await api('messages')).messages as { event: string; messageId: string; sequence: number; properties: { total?: number } }[];
+    expect(listed.map((m) => m.event)).toEqual(['Order Completed', 'Cart Viewed', 'Checkout Started', 'Order Completed']);
+    const sequences = listed.map((m) => m.sequence);
+    expect(sequences.every((n, i) => Number.isInteger(n) && (i === 0 || n > sequences[i - 1]!))).toBe(true);
+    for (const m of listed) expect((await api(`messages/${encodeURIComponent(m.messageId)}`)).message.sequence).toBe(m.sequence);
+    expect((await api('messages/wait', { filter: { event: 'Order Completed' }, count: 2, timeoutMs: 1_000 })).messages.map((m: { sequence: number }) => m.sequence)).toEqual([sequences[0], sequences[3]]);
+    // In order: the Order Completed after the Cart Viewed (not the first one, stored before it) is the match.
+    await expect(remote).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Checkout Started' }, { event: 'Order Completed' }]);
+    await expect({ api: remote.apiUrl, token: remote.token }).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed', properties: { total: 42 } }]);
+    const reversed = await failure(expect(remote).toHaveReceivedInOrder([{ event: 'Order Completed', properties: { total: 42 } }, { event: 'Cart Viewed' }], { timeoutMs: 100 }));
+    expect(reversed).not.toBeInstanceOf(SluiceMatcherError);
+    const [first, cart, , last] = sequences;
+    expect(reversed.message).toBe(
+      [
+        'expected messages matching these 2 filters in this order; no match of filter 2 ({"event":"Cart Viewed"}) comes after the match of filter 1. Stored order:',
+        `  - track "Cart Viewed" of "u_1" (accepted, ${listed[1]!.messageId}) at sequence ${cart}: filter 2`,
+        `  - track "Order Completed" of "u_1" (accepted, ${listed[3]!.messageId}) at sequence ${last}: filter 1`,
+      ].join('\n'),
+    );
+    expect(first).toBeLessThan(cart!);
+    expect(firstFrame(reversed)).toContain('tests/integration/testing/matchers.test.ts:');
   });
 
   it('toHaveDelivered waits through POST /api/v1/deliveries/wait', async () => {
