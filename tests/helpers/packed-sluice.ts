@@ -55,6 +55,7 @@ function sharedPack(): PackedTarball {
   let mine = false;
   try {
     fs.mkdirSync(dir); // the first test file to get here packs; mkdir is the lock
+    fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid));
     mine = true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -63,24 +64,58 @@ function sharedPack(): PackedTarball {
     fs.rmSync(dir, { recursive: true, force: true }); // a failure from before this process: pack again
     return sharedPack();
   }
-  if (mine) {
-    forgetOldPacks(dir);
-    try {
-      const packed = packInto(dir, files);
-      fs.writeFileSync(`${report}.tmp`, JSON.stringify(packed));
-      fs.renameSync(`${report}.tmp`, report);
-      return packed;
-    } catch (error) {
-      fs.writeFileSync(failed, String((error as Error).message));
-      throw error;
-    }
-  }
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
-  for (const start = Date.now(); Date.now() - start < PACK_WAIT_MS; Atomics.wait(sleeper, 0, 0, 200)) {
+  for (const start = Date.now(); !mine; Atomics.wait(sleeper, 0, 0, 200)) {
     if (fs.existsSync(report)) return JSON.parse(fs.readFileSync(report, 'utf8')) as PackedTarball;
     if (fs.existsSync(failed)) throw new Error(`npm pack failed in another test file: ${fs.readFileSync(failed, 'utf8')}`);
+    // Its packer was killed mid-pack (a run stopped): one of those waiting takes the folder over.
+    if (takeOver(dir)) mine = true;
+    else if (Date.now() - start >= PACK_WAIT_MS) {
+      throw new Error(`waited ${PACK_WAIT_MS / 1000} s for another test file's npm pack in ${dir}; remove that folder if no test runs`);
+    }
   }
-  throw new Error(`waited ${PACK_WAIT_MS / 1000} s for another test file's npm pack in ${dir}; remove that folder if no test runs`);
+  forgetOldPacks(dir);
+  try {
+    const packed = packInto(dir, files);
+    fs.writeFileSync(`${report}.tmp`, JSON.stringify(packed));
+    fs.renameSync(`${report}.tmp`, report);
+    return packed;
+  } catch (error) {
+    fs.writeFileSync(failed, String((error as Error).message));
+    throw error;
+  }
+}
+
+/** The file of a pack's folder naming the process that packs into it. */
+const OWNER_FILE = 'owner.pid';
+
+/**
+ * Takes over a pack's folder whose packer has ended (killed with its run, leaving neither a tarball nor
+ * a failure): true for the one waiting process that claims it (an exclusive file named for the ended
+ * packer), which then packs there. False while the packer runs, and before it has written its id.
+ */
+export function takeOver(dir: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8'));
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false; // still packing
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return false;
+  }
+  try {
+    fs.closeSync(fs.openSync(path.join(dir, `taken-from-${pid}`), 'wx'));
+  } catch {
+    return false; // another waiting process took it
+  }
+  fs.rmSync(path.join(dir, 'source'), { recursive: true, force: true }); // the ended packer's copy
+  fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid));
+  return true;
 }
 
 /** Packs of earlier checkouts (another edit, another run) older than an hour. */
