@@ -79,6 +79,8 @@ export class IngestFaults {
     if (!active) return null;
     active.applied++;
     if (active.fault.times !== undefined && active.applied >= active.fault.times) this.#faults = this.#faults.filter((f) => f !== active);
+    // Its count moved, or it is used up: the inspector's notice says so now, not once the request ends (a delay holds it up to a minute).
+    this.#changed();
     const { fault } = active;
     return {
       id: active.id,

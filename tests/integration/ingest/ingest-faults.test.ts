@@ -22,12 +22,12 @@ const list = (c: TestCore) => c.operations['faults.list']({}) as FaultsView;
 const track = (c: TestCore, messageId: string, path = '/v1/track') => post(c, path, { userId: 'u1', event: 'Faulted?', messageId });
 const storedIds = (c: TestCore) => storedMessages(c).map((m) => m.messageId);
 
-/** Resolves once the fault has been applied to `count` requests (a request it holds has arrived). */
+/** Resolves once the fault has been applied to `count` requests (a request it holds has arrived): told by the core's faults.changed. */
 async function applied(c: TestCore, id: number, count: number): Promise<void> {
-  for (;;) {
-    const seen = list(c).faults.find((f) => f.id === id)?.applied ?? 0;
-    if (seen >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  while ((list(c).faults.find((f) => f.id === id)?.applied ?? 0) < count) {
+    await new Promise<void>((resolve) => {
+      const off = c.bus.on('faults.changed', () => (off(), resolve()));
+    });
   }
 }
 
@@ -141,6 +141,20 @@ describe('a delay', () => {
     core.operations['faults.clear']({ forget: false });
     expect((await track(core, 'after')).status).toBe(200);
     expect(storedIds(core)).toEqual(['after']);
+  });
+
+  it('says at once that a request met it (faults.changed): a used-up fault leaves the list while its request is still held', async () => {
+    core = await startCore();
+    await addFault(core, { delayMs: 60_000, times: 1 });
+    const changed = new Promise<FaultsView>((resolve) => {
+      const off = core!.bus.on('faults.changed', () => (off(), resolve(list(core!))));
+    });
+    const held = track(core, 'held-1');
+    // Without the announcement the inspector would show the fault active until the held request ends.
+    expect((await changed).faults).toEqual([]);
+    expect(storedIds(core)).toEqual([]);
+    core.operations['faults.clear']({ forget: false });
+    expect((await held).status).toBe(200);
   });
 
   it('a delay before a status answers that status after it', async () => {
