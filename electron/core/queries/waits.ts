@@ -178,11 +178,14 @@ export class Waits {
     wait.looked = false;
     void (async () => {
       let seen = 0;
-      for (let cursor = 0; ; ) {
-        const ids = await this.#host.reader.ids({ of: wait.of, terms: wait.terms, search: undefined, afterId: cursor, limit: READ_STEP });
+      // Steps start at what is wanted (a filter SQL expresses whole reads no more than its count: each
+      // message read is converted, its payload parsed) and grow to READ_STEP for one that JavaScript
+      // narrows further (properties, traits).
+      for (let cursor = 0, step = Math.min(READ_STEP, wait.count * 2); ; step = Math.min(READ_STEP, step * 8)) {
+        const ids = await this.#host.reader.ids({ of: wait.of, terms: wait.terms, search: undefined, afterId: cursor, limit: step });
         if (wait.look !== look || !this.#pending(wait)) return;
         for (const { id } of wait.pick(ids)) if (!wait.found.has(id)) (seen++, wait.found.add(id));
-        if (seen >= wait.count || ids.length < READ_STEP) break;
+        if (seen >= wait.count || ids.length < step) break;
         cursor = ids.at(-1)!;
       }
       wait.looked = true;

@@ -43,6 +43,20 @@ describe('waits and reads at scale', () => {
     expect(found.map((messages) => messages.map((m) => m.messageId))).toEqual(Array.from({ length: 100 }, (_, i) => [`new-${i}`]));
   });
 
+  it("a wait's first look converts about as many stored messages as it waits for, not a whole read step", async () => {
+    const rowsOf = core.queries.rowsOf.bind(core.queries);
+    let converted = 0;
+    core.queries.rowsOf = (ids) => ((converted += ids.length), rowsOf(ids));
+    try {
+      expect(await core.queries.waitForMessages({ type: 'track' })).toEqual([expect.objectContaining({ messageId: 'stored-1' })]);
+      expect(await core.queries.waitForMessages({ event: 'Stored 5' }, { count: 3 })).toHaveLength(3);
+    } finally {
+      core.queries.rowsOf = rowsOf;
+    }
+    // 1 and 3 wanted, each read once more when its wait resolves (without the bound: 500 and 500).
+    expect(converted).toBeLessThanOrEqual(2 + 1 + 6 + 3);
+  });
+
   it("a wait's first look finds the oldest stored matches through SQL, whatever the filter names", async () => {
     // An id (trigram index), an event and a payload string (word index), a number (no index: the counting thread reads).
     expect((await core.queries.waitForMessages({ userId: 'user-7' }, { count: 3 })).map((m) => m.messageId)).toEqual(['stored-7', 'stored-1007', 'stored-2007']);
