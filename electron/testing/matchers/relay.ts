@@ -20,6 +20,9 @@ export interface RemoteSluice {
 /** A wait's outcome: the matches, or what came closest in words (core/queries/filters.ts explainShortfall). */
 export type Waited<T> = { ok: true; items: T[] } | { ok: false; explanation: string; matched: T[] };
 
+/** Messages that break a plan toHaveNoViolations reads at most: a failure lists some and says "at least" past this. */
+export const VIOLATIONS_READ = 100;
+
 export interface MatcherRelay {
   waitForMessages(filter: MessageFilter | undefined, count: number, timeoutMs: number): Promise<Waited<TestMessage>>;
   waitForDeliveries(filter: DeliveryFilter, status: TestDelivery['status'] | undefined, count: number, timeoutMs: number): Promise<Waited<TestDelivery>>;
@@ -28,7 +31,7 @@ export interface MatcherRelay {
    * accepted ones unless the filter names a status: a bounded read, however many messages match.
    */
   firstAfter(filter: MessageFilter | undefined, after: number, limit: number, where: string): Promise<{ id: number; message: TestMessage }[]>;
-  /** Stored messages that match and break a tracking plan. */
+  /** The first VIOLATIONS_READ stored messages that match and break a tracking plan (never all of them). */
   violating(filter: MessageFilter | undefined, where: string): Promise<TestMessage[]>;
 }
 
@@ -64,7 +67,7 @@ function localRelay(queries: TestQueries): MatcherRelay {
     waitForMessages: (filter, count, timeoutMs) => waited(queries.waitForMessages(filter, { count, timeoutMs })),
     waitForDeliveries: (filter, status, count, timeoutMs) => waited(queries.waitForDeliveries(filter, { count, timeoutMs, ...(status ? { status } : {}) })),
     firstAfter: async (filter, after, limit, where) => (await queries.page(acceptedUnlessNamed(checkFilter(filter, where)), undefined, after, limit, where)).rows,
-    violating: (filter, where) => queries.messages({ ...checkFilter(filter, where), violations: true }),
+    violating: async (filter, where) => (await queries.page({ ...checkFilter(filter, where), violations: true }, undefined, 0, VIOLATIONS_READ, where)).rows.map((row) => row.message),
   };
 }
 
@@ -150,7 +153,6 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
       }
       return found.map((message) => ({ id: message.sequence, message }));
     },
-    // The first 100 stored messages that match and break a plan (never the whole store).
-    violating: (filter, where) => list({ ...checkFilter(filter, where), violations: true }, undefined, 100),
+    violating: (filter, where) => list({ ...checkFilter(filter, where), violations: true }, undefined, VIOLATIONS_READ),
   };
 }

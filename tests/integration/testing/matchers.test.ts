@@ -153,6 +153,26 @@ describe('toHaveNoViolations', () => {
     expect(error.message).toMatch(/^expected no tracking-plan violations among the stored messages; 1 breaks a plan:\n {2}- track "Order Completed" of "u_2" .*: .*total/);
     await expect(sluice).toHaveNoViolations({ userId: 'u_1' });
   });
+
+  it('reads the first 100 messages that break a plan, not all of them, and says "at least"', async () => {
+    const batch = Array.from({ length: 150 }, (_, i) => ({ type: 'track', userId: 'u_3', event: 'Order Completed', properties: { total: `t${i}` } }));
+    expect((await post(sluice, '/v1/batch', { batch })).status).toBe(200);
+    await expect(sluice).toHaveReceived({ userId: 'u_3' }, { count: 150 });
+    const queries = queriesOf(sluice)!;
+    const rowsOf = queries.rowsOf.bind(queries);
+    let converted = 0;
+    queries.rowsOf = (ids) => ((converted += ids.length), rowsOf(ids));
+    let error: Error;
+    try {
+      error = await failure(expect(sluice).toHaveNoViolations());
+    } finally {
+      queries.rowsOf = rowsOf;
+    }
+    expect(error.message).toMatch(/; at least 100 break a plan:\n/);
+    expect(error.message).toMatch(/…and at least 90 more$/);
+    expect(converted).toBeLessThanOrEqual(101); // without the bound: all 150
+    expect((await failure(expect(remote).toHaveNoViolations())).message).toMatch(/; at least 100 break a plan:/);
+  });
 });
 
 describe('what a matcher is given', () => {
