@@ -10,7 +10,8 @@
  *                   /analytics-next/bundles/<chunk>.js        its lazily loaded chunks, from the same folder
  *                   /v1/projects/<key>/settings               Sluice's settings, pointing the library at
  *                                                             the first Tracking API host below
- *   Tracking API    /v1/*  (api.segment.io)                   Sluice's ingestion endpoint
+ *   Tracking API    /v1/*  (api.segment.io)                   Sluice's ingestion endpoint (other paths of the
+ *                                                             host, e.g. an app's own as its proxy: the network)
  *   RudderStack     /sourceConfig (api.rudderstack.com)       Sluice's source config
  *                   the data plane (*.dataplane.rudderstack.com, or the hosts given)   Sluice's ingestion endpoint
  *
@@ -78,7 +79,8 @@ export async function intercept(relay: InterceptTarget, target: Page | BrowserCo
     try {
       if (matches(hosts.segmentCdn, url)) return await segmentCdn(route, url);
       if (matches(hosts.rudderConfig, url) && /^\/sourceConfig\/?$/.test(url.pathname)) return await rudderConfig(route, url);
-      if (matches(hosts.segmentApi, url) || matches(hosts.rudderDataPlane, url)) return await trackingApi(route, url);
+      // A Segment API host may be the app's own (a first-party proxy): only its Tracking API paths are Sluice's.
+      if ((matches(hosts.segmentApi, url) && url.pathname.startsWith('/v1/')) || matches(hosts.rudderDataPlane, url)) return await trackingApi(route, url);
       return await route.fallback();
     } catch (error) {
       // The page closing while a request is answered: nothing to answer any more.

@@ -127,6 +127,7 @@ describe.skipIf(noBrowser !== null)('sluice/playwright in Playwright Test, two w
     passed('a RudderStack data plane of its own reaches Sluice');
     passed('sluice.intercept(page, { hosts }) routes a page the fixture left alone');
     passed('the proxy setup is not routed: its analytics.js is asked of the network, and nothing reaches Sluice');
+    passed("only the Tracking API paths of the app's host reach Sluice: its page loads from the app");
   });
 
   it('analyticsJs: a file of one\'s own is served for the snippet (its production key in the body taken as the relay\'s), and "network" leaves the request alone; a wrong option is refused with a sentence', () => {
