@@ -160,6 +160,11 @@ export const sluiceMatchers = { toHaveReceived, toHaveReceivedInOrder, toHaveDel
 /** The wait's count and time: with `.not`, the window (`within`) rather than the timeout. */
 function waitOf(options: ReceivedOptions, isNot: boolean, matcher: string): { count: number; timeoutMs: number } {
   if (typeof options !== 'object' || options === null) throw new TypeError(`${matcher}(): options are an object, e.g. { timeoutMs: 5000 }`);
+  // Each form reads one of the two: the other, given alone, would be ignored without a word.
+  if (isNot && options.timeoutMs !== undefined && options.within === undefined) {
+    throw new TypeError(`.not.${matcher}(): the window to watch is { within: ms } (default ${defaults.withinMs}); timeoutMs is how long ${matcher}() without .not waits`);
+  }
+  if (!isNot && options.within !== undefined) throw new TypeError(`${matcher}(): within is the window of .not.${matcher}(); without .not, give timeoutMs`);
   const count = options.count ?? 1;
   const timeoutMs = isNot ? (options.within ?? defaults.withinMs) : (options.timeoutMs ?? defaults.timeoutMs);
   if (!Number.isInteger(count) || count < 1) throw new TypeError(`${matcher}(): count must be a whole number ≥ 1`);

@@ -88,6 +88,16 @@ describe('.not.toHaveReceived', () => {
     expect(error.message).toMatch(/^expected no message matching \{"event":"Password Sent"\} within 600000 ms; one came \(after \d+ ms\):\n {2}- track "Password Sent" of "u_1" \(accepted, /);
     expect(firstFrame(error)).toContain('tests/integration/testing/matchers.test.ts:');
   });
+
+  it('refuses the option the form does not read: timeoutMs with .not, within without it', async () => {
+    const notTimeout = await failure(expect(sluice).not.toHaveReceived({ event: 'Password Sent' }, { timeoutMs: 100 }));
+    expect(notTimeout).toBeInstanceOf(TypeError);
+    expect(notTimeout.message).toMatch(/^\.not\.toHaveReceived\(\): the window to watch is \{ within: ms \}/);
+    expect(firstFrame(notTimeout)).toContain('tests/integration/testing/matchers.test.ts:');
+    await track('Cart Viewed');
+    const within = await failure(expect(sluice).toHaveReceived({ event: 'Cart Viewed' }, { within: 100 }));
+    expect(within.message).toMatch(/^toHaveReceived\(\): within is the window of \.not\.toHaveReceived\(\)/);
+  });
 });
 
 describe('toHaveReceivedInOrder', () => {
