@@ -34,7 +34,7 @@ const LIST_PARAMS = [...FILTER_PARAMS, 'violations', 'search', 'limit', 'after']
  * would match every message.
  */
 const ENDPOINTS: Record<string, readonly string[]> = {
-  'GET /messages': LIST_PARAMS,
+  'GET /messages': [...LIST_PARAMS, 'afterSequence'],
   'GET /messages/{messageId}': [],
   'POST /messages/wait': [],
   'POST /deliveries/wait': [],
@@ -273,7 +273,8 @@ function optional(url: URL, name: string): Record<string, string> {
 /**
  * Oldest first, `limit` at a time after the cursor `after`; `next` is the cursor for the following
  * page: "<generation>:<row id>". A reset gives row ids again from 1, so a cursor from before one is
- * refused (409 stale_cursor) rather than silently skipping the new rows. `read` gives the page after an
+ * refused (409 stale_cursor) rather than silently skipping the new rows. Messages also start after one
+ * of them: `afterSequence`, a message's `sequence`. `read` gives the page after an
  * id: its items, the id of its last and whether more follow.
  */
 async function page(
@@ -287,8 +288,15 @@ async function page(
   const limit = limitText === null ? MAX_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ApiError(400, 'invalid_request', `limit must be a whole number from 1 to ${MAX_LIMIT}`);
   const afterText = url.searchParams.get('after');
+  const afterSequence = url.searchParams.get('afterSequence');
   let after = 0;
-  if (afterText !== null) {
+  if (afterSequence !== null) {
+    // A message's own `sequence` (of this generation: a test's messages since its reset), where a page's
+    // cursor is the list's; a client that holds a message starts there without a cursor's format.
+    if (afterText !== null) throw new ApiError(400, 'invalid_request', 'give after (a page\'s "next") or afterSequence (a message\'s "sequence"), not both');
+    if (!/^\d{1,15}$/.test(afterSequence)) throw new ApiError(400, 'invalid_request', `afterSequence must be a message's "sequence", a whole number; not "${afterSequence.slice(0, 40)}"`);
+    after = Number(afterSequence);
+  } else if (afterText !== null) {
     const cursor = /^(\d+):(\d+)$/.exec(afterText);
     if (!cursor) throw new ApiError(400, 'invalid_request', 'after must be the "next" of a previous page');
     if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset since that page: start again without "after"');

@@ -106,11 +106,11 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
     return { status: response.status, json };
   };
   /**
-   * Stored messages that `wanted` picks, oldest first, page by page of GET /messages after the cursor
-   * `after`: its plain fields as the list's parameters, the rest (properties, traits, context) matched
-   * here; until `enough` of them, or none are left.
+   * Stored messages that `wanted` picks, oldest first, page by page of GET /messages from after the
+   * message whose `sequence` is `afterSequence` (0: from the first): its plain fields as the list's
+   * parameters, the rest (properties, traits, context) matched here; until `enough` of them, or none are left.
    */
-  const list = async (wanted: MessageFilter, after: string | undefined, enough: number): Promise<TestMessage[]> => {
+  const list = async (wanted: MessageFilter, afterSequence: number, enough: number): Promise<TestMessage[]> => {
     // A page of `enough` when the list's parameters are the whole filter; more when some is matched here.
     const partly = wanted.properties !== undefined || wanted.traits !== undefined || wanted.context !== undefined;
     const params = new URLSearchParams({ limit: String(partly ? Math.max(enough, 100) : enough) });
@@ -118,12 +118,14 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
       if (wanted[key] !== undefined) params.set(key, String(wanted[key]));
     }
     const out: TestMessage[] = [];
-    for (let next = after ?? null; ; ) {
-      if (next !== null) params.set('after', next);
+    if (afterSequence > 0) params.set('afterSequence', String(afterSequence));
+    for (;;) {
       const { json } = await call('GET', `messages?${params}`);
       out.push(...(json.messages as TestMessage[]).filter((message) => matches(message, wanted)));
-      next = json.next as string | null;
+      const next = json.next as string | null;
       if (next === null || out.length >= enough) return out.slice(0, enough);
+      params.delete('afterSequence');
+      params.set('after', next);
     }
   };
   return {
@@ -139,20 +141,12 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
     },
     async firstAfter(filter, after, limit, where) {
       const wanted = acceptedUnlessNamed(checkFilter(filter, where));
-      // The list goes on after a cursor, "<generation>:<sequence>" (a reset starts a generation): this
-      // one's generation is in any page's `next`. None (one message stored at most): nothing after `after`.
-      let cursor: string | undefined;
-      if (after > 0) {
-        const generation = /^(\d+):/.exec(String((await call('GET', 'messages?limit=1')).json.next))?.[1];
-        if (generation === undefined) return [];
-        cursor = `${generation}:${after}`;
-      }
-      const found = await list(wanted, cursor, limit);
+      const found = await list(wanted, after, limit);
       if (found.some((message) => typeof message.sequence !== 'number')) {
         throw new SluiceMatcherError(`toHaveReceivedInOrder(): the relay at ${apiUrl} gives its messages no "sequence" (a Sluice older than this sluice/matchers): run the version of Sluice the tests import`);
       }
       return found.map((message) => ({ id: message.sequence, message }));
     },
-    violating: (filter, where) => list({ ...checkFilter(filter, where), violations: true }, undefined, VIOLATIONS_READ),
+    violating: (filter, where) => list({ ...checkFilter(filter, where), violations: true }, 0, VIOLATIONS_READ),
   };
 }

@@ -157,6 +157,22 @@ describe('HTTP API queries', () => {
     expect((await api('/messages', { headers: { authorization: `bearer ${ui!.token}` } })).status).toBe(200); // the scheme's case does not matter
   });
 
+  it('afterSequence lists the messages stored after one of them, by its sequence; it refuses junk and a cursor beside it', async () => {
+    const { core: c } = await setup();
+    for (const event of ['A', 'B', 'C', 'D']) await post(c, '/v1/track', { userId: 'u', event });
+    const all = (await api('/messages')).json.messages as { event: string; sequence: number }[];
+    expect(all.map((m) => m.event)).toEqual(['A', 'B', 'C', 'D']);
+    const afterB = await api(`/messages?afterSequence=${all[1]!.sequence}&limit=1`);
+    expect(afterB.json.messages.map((m: { event: string }) => m.event)).toEqual(['C']);
+    // Its next page goes on by the cursor, as any page's does.
+    expect((await api(`/messages?after=${afterB.json.next}`)).json.messages.map((m: { event: string }) => m.event)).toEqual(['D']);
+    expect((await api(`/messages?afterSequence=${all[1]!.sequence}&event=D`)).json.messages.map((m: { event: string }) => m.event)).toEqual(['D']);
+    expect((await api(`/messages?afterSequence=${all[3]!.sequence}`)).json).toEqual({ messages: [], next: null });
+    expect(await api('/messages?afterSequence=1.5')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/afterSequence must be a message's "sequence"/) } } });
+    expect(await api(`/messages?afterSequence=1&after=${afterB.json.next}`)).toMatchObject({ status: 400, json: { error: { message: expect.stringMatching(/not both/) } } });
+    expect((await api('/deliveries?afterSequence=1')).status).toBe(400); // deliveries have no sequence of their own
+  });
+
   it('stopping ends a pending wait at once (503), instead of holding the shutdown for the wait\'s time', async () => {
     await setup();
     const waiting = api('/messages/wait', { method: 'POST', body: { filter: { event: 'Never' }, timeoutMs: 60_000 } });
