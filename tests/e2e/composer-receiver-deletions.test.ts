@@ -190,7 +190,7 @@ describe.skipIf(skipReason !== null)('composer, receiver and deletions in the in
     expect(await authorization.textContent()).toContain('Bearer ••••••••');
     expect(await headers.textContent()).not.toContain(TOKEN);
     await authorization.getByRole('button', { name: 'Reveal authorization' }).click();
-    expect(await authorization.textContent()).toContain(`Bearer ${TOKEN}`);
+    await expect.poll(() => authorization.textContent()).toContain(`Bearer ${TOKEN}`);
   });
 
   it('reads well in the dark theme too', async () => {

@@ -204,7 +204,8 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
     expect(await authorization.textContent()).toContain('Bearer ••••••••');
     expect(await headers.textContent()).not.toContain(TOKEN);
     await authorization.getByRole('button', { name: 'Reveal Authorization' }).click();
-    expect(await authorization.textContent()).toContain(`Bearer ${TOKEN}`);
+    // Revealing asks the relay for the header (deliveries.revealHeader): the text changes when it answers.
+    await expect.poll(() => authorization.textContent()).toContain(`Bearer ${TOKEN}`);
     await authorization.getByRole('button', { name: 'Hide Authorization' }).click();
     expect(await headers.textContent()).not.toContain(TOKEN);
 
