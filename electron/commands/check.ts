@@ -11,6 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { findRejection } from '../../shared/message-rules.ts';
+import { formatCount, plural } from '../../shared/counted.ts';
 import type { UnplannedMode, Violation } from '../../shared/tracking-plan.ts';
 import type { CompiledPlan } from '../core/plans/compile-plan.ts';
 import { UsageError } from './command-error.ts';
@@ -149,10 +150,10 @@ function humanReport(out: LineWriter): Report {
       await out.line(`${file}:${line}  ${error}`);
     },
     async summary(s) {
-      const parts = [`${s.withViolations.toLocaleString('en-US')} with violations (${count(s.violations, 'violation', 'violations')})`];
+      const parts = [`${formatCount(s.withViolations)} with violations (${plural(s.violations, 'violation')})`];
       if (s.refused > 0) parts.push(`${s.refused} that ingestion would refuse`);
-      parts.push(count(s.unreadable, 'unreadable line', 'unreadable lines'));
-      await out.line(`checked ${count(s.messages, 'message', 'messages')} against ${JSON.stringify(s.plan)} (${s.format} format): ${parts.join(', ')}`);
+      parts.push(plural(s.unreadable, 'unreadable line'));
+      await out.line(`checked ${plural(s.messages, 'message')} against ${JSON.stringify(s.plan)} (${s.format} format): ${parts.join(', ')}`);
     },
   };
 }
@@ -168,6 +169,3 @@ function jsonReport(out: LineWriter): Report {
   };
 }
 
-function count(n: number, one: string, many: string): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}

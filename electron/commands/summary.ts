@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { databaseFile } from '../core/store/database.ts';
 import { runSummary, SUMMARY_ROWS_MAX, type Listed, type RunSummary, type SummaryCount } from '../core/store/run-summary.ts';
+import { formatCount as count, plural } from '../../shared/counted.ts';
 import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { InputError, storeFailureInput, UsageError } from './command-error.ts';
 import { openStore } from './read-store.ts';
@@ -128,10 +129,3 @@ function breakdown(counts: Record<string, number>): string {
   return parts.length === 0 ? 'none' : parts.map(([status, n]) => `${count(n)} ${status}`).join(', ');
 }
 
-function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${count(n)} ${n === 1 ? one : many}`;
-}

@@ -81,15 +81,7 @@ export class IngestFaults {
     if (active.fault.times !== undefined && active.applied >= active.fault.times) this.#faults = this.#faults.filter((f) => f !== active);
     // Its count moved, or it is used up: the inspector's notice says so now, not once the request ends (a delay holds it up to a minute).
     this.#changed();
-    const { fault } = active;
-    return {
-      id: active.id,
-      status: fault.status ?? null,
-      drop: fault.drop === true,
-      delayMs: fault.delayMs ?? null,
-      retryAfter: fault.retryAfter ?? null,
-      released: this.#release.signal,
-    };
+    return { id: active.id, ...answerOf(active.fault), released: this.#release.signal };
   }
 
   /** Records a request a fault was applied to (the most recent FAULT_LIMITS.recorded are kept). */
@@ -137,6 +129,11 @@ export class IngestFaults {
   }
 }
 
+/** What a fault makes ingestion answer: the part a request meets and the part a view shows alike. */
+function answerOf(fault: IngestFault) {
+  return { status: fault.status ?? null, drop: fault.drop === true, delayMs: fault.delayMs ?? null, retryAfter: fault.retryAfter ?? null };
+}
+
 function endOf(active: ActiveFault): number | null {
   return active.fault.forMs === undefined ? null : active.addedAt + active.fault.forMs;
 }
@@ -146,10 +143,7 @@ function viewOf(active: ActiveFault, now: number): FaultView {
   const end = endOf(active);
   return {
     id: active.id,
-    status: fault.status ?? null,
-    drop: fault.drop === true,
-    delayMs: fault.delayMs ?? null,
-    retryAfter: fault.retryAfter ?? null,
+    ...answerOf(fault),
     path: fault.path ?? null,
     times: fault.times ?? null,
     applied: active.applied,

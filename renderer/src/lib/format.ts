@@ -1,3 +1,8 @@
+import { formatCount } from '../../../shared/counted.ts';
+
+// Counts in words are said as the commands say them (shared/counted.ts).
+export { formatCount, plural } from '../../../shared/counted.ts';
+
 /** "3 s ago", "4 min ago", "2 h ago", "yesterday 14:03" — for lists. */
 export function relativeTime(at: number, now: number): string {
   const s = Math.max(0, Math.round((now - at) / 1000));
@@ -31,17 +36,7 @@ export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-// One formatter, made once: toLocaleString builds one per call, which shows in a busy frame.
-const COUNT_FORMAT = new Intl.NumberFormat('en-US');
 
-export function formatCount(n: number): string {
-  return COUNT_FORMAT.format(n);
-}
-
-/** "1 message", "1,204 messages". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
-}
 
 export function formatRate(perSecond: number): string {
   if (perSecond >= 100) return formatCount(Math.round(perSecond));
