@@ -81,19 +81,29 @@ export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
   return { numbers, texts, attemptNumbers, attemptTexts, requestNumbers, requestTexts };
 }
 
+/**
+ * The request and its answer, where an attempt's columns and a carrying request's hold them alike: numbers
+ * startedAt, durationMs, responseStatus from `m`; texts url, requestHeaders, responseHeaders, responseBody from `s`.
+ */
+function exchangeAt(numbers: Float64Array, texts: (string | null)[], m: number, s: number) {
+  return {
+    url: texts[s]!,
+    startedAt: numbers[m]!,
+    durationMs: numbers[m + 1]!,
+    requestHeaders: texts[s + 1]!,
+    responseStatus: orNull(numbers[m + 2]!),
+    responseHeaders: texts[s + 2]!,
+    responseBody: texts[s + 3]!,
+  };
+}
+
 export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requestNumbers, requestTexts }: ResultColumns): DeliveryResult[] {
   const requests: SharedRequest[] = [];
   for (let k = 0; k < requestNumbers.length / REQUEST_NUMBERS; k++) {
     const m = k * REQUEST_NUMBERS;
     const s = k * REQUEST_TEXTS;
     requests.push({
-      url: requestTexts[s]!,
-      startedAt: requestNumbers[m]!,
-      durationMs: requestNumbers[m + 1]!,
-      requestHeaders: requestTexts[s + 1]!,
-      responseStatus: orNull(requestNumbers[m + 2]!),
-      responseHeaders: requestTexts[s + 2]!,
-      responseBody: requestTexts[s + 3]!,
+      ...exchangeAt(requestNumbers, requestTexts, m, s),
       errorCode: requestTexts[s + 4] as SharedRequest['errorCode'],
       errorMessage: requestTexts[s + 5]!,
     });
@@ -118,13 +128,7 @@ export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requ
         carriedBy
           ? { ...carriedBy, ...own, carriedBy }
           : {
-              url: attemptTexts[s]!,
-              startedAt: attemptNumbers[m]!,
-              durationMs: attemptNumbers[m + 1]!,
-              requestHeaders: attemptTexts[s + 1]!,
-              responseStatus: orNull(attemptNumbers[m + 2]!),
-              responseHeaders: attemptTexts[s + 2]!,
-              responseBody: attemptTexts[s + 3]!,
+              ...exchangeAt(attemptNumbers, attemptTexts, m, s),
               ...(attemptTexts[s + 7] === null ? {} : { headerSet: attemptTexts[s + 7]! }),
               ...own,
             },
