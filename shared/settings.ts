@@ -4,6 +4,7 @@ import { propertyName } from './audience-property.ts';
 import { audienceConfigSchema } from './audiences.ts';
 import { trackingPlanConfigSchema } from './tracking-plan.ts';
 import { retentionSchema } from './retention.ts';
+import { destinationFiltersSchema, destinationTransformSchema } from './destination-filters.ts';
 import { RECEIVER_URL_PREFIX, receiverUrlProblem } from './receiver-hooks.ts';
 
 export const SOURCE_KINDS = ['web', 'mobile', 'server'] as const;
@@ -193,6 +194,10 @@ export const destinationFieldsSchema = z.strictObject({
   /** Standard Webhooks secrets: one, or two while rotating (each signs every request). */
   signingSecrets: z.array(standardSecretSchema).min(1, 'needs a secret; leave it out when not signing with Standard Webhooks').max(2, 'at most two secrets (the current one and the next, while rotating)').optional(),
   options: destinationOptionsSchema.default({ bodyShape: 'seed', concurrency: 32 }),
+  /** What the destination gets of each message, tested in order before its body is built (shared/destination-filters.ts). */
+  filters: destinationFiltersSchema.optional(),
+  /** The user's function that reshapes, drops or fans out each message before its body is built. */
+  transform: destinationTransformSchema.optional(),
 });
 
 /** What a destination's kind and signing scheme need of its other fields. */
