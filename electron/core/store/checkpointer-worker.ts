@@ -79,11 +79,15 @@ function tick(): void {
       // next writer's commit trims it to journal_size_limit). Under sustained writes a PASSIVE
       // checkpoint rarely catches up with the writer at the moment a transaction starts, which is
       // when SQLite starts the WAL over, so the WAL only grows: a RESTART holds the write lock while it
-      // copies what PASSIVE left (little: it just ran) and waits for the readers, both at most
-      // `heavyBusyMs`, and the next writer starts the WAL over and trims it. The file's size is what
+      // copies what PASSIVE left (little: it just ran, and heavyCopyBytes at most) and waits for the
+      // readers (`heavyBusyMs` at most), and the next writer starts the WAL over and trims it. The file's size is what
       // the disk holds; the frames in use are what RESTART is about (below journal_size_limit the
       // file stays as large as it ever was, however little it holds).
-      if (bytes > settings.truncateAboveBytes && now - quietSince >= settings.idleMs) {
+      // Only when PASSIVE left little to copy: the copy happens under the write lock (heavyCopyBytes).
+      const caughtUp = (passive.log - passive.checkpointed) * frameBytes <= settings.heavyCopyBytes;
+      if (!caughtUp) {
+        // A reader's snapshot holds PASSIVE back: the next ticks copy on without the write lock.
+      } else if (bytes > settings.truncateAboveBytes && now - quietSince >= settings.idleMs) {
         heavyNotBefore = now + settings.heavyEveryMs;
         checkpoint('TRUNCATE', settings.heavyBusyMs);
       } else if (passive.log * frameBytes > settings.restartAboveBytes && passive.log !== restartedAt) {

@@ -98,3 +98,55 @@ async function sustainedWrites(settings: CheckpointerOptions): Promise<{ written
   await until(() => walSize(file) < MB, 30_000, 'the idle WAL to be truncated');
   return { written, largest };
 }
+
+it('while a reader holds an old snapshot, the checkpointer never takes the write lock to copy what PASSIVE could not: the writer is never kept waiting, and the WAL is started over once the reader ends', async () => {
+  // A RESTART holds the write lock while it copies the frames PASSIVE left; behind a reader's snapshot
+  // that was the whole WAL (0.8 s for 166 MB idle; past the writer's 5 s busy timeout under load, so
+  // delivery results failed to commit). Here a writer that never waits (busy_timeout 0) counts the
+  // commits the checkpointer's lock refused.
+  const dir = tempDir('sluice-wal-');
+  const db = openDatabase(dir);
+  const file = path.join(dir, DATABASE_FILE);
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  cleanups.push(() => db.close());
+  db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body BLOB)');
+  const reader = openDatabase(dir);
+  cleanups.push(() => reader.close());
+  reader.exec('BEGIN');
+  reader.prepare('SELECT count(*) FROM filler').get(); // its snapshot: every frame written from now on stays uncopied
+
+  const insert = db.prepare('INSERT INTO filler (body) VALUES (randomblob(2000))');
+  const write = (rows: number) => {
+    db.exec('BEGIN IMMEDIATE');
+    for (let i = 0; i < rows; i++) insert.run();
+    db.exec('COMMIT');
+  };
+  for (let i = 0; i < 40; i++) write(100); // 8 MB behind the reader, past restartAboveBytes
+  const checkpointer = new Checkpointer(file, (error) => {
+    throw error;
+  }, { intervalMs: 20, restartAboveBytes: 2 * MB, heavyEveryMs: 20, heavyBusyMs: 100, heavyCopyBytes: 1 * MB, truncateAboveBytes: 1 * MB, idleMs: 200 });
+  cleanups.push(() => checkpointer.close());
+
+  db.exec('PRAGMA busy_timeout = 0');
+  let refused = 0;
+  let commits = 0;
+  const stopAt = Date.now() + 1_500; // about 15 of the checkpointer's heavy turns
+  while (Date.now() < stopAt) {
+    try {
+      write(1);
+      commits++;
+    } catch (error) {
+      if (!/locked|busy/i.test((error as Error).message)) throw error;
+      refused++;
+      if (db.isTransaction) db.exec('ROLLBACK');
+    }
+    await sleep(2);
+  }
+  expect(commits).toBeGreaterThan(50);
+  expect(refused).toBe(0);
+
+  // The reader ends: PASSIVE catches up without the lock, then the WAL is started over (or truncated once idle).
+  reader.exec('COMMIT');
+  db.exec('PRAGMA busy_timeout = 5000');
+  await until(() => walSize(file) < MB, 30_000, 'the WAL to be started over once the reader ended');
+});
