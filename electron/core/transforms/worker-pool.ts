@@ -1,0 +1,346 @@
+/**
+ * The mechanism that runs transform calls off the main thread: worker threads (transform-worker.ts),
+ * started on first use, each with a heap limit, given calls in batches (one message out, one back) and
+ * watched. A watchdog reads each busy worker's shared cells (protocol.ts): a call whose code has run
+ * longer than its limit without yielding (a synchronous loop) gets its worker terminated, and that call
+ * fails `timeout`; a worker that dies of its heap limit fails the call it was running with `memory`. The
+ * other calls the worker held run again on a fresh worker (at most MAX_RERUNS times each). Workers that
+ * keep dying on their own are respawned at a bounded rate; when none can be started at all, the waiting
+ * calls fail saying so, and the next calls try again.
+ */
+import { Worker } from 'node:worker_threads';
+import { workerExecArgv } from '../worker-options.ts';
+import { timeoutMessage } from './call-outcome.ts';
+import { WATCH_BYTES, watchCells, type BatchJob, type BatchReply, type CallJob, type CallResult, type ScriptRef, type WatchCells, type WorkerInit } from './protocol.ts';
+import type { TransformFailure } from './transformer.ts';
+
+export interface PoolOptions {
+  /** Most workers at once (default 1). */
+  size?: number;
+  /** Each worker's heap limit, in MB. */
+  memoryMb: number;
+}
+
+/** A call as the pool holds it until answered. */
+interface Pending {
+  job: CallJob;
+  /** Times it was sent again because its worker was stopped beside it. */
+  reruns: number;
+  answer(result: CallResult): void;
+}
+
+interface Batch {
+  id: number;
+  script: ScriptRef;
+  calls: Pending[];
+}
+
+interface Thread {
+  worker: Worker;
+  cells: WatchCells;
+  batches: Map<number, Batch>;
+  /** In-flight calls by seq (what the watchdog blames). */
+  calls: Map<number, Pending>;
+  online: boolean;
+  gone: boolean;
+  timer: NodeJS.Timeout | undefined;
+  /** The progress cell as the watchdog last read it, and when it last changed. */
+  progress: number;
+  progressAt: number;
+}
+
+const MAX_BATCH = 256;
+export const MAX_RERUNS = 3;
+/** How long code of a call already answered may hold a worker. */
+const STRAY_MS = 1_000;
+/** A worker making no progress at all for its longest limit plus this is stopped (stuck outside any call). */
+const STUCK_GRACE_MS = 5_000;
+/** Respawn delays after workers died on their own: 100 ms doubling to 10 s; reset by any answer. */
+const BACKOFF_MS = { first: 100, max: 10_000 };
+/** Workers failing to start this many times in a row fail the calls waiting for one. */
+const START_FAILURES = 3;
+
+export class WorkerPool {
+  readonly #size: number;
+  readonly #memoryMb: number;
+  readonly #threads: Thread[] = [];
+  readonly #waiting: { script: ScriptRef; calls: Pending[] }[] = [];
+  #seq = 0;
+  #batchId = 0;
+  #deaths = 0;
+  #startFailures = 0;
+  #spawnAt = 0;
+  #spawnTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: PoolOptions) {
+    this.#size = Math.max(1, options.size ?? 1);
+    this.#memoryMb = options.memoryMb;
+  }
+
+  /** The live workers (tests check that close() ends them). */
+  get workers(): Worker[] {
+    return this.#threads.map((t) => t.worker);
+  }
+
+  /** Runs each call of `script`; resolves with their results in order, never rejects. */
+  run(script: ScriptRef, calls: readonly Omit<CallJob, 'seq'>[]): Promise<CallResult[]> {
+    return new Promise((resolve) => {
+      const results: CallResult[] = new Array(calls.length);
+      let left = calls.length;
+      if (left === 0) return resolve(results);
+      const pending = calls.map((call, i): Pending => ({
+        job: { ...call, seq: this.#nextSeq() },
+        reruns: 0,
+        answer(result) {
+          results[i] = result;
+          if (--left === 0) resolve(results);
+        },
+      }));
+      if (this.#closed) return this.#fail(pending, 'error', 'the transform runtime is closed');
+      for (let i = 0; i < pending.length; i += MAX_BATCH) this.#dispatch(script, pending.slice(i, i + MAX_BATCH));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#spawnTimer);
+    const threads = this.#threads.splice(0);
+    const exits = threads.map((t) => this.#end(t));
+    for (const t of threads) for (const batch of t.batches.values()) this.#fail(batch.calls, 'error', 'the transform runtime closed before this call was answered');
+    for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', 'the transform runtime closed before this call was answered');
+    await Promise.all(exits);
+  }
+
+  #nextSeq(): number {
+    this.#seq = (this.#seq % 0x7fff_fffe) + 1;
+    return this.#seq;
+  }
+
+  #dispatch(script: ScriptRef, calls: Pending[]): void {
+    const thread = this.#pick();
+    if (!thread) {
+      this.#waiting.push({ script, calls });
+      this.#scheduleSpawn();
+      return;
+    }
+    const batch: Batch = { id: (this.#batchId = (this.#batchId % 0x7fff_fffe) + 1), script, calls };
+    thread.batches.set(batch.id, batch);
+    for (const call of calls) thread.calls.set(call.job.seq, call);
+    if (thread.batches.size === 1) {
+      thread.worker.ref();
+      thread.progress = Atomics.load(thread.cells.progress, 0);
+      thread.progressAt = Date.now();
+    }
+    thread.worker.postMessage(batchJob(batch));
+    this.#watch(thread);
+  }
+
+  /** The least busy worker, starting one if there is room and every worker is busy; null while respawns wait. */
+  #pick(): Thread | null {
+    let best: Thread | null = null;
+    for (const t of this.#threads) if (!best || t.calls.size < best.calls.size) best = t;
+    if ((best === null || best.calls.size > 0) && this.#threads.length < this.#size && Date.now() >= this.#spawnAt) {
+      const spawned = this.#spawn();
+      if (spawned) return spawned;
+    }
+    return best;
+  }
+
+  #spawn(): Thread | null {
+    const watch = new SharedArrayBuffer(WATCH_BYTES);
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL('./transform-worker.ts', import.meta.url), {
+        workerData: { watch } satisfies WorkerInit,
+        resourceLimits: { maxOldGenerationSizeMb: this.#memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(16, this.#memoryMb / 8)) },
+        ...workerExecArgv(),
+      });
+    } catch (error) {
+      this.#startFailed(error as Error);
+      return null;
+    }
+    const thread: Thread = { worker, cells: watchCells(watch), batches: new Map(), calls: new Map(), online: false, gone: false, timer: undefined, progress: 0, progressAt: Date.now() };
+    this.#threads.push(thread);
+    worker.unref();
+    worker.on('online', () => {
+      thread.online = true;
+    });
+    worker.on('message', (reply: BatchReply) => this.#answered(thread, reply));
+    worker.on('error', (error: Error & { code?: string }) => this.#died(thread, error));
+    worker.on('exit', (code) => this.#died(thread, new Error(`the transform worker stopped (exit code ${code})`)));
+    return thread;
+  }
+
+  #answered(thread: Thread, reply: BatchReply): void {
+    const batch = thread.batches.get(reply.id);
+    if (!batch || thread.gone) return;
+    thread.batches.delete(reply.id);
+    this.#deaths = 0;
+    this.#startFailures = 0;
+    const results = JSON.parse(reply.results) as CallResult[];
+    batch.calls.forEach((call, i) => {
+      thread.calls.delete(call.job.seq);
+      call.answer(results[i]!);
+    });
+    if (thread.batches.size === 0) {
+      thread.worker.unref();
+      clearTimeout(thread.timer);
+    }
+  }
+
+  /** The watchdog: checks the worker when its running stretch would pass its limit. */
+  #watch(thread: Thread): void {
+    clearTimeout(thread.timer);
+    if (thread.gone || thread.batches.size === 0) return;
+    const now = Date.now();
+    const running = Atomics.load(thread.cells.running, 0);
+    const since = thread.cells.since[0]!;
+    const progress = Atomics.load(thread.cells.progress, 0);
+    if (progress !== thread.progress) Object.assign(thread, { progress, progressAt: now });
+    let limit: number;
+    let next: number;
+    if (running > 0) {
+      const call = thread.calls.get(running);
+      limit = call ? call.job.timeoutMs : STRAY_MS;
+      if (now - since >= limit) return this.#stop(thread, { kind: 'call', seq: running, ms: now - since });
+      next = since + limit;
+    } else if (running < 0) {
+      const batch = thread.batches.get(-running);
+      limit = batch ? longest(batch) : STRAY_MS;
+      if (now - since >= limit) return this.#stop(thread, { kind: 'top', batchId: -running, ms: now - since });
+      next = since + limit;
+    } else {
+      limit = Math.max(...[...thread.batches.values()].map(longest)) + STUCK_GRACE_MS;
+      if (now - thread.progressAt >= limit) return this.#stop(thread, { kind: 'stuck' });
+      next = Math.min(thread.progressAt + limit, now + Math.min(...[...thread.batches.values()].map(shortest)));
+    }
+    thread.timer = setTimeout(() => this.#watch(thread), Math.max(1, next - now + 1));
+    thread.timer.unref();
+  }
+
+  /** Terminates a worker the watchdog caught: the call it blames fails `timeout`, the others run again. */
+  #stop(thread: Thread, why: { kind: 'call'; seq: number; ms: number } | { kind: 'top'; batchId: number; ms: number } | { kind: 'stuck' }): void {
+    const held = this.#retire(thread);
+    void thread.worker.terminate();
+    if (why.kind === 'call') {
+      const call = held.find((c) => c.job.seq === why.seq);
+      if (call) this.#fail([call], 'timeout', timeoutMessage(call.job.timeoutMs, 'sync'), why.ms);
+      this.#rerun(thread, held.filter((c) => c !== call), 'another call ran past its time limit');
+    } else if (why.kind === 'top') {
+      const batch = thread.batches.get(why.batchId);
+      const calls = batch?.calls ?? [];
+      if (batch) this.#fail(calls, 'timeout', `the transform's top level ran past ${longest(batch).toLocaleString('en-US')} ms while loading and was stopped`, why.ms);
+      this.#rerun(thread, held.filter((c) => !calls.includes(c)), "another transform's top level ran past its time limit");
+    } else {
+      this.#rerun(thread, held, 'the worker stopped making progress');
+    }
+  }
+
+  /** A worker that ended without the watchdog: of its heap limit (the running call fails `memory`), a crash, or at start. */
+  #died(thread: Thread, error: Error & { code?: string }): void {
+    if (thread.gone) return;
+    const held = this.#retire(thread);
+    if (this.#closed) return;
+    if (!thread.online) {
+      this.#startFailed(error);
+      this.#rerun(thread, held, 'its worker did not start');
+      return;
+    }
+    this.#deaths++;
+    this.#spawnAt = Date.now() + Math.min(BACKOFF_MS.max, BACKOFF_MS.first * 2 ** (this.#deaths - 1));
+    if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      const running = Atomics.load(thread.cells.running, 0);
+      const ms = Date.now() - thread.cells.since[0]!;
+      const message = `the transform ran out of its ${this.#memoryMb} MB memory limit and was stopped`;
+      const blamed = running > 0 ? held.filter((c) => c.job.seq === running) : running < 0 ? (thread.batches.get(-running)?.calls ?? []) : [];
+      this.#fail(blamed, 'memory', message, ms);
+      this.#rerun(thread, held.filter((c) => !blamed.includes(c)), 'another call ran out of memory', 'memory', message);
+    } else {
+      this.#rerun(thread, held, `its worker stopped (${error.message})`);
+    }
+  }
+
+  #startFailed(error: Error): void {
+    this.#deaths++;
+    this.#startFailures++;
+    this.#spawnAt = Date.now() + Math.min(BACKOFF_MS.max, BACKOFF_MS.first * 2 ** (this.#deaths - 1));
+    if (this.#startFailures >= START_FAILURES) {
+      this.#startFailures = 0;
+      const message = `the transform runtime could not start a worker thread (${error.message}); the next calls try again`;
+      for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', message);
+    }
+  }
+
+  /** Takes a worker out of use; returns the calls it held. */
+  #retire(thread: Thread): Pending[] {
+    thread.gone = true;
+    clearTimeout(thread.timer);
+    const i = this.#threads.indexOf(thread);
+    if (i >= 0) this.#threads.splice(i, 1);
+    return [...thread.calls.values()];
+  }
+
+  /** Sends calls again (grouped by script) — each at most MAX_RERUNS times; past that it fails with `code`. */
+  #rerun(thread: Thread, calls: Pending[], why: string, code: TransformFailure = 'error', message?: string): void {
+    const byBatch = new Map<ScriptRef, Pending[]>();
+    for (const batch of thread.batches.values()) {
+      for (const call of batch.calls) {
+        if (!calls.includes(call)) continue;
+        if (++call.reruns > MAX_RERUNS) {
+          this.#fail([call], code, message ?? `this call's worker was stopped ${MAX_RERUNS} times while it waited (${why}); it was not run again`);
+          continue;
+        }
+        byBatch.set(batch.script, [...(byBatch.get(batch.script) ?? []), call]);
+      }
+    }
+    for (const [script, again] of byBatch) this.#dispatch(script, again);
+    if (this.#threads.length === 0 && this.#waiting.length > 0) this.#scheduleSpawn();
+  }
+
+  #scheduleSpawn(): void {
+    if (this.#spawnTimer || this.#closed) return;
+    this.#spawnTimer = setTimeout(() => {
+      this.#spawnTimer = undefined;
+      for (const w of this.#waiting.splice(0)) this.#dispatch(w.script, w.calls);
+    }, Math.max(0, this.#spawnAt - Date.now()));
+  }
+
+  #fail(calls: readonly Pending[], code: TransformFailure, message: string, ms = 0): void {
+    for (const call of calls) call.answer({ kind: 'failed', code, message, ms, logs: [] });
+  }
+
+  async #end(thread: Thread): Promise<void> {
+    thread.gone = true;
+    clearTimeout(thread.timer);
+    await thread.worker.terminate();
+  }
+}
+
+/** The batch as it crosses: in columns, each distinct settings text once. */
+function batchJob(batch: Batch): BatchJob {
+  const n = batch.calls.length;
+  const job: BatchJob = { id: batch.id, script: batch.script, seqs: new Array(n), events: new Array(n), settings: [], settingsOf: new Array(n), timeoutMs: new Array(n) };
+  let last = '';
+  for (let i = 0; i < n; i++) {
+    const call = batch.calls[i]!.job;
+    job.seqs[i] = call.seq;
+    job.events[i] = call.event;
+    job.timeoutMs[i] = call.timeoutMs;
+    if (call.settings !== last || job.settings.length === 0) {
+      const known = job.settings.indexOf(call.settings);
+      if (known < 0) job.settings.push(call.settings);
+      last = call.settings;
+    }
+    job.settingsOf[i] = job.settings.length === 1 ? 0 : job.settings.indexOf(call.settings);
+  }
+  return job;
+}
+
+function longest(batch: Batch): number {
+  return Math.max(...batch.calls.map((c) => c.job.timeoutMs));
+}
+
+function shortest(batch: Batch): number {
+  return Math.min(...batch.calls.map((c) => c.job.timeoutMs));
+}
