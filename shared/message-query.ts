@@ -105,17 +105,43 @@ export function asciiLower(text: string): string {
  */
 export function hasWords(text: string, words: readonly string[], prefix: boolean): boolean {
   if (words.length === 0) return true;
-  const tokens = wordsOf(text);
-  const last = words.length - 1;
-  outer: for (let i = 0; i + last < tokens.length; i++) {
-    for (let j = 0; j <= last; j++) {
-      const token = tokens[i + j]!;
-      const word = words[j]!;
-      if (j === last && prefix ? !token.startsWith(word) : token !== word) continue outer;
-    }
-    return true;
+  // One pass over the text's UTF-16 units, no token list: this runs on every message a filter with
+  // words tests, and for every row of a search the index does not cover yet.
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && !isWordUnit(text.charCodeAt(i))) i++;
+    if (i < n && wordsAt(text, i, words, prefix)) return true;
+    while (i < n && isWordUnit(text.charCodeAt(i))) i++;
   }
   return false;
+}
+
+/** A unit of a word for the `ascii` tokenizer: an ASCII letter or digit, or anything beyond ASCII. */
+function isWordUnit(code: number): boolean {
+  return code >= 0x80 || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90);
+}
+
+/** Whether the words (lowercase, as wordsOf makes them) are the tokens from `at`, a token's start, on. */
+function wordsAt(text: string, at: number, words: readonly string[], prefix: boolean): boolean {
+  const n = text.length;
+  const last = words.length - 1;
+  let i = at;
+  for (let j = 0; j <= last; j++) {
+    if (j > 0) {
+      while (i < n && !isWordUnit(text.charCodeAt(i))) i++;
+      if (i >= n) return false;
+    }
+    const word = words[j]!;
+    for (let k = 0; k < word.length; k++, i++) {
+      let code = i < n ? text.charCodeAt(i) : -1;
+      if (code >= 65 && code <= 90) code += 32;
+      if (code !== word.charCodeAt(k)) return false;
+    }
+    // The token goes on: only the last word, as a prefix, may be its start.
+    if (i < n && isWordUnit(text.charCodeAt(i)) && !(j === last && prefix)) return false;
+  }
+  return true;
 }
 
 const FIELD_NAMES = new Map(Object.keys(COLUMN_FIELDS).map((name) => [name.toLowerCase(), name as ColumnField]));

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_BATCH_EVENTS, MAX_NESTING_DEPTH, SEGMENT_MAX_MESSAGE_BYTES, segmentWarning, ID_COLUMN_MAX } from '../../../shared/limits.ts';
+import { MAX_BATCH_EVENTS, MAX_NESTING_DEPTH, SEGMENT_MAX_MESSAGE_BYTES, segmentWarning } from '../../../shared/limits.ts';
 import { MESSAGE_TYPES, isTime, parseTime, validateMessage, type IncomingMessage, type Rejection } from '../../../shared/messages.ts';
 import { mergedIntegrations, webhooksSkipReason } from '../../../shared/integrations.ts';
+import { idText } from '../../../shared/message-match.ts';
 import { nestingDepth, scanBatch, withoutMember } from './batch-slices.ts';
 import { IngestError, unknownWriteKey } from './ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
@@ -270,10 +271,4 @@ function nestsDeeper(value: unknown, limit: number): boolean {
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-function idText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value.slice(0, ID_COLUMN_MAX);
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
 }
