@@ -19,15 +19,48 @@ const fieldPath = z
   .max(200, 'must be at most 200 characters')
   .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'must be a field path such as properties.price or context.ip');
 
-/** A query in Sluice's query language, checked as the search box checks it. */
+/**
+ * A query in Sluice's query language, checked as the search box checks it — without `status:`, the
+ * row's outcome, which is the delivery's own: a filter decides before there is one.
+ */
 export const filterQuerySchema = z.string().max(1000, 'must be at most 1,000 characters').superRefine((query, ctx) => {
+  let clauses;
   try {
-    parseQuery(query);
+    clauses = parseQuery(query);
   } catch (error) {
     if (error instanceof QueryError) ctx.addIssue({ code: 'custom', message: `${error.message} (at character ${error.at + 1})` });
     else throw error;
+    return;
+  }
+  if (clauses.some((c) => c.kind === 'column' && c.field === 'status')) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        "status: is the outcome of the message's deliveries, not known before this one is made, so a filter cannot test it: filter on the message instead (type:, event:, properties.…, source:, violations:)",
+    });
   }
 });
+
+/**
+ * Fields an allowFields filter always keeps and a blockFields filter may not name: what makes the
+ * message a message of its type (its type, ids, times, and the track event, page/screen name, group's
+ * groupId, alias's previousId) — a destination must still get a valid message.
+ */
+export const ALWAYS_KEPT_FIELDS = [
+  'type',
+  'messageId',
+  'timestamp',
+  'originalTimestamp',
+  'receivedAt',
+  'sentAt',
+  'userId',
+  'anonymousId',
+  'event',
+  'name',
+  'groupId',
+  'previousId',
+] as const;
+const ALWAYS_KEPT: ReadonlySet<string> = new Set(ALWAYS_KEPT_FIELDS);
 
 /**
  * One filter: when the message matches `if` (empty: every message), the action — `drop` it, keep a
@@ -48,8 +81,38 @@ export const destinationFilterSchema = z
     if (actions.length !== 1) {
       ctx.addIssue({ code: 'custom', message: `give exactly one of drop, sample, allowFields or blockFields${actions.length ? ` (it has ${actions.join(' and ')})` : ''}` });
     }
+    filter.blockFields?.forEach((path, i) => {
+      if (ALWAYS_KEPT.has(path)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['blockFields', i],
+          message: `${path} is always sent (a destination must get a valid message): block the fields beside it instead, e.g. properties or context.ip`,
+        });
+      }
+    });
   });
 export type DestinationFilter = z.infer<typeof destinationFilterSchema>;
+
+/**
+ * The one sentence that says what filter `index` (from 0; the sentence counts from 1) did to a message:
+ * "dropped by filter 2 (if: type:identify)", "sampled out by filter 1 (sample 0.1)", "kept by filter 1
+ * (sample 0.1)", "fields filtered by filter 3 (allowFields properties.price, context.ip)". Deliveries,
+ * the HTTP API and the inspector's preview all say it so.
+ */
+export function filterDecisionText(index: number, filter: DestinationFilter, effect: 'dropped' | 'kept' | 'fields'): string {
+  const query = filter.if.trim();
+  const when = query ? `if: ${query}` : 'every message';
+  const n = index + 1;
+  if (filter.sample !== undefined) {
+    return `${effect === 'kept' ? 'kept' : 'sampled out'} by filter ${n} (sample ${filter.sample}${query ? `, if: ${query}` : ''})`;
+  }
+  const fields = filter.allowFields ?? filter.blockFields;
+  if (fields) {
+    const named = fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
+    return `fields filtered by filter ${n} (${filter.allowFields ? 'allowFields' : 'blockFields'} ${named}${query ? `, if: ${query}` : ''})`;
+  }
+  return `dropped by filter ${n} (${when})`;
+}
 
 export const destinationFiltersSchema = z.array(destinationFilterSchema).max(MAX_FILTERS, `at most ${MAX_FILTERS} filters per destination`);
 

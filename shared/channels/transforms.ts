@@ -34,6 +34,7 @@ export const transformRequestSchemas = {
 
 /** The filter that decided a message's fate, by position in the destination's filters. */
 export interface FilterDecision {
+  /** From 0, in the destination's filters (the text counts from 1: filterDecisionText, shared/destination-filters.ts). */
   index: number;
   if: string;
   /** 'dropped' (drop, or sampled out), 'kept' (sampled in), 'fields' (allowFields / blockFields applied). */

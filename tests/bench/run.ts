@@ -13,6 +13,7 @@ import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
 import { runMatchersBench } from './matchers.bench.ts';
+import { runFiltersBench } from './filters.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   forward: runForwardBench,
   testing: runTestingBench,
   matchers: runMatchersBench,
+  filters: runFiltersBench,
   plans: runPlansBench,
   retention: runRetentionBench,
   scale: runScaleBench,
