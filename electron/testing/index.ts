@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configFileSchema, describeIssues, type ConfigFile } from '../../shared/settings.ts';
-import { ConfigError, loadConfigFile } from '../core/config/load-config.ts';
+import { ConfigError, loadConfigFile, resolveTransformFiles } from '../core/config/load-config.ts';
 import { createCore, type Core } from '../core/index.ts';
 import { UiServer } from '../host/ui-server.ts';
 import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
@@ -201,5 +201,6 @@ function configOf(config: unknown): ConfigFile | undefined {
   if (typeof config === 'string') return loadConfigFile(path.resolve(config));
   const parsed = configFileSchema.safeParse(config);
   if (!parsed.success) throw new ConfigError('startSluice({ config })', describeIssues(parsed.error));
+  resolveTransformFiles(parsed.data, process.cwd(), 'startSluice({ config })');
   return parsed.data;
 }

@@ -13,6 +13,7 @@ import {
   type TrackingApiConfig,
   type WebhookConfig,
 } from '../settings.ts';
+import type { DestinationFilter, DestinationTransform } from '../destination-filters.ts';
 import { recordId as id } from './record-id.ts';
 
 export const destinationRequestSchemas = {
@@ -69,6 +70,10 @@ export interface DestinationView {
    * destination, its one URL (`trackingApi.batchUrl`).
    */
   health: WebhookHealth[];
+  /** What it gets of each message, in order (shared/destination-filters.ts); empty: everything. */
+  filters: DestinationFilter[];
+  /** The user's function run on each message (its file absolute), or null. */
+  transform: DestinationTransform | null;
 }
 
 /** Where a tracking-api destination forwards, as the UI sees it: the write key masked like the shared secret. */

@@ -44,6 +44,8 @@ const view: DestinationView = {
   signing: 'segment',
   maskedSigningSecrets: [],
   health: [],
+  filters: [],
+  transform: null,
   options: { bodyShape: 'full', concurrency: 4 },
   kind: 'webhooks',
   trackingApi: null,

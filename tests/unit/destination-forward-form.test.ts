@@ -36,6 +36,8 @@ const forwardView: DestinationView = {
   kind: 'tracking-api',
   trackingApi: { url: 'https://api.segment.io', batchUrl: 'https://api.segment.io/v1/batch', maskedWriteKey: '••••••••', batchSize: 50, flushMs: 200, gzip: true },
   health: [{ url: 'https://api.segment.io/v1/batch', breaker: 'closed', failures: 0, probeAt: null, lastError: null, gone: null }],
+  filters: [],
+  transform: null,
 };
 
 /** A new destination switched to "Tracking API (forward)", with these fields typed. */

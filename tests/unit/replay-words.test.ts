@@ -20,6 +20,8 @@ const hooks: DestinationView = {
   kind: 'webhooks',
   trackingApi: null,
   health: [],
+  filters: [],
+  transform: null,
 };
 
 const upstream: DestinationView = {

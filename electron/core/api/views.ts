@@ -97,6 +97,8 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
       const b = breaker?.(url);
       return { url, breaker: b?.state ?? 'closed', failures: b?.failures ?? 0, probeAt: b?.probeAt ?? null, lastError: b?.lastError ?? null, gone: d.gone?.[url] ?? null };
     }),
+    filters: d.filters ?? [],
+    transform: d.transform ?? null,
   };
 }
 

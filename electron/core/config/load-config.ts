@@ -33,9 +33,43 @@ export function loadConfigFile(file: string): ConfigFile {
     throw new ConfigError(file, [`cannot read the file: ${(error as Error).message}`]);
   }
   const config = parseConfig(text, file);
-  // A plan file is named relative to the config file that names it, wherever Sluice is started from.
+  // Plan and transform files are named relative to the config file that names them, wherever Sluice is started from.
   for (const plan of config.trackingPlans ?? []) {
     if (plan.file !== undefined) plan.file = path.resolve(path.dirname(file), plan.file);
   }
+  resolveTransformFiles(config, path.dirname(file), file);
   return config;
+}
+
+/**
+ * Makes each destination's `transform.file` absolute (relative to `dir`: the config file's folder, or
+ * the working directory for a config given as an object) and refuses, as a ConfigError naming the
+ * field, a file that is not there.
+ */
+export function resolveTransformFiles(config: ConfigFile, dir: string, file: string): void {
+  const problems: string[] = [];
+  config.destinations.forEach((destination, i) => {
+    if (!destination.transform) return;
+    const written = destination.transform.file;
+    destination.transform.file = path.resolve(dir, written);
+    const problem = transformFileProblem(destination.transform.file, written);
+    if (problem) problems.push(`destinations[${i}].transform.file: ${problem}`);
+  });
+  if (problems.length > 0) throw new ConfigError(file, problems);
+}
+
+/**
+ * Why a transform file cannot be used (null when it can): not absolute (`written`: null, the inspector's
+ * save, which names files absolutely), not there, or not a file.
+ */
+export function transformFileProblem(file: string, written: string | null): string | null {
+  if (written === null && !path.isAbsolute(file)) return `${file} is not an absolute path: name the transform's file by its full path`;
+  const shown = written !== null && written !== file ? `${written} (${file})` : file;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return `there is no file ${shown}: write the transform there, or correct the path${written !== null ? ' (relative to the config file)' : ''}`;
+  }
+  return stat.isFile() ? null : `${shown} is not a file: name the transform's JavaScript file`;
 }

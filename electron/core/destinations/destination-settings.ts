@@ -3,6 +3,7 @@
  * and what a deletion does to the destination's deliveries.
  */
 import { requestSchemas, type ContractIssue } from '../../../shared/contract.ts';
+import { transformFileProblem } from '../config/load-config.ts';
 import { describeIssues, formatIssuePath } from '../../../shared/settings.ts';
 import type { Clock } from '../clock.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
@@ -45,6 +46,8 @@ export function saveDestination(deps: DestinationSettingsDeps, input: unknown, o
     deps.sources.byName(name) ? [] : [{ path: ['sources', i], message: `unknown source "${name}"; choose one of the sources listed` }],
   );
   if (unknown.length > 0) throw refusal('invalid_destination', unknown);
+  const transformProblem = config.transform ? transformFileProblem(config.transform.file, null) : null;
+  if (transformProblem) throw refusal('invalid_destination', [{ path: ['transform', 'file'], message: transformProblem }]);
 
   const holder = deps.destinations.byName(config.name);
   if (holder && holder.id !== id && (id !== undefined || options.ifNameTaken === 'refuse')) {

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { DestinationFilter, DestinationTransform } from '../../../shared/destination-filters.ts';
 import type { DestinationConfig, DestinationKind, DestinationOptions, SigningScheme, TrackingApiConfig, WebhookConfig } from '../../../shared/settings.ts';
 import { transaction } from './connection.ts';
 import type { SourcesRepo } from './sources-repo.ts';
@@ -19,6 +20,10 @@ export interface Destination {
   /** Standard Webhooks secrets (whsec_…), when signing with them. */
   signingSecrets?: string[];
   options: DestinationOptions;
+  /** What it gets of each message, tested in order before its body is built (absent: everything). */
+  filters?: DestinationFilter[];
+  /** The user's function run on each message before its body is built; `file` absolute. */
+  transform?: DestinationTransform;
   /** Webhook URLs that answered 410 Gone, by URL: nothing is sent there until re-enabled or the destination is edited. */
   gone?: Record<string, GoneUrl>;
 }
@@ -37,7 +42,7 @@ interface DestinationRow {
   source_ids: string | null;
 }
 
-type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options' | 'gone' | 'trackingApi'> &
+type StoredSettings = Pick<Destination, 'webhooks' | 'sharedSecret' | 'signingSecrets' | 'options' | 'gone' | 'trackingApi' | 'filters' | 'transform'> &
   Partial<Pick<Destination, 'signing' | 'kind'>>;
 
 /**
@@ -245,6 +250,9 @@ function settingsOf(config: DestinationConfig, gone?: Record<string, GoneUrl>): 
     signing: config.signing ?? 'segment',
     ...(config.kind === 'tracking-api' ? { kind: 'tracking-api' as const, trackingApi: config.trackingApi! } : {}),
     ...(config.signingSecrets === undefined ? {} : { signingSecrets: config.signingSecrets }),
+    // Kept only when there are some: a destination saved without filters reads as it did before them.
+    ...(config.filters?.length ? { filters: config.filters } : {}),
+    ...(config.transform === undefined ? {} : { transform: config.transform }),
   };
   return JSON.stringify(settings);
 }
