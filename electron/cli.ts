@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `sluice`: the command. It answers --help and --version itself and loads the relay's code only for
-// a command that runs (serve, check, plan, export, summary, import, doctor), after node-check.js has made sure
+// a command that runs (serve, check, plan, export, summary, import, doctor, transform), after node-check.js has made sure
 // this Node.js can run it: its own imports are Node's and a few constants, so that on an older Node.js
 // the user reads one sentence, not a stack trace.
 import pkg from '../package.json' with { type: 'json' };
@@ -23,6 +23,7 @@ Commands:
   summary         Markdown tables of what a store holds: events, violations, failed deliveries (CI)
   import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
   doctor          check a stopped Sluice's store in full; salvage a damaged one, compact a sound one
+  transform test  run a destination's transform on fixtures (NAME.input.json → NAME.expected.json)
   help [command]  show this help, or a command's
 
 Options:
@@ -189,6 +190,26 @@ Exit status: 0 the store is sound (with --salvage: the new store is in place); 1
 damaged (with --salvage: it could not be salvaged, and stays as it was); 2 the check could not run
 (options, a folder without a store, a Sluice running on it).`;
 
+const TRANSFORM_HELP = `Usage: sluice transform test FILE --fixtures DIR [options]
+
+Runs a destination's transform (FILE, a JavaScript file of onTrack, onIdentify, … and onEvent
+handlers) on fixtures, as a relay runs it (in a worker thread, with its time and memory limits): each
+NAME.input.json in DIR (one event) is given to FILE, and what it does is held to NAME.expected.json —
+the event sent (an object), the events of a fan-out (an array), null for dropped, or
+{"$dropped": "text"}, {"$retry": "text"}, {"$error": "text"} for a drop, a RetryError or a failure
+whose reason or message contains text. Prints one line per fixture (pass or FAIL) and, under a
+failure, each difference as "field: wanted X, got Y" and the call's log lines. See docs/transforms.md.
+
+Options:
+  --fixtures DIR        the folder of NAME.input.json and NAME.expected.json pairs (required)
+  --settings JSON|FILE  the settings handed to every call: a JSON object, inline or in a file
+  --timeout MS          each call's time limit (default 1000)
+  --update              write each NAME.expected.json from what FILE does now (review the diff)
+  -h, --help            show this help
+
+Exit status: 0 every fixture passed (or --update wrote them); 1 a fixture did not; 2 the test could
+not run (options, the transform does not load, no fixtures, a fixture that is not JSON).`;
+
 /** Each command's help, by what follows `sluice help`. */
 const HELPS: Record<string, string> = {
   doctor: DOCTOR_HELP,
@@ -200,6 +221,8 @@ const HELPS: Record<string, string> = {
   export: EXPORT_HELP,
   summary: SUMMARY_HELP,
   import: IMPORT_HELP,
+  transform: TRANSFORM_HELP,
+  'transform test': TRANSFORM_HELP,
 };
 
 /** A command line the CLI cannot take; the message is a sentence for the user. */
@@ -233,6 +256,14 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'summary') {
     if (wantsHelp) return void process.stdout.write(`${SUMMARY_HELP}\n`);
     return runCommand(SUMMARY_HELP, async () => (await import('./commands/summary.ts')).summaryCommand(rest));
+  }
+  if (command === 'transform') {
+    if (wantsHelp || rest.length === 0) {
+      process.stdout.write(`${TRANSFORM_HELP}\n`);
+      if (rest.length === 0) process.exitCode = 2;
+      return;
+    }
+    return runCommand(TRANSFORM_HELP, async () => (await import('./commands/transform.ts')).transformCommand(rest));
   }
   if (command === 'doctor') {
     if (wantsHelp) return void process.stdout.write(`${DOCTOR_HELP}\n`);

@@ -66,6 +66,7 @@ describe('the packed tarball', () => {
       'dist/writer-worker.js',
       'dist/checkpointer-worker.js',
       'dist/store-check-worker.js',
+      'dist/transform-worker.js',
       'dist/THIRD-PARTY-LICENSES.md',
       'dist/client/index.js',
       'dist/client/index.cjs',

@@ -2,7 +2,7 @@
  * What a test asks of stored messages and deliveries (sluice/testing): the filter, how a message
  * matches it, and — when a wait times out — which messages came closest, in words.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { fieldDifferences, showValue } from '../../../shared/field-differences.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { DeliveryStatus, DeliveryTrigger } from '../store/delivery-types.ts';
 
@@ -126,7 +126,7 @@ function misses(message: TestMessage, filter: MessageFilter): string[] {
     const wanted = filter[key];
     if (wanted === undefined) continue;
     const got = message[key];
-    if (got === undefined || got === null || String(got) !== String(wanted)) out.push(`${key}: wanted ${show(wanted)}, got ${show(got)}`);
+    if (got === undefined || got === null || String(got) !== String(wanted)) out.push(`${key}: wanted ${showValue(wanted)}, got ${showValue(got)}`);
   }
   for (const key of PARTIAL) {
     const wanted = filter[key];
@@ -145,21 +145,7 @@ function misses(message: TestMessage, filter: MessageFilter): string[] {
 
 /** Where `actual` first fails to hold `expected` (objects in part, anything else whole); null when it holds. */
 function firstDifference(expected: unknown, actual: unknown, path: string): string | null {
-  if (typeof expected === 'object' && expected !== null && !Array.isArray(expected)) {
-    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return `${path}: wanted an object, got ${show(actual)}`;
-    for (const [key, value] of Object.entries(expected)) {
-      const difference = firstDifference(value, (actual as Record<string, unknown>)[key], `${path}.${key}`);
-      if (difference) return difference;
-    }
-    return null;
-  }
-  return isDeepStrictEqual(expected, actual) ? null : `${path}: wanted ${show(expected)}, got ${show(actual)}`;
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return fieldDifferences(expected, actual, path, { partial: true, limit: 1 })[0] ?? null;
 }
 
 /**
@@ -200,5 +186,5 @@ export function explainShortfall(
 export function label(message: TestMessage): string {
   const what = message.event !== undefined ? `${message.type} "${message.event}"` : String(message.type);
   const who = message.userId ?? message.anonymousId;
-  return `${what}${who !== undefined && who !== null ? ` of ${show(who)}` : ''} (${message.status}, ${message.messageId ?? 'no messageId'})`;
+  return `${what}${who !== undefined && who !== null ? ` of ${showValue(who)}` : ''} (${message.status}, ${message.messageId ?? 'no messageId'})`;
 }

@@ -25,7 +25,8 @@ export function syntaxProblem(error: unknown, filename: string): { message: stri
   // V8's compile errors begin "FILE:LINE", the source line, then a caret under the column.
   const line = lines[0]?.startsWith(`${filename}:`) ? Number(lines[0].slice(filename.length + 1)) : 0;
   const caret = line > 0 && lines[2] !== undefined ? lines[2].indexOf('^') : -1;
-  const column = caret >= 0 ? caret + 1 : 0;
+  // No caret under an empty line (the input ended there): its first column.
+  const column = caret >= 0 ? caret + 1 : line > 0 && lines[1] === '' ? 1 : 0;
   const what = `${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`;
   return { message: line > 0 ? `${what} (${filename}, line ${line}${column > 0 ? `, column ${column}` : ''})` : `${what} (${filename})`, line, column };
 }

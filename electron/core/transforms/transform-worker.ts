@@ -47,8 +47,9 @@ promiseHooks.createHook({
   },
 });
 
-// The user's stray errors (a throw in an unawaited promise, in a timer) must not end the worker.
-process.on('unhandledRejection', () => {});
+// The user's stray errors (a rejection nobody awaits, a throw in a timer) must not end the worker: they
+// are logged to the call that made them, while it runs.
+process.on('unhandledRejection', (reason, promise) => live.get(tags.get(promise) ?? current)?.add('error', ['unhandled rejection:', reason]));
 process.on('uncaughtException', (error) => live.get(current)?.add('error', ['uncaught:', error]));
 
 const timers = new Map<number, NodeJS.Timeout>();
@@ -204,3 +205,4 @@ function runCall(job: BatchJob, i: number, sandbox: Sandbox, starts: number[], f
 }
 
 port.on('message', (job: BatchJob) => runBatch(job));
+port.postMessage('ready');

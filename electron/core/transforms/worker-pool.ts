@@ -13,12 +13,15 @@ import { workerExecArgv } from '../worker-options.ts';
 import { timeoutMessage } from './call-outcome.ts';
 import { WATCH_BYTES, watchCells, type BatchJob, type BatchReply, type CallJob, type CallResult, type ScriptRef, type WatchCells, type WorkerInit } from './protocol.ts';
 import type { TransformFailure } from './transformer.ts';
+import { TRANSFORM_MEMORY_MB } from '../../../shared/destination-filters.ts';
 
 export interface PoolOptions {
   /** Most workers at once (default 1). */
   size?: number;
-  /** Each worker's heap limit, in MB. */
+  /** Each worker's heap limit, in MB (held to TRANSFORM_MEMORY_MB's range: below it a worker cannot even start). */
   memoryMb: number;
+  /** The worker's module (tests give one that cannot start). */
+  workerUrl?: URL;
 }
 
 /** A call as the pool holds it until answered. */
@@ -41,7 +44,8 @@ interface Thread {
   batches: Map<number, Batch>;
   /** In-flight calls by seq (what the watchdog blames). */
   calls: Map<number, Pending>;
-  online: boolean;
+  /** Its module has loaded (it said so): a worker that dies before did not start. */
+  ready: boolean;
   gone: boolean;
   timer: NodeJS.Timeout | undefined;
   /** The progress cell as the watchdog last read it, and when it last changed. */
@@ -63,6 +67,7 @@ const START_FAILURES = 3;
 export class WorkerPool {
   readonly #size: number;
   readonly #memoryMb: number;
+  readonly #workerUrl: URL | undefined;
   readonly #threads: Thread[] = [];
   readonly #waiting: { script: ScriptRef; calls: Pending[] }[] = [];
   #seq = 0;
@@ -75,7 +80,8 @@ export class WorkerPool {
 
   constructor(options: PoolOptions) {
     this.#size = Math.max(1, options.size ?? 1);
-    this.#memoryMb = options.memoryMb;
+    this.#memoryMb = Math.min(TRANSFORM_MEMORY_MB.max, Math.max(TRANSFORM_MEMORY_MB.min, Math.round(options.memoryMb)));
+    this.#workerUrl = options.workerUrl;
   }
 
   /** The live workers (tests check that close() ends them). */
@@ -151,7 +157,7 @@ export class WorkerPool {
     const watch = new SharedArrayBuffer(WATCH_BYTES);
     let worker: Worker;
     try {
-      worker = new Worker(new URL('./transform-worker.ts', import.meta.url), {
+      worker = new Worker(this.#workerUrl ?? new URL('./transform-worker.ts', import.meta.url), {
         workerData: { watch } satisfies WorkerInit,
         resourceLimits: { maxOldGenerationSizeMb: this.#memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(16, this.#memoryMb / 8)) },
         ...workerExecArgv(),
@@ -160,13 +166,13 @@ export class WorkerPool {
       this.#startFailed(error as Error);
       return null;
     }
-    const thread: Thread = { worker, cells: watchCells(watch), batches: new Map(), calls: new Map(), online: false, gone: false, timer: undefined, progress: 0, progressAt: Date.now() };
+    const thread: Thread = { worker, cells: watchCells(watch), batches: new Map(), calls: new Map(), ready: false, gone: false, timer: undefined, progress: 0, progressAt: Date.now() };
     this.#threads.push(thread);
     worker.unref();
-    worker.on('online', () => {
-      thread.online = true;
+    worker.on('message', (reply: BatchReply | 'ready') => {
+      if (reply === 'ready') thread.ready = true;
+      else this.#answered(thread, reply);
     });
-    worker.on('message', (reply: BatchReply) => this.#answered(thread, reply));
     worker.on('error', (error: Error & { code?: string }) => this.#died(thread, error));
     worker.on('exit', (code) => this.#died(thread, new Error(`the transform worker stopped (exit code ${code})`)));
     return thread;
@@ -242,9 +248,10 @@ export class WorkerPool {
     if (thread.gone) return;
     const held = this.#retire(thread);
     if (this.#closed) return;
-    if (!thread.online) {
-      this.#startFailed(error);
-      this.#rerun(thread, held, 'its worker did not start');
+    if (!thread.ready) {
+      const gaveUp = this.#startFailed(error);
+      if (gaveUp) this.#fail(held, 'error', gaveUp);
+      else this.#rerun(thread, held, `its worker did not start: ${error.message}`);
       return;
     }
     this.#deaths++;
@@ -261,15 +268,16 @@ export class WorkerPool {
     }
   }
 
-  #startFailed(error: Error): void {
+  /** Counts a worker that did not start; at START_FAILURES in a row, fails the waiting calls and returns why. */
+  #startFailed(error: Error): string | null {
     this.#deaths++;
     this.#startFailures++;
     this.#spawnAt = Date.now() + Math.min(BACKOFF_MS.max, BACKOFF_MS.first * 2 ** (this.#deaths - 1));
-    if (this.#startFailures >= START_FAILURES) {
-      this.#startFailures = 0;
-      const message = `the transform runtime could not start a worker thread (${error.message}); the next calls try again`;
-      for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', message);
-    }
+    if (this.#startFailures < START_FAILURES) return null;
+    this.#startFailures = 0;
+    const message = `the transform runtime could not start a worker thread (${error.message}); the next calls try again`;
+    for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', message);
+    return message;
   }
 
   /** Takes a worker out of use; returns the calls it held. */

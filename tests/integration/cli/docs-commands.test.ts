@@ -6,7 +6,7 @@ import { runCli, serveBanner, startCli } from '../../helpers/cli.ts';
 import { codeOf, docFiles, readDoc } from '../../helpers/markdown.ts';
 import { tempDir } from '../../helpers/core.ts';
 
-const COMMANDS = ['serve', 'check', 'plan infer', 'plan import', 'plan', 'export', 'summary', 'import', 'doctor', 'help'];
+const COMMANDS = ['serve', 'check', 'plan infer', 'plan import', 'plan', 'export', 'summary', 'import', 'doctor', 'transform test', 'transform', 'help'];
 
 /** Each `sluice <command> …` a page writes in code, with the flags that follow it in the same span or line. */
 function commandsOf(pages: { file: string; text: string }[]): { where: string; command: string; flags: string[] }[] {
@@ -46,7 +46,7 @@ describe('the commands the documentation shows', () => {
 
   it('exist, each with the flags written after it (checked against the command\'s own --help)', async () => {
     const documented = commandsOf(pages());
-    for (const command of ['serve', 'check', 'plan infer', 'plan import', 'export', 'summary', 'import', 'doctor']) {
+    for (const command of ['serve', 'check', 'plan infer', 'plan import', 'export', 'summary', 'import', 'doctor', 'transform test']) {
       expect(documented.map((d) => d.command), command).toContain(command);
     }
     expect(documented.flatMap((d) => d.flags).length).toBeGreaterThan(20);

@@ -1,7 +1,12 @@
 // A transform's time and memory limits, and what a crashing or hanging call does to the calls beside it:
 // real worker threads, stopped and replaced by the runtime's watchdog.
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransformer, TransformRuntime } from '../../../electron/core/transforms/index.ts';
+import { WorkerPool } from '../../../electron/core/transforms/worker-pool.ts';
+import { tempDir } from '../../helpers/core.ts';
 
 const SOURCE = `
 async function onTrack(event) {
@@ -100,5 +105,23 @@ describe('limits', () => {
       { kind: 'failed', code: 'error', message: 'the transform runtime closed before this call was answered' },
       { kind: 'failed', code: 'error', message: 'the transform runtime closed before this call was answered' },
     ]);
+  });
+
+  it('workers that cannot start: the calls fail saying so after a few bounded tries, not waiting forever; the next calls try again', async () => {
+    const dir = tempDir('sluice-transform-');
+    const broken = path.join(dir, 'broken-worker.mjs');
+    fs.writeFileSync(broken, "throw new Error('this worker cannot load');\n");
+    const pool = new WorkerPool({ memoryMb: 64, workerUrl: pathToFileURL(broken) });
+    const script = { key: 'k', filename: 'amp.js', version: 'v', source: 'function onTrack(e) { return e }' };
+    const job = { event: '{"type":"track"}', settings: '{}', timeoutMs: 1000 };
+    const message = 'the transform runtime could not start a worker thread (this worker cannot load); the next calls try again';
+    expect(await pool.run(script, [job, job])).toEqual([
+      { kind: 'failed', code: 'error', message, ms: 0, logs: [] },
+      { kind: 'failed', code: 'error', message, ms: 0, logs: [] },
+    ]);
+    expect(pool.workers).toEqual([]);
+    expect(await pool.run(script, [job])).toEqual([{ kind: 'failed', code: 'error', message, ms: 0, logs: [] }]);
+    await pool.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

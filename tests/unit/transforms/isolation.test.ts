@@ -93,7 +93,10 @@ describe('the sandbox', () => {
     }`;
     const [first] = await transformer.runSource(source, [{ event: { type: 'track' }, settings: {} }]);
     expect(first).toMatchObject({ kind: 'events', changed: false });
-    expect(first!.logs.map((l) => l.text.split('\n')[0])).toEqual(['uncaught in a setTimeout callback: Error: in a timer']);
+    expect(first!.logs.map((l) => [l.level, l.text.split('\n')[0]])).toEqual([
+      ['error', 'unhandled rejection: Error: unawaited'],
+      ['error', 'uncaught in a setTimeout callback: Error: in a timer'],
+    ]);
     const [second] = await transformer.runSource(source, [{ event: { type: 'track' }, settings: {} }]);
     expect(second).toMatchObject({ kind: 'events' });
   });

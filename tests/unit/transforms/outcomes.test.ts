@@ -173,5 +173,7 @@ describe('a transform call comes to', () => {
     expect(outcomes).toMatchObject([{ events: [{ via: 'module.exports' }] }, { changed: false, events: [{ type: 'page' }] }]);
     const [viaExports] = await transformer.runSource('exports.onEvent = (e) => ({ ...e, via: "onEvent" });', [{ event: { type: 'page' }, settings: {} }]);
     expect(viaExports).toMatchObject({ events: [{ type: 'page', via: 'onEvent' }] });
+    const [viaConst] = await transformer.runSource('const onEvent = async (e) => ({ ...e, via: "const" });', [{ event: { type: 'screen' }, settings: {} }]);
+    expect(viaConst).toMatchObject({ events: [{ type: 'screen', via: 'const' }] });
   });
 });
