@@ -3,7 +3,7 @@
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
  * schema of its request and the type of its response, composed from one module per domain
  * (shared/channels/: messages, deliveries, destinations, sources, audiences, plans, storage, receiver,
- * deletions, faults); the core's operations are keyed by the same names (electron/core/api/operations/).
+ * deletions, faults, transforms); the core's operations are keyed by the same names (electron/core/api/operations/).
  * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
@@ -17,6 +17,7 @@ import { receiverRequestSchemas, type ReceiverResponses } from './channels/recei
 import { sourceRequestSchemas, type ComposerState, type SourceResponses } from './channels/sources.ts';
 import { planRequestSchemas, type PlanResponses } from './channels/plans.ts';
 import { storageRequestSchemas, type StorageResponses } from './channels/storage.ts';
+import { transformRequestSchemas, type TransformResponses } from './channels/transforms.ts';
 import type { InboxEntry } from './receiver.ts';
 import type { PruneReport, StoreHealth } from './storage.ts';
 import type { RecheckProgress } from './tracking-plan.ts';
@@ -37,6 +38,7 @@ export type { ComposerState, SourceView } from './channels/sources.ts';
 export type { ReceiverDestination } from './channels/receiver.ts';
 export type { DeletionPreview, DeletionRequestView } from './channels/deletions.ts';
 export type { FaultedRequest, FaultsView, FaultView, IngestFault } from './channels/faults.ts';
+export type { FilterDecision, TransformSource, TransformTry } from './channels/transforms.ts';
 
 /** Request schemas, one per channel. */
 export const requestSchemas = {
@@ -50,6 +52,7 @@ export const requestSchemas = {
   ...planRequestSchemas,
   ...storageRequestSchemas,
   ...faultRequestSchemas,
+  ...transformRequestSchemas,
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -69,7 +72,8 @@ export interface Responses
     AudienceResponses,
     PlanResponses,
     StorageResponses,
-    FaultResponses {}
+    FaultResponses,
+    TransformResponses {}
 
 export interface ContractError {
   /** Stable: `invalid_request`, `not_found`, an operation's own code, or `internal_error`. */

@@ -40,6 +40,8 @@ import { Rechecks } from './plans/recheck.ts';
 import { PlanStatsRepo } from './store/plan-stats.ts';
 import { Pruner } from './retention/pruner.ts';
 import type { LoadGate } from './worker-options.ts';
+import { createTransformer } from './transforms/index.ts';
+import type { Transformer } from './transforms/transformer.ts';
 
 export interface CoreOptions {
   dataDir: string;
@@ -252,8 +254,13 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health, faults,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
+  // The destinations' transform runtime: its worker starts with the first transform asked for. A file
+  // reloaded (or refused on reload) is a settings change: the inspector reads the destinations again.
+  let transformer: Transformer | undefined;
+  const transforms = (): Transformer => (transformer ??= createTransformer({ onChange: () => bus.emit('settings.changed', null) }));
   const { operations, commands } = createOperations({
     ...parts,
+    transformer: transforms,
     writer,
     db,
     declaredIn: (sourceId) => (configured.has(sourceId) ? (options.configFile ?? '--config') : null),
@@ -283,6 +290,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         await ingest.close();
         await receiver.close();
         await delivery.close();
+        await transformer?.close();
         await writer.close();
         await sender.close();
         await checkpointer?.close();

@@ -45,6 +45,7 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'GET /faults': [],
   'POST /faults': [],
   'DELETE /faults': [],
+  'POST /transforms/try': [],
 };
 
 class ApiError extends Error {
@@ -114,6 +115,8 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return send(res, 201, await operation(core, 'faults.ingest', await jsonBody(req, '{"status": 503, "times": 2}')));
       case 'DELETE /faults':
         return send(res, 200, await operation(core, 'faults.clear', {}));
+      case 'POST /transforms/try':
+        return send(res, 200, await tryTransform(core, await jsonBody(req, TRY_EXAMPLE)));
     }
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
@@ -161,7 +164,25 @@ async function operation(core: HttpApiCore, channel: Channel, request: unknown):
   if (result.ok) return result.value;
   const { code, message } = result.error;
   if (code === 'internal_error') throw new Error(message);
-  throw new ApiError(code === 'invalid_request' ? 400 : 409, code, message);
+  throw new ApiError(code === 'invalid_request' ? 400 : code === 'not_found' ? 404 : code === 'invalid_transform' ? 422 : 409, code, message);
+}
+
+const TRY_EXAMPLE = '{"messageId": "<a stored message\'s messageId>", "destination": "<its name>", "source": "<a transform, optional>"}';
+
+/**
+ * What a destination's filters and transform (saved, or `filters` / `source` given) make of a stored
+ * message, found by its messageId, and the bodies it would send (transforms.try; nothing sent or stored).
+ */
+async function tryTransform(core: HttpApiCore, body: Record<string, unknown>): Promise<unknown> {
+  const { messageId, destination, ...rest } = body;
+  if (typeof messageId !== 'string' || typeof destination !== 'string') {
+    throw new ApiError(400, 'invalid_request', `give "messageId" (a stored message's messageId) and "destination" (a destination's name), e.g. ${TRY_EXAMPLE}`);
+  }
+  const found = await core.queries.messageById(messageId);
+  if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
+  const target = core.destinations.byName(destination);
+  if (!target) throw new ApiError(404, 'not_found', `there is no destination called "${destination}"; GET /api/v1/deliveries names them, or see the config`);
+  return operation(core, 'transforms.try', { ...rest, messageId: found.message.sequence, destinationId: target.id });
 }
 
 /** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */

@@ -178,6 +178,23 @@ export class DestinationsRepo {
     return this.#setGone(id, url, null);
   }
 
+  /**
+   * Gives destination `id` this transform (the inspector's save: a file in the data folder), or none;
+   * its other settings, 410 Gone marks included, stay. False when there is no such live destination.
+   */
+  setTransform(id: number, transform: Destination['transform'], now: number): boolean {
+    const destination = this.byId(id);
+    if (!destination) return false;
+    const { id: _id, name: _name, enabled: _enabled, sourceIds: _sourceIds, ...settings } = destination;
+    this.#cache = undefined;
+    this.#db.prepare('UPDATE destinations SET settings = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(
+      JSON.stringify({ ...settings, transform } satisfies StoredSettings),
+      now,
+      id,
+    );
+    return true;
+  }
+
   #setGone(id: number, url: string, gone: GoneUrl | null): boolean {
     const destination = this.byId(id);
     if (!destination || !destination.webhooks.some((w) => w.url === url)) return false;

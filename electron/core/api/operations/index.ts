@@ -22,6 +22,7 @@ import { planOperations } from './plans.ts';
 import { receiverOperations } from './receiver.ts';
 import { sourceOperations } from './sources.ts';
 import { reset, storageOperations } from './storage.ts';
+import { transformOperations } from './transforms.ts';
 
 export type { CoreParts, OperationParts, Operations } from './parts.ts';
 
@@ -66,6 +67,7 @@ export function createOperations(parts: OperationParts): { operations: Operation
     ...planOperations(p),
     ...storageOperations(p),
     ...faultOperations(p),
+    ...transformOperations(p),
   };
   const commands: CoreCommands = {
     saveDestination: (config, options) => saveDestinationConfig(p, config, options),

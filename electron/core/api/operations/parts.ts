@@ -21,6 +21,7 @@ import type { DestinationsRepo } from '../../store/destinations-repo.ts';
 import type { MessageCounter } from '../../store/message-counter.ts';
 import type { MessagesRepo } from '../../store/messages-repo.ts';
 import type { SourcesRepo } from '../../store/sources-repo.ts';
+import type { Transformer } from '../../transforms/transformer.ts';
 import type { StoreWriter } from '../../writer/store-writer.ts';
 
 /** One operation: a channel's validated request (shared/contract.ts) to its response. */
@@ -75,6 +76,8 @@ export interface OperationParts extends CoreParts {
   settingsApplied(): void;
   /** Where a source is declared: the config file's path for the config's sources (read-only in the inspector), else null. */
   declaredIn(sourceId: number): string | null;
+  /** The destinations' transform runtime (transforms/), started on first use: previews, reads and saves of transforms. */
+  transformer(): Transformer;
 }
 
 /** The parts, with what the domains' operations share. */

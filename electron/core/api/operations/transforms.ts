@@ -1,0 +1,190 @@
+// The transform operations (`transforms.*` of shared/channels/transforms.ts): what a destination's
+// filters and transform would make of a stored message (the inspector's "Try on this message" and the
+// editors' preview; nothing is sent or stored), and a destination's transform read and saved in the
+// data folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { FilterDecision, TransformSource, TransformTry } from '../../../../shared/channels/transforms.ts';
+import { TRANSFORM_TIMEOUT, type DestinationFilter } from '../../../../shared/destination-filters.ts';
+import type { ParsedRequestOf } from '../../../../shared/contract.ts';
+import { buildBody } from '../../delivery/body.ts';
+import { kindOf } from '../../delivery/kinds/index.ts';
+import { OperationError } from '../../operation-error.ts';
+import type { Destination } from '../../store/destinations-repo.ts';
+import type { MessageRecord } from '../../store/messages-repo.ts';
+import { applyFilters, FilterError, type FilterOutcome } from '../../transforms/filters.ts';
+import { checkTransformSource } from '../../transforms/index.ts';
+import { versionOf } from '../../transforms/source-check.ts';
+import type { TransformOutcome } from '../../transforms/transformer.ts';
+import type { OperationContext, OperationsOf } from './parts.ts';
+
+type TransformChannel = 'transforms.try' | 'transforms.get' | 'transforms.save';
+
+/** How long a save waits for the runtime to load the file it wrote (its watch settles in ~100 ms). */
+const RELOAD_WAIT_MS = 2_000;
+
+/** Where the inspector keeps the transforms it saves: `<data>/transforms/destination-<id>.js`. */
+export function transformsFolder(dataDir: string): string {
+  return path.join(dataDir, 'transforms');
+}
+
+export function transformOperations(p: OperationContext): OperationsOf<TransformChannel> {
+  return {
+    'transforms.try': (request) => tryOnMessage(p, request),
+    'transforms.get': ({ destinationId }) => transformSource(p, destinationOf(p, destinationId)),
+    'transforms.save': ({ destinationId, source }) => saveTransform(p, destinationOf(p, destinationId), source),
+  };
+}
+
+function destinationOf(p: OperationContext, id: number): Destination {
+  const destination = p.destinations.byId(id);
+  if (!destination) throw new OperationError('not_found', `there is no destination ${id}; it may have been deleted — reload the list`);
+  return destination;
+}
+
+/**
+ * The destination's filters (or the unsaved ones given), then its transform (saved, the unsaved
+ * `source`, or none when `source` is null) on the stored message, and the bodies it would send, built
+ * by the one body builder (delivery/body.ts) with the destination kind's recipe. Nothing is sent or stored.
+ */
+async function tryOnMessage(p: OperationContext, request: ParsedRequestOf<'transforms.try'>): Promise<TransformTry> {
+  const destination = destinationOf(p, request.destinationId);
+  const record = p.messages.get(request.messageId);
+  if (!record) throw new OperationError('not_found', `there is no message ${request.messageId}; it may have been pruned or cleared — choose another`);
+  if (!record.message) {
+    throw new OperationError('not_deliverable', `message ${request.messageId} was rejected at ingestion and is never delivered; choose an accepted message`);
+  }
+  const input = record.message;
+  const filtered = filtersOn(p, request.filters ?? destination.filters ?? [], record);
+  const filters: FilterDecision[] = filtered.decisions;
+  const recipe = kindOf(destination).recipe(destination);
+  const bodiesOf = (events: readonly Record<string, unknown>[]) => events.map((event) => buildBody(recipe, event).body);
+  if (filtered.kind === 'dropped') return { input, filters, transform: null, bodies: [], summary: filtered.decision.text };
+
+  const settings = destination.transform?.settings ?? {};
+  const timeoutMs = destination.transform?.timeoutMs;
+  const call = [{ event: filtered.message, settings }];
+  const options = timeoutMs !== undefined ? { timeoutMs } : {};
+  let outcome: TransformOutcome | undefined;
+  if (typeof request.source === 'string') [outcome] = await p.transformer().runSource(request.source, call, options);
+  else if (request.source === undefined && destination.transform) [outcome] = await p.transformer().run(destination.transform.file, call, options);
+  if (!outcome) {
+    const summary = filters.some((f) => f.effect === 'fields') ? 'sent with the filters’ fields' : 'sent as it is (no transform)';
+    return { input, filters, transform: null, bodies: bodiesOf([filtered.message]), summary };
+  }
+  const { version, ms, logs } = outcome;
+  const ran = { version, ms, logs };
+  switch (outcome.kind) {
+    case 'events': {
+      const fanOut = outcome.events.length > 1 ? ` into ${outcome.events.length} events` : '';
+      return {
+        input,
+        filters,
+        transform: { ...ran, outcome: outcome.changed ? 'changed' : 'unchanged', output: outcome.events },
+        bodies: bodiesOf(outcome.events),
+        summary: outcome.changed ? `transformed${fanOut} (version ${version})` : `passed through the transform unchanged (version ${version})`,
+      };
+    }
+    case 'dropped':
+      return { input, filters, transform: { ...ran, outcome: 'dropped', output: [], message: outcome.reason }, bodies: [], summary: `dropped by transform: ${outcome.reason}` };
+    case 'retry':
+      return { input, filters, transform: { ...ran, outcome: 'retry', output: [], message: outcome.message }, bodies: [], summary: `the transform asked to retry: ${outcome.message}` };
+    case 'failed':
+      return {
+        input,
+        filters,
+        transform: { ...ran, outcome: 'failed', output: [], message: outcome.message, ...(outcome.stack ? { stack: outcome.stack } : {}) },
+        bodies: [],
+        summary: `the transform failed (${outcome.code}): ${outcome.message}`,
+      };
+  }
+}
+
+/** The filters on a stored message, with what its row says besides the message (its source, origin, violations). */
+function filtersOn(p: OperationContext, filters: readonly DestinationFilter[], record: MessageRecord): FilterOutcome {
+  const facts = {
+    source: p.sources.byId(record.sourceId)?.name ?? null,
+    origin: record.origin,
+    violations: record.violations,
+    plans: [...new Set(record.violationList.map((v) => v.plan))],
+  };
+  try {
+    return applyFilters(filters, record.message!, facts);
+  } catch (error) {
+    if (error instanceof FilterError) throw new OperationError('invalid_filters', error.message);
+    throw error;
+  }
+}
+
+/** The destination's transform: its file, the file's text (what an editor opens), the version in use and why the text is not in use. */
+function transformSource(p: OperationContext, destination: Destination): TransformSource {
+  const file = destination.transform?.file ?? null;
+  if (file === null) return { file: null, source: null, version: null, error: null, inDataFolder: false };
+  const loaded = p.transformer().loaded(file);
+  let source: string | null = null;
+  let unread: string | null = null;
+  try {
+    source = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    unread = `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); save a transform here to replace it`;
+  }
+  return { file, source, version: loaded.version || null, error: loaded.error ?? unread, inDataFolder: inside(transformsFolder(p.dataDir), file) };
+}
+
+/**
+ * Saves `source` as the destination's transform in the data folder (`transforms/destination-<id>.js`,
+ * written whole or not at all), once it compiles; a transform that was a config's file is copied, never
+ * written. `null` removes the destination's transform (and the data folder's file, if it was that one).
+ */
+async function saveTransform(p: OperationContext, destination: Destination, source: string | null): Promise<TransformSource> {
+  const own = path.join(transformsFolder(p.dataDir), `destination-${destination.id}.js`);
+  if (source === null) {
+    if (destination.transform) setTransform(p, destination, undefined);
+    fs.rmSync(own, { force: true });
+    return transformSource(p, destinationOf(p, destination.id));
+  }
+  const checked = checkTransformSource(source, own);
+  if (!checked.ok) {
+    // The runtime's sentence names the file and the place again: the place is said once, first.
+    const what = checked.message.replace(/ \([^()]*, line \d+(, column \d+)?\)$/, '');
+    const where = checked.line > 0 ? ` at line ${checked.line}, column ${Math.max(1, checked.column)}` : '';
+    throw new OperationError('invalid_transform', `the transform does not compile${where}: ${what}; fix it and save again (the version in use stays)`, [
+      { path: ['source'], message: what },
+    ]);
+  }
+  fs.mkdirSync(transformsFolder(p.dataDir), { recursive: true, mode: 0o700 });
+  writeWhole(own, source);
+  if (destination.transform?.file !== own) {
+    setTransform(p, destination, { timeoutMs: destination.transform?.timeoutMs ?? TRANSFORM_TIMEOUT.default, settings: destination.transform?.settings ?? {}, file: own });
+  }
+  // The runtime reloads a file it holds when its folder's watch says it changed: the answer (and the
+  // next try) wait for the version just written, a moment at most.
+  const version = versionOf(source);
+  for (const until = Date.now() + RELOAD_WAIT_MS; p.transformer().loaded(own).version !== version && Date.now() < until; ) await delay(20);
+  return transformSource(p, destinationOf(p, destination.id));
+}
+
+function setTransform(p: OperationContext, destination: Destination, transform: Destination['transform']): void {
+  if (!p.destinations.setTransform(destination.id, transform, p.clock.now())) {
+    throw new OperationError('not_found', `there is no destination ${destination.id}; it may have been deleted — reload the list`);
+  }
+  p.settingsApplied();
+}
+
+/** A reader (the runtime's watcher, an editor) sees the old text or the new, never half: a temporary file renamed over it. */
+function writeWhole(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, text, { mode: 0o600 });
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+function inside(folder: string, file: string): boolean {
+  const relative = path.relative(folder, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
