@@ -167,7 +167,7 @@ describe.skipIf(skipReason !== null)('accessibility of every view, both themes',
     // Each tab, moved to by the tab list's arrow keys.
     const tabs = detail().getByRole('tablist', { name: 'Message detail' });
     const names = await tabs.getByRole('tab').evaluateAll((els) => els.map((el) => (el.textContent ?? '').replace(/\d+$/, '').trim()));
-    expect(names).toEqual(['Message', 'Violations', 'Webhook request', 'Attempts', 'Replay']);
+    expect(names).toEqual(['Message', 'Violations', 'Webhook request', 'Attempts', 'Replay', 'Try']);
     await tabs.getByRole('tab', { selected: true }).focus();
     await p.keyboard.press('Home');
     for (const name of names) {

@@ -81,8 +81,8 @@ const NO_NOTES: PlacedAnnotation[] = [];
 function Note({ placed }: { placed: PlacedAnnotation }) {
   const { annotation, missing } = placed;
   return (
-    <span className="j-annot" title={annotation.title}>
-      <span aria-hidden="true">⚠ </span>
+    <span className={annotation.tone === 'change' ? 'j-annot j-annot-change' : 'j-annot'} title={annotation.title}>
+      <span aria-hidden="true">{annotation.tone === 'change' ? '± ' : '⚠ '}</span>
       {annotation.tag ? <span className="sr-only">{annotation.tag}: </span> : null}
       {missing !== null ? `missing: ${missing} — ` : ''}
       {annotation.text}

@@ -14,6 +14,8 @@ export interface Annotation {
   tag?: string;
   /** Its tooltip. */
   title?: string;
+  /** 'change': a field a transform added or changed (a diff's mark, not a warning). Absent: a problem (⚠). */
+  tone?: 'change';
 }
 
 /** An annotation where it is shown: `missing` names the part of its pointer that is not in the value. */

@@ -16,11 +16,12 @@ import { isForward } from './request-shown.ts';
 import { WebhookTab } from './WebhookTab.tsx';
 import { SignedDeliveryHint } from './SignedDeliveryHint.tsx';
 import { ReplayTab } from '../replay/ReplayTab.tsx';
+import { TryPanel } from '../transforms/TryPanel.tsx';
 import { blockedSentence, violationAnnotations, violationsLabel } from './violation-words.ts';
 import { ViolationsTab } from './ViolationsTab.tsx';
 import { sourceLabel } from '../../../../shared/refused-request.ts';
 
-type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay';
+type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay' | 'try';
 
 /** The detail pane: the selected message, its webhook requests, their attempts, and its replays. */
 export function MessageDetailPane() {
@@ -81,6 +82,7 @@ export function MessageDetailPane() {
     { key: 'webhook', label: isForward(destinations.find((d) => d.id === delivery?.destinationId)) ? 'Forward request' : 'Webhook request' },
     { key: 'attempts', label: 'Attempts', badge: attempts.badge || undefined, title: attempts.title },
     { key: 'replay', label: 'Replay', badge: replays.badge || undefined, title: replays.title },
+    { key: 'try', label: 'Try', title: 'Try on this message: what a destination’s filters and transform make of it' },
   ];
   const sourceName = sourceLabel(sources?.find((s) => s.id === data.sourceId)?.name, data.sourceId);
   // A message without violations has no such tab: its Message tab is shown instead.
@@ -116,7 +118,7 @@ export function MessageDetailPane() {
           </p>
         ) : null}
       </header>
-      {data.deliveries.length > 1 && shownTab !== 'message' && shownTab !== 'violations' ? (
+      {data.deliveries.length > 1 && shownTab !== 'message' && shownTab !== 'violations' && shownTab !== 'try' ? (
         <DeliveryPicker deliveries={data.deliveries} destinations={destinations} value={delivery?.id ?? null} onChange={setDeliveryId} />
       ) : null}
       <Tabs tabs={tabs} active={shownTab} onChange={setTab} label="Message detail">
@@ -136,6 +138,7 @@ export function MessageDetailPane() {
             }}
           />
         ) : null}
+        {shownTab === 'try' ? <TryPanel key={data.id} message={data} destinations={destinations} /> : null}
       </Tabs>
     </section>
   );
