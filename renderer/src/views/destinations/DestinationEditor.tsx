@@ -27,6 +27,7 @@ import { TestEventPanel } from './TestEventPanel.tsx';
 import { kindSwitchNote } from './error-places.ts';
 import { KindChoice, TrackingApiFields } from './TrackingApiFields.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
+import { TransformsSection } from '../transforms/TransformsSection.tsx';
 
 /**
  * Creates, edits (rename included) or deletes one destination. Problems show next to their field as
@@ -136,7 +137,11 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
       }
       stored = read.ok ? read.value : null;
     }
-    const request = requestOf(form, stored?.secret ?? undefined, stored?.signingSecrets, stored?.writeKey ?? undefined);
+    // The transform is saved on its own (the transform editor): the one the destination has now goes along unchanged.
+    const request = {
+      ...requestOf(form, stored?.secret ?? undefined, stored?.signingSecrets, stored?.writeKey ?? undefined),
+      ...(destination?.transform ? { transform: destination.transform } : {}),
+    };
     const result = await inspector.call('destinations.save', request as RequestOf<'destinations.save'>);
     setSaving(false);
     if (!result.ok) {
@@ -327,6 +332,8 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
           )}
         </Field>
       </section>
+
+      <TransformsSection destination={destination} rows={form.filters} errors={shown} onRowsChange={(filters, field) => change({ ...form, filters }, field)} />
 
       <footer className="dst-actions">
         <button type="submit" className="btn btn-primary" disabled={saving || vanished}>

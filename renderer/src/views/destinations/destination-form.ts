@@ -9,6 +9,7 @@ import { toBase64, toHex } from '../../lib/hmac.ts';
 import { destinationOptionsSchema, destinationSchema, webhookSchema, type DestinationKind, type SigningScheme } from '../../../../shared/settings.ts';
 import { emptyTrackingApi, trackingApiField, trackingApiFormOf, trackingApiRequestOf, trackingApiSentence, type TrackingApiForm } from './tracking-api-form.ts';
 import type { SecretState } from './secret-state.ts';
+import { filterField, filterRowsOf, filtersRequestOf, filterSentence, type FilterRow } from '../transforms/filter-form.ts';
 
 const concurrencySchema = destinationOptionsSchema.shape.concurrency.unwrap();
 /** Deliveries of one destination in flight at once: the bounds and default of the core's schema. */
@@ -65,6 +66,8 @@ export interface DestinationForm {
   bodyShape: 'seed' | 'full';
   /** As typed (a number input may be empty or hold "2.5" for a moment). */
   concurrency: string;
+  /** The destination's filters, in order (transforms/filter-form.ts); saved with the rest. Its transform is saved on its own. */
+  filters: FilterRow[];
 }
 
 /**
@@ -104,6 +107,7 @@ export function newForm(sourceNames: string[]): DestinationForm {
     signingSecrets: [emptySigningSecret()],
     bodyShape: 'seed',
     concurrency: String(CONCURRENCY_DEFAULT),
+    filters: [],
   };
 }
 
@@ -131,6 +135,7 @@ export function formOf(view: DestinationView, sources: readonly SourceView[]): D
       : [emptySigningSecret()],
     bodyShape: view.options.bodyShape,
     concurrency: String(view.options.concurrency),
+    filters: filterRowsOf(view.filters),
   };
 }
 
@@ -151,7 +156,13 @@ export function requestOf(
   const concurrency = form.concurrency.trim();
   // An empty field is no number (NaN fails the schema as "expected number").
   const options = { bodyShape: form.bodyShape, concurrency: concurrency === '' ? Number.NaN : Number(concurrency) };
-  const common = { ...(form.id !== null ? { id: form.id } : {}), name: form.name.trim(), enabled: form.enabled, sources: form.sources };
+  const common = {
+    ...(form.id !== null ? { id: form.id } : {}),
+    name: form.name.trim(),
+    enabled: form.enabled,
+    sources: form.sources,
+    ...(form.filters.length > 0 ? { filters: filtersRequestOf(form.filters) } : {}),
+  };
   if (form.kind === 'tracking-api') return { ...common, kind: form.kind, trackingApi: trackingApiRequestOf(form.trackingApi, storedWriteKey), options };
   const secret = form.secret.kind === 'value' ? form.secret.value : form.secret.kind === 'stored' ? storedSecret : undefined;
   const signingSecrets = givenSigningSecrets(form).flatMap((row) => {
@@ -258,6 +269,8 @@ export function fieldOf(path: readonly PropertyKey[], form: DestinationForm): st
       const row = typeof index === 'number' ? givenSigningSecrets(form)[index] : undefined;
       return row ? `signingSecrets.${form.signingSecrets.indexOf(row)}` : 'signingSecrets';
     }
+    case 'filters':
+      return filterField(path);
     case 'enabled':
       return 'form';
     case 'sources':
@@ -288,6 +301,7 @@ const LABELS: Record<string, string> = {
 
 /** A schema message ("must use http or https, not ftp") as a sentence that names its field and, where it can, the fix. */
 export function sentence(field: string, message: string, code?: string): string {
+  if (field.startsWith('filters')) return filterSentence(field, message);
   if (field === 'webhooks' && (code === 'too_big' || /at most/.test(message))) {
     return `A destination has at most ${MAX_WEBHOOKS} webhooks; remove one before saving.`;
   }

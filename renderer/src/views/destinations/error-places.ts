@@ -13,6 +13,9 @@ const TRACKING_API = new Set(['trackingApi', 'trackingApi.url', 'trackingApi.wri
 /** Whether the editor shows a problem keyed `field` beside a field of `form` as it is now. */
 export function shownBeside(field: string, form: DestinationForm): boolean {
   if (ALWAYS.has(field)) return true;
+  if (field === 'filters') return true;
+  const filter = /^filters\.(\d+)/.exec(field);
+  if (filter) return Number(filter[1]) < form.filters.length;
   const forward = form.kind === 'tracking-api';
   if (TRACKING_API.has(field)) return forward;
   if (forward) return false;
