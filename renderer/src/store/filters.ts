@@ -4,7 +4,8 @@
  * TypeScript, no React, no DOM.
  */
 import type { MessageSummary, RequestOf } from '../../../shared/contract.ts';
-import { asciiLower, matchesPattern, MAX_QUERY_LENGTH, parseQuery, type Clause, type ColumnField } from '../../../shared/message-query.ts';
+import { columnClause } from '../../../shared/message-match.ts';
+import { MAX_QUERY_LENGTH, parseQuery, type Clause } from '../../../shared/message-query.ts';
 import type { MessageType } from '../../../shared/messages.ts';
 import { outcomeOf, type OutcomeKind } from './outcome.ts';
 
@@ -122,34 +123,20 @@ function matchesShownClauses(m: MessageSummary, query: string): boolean {
   }
   for (const clause of parsed.clauses) {
     if (clause.kind !== 'column') continue;
-    const holds = shownClause(m, clause.field, clause.value);
+    // source and plan are not in a summary (null): the core's answer stands.
+    const holds = columnClause(clause.field, clause.value, {
+      type: m.type,
+      event: m.event,
+      userId: m.userId,
+      anonymousId: m.anonymousId,
+      messageId: m.messageId,
+      origin: m.origin,
+      violations: m.violations,
+      outcome: outcomeOf(m),
+    });
     if (holds !== null && holds === clause.negated) return false;
   }
   return true;
-}
-
-function shownClause(m: MessageSummary, field: ColumnField, value: string): boolean | null {
-  const text = (v: string | null) => v !== null && matchesPattern(v, value);
-  switch (field) {
-    case 'type':
-      return text(m.type);
-    case 'event':
-      return text(m.event);
-    case 'userId':
-      return text(m.userId);
-    case 'anonymousId':
-      return text(m.anonymousId);
-    case 'messageId':
-      return text(m.messageId);
-    case 'origin':
-      return text(m.origin);
-    case 'status':
-      return asciiLower(value) === 'accepted' ? m.status === 'accepted' : matchesPattern(outcomeOf(m), value);
-    case 'violations':
-      return asciiLower(value) === 'no' ? m.violations === 0 : m.violations > 0;
-    default:
-      return null; // source, plan: the core's answer stands
-  }
 }
 
 /**
