@@ -21,7 +21,7 @@
  * Plain TypeScript (shared/message-query.ts, shared/limits.ts): the inspector bundles it.
  */
 import { ID_COLUMN_MAX } from './limits.ts';
-import { hasWords, matchesPattern, parseQuery, wordText, type Clause, type ColumnField } from './message-query.ts';
+import { hasWords, matchesPattern, parseQuery, patternTest, wordText, type Clause, type ColumnField, type Comparison } from './message-query.ts';
 
 /**
  * What a stored row holds beside its message, as a clause on it reads it. Left out (undefined): not
@@ -130,21 +130,45 @@ export function valueAtPath(message: unknown, path: readonly string[]): unknown 
   return value;
 }
 
-/** A stored column's text LIKE the value; a column without a value matches nothing. */
-function matchesColumn(value: string | null, pattern: string): boolean {
-  return value !== null && matchesPattern(value, pattern);
+function compare(value: unknown, op: Comparison, number: number): boolean {
+  if (typeof value !== 'number') return false;
+  return op === '>' ? value > number : op === '>=' ? value >= number : op === '<' ? value < number : value <= number;
 }
 
-function pathClause(clause: Extract<Clause, { kind: 'path' }>, message: Readonly<Record<string, unknown>>): boolean {
-  const value = valueAtPath(message, clause.path);
-  if (value === undefined) return false;
-  if (clause.compare) {
-    if (typeof value !== 'number') return false;
-    const { op, number } = clause.compare;
-    return op === '>' ? value > number : op === '>=' ? value >= number : op === '<' ? value < number : value <= number;
+/** One clause as a test of a message (without its minus); `words` is the message's word text when a clause needs it. */
+type ClauseTest = (message: Readonly<Record<string, unknown>>, facts: RowFacts, words: string) => boolean;
+
+function clauseTest(clause: Clause): ClauseTest {
+  if (clause.kind === 'words') {
+    const { words, prefix } = clause;
+    // A necessary condition the regular expression engine checks fast: the longest ASCII word appears,
+    // in either case (without the u flag, /i folds no character beyond ASCII onto one within it).
+    const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
+    const quick = /^[a-z0-9]+$/.test(longest) ? new RegExp(longest, 'i') : null;
+    return (_message, _facts, text) => (quick === null || quick.test(text)) && hasWords(text, words, prefix);
   }
-  // A string by its text, anything else by its JSON (12, true, null, {"a":1}).
-  return matchesPattern(typeof value === 'string' ? value : JSON.stringify(value), clause.value);
+  if (clause.kind === 'path') {
+    const { path } = clause;
+    if (clause.compare) {
+      const { op, number } = clause.compare;
+      return (message) => compare(valueAtPath(message, path), op, number);
+    }
+    const test = patternTest(clause.value);
+    // A string by its text, anything else by its JSON (12, true, null, {"a":1}).
+    return (message) => {
+      const value = valueAtPath(message, path);
+      return value !== undefined && test(typeof value === 'string' ? value : JSON.stringify(value));
+    };
+  }
+  const { field, value } = clause;
+  if (MESSAGE_COLUMNS.has(field)) {
+    const test = patternTest(value);
+    return (message) => {
+      const column = messageColumn(message, field as keyof MessageColumns);
+      return column !== null && test(column);
+    };
+  }
+  return (_message, facts) => columnClause(field, value, facts) === true;
 }
 
 /** A query made ready to test messages (parsed once). */
@@ -157,23 +181,14 @@ export interface MessageMatcher {
 /** The matcher of a query (parsed with parseQuery: a QueryError when it does not parse); an empty query matches every message. */
 export function messageMatcher(query: string | readonly Clause[]): MessageMatcher {
   const clauses = typeof query === 'string' ? parseQuery(query) : query;
-  const hasWordsClause = clauses.some((c) => c.kind === 'words');
+  const tests = clauses.map((clause) => ({ negated: clause.negated, test: clauseTest(clause) }));
+  const needsWords = clauses.some((c) => c.kind === 'words');
   return {
     clauses,
     matches(message, facts) {
-      // Read once per message, only when a clause needs them.
-      const words = hasWordsClause ? wordText(JSON.stringify(message)) : '';
-      for (const clause of clauses) {
-        const holds =
-          clause.kind === 'words'
-            ? hasWords(words, clause.words, clause.prefix)
-            : clause.kind === 'path'
-              ? pathClause(clause, message)
-              : MESSAGE_COLUMNS.has(clause.field)
-                ? matchesColumn(messageColumn(message, clause.field as keyof MessageColumns), clause.value)
-                : columnClause(clause.field, clause.value, facts) === true;
-        if (holds === clause.negated) return false;
-      }
+      // The message's words, read once per message and only when a clause needs them.
+      const words = needsWords ? wordText(JSON.stringify(message)) : '';
+      for (const { negated, test } of tests) if (test(message, facts, words) === negated) return false;
       return true;
     },
   };
@@ -183,4 +198,3 @@ export function messageMatcher(query: string | readonly Clause[]): MessageMatche
 export function matchesMessage(query: string, message: Readonly<Record<string, unknown>>, facts: RowFacts = {}): boolean {
   return messageMatcher(query).matches(message, facts);
 }
-

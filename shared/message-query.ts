@@ -95,8 +95,9 @@ export function wordsOf(text: string): string[] {
 }
 
 export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+  return HAS_UPPER.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text;
 }
+const HAS_UPPER = /[A-Z]/;
 
 /**
  * Whether `text` holds `words` one after the other (the last as a word's start when `prefix`): the
@@ -281,13 +282,26 @@ export function likePattern(value: string): string {
 
 /** Whether `text` equals `pattern` as LIKE compares (ASCII case-insensitive, `*` any characters): the inspector's live rows. */
 export function matchesPattern(text: string, pattern: string): boolean {
+  return partsMatch(asciiLower(text), asciiLower(pattern).split('*'));
+}
+
+/** matchesPattern with the pattern read once: a test for many texts (a filter runs on every message). */
+export function patternTest(pattern: string): (text: string) => boolean {
   const parts = asciiLower(pattern).split('*');
-  const lowered = asciiLower(text);
+  if (parts.length === 1) {
+    const exact = parts[0]!;
+    return (text) => text.length === exact.length && asciiLower(text) === exact;
+  }
+  return (text) => partsMatch(asciiLower(text), parts);
+}
+
+function partsMatch(lowered: string, parts: readonly string[]): boolean {
   if (parts.length === 1) return lowered === parts[0];
   if (!lowered.startsWith(parts[0]!) || !lowered.endsWith(parts.at(-1)!)) return false;
   let at = parts[0]!.length;
   const end = lowered.length - parts.at(-1)!.length;
-  for (const part of parts.slice(1, -1)) {
+  for (let i = 1; i < parts.length - 1; i++) {
+    const part = parts[i]!;
     const found = lowered.indexOf(part, at);
     if (found < 0 || found + part.length > end) return false;
     at = found + part.length;

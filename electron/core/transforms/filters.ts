@@ -51,6 +51,8 @@ interface Compiled {
   filter: DestinationFilter;
   matcher: MessageMatcher;
   fields: PathTree | null;
+  /** Its decisions, made once (frozen: every outcome shares them). */
+  decided: Partial<Record<FilterDecision['effect'], FilterDecision>>;
 }
 
 /** Each filters array compiled once (a destination's settings keep theirs while unchanged). */
@@ -82,6 +84,7 @@ function compile(filters: readonly DestinationFilter[]): Compiled[] {
         filter,
         matcher: matcherOf(filter.if, index),
         fields: paths ? pathTree(filter.allowFields ? [...ALWAYS_KEPT_FIELDS, ...paths] : paths) : null,
+        decided: {},
       };
     });
     compiledByArray.set(filters, compiled);
@@ -99,26 +102,29 @@ export function applyFilters(filters: readonly DestinationFilter[], message: Rec
   if (filters.length === 0) return { kind: 'kept', message, decisions: [] };
   const decisions: FilterDecision[] = [];
   let current = message;
-  for (const [index, { filter, matcher, fields }] of compile(filters).entries()) {
+  const compiled = compile(filters);
+  for (let index = 0; index < compiled.length; index++) {
+    const c = compiled[index]!;
+    const { filter, matcher, fields } = c;
     // Every `if` reads the message as it came (the field filters before it change only what is sent).
     if (!matcher.matches(message, facts)) continue;
     if (filter.drop || (filter.sample !== undefined && !sampledIn(message, filter.sample))) {
-      const decision = decisionOf(index, filter, 'dropped');
+      const decision = decisionOf(c, index, 'dropped');
       decisions.push(decision);
       return { kind: 'dropped', decision, decisions };
     }
     if (filter.sample !== undefined) {
-      decisions.push(decisionOf(index, filter, 'kept'));
+      decisions.push(decisionOf(c, index, 'kept'));
       continue;
     }
     current = filter.allowFields ? (pick(current, fields!) as Record<string, unknown> | undefined) ?? {} : without(current, fields!);
-    decisions.push(decisionOf(index, filter, 'fields'));
+    decisions.push(decisionOf(c, index, 'fields'));
   }
   return { kind: 'kept', message: current, decisions };
 }
 
-function decisionOf(index: number, filter: DestinationFilter, effect: FilterDecision['effect']): FilterDecision {
-  return { index, if: filter.if, effect, text: filterDecisionText(index, filter, effect) };
+function decisionOf(c: Compiled, index: number, effect: FilterDecision['effect']): FilterDecision {
+  return (c.decided[effect] ??= Object.freeze({ index, if: c.filter.if, effect, text: filterDecisionText(index, c.filter, effect) }));
 }
 
 /** Whether a sample of `rate` keeps this message: the hash of its messageId in [0, 1) below the rate. */
