@@ -97,6 +97,18 @@ describe('transforms.try', () => {
     expect((plainTry as { value: any }).value.bodies).toEqual([sent!.body]);
   });
 
+  it('builds a Tracking API forward’s body as the forward sends it (each message of its batch)', async () => {
+    const r = await receiver();
+    const { c } = await setup(r, { enabled: false });
+    c.saveDestination({ name: 'forward', kind: 'tracking-api', sources: ['web'], trackingApi: { url: r.url, writeKey: 'wk_up', batchSize: 1, flushMs: 0 } });
+    await post(c, '/v1/track', { userId: 'u3', event: 'Forwarded', properties: { n: 3 } });
+    const [sent] = await r.waitFor(1);
+    const stored = c.messages.list()[0]!;
+    const tried = await call(c, 'transforms.try', { messageId: stored.id, destinationId: c.destinations.byName('forward')!.id });
+    expect(tried).toMatchObject({ ok: true, value: { transform: null } });
+    expect(sent!.body).toBe(`{"batch":[${(tried as { value: any }).value.bodies[0]}]}`);
+  });
+
   it('runs an unsaved source: a fan-out shows each output, a null says it dropped, a throw shows its message and stack', async () => {
     const r = await receiver();
     const { c, hooks } = await setup(r, { enabled: false });

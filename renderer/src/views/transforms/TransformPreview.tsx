@@ -14,8 +14,10 @@ const OFFERED = 20;
  * destination's sources (the newest by default; any of the latest 20 to choose), run again as they are
  * edited. Nothing is sent or stored.
  */
-export function TransformPreview({ destinationId, sourceIds, filters, source }: {
+export function TransformPreview({ destinationId, forward, sourceIds, filters, source }: {
   destinationId: number;
+  /** A Tracking API forward (its bodies are batched). */
+  forward: boolean;
   sourceIds: readonly number[];
   /** The filters as edited, when they are valid (null: the saved ones). */
   filters: RequestOf<'transforms.try'>['filters'] | null;
@@ -85,9 +87,9 @@ export function TransformPreview({ destinationId, sourceIds, filters, source }: 
             Could not preview: {state.message}
           </p>
         ) : state.kind === 'done' ? (
-          <TryResult result={state.result} />
+          <TryResult result={state.result} forward={forward} />
         ) : state.kind === 'running' && state.last ? (
-          <TryResult result={state.last} />
+          <TryResult result={state.last} forward={forward} />
         ) : null}
       </div>
     </section>

@@ -35,7 +35,7 @@ export function TransformsSection({ destination, rows, errors, onRowsChange }: {
         <>
           <TransformEditor destinationId={destination.id} revision={String(revision)} onDraft={setDraft} />
           {valid ? (
-            <TransformPreview destinationId={destination.id} sourceIds={destination.sourceIds} filters={filters} source={draft} />
+            <TransformPreview destinationId={destination.id} forward={destination.kind === 'tracking-api'} sourceIds={destination.sourceIds} filters={filters} source={draft} />
           ) : (
             <p className="hint">Fix the filters marked above to preview them.</p>
           )}

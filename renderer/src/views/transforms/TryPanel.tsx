@@ -74,9 +74,9 @@ export function TryPanel({ message, destinations }: { message: MessageDetail; de
             Could not try it: {state.message}
           </p>
         ) : state.kind === 'done' ? (
-          <TryResult result={state.result} />
+          <TryResult result={state.result} forward={chosen?.kind === 'tracking-api'} />
         ) : state.kind === 'running' ? (
-          state.last ? <TryResult result={state.last} /> : <p className="muted">Trying…</p>
+          state.last ? <TryResult result={state.last} forward={chosen?.kind === 'tracking-api'} /> : <p className="muted">Trying…</p>
         ) : null}
       </div>
     </section>

@@ -20,7 +20,11 @@ const OUTCOME_WORDS = {
  * of a fan-out; a drop says why; a failure shows its message and stack), its log lines, and the bodies
  * that would be sent. Nothing was sent.
  */
-export function TryResult({ result }: { result: TransformTry }) {
+export function TryResult({ result, forward = false }: {
+  result: TransformTry;
+  /** A Tracking API forward: each body is one message of a `{"batch": […]}` request. */
+  forward?: boolean;
+}) {
   const { transform } = result;
   const dropped = result.bodies.length === 0;
   const tone = transform?.outcome === 'failed' ? 'bad' : transform?.outcome === 'retry' ? 'warn' : dropped ? 'warn' : 'ok';
@@ -90,7 +94,7 @@ export function TryResult({ result }: { result: TransformTry }) {
 
       <section aria-label="Bodies">
         <h4 className="section-title">
-          {result.bodies.length === 1 ? 'Body' : 'Bodies'} <span className="muted">{dropped ? 'nothing would be sent' : 'exactly as they would be sent (nothing was sent)'}</span>
+          {result.bodies.length === 1 ? 'Body' : 'Bodies'} <span className="muted">{dropped ? 'nothing would be sent' : forward ? 'each one message of a {"batch": […]} request, exactly as it would be sent (nothing was sent)' : 'exactly as they would be sent (nothing was sent)'}</span>
         </h4>
         {result.bodies.map((body, i) => (
           <div key={i} className="tf-body">
