@@ -53,24 +53,28 @@ export interface BatchReply {
 }
 
 /**
- * The watchdog's cells (a SharedArrayBuffer of WATCH_BYTES): `running` is the seq of the call whose code
- * runs now, 0 when none, −id while batch `id` runs its script's top level; `since` is when that stretch
- * began (Date.now()); `progress` counts the worker's steps (each entry into and exit from the user's
- * code, each batch begun), so that a worker stuck outside any call is seen too. The worker writes them at
- * every entry into the user's code, including each resumption of an async handler.
+ * The watchdog's cells (a SharedArrayBuffer of WATCH_BYTES, three Int32s): `running` is the seq of the
+ * call whose code runs now, 0 when none, −id while batch `id` runs its script's top level; `since` is when
+ * that stretch began, in ms after the worker's `epoch` (WorkerInit); `progress` counts the worker's steps
+ * (each entry into and exit from the user's code, each batch begun), so that a worker stuck outside any
+ * call is seen too. The worker writes them at every entry into the user's code, including each
+ * resumption of an async handler — plain writes (the watchdog can wait a few ms to see them; an Int32
+ * is never seen half-written).
  */
-export const WATCH_BYTES = 16;
+export const WATCH_BYTES = 12;
 
 export interface WatchCells {
   running: Int32Array;
   progress: Int32Array;
-  since: Float64Array;
+  since: Int32Array;
 }
 
 export function watchCells(buffer: SharedArrayBuffer): WatchCells {
-  return { running: new Int32Array(buffer, 0, 1), progress: new Int32Array(buffer, 4, 1), since: new Float64Array(buffer, 8, 1) };
+  return { running: new Int32Array(buffer, 0, 1), progress: new Int32Array(buffer, 4, 1), since: new Int32Array(buffer, 8, 1) };
 }
 
 export interface WorkerInit {
   watch: SharedArrayBuffer;
+  /** Date.now() when the worker was made: `since` counts from it. */
+  epoch: number;
 }

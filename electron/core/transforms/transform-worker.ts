@@ -13,7 +13,8 @@ import { createSandbox, type Sandbox } from './sandbox.ts';
 import { syntaxProblem } from './source-check.ts';
 
 const port = parentPort!;
-const cells = watchCells((workerData as WorkerInit).watch);
+const { watch, epoch } = workerData as WorkerInit;
+const cells = watchCells(watch);
 
 /** The calls not yet answered, by seq (their logs take what their code prints). */
 const live = new Map<number, CallLogs>();
@@ -21,17 +22,18 @@ const live = new Map<number, CallLogs>();
 let current = 0;
 const tags = new WeakMap<object, number>();
 
+// Plain writes, not Atomics (a fence each, several times a call): see protocol.ts.
 function enter(seq: number): void {
   current = seq;
-  cells.since[0] = Date.now();
-  Atomics.store(cells.running, 0, seq);
-  Atomics.add(cells.progress, 0, 1);
+  cells.since[0] = Date.now() - epoch;
+  cells.running[0] = seq;
+  cells.progress[0]!++;
 }
 
 function leave(): void {
   current = 0;
-  Atomics.store(cells.running, 0, 0);
-  Atomics.add(cells.progress, 0, 1);
+  cells.running[0] = 0;
+  cells.progress[0]!++;
 }
 
 promiseHooks.createHook({
@@ -92,8 +94,8 @@ function sandboxFor(job: BatchJob): Sandbox | { failure: Outcome } {
   if (entry) {
     cache.delete(key);
   } else {
+    cells.since[0] = Date.now() - epoch;
     Atomics.store(cells.running, 0, -job.id);
-    cells.since[0] = Date.now();
     try {
       entry = createSandbox(source, filename, host);
     } catch (error) {

@@ -46,6 +46,8 @@ interface Thread {
   calls: Map<number, Pending>;
   /** Its module has loaded (it said so): a worker that dies before did not start. */
   ready: boolean;
+  /** Date.now() its `since` cell counts from. */
+  epoch: number;
   gone: boolean;
   timer: NodeJS.Timeout | undefined;
   /** The progress cell as the watchdog last read it, and when it last changed. */
@@ -57,6 +59,8 @@ const MAX_BATCH = 256;
 export const MAX_RERUNS = 3;
 /** How long code of a call already answered may hold a worker. */
 const STRAY_MS = 1_000;
+/** How soon a stretch seen past its limit is looked at again before its worker is stopped. */
+const CONFIRM_MS = 5;
 /** A worker making no progress at all for its longest limit plus this is stopped (stuck outside any call). */
 const STUCK_GRACE_MS = 5_000;
 /** Respawn delays after workers died on their own: 100 ms doubling to 10 s; reset by any answer. */
@@ -155,10 +159,11 @@ export class WorkerPool {
 
   #spawn(): Thread | null {
     const watch = new SharedArrayBuffer(WATCH_BYTES);
+    const epoch = Date.now();
     let worker: Worker;
     try {
       worker = new Worker(this.#workerUrl ?? new URL('./transform-worker.ts', import.meta.url), {
-        workerData: { watch } satisfies WorkerInit,
+        workerData: { watch, epoch } satisfies WorkerInit,
         resourceLimits: { maxOldGenerationSizeMb: this.#memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(16, this.#memoryMb / 8)) },
         ...workerExecArgv(),
       });
@@ -166,7 +171,7 @@ export class WorkerPool {
       this.#startFailed(error as Error);
       return null;
     }
-    const thread: Thread = { worker, cells: watchCells(watch), batches: new Map(), calls: new Map(), ready: false, gone: false, timer: undefined, progress: 0, progressAt: Date.now() };
+    const thread: Thread = { worker, cells: watchCells(watch), batches: new Map(), calls: new Map(), ready: false, epoch, gone: false, timer: undefined, progress: 0, progressAt: Date.now() };
     this.#threads.push(thread);
     worker.unref();
     worker.on('message', (reply: BatchReply | 'ready') => {
@@ -201,21 +206,24 @@ export class WorkerPool {
     if (thread.gone || thread.batches.size === 0) return;
     const now = Date.now();
     const running = Atomics.load(thread.cells.running, 0);
-    const since = thread.cells.since[0]!;
+    const since = thread.epoch + Atomics.load(thread.cells.since, 0);
     const progress = Atomics.load(thread.cells.progress, 0);
-    if (progress !== thread.progress) Object.assign(thread, { progress, progressAt: now });
+    // A stretch past its limit is acted on once seen twice, the worker having made no step between (the
+    // cells are written without fences: a first look may pair a new `running` with an old `since`).
+    const still = progress === thread.progress;
+    if (!still) Object.assign(thread, { progress, progressAt: now });
     let limit: number;
     let next: number;
     if (running > 0) {
       const call = thread.calls.get(running);
       limit = call ? call.job.timeoutMs : STRAY_MS;
-      if (now - since >= limit) return this.#stop(thread, { kind: 'call', seq: running, ms: now - since });
-      next = since + limit;
+      if (now - since >= limit && still) return this.#stop(thread, { kind: 'call', seq: running, ms: now - since });
+      next = Math.max(since + limit, now + CONFIRM_MS);
     } else if (running < 0) {
       const batch = thread.batches.get(-running);
       limit = batch ? longest(batch) : STRAY_MS;
-      if (now - since >= limit) return this.#stop(thread, { kind: 'top', batchId: -running, ms: now - since });
-      next = since + limit;
+      if (now - since >= limit && still) return this.#stop(thread, { kind: 'top', batchId: -running, ms: now - since });
+      next = Math.max(since + limit, now + CONFIRM_MS);
     } else {
       limit = Math.max(...[...thread.batches.values()].map(longest)) + STUCK_GRACE_MS;
       if (now - thread.progressAt >= limit) return this.#stop(thread, { kind: 'stuck' });
@@ -258,7 +266,7 @@ export class WorkerPool {
     this.#spawnAt = Date.now() + Math.min(BACKOFF_MS.max, BACKOFF_MS.first * 2 ** (this.#deaths - 1));
     if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
       const running = Atomics.load(thread.cells.running, 0);
-      const ms = Date.now() - thread.cells.since[0]!;
+      const ms = Date.now() - thread.epoch - Atomics.load(thread.cells.since, 0);
       const message = `the transform ran out of its ${this.#memoryMb} MB memory limit and was stopped`;
       const blamed = running > 0 ? held.filter((c) => c.job.seq === running) : running < 0 ? (thread.batches.get(-running)?.calls ?? []) : [];
       this.#fail(blamed, 'memory', message, ms);

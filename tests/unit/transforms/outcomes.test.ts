@@ -139,6 +139,19 @@ describe('a transform call comes to', () => {
     expect(event).toEqual(before);
   });
 
+  it("each call gets its own copy of the event and the settings: what one call changes, the next does not see", async () => {
+    const source = `function onTrack(event, { settings }) {
+      event.properties.count = (event.properties.count ?? 0) + 1;
+      settings.calls = (settings.calls ?? 0) + 1;
+      return { ...event, seen: settings.calls };
+    }`;
+    const event = { type: 'track', event: 'x', properties: {} };
+    const settings = { app: 'shop' };
+    const outcomes = await transformer.runSource(source, [{ event, settings }, { event, settings }, { event, settings }]);
+    expect(outcomes.map((o) => (o.kind === 'events' ? o.events[0] : o))).toEqual(Array.from({ length: 3 }, () => ({ ...event, properties: { count: 1 }, seen: 1 })));
+    expect({ event, settings }).toEqual({ event: { type: 'track', event: 'x', properties: {} }, settings: { app: 'shop' } });
+  });
+
   it('many calls in one batch: each its own outcome, in order', async () => {
     const names = Array.from({ length: 600 }, (_, i) => ['Null', 'Fan', 'Retry', `e${i}`][i % 4]!);
     const outcomes = await transformer.run(file, names.map((name) => ({ event: track(name), settings: SETTINGS })));
