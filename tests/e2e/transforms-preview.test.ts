@@ -140,7 +140,22 @@ describe.skipIf(skipReason !== null)('Previewing filters and transforms', () => 
     expect(await code.getAttribute('aria-invalid')).toBe('true');
     expect(fs.existsSync(path.join(session.core.dataDir, 'transforms', `destination-${hooksId}.js`))).toBe(false);
 
-    // Tab indents inside the code area, and typing j or / there moves nothing elsewhere.
+    // The preview runs the unsaved text (on the track message: the saved filter drops the identify one):
+    // a fan-out shows each output and body, a throw its message and stack, a null the drop.
+    const message = preview().getByRole('combobox', { name: 'Preview on message' });
+    await message.selectOption({ label: (await message.locator('option', { hasText: 'Order Completed' }).textContent())! });
+    await code.fill('async function onTrack(event) {\n  return [{ ...event, event: "one" }, { ...event, event: "two" }];\n}\n');
+    const second = preview().getByRole('list', { name: 'Changes in output 2 of 2' });
+    await expect.poll(() => second.textContent(), { timeout: 10_000 }).toBe('changed event "Order Completed" → "two"');
+    expect(JSON.parse((await preview().getByLabel('Body 2', { exact: true }).textContent()) ?? '')).toMatchObject({ event: 'two' });
+    await code.fill('async function onTrack(event) {\n  throw new Error("no price on " + event.event);\n}\n');
+    await expect.poll(() => preview().getByLabel('Outcome').textContent(), { timeout: 10_000 }).toMatch(/failed.*no price on Order Completed/);
+    expect(await preview().getByLabel('Stack').textContent()).toMatch(/no price on Order Completed[\s\S]*at onTrack/);
+    expect(await preview().getByText('Nothing would be sent', { exact: false }).count()).toBeGreaterThan(0);
+    await code.fill('async function onTrack(event) {\n  return null;\n}\n');
+    await expect.poll(() => preview().getByLabel('Outcome').textContent(), { timeout: 10_000 }).toMatch(/^Dropped by transform/);
+
+    // Tab indents inside the code area, the focus staying there.
     const good = RENAME.replace("log('renaming'", "log('saved'");
     await code.fill(good);
     await code.press('End');
@@ -148,9 +163,7 @@ describe.skipIf(skipReason !== null)('Previewing filters and transforms', () => 
     expect(await code.inputValue()).toBe(`${good}  `);
     await expect.poll(() => code.evaluate((el) => el === document.activeElement)).toBe(true);
     await code.fill(good);
-    // The preview runs the unsaved text (on the track message: the saved filter drops the identify one).
-    const message = preview().getByRole('combobox', { name: 'Preview on message' });
-    await message.selectOption({ label: (await message.locator('option', { hasText: 'Order Completed' }).textContent())! });
+    // The preview runs the unsaved text.
     await expect.poll(() => preview().getByRole('list', { name: 'Log lines' }).textContent(), { timeout: 10_000 }).toMatch(/saved /);
     await editor().getByRole('button', { name: 'Save transform' }).click();
     await expect.poll(() => status.textContent()).toMatch(new RegExp(`^Saved at .* — version ${versionOf(good)} in use from the next delivery\\.$`));
