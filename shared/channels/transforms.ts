@@ -22,7 +22,7 @@ export const transformRequestSchemas = {
     filters: destinationFiltersSchema.optional(),
     source: source.nullable().optional(),
   }),
-  /** A destination's transform: its file, the source in use and the file's own text when it differs (an error). */
+  /** A destination's transform: its file, the file's text (what an editor opens), the version in use and why the text is not, if it is not. */
   'transforms.get': z.strictObject({ destinationId: id }),
   /**
    * Saves this source as the destination's transform, kept in the data folder (a destination whose
@@ -69,7 +69,11 @@ export interface TransformTry {
 export interface TransformSource {
   /** The transform's file (absolute); null: the destination has none. */
   file: string | null;
-  /** The source in use; null: none. */
+  /**
+   * The file's text now (what the editor opens, so that a text refused on reload can be fixed); null: no
+   * transform, or the file cannot be read (`error` says so). While `error` is set, the version in use is
+   * `version`, an earlier text (the runtime keeps no copy to show).
+   */
   source: string | null;
   version: string | null;
   /** Why the file's current text is not in use (a syntax error on reload), null when it is. */
