@@ -4,7 +4,8 @@
  * watched. A watchdog reads each busy worker's shared cells (protocol.ts): a call whose code has run
  * longer than its limit without yielding (a synchronous loop) gets its worker terminated, and that call
  * fails `timeout`; a worker that dies of its heap limit fails the call it was running with `memory`. The
- * other calls the worker held run again on a fresh worker (at most MAX_RERUNS times each). Workers that
+ * other calls the worker held run again on a fresh worker (as often as a culprit is found; at most
+ * MAX_RERUNS times for stops with none, such as a crash). Workers that
  * keep dying on their own are respawned at a bounded rate; when none can be started at all, the waiting
  * calls fail saying so, and the next calls try again.
  */
@@ -240,14 +241,14 @@ export class WorkerPool {
     if (why.kind === 'call') {
       const call = held.find((c) => c.job.seq === why.seq);
       if (call) this.#fail([call], 'timeout', timeoutMessage(call.job.timeoutMs, 'sync'), why.ms);
-      this.#rerun(thread, held.filter((c) => c !== call), 'another call ran past its time limit');
+      this.#rerun(thread, held.filter((c) => c !== call), call ? null : { why: 'code of a call already answered ran past its time limit' });
     } else if (why.kind === 'top') {
       const batch = thread.batches.get(why.batchId);
       const calls = batch?.calls ?? [];
       if (batch) this.#fail(calls, 'timeout', `the transform's top level ran past ${longest(batch).toLocaleString('en-US')} ms while loading and was stopped`, why.ms);
-      this.#rerun(thread, held.filter((c) => !calls.includes(c)), "another transform's top level ran past its time limit");
+      this.#rerun(thread, held.filter((c) => !calls.includes(c)), batch ? null : { why: "a transform's top level ran past its time limit" });
     } else {
-      this.#rerun(thread, held, 'the worker stopped making progress');
+      this.#rerun(thread, held, { why: 'the worker stopped making progress' });
     }
   }
 
@@ -259,7 +260,7 @@ export class WorkerPool {
     if (!thread.ready) {
       const gaveUp = this.#startFailed(error);
       if (gaveUp) this.#fail(held, 'error', gaveUp);
-      else this.#rerun(thread, held, `its worker did not start: ${error.message}`);
+      else this.#rerun(thread, held, { why: `its worker did not start: ${error.message}` });
       return;
     }
     this.#deaths++;
@@ -270,9 +271,9 @@ export class WorkerPool {
       const message = `the transform ran out of its ${this.#memoryMb} MB memory limit and was stopped`;
       const blamed = running > 0 ? held.filter((c) => c.job.seq === running) : running < 0 ? (thread.batches.get(-running)?.calls ?? []) : [];
       this.#fail(blamed, 'memory', message, ms);
-      this.#rerun(thread, held.filter((c) => !blamed.includes(c)), 'another call ran out of memory', 'memory', message);
+      this.#rerun(thread, held.filter((c) => !blamed.includes(c)), blamed.length > 0 ? null : { why: 'its worker ran out of memory', code: 'memory', message });
     } else {
-      this.#rerun(thread, held, `its worker stopped (${error.message})`);
+      this.#rerun(thread, held, { why: `its worker stopped (${error.message})` });
     }
   }
 
@@ -297,20 +298,27 @@ export class WorkerPool {
     return [...thread.calls.values()];
   }
 
-  /** Sends calls again (grouped by script) — each at most MAX_RERUNS times; past that it fails with `code`. */
-  #rerun(thread: Thread, calls: Pending[], why: string, code: TransformFailure = 'error', message?: string): void {
-    const byBatch = new Map<ScriptRef, Pending[]>();
+  /**
+   * Sends calls again (grouped by script), on a fresh worker. When the stop had a culprit (the call that
+   * ran past its limit or out of memory, failed already), the others are not at fault and go again as
+   * often as that happens — each such stop removes a call, so it ends. When it had none (a crash, a worker
+   * stuck outside any call, one that did not start), it counts (`cost`): a call that has gone again
+   * MAX_RERUNS times fails instead, with the cost's code and message.
+   */
+  #rerun(thread: Thread, calls: Pending[], cost: { why: string; code?: TransformFailure; message?: string } | null): void {
+    const again = new Set(calls);
+    const byScript = new Map<ScriptRef, Pending[]>();
     for (const batch of thread.batches.values()) {
       for (const call of batch.calls) {
-        if (!calls.includes(call)) continue;
-        if (++call.reruns > MAX_RERUNS) {
-          this.#fail([call], code, message ?? `this call's worker was stopped ${MAX_RERUNS} times while it waited (${why}); it was not run again`);
+        if (!again.has(call)) continue;
+        if (cost && ++call.reruns > MAX_RERUNS) {
+          this.#fail([call], cost.code ?? 'error', cost.message ?? `this call's worker was stopped ${MAX_RERUNS + 1} times while it waited, the last time because ${cost.why}; it was not run again`);
           continue;
         }
-        byBatch.set(batch.script, [...(byBatch.get(batch.script) ?? []), call]);
+        byScript.set(batch.script, [...(byScript.get(batch.script) ?? []), call]);
       }
     }
-    for (const [script, again] of byBatch) this.#dispatch(script, again);
+    for (const [script, calls] of byScript) this.#dispatch(script, calls);
     if (this.#threads.length === 0 && this.#waiting.length > 0) this.#scheduleSpawn();
   }
 

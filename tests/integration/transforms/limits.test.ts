@@ -83,6 +83,13 @@ describe('limits', () => {
     expect(theirs.map((o) => (o.kind === 'events' ? o.events[0]!.messageId : o.kind))).toEqual(Array.from({ length: 200 }, (_, i) => `other-${i}`));
   });
 
+  it('several loops in one batch: each fails `timeout`; the calls beside them, sent again after each stop, are all answered', async () => {
+    runtime = createTransformer() as TransformRuntime;
+    const names = Array.from({ length: 30 }, (_, i) => (i % 5 === 2 ? 'spin' : 'fine'));
+    const outcomes = await runtime.runSource(SOURCE, names.map((name, i) => call(name, i)), { timeoutMs: 50 });
+    expect(outcomes.map((o) => (o.kind === 'failed' ? o.code : o.kind))).toEqual(names.map((name) => (name === 'spin' ? 'timeout' : 'events')));
+  });
+
   it('close() ends the worker threads; a runtime never called starts none', async () => {
     runtime = createTransformer({ workers: 2 }) as TransformRuntime;
     expect(runtime.pool.workers).toHaveLength(0);
