@@ -55,7 +55,7 @@ interface Compiled {
   decided: Partial<Record<FilterDecision['effect'], FilterDecision>>;
 }
 
-/** Each filters array compiled once (a destination's settings keep theirs while unchanged). */
+/** Each filters array compiled once (a destination's settings keep theirs while unchanged: pass that array). */
 const compiledByArray = new WeakMap<readonly DestinationFilter[], Compiled[]>();
 /** Matchers by query, for filters arrays made afresh (settings read again): bounded. */
 const matchers = new Map<string, MessageMatcher>();
@@ -75,8 +75,15 @@ function matcherOf(query: string, index: number): MessageMatcher {
   return matcher;
 }
 
+/** Filters arrays made afresh with the same content (settings read again), by their JSON: bounded. */
+const compiledByText = new Map<string, Compiled[]>();
+const MAX_TEXTS = 256;
+
 function compile(filters: readonly DestinationFilter[]): Compiled[] {
   let compiled = compiledByArray.get(filters);
+  if (compiled) return compiled;
+  const text = JSON.stringify(filters);
+  compiled = compiledByText.get(text);
   if (!compiled) {
     compiled = filters.map((filter, index) => {
       const paths = filter.allowFields ?? filter.blockFields;
@@ -87,8 +94,10 @@ function compile(filters: readonly DestinationFilter[]): Compiled[] {
         decided: {},
       };
     });
-    compiledByArray.set(filters, compiled);
+    if (compiledByText.size >= MAX_TEXTS) compiledByText.clear();
+    compiledByText.set(text, compiled);
   }
+  compiledByArray.set(filters, compiled);
   return compiled;
 }
 
