@@ -37,6 +37,9 @@ interface Batch {
   id: number;
   script: ScriptRef;
   calls: Pending[];
+  /** The longest and the shortest limit of its calls. */
+  longest: number;
+  shortest: number;
 }
 
 interface Thread {
@@ -135,7 +138,13 @@ export class WorkerPool {
       this.#scheduleSpawn();
       return;
     }
-    const batch: Batch = { id: (this.#batchId = (this.#batchId % 0x7fff_fffe) + 1), script, calls };
+    let longest = 0;
+    let shortest = Infinity;
+    for (const call of calls) {
+      longest = Math.max(longest, call.job.timeoutMs);
+      shortest = Math.min(shortest, call.job.timeoutMs);
+    }
+    const batch: Batch = { id: (this.#batchId = (this.#batchId % 0x7fff_fffe) + 1), script, calls, longest, shortest };
     thread.batches.set(batch.id, batch);
     for (const call of calls) thread.calls.set(call.job.seq, call);
     if (thread.batches.size === 1) {
@@ -222,13 +231,19 @@ export class WorkerPool {
       next = Math.max(since + limit, now + CONFIRM_MS);
     } else if (running < 0) {
       const batch = thread.batches.get(-running);
-      limit = batch ? longest(batch) : STRAY_MS;
+      limit = batch ? batch.longest : STRAY_MS;
       if (now - since >= limit && still) return this.#stop(thread, { kind: 'top', batchId: -running, ms: now - since });
       next = Math.max(since + limit, now + CONFIRM_MS);
     } else {
-      limit = Math.max(...[...thread.batches.values()].map(longest)) + STUCK_GRACE_MS;
+      let longest = 0;
+      let shortest = Infinity;
+      for (const batch of thread.batches.values()) {
+        longest = Math.max(longest, batch.longest);
+        shortest = Math.min(shortest, batch.shortest);
+      }
+      limit = longest + STUCK_GRACE_MS;
       if (now - thread.progressAt >= limit) return this.#stop(thread, { kind: 'stuck' });
-      next = Math.min(thread.progressAt + limit, now + Math.min(...[...thread.batches.values()].map(shortest)));
+      next = Math.min(thread.progressAt + limit, now + shortest);
     }
     thread.timer = setTimeout(() => this.#watch(thread), Math.max(1, next - now + 1));
     thread.timer.unref();
@@ -245,7 +260,7 @@ export class WorkerPool {
     } else if (why.kind === 'top') {
       const batch = thread.batches.get(why.batchId);
       const calls = batch?.calls ?? [];
-      if (batch) this.#fail(calls, 'timeout', `the transform's top level ran past ${longest(batch).toLocaleString('en-US')} ms while loading and was stopped`, why.ms);
+      if (batch) this.#fail(calls, 'timeout', `the transform's top level ran past ${batch.longest.toLocaleString('en-US')} ms while loading and was stopped`, why.ms);
       this.#rerun(thread, held.filter((c) => !calls.includes(c)), batch ? null : { why: "a transform's top level ran past its time limit" });
     } else {
       this.#rerun(thread, held, { why: 'the worker stopped making progress' });
@@ -359,12 +374,4 @@ function batchJob(batch: Batch): BatchJob {
     job.settingsOf[i] = job.settings.length === 1 ? 0 : job.settings.indexOf(call.settings);
   }
   return job;
-}
-
-function longest(batch: Batch): number {
-  return Math.max(...batch.calls.map((c) => c.job.timeoutMs));
-}
-
-function shortest(batch: Batch): number {
-  return Math.min(...batch.calls.map((c) => c.job.timeoutMs));
 }

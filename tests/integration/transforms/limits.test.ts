@@ -90,6 +90,17 @@ describe('limits', () => {
     expect(outcomes.map((o) => (o.kind === 'failed' ? o.code : o.kind))).toEqual(names.map((name) => (name === 'spin' ? 'timeout' : 'events')));
   });
 
+  it("a top level that loops forever: that transform's calls fail `timeout`; another transform's calls beside them are answered", async () => {
+    runtime = createTransformer() as TransformRuntime;
+    const [stuck, other] = await Promise.all([
+      runtime.runSource('while (true) {}\nfunction onTrack(e) { return e }', [call('a'), call('b')], { timeoutMs: 100 }),
+      runtime.runSource(SOURCE, [call('fine', 1), call('fine', 2)]),
+    ]);
+    const message = "the transform's top level ran past 100 ms while loading and was stopped";
+    expect(stuck).toMatchObject([{ kind: 'failed', code: 'timeout', message }, { kind: 'failed', code: 'timeout', message }]);
+    expect(other).toMatchObject([{ events: [{ messageId: 'fine-1', ok: true }] }, { events: [{ messageId: 'fine-2', ok: true }] }]);
+  });
+
   it('close() ends the worker threads; a runtime never called starts none', async () => {
     runtime = createTransformer({ workers: 2 }) as TransformRuntime;
     expect(runtime.pool.workers).toHaveLength(0);
