@@ -201,6 +201,6 @@ function configOf(config: unknown): ConfigFile | undefined {
   if (typeof config === 'string') return loadConfigFile(path.resolve(config));
   const parsed = configFileSchema.safeParse(config);
   if (!parsed.success) throw new ConfigError('startSluice({ config })', describeIssues(parsed.error));
-  resolveTransformFiles(parsed.data, process.cwd(), 'startSluice({ config })');
+  resolveTransformFiles(parsed.data, process.cwd(), 'startSluice({ config })', 'the working directory');
   return parsed.data;
 }

@@ -83,6 +83,14 @@ describe('applyFilters', () => {
     if (outcome.kind !== 'kept') throw new Error('kept');
     (outcome.message.properties as { products: { sku: string }[] }).products[0]!.sku = 'changed';
     expect(message).toEqual(before);
+    // Each kind alone: what it keeps is a copy too.
+    for (const filter of [{ if: '', allowFields: ['properties.products', 'context'] }, { if: '', blockFields: ['properties.price'] }]) {
+      const alone = applyFilters(filters([filter]), message, facts);
+      if (alone.kind !== 'kept') throw new Error('kept');
+      (alone.message.properties as { products: { sku: string }[] }).products[0]!.sku = 'changed';
+      (alone.message.context as { library: { name: string } }).library.name = 'changed';
+      expect(message).toEqual(before);
+    }
   });
 
   it('a bad query is refused at validation, and at use with FilterError', () => {

@@ -37,7 +37,7 @@ export function loadConfigFile(file: string): ConfigFile {
   for (const plan of config.trackingPlans ?? []) {
     if (plan.file !== undefined) plan.file = path.resolve(path.dirname(file), plan.file);
   }
-  resolveTransformFiles(config, path.dirname(file), file);
+  resolveTransformFiles(config, path.dirname(file), file, 'the config file');
   return config;
 }
 
@@ -46,30 +46,32 @@ export function loadConfigFile(file: string): ConfigFile {
  * the working directory for a config given as an object) and refuses, as a ConfigError naming the
  * field, a file that is not there.
  */
-export function resolveTransformFiles(config: ConfigFile, dir: string, file: string): void {
+export function resolveTransformFiles(config: ConfigFile, dir: string, file: string, base: string): void {
   const problems: string[] = [];
   config.destinations.forEach((destination, i) => {
     if (!destination.transform) return;
     const written = destination.transform.file;
     destination.transform.file = path.resolve(dir, written);
-    const problem = transformFileProblem(destination.transform.file, written);
+    const problem = transformFileProblem(destination.transform.file, { written, base });
     if (problem) problems.push(`destinations[${i}].transform.file: ${problem}`);
   });
   if (problems.length > 0) throw new ConfigError(file, problems);
 }
 
 /**
- * Why a transform file cannot be used (null when it can): not absolute (`written`: null, the inspector's
- * save, which names files absolutely), not there, or not a file.
+ * Why a transform file cannot be used (null when it can): not absolute (no `relative`: a destination
+ * saved through the API names its file absolutely), not there, or not a file. `relative`: how a config
+ * wrote it, and what it is relative to.
  */
-export function transformFileProblem(file: string, written: string | null): string | null {
-  if (written === null && !path.isAbsolute(file)) return `${file} is not an absolute path: name the transform's file by its full path`;
+export function transformFileProblem(file: string, relative: { written: string; base: string } | null): string | null {
+  if (relative === null && !path.isAbsolute(file)) return `${file} is not an absolute path: name the transform's file by its full path`;
+  const written = relative?.written ?? null;
   const shown = written !== null && written !== file ? `${written} (${file})` : file;
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
   } catch {
-    return `there is no file ${shown}: write the transform there, or correct the path${written !== null ? ' (relative to the config file)' : ''}`;
+    return `there is no file ${shown}: write the transform there, or correct the path${relative && written !== file ? ` (relative to ${relative.base})` : ''}`;
   }
   return stat.isFile() ? null : `${shown} is not a file: name the transform's JavaScript file`;
 }

@@ -3,9 +3,12 @@
 // not there refused with a sentence naming the field. A real core (real SQLite file), the contract's handlers.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke, type Handlers } from '../../../electron/core/api/contract-handlers.ts';
 import { ConfigError, loadConfigFile } from '../../../electron/core/config/load-config.ts';
+import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
+import { startSluice } from '../../../electron/testing/index.ts';
 import type { DestinationView, Result } from '../../../shared/contract.ts';
 import { startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 
@@ -160,5 +163,27 @@ describe('the config file', () => {
     const file = path.join(folder, 'sluice.config.json');
     fs.writeFileSync(file, JSON.stringify({ destinations: [{ name: 'amp', webhooks: [{ url: 'http://127.0.0.1:9/amp' }], filters: [{ if: 'status:delivered', drop: true }] }] }));
     expect(() => loadConfigFile(file)).toThrow(/destinations\[0\]\.filters\[0\]\.if: status: is the outcome of the message's deliveries/);
+  });
+
+  it("sluice/testing's config object names it relative to the working directory", async () => {
+    const folder = dir();
+    const file = transformFile(folder);
+    const relative = path.relative(process.cwd(), file);
+    const destination = { name: 'amp', webhooks: [{ url: 'http://127.0.0.1:9/amp' }], filters: FILTERS, transform: { file: relative } };
+    const data = dir();
+    const sluice = await startSluice({ config: { destinations: [destination] }, dataDir: data });
+    await sluice.close();
+    // What the store kept of it (sluice/testing lists no destinations): the file made absolute.
+    const db = new DatabaseSync(path.join(data, DATABASE_FILE), { readOnly: true });
+    try {
+      const { settings } = db.prepare("SELECT settings FROM destinations WHERE name = 'amp'").get() as { settings: string };
+      expect(JSON.parse(settings)).toMatchObject({ filters: FILTERS, transform: { file } });
+    } finally {
+      db.close();
+    }
+    const missing = { ...destination, transform: { file: 'no/such/transform.js' } };
+    await expect(startSluice({ config: { destinations: [missing] } })).rejects.toThrow(
+      `startSluice({ config }): destinations[0].transform.file: there is no file no/such/transform.js (${path.resolve('no/such/transform.js')}): write the transform there, or correct the path (relative to the working directory)`,
+    );
   });
 });
