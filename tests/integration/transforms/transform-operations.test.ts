@@ -217,6 +217,10 @@ describe('transforms.get and transforms.save', () => {
     const r = await receiver();
     const { c, hooks, plain, configTransform } = await setup(r, { enabled: false });
     expect(await call(c, 'transforms.get', { destinationId: plain })).toEqual({ ok: true, value: { file: null, source: null, version: null, error: null, inDataFolder: false } });
+    // A destination without a transform gets one, with the default time limit and no settings.
+    const plainFile = path.join(c.dataDir, 'transforms', `destination-${plain}.js`);
+    expect(await call(c, 'transforms.save', { destinationId: plain, source: RENAME })).toMatchObject({ ok: true, value: { file: plainFile, version: versionOf(RENAME) } });
+    expect(c.destinations.byId(plain)!.transform).toEqual({ file: plainFile, timeoutMs: 1000, settings: {} });
     await call(c, 'transforms.save', { destinationId: hooks, source: RENAME });
     const own = path.join(c.dataDir, 'transforms', `destination-${hooks}.js`);
     expect(fs.existsSync(own)).toBe(true);
