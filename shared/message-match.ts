@@ -168,6 +168,13 @@ function clauseTest(clause: Clause): ClauseTest {
       return column !== null && test(column);
     };
   }
+  if (field === 'source' || field === 'origin') {
+    const test = patternTest(value);
+    return (_message, facts) => {
+      const fact = facts[field];
+      return typeof fact === 'string' && test(fact);
+    };
+  }
   return (_message, facts) => columnClause(field, value, facts) === true;
 }
 
