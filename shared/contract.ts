@@ -32,6 +32,7 @@ export type {
   DeliverySummary,
   DeliveryView,
   ReplayOutcome,
+  TransformRunView,
 } from './channels/deliveries.ts';
 export type { DestinationView, TrackingApiView, WebhookHealth } from './channels/destinations.ts';
 export type { ComposerState, SourceView } from './channels/sources.ts';

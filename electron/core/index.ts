@@ -12,6 +12,7 @@ import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { kindOf } from './delivery/kinds/index.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
+import { createTransformer, type Transformer } from './transforms/index.ts';
 import type { Route } from './store/delivery-types.ts';
 import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
@@ -178,6 +179,10 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     resolve: (url) => resolveHookUrl(url, receiver.url),
     ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
+  // The destinations' transform runtime (transforms/): made when a first delivery asks for it — a Sluice
+  // none of whose destinations has a transform starts no worker — and closed after the engine.
+  let transformer: Transformer | undefined;
+  const transformRuntime = () => (transformer ??= createTransformer());
   const delivery = new DeliveryEngine({
     deliveries,
     messages,
@@ -187,6 +192,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     clock,
     sender,
     instanceId: sluiceId,
+    sources,
+    transformer: transformRuntime,
     ...(options.random ? { random: options.random } : {}),
   });
   const faults = new IngestFaults(clock, () => bus.emit('faults.changed', null));

@@ -19,6 +19,12 @@ export const replayRequestSchema = z
     targetUrl: webhookUrlSchema.optional(),
     /** An edited body to send instead (one message only); it is re-signed. */
     body: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * With `body`: whether the edited body is sent as it is (true, the default: it is the body the
+     * destination receives, already past its filters and transform) or given to the destination's
+     * transform as its event, each event it returns then sent as a body (false).
+     */
+    skipTransform: z.boolean().optional(),
     /** Only count what would be replayed (for a confirmation); nothing is created. */
     dryRun: z.boolean().optional(),
   })
@@ -27,6 +33,9 @@ export const replayRequestSchema = z
     if (ways !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of messageIds, filter or allFailed' });
     if (request.body && request.messageIds?.length !== 1) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: 'an edited body replays exactly one message' });
+    }
+    if (request.skipTransform !== undefined && !request.body) {
+      ctx.addIssue({ code: 'custom', path: ['skipTransform'], message: 'skipTransform goes with an edited body; a replay without one runs the current filters and transform' });
     }
   });
 export type ReplayRequest = z.infer<typeof replayRequestSchema>;
@@ -102,8 +111,14 @@ export interface DeliverySummary {
   lastErrorCode: DeliveryErrorCode | null;
   /** The status the last attempt got when its error is `http` (else null). */
   lastHttpStatus: number | null;
-  /** Why a `skipped` delivery was not sent (e.g. the message's integrations turn webhooks off). */
+  /** Why a `skipped` delivery was not sent (e.g. the message's integrations turn webhooks off, a filter dropped it). */
   skipReason: string | null;
+  /**
+   * What its destination's filters and transform made of it, in a few words: "transformed (version
+   * 0123456789ab)", "fields filtered by filter 1 (…)", "dropped by filter 2 (if: …)", "dropped by
+   * transform: …", "transform failed: …"; null (or absent) when the destination has neither.
+   */
+  shaping?: string | null;
   /**
    * Where it goes and what made it: which delivery a row shows depends on them (a replay supersedes
    * earlier deliveries to its destination, one to a typed `targetUrl` does not: shared/shown-delivery.ts),
@@ -132,6 +147,8 @@ export interface AttemptView {
   errorMessage: string | null;
   outcome: string;
   retryAt: number | null;
+  /** The destination's transform run whose output this attempt sent (absent: no transform). */
+  transform?: TransformRunView;
   /**
    * A request forwarded to a Tracking API, recorded once for the messages it carried (migration 17): its
    * `id` is its request's, which may equal an attempt's of the records kept per message before; absent:
@@ -154,11 +171,30 @@ export interface DeliveryView extends DeliverySummary {
   deadlineAt: number | null;
   createdAt: number;
   attempts: AttemptView[];
+  /** Its latest transform run: the last round's that sent nothing because of it, else its last attempt's; null: none. */
+  transform?: TransformRunView | null;
+}
+
+/** A destination's transform run, as a delivery and its attempts record it (issue 28). */
+export interface TransformRunView {
+  /** The first 12 hex digits of the transform source's SHA-256. */
+  version: string;
+  ms: number;
+  /** What it logged (at most 100 lines). */
+  logs: { level: string; text: string }[];
+  outcome: 'changed' | 'unchanged' | 'dropped' | 'retry' | 'failed';
+  /** The events it returned, when it changed them (an unchanged event is the stored message). */
+  output?: Record<string, unknown>[];
+  /** Set instead of `output` when the events were too big to keep with every attempt: their size in bytes. */
+  outputBytes?: number;
+  /** dropped, retry, failed: why; failed may carry the stack. */
+  message?: string;
+  stack?: string;
 }
 
 /**
  * A delivery's new state, as announced after it is stored: a DeliverySummary's fields (state, last
- * error, and where it goes — which delivery a row shows depends on them), less the skip reason, with
- * the delivery's and its message's ids.
+ * error, and where it goes — which delivery a row shows depends on them), with the delivery's and its
+ * message's ids; the skip reason only when a round skipped it (a filter's or a transform's drop).
  */
-export type DeliveryChange = { deliveryId: number; messageId: number | null } & Omit<DeliverySummary, 'id' | 'skipReason'>;
+export type DeliveryChange = { deliveryId: number; messageId: number | null } & Omit<DeliverySummary, 'id' | 'skipReason'> & { skipReason?: string | null };

@@ -36,7 +36,10 @@ describe('BodyPrefetch', () => {
     w.asked[0]!.answer();
     await pending;
     expect(bodies.pending(1)).toBeUndefined();
-    expect(bodies.take(1)).toEqual({ body: 'body 101', signature: 'sig 101', via: null, bodyShape: 'seed', sharedSecret: 's' });
+    expect(bodies.take(1)).toEqual({
+      shaped: { kind: 'send', bodies: [{ body: 'body 101', signature: 'sig 101' }], shaping: null, run: null },
+      via: null, shapeKey: null, bodyShape: 'seed', sharedSecret: 's',
+    });
     expect(bodies.take(1)).toBeUndefined(); // taken
     bodies.delete(2);
     expect(bodies.take(2)).toBeUndefined();
@@ -71,6 +74,6 @@ describe('BodyPrefetch', () => {
     bodies.request(destination, [due(3)]);
     w.asked[2]!.answer();
     await bodies.pending(3);
-    expect(bodies.take(3)?.body).toBe('body 103');
+    expect(bodies.take(3)?.shaped).toEqual({ kind: 'send', bodies: [{ body: 'body 103', signature: 'sig 103' }], shaping: null, run: null });
   });
 });

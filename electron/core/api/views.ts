@@ -1,7 +1,7 @@
 // The store's rows as the contract's views (shared/contract.ts): what a message's row, a delivery and a
 // destination look like to the inspector and the hosts' APIs. Pure mappings, no reads.
 import type { BreakerView } from '../delivery/circuit-breaker.ts';
-import type { DeliverySummary, DeliveryView, DestinationView } from '../../../shared/contract.ts';
+import type { DeliverySummary, DeliveryView, DestinationView, TransformRunView } from '../../../shared/contract.ts';
 import { lastErrorOf, type Attempt, type Delivery, type LastAttempt } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import { kindOf } from '../delivery/kinds/index.ts';
@@ -21,6 +21,7 @@ export function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliveryS
     lastError: d.lastError,
     ...lastErrorOf(d, last),
     skipReason: d.skipReason,
+    shaping: d.shaping,
     destinationId: d.destinationId,
     trigger: d.trigger,
     targetUrl: d.targetUrl,
@@ -29,8 +30,8 @@ export function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliveryS
 
 /** A view's summary part, without the view's own fields. */
 export function summaryFields(v: DeliveryView): DeliverySummary {
-  const { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl } = v;
-  return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, destinationId, trigger, targetUrl };
+  const { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, shaping, destinationId, trigger, targetUrl } = v;
+  return { id, status, attemptCount, nextAttemptAt, lastError, lastErrorCode, lastHttpStatus, skipReason, shaping: shaping ?? null, destinationId, trigger, targetUrl };
 }
 
 /**
@@ -39,7 +40,9 @@ export function summaryFields(v: DeliveryView): DeliverySummary {
  * the destination list masks the write key; `deliveries.revealHeader` reads one on request.
  */
 export function viewWithAttempts(d: Delivery, attempts: Attempt[]): DeliveryView {
-  return { ...viewOf(d, attempts.at(-1)), attempts: attempts.map(maskedAttempt) };
+  // Its latest transform run: the round's that sent nothing because of it, else its last attempt's.
+  const transform = d.transformRun ? (JSON.parse(d.transformRun) as TransformRunView) : (attempts.at(-1)?.transform ?? null);
+  return { ...viewOf(d, attempts.at(-1)), attempts: attempts.map(maskedAttempt), transform };
 }
 
 function maskedAttempt(attempt: Attempt): Attempt {

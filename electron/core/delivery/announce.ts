@@ -33,6 +33,9 @@ export function roundChange(result: DeliveryResult, delivery: DueDelivery): Deli
     lastError: result.lastError,
     lastErrorCode: last?.errorCode ?? null,
     lastHttpStatus: last?.errorCode === 'http' ? last.responseStatus : null,
+    // What the destination's filters and transform made of it, and why a round skipped it (issue 28).
+    ...(result.shaping ? { shaping: result.shaping } : {}),
+    ...(result.status === 'skipped' ? { skipReason: result.skipReason ?? null } : {}),
   };
 }
 

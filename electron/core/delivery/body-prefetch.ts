@@ -1,8 +1,16 @@
 import type { DueDelivery } from '../store/deliveries-repo.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
+import type { Transformer } from '../transforms/transformer.ts';
 import type { PreparedBody } from './body.ts';
 import { kindOf } from './kinds/index.ts';
+import { shapeKey, transformAll, type Filtered, type Shaped } from './shaping.ts';
+
+/** What the prefetch needs besides the writer: the source names a filter tests, the transform runtime. */
+export interface PrefetchParts {
+  sourceNames?: () => [number, string][];
+  transformer?: () => Transformer;
+}
 
 /**
  * Queued deliveries' bodies, built ahead by the store's writer thread (prepare-bodies.ts) with the
@@ -19,8 +27,11 @@ export class BodyPrefetch {
   /** Moves at each purge's start and end: bodies asked for before then are not used. */
   #generation = 0;
 
-  constructor(writer: Pick<StoreWriter, 'prepareBodies'>) {
+  readonly #parts: PrefetchParts;
+
+  constructor(writer: Pick<StoreWriter, 'prepareBodies'>, parts: PrefetchParts = {}) {
     this.#writer = writer;
+    this.#parts = parts;
   }
 
   /**
@@ -31,14 +42,45 @@ export class BodyPrefetch {
     if (deliveries.length === 0) return;
     const generation = this.#generation;
     const recipe = kindOf(destination).recipe(destination);
+    const key = shapeKey(destination);
+    const filters = destination.filters?.length ? { filters: destination.filters, sourceNames: this.#parts.sourceNames?.() ?? [] } : {};
+    // A transform's batch: the writer answers the filtered messages, the runtime transforms them in one call.
+    const transformer = destination.transform ? this.#parts.transformer?.() : undefined;
+    if (destination.transform && !transformer) return; // no runtime: the rounds fail them, saying so
     const pending: Promise<void> = this.#writer
-      .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), ...recipe })
-      .then((prepared) => {
+      .prepareBodies({ messageIds: deliveries.map((delivery) => delivery.messageId!), ...recipe, ...filters, ...(transformer ? { messagesOnly: true } : {}) })
+      .then(async (prepared) => {
+        let shaped: (Shaped | undefined)[];
+        if (!prepared) shaped = [];
+        else if (transformer) {
+          // Gone or unreadable messages (null, not dropped) are left to their rounds.
+          const filtered: Filtered[] = [];
+          const at: number[] = [];
+          deliveries.forEach((_, i) => {
+            const dropped = prepared.dropped?.[i] ?? null;
+            const message = prepared.messages?.[i] ?? null;
+            if (dropped !== null) filtered.push({ kind: 'dropped', reason: dropped });
+            else if (message !== null) filtered.push({ kind: 'kept', message, shaping: prepared.shapings?.[i] ?? null });
+            else return;
+            at.push(i);
+          });
+          // A runtime failing as a whole leaves them to their rounds (which fail, and are sent again).
+          const outcomes = await transformAll(transformer, destination, recipe, filtered).catch(() => []);
+          shaped = [];
+          at.forEach((i, k) => (shaped[i] = outcomes[k]));
+        } else {
+          shaped = deliveries.map((_, i): Shaped | undefined => {
+            const dropped = prepared.dropped?.[i] ?? null;
+            if (dropped !== null) return { kind: 'skip', reason: dropped, run: null };
+            const body = prepared.bodies[i] ?? null;
+            return body === null ? undefined : { kind: 'send', bodies: [{ body, signature: prepared.signatures[i] ?? null }], shaping: prepared.shapings?.[i] ?? null, run: null };
+          });
+        }
         deliveries.forEach((delivery, i) => {
           if (this.#bodies.get(delivery.id) !== pending) return; // sent, cancelled or dropped meanwhile
-          const body = prepared?.bodies[i] ?? null;
-          if (body === null || generation !== this.#generation) this.#bodies.delete(delivery.id);
-          else this.#bodies.set(delivery.id, { body, signature: prepared!.signatures[i] ?? null, via: prepared!.vias[i] ?? null, ...recipe });
+          const done = shaped[i];
+          if (done === undefined || generation !== this.#generation) this.#bodies.delete(delivery.id);
+          else this.#bodies.set(delivery.id, { shaped: done, via: prepared!.vias[i] ?? null, shapeKey: key, ...recipe });
         });
       });
     for (const delivery of deliveries) this.#bodies.set(delivery.id, pending);

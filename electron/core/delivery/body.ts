@@ -1,5 +1,6 @@
 import { webhookBody, type BodyRecipe } from '../../../shared/webhook-body.ts';
 import { signBody } from '../signature/signature.ts';
+import type { Shaped } from './shaping.ts';
 
 /** A body as a delivery sends it, and its X-Signature (null when its destination does not sign). */
 export interface SignedBody {
@@ -7,10 +8,16 @@ export interface SignedBody {
   signature: string | null;
 }
 
-/** A queued delivery's body built ahead (body-prefetch.ts), with the recipe it was built with. */
-export interface PreparedBody extends SignedBody, BodyRecipe {
+/**
+ * A queued delivery's body built ahead (body-prefetch.ts), with the recipe it was built with — or what
+ * its destination's filters and transform made of it instead (shaping.ts: skipped, retried, failed).
+ */
+export interface PreparedBody extends BodyRecipe {
   /** The Sluices its message passed through before this one (see shared/loop-guard.ts). */
   via: string | null;
+  /** The filters and transform it was shaped with (shaping.ts shapeKey); null: neither. */
+  shapeKey: string | null;
+  shaped: Shaped;
 }
 
 /**
@@ -19,8 +26,8 @@ export interface PreparedBody extends SignedBody, BodyRecipe {
  * ahead (prepare-bodies.ts). From a normalized message, shaped as the recipe says
  * (shared/webhook-body.ts), or a body already made (an edited replay's, a test event's, a
  * deletion notification's, kept with its delivery), which is sent as it is; then signed with the
- * recipe's secret. The recipe is the destination kind's (kinds/); a destination's own transforms and
- * filters plug in here, between the shape and the text.
+ * recipe's secret. The recipe is the destination kind's (kinds/); a destination's own filters and
+ * transform (shaping.ts) decide which messages — or events — come here.
  */
 export function buildBody(recipe: BodyRecipe, from: Record<string, unknown> | string): SignedBody {
   const body = typeof from === 'string' ? from : JSON.stringify(webhookBody(from, recipe.bodyShape));

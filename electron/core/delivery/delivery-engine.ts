@@ -4,6 +4,8 @@ import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
 import type { DeliveryResult } from '../store/delivery-types.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
+import type { SourcesRepo } from '../store/sources-repo.ts';
+import type { Transformer } from '../transforms/transformer.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { announceStored, roundChange } from './announce.ts';
 import { BodyPrefetch } from './body-prefetch.ts';
@@ -29,6 +31,10 @@ export interface DeliveryEngineOptions {
   /** Deliveries in flight (sending, or sent and awaiting their commit) at once, over all destinations. */
   maxInFlight?: number;
   random?: () => number;
+  /** The sources by id and name: what a destination's filter's `source:` tests (absent: none match by name). */
+  sources?: Pick<SourcesRepo, 'list'>;
+  /** The transform runtime, started on first use (only a destination with a transform asks). */
+  transformer?: () => Transformer;
 }
 
 /**
@@ -87,8 +93,13 @@ export class DeliveryEngine {
       instanceId: options.instanceId,
       random: options.random,
       heard: (destinationId, url, result) => this.#receivers.heard(destinationId, url, result),
+      sourceName: (id) => options.sources?.list().find((source) => source.id === id)?.name ?? '',
+      transformer: options.transformer,
     };
-    this.#bodies = new BodyPrefetch(options.writer);
+    this.#bodies = new BodyPrefetch(options.writer, {
+      sourceNames: () => (options.sources?.list() ?? []).map((source) => [source.id, source.name]),
+      transformer: options.transformer,
+    });
     this.#queues = new ReadyQueues(options.deliveries, this.#bodies, {
       has: (id) => this.#inFlight.has(id),
       of: (destinationId) => this.#inFlightBy.get(destinationId) ?? 0,

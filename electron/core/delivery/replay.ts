@@ -37,6 +37,9 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
     if (!chosen) throw new OperationError('unknown_destination', `there is no destination ${request.destinationId}`);
   }
   const bodyOverride = request.body ? JSON.stringify(request.body) : null;
+  // An edited body is the body the destination receives (what the inspector shows and edits): sent as it
+  // is, unless the request asks for it to go through the destination's transform (skipTransform: false).
+  const transformBody = bodyOverride !== null && request.skipTransform === false;
   const targetUrl = request.targetUrl ?? null;
   const planned: NewDelivery[] = [];
   const leftOut = { rejected: 0, noDestination: 0 };
@@ -57,6 +60,7 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
         replayOf: failed.id,
         targetUrl,
         bodyOverride: failed.bodyOverride,
+        ...(failed.transformBody ? { transformBody: true } : {}),
         due: now,
         deletionRequestId: failed.deletionRequestId,
       });
@@ -100,6 +104,7 @@ export async function replay(deps: ReplayDeps, input: unknown): Promise<ReplayOu
           replayOf: repeated?.id ?? null,
           targetUrl,
           bodyOverride,
+          ...(transformBody ? { transformBody } : {}),
           due: now,
         });
       }

@@ -3,8 +3,11 @@ import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
 import { headersByReference } from '../store/attempt-headers.ts';
 import type { AttemptRecord, DeliveryResult, DeliveryStatus } from '../store/delivery-types.ts';
-import type { MessagesRepo } from '../store/messages-repo.ts';
-import { buildBody, sameRecipe, type PreparedBody } from './body.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+import type { MessageRecord, MessagesRepo } from '../store/messages-repo.ts';
+import type { Transformer } from '../transforms/transformer.ts';
+import { buildBody, sameRecipe, type PreparedBody, type SignedBody } from './body.ts';
+import { factsOf, filterMessage, shapeKey, transformAll, untransformed, type Filtered, type Shaped } from './shaping.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { GONE_DISABLES, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
@@ -16,6 +19,10 @@ const PURGED = 'the message is no longer stored (purged?); nothing was sent';
 
 export interface RoundParts {
   clock: Clock;
+  /** A source's name by id (what a destination's filter's `source:` tests). */
+  sourceName?: (sourceId: number) => string;
+  /** The transform runtime, started on first use (a destination with a transform). */
+  transformer?: () => Transformer;
   sender: WebhookSender;
   messages: Pick<MessagesRepo, 'ofDelivery'>;
   deliveries: Pick<DeliveriesRepo, 'hasMessage'>;
@@ -98,29 +105,78 @@ export function errorOf(result: SendResult | undefined, goneDisables = false): s
   return result.errorMessage;
 }
 
-/** The body a round sends, or why it cannot send one (its outcome: failed without a request). */
-type ResolvedBody = { body: string; signature: string | null; via: string | null } | { unsendable: RoundOutcome };
+/**
+ * What a round sends for a delivery — its body, or its bodies in order (a transform's fan-out), signed
+ * (X-Signature), with the Sluices its message passed through and what its destination's filters and
+ * transform made of it — or why it sends nothing (its outcome then: skipped, retrying or failed without
+ * a request).
+ */
+export type ResolvedBody =
+  | { bodies: SignedBody[]; via: string | null; shaping: string | null; run: string | null }
+  | { unsendable: RoundOutcome };
 
 /**
- * A delivery's body, signed (X-Signature), and the Sluices its message passed through: its own
- * (an edited replay's), the one `prepared` ahead when it was built with the destination's current
- * recipe (its kind's: shape and secret), else its message read from the store and built now (body.ts).
- * The recipe is read at each round, so edits apply to the next attempt (and no prepared body is given
- * during a purge: body-prefetch.ts).
+ * The round's deliveries' bodies: each one's own (an edited replay's: sent as it is, or through the
+ * destination's transform when it asked), the one `prepared` ahead when it was built with the
+ * destination's current recipe (its kind's: shape and secret) and its current filters and transform,
+ * else its message read from the store, filtered, transformed (the round's in one call) and built now
+ * (body.ts, shaping.ts). The recipe is read at each round, so edits apply to the next attempt (and no
+ * prepared body is given during a purge: body-prefetch.ts).
  */
-export function resolveBody(
+export async function resolveBodies(
+  parts: Pick<RoundParts, 'messages' | 'deliveries' | 'sourceName' | 'transformer' | 'random'> & { clock: Clock },
+  deliveries: readonly DueDelivery[],
+  destination: Destination,
+  recipe: BodyRecipe,
+  prepared: readonly (PreparedBody | undefined)[],
+  startedAt: number,
+): Promise<ResolvedBody[]> {
+  const key = shapeKey(destination);
+  const out: (ResolvedBody | { via: string | null; filtered: Filtered } | { via: string | null; edited: Record<string, unknown> })[] = deliveries.map((delivery, i) => {
+    const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+    const ready = prepared[i];
+    if (delivery.bodyOverride === null && ready !== undefined && sameRecipe(ready, recipe) && ready.shapeKey === key) {
+      return settled(parts, delivery, firstAttemptAt, ready.shaped, ready.via);
+    }
+    const read = readMessage(parts, delivery, firstAttemptAt);
+    if ('unsendable' in read) return read;
+    if (read.body !== null) {
+      // An edited replay's body: sent as it is, unless it asked to go through the transform (its event).
+      if (!(delivery.transformBody && destination.transform)) return { bodies: [buildBody(recipe, read.body)], via: read.via, shaping: null, run: null };
+      return { via: read.via, edited: JSON.parse(read.body) as Record<string, unknown> };
+    }
+    const facts = factsOf(parts.sourceName?.(read.record.sourceId) ?? '', read.record.origin, read.record.violationList);
+    const filtered = filterMessage(destination, read.record.message!, facts);
+    if (!destination.transform) return settled(parts, delivery, firstAttemptAt, untransformed(recipe, filtered), read.via);
+    return { via: read.via, filtered };
+  });
+  // The round's messages that its destination's transform is still to run on: one call for them all.
+  const waiting = out.flatMap((r, i) => ('filtered' in r || 'edited' in r ? [i] : []));
+  if (waiting.length > 0) {
+    const transformer = parts.transformer?.();
+    if (!transformer) throw new Error('no transform runtime was given to the delivery engine (DeliveryEngineOptions.transformer)');
+    const inputs = waiting.map((i) => {
+      const r = out[i] as { filtered: Filtered } | { edited: Record<string, unknown> };
+      // An edited body's events are bodies already: each is sent as the transform returned it.
+      return 'filtered' in r ? r.filtered : ({ kind: 'kept', message: r.edited, shaping: null, asBody: true } as const);
+    });
+    const shaped = await transformAll(transformer, destination, recipe, inputs);
+    waiting.forEach((i, k) => {
+      const { via } = out[i] as { via: string | null };
+      out[i] = settled(parts, deliveries[i]!, deliveries[i]!.firstAttemptAt ?? startedAt, shaped[k]!, via);
+    });
+  }
+  return out as ResolvedBody[];
+}
+
+/** A delivery's message (or own body) read from the store, or why it cannot be sent. */
+function readMessage(
   parts: Pick<RoundParts, 'messages' | 'deliveries'>,
   delivery: DueDelivery,
-  recipe: BodyRecipe,
-  prepared: PreparedBody | undefined,
   firstAttemptAt: number,
-): ResolvedBody {
-  let body = delivery.bodyOverride;
-  if (body === null && prepared !== undefined && sameRecipe(prepared, recipe)) {
-    return { body: prepared.body, signature: prepared.signature, via: prepared.via };
-  }
-  let via: string | null = null;
-  let message: Record<string, unknown> | null = null;
+): { body: string; via: null } | { body: null; record: MessageRecord & { message: Record<string, unknown> }; via: string | null } | { unsendable: RoundOutcome } {
+  const body = delivery.bodyOverride;
+  let record: MessageRecord | undefined;
   /** Why nothing can be sent, if so; `unreadable` is announced with its message, a purge without. */
   let unsendable: { lastError: string; unreadable: boolean } | null = null;
   if (body === null) {
@@ -128,10 +184,8 @@ export function resolveBody(
     // NULL, and the purged message's id may since have been given to a new message (ids are
     // reused once the newest rows are gone), which must not be sent as this delivery.
     try {
-      const record = delivery.messageId === null ? undefined : parts.messages.ofDelivery(delivery.id);
-      message = record?.message ?? null;
-      via = record?.via ?? null;
-      if (!message) unsendable = { lastError: PURGED, unreadable: false };
+      record = delivery.messageId === null ? undefined : parts.messages.ofDelivery(delivery.id);
+      if (!record?.message) unsendable = { lastError: PURGED, unreadable: false };
     } catch (error) {
       // The store failing may pass (the round fails and is retried after a pause); a stored
       // message that cannot be normalized will not get better: fail it rather than retry forever.
@@ -143,27 +197,49 @@ export function resolveBody(
     // message was purged it is not sent (the purge cleared the stored copy too).
     unsendable = { lastError: PURGED, unreadable: false };
   }
-  if (unsendable || (body === null && message === null)) {
+  if (unsendable) {
     return {
       unsendable: {
-        result: {
-          deliveryId: delivery.id,
-          status: 'failed',
-          attemptCount: delivery.attemptCount,
-          firstAttemptAt,
-          nextAttemptAt: null,
-          deadlineAt: firstAttemptAt + RETRY_WINDOW_MS,
-          lastError: unsendable?.lastError ?? PURGED,
-          body: null,
-          signature: null,
-          attempts: [],
-        },
+        result: { ...unsent(delivery, firstAttemptAt), status: 'failed', lastError: unsendable.lastError },
         // A purged message is announced as of no message: the id it had may be another message's now.
-        announced: unsendable?.unreadable ? delivery : { ...delivery, messageId: null },
+        announced: unsendable.unreadable ? delivery : { ...delivery, messageId: null },
       },
     };
   }
-  return { ...buildBody(recipe, body ?? message!), via };
+  if (body !== null) return { body, via: null };
+  return { body: null, record: record as MessageRecord & { message: Record<string, unknown> }, via: record!.via };
+}
+
+/** A result of a round that sent nothing: the delivery's counts as they were, no attempt. */
+function unsent(delivery: DueDelivery, firstAttemptAt: number): DeliveryResult {
+  return {
+    deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null,
+    deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError: null, body: null, signature: null, attempts: [],
+  };
+}
+
+/**
+ * What the destination's filters and transform decided, as the round's body or its outcome: a drop
+ * is `skipped` with the reason (not an error, not retried, no attempt); a RetryError is retried on
+ * the delivery's schedule (a round, counted as an attempt, without a request); a failure fails it.
+ */
+function settled(parts: Pick<RoundParts, 'random'> & { clock: Clock }, delivery: DueDelivery, firstAttemptAt: number, shaped: Shaped, via: string | null): ResolvedBody {
+  if (shaped.kind === 'send') return { bodies: shaped.bodies, via, shaping: shaped.shaping, run: shaped.run };
+  const base = unsent(delivery, firstAttemptAt);
+  if (shaped.kind === 'skip') {
+    return { unsendable: { result: { ...base, status: 'skipped', skipReason: shaped.reason, shaping: shaped.reason, transformRun: shaped.run }, announced: delivery } };
+  }
+  const attemptCount = delivery.attemptCount + 1;
+  const retryable = shaped.kind === 'retry';
+  const { status, next, lastError } = settle(parts, {
+    attemptCount, firstAttemptAt, now: parts.clock.now(), delivered: false, retryable, retryAfterMs: undefined, error: shaped.error,
+  });
+  return {
+    unsendable: {
+      result: { ...base, status, attemptCount, nextAttemptAt: next, lastError, shaping: shaped.shaping, transformRun: shaped.run },
+      announced: delivery,
+    },
+  };
 }
 
 /** The longest Retry-After among 408, 429 and 5xx answers, in ms from now. */

@@ -5,6 +5,7 @@
 import { fieldDifferences, showValue } from '../../../shared/field-differences.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { DeliveryStatus, DeliveryTrigger } from '../store/delivery-types.ts';
+import type { TransformRunView } from '../../../shared/channels/deliveries.ts';
 
 export const MESSAGE_STATUSES = ['accepted', 'rejected', 'duplicate'] as const;
 
@@ -79,10 +80,24 @@ export interface TestDelivery {
   lastError: string | null;
   /** Why a `skipped` delivery was not sent (a tracking plan's block, integrations that turn it off…); null otherwise. */
   skipReason: string | null;
-  /** The body sent (the last attempt's); null until one is. */
+  /**
+   * What the destination's filters and transform made of it: "transformed (version …)", "dropped by
+   * filter 2 (if: …)", "dropped by transform: …", …; null when the destination has neither.
+   */
+  shaping: string | null;
+  /** The body sent (the last attempt's); null until one is. A transform's fan-out: a JSON array of the bodies sent, in order. */
   body: string | null;
   message: TestMessage | null;
-  attempts: { url: string; startedAt: string; durationMs: number; status: number | null; error: string | null; outcome: string }[];
+  attempts: {
+    url: string;
+    startedAt: string;
+    durationMs: number;
+    status: number | null;
+    error: string | null;
+    outcome: string;
+    /** The transform's run whose output it sent: version, time, log lines, output (absent: no transform). */
+    transform?: TransformRunView;
+  }[];
 }
 
 /** A stored message with its row id (the HTTP API's paging cursor). */

@@ -277,6 +277,7 @@ export class TestQueries {
       attemptCount: d.attemptCount,
       lastError: d.lastError,
       skipReason: d.skipReason,
+      shaping: d.shaping,
       body: d.body,
       message,
       attempts: this.#p.deliveries.attempts(d.id).map((a) => ({
@@ -286,6 +287,7 @@ export class TestQueries {
         status: a.responseStatus,
         error: a.errorMessage,
         outcome: a.outcome,
+        ...(a.transform ? { transform: a.transform } : {}),
       })),
     };
   }

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { AttemptView, DeliveryErrorCode } from '../../../shared/contract.ts';
+import type { AttemptView, DeliveryErrorCode, TransformRunView } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { headersSent } from './attempt-headers.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
@@ -24,8 +24,14 @@ export interface Delivery {
   deadlineAt: number | null;
   lastError: string | null;
   skipReason: string | null;
+  /** What its destination's filters and transform made of it (migration 21), null: neither. */
+  shaping: string | null;
+  /** The transform's run (JSON) of a round that sent nothing because of it; null otherwise. */
+  transformRun: string | null;
   /** A body fixed at creation (edited replay, deletion notification), or null to map the message. */
   bodyOverride: string | null;
+  /** An edited replay whose body goes through its destination's transform (skipTransform: false): 1; else null. */
+  transformBody: number | null;
   deletionRequestId: number | null;
   createdAt: number;
   updatedAt: number;
@@ -35,7 +41,7 @@ export interface Delivery {
 export type DueDelivery = Pick<
   Delivery,
   'id' | 'messageId' | 'destinationId' | 'trigger' | 'targetUrl' | 'bodyOverride' | 'attemptCount' | 'firstAttemptAt'
-> & { nextAttemptAt: number };
+> & { nextAttemptAt: number; transformBody?: number | null };
 
 /** Where a read of due deliveries stopped: the (nextAttemptAt, id) of the last one it returned. */
 export interface DueCursor {
@@ -57,7 +63,8 @@ export interface LastAttempt {
 const COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, replay_of AS replayOf, status,
   target_url AS targetUrl, body, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
   next_attempt_at AS nextAttemptAt, deadline_at AS deadlineAt, last_error AS lastError, skip_reason AS skipReason,
-  body_override AS bodyOverride, deletion_request_id AS deletionRequestId, created_at AS createdAt, updated_at AS updatedAt`;
+  body_override AS bodyOverride, deletion_request_id AS deletionRequestId, created_at AS createdAt, updated_at AS updatedAt,
+  shaping, transform_run AS transformRun, transform_body AS transformBody`;
 
 /**
  * The contract's `lastErrorCode`/`lastHttpStatus` of a delivery from its newest attempt: only while it
@@ -76,8 +83,8 @@ export function lastErrorOf(
 // One destination's due deliveries: a seek on the partial index deliveries_destination_due, so
 // another destination's backlog is never read past. (Exported for the query-plan tests.)
 // Read as arrays (half the cost of row objects from node:sqlite: the engine reads one per delivery), in this order.
-const DUE_COLUMNS = `id, message_id, destination_id, trigger, target_url, body_override, attempt_count, first_attempt_at, next_attempt_at`;
-type DueRow = [number, number | null, number, DueDelivery['trigger'], string | null, string | null, number, number | null, number];
+const DUE_COLUMNS = `id, message_id, destination_id, trigger, target_url, body_override, attempt_count, first_attempt_at, next_attempt_at, transform_body`;
+type DueRow = [number, number | null, number, DueDelivery['trigger'], string | null, string | null, number, number | null, number, number | null];
 export const DUE_FOR_SQL = `SELECT ${DUE_COLUMNS} FROM deliveries
   WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ?
   ORDER BY next_attempt_at, id LIMIT ?`;
@@ -123,15 +130,16 @@ const CARRIED_ERROR_MESSAGE = `CASE WHEN ${CARRIED_OWN} THEN f.error_message ELS
 const ATTEMPTS_SQL = `SELECT a.id, a.delivery_id AS deliveryId, a.url, a.started_at AS startedAt, a.duration_ms AS durationMs,
     a.request_headers AS requestHeaders, h.headers AS headerSet, d.signature AS deliverySignature,
     a.response_status AS responseStatus, a.response_headers AS responseHeaders, a.response_body AS responseBody,
-    a.error_code AS errorCode, a.error_message AS errorMessage, a.outcome, a.retry_at AS retryAt, 0 AS carried
+    a.error_code AS errorCode, a.error_message AS errorMessage, a.outcome, a.retry_at AS retryAt, a.transform_run AS transformRun, 0 AS carried
   FROM attempts a JOIN deliveries d ON d.id = a.delivery_id LEFT JOIN header_sets h ON h.id = a.header_set
   WHERE a.delivery_id = ?
   UNION ALL
   SELECT r.id, f.delivery_id, r.url, r.started_at, r.duration_ms, r.request_headers, NULL, NULL, r.response_status,
-    r.response_headers, r.response_body, ${CARRIED_ERROR_CODE}, ${CARRIED_ERROR_MESSAGE}, f.outcome, f.retry_at, 1
+    r.response_headers, r.response_body, ${CARRIED_ERROR_CODE}, ${CARRIED_ERROR_MESSAGE}, f.outcome, f.retry_at, f.transform_run, 1
   FROM forward_attempts f JOIN forward_requests r ON r.id = f.request_id WHERE f.delivery_id = ?
   ORDER BY carried, id`;
-type AttemptRow = Omit<Attempt, 'requestHeaders' | 'responseHeaders'> & {
+type AttemptRow = Omit<Attempt, 'requestHeaders' | 'responseHeaders' | 'transform'> & {
+  transformRun: string | null;
   requestHeaders: string;
   headerSet: string | null;
   deliverySignature: string | null;
@@ -207,7 +215,7 @@ export class DeliveriesRepo {
     const rows = (
       cursor ? this.#dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#dueFor.all(destinationId, now, limit)
     ) as unknown as DueRow[];
-    return rows.map(([id, messageId, destination, trigger, targetUrl, bodyOverride, attemptCount, firstAttemptAt, nextAttemptAt]) => ({
+    return rows.map(([id, messageId, destination, trigger, targetUrl, bodyOverride, attemptCount, firstAttemptAt, nextAttemptAt, transformBody]) => ({
       id,
       messageId,
       destinationId: destination,
@@ -217,6 +225,7 @@ export class DeliveriesRepo {
       attemptCount,
       firstAttemptAt,
       nextAttemptAt,
+      ...(transformBody === null ? {} : { transformBody }),
     }));
   }
 
@@ -314,9 +323,10 @@ export class DeliveriesRepo {
 
   /** A delivery's attempts, oldest first (ATTEMPTS_SQL), each with the headers it sent (rebuilt from its header set: attempt-headers.ts). */
   attempts(deliveryId: number): Attempt[] {
-    return (this.#attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried, headerSet, deliverySignature, ...row }) => ({
+    return (this.#attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried, headerSet, deliverySignature, transformRun, ...row }) => ({
       ...row,
       ...(carried === 1 ? { forwarded: true as const } : {}),
+      ...(transformRun === null ? {} : { transform: JSON.parse(transformRun) as TransformRunView }),
       requestHeaders: headersSent(headerSet, row.requestHeaders, deliverySignature),
       responseHeaders: row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
     }));

@@ -49,15 +49,16 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
   const updateDelivery = db.prepare(
     `UPDATE deliveries SET status = ?, attempt_count = ?, first_attempt_at = ?, next_attempt_at = ?, deadline_at = ?,
        last_error = ?, body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?, body) END,
-       signature = CASE WHEN ? IS NULL THEN signature ELSE ? END, updated_at = ?
+       signature = CASE WHEN ? IS NULL THEN signature ELSE ? END, updated_at = ?,
+       skip_reason = ?, shaping = ?, transform_run = ?
      WHERE id = ? AND status != 'cancelled'`,
   );
   // The answer is read from the delivery's row the update just touched (a primary-key probe in a page
   // already in memory), not returned to JavaScript: this runs once per attempt.
   const insertAttempt = db.prepare(
     `INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, header_set, response_status, response_headers,
-       response_body, error_code, error_message, outcome, retry_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ? END FROM deliveries WHERE id = ?), ?, ?, ?, ?)`,
+       response_body, error_code, error_message, outcome, retry_at, transform_run)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN ${PURGED} THEN NULL ELSE ? END FROM deliveries WHERE id = ?), ?, ?, ?, ?, ?)`,
   );
   // A cancelled delivery's round still records what it sent: its attempts' X-Signature is the delivery's.
   const keepSent = db.prepare(
@@ -94,26 +95,28 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
     'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at) SELECT value, ?, ?, ? FROM json_each(?)',
   );
   const insertOwnShare = db.prepare(
-    'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at, error_code, error_message) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at, error_code, error_message, transform_run) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const record = (results: readonly DeliveryResult[], now: number): void => {
     /** The requests that carried deliveries of this group, each with its shares. */
     const requests = new Map<SharedRequest, Shares>();
     for (const result of results) {
       const updated = updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-        result.lastError, result.body, result.body, result.signature, now, result.deliveryId).changes;
+        result.lastError, result.body, result.body, result.signature, now, result.skipReason ?? null, result.shaping ?? null,
+        result.transformRun ?? null, result.deliveryId).changes;
       if (updated === 0 && result.signature !== null) keepSent.run(result.body, result.signature, now, result.deliveryId);
       for (const a of result.attempts) {
         const request = a.carriedBy;
         if (!request) {
           insertAttempt.run(result.deliveryId, a.url, a.startedAt, a.durationMs, a.requestHeaders, setId(a.headerSet), a.responseStatus,
-            a.responseHeaders, a.responseBody, result.deliveryId, a.errorCode, a.errorMessage, a.outcome, a.retryAt);
+            a.responseHeaders, a.responseBody, result.deliveryId, a.errorCode, a.errorMessage, a.outcome, a.retryAt, a.transformRun ?? null);
           continue;
         }
         let shares = requests.get(request);
         if (!shares) requests.set(request, (shares = { ids: [], alike: new Map(), own: [] }));
         shares.ids.push(result.deliveryId);
-        if (a.errorCode !== request.errorCode || a.errorMessage !== request.errorMessage) shares.own.push({ deliveryId: result.deliveryId, attempt: a });
+        // Its own error, or its own transform run (issue 28), makes a share of its own.
+        if (a.errorCode !== request.errorCode || a.errorMessage !== request.errorMessage || a.transformRun) shares.own.push({ deliveryId: result.deliveryId, attempt: a });
         else {
           const key = `${a.outcome} ${a.retryAt}`;
           const alike = shares.alike.get(key);
@@ -128,7 +131,10 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
         request.errorCode, request.errorMessage).lastInsertRowid);
       for (const share of alike.values()) insertShares.run(requestId, share.outcome, share.retryAt, JSON.stringify(share.ids));
       for (const { deliveryId, attempt } of own) {
-        insertOwnShare.run(deliveryId, requestId, attempt.outcome, attempt.retryAt, attempt.errorCode, attempt.errorMessage);
+        // NULL, NULL: the request's error (a share of its own only for its transform run).
+        const same = attempt.errorCode === request.errorCode && attempt.errorMessage === request.errorMessage;
+        insertOwnShare.run(deliveryId, requestId, attempt.outcome, attempt.retryAt, same ? null : attempt.errorCode, same ? null : attempt.errorMessage,
+          attempt.transformRun ?? null);
       }
     }
   };

@@ -41,10 +41,12 @@ export interface AttemptRecord {
    * when the receiver refused this message alone.
    */
   carriedBy?: SharedRequest;
+  /** The destination's transform run whose output this attempt sent (JSON: delivery/shaping.ts runRecord); absent without a transform. */
+  transformRun?: string | null;
 }
 
 /** A request several deliveries went in, as recorded once for all of them (migration 17: forward_requests). */
-export type SharedRequest = Omit<AttemptRecord, 'outcome' | 'retryAt' | 'carriedBy' | 'headerSet'>;
+export type SharedRequest = Omit<AttemptRecord, 'outcome' | 'retryAt' | 'carriedBy' | 'headerSet' | 'transformRun'>;
 
 /** The outcome of one delivery round: the delivery's new state and the attempts it made. */
 export interface DeliveryResult {
@@ -59,6 +61,15 @@ export interface DeliveryResult {
   body: string | null;
   signature: string | null;
   attempts: AttemptRecord[];
+  /**
+   * What the destination's filters and transform made of it (migration 21: deliveries.shaping), e.g.
+   * "transformed (version …)", "dropped by filter 2 (if: …)"; absent or null: it has neither.
+   */
+  shaping?: string | null;
+  /** A `skipped` result's reason (a filter's or the transform's drop). */
+  skipReason?: string | null;
+  /** The transform's run (JSON) of a round that sent nothing because of it: dropped, retry, failed. */
+  transformRun?: string | null;
 }
 
 export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' | 'test';
@@ -73,6 +84,8 @@ export interface NewDelivery {
   targetUrl: string | null;
   /** Send this body instead of the message's mapped body. */
   bodyOverride: string | null;
+  /** An edited replay's body goes through the destination's transform (deliveries.replay skipTransform: false). */
+  transformBody?: boolean;
   due: number;
   /** The deletion request a delete notification belongs to (set on its replays; a deletionRequest op sets its own). */
   deletionRequestId?: number | null;

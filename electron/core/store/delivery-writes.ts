@@ -25,8 +25,8 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
   // Parameters are anonymous, values repeated where used twice (delivery-results.ts says why).
   const insertRequested = db.prepare(
     `INSERT INTO deliveries (message_id, destination_id, trigger, replay_of, status, target_url, body_override,
-       deletion_request_id, next_attempt_at, created_at, updated_at)
-     SELECT ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?
+       deletion_request_id, next_attempt_at, created_at, updated_at, transform_body)
+     SELECT ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?
      WHERE ? IS NULL OR (EXISTS (SELECT 1 FROM messages WHERE id = ? AND (? IS NULL OR message_id IS ?))
        AND (? IS NULL OR EXISTS (SELECT 1 FROM deliveries repeated WHERE repeated.id = ? AND repeated.message_id = ?)))`,
   );
@@ -44,7 +44,7 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
       for (const d of deliveries) {
         const messageKey = d.messageKey ?? null;
         const result = insertRequested.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl,
-          d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now,
+          d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now, d.transformBody ? 1 : null,
           d.messageId, d.messageId, messageKey, messageKey, d.replayOf, d.replayOf, d.messageId);
         if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
         else gone.add(d.messageId!);

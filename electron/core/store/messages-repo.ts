@@ -105,6 +105,9 @@ function fromRow(row: MessageRow): StoredMessage {
 /** What deriving the normalized message takes: the message's row and its request's. */
 export type MessagePayload = Pick<RecordRow, 'raw' | 'status' | 'message_id' | 'type' | 'received_at' | 'sent_at' | 'ip' | 'envelope'>;
 
+/** A payload as delivery reads it: with what a destination's filters test besides the message (its source, origin, violations). */
+export type DeliveredPayload = MessagePayload & Pick<RecordRow, 'source_id' | 'origin' | 'violations'>;
+
 /** The message as Sluice forwards it (null for a rejected one, which is never forwarded). */
 export function normalizedMessage(row: MessagePayload): Record<string, unknown> | null {
   if (row.status === 'rejected') return null;
@@ -205,14 +208,14 @@ export class MessagesRepo {
    * Several messages' payloads in one query: the delivery engine reads those of a batch of due
    * deliveries at once, and normalizes each only when it is sent (normalizedMessage).
    */
-  payloads(ids: number[]): Map<number, MessagePayload> {
-    const payloads = new Map<number, MessagePayload>();
+  payloads(ids: number[]): Map<number, DeliveredPayload> {
+    const payloads = new Map<number, DeliveredPayload>();
     if (ids.length === 0) return payloads;
     this.#payloads ??= this.#db.prepare(
-      `SELECT m.id, m.raw, m.status, m.message_id, m.type, m.received_at, r.sent_at, r.ip, r.envelope
+      `SELECT m.id, m.raw, m.status, m.message_id, m.type, m.received_at, r.sent_at, r.ip, r.envelope, m.source_id, m.origin, m.violations
        FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id IN (SELECT value FROM json_each(?))`,
     );
-    for (const row of this.#payloads.all(JSON.stringify(ids)) as unknown as (MessagePayload & { id: number })[]) payloads.set(row.id, row);
+    for (const row of this.#payloads.all(JSON.stringify(ids)) as unknown as (DeliveredPayload & { id: number })[]) payloads.set(row.id, row);
     return payloads;
   }
 

@@ -576,6 +576,27 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX IF NOT EXISTS messages_unaccepted_id ON messages (message_id) WHERE status <> 'accepted';
     `,
   },
+  {
+    version: 21,
+    name: "what a destination's filters and transform made of a delivery",
+    sql: `
+      -- Issue 28 (delivery/shaping.ts). What a delivery says of its destination's filters and transform, in
+      -- a few words: "transformed (version 0123456789ab)", "fields filtered by filter 1 (…)", "dropped by
+      -- filter 2 (if: …)", "dropped by transform: …"; NULL when its destination has neither.
+      ALTER TABLE deliveries ADD COLUMN shaping TEXT;
+      -- The transform's run (JSON: version, ms, logs, outcome, output when changed, message and stack) of a
+      -- round that sent nothing because of it (dropped, retry, failed); NULL after a round that sent (its
+      -- attempts hold their run) and for destinations without a transform.
+      ALTER TABLE deliveries ADD COLUMN transform_run TEXT;
+      -- An edited replay sent through its destination's transform (deliveries.replay skipTransform: false):
+      -- 1; NULL: its body is sent as it is (the default).
+      ALTER TABLE deliveries ADD COLUMN transform_body INTEGER;
+      -- The run whose output an attempt sent (the same JSON); NULL for destinations without a transform,
+      -- so an attempt of theirs writes nothing more. A forwarded attempt's is its share's.
+      ALTER TABLE attempts ADD COLUMN transform_run TEXT;
+      ALTER TABLE forward_attempts ADD COLUMN transform_run TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -6,6 +6,7 @@
 import type { MessageType } from '../../../shared/message-rules.ts';
 import type { AudienceOp, AudienceOutcome } from './audience-ops.ts';
 import type { BodyRecipe } from '../../../shared/webhook-body.ts';
+import type { DestinationFilter } from '../../../shared/destination-filters.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
@@ -152,6 +153,12 @@ export type ToWriter =
  */
 export interface BodiesRequest extends BodyRecipe {
   messageIds: number[];
+  /** The destination's filters, run on each message first (delivery/shaping.ts); absent: none. */
+  filters?: DestinationFilter[];
+  /** With filters: the names of the sources, by id (what a filter's `source:` tests). */
+  sourceNames?: [number, string][];
+  /** The destination has a transform: the filtered messages are answered (`messages`), not bodies. */
+  messagesOnly?: boolean;
 }
 
 /** By position in the request; null for a message that is gone (purged) or never forwarded. */
@@ -160,6 +167,12 @@ export interface PreparedBodies {
   signatures: (string | null)[];
   /** The Sluices each message passed through before this one (the start of its Sluice-Loop header). */
   vias: (string | null)[];
+  /** With filters: the sentence of the filter that dropped each message (null: kept). */
+  dropped?: (string | null)[];
+  /** With filters: what the field filters did to each kept message (null: nothing). */
+  shapings?: (string | null)[];
+  /** With messagesOnly: each kept message as filtered, for the transform (null: dropped or gone). */
+  messages?: (Record<string, unknown> | null)[];
 }
 
 /** One unit of a group commit that failed, with the store's error (see writer-worker.ts). */

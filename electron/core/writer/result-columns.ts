@@ -11,11 +11,11 @@ import type { AttemptRecord, DeliveryResult, SharedRequest } from '../store/deli
 export interface ResultColumns {
   /** Per result: deliveryId, attemptCount, firstAttemptAt, nextAttemptAt, deadlineAt, attempts. */
   numbers: Float64Array;
-  /** Per result: status, lastError, body, signature. */
+  /** Per result: status, lastError, body, signature, shaping, skipReason, transformRun. */
   texts: (string | null)[];
   /** Per attempt: startedAt, durationMs, responseStatus, retryAt, index of its carrying request (NaN: none). */
   attemptNumbers: Float64Array;
-  /** Per attempt: url, requestHeaders, responseHeaders, responseBody (null when carried: the request's), errorCode, errorMessage, outcome, headerSet. */
+  /** Per attempt: url, requestHeaders, responseHeaders, responseBody (null when carried: the request's), errorCode, errorMessage, outcome, headerSet, transformRun. */
   attemptTexts: (string | null)[];
   /** Per carrying request: startedAt, durationMs, responseStatus. */
   requestNumbers: Float64Array;
@@ -24,9 +24,9 @@ export interface ResultColumns {
 }
 
 const NUMBERS = 6;
-const TEXTS = 4;
+const TEXTS = 7;
 const ATTEMPT_NUMBERS = 5;
-const ATTEMPT_TEXTS = 8;
+const ATTEMPT_TEXTS = 9;
 const REQUEST_NUMBERS = 3;
 const REQUEST_TEXTS = 6;
 
@@ -62,7 +62,7 @@ export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
     numbers[n + 3] = orNaN(r.nextAttemptAt);
     numbers[n + 4] = r.deadlineAt;
     numbers[n + 5] = r.attempts.length;
-    texts.push(r.status, r.lastError, r.body, r.signature);
+    texts.push(r.status, r.lastError, r.body, r.signature, r.shaping ?? null, r.skipReason ?? null, r.transformRun ?? null);
     for (const attempt of r.attempts) {
       const m = a++ * ATTEMPT_NUMBERS;
       const carried = attempt.carriedBy !== undefined;
@@ -71,10 +71,10 @@ export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
       attemptNumbers[m + 2] = carried ? NaN : orNaN(attempt.responseStatus);
       attemptNumbers[m + 3] = orNaN(attempt.retryAt);
       attemptNumbers[m + 4] = carried ? requests.get(attempt.carriedBy!)! : NaN;
-      if (carried) attemptTexts.push(null, null, null, null, attempt.errorCode, attempt.errorMessage, attempt.outcome, null);
+      if (carried) attemptTexts.push(null, null, null, null, attempt.errorCode, attempt.errorMessage, attempt.outcome, null, attempt.transformRun ?? null);
       else {
         attemptTexts.push(attempt.url, attempt.requestHeaders, attempt.responseHeaders, attempt.responseBody,
-          attempt.errorCode, attempt.errorMessage, attempt.outcome, attempt.headerSet ?? null);
+          attempt.errorCode, attempt.errorMessage, attempt.outcome, attempt.headerSet ?? null, attempt.transformRun ?? null);
       }
     }
   });
@@ -122,6 +122,7 @@ export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requ
         errorMessage: attemptTexts[s + 5]!,
         outcome: attemptTexts[s + 6] as AttemptRecord['outcome'],
         retryAt: orNull(attemptNumbers[m + 3]!),
+        ...(attemptTexts[s + 8] === null ? {} : { transformRun: attemptTexts[s + 8]! }),
       };
       const carriedBy = Number.isNaN(attemptNumbers[m + 4]!) ? undefined : requests[attemptNumbers[m + 4]!]!;
       attempts.push(
@@ -145,6 +146,10 @@ export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requ
       body: texts[t + 2]!,
       signature: texts[t + 3]!,
       attempts,
+      // Only what a destination's filters or transform set (issue 28): the others' results carry none.
+      ...(texts[t + 4] === null ? {} : { shaping: texts[t + 4]! }),
+      ...(texts[t + 5] === null ? {} : { skipReason: texts[t + 5]! }),
+      ...(texts[t + 6] === null ? {} : { transformRun: texts[t + 6]! }),
     });
   }
   return results;

@@ -293,8 +293,8 @@ export class StoreWriter {
         }
         return;
       case 'bodies': {
-        const { id, bodies, signatures, vias } = message;
-        this.#waitingBodies.get(id)?.({ bodies, signatures, vias });
+        const { kind: _kind, id, ...prepared } = message;
+        this.#waitingBodies.get(id)?.(prepared);
         this.#waitingBodies.delete(id);
         return;
       }

@@ -230,7 +230,9 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
     const next: DeliverySummary = {
       id: change.deliveryId,
       ...deliveryStateOf(change),
-      skipReason: change.status === 'skipped' ? (previous?.skipReason ?? null) : null,
+      // A round that skipped it (a filter's or a transform's drop) says why; one created skipped keeps its reason.
+      skipReason: change.status === 'skipped' ? (change.skipReason ?? previous?.skipReason ?? null) : null,
+      shaping: change.shaping ?? previous?.shaping ?? null,
       destinationId: change.destinationId,
       trigger: change.trigger,
       targetUrl: change.targetUrl,

@@ -243,6 +243,8 @@ describe('audience rules', () => {
       DROP TRIGGER forward_requests_released; DROP TABLE forward_attempts; DROP TABLE forward_requests; -- schema 17's
       DROP TRIGGER attempts_keep_signature; ALTER TABLE attempts DROP COLUMN header_set; DROP TABLE header_sets; -- schema 18's
       DROP INDEX messages_unaccepted; DROP INDEX messages_made; DROP INDEX deliveries_not_sent; -- schema 19's
+      ALTER TABLE deliveries DROP COLUMN shaping; ALTER TABLE deliveries DROP COLUMN transform_run; ALTER TABLE deliveries DROP COLUMN transform_body;
+      ALTER TABLE attempts DROP COLUMN transform_run; -- schema 21's (forward_attempts went with schema 17's)
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
     db.close();

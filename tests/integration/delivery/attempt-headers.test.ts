@@ -215,6 +215,8 @@ describe('a store from before header sets (schema 17)', () => {
       db.prepare('UPDATE attempts SET request_headers = ?').run(JSON.stringify(shown));
       db.exec(`DROP TRIGGER attempts_keep_signature; ALTER TABLE attempts DROP COLUMN header_set; DROP TABLE header_sets;
         DROP INDEX messages_unaccepted; DROP INDEX messages_made; DROP INDEX deliveries_not_sent; -- schema 19's
+        ALTER TABLE deliveries DROP COLUMN shaping; ALTER TABLE deliveries DROP COLUMN transform_run; ALTER TABLE deliveries DROP COLUMN transform_body;
+        ALTER TABLE attempts DROP COLUMN transform_run; ALTER TABLE forward_attempts DROP COLUMN transform_run; -- schema 21's
         PRAGMA user_version = 17;`);
       db.close();
 

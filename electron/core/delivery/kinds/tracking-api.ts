@@ -5,7 +5,8 @@ import type { AttemptRecord, SharedRequest } from '../../store/delivery-types.ts
 import type { Destination } from '../../store/destinations-repo.ts';
 import type { PreparedBody } from '../body.ts';
 import { RETRY_WINDOW_MS } from '../retry-schedule.ts';
-import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBody, settle, type RoundOutcome, type RoundParts } from '../round.ts';
+import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBodies, settle, type RoundOutcome, type RoundParts } from '../round.ts';
+import { recordedBody } from '../shaping.ts';
 import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
 import type { Kind } from './kind.ts';
 
@@ -37,7 +38,14 @@ export const trackingApiKind: Kind = {
 
 interface Item {
   delivery: DueDelivery;
+  /** Its message(s) as the batch carries them: one body, or a fan-out's bodies joined by commas. */
+  text: string;
+  /** How many messages of the batch it is (a transform's fan-out: several). */
+  events: number;
+  /** Its body as its delivery records it (shaping.ts recordedBody). */
   body: string;
+  shaping: string | null;
+  run: string | null;
   /** The body's size in UTF-8 bytes (what the API's limits count). */
   bytes: number;
   via: string | null;
@@ -66,20 +74,29 @@ async function runForwardRound(
   const groups = new Map<string, Item[][]>();
   const apiUrl = forwardUrl(api.url);
   const recipe = trackingApiKind.recipe(destination);
+  const resolvedAll = await resolveBodies(parts, deliveries, destination, recipe, prepared, startedAt);
   deliveries.forEach((delivery, i) => {
-    const resolved = resolveBody(parts, delivery, recipe, prepared[i], delivery.firstAttemptAt ?? startedAt);
+    const resolved = resolvedAll[i]!;
     if ('unsendable' in resolved) {
       outcomes.push(resolved.unsendable);
       return;
     }
-    const bytes = Buffer.byteLength(resolved.body);
-    if (bytes > SEGMENT_MAX_MESSAGE_BYTES) {
+    // A transform's fan-out: each event its own message of the batch, next to each other, in order.
+    const body = recordedBody(resolved.bodies);
+    const events = resolved.bodies.length;
+    const sizes = resolved.bodies.map((b) => Buffer.byteLength(b.body));
+    const bytes = events === 1 ? sizes[0]! : sizes.reduce((n, size) => n + size, events - 1);
+    const largest = events === 1 ? bytes : Math.max(...sizes);
+    if (largest > SEGMENT_MAX_MESSAGE_BYTES) {
       // Tracking APIs refuse a message over 32 KB (Segment's limit, and Sluice's): sending it would
       // only fail, and fail its whole batch with it. Its batch-level context, merged in, can make it so.
       const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
-      const lastError = `the message is ${bytes} bytes as forwarded; a Tracking API takes at most ${SEGMENT_MAX_MESSAGE_BYTES / 1024} KB per message, so it was not sent`;
+      const lastError = `the message is ${largest} bytes as forwarded; a Tracking API takes at most ${SEGMENT_MAX_MESSAGE_BYTES / 1024} KB per message, so it was not sent`;
       outcomes.push({
-        result: { deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null, deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body: resolved.body, signature: null, attempts: [] },
+        result: {
+          deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null, deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null, attempts: [],
+          ...(resolved.shaping ? { shaping: resolved.shaping } : {}),
+        },
         announced: delivery,
       });
       return;
@@ -90,7 +107,7 @@ async function runForwardRound(
     let chunk = chunks.at(-1)!;
     const total = chunk.reduce((n, item) => n + item.bytes + 1, 12) + bytes;
     if (chunk.length > 0 && (chunk.length >= api.batchSize || total > MAX_FORWARD_BYTES)) chunks.push((chunk = []));
-    chunk.push({ delivery, body: resolved.body, bytes, via: resolved.via });
+    chunk.push({ delivery, text: resolved.bodies.map((b) => b.body).join(','), events, body, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
   });
 
   const authorization = `Basic ${Buffer.from(`${api.writeKey}:`).toString('base64')}`;
@@ -106,7 +123,7 @@ async function runForwardRound(
         [LOOP_HEADER]: via ? `${via}, ${parts.instanceId}` : parts.instanceId,
         ...(api.gzip ? { 'Content-Encoding': 'gzip' } : {}),
       };
-      const text = `{"batch":[${items.map((item) => item.body).join(',')}]}`;
+      const text = `{"batch":[${items.map((item) => item.text).join(',')}]}`;
       // zlib is loaded by the first gzipped forward, not at start (~10 ms; see ingest/read-body.ts).
       const body = api.gzip ? process.getBuiltinModule('node:zlib').gzipSync(text) : text;
       return { url, items, headers, result: sender.send({ url, body, headers, caCert: api.caCert }) };
@@ -125,17 +142,22 @@ async function runForwardRound(
     // The same request for each of its messages: its headers and answer serialized once, and recorded
     // once (carriedBy), each message's attempt a reference to it with what it meant for that message.
     const request: SharedRequest = { ...requestRecord(url, headers, result), errorMessage };
-    for (const [index, { delivery, body }] of items.entries()) {
-      // Accepted as a batch, but this message refused (a Sluice upstream says which, with why): final.
-      const rejection = refused?.get(index);
+    let index = 0;
+    for (const { delivery, body, events, shaping, run } of items) {
+      // Accepted as a batch, but this message (one of its events) refused (a Sluice upstream says which, with why): final.
+      let rejection: string | undefined;
+      for (let k = index; k < index + events && !rejection; k++) rejection = refused?.get(k);
+      index += events;
+      const shaped = { ...(shaping ? { shaping } : {}) };
+      const ran = run ? { transformRun: run } : {};
       if (rejection) {
         const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
         const lastError = `the API accepted the batch but rejected this message (${rejection})`;
         outcomes.push({
           result: {
             deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount + 1, firstAttemptAt, nextAttemptAt: null,
-            deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null,
-            attempts: [{ ...request, errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null, carriedBy: request }],
+            deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null, ...shaped,
+            attempts: [{ ...request, errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null, carriedBy: request, ...ran }],
           },
           announced: delivery,
         });
@@ -146,7 +168,7 @@ async function runForwardRound(
       const { status, next, lastError } = settle(parts, {
         attemptCount, firstAttemptAt, now, delivered: result.ok, retryable: result.retryable, retryAfterMs, error: errorMessage,
       });
-      const attempt: AttemptRecord = { ...request, ...attemptOutcome(result.ok, status, next), carriedBy: request };
+      const attempt: AttemptRecord = { ...request, ...attemptOutcome(result.ok, status, next), carriedBy: request, ...ran };
       outcomes.push({
         result: {
           deliveryId: delivery.id,
@@ -159,6 +181,7 @@ async function runForwardRound(
           body,
           signature: null,
           attempts: [attempt],
+          ...shaped,
         },
         announced: delivery,
       });

@@ -4,7 +4,8 @@ import type { AttemptRecord } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
 import type { PreparedBody } from '../body.ts';
 import { RETRY_WINDOW_MS } from '../retry-schedule.ts';
-import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBody, settle, type RoundOutcome, type RoundParts } from '../round.ts';
+import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBodies, settle, type RoundOutcome, type RoundParts } from '../round.ts';
+import { recordedBody } from '../shaping.ts';
 import { standardHeaders } from '../../signature/signature.ts';
 import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
 import type { Kind } from './kind.ts';
@@ -30,11 +31,15 @@ export const webhookKind: Kind = {
 /**
  * One round of a webhooks destination's delivery — the policy of delivering, which the engine
  * (delivery-engine.ts) runs: the body (`prepared` ahead, when it was built with the destination's
- * current recipe; else read from the store and built: round.ts resolveBody), posted to every webhook of the destination at once; any 2xx
- * delivers it; otherwise a retryable failure schedules the next round within the 4-hour window
- * (retry-schedule.ts), lengthened by the longest Retry-After, never shortened. A delivery that cannot be sent (its
- * message purged or unreadable) fails without a request. `releaseSlot` is called once the requests
- * have ended, before the result is recorded.
+ * current recipe, filters and transform; else read from the store, filtered, transformed and built:
+ * round.ts resolveBodies), posted to every webhook of the destination at once; any 2xx delivers it;
+ * otherwise a retryable failure schedules the next round within the 4-hour window (retry-schedule.ts),
+ * lengthened by the longest Retry-After, never shortened. A transform's fan-out posts each event's body
+ * as its own signed request, in order: the delivery is delivered once every one was taken by a webhook
+ * (a 2xx), and a round stops at the first body no webhook took, its next round sending them all again
+ * (at least once, in order); it records the bodies as one JSON array. A delivery that cannot be sent
+ * (its message purged or unreadable) fails without a request; one a filter or the transform dropped is
+ * skipped (shaping.ts). `releaseSlot` is called once the requests have ended, before the result is recorded.
  */
 async function runRound(
   parts: RoundParts,
@@ -51,44 +56,54 @@ async function runRound(
   const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
   const attemptCount = delivery.attemptCount + 1;
 
-  const resolved = resolveBody(parts, delivery, webhookKind.recipe(destination), prepared, firstAttemptAt);
-  if ('unsendable' in resolved) return resolved.unsendable;
-  const { body, signature, via } = resolved;
+  const [resolved] = await resolveBodies(parts, [delivery], destination, webhookKind.recipe(destination), [prepared], startedAt);
+  if ('unsendable' in resolved!) return resolved.unsendable;
+  const { bodies, via, shaping, run } = resolved!;
   const loop = via ? `${via}, ${parts.instanceId}` : parts.instanceId;
-  // The seed's X-Signature unless the destination signs with Standard Webhooks alone; Standard Webhooks'
-  // headers with a fresh timestamp at each round, under an id that stays the delivery's across retries.
-  const xSignature = destination.signing === 'standard' ? null : signature;
-  const standard =
-    destination.signing !== 'segment' && destination.signingSecrets?.length
-      ? standardHeaders(webhookId(parts.instanceId, delivery.id), startedAt, body, destination.signingSecrets)
-      : undefined;
+  const fanOut = bodies.length > 1;
   const targets = delivery.targetUrl
     ? [{ url: delivery.targetUrl, headers: {} }]
     : admitted
       ? destination.webhooks.filter((webhook) => admitted.has(webhook.url))
       : destination.webhooks;
-  // All of a round's requests start at once; the sender never rejects (failures are results).
-  const requests = targets.map((webhook) => {
-    const headers: Record<string, string> = {
-      'User-Agent': USER_AGENT,
-      'Content-Type': 'application/json',
-      ...webhook.headers,
-      [LOOP_HEADER]: loop,
-      ...(xSignature ? { 'X-Signature': xSignature } : {}),
-      ...standard,
-    };
-    const caCert = 'caCert' in webhook ? webhook.caCert : undefined;
-    return { url: webhook.url, headers, result: sender.send({ url: webhook.url, body, headers, caCert }) };
-  });
+  // Each body in order (several: a transform's fan-out), to every webhook at once; the next body goes
+  // once one webhook took this one, so a receiver never gets an event before the one it follows.
   const sent: { url: string; headers: Record<string, string>; result: SendResult }[] = [];
-  for (const { url, headers, result } of requests) sent.push({ url, headers, result: await result });
+  let delivered = true;
+  for (const [index, { body, signature }] of bodies.entries()) {
+    // The seed's X-Signature unless the destination signs with Standard Webhooks alone; Standard Webhooks'
+    // headers with a fresh timestamp at each round, under an id that stays the delivery's (each event's) across retries.
+    const xSignature = destination.signing === 'standard' ? null : signature;
+    const id = webhookId(parts.instanceId, delivery.id) + (fanOut ? `_${index + 1}` : '');
+    const standard = destination.signing !== 'segment' && destination.signingSecrets?.length ? standardHeaders(id, startedAt, body, destination.signingSecrets) : undefined;
+    // All of a body's requests start at once; the sender never rejects (failures are results).
+    const requests = targets.map((webhook) => {
+      const headers: Record<string, string> = {
+        'User-Agent': USER_AGENT,
+        'Content-Type': 'application/json',
+        ...webhook.headers,
+        [LOOP_HEADER]: loop,
+        ...(xSignature ? { 'X-Signature': xSignature } : {}),
+        ...standard,
+      };
+      const caCert = 'caCert' in webhook ? webhook.caCert : undefined;
+      return { url: webhook.url, headers, result: sender.send({ url: webhook.url, body, headers, caCert }) };
+    });
+    const these: typeof sent = [];
+    for (const { url, headers, result } of requests) these.push({ url, headers, result: await result });
+    sent.push(...these);
+    if (!these.some(({ result }) => result.ok)) {
+      delivered = false;
+      break; // the later events wait for this one: the next round sends them all again, in order
+    }
+  }
 
   // Before the slot goes to the next delivery: a breaker this round opened must hold that one back.
   for (const { url, result } of sent) parts.heard?.(destination.id, url, result);
   releaseSlot();
   const now = clock.now();
-  const delivered = sent.some(({ result }) => result.ok);
-  const retryable = !delivered && sent.some(({ result }) => result.retryable);
+  const failedBody = sent.slice(sent.length - targets.length);
+  const retryable = !delivered && failedBody.some(({ result }) => result.retryable);
   const retryAfterMs = maxRetryAfter(sent.map(({ result }) => result), now);
   // A destination's own webhook answering 410 Gone is disabled (receivers.ts); a typed URL is not.
   const gone = delivery.targetUrl === null;
@@ -96,15 +111,20 @@ async function runRound(
   // store's summaries pair with its code (DeliveriesRepo.lastErrors).
   const error = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
   const { status, next, lastError } = settle(parts, { attemptCount, firstAttemptAt, now, delivered, retryable, retryAfterMs, error });
+  // One body: its X-Signature is the delivery's (recorded with the body it signs), its attempts' headers by
+  // reference. A fan-out's bodies are recorded as one JSON array, each request's headers as sent (each its own signature).
+  const signature = fanOut ? null : bodies[0]!.signature;
   const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
-    // By reference: the headers every attempt to this webhook shares are stored once; X-Signature is the
-    // delivery's signature (this result records it with the body it signs).
-    ...requestRecord(url, headers, result, { signature: xSignature }),
+    ...requestRecord(url, headers, result, fanOut ? undefined : { signature: destination.signing === 'standard' ? null : signature }),
     errorMessage: errorOf(result, gone),
     ...attemptOutcome(result.ok, status, next),
+    ...(run ? { transformRun: run } : {}),
   }));
   return {
-    result: { deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body, signature, attempts },
+    result: {
+      deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body: recordedBody(bodies), signature, attempts,
+      ...(shaping ? { shaping } : {}),
+    },
     announced: delivery,
   };
 }

@@ -1,0 +1,175 @@
+import type { BodyRecipe } from '../../../shared/webhook-body.ts';
+import type { TransformRunView } from '../../../shared/channels/deliveries.ts';
+import type { Violation } from '../../../shared/tracking-plan.ts';
+import type { Destination } from '../store/destinations-repo.ts';
+import { applyFilters } from '../transforms/filters.ts';
+import type { TransformCall, Transformer, TransformOutcome } from '../transforms/transformer.ts';
+import { buildBody, type SignedBody } from './body.ts';
+
+// What a destination's filters and transform (issue 28) make of a message before its body is built —
+// the policy; body.ts builds and signs, the rounds (kinds/) send. Filters are pure and run wherever a
+// body is built (the writer thread's prepare-bodies.ts, a round's own resolveBodies); a transform runs
+// in the runtime's workers (transforms/), called by the engine's thread in batches.
+
+/** What a message is sent as, or why it is not: the outcome of a destination's filters and transform. */
+export type Shaped =
+  /** One body, or several (a transform's fan-out), in order; `run`: the transform's (JSON), null without one. */
+  | { kind: 'send'; bodies: SignedBody[]; shaping: string | null; run: string | null }
+  /** A filter or the transform dropped it: the delivery is `skipped` with this reason, nothing sent. */
+  | { kind: 'skip'; reason: string; run: string | null }
+  /** The transform threw RetryError: retried on the delivery's schedule. */
+  | { kind: 'retry'; error: string; shaping: string; run: string }
+  /** The transform failed (threw, timed out, ran out of memory, returned what JSON cannot carry, would not load): failed, not retried. */
+  | { kind: 'fail'; error: string; shaping: string; run: string | null };
+
+/** What a destination's filters test besides the message itself (the query language's stored fields). */
+export interface MessageFacts {
+  source: string;
+  origin?: string;
+  violations?: number;
+  plans?: string[];
+}
+
+/** The facts of a stored message: its source's name, its origin, the plans it breaks. */
+export function factsOf(source: string, origin: string | undefined, violations: readonly Violation[] | null | undefined): MessageFacts {
+  const list = violations ?? [];
+  return { source, ...(origin ? { origin } : {}), violations: list.length, plans: [...new Set(list.map((v) => v.plan))] };
+}
+
+/** Whether the destination has filters or a transform (else its bodies are built as before: nothing to record). */
+export function shapes(destination: Pick<Destination, 'filters' | 'transform'>): boolean {
+  return Boolean(destination.filters?.length || destination.transform);
+}
+
+/**
+ * What a body built ahead was shaped with, so a round uses it only while the destination's filters
+ * and transform are still those (as sameRecipe for the shape and secret); null for neither. Cached per
+ * destination object (the repo makes a new one at each settings change).
+ */
+const keys = new WeakMap<object, string | null>();
+export function shapeKey(destination: Pick<Destination, 'filters' | 'transform'>): string | null {
+  let key = keys.get(destination);
+  if (key === undefined) {
+    key = shapes(destination) ? JSON.stringify([destination.filters ?? [], destination.transform ?? null]) : null;
+    keys.set(destination, key);
+  }
+  return key;
+}
+
+/** A message past the destination's filters: kept (its fields perhaps filtered, said in `shaping`), or dropped by the filter that decided. */
+export type Filtered =
+  /** `asBody`: an edited replay's body given to the transform: each event it returns is sent as its body, not shaped. */
+  | { kind: 'kept'; message: Record<string, unknown>; shaping: string | null; asBody?: boolean }
+  | { kind: 'dropped'; reason: string }
+  /** A filter that cannot run (its `if` does not parse: settings that skipped validation): the delivery fails, saying so. */
+  | { kind: 'failed'; error: string };
+
+/** The destination's filters on one normalized message (none: kept as it is). */
+export function filterMessage(destination: Pick<Destination, 'filters'>, message: Record<string, unknown>, facts: MessageFacts): Filtered {
+  const filters = destination.filters;
+  if (!filters?.length) return { kind: 'kept', message, shaping: null };
+  let decided;
+  try {
+    decided = applyFilters(filters, message, facts);
+  } catch (error) {
+    if ((error as Error).name !== 'FilterError') throw error;
+    return { kind: 'failed', error: (error as Error).message };
+  }
+  if (decided.kind === 'dropped') return { kind: 'dropped', reason: decided.decision.text };
+  const fields = decided.decisions.filter((d) => d.effect === 'fields').map((d) => d.text);
+  return { kind: 'kept', message: decided.message, shaping: fields.length > 0 ? fields.join('; ') : null };
+}
+
+/** A message sent without a transform: its filtered message's one body. */
+export function untransformed(recipe: BodyRecipe, filtered: Filtered): Shaped {
+  if (filtered.kind !== 'kept') return unkept(filtered);
+  return { kind: 'send', bodies: [buildBody(recipe, filtered.message)], shaping: filtered.shaping, run: null };
+}
+
+/** Output kept with every attempt up to this size (JSON bytes, about); bigger, only its size. */
+const MAX_OUTPUT_CHARS = 64 * 1024;
+
+/** A transform's run as an attempt and its delivery record it (TransformRunView, as JSON). */
+export function runRecord(outcome: TransformOutcome): string {
+  const { version, ms, logs } = outcome;
+  const run: TransformRunView = { version, ms: Math.round(ms * 100) / 100, logs, outcome: 'unchanged' };
+  if (outcome.kind === 'events') {
+    run.outcome = outcome.changed ? 'changed' : 'unchanged';
+    if (outcome.changed) {
+      const text = JSON.stringify(outcome.events);
+      if (text.length <= MAX_OUTPUT_CHARS) run.output = outcome.events;
+      else run.outputBytes = Buffer.byteLength(text);
+    }
+  } else if (outcome.kind === 'dropped') Object.assign(run, { outcome: 'dropped', message: outcome.reason });
+  else if (outcome.kind === 'retry') Object.assign(run, { outcome: 'retry', message: outcome.message });
+  else Object.assign(run, { outcome: 'failed', message: outcome.message, ...(outcome.stack ? { stack: outcome.stack } : {}) });
+  return JSON.stringify(run);
+}
+
+/** What a transform failure code says, before the runtime's own message. */
+const FAILURES: Record<string, string> = {
+  error: 'the transform threw',
+  timeout: 'the transform ran past its time limit and was stopped',
+  memory: 'the transform ran out of memory and was stopped',
+  'not-json': 'the transform returned what JSON cannot carry',
+  load: 'the transform could not be loaded',
+};
+
+/**
+ * What one transform call came to for a delivery: each event it returned built into a body with the
+ * destination's recipe (a fan-out's in order), or skipped (dropped), retried (RetryError) or failed —
+ * each saying which version ran. `filtering`: what the filters said before it (fields filtered), if anything.
+ */
+export function transformed(recipe: BodyRecipe, outcome: TransformOutcome, filtering: string | null, asBody = false): Shaped {
+  const run = runRecord(outcome);
+  const version = `version ${outcome.version}`;
+  switch (outcome.kind) {
+    case 'events': {
+      const count = outcome.events.length;
+      const said = `transformed${count > 1 ? ` into ${count} events` : ''} (${version}${outcome.changed ? '' : ', unchanged'})`;
+      const bodies = outcome.events.map((event) => buildBody(recipe, asBody ? JSON.stringify(event) : event));
+      return { kind: 'send', bodies, shaping: filtering ? `${filtering}; ${said}` : said, run };
+    }
+    case 'dropped':
+      return { kind: 'skip', reason: `dropped by transform: ${outcome.reason} (${version})`, run };
+    case 'retry':
+      return { kind: 'retry', error: `the transform asked to retry (RetryError: ${outcome.message})`, shaping: `transform asked to retry (${version})`, run };
+    case 'failed': {
+      // The runtime's sentences mostly say it already ("the transform ran past its 1000 ms limit…").
+      const error = outcome.message.startsWith('the transform') ? outcome.message : `${FAILURES[outcome.code] ?? 'the transform failed'}: ${outcome.message}`;
+      return { kind: 'fail', error, shaping: `transform failed (${version}): ${outcome.code}`, run };
+    }
+  }
+}
+
+/**
+ * Runs the destination's transform on these filtered messages in one call to the runtime (a batch:
+ * each has its own time limit), each outcome shaped for its delivery; a dropped message is skipped
+ * without a call. Never rejects for the user's code (the runtime's contract): a runtime that fails as
+ * a whole fails these deliveries' rounds, which are sent again.
+ */
+export async function transformAll(
+  transformer: Transformer,
+  destination: Pick<Destination, 'transform'>,
+  recipe: BodyRecipe,
+  filtered: readonly Filtered[],
+): Promise<Shaped[]> {
+  const transform = destination.transform!;
+  const calls: TransformCall[] = [];
+  const settings = transform.settings ?? {}; // one object for every call: the runtime serializes it once
+  for (const f of filtered) if (f.kind === 'kept') calls.push({ event: f.message, settings });
+  const outcomes = calls.length > 0 ? await transformer.run(transform.file, calls, { timeoutMs: transform.timeoutMs }) : [];
+  let next = 0;
+  return filtered.map((f) => (f.kind === 'kept' ? transformed(recipe, outcomes[next++]!, f.shaping, f.asBody) : unkept(f)));
+}
+
+/** A message the filters did not keep: skipped (dropped, sampled out), or failed (a filter that cannot run). */
+function unkept(filtered: Exclude<Filtered, { kind: 'kept' }>): Shaped {
+  if (filtered.kind === 'dropped') return { kind: 'skip', reason: filtered.reason, run: null };
+  return { kind: 'fail', error: filtered.error, shaping: 'a filter failed', run: null };
+}
+
+/** A fan-out's bodies as its delivery records them: one body as it is, several as a JSON array of them, in order. */
+export function recordedBody(bodies: readonly SignedBody[]): string {
+  return bodies.length === 1 ? bodies[0]!.body : `[${bodies.map((b) => b.body).join(',')}]`;
+}
