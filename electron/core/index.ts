@@ -90,6 +90,8 @@ export interface Core extends CoreCommands, Readonly<CoreParts> {
   readonly operations: Operations;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
+  /** The destinations' transform runtime (transforms/), started on first use; delivery's, the preview's and tests'. */
+  transformer(): Transformer;
 }
 
 /** Builds the whole relay: store, ingestion endpoint, event bus. Hosts (CLI, Electron) wrap this. */
@@ -284,6 +286,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...parts,
     ...commands,
     operations,
+    transformer: transformRuntime,
     close() {
       closing ??= (async () => {
         stopping = true;

@@ -19,6 +19,7 @@ import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
 import { runSearchBench } from './search.bench.ts';
 import { runStoreCheckBench } from './store-check.bench.ts';
+import { runTransformsBench } from './transforms.bench.ts';
 import { resultsName } from './results-name.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -38,6 +39,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   search: runSearchBench,
   'store-check': runStoreCheckBench,
   latency: runLatencyBench,
+  transforms: runTransformsBench,
 };
 
 const wanted = process.argv.slice(2);
