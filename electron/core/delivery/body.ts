@@ -1,12 +1,22 @@
 import { webhookBody, type BodyRecipe } from '../../../shared/webhook-body.ts';
 import { signBody } from '../signature/signature.ts';
-import type { Shaped } from './shaping.ts';
 
 /** A body as a delivery sends it, and its X-Signature (null when its destination does not sign). */
 export interface SignedBody {
   body: string;
   signature: string | null;
 }
+
+/** What a message is sent as, or why it is not: the outcome of a destination's filters and transform. */
+export type Shaped =
+  /** One body, or several (a transform's fan-out), in order; `run`: the transform's (JSON), null without one. */
+  | { kind: 'send'; bodies: SignedBody[]; shaping: string | null; run: string | null }
+  /** A filter or the transform dropped it: the delivery is `skipped` with this reason, nothing sent. */
+  | { kind: 'skip'; reason: string; run: string | null }
+  /** The transform threw RetryError: retried on the delivery's schedule. */
+  | { kind: 'retry'; error: string; shaping: string; run: string }
+  /** The transform failed (threw, timed out, ran out of memory, returned what JSON cannot carry, would not load): failed, not retried. */
+  | { kind: 'fail'; error: string; shaping: string; run: string | null };
 
 /**
  * A queued delivery's body built ahead (body-prefetch.ts), with the recipe it was built with — or what

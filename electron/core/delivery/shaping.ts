@@ -4,23 +4,14 @@ import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { Destination } from '../store/destinations-repo.ts';
 import { applyFilters } from '../transforms/filters.ts';
 import type { TransformCall, Transformer, TransformOutcome } from '../transforms/transformer.ts';
-import { buildBody, type SignedBody } from './body.ts';
+import { buildBody, type Shaped, type SignedBody } from './body.ts';
+
+export type { Shaped } from './body.ts';
 
 // What a destination's filters and transform (issue 28) make of a message before its body is built —
 // the policy; body.ts builds and signs, the rounds (kinds/) send. Filters are pure and run wherever a
 // body is built (the writer thread's prepare-bodies.ts, a round's own resolveBodies); a transform runs
 // in the runtime's workers (transforms/), called by the engine's thread in batches.
-
-/** What a message is sent as, or why it is not: the outcome of a destination's filters and transform. */
-export type Shaped =
-  /** One body, or several (a transform's fan-out), in order; `run`: the transform's (JSON), null without one. */
-  | { kind: 'send'; bodies: SignedBody[]; shaping: string | null; run: string | null }
-  /** A filter or the transform dropped it: the delivery is `skipped` with this reason, nothing sent. */
-  | { kind: 'skip'; reason: string; run: string | null }
-  /** The transform threw RetryError: retried on the delivery's schedule. */
-  | { kind: 'retry'; error: string; shaping: string; run: string }
-  /** The transform failed (threw, timed out, ran out of memory, returned what JSON cannot carry, would not load): failed, not retried. */
-  | { kind: 'fail'; error: string; shaping: string; run: string | null };
 
 /** What a destination's filters test besides the message itself (the query language's stored fields). */
 export interface MessageFacts {
