@@ -12,7 +12,6 @@ import { DeliveryEngine } from './delivery/delivery-engine.ts';
 import { kindOf } from './delivery/kinds/index.ts';
 import { WebhookSender } from './delivery/webhook-sender.ts';
 import { StoreWriter } from './writer/store-writer.ts';
-import { createTransformer, type Transformer } from './transforms/index.ts';
 import type { Route } from './store/delivery-types.ts';
 import type { CommittedRequest } from './store/stored-request.ts';
 import { IngestServer } from './ingest/ingest-server.ts';
@@ -181,10 +180,12 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     resolve: (url) => resolveHookUrl(url, receiver.url),
     ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
-  // The destinations' transform runtime (transforms/): made when a first delivery asks for it — a Sluice
-  // none of whose destinations has a transform starts no worker — and closed after the engine.
+  // The destinations' transform runtime (transforms/), one for delivery and the preview: its worker starts
+  // with the first transform asked for (a Sluice none of whose destinations has one starts none), and it is
+  // closed after the engine. A file reloaded (or refused on reload) is a settings change: the inspector
+  // reads the destinations again.
   let transformer: Transformer | undefined;
-  const transformRuntime = () => (transformer ??= createTransformer());
+  const transforms = (): Transformer => (transformer ??= createTransformer({ onChange: () => bus.emit('settings.changed', null) }));
   const delivery = new DeliveryEngine({
     deliveries,
     messages,
@@ -195,7 +196,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     sender,
     instanceId: sluiceId,
     sources,
-    transformer: transformRuntime,
+    transformer: transforms,
     ...(options.random ? { random: options.random } : {}),
   });
   const faults = new IngestFaults(clock, () => bus.emit('faults.changed', null));
@@ -263,10 +264,6 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health, faults,
     ingestUrl: ingest.url, dataDir: options.dataDir,
   };
-  // The destinations' transform runtime: its worker starts with the first transform asked for. A file
-  // reloaded (or refused on reload) is a settings change: the inspector reads the destinations again.
-  let transformer: Transformer | undefined;
-  const transforms = (): Transformer => (transformer ??= createTransformer({ onChange: () => bus.emit('settings.changed', null) }));
   const { operations, commands } = createOperations({
     ...parts,
     transformer: transforms,
@@ -286,7 +283,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...parts,
     ...commands,
     operations,
-    transformer: transformRuntime,
+    transformer: transforms,
     close() {
       closing ??= (async () => {
         stopping = true;
