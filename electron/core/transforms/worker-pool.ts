@@ -63,6 +63,8 @@ const MAX_BATCH = 256;
 export const MAX_RERUNS = 3;
 /** How long code of a call already answered may hold a worker. */
 const STRAY_MS = 1_000;
+/** A file's top level (made a context, compiled, run) gets its batch's longest limit, and at least this. */
+const TOP_LEVEL_MIN_MS = 1_000;
 /** How soon a stretch seen past its limit is looked at again before its worker is stopped. */
 const CONFIRM_MS = 5;
 /** A worker making no progress at all for its longest limit plus this is stopped (stuck outside any call). */
@@ -231,7 +233,7 @@ export class WorkerPool {
       next = Math.max(since + limit, now + CONFIRM_MS);
     } else if (running < 0) {
       const batch = thread.batches.get(-running);
-      limit = batch ? batch.longest : STRAY_MS;
+      limit = batch ? topLevelLimit(batch) : STRAY_MS;
       if (now - since >= limit && still) return this.#stop(thread, { kind: 'top', batchId: -running, ms: now - since });
       next = Math.max(since + limit, now + CONFIRM_MS);
     } else {
@@ -260,7 +262,7 @@ export class WorkerPool {
     } else if (why.kind === 'top') {
       const batch = thread.batches.get(why.batchId);
       const calls = batch?.calls ?? [];
-      if (batch) this.#fail(calls, 'timeout', `the transform's top level ran past ${batch.longest.toLocaleString('en-US')} ms while loading and was stopped`, why.ms);
+      if (batch) this.#fail(calls, 'timeout', `the transform's top level ran past ${topLevelLimit(batch).toLocaleString('en-US')} ms while loading and was stopped`, why.ms);
       this.#rerun(thread, held.filter((c) => !calls.includes(c)), batch ? null : { why: "a transform's top level ran past its time limit" });
     } else {
       this.#rerun(thread, held, { why: 'the worker stopped making progress' });
@@ -374,4 +376,8 @@ function batchJob(batch: Batch): BatchJob {
     job.settingsOf[i] = job.settings.length === 1 ? 0 : job.settings.indexOf(call.settings);
   }
   return job;
+}
+
+function topLevelLimit(batch: Batch): number {
+  return Math.max(batch.longest, TOP_LEVEL_MIN_MS);
 }
