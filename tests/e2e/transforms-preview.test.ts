@@ -149,7 +149,7 @@ describe.skipIf(skipReason !== null)('Previewing filters and transforms', () => 
     await expect.poll(() => second.textContent(), { timeout: 10_000 }).toBe('changed event "Order Completed" → "two"');
     expect(JSON.parse((await preview().getByLabel('Body 2', { exact: true }).textContent()) ?? '')).toMatchObject({ event: 'two' });
     await code.fill('async function onTrack(event) {\n  throw new Error("no price on " + event.event);\n}\n');
-    await expect.poll(() => preview().getByLabel('Outcome').textContent(), { timeout: 10_000 }).toMatch(/failed.*no price on Order Completed/);
+    await expect.poll(() => preview().getByLabel('Outcome').textContent(), { timeout: 10_000 }).toMatch(/^The transform threw: .*no price on Order Completed/);
     expect(await preview().getByLabel('Stack').textContent()).toMatch(/no price on Order Completed[\s\S]*at onTrack/);
     expect(await preview().getByText('Nothing would be sent', { exact: false }).count()).toBeGreaterThan(0);
     await code.fill('async function onTrack(event) {\n  return null;\n}\n');

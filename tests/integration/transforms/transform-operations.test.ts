@@ -97,6 +97,18 @@ describe('transforms.try', () => {
     expect((plainTry as { value: any }).value.bodies).toEqual([sent!.body]);
   });
 
+  it('says and builds what the delivery of the same message said and sent: the transformed, signed body byte for byte', async () => {
+    const r = await receiver();
+    const { c, hooks } = await setup(r);
+    await post(c, '/v1/track', { userId: 'u4', event: 'Delivered', properties: { price: 4 } });
+    const [sent] = await r.waitFor(1);
+    const stored = c.messages.list()[0]!;
+    const delivery = await until(() => c.deliveries.forMessage(stored.id).find((d) => d.status === 'delivered'));
+    const tried = await call(c, 'transforms.try', { messageId: stored.id, destinationId: hooks });
+    expect(tried).toMatchObject({ ok: true, value: { summary: delivery.shaping, bodies: [sent!.body] } });
+    expect(JSON.parse(sent!.body)).toMatchObject({ event: 'web: Delivered' });
+  });
+
   it('builds a Tracking API forward’s body as the forward sends it (each message of its batch)', async () => {
     const r = await receiver();
     const { c } = await setup(r, { enabled: false });

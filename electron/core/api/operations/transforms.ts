@@ -6,14 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FilterDecision, TransformSource, TransformTry } from '../../../../shared/channels/transforms.ts';
-import { TRANSFORM_TIMEOUT, type DestinationFilter } from '../../../../shared/destination-filters.ts';
+import { TRANSFORM_TIMEOUT } from '../../../../shared/destination-filters.ts';
 import type { ParsedRequestOf } from '../../../../shared/contract.ts';
-import { buildBody } from '../../delivery/body.ts';
+import { factsOf, filterMessage, transformed, untransformed } from '../../delivery/shaping.ts';
 import { kindOf } from '../../delivery/kinds/index.ts';
 import { OperationError } from '../../operation-error.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
-import type { MessageRecord } from '../../store/messages-repo.ts';
-import { applyFilters, FilterError, type FilterOutcome } from '../../transforms/filters.ts';
+import { applyFilters } from '../../transforms/filters.ts';
 import { checkTransformSource } from '../../transforms/index.ts';
 import { versionOf } from '../../transforms/source-check.ts';
 import type { TransformOutcome } from '../../transforms/transformer.ts';
@@ -45,8 +44,9 @@ function destinationOf(p: OperationContext, id: number): Destination {
 
 /**
  * The destination's filters (or the unsaved ones given), then its transform (saved, the unsaved
- * `source`, or none when `source` is null) on the stored message, and the bodies it would send, built
- * by the one body builder (delivery/body.ts) with the destination kind's recipe. Nothing is sent or stored.
+ * `source`, or none when `source` is null) on the stored message, shaped as a delivery shapes it
+ * (delivery/shaping.ts: the same filtering, the same bodies by the one body builder, the same words).
+ * Nothing is sent or stored.
  */
 async function tryOnMessage(p: OperationContext, request: ParsedRequestOf<'transforms.try'>): Promise<TransformTry> {
   const destination = destinationOf(p, request.destinationId);
@@ -56,64 +56,41 @@ async function tryOnMessage(p: OperationContext, request: ParsedRequestOf<'trans
     throw new OperationError('not_deliverable', `message ${request.messageId} was rejected at ingestion and is never delivered; choose an accepted message`);
   }
   const input = record.message;
-  const filtered = filtersOn(p, request.filters ?? destination.filters ?? [], record);
-  const filters: FilterDecision[] = filtered.decisions;
+  const shaping = { filters: request.filters ?? destination.filters ?? [] };
+  const facts = factsOf(p.sources.byId(record.sourceId)?.name ?? '', record.origin, record.violationList);
+  const filtered = filterMessage(shaping, input, facts);
+  if (filtered.kind === 'failed') throw new OperationError('invalid_filters', filtered.error);
+  // Each filter that applied, for the view (filterMessage keeps only what the delivery records).
+  const outcome = applyFilters(shaping.filters, input, facts);
+  const filters: FilterDecision[] = outcome.decisions;
   const recipe = kindOf(destination).recipe(destination);
-  const bodiesOf = (events: readonly Record<string, unknown>[]) => events.map((event) => buildBody(recipe, event).body);
-  if (filtered.kind === 'dropped') return { input, filters, transform: null, bodies: [], summary: filtered.decision.text };
+  if (filtered.kind === 'dropped') return { input, filters, transform: null, bodies: [], summary: filtered.reason };
 
   const settings = destination.transform?.settings ?? {};
-  const timeoutMs = destination.transform?.timeoutMs;
   const call = [{ event: filtered.message, settings }];
-  const options = timeoutMs !== undefined ? { timeoutMs } : {};
-  let outcome: TransformOutcome | undefined;
-  if (typeof request.source === 'string') [outcome] = await p.transformer().runSource(request.source, call, options);
-  else if (request.source === undefined && destination.transform) [outcome] = await p.transformer().run(destination.transform.file, call, options);
-  if (!outcome) {
-    const summary = filters.some((f) => f.effect === 'fields') ? 'sent with the filters’ fields' : 'sent as it is (no transform)';
-    return { input, filters, transform: null, bodies: bodiesOf([filtered.message]), summary };
-  }
-  const { version, ms, logs } = outcome;
-  const ran = { version, ms, logs };
-  switch (outcome.kind) {
-    case 'events': {
-      const fanOut = outcome.events.length > 1 ? ` into ${outcome.events.length} events` : '';
-      return {
-        input,
-        filters,
-        transform: { ...ran, outcome: outcome.changed ? 'changed' : 'unchanged', output: outcome.events },
-        bodies: bodiesOf(outcome.events),
-        summary: outcome.changed ? `transformed${fanOut} (version ${version})` : `passed through the transform unchanged (version ${version})`,
-      };
-    }
-    case 'dropped':
-      return { input, filters, transform: { ...ran, outcome: 'dropped', output: [], message: outcome.reason }, bodies: [], summary: `dropped by transform: ${outcome.reason}` };
-    case 'retry':
-      return { input, filters, transform: { ...ran, outcome: 'retry', output: [], message: outcome.message }, bodies: [], summary: `the transform asked to retry: ${outcome.message}` };
-    case 'failed':
-      return {
-        input,
-        filters,
-        transform: { ...ran, outcome: 'failed', output: [], message: outcome.message, ...(outcome.stack ? { stack: outcome.stack } : {}) },
-        bodies: [],
-        summary: `the transform failed (${outcome.code}): ${outcome.message}`,
-      };
-  }
+  const options = { timeoutMs: destination.transform?.timeoutMs ?? TRANSFORM_TIMEOUT.default };
+  let ran: TransformOutcome | undefined;
+  if (typeof request.source === 'string') [ran] = await p.transformer().runSource(request.source, call, options);
+  else if (request.source === undefined && destination.transform) [ran] = await p.transformer().run(destination.transform.file, call, options);
+  const shaped = ran ? transformed(recipe, ran, filtered.shaping) : untransformed(recipe, filtered);
+  const bodies = shaped.kind === 'send' ? shaped.bodies.map((b) => b.body) : [];
+  const summary =
+    shaped.kind === 'send' ? (shaped.shaping ?? 'sent as it is: no filter applied, no transform') : shaped.kind === 'skip' ? shaped.reason : shaped.error;
+  return { input, filters, transform: ran ? runView(ran) : null, bodies, summary };
 }
 
-/** The filters on a stored message, with what its row says besides the message (its source, origin, violations). */
-function filtersOn(p: OperationContext, filters: readonly DestinationFilter[], record: MessageRecord): FilterOutcome {
-  const facts = {
-    source: p.sources.byId(record.sourceId)?.name ?? null,
-    origin: record.origin,
-    violations: record.violations,
-    plans: [...new Set(record.violationList.map((v) => v.plan))],
-  };
-  try {
-    return applyFilters(filters, record.message!, facts);
-  } catch (error) {
-    if (error instanceof FilterError) throw new OperationError('invalid_filters', error.message);
-    throw error;
+/** A transform call's outcome as the preview shows it. */
+function runView(outcome: TransformOutcome): NonNullable<TransformTry['transform']> {
+  const { version, ms, logs } = outcome;
+  switch (outcome.kind) {
+    case 'events':
+      return { version, ms, logs, outcome: outcome.changed ? 'changed' : 'unchanged', output: outcome.events };
+    case 'dropped':
+      return { version, ms, logs, outcome: 'dropped', output: [], message: outcome.reason };
+    case 'retry':
+      return { version, ms, logs, outcome: 'retry', output: [], message: outcome.message };
+    case 'failed':
+      return { version, ms, logs, outcome: 'failed', output: [], message: outcome.message, ...(outcome.stack ? { stack: outcome.stack } : {}) };
   }
 }
 
