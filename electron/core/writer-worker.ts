@@ -314,7 +314,7 @@ function handle(message: ToWriter): void {
           error instanceof IngestError
             ? error
             : new IngestError(500, 'internal_error', `Sluice could not process the request: ${(error as Error).message}`);
-        send({ kind: 'refused', jobId: job.id, status: refusal.status, code: refusal.code, message: refusal.message, preview: refusedPreview(job.body) });
+        send({ kind: 'refused', jobId: job.id, status: refusal.status, code: refusal.code, message: refusal.message, preview: refusedPreview(job.body), ...(refusal.jsonError ? { jsonError: refusal.jsonError } : {}) });
         return;
       }
       pendingRows += pending.at(-1)!.prepared.messages.length;

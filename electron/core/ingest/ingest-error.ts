@@ -1,3 +1,4 @@
+import type { JsonErrorPlace } from '../../../shared/json-error-place.ts';
 import { StoreFailure } from '../store/store-failure.ts';
 import { JobRefused, WriterUnavailable } from '../writer/store-writer.ts';
 
@@ -9,6 +10,8 @@ export class IngestError extends Error {
   sourceId?: number;
   /** The start of the refused request's body, when it was read. */
   preview?: string;
+  /** Where a body that is not JSON breaks (invalid_json), found on the whole body. */
+  jsonError?: JsonErrorPlace;
 
   constructor(status: number, code: string, message: string) {
     super(message);
@@ -36,8 +39,8 @@ const STORE_FAILURE_STATUS: Record<StoreFailure['kind'], number> = { damaged: 50
 export function ingestErrorOf(error: unknown): unknown {
   if (error instanceof StoreFailure) return new IngestError(STORE_FAILURE_STATUS[error.kind], error.code, error.message);
   if (error instanceof JobRefused) {
-    const { status, code, message, preview } = error.refusal;
-    return Object.assign(new IngestError(status, code, message), preview !== undefined ? { preview } : {});
+    const { status, code, message, preview, jsonError } = error.refusal;
+    return Object.assign(new IngestError(status, code, message), preview !== undefined ? { preview } : {}, jsonError ? { jsonError } : {});
   }
   if (error instanceof WriterUnavailable) {
     return error.reason === 'closing'

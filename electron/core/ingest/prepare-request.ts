@@ -8,6 +8,7 @@ import { IngestError, unknownWriteKey } from './ingest-error.ts';
 import { correctedTimestamp, type BatchEnvelope, type RequestInfo } from '../store/normalize.ts';
 import type { PreparedMessage, PreparedRequest } from '../store/stored-request.ts';
 import type { IngestJob } from '../writer/protocol.ts';
+import { jsonErrorPlace, jsonProblem } from '../../../shared/json-error-place.ts';
 import type { PlanChecks } from '../plans/plan-checks.ts';
 import { isViolationEvent, violationEvents } from '../plans/violation-event.ts';
 
@@ -210,7 +211,10 @@ function parseJson(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new IngestError(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
+    // Where it breaks, with the lines around it: the stored entry keeps only the body's start.
+    const place = jsonErrorPlace(text);
+    const where = place ? ` at line ${place.line}, column ${place.column}` : '';
+    throw Object.assign(new IngestError(400, 'invalid_json', `the body is not valid JSON${where}: ${jsonProblem((error as Error).message)}`), place ? { jsonError: place } : {});
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new IngestError(400, 'invalid_body', 'the body must be a JSON object');

@@ -59,6 +59,7 @@ export class RefusedRequests {
       bytes: Number.isFinite(declared) ? declared : null,
       contentType: req.headers['content-type']?.slice(0, 200) ?? null,
       preview: NO_PREVIEW.has(error.code) ? null : (error.preview ?? null),
+      jsonError: error.jsonError ?? null,
       dropped: this.#dropped,
     };
     this.#dropped = 0;
@@ -105,6 +106,7 @@ export function prepareRefused(job: IngestJob & { refused: RefusedRequest }): Pr
   const raw = JSON.stringify({
     _sluice: { refusedRequest: { status: refused.status, path: refused.path, bytes: refused.bytes, contentType: refused.contentType } },
     preview: refused.preview,
+    ...(refused.jsonError ? { jsonError: refused.jsonError } : {}),
   });
   return {
     sourceId: job.sourceId ?? NO_SOURCE_ID,

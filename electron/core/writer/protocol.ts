@@ -6,6 +6,7 @@
 import type { MessageType } from '../../../shared/message-rules.ts';
 import type { AudienceOp, AudienceOutcome } from './audience-ops.ts';
 import type { BodyRecipe } from '../../../shared/webhook-body.ts';
+import type { JsonErrorPlace } from '../../../shared/json-error-place.ts';
 import type { DestinationFilter } from '../../../shared/destination-filters.ts';
 import type { ResultColumns } from './result-columns.ts';
 import type { NewDelivery, Route } from '../store/delivery-types.ts';
@@ -50,6 +51,8 @@ export interface RefusedRequest {
   contentType: string | null;
   /** The start of its body, when it was read. */
   preview: string | null;
+  /** Where its body stops being JSON, when that is why it was refused (read on the whole body, not the preview). */
+  jsonError?: JsonErrorPlace | null;
   /** Refused requests not stored since the last one that was (over the rate). */
   dropped: number;
 }
@@ -187,6 +190,8 @@ export interface Refusal {
   code: string;
   message: string;
   preview?: string;
+  /** Where a body that is not JSON breaks (invalid_json). */
+  jsonError?: JsonErrorPlace;
 }
 
 export type FromWriter =

@@ -267,7 +267,7 @@ export class StoreWriter {
         return;
       }
       case 'refused':
-        this.#take(message.jobId)?.reject(new JobRefused({ status: message.status, code: message.code, message: message.message, ...(message.preview !== undefined ? { preview: message.preview } : {}) }));
+        this.#take(message.jobId)?.reject(new JobRefused({ status: message.status, code: message.code, message: message.message, ...(message.preview !== undefined ? { preview: message.preview } : {}), ...(message.jsonError ? { jsonError: message.jsonError } : {}) }));
         return;
       case 'failed':
         for (const failure of message.failures) {

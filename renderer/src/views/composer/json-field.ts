@@ -1,3 +1,5 @@
+import { jsonErrorPlace, jsonProblem } from '../../../../shared/json-error-place.ts';
+
 /** A JSON-object form field (traits, properties), checked as the user types. */
 export type JsonFieldResult = { ok: true; value: Record<string, unknown> | undefined } | { ok: false; error: string };
 
@@ -22,23 +24,10 @@ export function parseJsonObject(text: string, label: string): JsonFieldResult {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** V8's message without its own position, plus the line and column the position is at. */
+/** What is wrong (JSON.parse's words) and where (the line and column, found by shared/json-error-place.ts). */
 function syntaxProblem(text: string, message: string): string {
-  const at = /at position (\d+)/.exec(message);
-  const what = message
-    .replace(/\s*\(line \d+ column \d+\)/, '')
-    .replace(/\s*in JSON at position \d+/, '')
-    .replace(/\s*at position \d+/, '')
-    .replace(/, ".*" is not valid JSON$/s, '');
-  if (/Unexpected end of JSON input/.test(message)) return `it ends too early (a closing } or ] or " is missing)`;
-  if (!at) return what;
-  const position = Number(at[1]);
-  const before = text.slice(0, position);
-  const line = before.split('\n').length;
-  const column = position - before.lastIndexOf('\n');
-  return `${lowerFirst(what)} at line ${line}, column ${column}`;
-}
-
-function lowerFirst(text: string): string {
-  return text.charAt(0).toLowerCase() + text.slice(1);
+  const what = jsonProblem(message);
+  const place = jsonErrorPlace(text);
+  if (!place || /Unexpected end of JSON input/.test(message)) return what;
+  return `${what} at line ${place.line}, column ${place.column}`;
 }

@@ -20,6 +20,7 @@ import { TryPanel } from '../transforms/TryPanel.tsx';
 import { blockedSentence, violationAnnotations, violationsLabel } from './violation-words.ts';
 import { ViolationsTab } from './ViolationsTab.tsx';
 import { sourceLabel } from '../../../../shared/refused-request.ts';
+import { JsonErrorExcerpt, storedJsonError } from './JsonErrorExcerpt.tsx';
 
 type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay' | 'try';
 
@@ -182,6 +183,7 @@ function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) 
     }
   }, [data.raw]);
   const text = shown ? JSON.stringify(shown, null, 2) : data.raw;
+  const jsonError = data.status === 'rejected' && received.ok ? storedJsonError(received.value) : null;
   // Violations point into the message as Sluice forwards it: they are shown on the normalized tree.
   const annotations = useMemo(() => violationAnnotations(data.violationList ?? []), [data.violationList]);
   const facts: [string, string | null][] = [
@@ -207,6 +209,7 @@ function MessageTab({ data, sourceName }: { data: Detail; sourceName: string }) 
           Rejected at ingestion: {data.rejectReason} ({data.rejectCode}). It is stored as received and never forwarded.
         </p>
       ) : null}
+      {jsonError ? <JsonErrorExcerpt place={jsonError} /> : null}
       <dl className="facts">
         {facts.map(([k, v]) => (
           <div key={k} className="fact">
