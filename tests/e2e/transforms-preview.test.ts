@@ -181,4 +181,29 @@ describe.skipIf(skipReason !== null)('Previewing filters and transforms', () => 
     expect(session.problems).toEqual([]);
     expect(session.offsite).toEqual([]);
   });
+
+  it("shows, on a delivered message's Attempts tab, what the destination's transform made of it: its words, version, changes and log lines", async () => {
+    session.core.saveDestination({
+      name: 'shaped', sources: ['web'], webhooks: [{ url: `${receiver.url}/shaped`, headers: {} }],
+      transform: { file: path.join(folder, 'rename.js'), settings: { prefix: 'web: ' }, timeoutMs: 1000 },
+    });
+    await post({ ingestUrl: session.core.ingestUrl, writeKey: 'wk_web' }, '/v1/track', { userId: 'u_bea', event: 'Paid', properties: { price: 7 } });
+    const [sent] = await receiver.waitFor(1);
+    expect(JSON.parse(sent!.body)).toMatchObject({ event: 'web: Paid' });
+    await session.open('stream');
+    const row = page().getByRole('listbox', { name: 'Messages' }).getByRole('option').filter({ hasText: 'Paid' });
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+    await row.click();
+    await detail().getByRole('tab', { name: /^Attempts/ }).click();
+    const picker = detail().getByRole('combobox', { name: 'Delivery' });
+    if (await picker.count()) await picker.selectOption({ label: (await picker.locator('option', { hasText: 'shaped' }).textContent())! });
+    await expect.poll(() => detail().getByRole('definition').filter({ hasText: /^transformed \(version / }).textContent(), { timeout: 10_000 }).toBe(
+      `transformed (version ${versionOf(RENAME)})`,
+    );
+    const run = detail().getByRole('region', { name: 'Transform run' });
+    expect(await run.getByRole('list', { name: 'Changes in output' }).getByRole('listitem').allTextContents()).toEqual(['changed event "Paid" → "web: Paid"', 'added properties.seen true']);
+    expect(await run.getByRole('list', { name: 'Log lines' }).getByRole('listitem').allTextContents()).toEqual(['log renaming Paid']);
+    await axe('[aria-label="Message detail"]');
+    expect(session.problems).toEqual([]);
+  });
 });

@@ -5,6 +5,8 @@ import { useSecondClock } from '../../lib/clock.ts';
 import { deliveryName, nextAttemptWords, stateWords } from '../../store/delivery-words.ts';
 import { useInspector } from '../../store/react.ts';
 import { AttemptsWaterfall } from '../../components/AttemptsWaterfall.tsx';
+import { formatDuration } from '../../lib/format.ts';
+import { OutputDiff, runTone, TransformRun } from '../transforms/TransformRun.tsx';
 
 export function AttemptsTab({ message, delivery, destinations }: {
   message: MessageDetail;
@@ -37,6 +39,12 @@ export function AttemptsTab({ message, delivery, destinations }: {
           <dt>status</dt>
           <dd className={`status-${delivery.status}`}>{stateWords(delivery, now)}</dd>
         </div>
+        {delivery.shaping ? (
+          <div className="fact">
+            <dt>filters, transform</dt>
+            <dd>{delivery.shaping}</dd>
+          </div>
+        ) : null}
         {delivery.lastError ? (
           <div className="fact">
             <dt>last error</dt>
@@ -76,6 +84,19 @@ export function AttemptsTab({ message, delivery, destinations }: {
         </div>
       ) : null}
       <AttemptsWaterfall attempts={delivery.attempts} />
+      {delivery.transform ? (
+        <section aria-label="Transform run">
+          <h4 className="section-title">
+            Transform run <span className="muted">version <code>{delivery.transform.version}</code> · ran in {formatDuration(delivery.transform.ms)}</span>
+          </h4>
+          <TransformRun run={delivery.transform} tone={runTone(delivery.transform.outcome)}>
+            {message.message
+              ? (delivery.transform.output ?? []).map((output, i, all) => <OutputDiff key={i} input={message.message!} output={output} index={i} count={all.length} />)
+              : null}
+            {delivery.transform.outputBytes ? <p className="hint">Its output ({delivery.transform.outputBytes} bytes) was too big to keep with the attempt.</p> : null}
+          </TransformRun>
+        </section>
+      ) : null}
     </div>
   );
 }

@@ -1,18 +1,8 @@
-import { useMemo } from 'react';
 import type { TransformTry } from '../../../../shared/contract.ts';
-import type { Annotation } from '../../components/json-pointer.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
-import { JsonTree } from '../../components/JsonTree.tsx';
 import { formatDuration } from '../../lib/format.ts';
-import { diffJson, shortJson, type FieldChange } from './json-diff.ts';
+import { OutputDiff, TransformRun } from './TransformRun.tsx';
 
-const OUTCOME_WORDS = {
-  changed: 'changed the message',
-  unchanged: 'returned the message unchanged',
-  dropped: 'dropped the message',
-  retry: 'asked to retry (RetryError)',
-  failed: 'failed',
-} as const;
 
 /**
  * What a destination's filters and transform make of one message (transforms.try): the filters'
@@ -62,32 +52,11 @@ export function TryResult({ result, forward = false }: {
           <p className="hint">{dropped ? 'Not run: a filter dropped the message first.' : 'None ran: the message goes on as the filters leave it.'}</p>
         ) : (
           <>
-            <p className={`tf-outcome tone-${tone}`}>
-              The transform {OUTCOME_WORDS[transform.outcome]}
-              {transform.message ? `: ${transform.message}` : '.'}
-            </p>
-            {transform.stack ? (
-              <pre className="code-block tf-stack" aria-label="Stack">
-                {transform.stack}
-              </pre>
-            ) : null}
-            {transform.output.map((output, i) => (
-              <OutputDiff key={i} input={result.input} output={output} index={i} count={transform.output.length} />
-            ))}
-            <h4 className="section-title">
-              Log lines <span className="muted">{transform.logs.length}</span>
-            </h4>
-            {transform.logs.length === 0 ? (
-              <p className="hint">The transform logged nothing.</p>
-            ) : (
-              <ol className="tf-logs" aria-label="Log lines">
-                {transform.logs.map((line, i) => (
-                  <li key={i} className={`tf-log tf-log-${line.level}`}>
-                    <span className="tf-log-level">{line.level}</span> {line.text}
-                  </li>
-                ))}
-              </ol>
-            )}
+            <TransformRun run={transform} tone={tone}>
+              {transform.output.map((output, i) => (
+                <OutputDiff key={i} input={result.input} output={output} index={i} count={transform.output.length} />
+              ))}
+            </TransformRun>
           </>
         )}
       </section>
@@ -107,47 +76,6 @@ export function TryResult({ result, forward = false }: {
       </section>
     </div>
   );
-}
-
-/** One output of the transform against the input: the changes listed, and both as trees (the output's changes marked). */
-function OutputDiff({ input, output, index, count }: { input: Record<string, unknown>; output: Record<string, unknown>; index: number; count: number }) {
-  const { changes, more } = useMemo(() => diffJson(input, output), [input, output]);
-  const annotations = useMemo<Annotation[]>(() => changes.map(noteOf), [changes]);
-  const name = count > 1 ? `output ${index + 1} of ${count}` : 'output';
-  return (
-    <div className="tf-diff">
-      <h4 className="section-title">
-        Input → {name}{' '}
-        <span className="muted">{changes.length === 0 ? 'no field changed' : `${changes.length}${more ? '+' : ''} ${changes.length === 1 ? 'change' : 'changes'}`}</span>
-      </h4>
-      {changes.length > 0 ? (
-        <ul className="tf-changes" aria-label={`Changes in ${name}`}>
-          {changes.map((c) => (
-            <li key={`${c.kind} ${c.pointer}`} className={`tf-change tf-change-${c.kind}`}>
-              <span className="tf-change-kind">{c.kind}</span> <code>{c.path}</code>{' '}
-              {c.kind === 'changed' ? `${shortJson(c.before)} → ${shortJson(c.after)}` : c.kind === 'added' ? shortJson(c.after) : `was ${shortJson(c.before)}`}
-            </li>
-          ))}
-          {more ? <li className="muted">… and more</li> : null}
-        </ul>
-      ) : null}
-      <div className="tf-trees">
-        <details>
-          <summary>Input</summary>
-          <JsonTree value={input} label="Input" />
-        </details>
-        <details open>
-          <summary>{count > 1 ? `Output ${index + 1}` : 'Output'}</summary>
-          <JsonTree value={output} label={count > 1 ? `Output ${index + 1}` : 'Output'} annotations={annotations} />
-        </details>
-      </div>
-    </div>
-  );
-}
-
-function noteOf(change: FieldChange): Annotation {
-  const text = change.kind === 'changed' ? `changed, was ${shortJson(change.before, 40)}` : change.kind === 'added' ? 'added' : `removed (was ${shortJson(change.before, 40)})`;
-  return { pointer: change.pointer, text, tag: change.kind, tone: 'change' };
 }
 
 function pretty(body: string): string {
