@@ -21,8 +21,10 @@ import { blockedSentence, violationAnnotations, violationsLabel } from './violat
 import { ViolationsTab } from './ViolationsTab.tsx';
 import { sourceLabel } from '../../../../shared/refused-request.ts';
 import { JsonErrorExcerpt, storedJsonError } from './JsonErrorExcerpt.tsx';
+import { useDetailTab, type DetailTab } from './detail-tab.ts';
+import { keyboardHelpStore } from './stream-keys.ts';
 
-type TabKey = 'message' | 'violations' | 'webhook' | 'attempts' | 'replay' | 'try';
+type TabKey = DetailTab;
 
 /** The detail pane: the selected message, its webhook requests, their attempts, and its replays. */
 export function MessageDetailPane() {
@@ -35,7 +37,7 @@ export function MessageDetailPane() {
   const detail = useInspectorState((s) => s.detail);
   const destinations = useInspectorState((s) => s.destinations);
   const sources = useInspectorState((s) => s.info?.sources);
-  const [tab, setTab] = useState<TabKey>('message');
+  const [tab, setTab] = useDetailTab(inspector);
   const [deliveryId, setDeliveryId] = useState<number | null>(null);
   const now = useSecondClock();
   const data = detail?.data ?? null;
@@ -50,7 +52,10 @@ export function MessageDetailPane() {
       <section className="detail detail-empty" aria-label="Message detail">
         <p>Select a message to see its payload, the webhook request Sluice sends for it, and every delivery attempt.</p>
         <p className="hint">
-          <kbd>↑</kbd> <kbd>↓</kbd> or <kbd>j</kbd> <kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>/</kbd> searches, <kbd>Esc</kbd> clears filters.
+          <kbd>↑</kbd> <kbd>↓</kbd> or <kbd>j</kbd> <kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>/</kbd> searches, <kbd>Esc</kbd> clears filters.{' '}
+          <button type="button" className="btn btn-small btn-quiet" onClick={() => keyboardHelpStore(inspector).setState({ open: true })}>
+            All keys (?)
+          </button>
         </p>
         {newestSource !== null ? <SignedDeliveryHint sourceId={newestSource} /> : null}
       </section>

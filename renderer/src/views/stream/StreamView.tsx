@@ -7,20 +7,17 @@ import { EmptyState, NoMatches } from './EmptyState.tsx';
 import { FilterBar } from './FilterBar.tsx';
 import { MessageDetailPane } from './MessageDetail.tsx';
 import { StreamList } from './StreamList.tsx';
+import { useStreamKeys } from './stream-keys.ts';
+import { KeyboardHelp } from './KeyboardHelp.tsx';
 import { importController } from '../storage/import-store.ts';
 import { useFileDrop } from '../storage/use-file-drop.ts';
 
 const LIST_WIDTH_KEY = 'sluice.listWidth';
 
-function isEditable(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
-}
-
 /**
  * The stream: the filter bar over the live list, beside the message's detail (the splitter between
- * them keeps its width). Its keys work anywhere while it is shown: / searches, Esc clears the
- * filters, and the list's keys when nothing else has focus. A file dropped on the list is imported
+ * them keeps its width). Its keys work anywhere while it is shown (stream-keys.ts: the map, which `?`
+ * shows in KeyboardHelp). A file dropped on the list is imported
  * (views/storage/: the same as the filter bar's Import…).
  */
 export function StreamView({ sourceId }: {
@@ -36,39 +33,7 @@ export function StreamView({ sourceId }: {
     localStorage.setItem(LIST_WIDTH_KEY, String(listWidth));
   }, [listWidth]);
 
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-      const editable = isEditable(event.target);
-      if (event.key === 'Escape') {
-        if (editable && event.target !== searchRef.current) return;
-        if (hasFilters(inspector.store.getState().filters)) {
-          event.preventDefault();
-          inspector.clearFilters();
-        }
-        return;
-      }
-      if (editable) return;
-      if (event.key === '/') {
-        event.preventDefault();
-        searchRef.current?.focus();
-        searchRef.current?.select();
-        return;
-      }
-      const onPage = event.target === document.body || event.target === document.documentElement;
-      if (!onPage) return;
-      if (event.key === 'ArrowDown' || event.key === 'j') inspector.moveSelection(1);
-      else if (event.key === 'ArrowUp' || event.key === 'k') inspector.moveSelection(-1);
-      else if (event.key === 'Enter') {
-        const id = inspector.store.getState().selectedId;
-        if (id === null) return;
-        inspector.open(id);
-      } else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [inspector]);
+  useStreamKeys(inspector, searchRef);
 
   return (
     <div className="panes" style={{ '--list-width': `${listWidth}px` } as CSSProperties}>
@@ -83,6 +48,7 @@ export function StreamView({ sourceId }: {
       </section>
       <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" />
       <MessageDetailPane />
+      <KeyboardHelp />
     </div>
   );
 }
