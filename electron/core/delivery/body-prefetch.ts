@@ -60,7 +60,11 @@ export class BodyPrefetch {
             const dropped = prepared.dropped?.[i] ?? null;
             const message = prepared.messages?.[i] ?? null;
             if (dropped !== null) filtered.push({ kind: 'dropped', reason: dropped });
-            else if (message !== null) filtered.push({ kind: 'kept', message, shaping: prepared.shapings?.[i] ?? null });
+            else if (message !== null) {
+              const body = prepared.bodies[i] ?? null;
+              const built = body === null ? undefined : { body, signature: prepared.signatures[i] ?? null };
+              filtered.push({ kind: 'kept', message, shaping: prepared.shapings?.[i] ?? null, ...(built ? { built } : {}) });
+            }
             else return;
             at.push(i);
           });

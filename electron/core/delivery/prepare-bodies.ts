@@ -11,7 +11,8 @@ import { MessagesRepo, normalizedMessage, viaOf } from '../store/messages-repo.t
  * destination's filters, when it has any: shaping.ts), build, sign. Run in the store's writer thread,
  * which has time to spare while the engine's thread is busy with HTTP: on two cores this is what lets
  * the engine keep its receivers busy. For a destination with a transform it answers the filtered
- * messages instead (the engine has them transformed, in a batch). The engine uses a body only while
+ * messages too (the engine has them transformed, in a batch; an event returned unchanged is sent with
+ * the body built here). The engine uses a body only while
  * the destination's body shape, secret, filters and transform are still the ones it was built with,
  * and never across a purge (body-prefetch.ts).
  */
@@ -43,7 +44,8 @@ export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => Pr
           else if (filtered.kind === 'failed') message = null; // left to the round, which fails it saying why
           else [message, shaping] = [filtered.message, filtered.shaping];
         }
-        if (message && !kept) built = buildBody(recipe, message);
+        // Built for a transform's destination too: an event the transform returns unchanged is sent with it.
+        if (message) built = buildBody(recipe, message);
       } catch {
         // Left to the engine's round, which fails that delivery with the reason; the others are built.
         message = null;

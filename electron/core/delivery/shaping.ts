@@ -49,8 +49,12 @@ export function shapeKey(destination: Pick<Destination, 'filters' | 'transform'>
 
 /** A message past the destination's filters: kept (its fields perhaps filtered, said in `shaping`), or dropped by the filter that decided. */
 export type Filtered =
-  /** `asBody`: an edited replay's body given to the transform: each event it returns is sent as its body, not shaped. */
-  | { kind: 'kept'; message: Record<string, unknown>; shaping: string | null; asBody?: boolean }
+  /**
+   * `asBody`: an edited replay's body given to the transform: each event it returns is sent as its body,
+   * not shaped. `built`: the message's body built already (the writer thread's), sent when the transform
+   * returns the event unchanged.
+   */
+  | { kind: 'kept'; message: Record<string, unknown>; shaping: string | null; asBody?: boolean; built?: SignedBody }
   | { kind: 'dropped'; reason: string }
   /** A filter that cannot run (its `if` does not parse: settings that skipped validation): the delivery fails, saying so. */
   | { kind: 'failed'; error: string };
@@ -111,14 +115,14 @@ const FAILURES: Record<string, string> = {
  * destination's recipe (a fan-out's in order), or skipped (dropped), retried (RetryError) or failed —
  * each saying which version ran. `filtering`: what the filters said before it (fields filtered), if anything.
  */
-export function transformed(recipe: BodyRecipe, outcome: TransformOutcome, filtering: string | null, asBody = false): Shaped {
+export function transformed(recipe: BodyRecipe, outcome: TransformOutcome, filtering: string | null, asBody = false, built?: SignedBody): Shaped {
   const run = runRecord(outcome);
   const version = `version ${outcome.version}`;
   switch (outcome.kind) {
     case 'events': {
       const count = outcome.events.length;
       const said = `transformed${count > 1 ? ` into ${count} events` : ''} (${version}${outcome.changed ? '' : ', unchanged'})`;
-      const bodies = outcome.events.map((event) => buildBody(recipe, asBody ? JSON.stringify(event) : event));
+      const bodies = built && !outcome.changed && count === 1 ? [built] : outcome.events.map((event) => buildBody(recipe, asBody ? JSON.stringify(event) : event));
       return { kind: 'send', bodies, shaping: filtering ? `${filtering}; ${said}` : said, run };
     }
     case 'dropped':
@@ -151,7 +155,7 @@ export async function transformAll(
   for (const f of filtered) if (f.kind === 'kept') calls.push({ event: f.message, settings });
   const outcomes = calls.length > 0 ? await transformer.run(transform.file, calls, { timeoutMs: transform.timeoutMs }) : [];
   let next = 0;
-  return filtered.map((f) => (f.kind === 'kept' ? transformed(recipe, outcomes[next++]!, f.shaping, f.asBody) : unkept(f)));
+  return filtered.map((f) => (f.kind === 'kept' ? transformed(recipe, outcomes[next++]!, f.shaping, f.asBody, f.built) : unkept(f)));
 }
 
 /** A message the filters did not keep: skipped (dropped, sampled out), or failed (a filter that cannot run). */

@@ -160,7 +160,7 @@ export interface BodiesRequest extends BodyRecipe {
   filters?: DestinationFilter[];
   /** With filters: the names of the sources, by id (what a filter's `source:` tests). */
   sourceNames?: [number, string][];
-  /** The destination has a transform: the filtered messages are answered (`messages`), not bodies. */
+  /** The destination has a transform: the filtered messages are answered too (`messages`). */
   messagesOnly?: boolean;
 }
 
