@@ -96,20 +96,24 @@ describe('replays through a transform', () => {
 });
 
 describe('a transform that hangs or runs out of memory beside live traffic', () => {
-  it('fails its own deliveries while every message is stored and every other delivery delivered', async () => {
+  it('fails only the deliveries it hung or ran out of memory on: every message stored, every other delivery delivered', async () => {
     const r = await receiver();
     const file = path.join(tempDir('sluice-transform-'), 'bad.js');
+    // One message in ten spins for ever, one in ten fills the heap; the others pass unchanged.
     fs.writeFileSync(
       file,
       `async function onTrack(event) {
-        if (event.properties.n % 2 === 0) for (;;) {}
-        const kept = []; for (;;) kept.push(new Array(100000).fill(kept.length));
+        const n = event.properties.n;
+        if (n % 10 === 3) for (;;) {}
+        if (n % 10 === 7) { const kept = []; for (;;) kept.push(new Array(100000).fill(kept.length)); }
+        return event;
       }`,
     );
     const c = await setup([hooks(r, 'broken', { transform: { file, timeoutMs: 200, settings: {} } }), hooks(r, 'healthy')]);
     const BATCHES = 10;
     const PER_BATCH = 20;
     const answers: number[] = [];
+    // Ingestion goes on while the broken transform's calls are being stopped.
     for (let b = 0; b < BATCHES; b++) {
       const batch = Array.from({ length: PER_BATCH }, (_, i) => ({ type: 'track', userId: 'u', event: 'Live', messageId: `live-${b}-${i}`, properties: { n: b * PER_BATCH + i } }));
       answers.push((await post(c, '/v1/batch', { batch })).status);
@@ -118,16 +122,18 @@ describe('a transform that hangs or runs out of memory beside live traffic', () 
     const total = BATCHES * PER_BATCH;
     const broken = c.destinations.byName('broken')!.id;
     const healthy = c.destinations.byName('healthy')!.id;
-    const all = () => c.messages.list({ limit: 1000 }).flatMap((m) => c.deliveries.forMessage(m.id));
+    const all = () => c.messages.list({ limit: 1000 }).flatMap((m) => c.deliveries.forMessage(m.id).map((d) => ({ ...d, n: Number(m.messageId!.split('-')[1]) * PER_BATCH + Number(m.messageId!.split('-')[2]) })));
     await until(() => all().filter((d) => d.destinationId === healthy && d.status === 'delivered').length === total, 60_000, 'the healthy deliveries');
-    await until(() => all().filter((d) => d.destinationId === broken && d.status === 'failed').length === total, 120_000, 'the broken deliveries to fail');
+    await until(() => all().filter((d) => d.destinationId === broken && (d.status === 'failed' || d.status === 'delivered')).length === total, 150_000, 'the broken destination’s deliveries to settle');
     expect(c.messages.list({ limit: 1000 })).toHaveLength(total);
     expect(new Set(bodiesTo(r, 'healthy').map((b) => b.properties.n)).size).toBe(total);
-    expect(bodiesTo(r, 'broken')).toEqual([]);
-    const errors = all().filter((d) => d.destinationId === broken).map((d) => d.lastError!);
-    expect(errors.some((e) => /limit/.test(e))).toBe(true);
-    expect(errors.every((e) => /limit|memory/.test(e))).toBe(true);
-  }, 180_000);
+    const mine = all().filter((d) => d.destinationId === broken);
+    const bad = (n: number) => n % 10 === 3 || n % 10 === 7;
+    // The calls it hung or ran out of memory on failed, saying so; every other call of it was delivered.
+    expect(mine.filter((d) => d.status === 'failed').map((d) => d.n).sort((a, b) => a - b)).toEqual(mine.map((d) => d.n).filter(bad).sort((a, b) => a - b));
+    for (const d of mine.filter((x) => x.status === 'failed')) expect(d.lastError).toMatch(d.n % 10 === 3 ? /limit/ : /memory|limit/);
+    expect(new Set(bodiesTo(r, 'broken').map((b) => b.properties.n)).size).toBe(total - mine.filter((d) => bad(d.n)).length);
+  }, 240_000);
 });
 
 describe('the HTTP API’s deliveries', () => {
