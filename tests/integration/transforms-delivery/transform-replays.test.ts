@@ -109,7 +109,7 @@ describe('a transform that hangs or runs out of memory beside live traffic', () 
         return event;
       }`,
     );
-    const c = await setup([hooks(r, 'broken', { transform: { file, timeoutMs: 200, settings: {} } }), hooks(r, 'healthy')]);
+    const c = await setup([hooks(r, 'broken', { transform: { file, timeoutMs: 1000, settings: {} } }), hooks(r, 'healthy')]);
     const BATCHES = 10;
     const PER_BATCH = 20;
     const answers: number[] = [];
