@@ -111,6 +111,10 @@ export async function runTransformsBench() {
     const ratio = (variant: Variant) => median(runs[variant].map((r, i) => r.perSecond / runs.baseline[i]!.perSecond));
     const transformRatio = ratio('transform');
     const filterRatio = ratio('filter');
+    // The CPU each delivery took (this process: the engine's thread, the writer's, the transform's worker),
+    // baseline over variant: what the throughput ratio comes to on a machine whose cores are all busy —
+    // steadier than throughput on a shared machine, whose other jobs take the cores in bursts.
+    const cpuRatio = (variant: Variant) => median(runs[variant].map((r, i) => runs.baseline[i]!.cpuMicrosPerDelivery / r.cpuMicrosPerDelivery));
     const pick = (variant: Variant) => ({
       perSecond: median(runs[variant].map((r) => r.perSecond)),
       cpuMicrosPerDelivery: median(runs[variant].map((r) => r.cpuMicrosPerDelivery)),
@@ -118,14 +122,19 @@ export async function runTransformsBench() {
     console.log(
       `trivial transform / baseline = ${transformRatio.toFixed(2)}x (target ≥ 0.8)   one filter / baseline = ${filterRatio.toFixed(2)}x (target ≥ 0.95)   (medians of per-round ratios)`,
     );
+    console.log(`CPU per delivery, baseline / variant: trivial transform ${cpuRatio('transform').toFixed(2)}x   one filter ${cpuRatio('filter').toFixed(2)}x`);
     return {
       baseline: pick('baseline'),
       transform: pick('transform'),
       filter: pick('filter'),
       transformRatio,
       filterRatio,
+      cpuRatio: { transform: cpuRatio('transform'), filter: cpuRatio('filter') },
       targets: { transform: 0.8, filter: 0.95 },
-      rounds: runs.baseline.map((b, i) => ({ baseline: b.perSecond, transform: runs.transform[i]!.perSecond, filter: runs.filter[i]!.perSecond })),
+      rounds: runs.baseline.map((b, i) => ({
+        baseline: b.perSecond, transform: runs.transform[i]?.perSecond, filter: runs.filter[i]?.perSecond,
+        cpu: { baseline: b.cpuMicrosPerDelivery, transform: runs.transform[i]?.cpuMicrosPerDelivery, filter: runs.filter[i]?.cpuMicrosPerDelivery },
+      })),
       messages: MESSAGES,
       concurrency: CONCURRENCY,
     };
