@@ -3,7 +3,7 @@
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
  * schema of its request and the type of its response, composed from one module per domain
  * (shared/channels/: messages, deliveries, destinations, sources, audiences, plans, storage, receiver,
- * deletions, faults, transforms); the core's operations are keyed by the same names (electron/core/api/operations/).
+ * deletions, faults, transforms, overview); the core's operations are keyed by the same names (electron/core/api/operations/).
  * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
@@ -13,6 +13,7 @@ import { faultRequestSchemas, type FaultResponses } from './channels/faults.ts';
 import { deliveryRequestSchemas, type DeliveryChange, type DeliveryResponses } from './channels/deliveries.ts';
 import { destinationRequestSchemas, type DestinationResponses } from './channels/destinations.ts';
 import { messageRequestSchemas, type MessageResponses } from './channels/messages.ts';
+import { overviewRequestSchemas, type OverviewResponses } from './channels/overview.ts';
 import { receiverRequestSchemas, type ReceiverResponses } from './channels/receiver.ts';
 import { sourceRequestSchemas, type ComposerState, type SourceResponses } from './channels/sources.ts';
 import { planRequestSchemas, type PlanResponses } from './channels/plans.ts';
@@ -40,6 +41,7 @@ export type { ReceiverDestination } from './channels/receiver.ts';
 export type { DeletionPreview, DeletionRequestView } from './channels/deletions.ts';
 export type { FaultedRequest, FaultsView, FaultView, IngestFault } from './channels/faults.ts';
 export type { FilterDecision, TransformSource, TransformTry } from './channels/transforms.ts';
+export type { DeliveryOverview, DestinationFunnel, OverviewWindow } from './channels/overview.ts';
 
 /** Request schemas, one per channel. */
 export const requestSchemas = {
@@ -54,6 +56,7 @@ export const requestSchemas = {
   ...storageRequestSchemas,
   ...faultRequestSchemas,
   ...transformRequestSchemas,
+  ...overviewRequestSchemas,
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -74,7 +77,8 @@ export interface Responses
     PlanResponses,
     StorageResponses,
     FaultResponses,
-    TransformResponses {}
+    TransformResponses,
+    OverviewResponses {}
 
 export interface ContractError {
   /** Stable: `invalid_request`, `not_found`, an operation's own code, or `internal_error`. */

@@ -21,7 +21,19 @@
  * Plain TypeScript (shared/message-query.ts, shared/limits.ts): the inspector bundles it.
  */
 import { ID_COLUMN_MAX } from './limits.ts';
-import { hasWords, matchesPattern, parseQuery, patternTest, wordText, type Clause, type ColumnField, type Comparison } from './message-query.ts';
+import {
+  deliveryClauseValue,
+  hasWords,
+  matchesPattern,
+  parseQuery,
+  patternTest,
+  skipKindOf,
+  stepStates,
+  wordText,
+  type Clause,
+  type ColumnField,
+  type Comparison,
+} from './message-query.ts';
 
 /**
  * What a stored row holds beside its message, as a clause on it reads it. Left out (undefined): not
@@ -38,6 +50,8 @@ export interface RowFacts {
   plans?: readonly string[];
   /** The row's outcome as the stream shows it: rejected, duplicate, a delivery state, or none (renderer/src/store/outcome.ts). */
   outcome?: string;
+  /** Its automatic deliveries (one per destination its source routed it to): the destination's name, the state, the skip reason. */
+  deliveries?: readonly { destination: string; status: string; skipReason: string | null }[];
 }
 
 /** The stored columns of a message, as ingestion fills them (electron/core/ingest/prepare-request.ts). */
@@ -108,6 +122,14 @@ export function columnClause(field: ColumnField, value: string, row: Partial<Mes
       if (lower === 'accepted') return accepted;
       if (!value.includes('*') && lower !== 'rejected' && lower !== 'duplicate') return accepted && row.outcome === lower;
       return matchesPattern(row.outcome, value);
+    }
+    case 'delivery': {
+      if (row.deliveries === undefined) return null;
+      const { destination, step } = deliveryClauseValue(value);
+      const { states, skip } = stepStates(step);
+      return row.deliveries.some(
+        (d) => matchesPattern(d.destination, destination) && (states === null || states.includes(d.status)) && (skip === undefined || skipKindOf(d.skipReason) === skip),
+      );
     }
     default:
       return like(row[field]);

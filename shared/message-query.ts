@@ -9,6 +9,8 @@
  *   properties.price:>=10           a number compared (>, >=, <, <=)
  *   -type:identify                  a leading minus leaves out what the clause matches
  *   status:failed                   the row's outcome (a delivery state, rejected, duplicate, none)
+ *   delivery:"myapp:failed"         its automatic delivery to destination myapp is at this step
+ *                                   (DELIVERY_STEPS: the delivery overview's funnel); delivery:myapp: any
  *
  * Clauses are separated by spaces and all must hold. Words are those of the message's JSON with its
  * string escapes read (`caf\u00e9` is café, `a\nb` is a and b: wordText). They follow SQLite FTS5's `ascii` tokenizer,
@@ -44,8 +46,60 @@ export const COLUMN_FIELDS = {
   origin: 'ingest (a client), client (the composer), audience (a sync) or plan (a Violation Generated event)',
   violations: 'yes: it breaks a tracking plan; no: it does not',
   plan: 'it breaks the tracking plan of this name',
+  delivery: 'DESTINATION or DESTINATION:STEP — its automatic delivery to that destination (at that step of the delivery overview)',
 } as const;
 export type ColumnField = keyof typeof COLUMN_FIELDS;
+
+/**
+ * The steps of the delivery overview's funnel, as `delivery:DESTINATION:STEP` takes them: what the
+ * automatic delivery (the one ingestion made for the destination its source routes to) of a message is.
+ * received: any; skipped (not sent), split by the reason's kind (skipReason's words: a tracking plan
+ * blocked it, one of the destination's filters dropped or sampled it out, its transform dropped it, the
+ * message's integrations turned webhooks off, other); attempted: delivered, retrying or failed; and each
+ * state. The store's SQL (store/message-query-sql.ts) and shared/message-match.ts read them so.
+ */
+export const DELIVERY_STEPS = [
+  'received', 'skipped', 'skipped-plan', 'skipped-filter', 'skipped-transform', 'skipped-integrations', 'skipped-other',
+  'attempted', 'pending', 'delivered', 'retrying', 'failed', 'cancelled',
+] as const;
+export type DeliveryStep = (typeof DELIVERY_STEPS)[number];
+export type SkipKind = 'plan' | 'filter' | 'transform' | 'integrations';
+
+/** The start of a skip reason (lowercase; LIKE and skipKindOf compare ASCII case-insensitively), by kind. */
+export const SKIP_REASON_STARTS: Readonly<Record<SkipKind, readonly string[]>> = {
+  plan: ['blocked by the tracking plan'],
+  filter: ['dropped by filter ', 'sampled out by filter '],
+  transform: ['dropped by transform'],
+  integrations: ['integrations.'],
+};
+
+/** The kind of a skipped delivery's reason; 'other' for none of them (or no reason). */
+export function skipKindOf(reason: string | null): SkipKind | 'other' {
+  const lower = asciiLower(reason ?? '');
+  for (const [kind, starts] of Object.entries(SKIP_REASON_STARTS)) if (starts.some((s) => lower.startsWith(s))) return kind as SkipKind;
+  return 'other';
+}
+
+/** The delivery states a step takes (null: any), and for a skipped-… step the reason's kind. */
+export function stepStates(step: DeliveryStep): { states: readonly string[] | null; skip?: SkipKind | 'other' } {
+  if (step === 'received') return { states: null };
+  if (step === 'attempted') return { states: ['delivered', 'retrying', 'failed'] };
+  if (step.startsWith('skipped-')) return { states: ['skipped'], skip: step.slice('skipped-'.length) as SkipKind | 'other' };
+  return { states: [step] };
+}
+
+/** A delivery: clause's value read: the destination's name (`*` any characters) and the step (after the last colon, when it names one). */
+export function deliveryClauseValue(value: string): { destination: string; step: DeliveryStep } {
+  const colon = value.lastIndexOf(':');
+  const step = colon >= 0 ? asciiLower(value.slice(colon + 1)) : '';
+  if ((DELIVERY_STEPS as readonly string[]).includes(step)) return { destination: value.slice(0, colon), step: step as DeliveryStep };
+  return { destination: value, step: 'received' };
+}
+
+/** The clause that picks the messages of one step of a destination's funnel: `delivery:"myapp:failed"`. */
+export function deliveryStepQuery(destination: string, step: DeliveryStep): string {
+  return `delivery:${quoteValue(`${destination}:${step}`)}`;
+}
 
 /** Top-level fields of a message that a path may start with (any other path is refused, to catch typos). */
 export const PATH_ROOTS = ['properties', 'traits', 'context', 'integrations', 'name', 'category', 'groupId', 'previousId', 'timestamp', 'sentAt'] as const;
@@ -268,6 +322,10 @@ function fieldClause(name: string, value: string, negated: boolean, at: number, 
 }
 
 function checkColumnValue(field: ColumnField, value: string, at: number): void {
+  if (field === 'delivery') {
+    if (deliveryClauseValue(value).destination === '') throw new QueryError(`delivery:${value}: name the destination first, e.g. delivery:"myapp:${value.replace(/^:/, '')}"`, at);
+    return;
+  }
   if (value.includes('*') && field !== 'violations') return;
   const allowed = field === 'status' ? QUERY_STATUSES : field === 'violations' ? ['yes', 'no'] : field === 'type' ? ['identify', 'track', 'page', 'screen', 'group', 'alias'] : null;
   if (allowed && !(allowed as readonly string[]).includes(asciiLower(value))) {

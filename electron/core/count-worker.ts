@@ -3,6 +3,7 @@
 // thread (and every request it serves) for seconds. A read-only connection, one question at a time;
 // the main thread's side is store/message-counter.ts.
 import { parentPort, workerData } from 'node:worker_threads';
+import { deliveryFunnels } from './store/delivery-funnel.ts';
 import { countMessages, idAtTime, matchAt } from './store/message-counts.ts';
 import type { CountJob, CountReply } from './store/message-counter.ts';
 import { openReadOnly } from './store/connection.ts';
@@ -30,6 +31,7 @@ port.on('message', (job: CountJob) => {
       : job.kind === 'offset' ? matchAt(db, job.query, job.offset)
       : job.kind === 'ids' ? ids(job.query)
       : job.kind === 'stats' ? storeStats(db)
+      : job.kind === 'funnels' ? deliveryFunnels(db, job.from, job.to)
       : idAtTime(db, job.at);
     reply = { id: job.id, ok: true, value };
   } catch (error) {

@@ -8,6 +8,7 @@ import { OperationError } from '../operation-error.ts';
 import { workerExecArgv } from '../worker-options.ts';
 import type { CountQuery } from './message-counts.ts';
 import type { IndexHint } from './message-query-sql.ts';
+import type { DestinationFunnel } from '../../../shared/channels/overview.ts';
 import type { StoreStats } from './store-stats.ts';
 
 /** Ids of the messages (or deliveries) after `afterId` that meet SQL terms and a search, as the repos' idsAfter read them. */
@@ -23,6 +24,7 @@ export type CountJob =
   | { id: number; kind: 'count'; query: CountQuery }
   | { id: number; kind: 'ids'; query: IdsQuery }
   | { id: number; kind: 'stats' }
+  | { id: number; kind: 'funnels'; from: number | null; to: number }
   | { id: number; kind: 'offset'; query: CountQuery; offset: number }
   | { id: number; kind: 'time'; at: number };
 export type CountReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
@@ -64,6 +66,11 @@ export class MessageCounter {
   /** Ids as MessagesRepo/DeliveriesRepo idsAfter give them; `lane`: whose question (a wait's, a page's). */
   ids(query: IdsQuery, lane: string): Promise<number[]> {
     return this.#run({ kind: 'ids', query }, lane) as Promise<number[]>;
+  }
+
+  /** The delivery overview's funnels (store/delivery-funnel.ts) of the deliveries made from `from` (null: the first) to `to`. */
+  funnels(from: number | null, to: number): Promise<DestinationFunnel[]> {
+    return this.#run({ kind: 'funnels', from, to }, 'funnels') as Promise<DestinationFunnel[]>;
   }
 
   stats(): Promise<StoreStats> {
@@ -135,5 +142,5 @@ export class MessageCounter {
 
 /** What a job that failed could not do, for its sentence. */
 function failed(job: CountJob): string {
-  return job.kind === 'ids' ? 'could not read the stored messages' : job.kind === 'stats' ? 'could not count the stored messages and deliveries' : 'could not count the messages';
+  return job.kind === 'ids' ? 'could not read the stored messages' : job.kind === 'stats' ? 'could not count the stored messages and deliveries' : job.kind === 'funnels' ? 'could not count the deliveries of the overview' : 'could not count the messages';
 }

@@ -8,7 +8,17 @@
 //   clause whose value is plain words;
 // - else the trigram index (messages_search, migration 11) gives a necessary condition for a column
 //   clause with 3 literal characters in a row.
-import { likePattern, parseQuery, PREFIX_MIN, wordsOf, type Clause } from '../../../shared/message-query.ts';
+import {
+  deliveryClauseValue,
+  likePattern,
+  parseQuery,
+  PREFIX_MIN,
+  SKIP_REASON_STARTS,
+  stepStates,
+  wordsOf,
+  type Clause,
+  type DeliveryStep,
+} from '../../../shared/message-query.ts';
 import { shownDeliveryIs, shownDeliverySql } from './shown-delivery.ts';
 
 type Param = string | number;
@@ -115,11 +125,42 @@ function clauseSql(clause: Clause): { sql: string; params: Param[] } {
       return { sql: `(CASE WHEN m.status <> 'accepted' THEN m.status ELSE ${shownDeliverySql('m')} END) LIKE ? ESCAPE '\\'`, params: [pattern] };
     case 'violations':
       return { sql: clause.value.toLowerCase() === 'no' ? 'm.violations IS NULL' : 'm.violations IS NOT NULL', params: [] };
+    case 'delivery':
+      return deliveryStepSql(clause.value);
     case 'plan':
       return { sql: "EXISTS (SELECT 1 FROM json_each(m.violations) WHERE json_extract(value, '$.plan') LIKE ? ESCAPE '\\')", params: [pattern] };
     default:
       return { sql: `${COLUMNS[clause.field]} LIKE ? ESCAPE '\\'`, params: [pattern] };
   }
+}
+
+/** Steps that most deliveries may be at: tested per message through deliveries_message, not listed first. */
+const COMMON_STEPS: ReadonlySet<DeliveryStep> = new Set(['received', 'attempted', 'delivered']);
+
+/**
+ * `delivery:DESTINATION:STEP` (shared/message-query.ts): the message has an automatic delivery to a
+ * destination of that name at that step. A rare step lists its deliveries first, through
+ * deliveries_funnel (migration 22: destination, trigger, status, created_at, skip_reason), then tests
+ * the message's id against them; a common one is tested per message through deliveries_message.
+ */
+function deliveryStepSql(value: string): { sql: string; params: Param[] } {
+  const { destination, step } = deliveryClauseValue(value);
+  const { states, skip } = stepStates(step);
+  const terms = ["d.destination_id IN (SELECT id FROM destinations WHERE name LIKE ? ESCAPE '\\')", "d.trigger = 'automatic'"];
+  const params: Param[] = [likePattern(destination)];
+  if (states) {
+    terms.push(`d.status IN (${states.map(() => '?').join(', ')})`);
+    params.push(...states);
+  }
+  if (skip) {
+    const kinds = skip === 'other' ? Object.values(SKIP_REASON_STARTS).flat() : SKIP_REASON_STARTS[skip];
+    const starts = kinds.map(() => "coalesce(d.skip_reason, '') LIKE ? ESCAPE '\\'").join(' OR ');
+    terms.push(skip === 'other' ? `NOT (${starts})` : `(${starts})`);
+    params.push(...kinds.map((start) => `${likePattern(start)}%`));
+  }
+  const where = terms.join(' AND ');
+  if (COMMON_STEPS.has(step)) return { sql: `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND ${where})`, params };
+  return { sql: `m.id IN (SELECT d.message_id FROM deliveries d WHERE ${where})`, params };
 }
 
 /** sluice_words()'s second argument: the words, the first element saying whether the last is a prefix. */

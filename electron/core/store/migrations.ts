@@ -597,6 +597,17 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       ALTER TABLE forward_attempts ADD COLUMN transform_run TEXT;
     `,
   },
+  {
+    version: 22,
+    name: "the delivery overview's counts by index ranges",
+    sql: `
+      -- Issue 29 (store/delivery-funnel.ts). The delivery overview counts a destination's automatic deliveries
+      -- by state since a time, and its skipped ones by reason: each count is a range of this index, which
+      -- covers it (no delivery row read). The query language's delivery:"name:step" lists a rare step's
+      -- deliveries through it too (store/message-query-sql.ts). skip_reason is NULL but for skipped ones.
+      CREATE INDEX IF NOT EXISTS deliveries_funnel ON deliveries (destination_id, trigger, status, created_at, skip_reason);
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -17,6 +17,7 @@ import { deliveryOperations } from './deliveries.ts';
 import { faultOperations } from './faults.ts';
 import { configWarnings, destinationOperations, saveDestinationConfig } from './destinations.ts';
 import { messageOperations } from './messages.ts';
+import { overviewOperations } from './overview.ts';
 import { operationContext, type CoreParts, type OperationParts, type Operations } from './parts.ts';
 import { planOperations } from './plans.ts';
 import { receiverOperations } from './receiver.ts';
@@ -68,6 +69,7 @@ export function createOperations(parts: OperationParts): { operations: Operation
     ...storageOperations(p),
     ...faultOperations(p),
     ...transformOperations(p),
+    ...overviewOperations(p),
   };
   const commands: CoreCommands = {
     saveDestination: (config, options) => saveDestinationConfig(p, config, options),
