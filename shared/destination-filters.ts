@@ -20,8 +20,8 @@ const fieldPath = z
   .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'must be a field path such as properties.price or context.ip');
 
 /**
- * A query in Sluice's query language, checked as the search box checks it — without `status:`, the
- * row's outcome, which is the delivery's own: a filter decides before there is one.
+ * A query in Sluice's query language, checked as the search box checks it — without `status:` or
+ * `delivery:`, the outcomes of deliveries: a filter decides before there is one.
  */
 export const filterQuerySchema = z.string().max(1000, 'must be at most 1,000 characters').superRefine((query, ctx) => {
   let clauses;
@@ -32,11 +32,11 @@ export const filterQuerySchema = z.string().max(1000, 'must be at most 1,000 cha
     else throw error;
     return;
   }
-  if (clauses.some((c) => c.kind === 'column' && c.field === 'status')) {
+  const outcome = clauses.find((c) => c.kind === 'column' && (c.field === 'status' || c.field === 'delivery'));
+  if (outcome?.kind === 'column') {
     ctx.addIssue({
       code: 'custom',
-      message:
-        "status: is the outcome of the message's deliveries, not known before this one is made, so a filter cannot test it: filter on the message instead (type:, event:, properties.…, source:, violations:)",
+      message: `${outcome.field}: is the outcome of the message's deliveries, not known before this one is made, so a filter cannot test it: filter on the message instead (type:, event:, properties.…, source:, violations:)`,
     });
   }
 });

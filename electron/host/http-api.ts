@@ -42,6 +42,7 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'GET /export': ['format', 'source', 'since', 'until', 'event', 'status', 'type', 'userId', 'violations', 'search', 'plan', 'delivery', 'destination'],
   'POST /reset': [],
   'GET /stats': [],
+  'GET /overview': ['window'],
   'GET /faults': [],
   'POST /faults': [],
   'DELETE /faults': [],
@@ -109,6 +110,8 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return send(res, 200, await core.reset());
       case 'GET /stats':
         return await stats(core, res);
+      case 'GET /overview':
+        return send(res, 200, await operation(core, 'overview.deliveries', optional(url, 'window')));
       case 'GET /faults':
         return send(res, 200, await operation(core, 'faults.list', {}));
       case 'POST /faults':

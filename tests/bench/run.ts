@@ -14,6 +14,7 @@ import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
 import { runMatchersBench } from './matchers.bench.ts';
 import { runFiltersBench } from './filters.bench.ts';
+import { runOverviewBench } from './overview.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
@@ -40,6 +41,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'store-check': runStoreCheckBench,
   latency: runLatencyBench,
   transforms: runTransformsBench,
+  overview: runOverviewBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -4,6 +4,7 @@ import { navigate, useView, type ViewKey } from '../lib/route.ts';
 /** The navigation rail: one button per view; a view not in the registry yet is shown disabled. */
 const ITEMS: { key: ViewKey; label: string; icon: string }[] = [
   { key: 'stream', label: 'Stream', icon: '≋' },
+  { key: 'deliveries', label: 'Deliveries', icon: '▽' },
   { key: 'destinations', label: 'Destinations', icon: '⇥' },
   { key: 'sources', label: 'Sources', icon: '⇤' },
   { key: 'composer', label: 'Composer', icon: '✎' },

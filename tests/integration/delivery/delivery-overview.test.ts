@@ -6,11 +6,14 @@
 // (messages.list, over the window's from–at) and in JavaScript (shared/message-match.ts on each row's
 // deliveries): the three answers are compared on every step of every destination.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { UiServer } from '../../../electron/host/ui-server.ts';
 import { createHandlers, invoke, type Handlers } from '../../../electron/core/api/contract-handlers.ts';
 import type { DeliveryOverview, DestinationFunnel } from '../../../shared/channels/overview.ts';
 import type { MessageSummary, Result } from '../../../shared/contract.ts';
 import { messageMatcher, type RowFacts } from '../../../shared/message-match.ts';
 import { DELIVERY_STEPS, deliveryStepQuery, QueryError, parseQuery, type DeliveryStep } from '../../../shared/message-query.ts';
+import { filterQuerySchema } from '../../../shared/destination-filters.ts';
 import type { DestinationConfig } from '../../../shared/settings.ts';
 import { callOk } from '../../helpers/contract.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
@@ -168,6 +171,33 @@ describe('the delivery overview', () => {
     expect(() => parseQuery('delivery::failed')).toThrow(QueryError);
     expect(parseQuery('delivery:"a:b:failed"')).toEqual([{ kind: 'column', negated: false, field: 'delivery', value: 'a:b:failed' }]);
     expect(deliveryStepQuery('my shop', 'skipped-plan')).toBe('delivery:"my shop:skipped-plan"');
+    // A destination's filter decides before there is a delivery: it may not test one.
+    const refused = filterQuerySchema.safeParse('type:track delivery:shop:failed');
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toMatch(/^delivery: is the outcome of the message's deliveries/);
+  });
+
+  it('is served read-only by the HTTP API, GET /api/v1/overview', async () => {
+    const ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    await ui.listen();
+    try {
+      const get = async (query: string) => {
+        const res = await request(`${ui.apiUrl}/overview${query}`, { headers: { authorization: `Bearer ${ui.token}` } });
+        return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
+      };
+      const ok = await get('?window=1h');
+      expect(ok.status).toBe(200);
+      expect((ok.json as unknown as DeliveryOverview).destinations.map((d) => [d.name, d.received, d.delivered, d.skipped.total])).toEqual(
+        (await overview('1h')).destinations.map((d) => [d.name, d.received, d.delivered, d.skipped.total]),
+      );
+      expect((await get('')).json.window).toBe('24h');
+      const bad = await get('?window=3d');
+      expect(bad.status).toBe(400);
+      expect(bad.json).toMatchObject({ error: { code: 'invalid_request' } });
+      expect((await get('?windw=1h')).status).toBe(400);
+    } finally {
+      await ui.close();
+    }
   });
 
   it('refuses an unknown window with a sentence', async () => {

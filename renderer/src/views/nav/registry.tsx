@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import type { ViewKey } from '../../lib/route.ts';
+import { DeliveriesView } from '../deliveries/DeliveriesView.tsx';
 import { DestinationsView } from '../destinations/DestinationsView.tsx';
 import { SourcesView } from '../sources/SourcesView.tsx';
 import { ComposerView } from '../composer/ComposerView.tsx';
@@ -18,6 +19,7 @@ export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> =
   composer: ComposerView,
   receiver: ReceiverView,
   deletions: DeletionsView,
+  deliveries: DeliveriesView,
   destinations: DestinationsView,
   sources: SourcesView,
   audiences: AudiencesView,
