@@ -1,26 +1,33 @@
 // The delivery overview's counts (shared/channels/overview.ts): per destination, its automatic
-// deliveries made from `from` to `to`, by state and skip reason. Each count is a range of the
-// deliveries_funnel index (migration 22: destination_id, trigger, status, created_at, skip_reason),
-// which covers it: no delivery row is read, and a state's range holds only its own entries. Run in
-// the counting thread (count-worker.ts).
+// deliveries made from `from` to `to`, by state and skip reason. The whole hours of the window are
+// summed from delivery_hours (migration 22: counts per hour kept by triggers on deliveries), the
+// partial hours at its ends counted from ranges of the covering index deliveries_funnel: neither reads
+// a delivery row, and the work grows with the window's hours, not with its deliveries. Run in the
+// counting thread (count-worker.ts).
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { skipKindOf } from '../../../shared/message-query.ts';
 import { OVERVIEW_REASONS, type DestinationFunnel } from '../../../shared/channels/overview.ts';
 
-const STATES = ['pending', 'retrying', 'delivered', 'failed', 'cancelled'] as const;
+const HOUR = 3_600_000;
 
-const statements = new WeakMap<DatabaseSync, { count: StatementSync; reasons: StatementSync; destinations: StatementSync }>();
+interface Statements {
+  hours: StatementSync;
+  range: StatementSync;
+  destinations: StatementSync;
+}
+const statements = new WeakMap<DatabaseSync, Statements>();
 
-function prepared(db: DatabaseSync) {
+function prepared(db: DatabaseSync): Statements {
   let s = statements.get(db);
   if (!s) {
     s = {
-      count: db.prepare(
-        "SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_funnel WHERE destination_id = ? AND trigger = 'automatic' AND status = ? AND created_at BETWEEN ? AND ?",
+      hours: db.prepare(
+        `SELECT status, skip_reason AS reason, sum(n) AS n FROM delivery_hours
+         WHERE destination_id = ? AND hour BETWEEN ? AND ? GROUP BY status, skip_reason`,
       ),
-      reasons: db.prepare(
-        `SELECT skip_reason AS reason, count(*) AS n FROM deliveries INDEXED BY deliveries_funnel
-         WHERE destination_id = ? AND trigger = 'automatic' AND status = 'skipped' AND created_at BETWEEN ? AND ? GROUP BY skip_reason`,
+      range: db.prepare(
+        `SELECT status, coalesce(skip_reason, '') AS reason, count(*) AS n FROM deliveries INDEXED BY deliveries_funnel
+         WHERE destination_id = ? AND trigger = 'automatic' AND created_at BETWEEN ? AND ? GROUP BY status, skip_reason`,
       ),
       destinations: db.prepare('SELECT id, name, enabled FROM destinations ORDER BY name COLLATE NOCASE'),
     };
@@ -32,35 +39,59 @@ function prepared(db: DatabaseSync) {
 /** Every destination's funnel over the deliveries made from `from` (ms; null: the first) to `to`, both included. */
 export function deliveryFunnels(db: DatabaseSync, from: number | null, to: number): DestinationFunnel[] {
   const s = prepared(db);
-  const since = from ?? Number.MIN_SAFE_INTEGER;
+  // Whole hours inside the window: [firstHour, lastHour]; the ms before and after them from the index.
+  const firstHour = from === null ? Number.MIN_SAFE_INTEGER : Math.ceil(from / HOUR);
+  const lastHour = Math.floor((to + 1) / HOUR) - 1;
   const destinations = s.destinations.all() as { id: number; name: string; enabled: number }[];
   return destinations.map(({ id, name, enabled }) => {
-    const n = (state: string) => Number((s.count.get(id, state, since, to) as { n: number }).n);
-    const [pending, retrying, delivered, failed, cancelled] = STATES.map(n) as [number, number, number, number, number];
-    const skipped = { plan: 0, filter: 0, transform: 0, integrations: 0, other: 0, total: 0 };
-    const reasons: DestinationFunnel['reasons'] = [];
-    for (const row of s.reasons.all(id, since, to) as { reason: string | null; n: number }[]) {
-      const kind = skipKindOf(row.reason);
-      const count = Number(row.n);
-      skipped[kind] += count;
-      skipped.total += count;
-      reasons.push({ reason: row.reason ?? 'no reason recorded', kind, count });
-    }
-    reasons.sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-    const attempted = delivered + retrying + failed;
-    return {
-      id,
-      name,
-      enabled: enabled === 1,
-      received: pending + cancelled + attempted + skipped.total,
-      skipped,
-      reasons: reasons.slice(0, OVERVIEW_REASONS),
-      pending,
-      cancelled,
-      attempted,
-      delivered,
-      retrying,
-      failed,
+    const tally = new Map<string, number>(); // "status\0reason" → count
+    const add = (rows: unknown[]) => {
+      for (const row of rows as { status: string; reason: string; n: number }[]) {
+        const key = `${row.status}\u0000${row.reason}`;
+        tally.set(key, (tally.get(key) ?? 0) + Number(row.n));
+      }
     };
+    if (firstHour <= lastHour) {
+      add(s.hours.all(id, firstHour, lastHour));
+      if (from !== null && from < firstHour * HOUR) add(s.range.all(id, from, firstHour * HOUR - 1));
+      if ((lastHour + 1) * HOUR <= to) add(s.range.all(id, (lastHour + 1) * HOUR, to));
+    } else {
+      add(s.range.all(id, from ?? Number.MIN_SAFE_INTEGER, to));
+    }
+    return funnelOf(id, name, enabled === 1, tally);
   });
+}
+
+function funnelOf(id: number, name: string, enabled: boolean, tally: Map<string, number>): DestinationFunnel {
+  const states: Record<string, number> = {};
+  const skipped = { plan: 0, filter: 0, transform: 0, integrations: 0, other: 0, total: 0 };
+  const reasons: DestinationFunnel['reasons'] = [];
+  for (const [key, count] of tally) {
+    if (count === 0) continue;
+    const [status, reason] = key.split('\u0000') as [string, string];
+    states[status] = (states[status] ?? 0) + count;
+    if (status !== 'skipped') continue;
+    const kind = skipKindOf(reason || null);
+    skipped[kind] += count;
+    skipped.total += count;
+    reasons.push({ reason: reason || 'no reason recorded', kind, count });
+  }
+  reasons.sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  const n = (state: string) => states[state] ?? 0;
+  const [pending, retrying, delivered, failed, cancelled] = [n('pending'), n('retrying'), n('delivered'), n('failed'), n('cancelled')];
+  const attempted = delivered + retrying + failed;
+  return {
+    id,
+    name,
+    enabled,
+    received: pending + cancelled + attempted + skipped.total,
+    skipped,
+    reasons: reasons.slice(0, OVERVIEW_REASONS),
+    pending,
+    cancelled,
+    attempted,
+    delivered,
+    retrying,
+    failed,
+  };
 }

@@ -599,13 +599,43 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   },
   {
     version: 22,
-    name: "the delivery overview's counts by index ranges",
+    name: "the delivery overview's counts, by hour and by index ranges",
     sql: `
-      -- Issue 29 (store/delivery-funnel.ts). The delivery overview counts a destination's automatic deliveries
-      -- by state since a time, and its skipped ones by reason: each count is a range of this index, which
-      -- covers it (no delivery row read). The query language's delivery:"name:step" lists a rare step's
-      -- deliveries through it too (store/message-query-sql.ts). skip_reason is NULL but for skipped ones.
+      -- Issue 29 (store/delivery-funnel.ts). The delivery overview counts each destination's automatic deliveries
+      -- by state and skip reason over a window. delivery_hours holds those counts per hour of creation, kept by
+      -- the triggers below (one upsert when a delivery is made, two when its state changes, one when it goes):
+      -- the whole hours of a window are summed from it, and the window's partial hours at either end counted
+      -- from deliveries_funnel, a covering index (destination, trigger, status, created_at, skip_reason), which
+      -- the query language's delivery:"name:step" reads too (store/message-query-sql.ts).
       CREATE INDEX IF NOT EXISTS deliveries_funnel ON deliveries (destination_id, trigger, status, created_at, skip_reason);
+      CREATE TABLE delivery_hours (
+        destination_id INTEGER NOT NULL,
+        hour INTEGER NOT NULL,                   -- created_at / 3,600,000
+        status TEXT NOT NULL,
+        skip_reason TEXT NOT NULL,               -- '' when none
+        n INTEGER NOT NULL,
+        PRIMARY KEY (destination_id, hour, status, skip_reason)
+      ) WITHOUT ROWID;
+      INSERT INTO delivery_hours (destination_id, hour, status, skip_reason, n)
+        SELECT destination_id, created_at / 3600000, status, coalesce(skip_reason, ''), count(*) FROM deliveries
+        WHERE trigger = 'automatic' GROUP BY 1, 2, 3, 4;
+      CREATE TRIGGER delivery_hours_made AFTER INSERT ON deliveries WHEN new.trigger = 'automatic' BEGIN
+        INSERT INTO delivery_hours (destination_id, hour, status, skip_reason, n)
+          VALUES (new.destination_id, new.created_at / 3600000, new.status, coalesce(new.skip_reason, ''), 1)
+          ON CONFLICT (destination_id, hour, status, skip_reason) DO UPDATE SET n = n + 1;
+      END;
+      CREATE TRIGGER delivery_hours_moved AFTER UPDATE OF status, skip_reason ON deliveries
+        WHEN new.trigger = 'automatic' AND (old.status IS NOT new.status OR old.skip_reason IS NOT new.skip_reason) BEGIN
+        UPDATE delivery_hours SET n = n - 1 WHERE destination_id = old.destination_id AND hour = old.created_at / 3600000
+          AND status = old.status AND skip_reason = coalesce(old.skip_reason, '');
+        INSERT INTO delivery_hours (destination_id, hour, status, skip_reason, n)
+          VALUES (new.destination_id, new.created_at / 3600000, new.status, coalesce(new.skip_reason, ''), 1)
+          ON CONFLICT (destination_id, hour, status, skip_reason) DO UPDATE SET n = n + 1;
+      END;
+      CREATE TRIGGER delivery_hours_gone AFTER DELETE ON deliveries WHEN old.trigger = 'automatic' BEGIN
+        UPDATE delivery_hours SET n = n - 1 WHERE destination_id = old.destination_id AND hour = old.created_at / 3600000
+          AND status = old.status AND skip_reason = coalesce(old.skip_reason, '');
+      END;
     `,
   },
 ];

@@ -205,4 +205,12 @@ describe('the delivery overview', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.message).toMatch(/window must be one of 10m, 1h, 24h, 7d, all/);
   });
+
+  // Last: it forgets every delivery. The hourly counts go with them (a count left behind would show
+  // messages the stream no longer has).
+  it('counts nothing once the deliveries are gone (a reset)', async () => {
+    expect(funnel(await overview('all'), 'shop').received).toBe(9);
+    await core.reset();
+    for (const f of (await overview('all')).destinations) expect([f.name, f.received, f.delivered, f.skipped.total]).toEqual([f.name, 0, 0, 0]);
+  });
 });
