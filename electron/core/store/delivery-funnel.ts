@@ -9,6 +9,12 @@ import { skipKindOf } from '../../../shared/message-query.ts';
 import { OVERVIEW_REASONS, type DestinationFunnel } from '../../../shared/channels/overview.ts';
 
 const HOUR = 3_600_000;
+/**
+ * The states a delivery is stored in, listed so that a range reads each state's entries from the
+ * window's start (the index's status comes before created_at: without it, a range would read all
+ * of the destination's entries).
+ */
+const STATES = ['pending', 'in_flight', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 
 interface Statements {
   hours: StatementSync;
@@ -27,7 +33,8 @@ function prepared(db: DatabaseSync): Statements {
       ),
       range: db.prepare(
         `SELECT status, coalesce(skip_reason, '') AS reason, count(*) AS n FROM deliveries INDEXED BY deliveries_funnel
-         WHERE destination_id = ? AND trigger = 'automatic' AND created_at BETWEEN ? AND ? GROUP BY status, skip_reason`,
+         WHERE destination_id = ? AND trigger = 'automatic' AND status IN (${STATES.map((state) => `'${state}'`).join(', ')})
+           AND created_at BETWEEN ? AND ? GROUP BY status, skip_reason`,
       ),
       destinations: db.prepare('SELECT id, name, enabled FROM destinations ORDER BY name COLLATE NOCASE'),
     };
