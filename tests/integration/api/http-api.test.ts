@@ -197,7 +197,7 @@ describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the packa
     const calls: [string, string, unknown?][] = [];
     for (const [route, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) calls.push([route, method]);
     expect(calls.map(([route, method]) => `${method.toUpperCase()} ${route}`).sort()).toEqual(
-      ['DELETE /faults', 'GET /deliveries', 'GET /export', 'GET /faults', 'GET /messages', 'GET /messages/{messageId}', 'GET /stats', 'POST /deliveries/wait', 'POST /faults', 'POST /messages/wait', 'POST /reset', 'POST /transforms/try'],
+      ['DELETE /faults', 'GET /deliveries', 'GET /export', 'GET /faults', 'GET /messages', 'GET /messages/{messageId}', 'GET /overview', 'GET /stats', 'POST /deliveries/wait', 'POST /faults', 'POST /messages/wait', 'POST /reset', 'POST /transforms/try'],
     );
     const bodies: Record<string, unknown> = { '/messages/wait': { filter: { event: 'Documented' }, timeoutMs: 1000 }, '/deliveries/wait': { filter: { event: 'Documented' }, status: 'delivered', timeoutMs: 100 }, '/faults': { status: 503, times: 1 }, '/transforms/try': { messageId: 'doc-1', destination: 'none' } };
     for (const [route, method] of calls) {
