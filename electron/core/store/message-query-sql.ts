@@ -140,7 +140,7 @@ const COMMON_STEPS: ReadonlySet<DeliveryStep> = new Set(['received', 'attempted'
 /**
  * `delivery:DESTINATION:STEP` (shared/message-query.ts): the message has an automatic delivery to a
  * destination of that name at that step. A rare step lists its deliveries first, through
- * deliveries_funnel (migration 22: destination, trigger, status, created_at, skip_reason), then tests
+ * deliveries_funnel (migration 22: trigger, destination, status, created_at, skip_reason), then tests
  * the message's id against them; a common one is tested per message through deliveries_message.
  */
 function deliveryStepSql(value: string): { sql: string; params: Param[] } {

@@ -605,9 +605,11 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       -- by state and skip reason over a window. delivery_hours holds those counts per hour of creation, kept by
       -- the triggers below (one upsert when a delivery is made, two when its state changes, one when it goes):
       -- the whole hours of a window are summed from it, and the window's partial hours at either end counted
-      -- from deliveries_funnel, a covering index (destination, trigger, status, created_at, skip_reason), which
-      -- the query language's delivery:"name:step" reads too (store/message-query-sql.ts).
-      CREATE INDEX IF NOT EXISTS deliveries_funnel ON deliveries (destination_id, trigger, status, created_at, skip_reason);
+      -- from deliveries_funnel, a covering index (trigger, destination, status, created_at, skip_reason), which
+      -- the query language's delivery:"name:step" reads too (store/message-query-sql.ts). trigger first: every
+      -- reader of it names the trigger, and a query on a destination's open deliveries without one (the engine's)
+      -- keeps its partial index deliveries_destination_due rather than taking this one.
+      CREATE INDEX IF NOT EXISTS deliveries_funnel ON deliveries (trigger, destination_id, status, created_at, skip_reason);
       CREATE TABLE delivery_hours (
         destination_id INTEGER NOT NULL,
         hour INTEGER NOT NULL,                   -- created_at / 3,600,000
