@@ -122,6 +122,8 @@ export type CoreEvent =
   | { type: 'storage.health'; health: StoreHealth }
   /** A deletion request purged this user's stored messages (after the change is stored): their rows leave the stream. */
   | { type: 'messages.purged'; userId: string; messages: number }
+  /** Messages were pinned or unpinned (`messages.pin`, from any window): their rows and detail say so. */
+  | { type: 'messages.pinned'; ids: number[]; pinned: boolean }
   /** Faults injected into ingestion changed, or a request was faulted: read `faults.list` again. */
   | { type: 'faults.changed' };
 

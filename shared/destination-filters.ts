@@ -39,6 +39,13 @@ export const filterQuerySchema = z.string().max(1000, 'must be at most 1,000 cha
       message: `${outcome.field}: is the outcome of the message's deliveries, not known before this one is made, so a filter cannot test it: filter on the message instead (type:, event:, properties.…, source:, violations:)`,
     });
   }
+  if (clauses.some((c) => c.kind === 'column' && c.field === 'pinned')) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'pinned: is whether you pinned the message in the inspector, which you do after it arrives, so a filter cannot test it: filter on the message instead (type:, event:, properties.…, source:, violations:)',
+    });
+  }
 });
 
 /**

@@ -52,6 +52,8 @@ export interface RowFacts {
   outcome?: string;
   /** Its automatic deliveries (one per destination its source routed it to): the destination's name, the state, the skip reason. */
   deliveries?: readonly { destination: string; status: string; skipReason: string | null }[];
+  /** Whether the user pinned the message (messages.pin). */
+  pinned?: boolean;
 }
 
 /** The stored columns of a message, as ingestion fills them (electron/core/ingest/prepare-request.ts). */
@@ -113,6 +115,8 @@ export function columnClause(field: ColumnField, value: string, row: Partial<Mes
       return like(row.origin);
     case 'violations':
       return row.violations === undefined ? null : value.toLowerCase() === 'no' ? row.violations === 0 : row.violations > 0;
+    case 'pinned':
+      return row.pinned === undefined ? null : (value.toLowerCase() === 'true') === row.pinned;
     case 'plan':
       return row.plans === undefined ? null : row.plans.some((plan) => matchesPattern(plan, value));
     case 'status': {

@@ -47,6 +47,7 @@ export const COLUMN_FIELDS = {
   violations: 'yes: it breaks a tracking plan; no: it does not',
   plan: 'it breaks the tracking plan of this name',
   delivery: 'DESTINATION or DESTINATION:STEP — its automatic delivery to that destination (at that step of the delivery overview)',
+  pinned: 'true: you pinned it (kept through retention and clears); false: not pinned',
 } as const;
 export type ColumnField = keyof typeof COLUMN_FIELDS;
 
@@ -326,8 +327,17 @@ function checkColumnValue(field: ColumnField, value: string, at: number): void {
     if (deliveryClauseValue(value).destination === '') throw new QueryError(`delivery:${value}: name the destination first, e.g. delivery:"myapp:${value.replace(/^:/, '')}"`, at);
     return;
   }
-  if (value.includes('*') && field !== 'violations') return;
-  const allowed = field === 'status' ? QUERY_STATUSES : field === 'violations' ? ['yes', 'no'] : field === 'type' ? ['identify', 'track', 'page', 'screen', 'group', 'alias'] : null;
+  if (value.includes('*') && field !== 'violations' && field !== 'pinned') return;
+  const allowed =
+    field === 'status'
+      ? QUERY_STATUSES
+      : field === 'violations'
+        ? ['yes', 'no']
+        : field === 'pinned'
+          ? ['true', 'false']
+          : field === 'type'
+            ? ['identify', 'track', 'page', 'screen', 'group', 'alias']
+            : null;
   if (allowed && !(allowed as readonly string[]).includes(asciiLower(value))) {
     throw new QueryError(`${field}:${value}: ${field} is one of ${allowed.join(', ')}`, at);
   }

@@ -19,6 +19,8 @@ export interface PruneReport {
   reason: 'maxAgeDays' | 'maxMessages' | 'maxBytes' | 'clear';
   /** Messages it had to keep because a delivery of theirs is still pending or retrying. */
   keptPending: number;
+  /** Messages it kept because they are pinned (absent: none). */
+  keptPinned?: number;
   tookMs: number;
 }
 

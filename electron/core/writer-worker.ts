@@ -147,6 +147,8 @@ function applyOp(op: WriteOp): WriteOutcome {
       const removed = pruning.remove(op.ids);
       return { ids: [], changed: removed.messages, removed: { ...removed, lastId: 0, keptPending: 0 } };
     }
+    case 'pin':
+      return { ids: [], changed: pruning.pin(op.ids, op.pinned) };
     case 'vacuum':
       return { ids: [], changed: 0, free: pruning.vacuum(op.pages) };
     case 'mergeIndexes': {

@@ -62,6 +62,8 @@ export const messageRequestSchemas = {
     search: searchQuerySchema.optional(),
   }),
   'messages.get': z.strictObject({ id }),
+  /** Pins (or, `pinned: false`, unpins) messages: retention and clears keep a pinned message; `pinned:true` finds them. */
+  'messages.pin': z.strictObject({ ids: z.array(id).min(1).max(1000), pinned: z.boolean() }),
 } as const;
 
 export interface MessageResponses {
@@ -74,6 +76,8 @@ export interface MessageResponses {
   'messages.count': { total: number; matching: number };
   'messages.byIds': { messages: MessageSummary[] };
   'messages.get': MessageDetail;
+  /** `changed`: how many of the ids are stored messages (the others are gone: no error). */
+  'messages.pin': { changed: number };
 }
 
 /** A list row: what happened to the message, without its payload. */
@@ -107,6 +111,8 @@ export interface MessageSummary {
   blocked?: string;
   /** Set when Segment's Tracking API would refuse the message (over 32 KB, or in a batch over 500 KB); Sluice accepted it. */
   warning?: string;
+  /** Set when the user pinned the message (`messages.pin`): retention and clears keep it. */
+  pinned?: true;
   /** identify, group and alias: what names them beyond the userId (see MessageNames); absent when none. */
   names?: MessageNames;
   /** Set by `messages.byIds` given a search: whether the message matches it (the inspector's live rows). */

@@ -130,6 +130,8 @@ describe('completion', () => {
     expect(applySuggestion('x source:m y', c, c.suggestions[0]!)).toEqual({ query: 'x source:"My App" y', caret: 17 });
     expect(complete('event:', 6, context)!.suggestions.map((s) => s.insert)).toEqual(['event:"Order Completed" ', 'event:"Signed In" ']);
     expect(complete('status:fa', 9, context)!.suggestions.map((s) => s.label)).toEqual(['failed']);
+    expect(complete('pin', 3, context)!.suggestions.map((s) => s.insert)).toEqual(['pinned:']);
+    expect(complete('-pinned:', 8, context)!.suggestions.map((s) => s.insert)).toEqual(['pinned:true ', 'pinned:false ']);
     expect(complete('properties.sku:', 15, context)).toBeNull(); // a payload field's values are not known
     expect(complete('"order', 6, context)).toBeNull();
   });

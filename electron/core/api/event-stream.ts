@@ -79,6 +79,10 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       pending.push({ type: 'messages.purged', ...purged });
       schedule();
     }),
+    bus.on('messages.pinned', (pinned) => {
+      pending.push({ type: 'messages.pinned', ...pinned });
+      schedule();
+    }),
     bus.on('faults.changed', () => {
       if (!pending.some((event) => event.type === 'faults.changed')) pending.push({ type: 'faults.changed' });
       schedule();

@@ -42,6 +42,8 @@ export interface CoreEvents {
   'storage.health': StoreHealth;
   /** A deletion request purged a user's stored messages, after the change is stored (deletions/deletion-requests.ts). */
   'messages.purged': { userId: string; messages: number };
+  /** Messages were pinned or unpinned (messages.pin), after the change is stored. */
+  'messages.pinned': { ids: number[]; pinned: boolean };
   /** Faults were added, used up, ended or cleared, or a request was faulted (faults/ingest-faults.ts): in memory only. */
   'faults.changed': null;
 }

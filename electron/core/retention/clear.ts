@@ -1,4 +1,4 @@
-// Clearing, on request: every message, one source's, or the stream filter's set — with their
+// Clearing, on request: every unpinned message, one source's, or the stream filter's set — with their
 // deliveries (open ones too: the delivery engine lets go of them first) and attempts — in slices, then
 // the freed pages go back to the disk. A dry run counts what would go, for the question asked first,
 // in the counting thread (store/message-counter.ts): counting a filter's set may read every message.
@@ -36,17 +36,28 @@ type Cleared = StorageResponses['storage.clear'];
  */
 function sliceOf(parts: ClearParts, scope: ClearScope): (afterId: number) => number[] {
   const upTo = (parts.db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages').get() as { id: number }).id;
-  if ('filter' in scope) return (afterId) => parts.messages.findIds(scope.filter, SLICE, afterId).filter((id) => id <= upTo);
+  if ('filter' in scope) return (afterId) => parts.messages.findIds(unpinned(scope.filter), SLICE, afterId).filter((id) => id <= upTo);
   const bySource = 'sourceId' in scope;
-  const next = parts.db.prepare(`SELECT id FROM messages WHERE id > ? AND id <= ? ${bySource ? 'AND source_id = ?' : ''} ORDER BY id LIMIT ?`);
+  const next = parts.db.prepare(`SELECT id FROM messages WHERE id > ? AND id <= ? AND pinned IS NULL ${bySource ? 'AND source_id = ?' : ''} ORDER BY id LIMIT ?`);
   return (afterId) => (next.all(afterId, upTo, ...(bySource ? [scope.sourceId] : []), SLICE) as { id: number }[]).map((r) => r.id);
+}
+
+/**
+ * A clear passes over pinned messages (migration 23): the user asked to keep them. (A deletion request's
+ * purge and a reset do remove them: one is the law's, the other forgets every id, which restart from 1.)
+ */
+const UNPINNED = '-pinned:true';
+
+/** The filter without the pinned messages: its search with `-pinned:true` added. */
+function unpinned<F extends { search?: string | undefined }>(filter: F): F {
+  return { ...filter, search: filter.search?.trim() ? `${filter.search} ${UNPINNED}` : UNPINNED };
 }
 
 /** The scope as the counting thread's query: the messages a clear begun now would remove. */
 function countQueryOf(scope: ClearScope): CountQuery {
-  if ('all' in scope) return {};
-  if ('sourceId' in scope) return { sourceId: scope.sourceId };
-  return bulkFilter(scope.filter); // as findIds reads it
+  if ('all' in scope) return { search: UNPINNED };
+  if ('sourceId' in scope) return { sourceId: scope.sourceId, search: UNPINNED };
+  return bulkFilter(unpinned(scope.filter)); // as findIds reads it
 }
 
 export async function clearMessages(parts: ClearParts, scope: ClearScope, dryRun: boolean): Promise<Cleared> {

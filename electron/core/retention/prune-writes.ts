@@ -36,7 +36,9 @@ export function pruneWrites(db: DatabaseSync) {
   // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
   // those still being delivered. A range of the table's own key: no scan beyond the slice.
   const OPEN = `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ('pending', 'retrying', 'in_flight'))`;
-  const oldest = db.prepare(`SELECT m.id, ${OPEN} AS open FROM messages m WHERE m.id > ? AND m.id <= ? ORDER BY m.id LIMIT ?`);
+  // A pinned message stays too (migration 23): the user asked to keep it.
+  const oldest = db.prepare(`SELECT m.id, ${OPEN} AS open, m.pinned IS NOT NULL AS pinned FROM messages m WHERE m.id > ? AND m.id <= ? ORDER BY m.id LIMIT ?`);
+  const setPinned = db.prepare(`UPDATE messages SET pinned = ? WHERE id IN (${IDS})`);
   const freePages = db.prepare('PRAGMA freelist_count');
   const anyMessage = db.prepare('SELECT 1 FROM messages LIMIT 1');
 
@@ -60,9 +62,14 @@ export function pruneWrites(db: DatabaseSync) {
     remove,
     /** One slice of pruning: up to `limit` messages after `afterId` with an id up to `upToId`, except those whose delivery is still open. */
     prune(afterId: number, upToId: number, limit: number): Removed {
-      const rows = oldest.all(afterId, upToId, limit) as { id: number; open: number }[];
-      const ids = rows.filter((r) => !r.open).map((r) => r.id);
-      return { ...remove(ids), lastId: rows.at(-1)?.id ?? 0, keptPending: rows.length - ids.length };
+      const rows = oldest.all(afterId, upToId, limit) as { id: number; open: number; pinned: number }[];
+      const ids = rows.filter((r) => !r.open && !r.pinned).map((r) => r.id);
+      const pinned = rows.filter((r) => r.pinned).length;
+      return { ...remove(ids), lastId: rows.at(-1)?.id ?? 0, keptPending: rows.length - ids.length - pinned, keptPinned: pinned };
+    },
+    /** Pins (or unpins) these messages; how many of them exist. */
+    pin(ids: number[], pinned: boolean): number {
+      return Number(setPinned.run(pinned ? 1 : null, JSON.stringify(ids)).changes);
     },
     /** Gives up to `pages` free pages back to the file system (auto_vacuum = INCREMENTAL); how many are left. */
     vacuum(pages: number): number {

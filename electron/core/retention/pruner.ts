@@ -175,6 +175,7 @@ export class Pruner {
       report.deliveries += removed.deliveries;
       report.attempts += removed.attempts;
       report.keptPending += removed.keptPending;
+      if (removed.keptPinned) report.keptPinned = (report.keptPinned ?? 0) + removed.keptPinned;
       budget -= removed.messages;
       this.#unmerged += removed.messages;
       if (overBytes) {

@@ -127,6 +127,9 @@ function clauseSql(clause: Clause): { sql: string; params: Param[] } {
       return { sql: clause.value.toLowerCase() === 'no' ? 'm.violations IS NULL' : 'm.violations IS NOT NULL', params: [] };
     case 'delivery':
       return deliveryStepSql(clause.value);
+    case 'pinned':
+      // pinned = 1 as a term of its own: the partial index messages_pinned (migration 23) reads only those rows.
+      return { sql: clause.value.toLowerCase() === 'true' ? 'm.pinned = 1' : 'm.pinned IS NULL', params: [] };
     case 'plan':
       return { sql: "EXISTS (SELECT 1 FROM json_each(m.violations) WHERE json_extract(value, '$.plan') LIKE ? ESCAPE '\\')", params: [pattern] };
     default:

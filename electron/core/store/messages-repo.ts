@@ -34,6 +34,8 @@ export interface StoredMessage {
   blocked?: string;
   /** Set when Segment's Tracking API would refuse it (shared/limits.ts segmentWarning): accepted here, said. */
   warning?: string;
+  /** Set when the user pinned it: retention and clears keep it (migration 23). */
+  pinned?: true;
 }
 
 /** One message with its payload: exactly as received, and as Sluice forwards it. */
@@ -50,7 +52,7 @@ export interface MessageRecord extends StoredMessage {
 
 const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
   m.origin, m.user_id, m.anonymous_id, m.event, m.received_at, m.timestamp,
-  CASE WHEN m.violations IS NULL THEN 0 ELSE json_array_length(m.violations) END AS violation_count, m.blocked, m.warning`;
+  CASE WHEN m.violations IS NULL THEN 0 ELSE json_array_length(m.violations) END AS violation_count, m.blocked, m.warning, m.pinned`;
 
 interface MessageRow {
   id: number;
@@ -70,6 +72,7 @@ interface MessageRow {
   violation_count: number;
   blocked: string | null;
   warning: string | null;
+  pinned: number | null;
 }
 
 interface RecordRow extends MessageRow {
@@ -99,6 +102,7 @@ function fromRow(row: MessageRow): StoredMessage {
     violations: row.violation_count,
     ...(row.blocked !== null ? { blocked: row.blocked } : {}),
     ...(row.warning !== null ? { warning: row.warning } : {}),
+    ...(row.pinned === 1 ? { pinned: true as const } : {}),
   };
 }
 

@@ -640,6 +640,18 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       END;
     `,
   },
+  {
+    version: 23,
+    name: 'pinned messages',
+    sql: `
+      -- Issue 29. A message the user pinned: 1; NULL (no byte stored, no rewrite of the table): not pinned.
+      -- Retention and clears pass over pinned messages (retention/prune-writes.ts, retention/clear.ts).
+      ALTER TABLE messages ADD COLUMN pinned INTEGER;
+      -- pinned:true reads only the pinned rows, newest first, through this index (a few entries, none for
+      -- an unpinned message: ingestion writes nothing more).
+      CREATE INDEX messages_pinned ON messages (id) WHERE pinned = 1;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

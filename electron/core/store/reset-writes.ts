@@ -6,7 +6,9 @@ import { emptySearchIndexes } from './search-index.ts';
  * deletion requests, the profiles audiences are computed from, audience memberships and sync
  * history — and keeps what was configured: sources, destinations, audience definitions, this
  * Sluice's id (sluice/testing's reset(), a test's clean slate). In the caller's transaction. The
- * profile fold starts again from the first message (ids are given again from 1).
+ * profile fold starts again from the first message (ids are given again from 1). Pinned messages go
+ * too, unlike in a clear: a reset is a clean slate, and as ids start again from 1 a kept pin would
+ * stand for a message that is not the one pinned.
  */
 export function storeResetter(db: DatabaseSync): () => number {
   const countMessages = db.prepare('SELECT count(*) AS n FROM messages');

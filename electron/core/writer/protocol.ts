@@ -82,6 +82,8 @@ export interface Removed {
   lastId: number;
   /** Messages it left because a delivery of theirs is pending, retrying or in flight (pruning only). */
   keptPending: number;
+  /** Messages it left because they are pinned (pruning only; a pinned one with an open delivery counts here). */
+  keptPinned?: number;
 }
 
 /** A write key, its source, and the browser origins the source accepts (absent or null: any). */
@@ -111,6 +113,8 @@ export type WriteOp =
   | { op: 'prune'; afterId: number; upToId: number; limit: number }
   /** A clear: these messages, whatever their deliveries' states (the engine was told first). */
   | { op: 'removeMessages'; ids: number[] }
+  /** Pins or unpins these messages (retention and clears keep a pinned one); `changed`: how many exist. */
+  | { op: 'pin'; ids: number[]; pinned: boolean }
   /** Gives free pages back to the file system (auto_vacuum incremental). */
   | { op: 'vacuum'; pages: number }
   /** A slice of a merge of the search indexes (store/search-index.ts indexMerger); `more` says whether one is needed. */

@@ -322,6 +322,7 @@ const OP_NAMES: Record<WriteOp['op'], string> = {
   recheck: 'the re-checked violations',
   prune: 'the pruning',
   removeMessages: 'the clearing',
+  pin: 'the pin',
   vacuum: 'the vacuum',
   mergeIndexes: 'the merge of the search indexes',
   'audience.save': 'the audience',

@@ -133,6 +133,7 @@ function matchesShownClauses(m: MessageSummary, query: string): boolean {
       origin: m.origin,
       violations: m.violations,
       outcome: outcomeOf(m),
+      pinned: m.pinned === true,
     });
     if (holds !== null && holds === clause.negated) return false;
   }

@@ -18,8 +18,8 @@ import { createStore } from 'zustand/vanilla';
 import type { Channel, CoreEvent, RequestOf, Responses, Result } from '../../../shared/contract.ts';
 import type { ConnectionState, RelayApi } from '../transport/relay-api.ts';
 import { browserFrameHost, requestFrameOrTimeout } from './frame.ts';
-import { hasFilters, NO_FILTERS, type Filters } from './filters.ts';
-import { dropExpired, neighbour } from './model.ts';
+import { hasFilters, matchesFilters, NO_FILTERS, type Filters } from './filters.ts';
+import { dropExpired, neighbour, refreshRows } from './model.ts';
 import { RateMeter } from './rate-meter.ts';
 import { ChangeLog } from './inspector/change-log.ts';
 import { DetailLoader } from './inspector/detail.ts';
@@ -185,6 +185,23 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           pruneRefresh.request({ reason: 'clear', messages: event.messages });
           counts.later();
           break;
+        case 'messages.pinned': {
+          // Pinned or un-pinned (here or in another window): the rows say so in place; one the filters no
+          // longer match (un-pinned under pinned:true) leaves the list.
+          const { list, filters } = getState();
+          const rows = event.ids.flatMap((id) => {
+            const row = list.byId.get(id);
+            if (!row) return [];
+            const { pinned: _, ...rest } = row;
+            return [event.pinned ? { ...rest, pinned: true as const } : rest];
+          });
+          const next = refreshRows(list, rows, (row) => matchesFilters(row, filters));
+          if (next !== list) setState({ list: next });
+          const open = getState().detail;
+          if (open && event.ids.includes(open.id)) detail.reload();
+          if (hasFilters(filters)) counts.later();
+          break;
+        }
         case 'receiver.received':
           break; // the receiver's inbox view is not part of this slice
       }

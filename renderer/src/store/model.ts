@@ -180,6 +180,7 @@ function sameRow(a: MessageSummary, b: MessageSummary): boolean {
     a.deliveryCount === b.deliveryCount &&
     a.violations === b.violations &&
     a.blocked === b.blocked &&
+    a.pinned === b.pinned &&
     (x === y ||
       (x !== null &&
         y !== null &&

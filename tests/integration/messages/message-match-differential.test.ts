@@ -108,6 +108,13 @@ const QUERIES: [string, 'may be empty'?][] = [
   ['source:web violations:yes -plan:web*'],
   ['violations:yes -plan:web*'],
   ['-type:identify -type:track -type:page'],
+  // Pins (every 7th stored message is pinned below).
+  ['pinned:true'],
+  ['-pinned:true'],
+  ['pinned:false'],
+  ['PINNED:True type:track'],
+  ['-pinned:false violations:yes', 'may be empty'],
+  ['order -pinned:true'],
 ];
 
 const PLANS = [
@@ -219,14 +226,17 @@ beforeAll(async () => {
   // Every delivery done (the rows' outcomes settled) and every message in the word index.
   await until(() => core.messages.list({ limit: 1000 }).filter((m) => m.origin === 'plan').length === receiver.received.length && receiver.received.length > 0);
   await indexCaughtUp(dataDir, 30_000, 20);
+  // Every 7th message pinned (messages.pin, through the writer).
+  const toPin = core.messages.list({ limit: 1000 }).map((m) => m.id).filter((id) => id % 7 === 0);
+  expect((await invoke(handlers, 'messages.pin', { ids: toPin, pinned: true })).ok).toBe(true);
 
-  type Stored = { id: number; raw: string; status: string; origin: string; violations: string | null; source: string; deliveries: string | null };
+  type Stored = { id: number; raw: string; status: string; origin: string; violations: string | null; source: string; deliveries: string | null; pinned: number | null };
   const read = (): Stored[] => {
     const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
     try {
       return db
         .prepare(
-          `SELECT m.id, m.raw, m.status, m.origin, m.violations, s.name AS source,
+          `SELECT m.id, m.raw, m.status, m.origin, m.violations, m.pinned, s.name AS source,
              (SELECT group_concat(d.status) FROM deliveries d WHERE d.message_id = m.id) AS deliveries
            FROM messages m JOIN sources s ON s.id = m.source_id ORDER BY m.id`,
         )
@@ -252,6 +262,7 @@ beforeAll(async () => {
         violations: violations.length,
         plans: violations.map((v) => v.plan),
         outcome: r.status === 'accepted' ? (r.deliveries ?? 'none') : r.status,
+        pinned: r.pinned === 1,
       },
     };
   });

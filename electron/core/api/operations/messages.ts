@@ -12,7 +12,7 @@ import type { OperationContext, OperationsOf } from './parts.ts';
 const DELIVERY_SCAN_LIMIT = 20_000;
 const DELIVERY_SCAN_CHUNK = 1000;
 
-export function messageOperations(p: OperationContext): OperationsOf<'messages.list' | 'messages.count' | 'messages.byIds' | 'messages.get'> {
+export function messageOperations(p: OperationContext): OperationsOf<'messages.list' | 'messages.count' | 'messages.byIds' | 'messages.get' | 'messages.pin'> {
   const { deliveries, messages } = p;
 
   /** Messages as rows of the stream: each with the delivery its row shows, and its audience tag. */
@@ -97,6 +97,11 @@ export function messageOperations(p: OperationContext): OperationsOf<'messages.l
         ...(audience ? { audience } : {}),
         ...(named ? { names: named } : {}),
       };
+    },
+    'messages.pin': async ({ ids, pinned }) => {
+      const { changed } = await p.writer.write({ op: 'pin', ids, pinned });
+      if (changed > 0) p.bus.emit('messages.pinned', { ids, pinned });
+      return { changed };
     },
   };
 }

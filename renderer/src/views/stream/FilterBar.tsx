@@ -9,6 +9,7 @@ import { BulkReplayButton } from '../replay/BulkReplay.tsx';
 import { StreamStorageActions } from '../storage/StreamStorageActions.tsx';
 import { SearchBox } from './SearchBox.tsx';
 import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
+import { PINNED_SEARCH } from './pin.ts';
 
 const NO_SOURCES: never[] = [];
 
@@ -60,6 +61,7 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
           )}
         </Field>
         <ViolationsToggle on={filters.violations === true} onChange={(on) => inspector.setFilters({ violations: on })} />
+        <PinnedToggle on={filters.search.trim() === PINNED_SEARCH} onChange={(on) => inspector.setFilters({ search: on ? PINNED_SEARCH : '' })} />
         <Field label="Source">
           {(control) => (
             <SourcePicker
@@ -114,6 +116,26 @@ function FilterChips({ event, plan, onRemove }: { event: string | undefined; pla
           <span aria-hidden="true"> ×</span>
         </button>
       ) : null}
+    </div>
+  );
+}
+
+/** The pinned messages: the search `pinned:true` (the box shows it, so the query is learnt). */
+function PinnedToggle({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <div className="field">
+      <span className="field-label" aria-hidden="true">
+        Pins
+      </span>
+      <button
+        type="button"
+        className="btn pinned-toggle"
+        aria-pressed={on}
+        title={on ? 'Showing only pinned messages (pinned:true): click to show all' : 'Show only pinned messages (pinned:true)'}
+        onClick={() => onChange(!on)}
+      >
+        <span aria-hidden="true">⚑ </span>Pinned
+      </button>
     </div>
   );
 }

@@ -23,6 +23,7 @@ import { sourceLabel } from '../../../../shared/refused-request.ts';
 import { JsonErrorExcerpt, storedJsonError } from './JsonErrorExcerpt.tsx';
 import { useDetailTab, type DetailTab } from './detail-tab.ts';
 import { keyboardHelpStore } from './stream-keys.ts';
+import { togglePin, usePinError } from './pin.ts';
 
 type TabKey = DetailTab;
 
@@ -38,6 +39,7 @@ export function MessageDetailPane() {
   const destinations = useInspectorState((s) => s.destinations);
   const sources = useInspectorState((s) => s.info?.sources);
   const [tab, setTab] = useDetailTab(inspector);
+  const pinError = usePinError(inspector);
   const [deliveryId, setDeliveryId] = useState<number | null>(null);
   const now = useSecondClock();
   const data = detail?.data ?? null;
@@ -100,6 +102,16 @@ export function MessageDetailPane() {
         <div className="detail-title">
           <span className={`type-badge type-${data.type ?? 'invalid'}`}>{data.type ?? 'invalid'}</span>
           <h2>{rowName(data) || (data.userId ?? data.anonymousId ?? `message ${data.id}`)}</h2>
+          <button
+            type="button"
+            className="btn btn-small btn-quiet pin-toggle"
+            aria-pressed={data.pinned === true}
+            title={data.pinned ? 'Pinned: kept through retention and clears. Click (or p) to un-pin' : 'Pin: keep it through retention and clears (p)'}
+            onClick={() => void togglePin(inspector, data.id)}
+          >
+            <span aria-hidden="true">⚑ </span>
+            {data.pinned ? 'Pinned' : 'Pin'}
+          </button>
           <button type="button" className="btn btn-small btn-quiet" aria-label="Close detail" onClick={() => inspector.open(null)}>
             ✕
           </button>
@@ -121,6 +133,11 @@ export function MessageDetailPane() {
         {detail.error ? (
           <p role="alert" className="error-text">
             Could not refresh: {detail.error}
+          </p>
+        ) : null}
+        {pinError ? (
+          <p role="alert" className="error-text">
+            {pinError}
           </p>
         ) : null}
       </header>

@@ -76,6 +76,11 @@ export const StreamRow = memo(function StreamRow({ id, index, count, selected, o
         <span className="row-name" title={rowName(row)}>
           {rowName(row)}
         </span>
+        {row.pinned ? (
+          <span className="row-pinned" title="Pinned: kept through retention and clears">
+            <span aria-hidden="true">⚑ </span>pinned
+          </span>
+        ) : null}
         {row.blocked ? (
           <span className="row-blocked" title={`${blockedSentence(row.blocked)} Stored and shown; its deliveries are skipped.`}>
             blocked

@@ -81,6 +81,11 @@ function valuesOf(field: string, context: CompletionContext): { value: string; d
         { value: 'yes', detail: 'breaks a tracking plan' },
         { value: 'no', detail: 'breaks none' },
       ];
+    case 'pinned':
+      return [
+        { value: 'true', detail: 'pinned: kept through retention and clears' },
+        { value: 'false', detail: 'not pinned' },
+      ];
     case 'origin':
       return list(ORIGINS, 'where it came from');
     case 'source':

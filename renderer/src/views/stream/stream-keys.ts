@@ -12,8 +12,9 @@ import { hasFilters } from '../../store/filters.ts';
 import type { Inspector } from '../../store/inspector.ts';
 import { isTyping, shortcutAllowed } from '../../lib/shortcut-guard.ts';
 import { detailTabStore } from './detail-tab.ts';
+import { togglePin } from './pin.ts';
 
-export type StreamAction = 'down' | 'up' | 'open' | 'replay' | 'search' | 'help' | 'close';
+export type StreamAction = 'down' | 'up' | 'open' | 'replay' | 'pin' | 'search' | 'help' | 'close';
 
 export interface StreamKey {
   /** The keys as `KeyboardEvent.key` names them. */
@@ -29,6 +30,7 @@ export const STREAM_KEYS: readonly StreamKey[] = [
   { keys: ['k', 'ArrowUp'], shown: ['k', '↑'], action: 'up', what: 'Select the previous (newer) message' },
   { keys: ['Enter'], shown: ['Enter'], action: 'open', what: 'Open the selected message' },
   { keys: ['r'], shown: ['r'], action: 'replay', what: 'Replay the selected message: its Replay tab, where Send replays it' },
+  { keys: ['p'], shown: ['p'], action: 'pin', what: 'Pin the selected message (kept through retention and clears), or un-pin it' },
   { keys: ['/'], shown: ['/'], action: 'search', what: 'Focus the search' },
   { keys: ['?'], shown: ['?'], action: 'help', what: 'Show these keys' },
   { keys: ['Escape'], shown: ['Esc'], action: 'close', what: 'Close a dialog; else clear the filters; else close the message' },
@@ -93,6 +95,12 @@ export function useStreamKeys(inspector: Inspector, searchRef: RefObject<HTMLInp
           if (id === null) return;
           if (inspector.store.getState().detail?.id !== id) inspector.open(id);
           detailTabStore(inspector).setState({ tab: 'replay' });
+          break;
+        }
+        case 'pin': {
+          const id = selected ?? inspector.store.getState().detail?.id ?? null;
+          if (id === null) return;
+          void togglePin(inspector, id);
           break;
         }
         case 'search':
