@@ -2,13 +2,14 @@
  * The one contract between the core and the inspector, whatever carries it (Electron IPC through the
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
  * schema of its request and the type of its response, composed from one module per domain
- * (shared/channels/: messages, deliveries, destinations, sources, audiences, plans, storage, receiver,
+ * (shared/channels/: messages, facets, deliveries, destinations, sources, audiences, plans, storage, receiver,
  * deletions, faults, transforms, overview); the core's operations are keyed by the same names (electron/core/api/operations/).
  * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
 import { audienceRequestSchemas, type AudienceResponses } from './channels/audiences.ts';
 import { deletionRequestSchemas, type DeletionResponses } from './channels/deletions.ts';
+import { facetRequestSchemas, type FacetResponses } from './channels/facets.ts';
 import { faultRequestSchemas, type FaultResponses } from './channels/faults.ts';
 import { deliveryRequestSchemas, type DeliveryChange, type DeliveryResponses } from './channels/deliveries.ts';
 import { destinationRequestSchemas, type DestinationResponses } from './channels/destinations.ts';
@@ -25,6 +26,7 @@ import type { RecheckProgress } from './tracking-plan.ts';
 
 export type { DeliveryStatusName } from './message-filter.ts';
 export type { MessageDetail, MessageNames, MessageSummary } from './channels/messages.ts';
+export type { FacetsView, FacetValue, FacetView, TimelineView } from './channels/facets.ts';
 export type {
   AttemptView,
   DeliveryChange,
@@ -47,6 +49,7 @@ export type { DeliveryOverview, DestinationFunnel, OverviewWindow } from './chan
 export const requestSchemas = {
   ...sourceRequestSchemas,
   ...messageRequestSchemas,
+  ...facetRequestSchemas,
   ...deliveryRequestSchemas,
   ...destinationRequestSchemas,
   ...deletionRequestSchemas,
@@ -69,6 +72,7 @@ export type ParsedRequestOf<C extends Channel> = z.output<(typeof requestSchemas
 export interface Responses
   extends SourceResponses,
     MessageResponses,
+    FacetResponses,
     DeliveryResponses,
     DestinationResponses,
     DeletionResponses,

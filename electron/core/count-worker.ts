@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { deliveryFunnels } from './store/delivery-funnel.ts';
 import { countMessages, idAtTime, matchAt } from './store/message-counts.ts';
+import { exactTimeline, messageFacets, messageTimeline, timeOnly } from './store/message-facets.ts';
 import type { CountJob, CountReply } from './store/message-counter.ts';
 import { openReadOnly } from './store/connection.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
@@ -32,6 +33,8 @@ port.on('message', (job: CountJob) => {
       : job.kind === 'ids' ? ids(job.query)
       : job.kind === 'stats' ? storeStats(db)
       : job.kind === 'funnels' ? deliveryFunnels(db, job.from, job.to)
+      : job.kind === 'facets' ? messageFacets(db, job.query)
+      : job.kind === 'timeline' ? (timeOnly(job.query) ? exactTimeline(db, job.query) : messageTimeline(db, job.query))
       : idAtTime(db, job.at);
     reply = { id: job.id, ok: true, value };
   } catch (error) {

@@ -12,7 +12,7 @@ import type { DeliverySummary, DeliveryView } from './deliveries.ts';
 import { recordId as id } from './record-id.ts';
 
 /** The stream's filters, as `messages.list` and `messages.count` take them. */
-const messageListFilters = z.strictObject({
+export const messageListFilters = z.strictObject({
   type: z.enum(MESSAGE_TYPES).optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
   sourceId: z.number().int().optional(),

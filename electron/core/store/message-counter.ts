@@ -7,6 +7,8 @@ import { Worker } from 'node:worker_threads';
 import { OperationError } from '../operation-error.ts';
 import { workerExecArgv } from '../worker-options.ts';
 import type { CountQuery } from './message-counts.ts';
+import type { FacetQuery } from './message-facets.ts';
+import type { FacetsView, TimelineView } from '../../../shared/channels/facets.ts';
 import type { IndexHint } from './message-query-sql.ts';
 import type { DestinationFunnel } from '../../../shared/channels/overview.ts';
 import type { StoreStats } from './store-stats.ts';
@@ -25,6 +27,8 @@ export type CountJob =
   | { id: number; kind: 'ids'; query: IdsQuery }
   | { id: number; kind: 'stats' }
   | { id: number; kind: 'funnels'; from: number | null; to: number }
+  | { id: number; kind: 'facets'; query: FacetQuery }
+  | { id: number; kind: 'timeline'; query: CountQuery }
   | { id: number; kind: 'offset'; query: CountQuery; offset: number }
   | { id: number; kind: 'time'; at: number };
 export type CountReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
@@ -71,6 +75,16 @@ export class MessageCounter {
   /** The delivery overview's funnels (store/delivery-funnel.ts) of the deliveries made from `from` (null: the first) to `to`. */
   funnels(from: number | null, to: number): Promise<DestinationFunnel[]> {
     return this.#run({ kind: 'funnels', from, to }, 'funnels') as Promise<DestinationFunnel[]>;
+  }
+
+  /** The facets of the matches (store/message-facets.ts); a newer ask supersedes one waiting. */
+  facets(query: FacetQuery): Promise<FacetsView> {
+    return this.#run({ kind: 'facets', query }, 'facets') as Promise<FacetsView>;
+  }
+
+  /** The matches over time (store/message-facets.ts); a newer ask supersedes one waiting. */
+  timeline(query: CountQuery): Promise<TimelineView | null> {
+    return this.#run({ kind: 'timeline', query }, 'timeline') as Promise<TimelineView | null>;
   }
 
   stats(): Promise<StoreStats> {
@@ -142,5 +156,10 @@ export class MessageCounter {
 
 /** What a job that failed could not do, for its sentence. */
 function failed(job: CountJob): string {
-  return job.kind === 'ids' ? 'could not read the stored messages' : job.kind === 'stats' ? 'could not count the stored messages and deliveries' : job.kind === 'funnels' ? 'could not count the deliveries of the overview' : 'could not count the messages';
+  return job.kind === 'ids' ? 'could not read the stored messages'
+    : job.kind === 'stats' ? 'could not count the stored messages and deliveries'
+    : job.kind === 'funnels' ? 'could not count the deliveries of the overview'
+    : job.kind === 'facets' ? 'could not count the facets'
+    : job.kind === 'timeline' ? 'could not count the timeline'
+    : 'could not count the messages';
 }

@@ -12,7 +12,7 @@ import { partFrom, searchParts } from './message-search.ts';
 export type CountQuery = Omit<ListMessagesQuery, 'beforeId' | 'afterId' | 'limit'>;
 
 /** Each part of the search (above the indexed range, through the index, below it), newest first, with the filters' terms. */
-function parts(db: DatabaseSync, query: CountQuery): ReturnType<typeof partFrom>[] {
+export function parts(db: DatabaseSync, query: CountQuery): ReturnType<typeof partFrom>[] {
   const { search, ...filters } = query;
   const terms = filterTerms(filters);
   return searchParts(db, compileQuery(search)).map((part) => partFrom(part, terms));

@@ -177,7 +177,7 @@ function phrase(words: readonly string[], prefix: boolean): string {
 }
 
 /** A JSON path for json_extract: each key quoted, a segment of digits an array index. */
-function jsonPath(segments: readonly string[]): string {
+export function jsonPath(segments: readonly string[]): string {
   return `$${segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `."${s.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join('')}`;
 }
 

@@ -14,6 +14,7 @@ import type { HarFilter } from '../../transfer/har.ts';
 import { audienceOperations } from './audiences.ts';
 import { deletionOperations } from './deletions.ts';
 import { deliveryOperations } from './deliveries.ts';
+import { facetOperations } from './facets.ts';
 import { faultOperations } from './faults.ts';
 import { configWarnings, destinationOperations, saveDestinationConfig } from './destinations.ts';
 import { messageOperations } from './messages.ts';
@@ -60,6 +61,7 @@ export function createOperations(parts: OperationParts): { operations: Operation
   const operations: Operations = {
     ...sourceOperations(p),
     ...messageOperations(p),
+    ...facetOperations(p),
     ...deliveryOperations(p),
     ...destinationOperations(p),
     ...deletionOperations(p),
