@@ -13,6 +13,7 @@ import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
 import { runMatchersBench } from './matchers.bench.ts';
+import { runFacetsBench } from './facets.bench.ts';
 import { runFiltersBench } from './filters.bench.ts';
 import { runOverviewBench } from './overview.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   testing: runTestingBench,
   matchers: runMatchersBench,
   filters: runFiltersBench,
+  facets: runFacetsBench,
   plans: runPlansBench,
   retention: runRetentionBench,
   scale: runScaleBench,

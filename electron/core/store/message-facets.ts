@@ -5,7 +5,7 @@
 // What is exact and what is not, measured at 1 M stored messages (docs/benchmarks.md#facets-benchmark):
 // a GROUP BY over every message reads every row — 3.5 s for event alone over 2.2 M rows — so facets
 // count the latest FACET_SCAN matches, newest first (one read through the search's parts, as a page
-// of the list is read): exact when fewer match, "of the latest 100,000" when more. The timeline of an
+// of the list is read): exact when fewer match, "of the latest 50,000" when more. The timeline of an
 // unfiltered list (or one filtered by time only) is exact, counted on the time index; any other
 // filter's timeline is drawn from the same latest matches as the facets, and says so.
 import type { DatabaseSync } from 'node:sqlite';
@@ -17,8 +17,8 @@ import { readSnapshot } from './connection.ts';
 import { parts, type CountQuery } from './message-counts.ts';
 import { ifJson, jsonPath } from './message-query-sql.ts';
 
-/** Matches counted, at most: the latest ones (measured: ~0.5 s for 100,000 rows on the benchmark's machine). */
-export const FACET_SCAN = 100_000;
+/** Matches counted, at most: the latest ones (measured: ~0.3 s for 50,000 rows, 0.6–0.9 s for 100,000, on the benchmark's 2-core machine). */
+export const FACET_SCAN = 50_000;
 
 export interface FacetQuery extends CountQuery {
   /** A payload field (properties.plan) to count the values of too. */

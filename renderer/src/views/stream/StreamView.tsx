@@ -5,6 +5,7 @@ import { hasFilters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { EmptyState, NoMatches } from './EmptyState.tsx';
 import { FilterBar } from './FilterBar.tsx';
+import { FacetsPanel } from '../facets/FacetsPanel.tsx';
 import { MessageDetailPane } from './MessageDetail.tsx';
 import { StreamList } from './StreamList.tsx';
 import { useStreamKeys } from './stream-keys.ts';
@@ -39,6 +40,7 @@ export function StreamView({ sourceId }: {
     <div className="panes" style={{ '--list-width': `${listWidth}px` } as CSSProperties}>
       <section className="list-pane drop-target" aria-label="Stream" {...drop.handlers}>
         <FilterBar searchRef={searchRef} />
+        <FacetsPanel />
         <StreamBody sourceId={sourceId} />
         {drop.dragging ? (
           <div className="drop-overlay">
