@@ -6,8 +6,9 @@
 // a GROUP BY over every message reads every row — 3.5 s for event alone over 2.2 M rows — so facets
 // count the latest FACET_SCAN matches, newest first (one read through the search's parts, as a page
 // of the list is read): exact when fewer match, "of the latest 50,000" when more. The timeline of an
-// unfiltered list (or one filtered by time only) is exact, counted on the time index; any other
-// filter's timeline is drawn from the same latest matches as the facets, and says so.
+// unfiltered list (or one filtered by time only) is counted on the time index — exact up to 500,000
+// messages in the range, else the latest 500,000 (grouping 2.2 M index entries takes 1–3.5 s there);
+// any other filter's timeline is drawn from the same latest matches as the facets. Each says which.
 import type { DatabaseSync } from 'node:sqlite';
 import { FACET_FIELDS, FACET_TOP, FACET_VALUE_MAX, bucketFor, checkFacetPath, facetClause } from '../../../shared/facets.ts';
 import type { FacetsView, FacetView, TimelineView } from '../../../shared/channels/facets.ts';
@@ -116,22 +117,35 @@ export function timeOnly(query: CountQuery): boolean {
   return Object.entries(query).every(([key, value]) => key === 'from' || key === 'to' || value === undefined || value === '');
 }
 
-/** The timeline of every message in the time range (all when none), counted exactly on the time index. */
-export function exactTimeline(db: DatabaseSync, query: CountQuery): TimelineView | null {
+/** Messages the unfiltered timeline counts, at most: the latest (on the time index: ~0.2 s for 500,000 on a quiet 2-core machine). */
+export const TIMELINE_SCAN = 500_000;
+
+/**
+ * The timeline of the messages in the time range (all when none), counted on the time index: every one
+ * when the range holds at most `scan`, else the latest `scan` (those received after the one past them).
+ */
+export function exactTimeline(db: DatabaseSync, query: CountQuery, scan = TIMELINE_SCAN): TimelineView | null {
   return readSnapshot(db, () => {
     const lo = query.from ?? 0;
     const hi = query.to ?? Number.MAX_SAFE_INTEGER;
-    const first = db.prepare('SELECT min(received_at) AS at FROM messages WHERE received_at BETWEEN ? AND ?').get(lo, hi) as { at: number | null };
-    if (first.at === null) return null;
-    const last = db.prepare('SELECT max(received_at) AS at FROM messages WHERE received_at BETWEEN ? AND ?').get(lo, hi) as { at: number };
-    const bucketMs = bucketFor(last.at - first.at);
-    const start = Math.floor(first.at / bucketMs) * bucketMs;
+    const last = db.prepare('SELECT max(received_at) AS at FROM messages WHERE received_at BETWEEN ? AND ?').get(lo, hi) as { at: number | null };
+    if (last.at === null) return null;
+    // The message past the latest `scan`: when there is one, only those received after it are counted.
+    const past = db
+      .prepare('SELECT received_at AS at FROM messages INDEXED BY messages_received WHERE received_at BETWEEN ? AND ? ORDER BY received_at DESC LIMIT 1 OFFSET ?')
+      .get(lo, hi, scan) as { at: number } | undefined;
+    const exact = past === undefined;
+    const first = exact
+      ? (db.prepare('SELECT min(received_at) AS at FROM messages WHERE received_at BETWEEN ? AND ?').get(lo, hi) as { at: number }).at
+      : past.at + 1;
+    const bucketMs = bucketFor(last.at - first);
+    const start = Math.floor(first / bucketMs) * bucketMs;
     const counts = new Array<number>(Math.floor((last.at - start) / bucketMs) + 1).fill(0);
     const rows = db
       .prepare('SELECT CAST((received_at - ?) / ? AS INTEGER) AS k, count(*) AS n FROM messages INDEXED BY messages_received WHERE received_at BETWEEN ? AND ? GROUP BY k')
-      .all(start, bucketMs, first.at, last.at) as { k: number; n: number }[];
+      .all(start, bucketMs, first, last.at) as { k: number; n: number }[];
     for (const { k, n } of rows) counts[k] = n;
-    return { from: start, bucketMs, counts, exact: true, since: null };
+    return { from: start, bucketMs, counts, exact, since: exact ? null : first };
   });
 }
 

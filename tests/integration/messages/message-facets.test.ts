@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
 import { openReadOnly } from '../../../electron/core/store/connection.ts';
 import { databaseFile } from '../../../electron/core/store/database.ts';
-import { messageFacets, messageTimeline } from '../../../electron/core/store/message-facets.ts';
+import { exactTimeline, messageFacets, messageTimeline } from '../../../electron/core/store/message-facets.ts';
 import type { FacetView } from '../../../shared/channels/facets.ts';
 import { withClause } from '../../../shared/facets.ts';
 import { callOk } from '../../helpers/contract.ts';
@@ -92,6 +92,14 @@ describe('facets', () => {
       expect(messageFacets(db, { type: 'identify' }, 10)).toMatchObject({ counted: 10, complete: true });
       const timeline = messageTimeline(db, { type: 'track' }, 5);
       expect(timeline).toMatchObject({ exact: false, since: T0 + 540_000, counts: [5] });
+      // Unfiltered, on the time index: past its scan, only the messages received after the one past it.
+      const sum = (counts: number[]) => counts.reduce((a, b) => a + b, 0);
+      const capped = exactTimeline(db, {}, 10)!;
+      expect(capped).toMatchObject({ exact: false, since: T0 + 120_001 });
+      expect(sum(capped.counts)).toBe(6);
+      const whole = exactTimeline(db, {}, 57)!;
+      expect(whole).toMatchObject({ exact: true, since: null, from: T0 });
+      expect(sum(whole.counts)).toBe(57);
     } finally {
       db.close();
     }
