@@ -3,7 +3,7 @@
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
  * schema of its request and the type of its response, composed from one module per domain
  * (shared/channels/: messages, facets, deliveries, destinations, sources, audiences, plans, storage, receiver,
- * deletions, faults, transforms, overview); the core's operations are keyed by the same names (electron/core/api/operations/).
+ * deletions, faults, transforms, overview, searches); the core's operations are keyed by the same names (electron/core/api/operations/).
  * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
@@ -15,6 +15,7 @@ import { deliveryRequestSchemas, type DeliveryChange, type DeliveryResponses } f
 import { destinationRequestSchemas, type DestinationResponses } from './channels/destinations.ts';
 import { messageRequestSchemas, type MessageResponses } from './channels/messages.ts';
 import { overviewRequestSchemas, type OverviewResponses } from './channels/overview.ts';
+import { searchRequestSchemas, type SearchResponses } from './channels/searches.ts';
 import { receiverRequestSchemas, type ReceiverResponses } from './channels/receiver.ts';
 import { sourceRequestSchemas, type ComposerState, type SourceResponses } from './channels/sources.ts';
 import { planRequestSchemas, type PlanResponses } from './channels/plans.ts';
@@ -38,6 +39,7 @@ export type {
   TransformRunView,
 } from './channels/deliveries.ts';
 export type { DestinationView, TrackingApiView, WebhookHealth } from './channels/destinations.ts';
+export type { SavedFilters, SavedSearch } from './channels/searches.ts';
 export type { ComposerState, SourceView } from './channels/sources.ts';
 export type { ReceiverDestination } from './channels/receiver.ts';
 export type { DeletionPreview, DeletionRequestView } from './channels/deletions.ts';
@@ -60,6 +62,7 @@ export const requestSchemas = {
   ...faultRequestSchemas,
   ...transformRequestSchemas,
   ...overviewRequestSchemas,
+  ...searchRequestSchemas,
 } as const;
 
 export type Channel = keyof typeof requestSchemas;
@@ -82,6 +85,7 @@ export interface Responses
     StorageResponses,
     FaultResponses,
     TransformResponses,
+    SearchResponses,
     OverviewResponses {}
 
 export interface ContractError {

@@ -23,6 +23,7 @@ import { operationContext, type CoreParts, type OperationParts, type Operations 
 import { planOperations } from './plans.ts';
 import { receiverOperations } from './receiver.ts';
 import { sourceOperations } from './sources.ts';
+import { searchOperations } from './searches.ts';
 import { reset, storageOperations } from './storage.ts';
 import { transformOperations } from './transforms.ts';
 
@@ -72,6 +73,7 @@ export function createOperations(parts: OperationParts): { operations: Operation
     ...faultOperations(p),
     ...transformOperations(p),
     ...overviewOperations(p),
+    ...searchOperations(p),
   };
   const commands: CoreCommands = {
     saveDestination: (config, options) => saveDestinationConfig(p, config, options),

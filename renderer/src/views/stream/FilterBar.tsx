@@ -8,6 +8,7 @@ import { useInspector, useInspectorState } from '../../store/react.ts';
 import { BulkReplayButton } from '../replay/BulkReplay.tsx';
 import { StreamStorageActions } from '../storage/StreamStorageActions.tsx';
 import { SearchBox } from './SearchBox.tsx';
+import { SavedSearches } from './SavedSearches.tsx';
 import { CustomTimeRange, TimeRangeSelect } from './TimeRangeFilter.tsx';
 import { PINNED_SEARCH } from './pin.ts';
 
@@ -76,6 +77,7 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
         </Field>
         <TimeRangeSelect />
         <SearchBox searchRef={searchRef} />
+        <SavedSearches />
         <BulkReplayButton />
         <StreamStorageActions />
       </div>
