@@ -234,6 +234,8 @@ describe('the delete confirmation', () => {
     expect(deletedNote('hooks', 2)).toBe('Deleted “hooks”; 2 pending or retrying deliveries were cancelled.');
     expect(deletedNote('hooks', 1)).toBe('Deleted “hooks”; 1 pending or retrying delivery was cancelled.');
     expect(deletedNote('hooks', 0)).toBe('Deleted “hooks”.');
+    // Counts are said as everywhere else (shared/counted.ts): digit groups.
+    expect(deletedNote('hooks', 1204)).toBe('Deleted “hooks”; 1,204 pending or retrying deliveries were cancelled.');
   });
 });
 

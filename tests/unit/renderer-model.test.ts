@@ -345,7 +345,7 @@ describe('selectors', () => {
       tone: 'bad',
     });
     expect(describeOutcome(msg(1, { status: 'duplicate' }), now).label).toBe('≡ duplicate');
-    expect(describeOutcome(msg(1), now).label).toBe('· stored, no destination');
+    expect(describeOutcome(msg(1), now).label).toBe('stored, no destination');
     expect(describeOutcome(d('pending'), now).kind).toBe('pending');
   });
 

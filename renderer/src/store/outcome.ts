@@ -64,7 +64,7 @@ export function describeOutcome(m: OutcomeSubject, now: number): OutcomeText {
     case 'duplicate':
       return { kind, label: '≡ duplicate', title: 'This source already sent a message with this messageId; it is stored but not delivered again.', tone: 'muted' };
     case 'none':
-      return { kind, label: '· stored, no destination', title: 'Stored. No enabled webhook destination is connected to this source.', tone: 'muted' };
+      return { kind, label: 'stored, no destination', title: 'Stored. No enabled webhook destination is connected to this source.', tone: 'muted' };
     case 'delivered': {
       const after = d && d.attemptCount > 1 ? ` after ${d.attemptCount} attempts` : '';
       return {

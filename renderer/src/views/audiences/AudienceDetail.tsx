@@ -3,7 +3,7 @@ import type { AudienceView, SyncMode } from '../../../../shared/audiences.ts';
 import type { SourceView } from '../../../../shared/contract.ts';
 import { Tabs } from '../../components/Tabs.tsx';
 import { useSecondClock } from '../../lib/clock.ts';
-import { absoluteTime, formatCount, relativeTime } from '../../lib/format.ts';
+import { absoluteTime, formatCount, plural, relativeTime } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { audienceTargets, inputOf } from './audience-form.ts';
@@ -48,7 +48,7 @@ export function AudienceDetail({ audience, sources, onEdit, onDeleted }: {
       text:
         s.messages === 0
           ? 'Synced: nobody joined or left, so nothing was sent.'
-          : `Synced: ${formatCount(s.joined)} ${isAudience ? 'joined' : 'new or changed'}, ${formatCount(s.left)} ${isAudience ? 'left' : 'cleared'}; ${formatCount(s.messages)} identify ${s.messages === 1 ? 'message' : 'messages'} ${s.deliveries > 0 ? 'queued for delivery' : chosen === null ? 'stored (no enabled destination is connected to the source)' : 'stored (none of its destinations is enabled)'}.`,
+          : `Synced: ${formatCount(s.joined)} ${isAudience ? 'joined' : 'new or changed'}, ${formatCount(s.left)} ${isAudience ? 'left' : 'cleared'}; ${plural(s.messages, 'identify message')} ${s.deliveries > 0 ? 'queued for delivery' : chosen === null ? 'stored (no enabled destination is connected to the source)' : 'stored (none of its destinations is enabled)'}.`,
       bad: false,
     });
   };

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { AudienceKind, AudienceSyncView } from '../../../../shared/audiences.ts';
 import { useSecondClock } from '../../lib/clock.ts';
-import { absoluteTime, formatCount, formatDuration, relativeTime } from '../../lib/format.ts';
+import { absoluteTime, formatCount, formatDuration, plural, relativeTime } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
 import { formatValue } from './audience-form.ts';
 import { historyEntries, quietSince, quietWords } from './sync-history.ts';
@@ -93,7 +93,7 @@ export function SyncHistory({ syncs, kind, lastSyncAt }: { syncs: AudienceSyncVi
                 <td className="num">{formatCount(sync.joined)}</td>
                 <td className="num">{formatCount(sync.left)}</td>
                 <td className={`tone-${summary.tone}`}>
-                  {formatCount(sync.messages)} {sync.messages === 1 ? 'message' : 'messages'}
+                  {plural(sync.messages, 'message')}
                   {sync.messages > 0 ? ` · ${summary.text}` : ''}
                 </td>
                 <td>

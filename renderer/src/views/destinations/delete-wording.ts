@@ -2,8 +2,9 @@
  * What deleting a destination does, said before (with the count of a dry run) and after. Its
  * pending and retrying deliveries are cancelled; its history stays readable.
  */
+import { plural } from '../../lib/format.ts';
 
-const deliveries = (n: number) => (n === 1 ? '1 pending or retrying delivery' : `${n} pending or retrying deliveries`);
+const deliveries = (n: number) => plural(n, 'pending or retrying delivery', 'pending or retrying deliveries');
 
 const KEPT = 'Its delivered and failed deliveries and their attempts stay in the message history; new messages of its sources are no longer sent to it.';
 

@@ -4,7 +4,7 @@
  * the URL. Without React, so it can be tested in Node.
  */
 import type { DestinationView, WebhookHealth } from '../../../../shared/contract.ts';
-import { absoluteTime } from '../../lib/format.ts';
+import { absoluteTime, plural } from '../../lib/format.ts';
 import { countdown } from '../../store/outcome.ts';
 
 export interface HealthWords {
@@ -27,7 +27,7 @@ export function healthWords(health: WebhookHealth, now: number): HealthWords | n
       gone: true,
     };
   }
-  const failures = `${health.failures} ${health.failures === 1 ? 'failure' : 'failures'} in a row`;
+  const failures = `${plural(health.failures, 'failure')} in a row`;
   const detail = health.lastError ? `${failures}; the last: ${health.lastError}` : failures;
   if (health.breaker === 'open') {
     const next = health.probeAt === null ? 'soon' : countdown(health.probeAt - now);
