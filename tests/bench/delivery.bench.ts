@@ -160,7 +160,7 @@ async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ per
   }
 }
 
-function benchCore(dir: string, url: string) {
+export function benchCore(dir: string, url: string) {
   return createCore({
     dataDir: dir,
     ingestPort: 0,
@@ -182,7 +182,7 @@ function benchCore(dir: string, url: string) {
 }
 
 /** Resolves when `count` deliveries have been announced delivered (announced = committed). */
-function deliveredCount(core: Awaited<ReturnType<typeof createCore>>, count: number): Promise<number> {
+export function deliveredCount(core: Awaited<ReturnType<typeof createCore>>, count: number): Promise<number> {
   let delivered = 0;
   return new Promise((resolve) =>
     core.bus.on('deliveries.changed', (changes) => {

@@ -16,6 +16,7 @@ import { runMatchersBench } from './matchers.bench.ts';
 import { runFacetsBench } from './facets.bench.ts';
 import { runFiltersBench } from './filters.bench.ts';
 import { runOverviewBench } from './overview.bench.ts';
+import { runOverviewCostBench } from './overview-cost.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
@@ -44,6 +45,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   latency: runLatencyBench,
   transforms: runTransformsBench,
   overview: runOverviewBench,
+  'overview-cost': runOverviewCostBench,
 };
 
 const wanted = process.argv.slice(2);
