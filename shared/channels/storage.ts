@@ -20,6 +20,13 @@ export const storageRequestSchemas = {
    */
   'storage.clear': z.strictObject({ scope: clearScopeSchema, dryRun: z.boolean().default(false) }),
   /**
+   * The core's reset (as `POST /api/v1/reset` and sluice/testing's reset): forgets every message with its
+   * deliveries and attempts, refused requests, profiles, audience syncs and members, deletion requests,
+   * the receiver's inbox and injected faults; keeps sources, destinations, audiences, tracking plans,
+   * saved searches and the retention.
+   */
+  'storage.reset': z.strictObject({}),
+  /**
    * A file dropped on the inspector, sent through ingestion with the source's write key: NDJSON (export
    * lines, messages, batches, HTTP API pages) or a HAR file of Tracking API calls. Text only; at most
    * IMPORT_MAX_CHARS (bigger files: `sluice import`).
@@ -43,6 +50,8 @@ export interface StorageResponses {
   'storage.setRetention': StorageView;
   /** `messages`: removed, or that would be; `bytesFreed`: what the file shrank by (0 for a dry run). */
   'storage.clear': { messages: number; deliveries: number; attempts: number; bytesFreed: number; dryRun: boolean };
+  /** `messages`: how many were forgotten. */
+  'storage.reset': { messages: number };
   /** What the file held (its format), what ingestion accepted and refused, and the lines that were not messages. */
   'messages.import': ImportOutcome;
   /** `fileName` to save it as ("sluice-2026-11-25T18-00.ndjson"); `messages`: how many it holds. */

@@ -8,7 +8,7 @@ import { storageFigures } from '../../store/storage-figures.ts';
 import { exportForDownload, importDropped } from '../../transfer/inspector-transfer.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
-type StorageChannel = 'storage.stats' | 'storage.health' | 'storage.setRetention' | 'storage.clear' | 'messages.export' | 'messages.import';
+type StorageChannel = 'storage.stats' | 'storage.health' | 'storage.setRetention' | 'storage.clear' | 'storage.reset' | 'messages.export' | 'messages.import';
 
 export function storageOperations(p: OperationContext): OperationsOf<StorageChannel> {
   return {
@@ -22,6 +22,8 @@ export function storageOperations(p: OperationContext): OperationsOf<StorageChan
     'storage.clear': ({ scope, dryRun }) =>
       // One at a time, and not beside a reset: both take the engine's queue away for a while.
       p.removing(() => clearMessages({ db: p.db, messages: p.messages, writer: p.writer, delivery: p.delivery, pruner: p.pruner, counter: p.counter }, scope, dryRun)),
+    /** The inspector's Reset (Settings › Storage): the core's reset below. */
+    'storage.reset': () => reset(p),
     'messages.export': ({ filter, format }) => exportForDownload(p.db, filter, format, p.clock.now()),
     'messages.import': ({ sourceId, fileName, text }) => {
       const source = p.sources.byId(sourceId);

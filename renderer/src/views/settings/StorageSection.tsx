@@ -7,7 +7,8 @@ import { useShown } from '../../lib/use-shown.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { useLive } from '../../store/use-live.ts';
 import { ClearDialog } from '../storage/ClearDialog.tsx';
-import { clearDone, formatBytes, formatFigure, messageTime, pruneWords, type ClearWhat } from '../storage/storage-words.ts';
+import { ResetDialog } from '../storage/ResetDialog.tsx';
+import { clearDone, formatBytes, formatFigure, messageTime, pruneWords, resetDone, type ClearWhat } from '../storage/storage-words.ts';
 import { RetentionForm } from './RetentionForm.tsx';
 
 /** The figures are read again this often while the section is on screen (and on every prune or clear). */
@@ -27,6 +28,7 @@ export function StorageSection() {
   const now = useSecondClock();
   const [clearing, setClearing] = useState<{ scope: ClearScope; what: ClearWhat } | null>(null);
   const [cleared, setCleared] = useState<string | null>(null);
+  const [resetting, setResetting] = useState(false);
   const { data: stats, error, reload } = useLive<StorageView>({
     load: () => inspector.call('storage.stats', {}),
     concerns: (events) => events.some((e) => e.type === 'storage.pruned' || e.type === 'store.reset'),
@@ -69,6 +71,25 @@ export function StorageSection() {
       <p className="storage-outcome" role="status">
         {cleared ?? ''}
       </p>
+      <h4 className="storage-subhead">Reset</h4>
+      <p className="hint">
+        Forgets everything received — messages, deliveries, refused requests, profiles, the receiver’s inbox — as a test’s reset does,
+        asking first; sources, destinations, audiences, plans and saved searches stay.
+      </p>
+      <div className="storage-clear">
+        <button type="button" className="btn btn-danger" aria-haspopup="dialog" onClick={() => setResetting(true)}>
+          Reset…
+        </button>
+      </div>
+      {resetting ? (
+        <ResetDialog
+          onClose={() => setResetting(false)}
+          onReset={(result) => {
+            setCleared(resetDone(result));
+            reload();
+          }}
+        />
+      ) : null}
       {clearing ? (
         <ClearDialog
           scope={clearing.scope}

@@ -174,3 +174,22 @@ export function importWords(outcome: ImportOutcome): { summary: string; refused:
   const hidden = refusedCount - refused.length + (unreadableCount - unreadable.length);
   return { summary, refused, unreadable, more: hidden > 0 ? `and ${formatCount(hidden)} more not shown` : null };
 }
+
+/** What a reset forgets and what it keeps (electron/core/api/operations/storage.ts: reset). */
+const RESET_FORGETS = 'with their deliveries and attempts, refused requests, profiles, audience syncs and members, deletion requests, the receiver’s inbox and injected faults';
+const RESET_KEEPS = 'Sources, destinations, audiences, tracking plans, saved searches and the retention stay.';
+
+/**
+ * "Reset Sluice? It forgets all 12,345 messages, with their deliveries and attempts, … Sources,
+ * destinations, … stay. This cannot be undone." — from a dry run's count; a reset with nothing stored
+ * still forgets the rest, so the button stays.
+ */
+export function resetQuestion(count: number): { text: string; button: string } {
+  const messages = count === 0 ? 'every message (none is stored now)' : count === 1 ? 'the only stored message' : `all ${plural(count, 'message')}`;
+  return { text: `Reset Sluice? It forgets ${messages}, ${RESET_FORGETS}. ${RESET_KEEPS} This cannot be undone.`, button: 'Reset and forget' };
+}
+
+/** After a reset: "Reset: 12,345 messages forgotten, with everything received; sources and destinations stay." */
+export function resetDone(result: StorageResponses['storage.reset']): string {
+  return `Reset: ${plural(result.messages, 'message')} forgotten, with everything received about them; sources, destinations and settings stay.`;
+}
