@@ -3,7 +3,8 @@ import { slotIndex, useVirtualWindow } from '../../components/virtual.ts';
 import { formatCount } from '../../lib/format.ts';
 import { newerThan } from '../../store/model.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
-import { ROW_HEIGHT, StreamRow } from './StreamRow.tsx';
+import { StreamRow } from './StreamRow.tsx';
+import { ROW_HEIGHTS, setDensity, useDensity } from './density.ts';
 import { JumpControls, JumpedBanner, StreamCounts } from './StreamCounts.tsx';
 import { MAX_SPACER_PX, scrollScale } from '../../components/scroll-scale.ts';
 import { sourceLabel } from '../../../../shared/refused-request.ts';
@@ -26,6 +27,12 @@ const FAR_ROWS = 150;
  * jump); dragging the scrollbar far from them jumps there (`messages.list` at that offset).
  */
 export function StreamList() {
+  const density = useDensity();
+  // A new density is a new list: every position here is counted in rows of one height.
+  return <DenseList key={density} compact={density === 'compact'} ROW_HEIGHT={ROW_HEIGHTS[density]} />;
+}
+
+function DenseList({ compact, ROW_HEIGHT }: { compact: boolean; ROW_HEIGHT: number }) {
   const inspector = useInspector();
   const order = useInspectorState((s) => s.list.order);
   const selectedId = useInspectorState((s) => s.selectedId);
@@ -288,6 +295,7 @@ export function StreamList() {
         key={slot}
         id={id}
         index={i}
+        rowHeight={ROW_HEIGHT}
         count={setSize}
         selected={id === selectedId}
         open={id === openId}
@@ -299,7 +307,7 @@ export function StreamList() {
   const activeDescendant = selectedInView ? `msg-${selectedId}` : undefined;
 
   return (
-    <div className="stream-list-wrap">
+    <div className={`stream-list-wrap${compact ? ' rows-compact' : ''}`}>
       <div
         ref={scrollRef}
         className="stream-list"
@@ -365,6 +373,15 @@ export function StreamList() {
           title="Keep the newest messages in view"
         >
           ⟳ Follow tail
+        </button>
+        <button
+          type="button"
+          className={`btn btn-small${compact ? ' on' : ''}`}
+          aria-pressed={compact}
+          onClick={() => setDensity(compact ? 'comfortable' : 'compact')}
+          title="One line per message (remembered in this browser)"
+        >
+          Compact rows
         </button>
       </div>
     </div>

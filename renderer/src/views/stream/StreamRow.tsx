@@ -7,8 +7,6 @@ import { useInspectorState } from '../../store/react.ts';
 import { blockedSentence, violationsLabel } from './violation-words.ts';
 import { rowName } from './row-name.ts';
 
-export const ROW_HEIGHT = 48;
-
 /**
  * The parts of a row that change with the clock render on their own, so the once-a-second tick
  * re-renders a few text nodes per row, not every row whole.
@@ -36,9 +34,11 @@ function RetryOutcome({ row }: { row: MessageSummary }) {
   return <OutcomeText row={row} now={useSecondClock()} />;
 }
 
-export const StreamRow = memo(function StreamRow({ id, index, count, selected, open, sourceName, onActivate }: {
+export const StreamRow = memo(function StreamRow({ id, index, rowHeight, count, selected, open, sourceName, onActivate }: {
   id: number;
   index: number;
+  /** The density's row height (density.ts). */
+  rowHeight: number;
   count: number;
   selected: boolean;
   open: boolean;
@@ -46,7 +46,7 @@ export const StreamRow = memo(function StreamRow({ id, index, count, selected, o
   onActivate: (id: number) => void;
 }) {
   const row = useInspectorState((s) => s.list.byId.get(id));
-  const style = { transform: `translateY(${index * ROW_HEIGHT}px)` };
+  const style = { transform: `translateY(${index * rowHeight}px)` };
   // A listed row the store has let go (far from the view) is being fetched again: same height, no jump.
   if (!row) {
     return (
