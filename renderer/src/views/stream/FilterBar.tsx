@@ -61,8 +61,26 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
             </select>
           )}
         </Field>
-        <ViolationsToggle on={filters.violations === true} onChange={(on) => inspector.setFilters({ violations: on })} />
-        <PinnedToggle on={filters.search.trim() === PINNED_SEARCH} onChange={(on) => inspector.setFilters({ search: on ? PINNED_SEARCH : '' })} />
+        <FilterToggle
+          label="Plan"
+          className="violations-toggle"
+          icon="⚠"
+          text="Violations"
+          whenOn="Showing only messages that break a tracking plan: click to show all"
+          whenOff="Show only messages that break a tracking plan"
+          on={filters.violations === true}
+          onChange={(on) => inspector.setFilters({ violations: on })}
+        />
+        <FilterToggle
+          label="Pins"
+          className="pinned-toggle"
+          icon="⚑"
+          text="Pinned"
+          whenOn="Showing only pinned messages (pinned:true): click to show all"
+          whenOff="Show only pinned messages (pinned:true)"
+          on={filters.search.trim() === PINNED_SEARCH}
+          onChange={(on) => inspector.setFilters({ search: on ? PINNED_SEARCH : '' })}
+        />
         <Field label="Source">
           {(control) => (
             <SourcePicker
@@ -122,45 +140,22 @@ function FilterChips({ event, plan, onRemove }: { event: string | undefined; pla
   );
 }
 
-/** The pinned messages: the search `pinned:true` (the box shows it, so the query is learnt). */
-function PinnedToggle({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
-  return (
-    <div className="field">
-      <span className="field-label" aria-hidden="true">
-        Pins
-      </span>
-      <button
-        type="button"
-        className="btn pinned-toggle"
-        aria-pressed={on}
-        title={on ? 'Showing only pinned messages (pinned:true): click to show all' : 'Show only pinned messages (pinned:true)'}
-        onClick={() => onChange(!on)}
-      >
-        <span aria-hidden="true">⚑ </span>Pinned
-      </button>
-    </div>
-  );
-}
-
 /**
- * Only the messages that break a tracking plan (`violations: true` in messages.list and in a filter
- * replay). A toggle beside Status, not one of its options: a message with violations has a delivery
- * outcome of its own ("failed with violations" is a question worth asking).
+ * A filter that is on or off, as a pressed button beside the selects: only the messages that break a
+ * tracking plan (`violations: true` in messages.list and in a filter replay — a toggle beside Status,
+ * not one of its options: a message with violations has a delivery outcome of its own), or only the
+ * pinned ones (the search `pinned:true`: the box shows it, so the query is learnt).
  */
-function ViolationsToggle({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+function FilterToggle(props: { label: string; className: string; icon: string; text: string; whenOn: string; whenOff: string; on: boolean; onChange: (on: boolean) => void }) {
+  const { label, className, icon, text, whenOn, whenOff, on, onChange } = props;
   return (
     <div className="field">
       <span className="field-label" aria-hidden="true">
-        Plan
+        {label}
       </span>
-      <button
-        type="button"
-        className="btn violations-toggle"
-        aria-pressed={on}
-        title={on ? 'Showing only messages that break a tracking plan: click to show all' : 'Show only messages that break a tracking plan'}
-        onClick={() => onChange(!on)}
-      >
-        <span aria-hidden="true">⚠ </span>Violations
+      <button type="button" className={`btn ${className}`} aria-pressed={on} title={on ? whenOn : whenOff} onClick={() => onChange(!on)}>
+        <span aria-hidden="true">{icon} </span>
+        {text}
       </button>
     </div>
   );
