@@ -3,7 +3,7 @@
  * preload, a WebSocket to the headless host). Every request/response channel is named here with the
  * schema of its request and the type of its response, composed from one module per domain
  * (shared/channels/: messages, facets, deliveries, destinations, sources, audiences, plans, storage, receiver,
- * deletions, faults, transforms, overview, searches); the core's operations are keyed by the same names (electron/core/api/operations/).
+ * deletions, faults, transforms, overview, issues, searches); the core's operations are keyed by the same names (electron/core/api/operations/).
  * Failures come back as typed results, never as thrown strings. Events travel as batches on one stream.
  */
 import type { z } from 'zod';
@@ -15,6 +15,7 @@ import { deliveryRequestSchemas, type DeliveryChange, type DeliveryResponses } f
 import { destinationRequestSchemas, type DestinationResponses } from './channels/destinations.ts';
 import { messageRequestSchemas, type MessageResponses } from './channels/messages.ts';
 import { overviewRequestSchemas, type OverviewResponses } from './channels/overview.ts';
+import { issueRequestSchemas, type IssueResponses, type IssueRetryProgress } from './channels/issues.ts';
 import { searchRequestSchemas, type SearchResponses } from './channels/searches.ts';
 import { receiverRequestSchemas, type ReceiverResponses } from './channels/receiver.ts';
 import { sourceRequestSchemas, type ComposerState, type SourceResponses } from './channels/sources.ts';
@@ -46,6 +47,7 @@ export type { DeletionPreview, DeletionRequestView } from './channels/deletions.
 export type { FaultedRequest, FaultsView, FaultView, IngestFault } from './channels/faults.ts';
 export type { FilterDecision, TransformSource, TransformTry } from './channels/transforms.ts';
 export type { DeliveryOverview, DestinationFunnel, OverviewWindow } from './channels/overview.ts';
+export type { IssueErrorKind, IssueRetryProgress, IssueState, IssueView } from './channels/issues.ts';
 
 /** Request schemas, one per channel. */
 export const requestSchemas = {
@@ -62,6 +64,7 @@ export const requestSchemas = {
   ...faultRequestSchemas,
   ...transformRequestSchemas,
   ...overviewRequestSchemas,
+  ...issueRequestSchemas,
   ...searchRequestSchemas,
 } as const;
 
@@ -86,7 +89,8 @@ export interface Responses
     FaultResponses,
     TransformResponses,
     SearchResponses,
-    OverviewResponses {}
+    OverviewResponses,
+    IssueResponses {}
 
 export interface ContractError {
   /** Stable: `invalid_request`, `not_found`, an operation's own code, or `internal_error`. */
@@ -133,7 +137,9 @@ export type CoreEvent =
   /** Messages were pinned or unpinned (`messages.pin`, from any window): their rows and detail say so. */
   | { type: 'messages.pinned'; ids: number[]; pinned: boolean }
   /** Faults injected into ingestion changed, or a request was faulted: read `faults.list` again. */
-  | { type: 'faults.changed' };
+  | { type: 'faults.changed' }
+  /** A bulk retry of Issues (`issues.retry`) moved on (at most a few times a second) or ended: the latest progress of each job. */
+  | { type: 'issues.retryProgress'; progress: IssueRetryProgress };
 
 /** Events are coalesced to at most one send per this many ms. */
 export const EVENT_BATCH_MS = 30;

@@ -87,6 +87,12 @@ export function streamEvents(bus: EventBus, send: (events: CoreEvent[]) => void,
       if (!pending.some((event) => event.type === 'faults.changed')) pending.push({ type: 'faults.changed' });
       schedule();
     }),
+    bus.on('issues.retryProgress', (progress) => {
+      // Only the latest progress of a job matters.
+      pending = pending.filter((event) => !(event.type === 'issues.retryProgress' && event.progress.jobId === progress.jobId));
+      pending.push({ type: 'issues.retryProgress', progress });
+      schedule();
+    }),
     bus.on('store.reset', () => {
       storedIds = []; // gone: the reset's reload reads what is stored now
       pending.push({ type: 'store.reset' });

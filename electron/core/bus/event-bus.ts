@@ -4,6 +4,7 @@ import type { CommittedRequest } from '../store/stored-request.ts';
 import type { InboxEntry } from '../../../shared/receiver.ts';
 import type { ClientState } from '../../../shared/client-state.ts';
 import type { RecheckProgress } from '../../../shared/tracking-plan.ts';
+import type { IssueRetryProgress } from '../../../shared/channels/issues.ts';
 import type { PruneReport, StoreHealth } from '../../../shared/storage.ts';
 
 /** The contract's delivery change (shared/contract.ts), with the store's own status and trigger types. */
@@ -46,6 +47,8 @@ export interface CoreEvents {
   'messages.pinned': { ids: number[]; pinned: boolean };
   /** Faults were added, used up, ended or cleared, or a request was faulted (faults/ingest-faults.ts): in memory only. */
   'faults.changed': null;
+  /** A bulk retry of Issues moved on or ended (issues/bulk-retry.ts). */
+  'issues.retryProgress': IssueRetryProgress;
 }
 
 type Listener<T> = (payload: T) => void;

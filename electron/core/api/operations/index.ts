@@ -19,6 +19,7 @@ import { faultOperations } from './faults.ts';
 import { configWarnings, destinationOperations, saveDestinationConfig } from './destinations.ts';
 import { messageOperations } from './messages.ts';
 import { overviewOperations } from './overview.ts';
+import { issueOperations } from './issues.ts';
 import { operationContext, type CoreParts, type OperationParts, type Operations } from './parts.ts';
 import { planOperations } from './plans.ts';
 import { receiverOperations } from './receiver.ts';
@@ -73,6 +74,7 @@ export function createOperations(parts: OperationParts): { operations: Operation
     ...faultOperations(p),
     ...transformOperations(p),
     ...overviewOperations(p),
+    ...issueOperations(p),
     ...searchOperations(p),
   };
   const commands: CoreCommands = {
