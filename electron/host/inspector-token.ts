@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { writeWholeFile } from '../core/whole-file.ts';
 
 export const TOKEN_FILE = 'inspector-token';
 
@@ -75,21 +76,12 @@ function replaced(file: string, note: string): InspectorToken {
   return { token: writeToken(file), origin: 'replaced', note };
 }
 
-/** Writes a new token to a temporary owner-only file beside `file`, then renames it over `file`. */
+/** Writes a new token to an owner-only file, whole (a reader sees the old token or the new). */
 function writeToken(file: string): string {
   const token = newToken();
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    const fd = fs.openSync(temporary, 'wx', 0o600);
-    try {
-      fs.writeSync(fd, `${token}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temporary, file);
+    writeWholeFile(file, `${token}\n`, { mode: 0o600 });
   } catch (error) {
-    fs.rmSync(temporary, { force: true });
     throw new TokenFileError(`cannot write the inspector's token file ${file}: ${(error as Error).message}`);
   }
   return token;

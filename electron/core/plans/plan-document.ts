@@ -16,8 +16,8 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { trackingPlanSchema, type JsonSchema, type TrackingPlan } from '../../../shared/tracking-plan.ts';
+import { writeWholeFile } from '../whole-file.ts';
 import { PlanError } from './plan-error.ts';
 
 export type PlanFormat = 'sluice' | 'segment' | 'rudderstack';
@@ -392,34 +392,10 @@ function readLimited(file: string): Buffer {
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /**
- * Writes a plan in Sluice's format (2-space JSON and a newline). A reader — Sluice's own file watcher,
- * an editor — sees the old file or the new one, never half of one: the text goes to a temporary file
- * in the same folder (a rename does not cross file systems), which then replaces the plan file. The
- * file keeps its permissions; a symbolic link stays a link to the file written.
+ * Writes a plan in Sluice's format (2-space JSON and a newline), whole (a reader sees the old file or
+ * the new one: ../whole-file.ts). The file keeps its permissions; a symbolic link stays a link to the
+ * file written.
  */
 export function writePlanFile(file: string, plan: TrackingPlan): void {
-  const text = `${JSON.stringify(checked(plan, ''), null, 2)}\n`;
-  let target = file;
-  let mode: number | undefined;
-  try {
-    target = fs.realpathSync(file);
-    mode = fs.statSync(target).mode & 0o7777;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const fd = fs.openSync(temporary, 'wx', mode ?? 0o666);
-    try {
-      fs.writeFileSync(fd, text);
-      if (mode !== undefined) fs.fchmodSync(fd, mode); // the umask narrowed the mode given to open
-      fs.fsyncSync(fd); // on disk before the rename makes it the plan, so a crash leaves one or the other
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temporary, target);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeWholeFile(file, `${JSON.stringify(checked(plan, ''), null, 2)}\n`, { mode: 0o666, keepFile: true });
 }

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WalkPosition } from '../store/store-walk.ts';
+import { writeWholeFile } from '../whole-file.ts';
 
 export const PROGRESS_FILE = 'store-check.json';
 
@@ -41,14 +42,10 @@ export function readProgress(storeFile: string): CheckProgress | null {
 
 /** Saves the progress; best effort (a full disk must not stop the check, which goes on from memory). */
 export function saveProgress(storeFile: string, progress: CheckProgress): boolean {
-  const file = progressFileOf(storeFile);
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(temporary, `${JSON.stringify(progress)}\n`, { mode: 0o600 });
-    fs.renameSync(temporary, file);
+    writeWholeFile(progressFileOf(storeFile), `${JSON.stringify(progress)}\n`, { durable: false });
     return true;
   } catch {
-    fs.rmSync(temporary, { force: true });
     return false;
   }
 }

@@ -16,6 +16,7 @@ import { applyFilters } from '../../transforms/filters.ts';
 import { checkTransformSource } from '../../transforms/index.ts';
 import { versionOf } from '../../transforms/source-check.ts';
 import type { TransformOutcome } from '../../transforms/transformer.ts';
+import { writeWholeFile } from '../../whole-file.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
 type TransformChannel = 'transforms.try' | 'transforms.get' | 'transforms.save';
@@ -131,7 +132,7 @@ async function saveTransform(p: OperationContext, destination: Destination, sour
     ]);
   }
   fs.mkdirSync(transformsFolder(p.dataDir), { recursive: true, mode: 0o700 });
-  writeWhole(own, source);
+  writeWholeFile(own, source); // the runtime's watcher sees the old text or the new, never half
   if (destination.transform?.file !== own) {
     setTransform(p, destination, { timeoutMs: destination.transform?.timeoutMs ?? TRANSFORM_TIMEOUT.default, settings: destination.transform?.settings ?? {}, file: own });
   }
@@ -147,18 +148,6 @@ function setTransform(p: OperationContext, destination: Destination, transform: 
     throw new OperationError('not_found', `there is no destination ${destination.id}; it may have been deleted — reload the list`);
   }
   p.settingsApplied();
-}
-
-/** A reader (the runtime's watcher, an editor) sees the old text or the new, never half: a temporary file renamed over it. */
-function writeWhole(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(temporary, text, { mode: 0o600 });
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
 }
 
 function inside(folder: string, file: string): boolean {
