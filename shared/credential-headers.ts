@@ -10,14 +10,27 @@
 const CREDENTIAL_NAME = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|passw|api[-_]?key|auth|session|credential/i;
 
 export function isCredentialHeader(name: string): boolean {
-  return name.toLowerCase() !== 'x-signature' && CREDENTIAL_NAME.test(name);
+  return name.toLowerCase() !== 'x-signature' && isCredentialName(name);
 }
+
+/** A name (a header's, a transform setting's) whose value is taken for a credential: `apiKey`, `token`, `password`, `auth`… */
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name);
+}
+
+/**
+ * What the inspector shows of a stored secret (a shared secret, a Standard Webhooks secret, a write
+ * key, a credential header or transform setting): that there is one, and not a character of it — a
+ * prefix shortens a guess and, in a screen share or a screenshot, names the secret. *Reveal* reads it
+ * (destinations.revealSecret, deliveries.revealHeader).
+ */
+export const SECRET_MASK = '••••••••';
 
 /** A credential's value as shown until revealed: its auth scheme (Bearer, Basic, …) stays readable, the rest does not. */
 export function maskedHeaderValue(value: string): string {
   if (value === '') return '';
   const scheme = /^(Bearer|Basic|Token|Digest|ApiKey|Negotiate)\s+\S/i.exec(value);
-  return `${scheme ? `${scheme[1]} ` : ''}••••••••`;
+  return `${scheme ? `${scheme[1]} ` : ''}${SECRET_MASK}`;
 }
 
 /** Headers with each credential's value masked (maskedHeaderValue), and the names masked. */

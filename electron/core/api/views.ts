@@ -9,7 +9,8 @@ import { forwardUrl } from '../delivery/kinds/tracking-api.ts';
 import type { TrackingApiConfig } from '../../../shared/settings.ts';
 import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
-import { maskCredentials } from '../../../shared/credential-headers.ts';
+import { isCredentialName, maskCredentials, SECRET_MASK } from '../../../shared/credential-headers.ts';
+import type { DestinationTransform } from '../../../shared/destination-filters.ts';
 
 /** `last`: the delivery's newest attempt, which names its error (DeliveriesRepo.lastAttempts). */
 export function summaryOf(d: Delivery, last: LastAttempt | undefined): DeliverySummary {
@@ -101,17 +102,26 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
       return { url, breaker: b?.state ?? 'closed', failures: b?.failures ?? 0, probeAt: b?.probeAt ?? null, lastError: b?.lastError ?? null, gone: d.gone?.[url] ?? null };
     }),
     filters: d.filters ?? [],
-    transform: d.transform ?? null,
+    transform: d.transform ? maskedTransform(d.transform) : null,
   };
+}
+
+/**
+ * A transform as the inspector sees it: each setting whose name says credential (`apiKey`, `token`,
+ * `password`… — isCredentialName) shows SECRET_MASK instead of its value. A save that sends the mask
+ * back keeps the stored value (destinations/destination-settings.ts), so the inspector's editor can
+ * save the transform it was shown.
+ */
+function maskedTransform(transform: DestinationTransform): DestinationTransform {
+  const entries = Object.entries(transform.settings);
+  if (!entries.some(([name, value]) => masks(name, value))) return transform;
+  return { ...transform, settings: Object.fromEntries(entries.map(([name, value]) => [name, masks(name, value) ? SECRET_MASK : value])) };
+}
+
+function masks(name: string, value: unknown): boolean {
+  return isCredentialName(name) && value !== null && value !== undefined && value !== '';
 }
 
 function withoutKey({ writeKey: _key, ...rest }: TrackingApiConfig): Omit<TrackingApiConfig, 'writeKey'> {
   return rest;
 }
-
-/**
- * What the inspector shows of a stored secret (a shared secret, a Standard Webhooks secret, a write
- * key): that there is one, and not a character of it — a prefix shortens a guess and, in a screen
- * share or a screenshot, names the secret. *Reveal* reads it (destinations.revealSecret).
- */
-export const SECRET_MASK = '••••••••';

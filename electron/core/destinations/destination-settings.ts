@@ -3,6 +3,7 @@
  * and what a deletion does to the destination's deliveries.
  */
 import { requestSchemas, type ContractIssue } from '../../../shared/contract.ts';
+import { SECRET_MASK } from '../../../shared/credential-headers.ts';
 import { transformFileProblem } from '../config/load-config.ts';
 import { describeIssues, formatIssuePath } from '../../../shared/settings.ts';
 import type { Clock } from '../clock.ts';
@@ -54,6 +55,7 @@ export function saveDestination(deps: DestinationSettingsDeps, input: unknown, o
     const message = `another destination is already called “${config.name}”; choose another name`;
     throw new OperationError('name_taken', message, [{ path: ['name'], message }]);
   }
+  if (config.transform) config.transform = { ...config.transform, settings: keptSettings(config.transform.settings, (id === undefined ? holder : deps.destinations.byId(id))?.transform?.settings) };
 
   const now = deps.clock.now();
   let saved: Destination;
@@ -85,6 +87,24 @@ export async function deleteDestination(deps: DestinationSettingsDeps, id: numbe
   await deps.writer.write({ op: 'cancel', deliveryIds: [], now: deps.clock.now() });
   const open = deps.destinations.openDeliveryIds(id);
   return open.length === 0 ? 0 : deps.cancelDeliveries(open);
+}
+
+/**
+ * A transform's settings as saved: a setting sent as the mask the destination view shows (SECRET_MASK)
+ * keeps the value stored under that name, so an editor that was shown masked values can save them
+ * back. The mask with nothing stored to keep is refused, rather than saved as a credential.
+ */
+function keptSettings(settings: Record<string, unknown>, stored: Record<string, unknown> | undefined): Record<string, unknown> {
+  const masked = Object.keys(settings).filter((name) => settings[name] === SECRET_MASK);
+  if (masked.length === 0) return settings;
+  const missing = masked.filter((name) => stored?.[name] === undefined);
+  if (missing.length > 0) {
+    throw refusal(
+      'invalid_destination',
+      missing.map((name) => ({ path: ['transform', 'settings', name], message: `is the mask of a stored value, but this destination stores none under “${name}”; give the value itself` })),
+    );
+  }
+  return Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, value === SECRET_MASK ? stored![name] : value]));
 }
 
 function refusal(code: string, issues: ContractIssue[]): OperationError {
