@@ -6,6 +6,7 @@
 import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { InputError, UsageError } from './commands/command-error.ts';
+import { PLAN_CODEGEN_HELP } from './commands/plan-tools-help.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
 
 const HELP = `Usage: sluice <command> [options]
@@ -19,6 +20,7 @@ Commands:
   check           check exported messages against a tracking plan, without a relay
   plan infer      write a tracking plan inferred from the messages a relay stored
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
+  plan codegen    write a TypeScript module with a typed function per planned event
   export          write the stored messages as NDJSON (or webhook attempts as HAR), without a relay
   summary         Markdown tables of what a store holds: events, violations, failed deliveries (CI)
   import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
@@ -76,8 +78,9 @@ Tracking plans in Sluice's format: the JSON Schemas messages are checked against
 Commands:
   infer         write a plan inferred from the messages a relay stored
   import FILE   convert a Segment Protocols or RudderStack export to Sluice's format
+  codegen       write a TypeScript module with a typed function per planned track event
 
-sluice plan infer --help and sluice plan import --help list their options.`;
+sluice plan <command> --help lists a command's options.`;
 
 const PLAN_INFER_HELP = `Usage: sluice plan infer [options]
 
@@ -218,6 +221,7 @@ const HELPS: Record<string, string> = {
   plan: PLAN_HELP,
   'plan infer': PLAN_INFER_HELP,
   'plan import': PLAN_IMPORT_HELP,
+  'plan codegen': PLAN_CODEGEN_HELP,
   export: EXPORT_HELP,
   summary: SUMMARY_HELP,
   import: IMPORT_HELP,
@@ -276,9 +280,10 @@ async function main(argv: string[]): Promise<void> {
       if (sub === undefined) process.exitCode = 2;
       return;
     }
-    if (sub !== 'infer' && sub !== 'import') fail(`unknown command "plan ${sub}"\n\n${PLAN_HELP}`);
-    const help = sub === 'infer' ? PLAN_INFER_HELP : PLAN_IMPORT_HELP;
+    const help = HELPS[`plan ${sub}`];
+    if (help === undefined) fail(`unknown command "plan ${sub}"\n\n${PLAN_HELP}`);
     if (wantsHelp) return void process.stdout.write(`${help}\n`);
+    if (sub === 'codegen') return runCommand(help, async () => (await import('./commands/plan-codegen.ts')).codegen(args));
     return runCommand(help, async () => {
       const plan = await import('./commands/plan.ts');
       return sub === 'infer' ? plan.infer(args) : plan.importPlan(args);
