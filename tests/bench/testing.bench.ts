@@ -4,7 +4,9 @@
 // test's beforeEach/afterEach would: a few hundred rounds) and cold (a new process that imports it and
 // starts once, as a test runner's worker per file does), against a floor measured round by round in the
 // same run: what any relay like it must do — a temporary folder, a SQLite file in WAL mode, two HTTP
-// servers listening on 127.0.0.1:0, then both closed and the folder removed.
+// servers listening on 127.0.0.1:0, then both closed and the folder removed. Also a relay that takes one
+// message before it closes (a test's usual relay: its writer thread loads, nothing cancels it) against the
+// floor storing one POST; and the load average at the start and the end.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +18,8 @@ import { DatabaseSync } from 'node:sqlite';
 const root = path.resolve(import.meta.dirname, '../..');
 const ROUNDS = Number(process.env.BENCH_TESTING_ROUNDS ?? 300);
 const COLD_ROUNDS = Number(process.env.BENCH_TESTING_COLD ?? 5);
+/** Rounds of a relay that takes one message before it closes (its writer thread must load: nothing cancels it). */
+const MESSAGE_ROUNDS = Number(process.env.BENCH_TESTING_MESSAGE_ROUNDS ?? 50);
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 function summary(values: number[]) {
@@ -38,7 +42,44 @@ async function floor(): Promise<{ start: number; close: number }> {
   return { start: performance.now() - t0 - (performance.now() - t1), close: performance.now() - t1 };
 }
 
+/** The floor with one message: its server stores a POST's body (an insert) and answers 200; started, posted to once, closed. */
+async function floorWithMessage(): Promise<number> {
+  const t0 = performance.now();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-floor-'));
+  const db = new DatabaseSync(path.join(dir, 'x.db'));
+  db.exec('PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      insert.run(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+    });
+  });
+  const servers = [server, http.createServer()];
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  const { port } = server.address() as { port: number };
+  await post(`http://127.0.0.1:${port}/v1/track`, 'x');
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => (s.close(() => resolve()), s.closeIdleConnections()))));
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return performance.now() - t0;
+}
+
+/** One track POST, answered 200 (Sluice answers once the message is stored). */
+async function post(url: string, writeKey: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, 'content-type': 'application/json', connection: 'close' },
+    body: JSON.stringify({ userId: 'u', event: 'First', messageId: 'first' }),
+  });
+  await res.text();
+  if (res.status !== 200) throw new Error(`POST ${url} answered ${res.status}`);
+}
+
 export async function runTestingBench() {
+  const loadAverage = { atStart: os.loadavg().map(round1) };
   const entry = path.join(root, 'dist/testing.js');
   if (!fs.existsSync(entry)) throw new Error('dist/testing.js is missing: run `npm run build` first');
   const { startSluice } = (await import(pathToFileURL(entry).href)) as typeof import('../../electron/testing/index.ts');
@@ -66,6 +107,17 @@ export async function runTestingBench() {
     floorStarts.push(f.start);
     floorCloses.push(f.close);
     floorBoth.push(f.start + f.close);
+  }
+  // A relay per test that takes a message: start, one POST /v1/track answered (stored), close.
+  const withMessage: number[] = [];
+  const floorWithMessages: number[] = [];
+  for (let i = 0; i < MESSAGE_ROUNDS; i++) {
+    const t0 = performance.now();
+    const sluice = await startSluice();
+    await post(`${sluice.ingestUrl}/v1/track`, sluice.writeKey);
+    await sluice.close();
+    withMessage.push(performance.now() - t0);
+    floorWithMessages.push(await floorWithMessage());
   }
   // Cold: a new process per start, timed from the process's own start (Node's boot included).
   const script = `const { startSluice } = await import('sluice/testing');
@@ -97,11 +149,18 @@ console.log(JSON.stringify({ ready, close: performance.now() - ready }));`;
     warmStartOverFloor: round1(summary(starts).p50 / summary(floorStarts).p50),
     /** startSluice() + close() over the floor's start + close, at p50 and at p95. */
     startCloseOverFloor: { p50: round1(summary(both).p50 / summary(floorBoth).p50), p95: round1(summary(both).p95 / summary(floorBoth).p95) },
+    messageRounds: MESSAGE_ROUNDS,
+    /** startSluice(), one POST /v1/track answered (the writer thread loaded, the message stored), close(). */
+    startMessageCloseMs: summary(withMessage),
+    floorStartMessageCloseMs: summary(floorWithMessages),
+    startMessageCloseOverFloor: { p50: round1(summary(withMessage).p50 / summary(floorWithMessages).p50), p95: round1(summary(withMessage).p95 / summary(floorWithMessages).p95) },
     coldRounds: COLD_ROUNDS,
     coldReadyMs: summary(cold),
     /** That process's close(), right after its start (its writer thread still loading). */
     coldCloseMs: summary(coldClose),
     bareNodeMs: summary(bare),
+    /** The machine's load average (1, 5, 15 min) at the start and the end: figures of a busy machine are read as ratios. */
+    loadAverage: { ...loadAverage, atEnd: os.loadavg().map(round1) },
   };
   const sc = figures.warmStartCloseMs;
   const fl = figures.floorStartCloseMs;
@@ -110,7 +169,8 @@ console.log(JSON.stringify({ ready, close: performance.now() - ready }));`;
       `floor p50 ${fl.p50} / p95 ${fl.p95} / p99 ${fl.p99} ms → ${figures.startCloseOverFloor.p50}× (p95 ${figures.startCloseOverFloor.p95}×); ` +
       `startSluice() warm p50 ${figures.warmStartMs.p50} ms (p95 ${figures.warmStartMs.p95}), close p50 ${figures.warmCloseMs.p50} ms; ` +
       `floor (folder + SQLite WAL + two servers) p50 ${figures.floorStartMs.p50} ms → ${figures.warmStartOverFloor}×; ` +
-      `cold (new process → ready) p50 ${figures.coldReadyMs.p50} ms, a bare node p50 ${figures.bareNodeMs.p50} ms`,
+      `with one message stored before the close p50 ${figures.startMessageCloseMs.p50} / p95 ${figures.startMessageCloseMs.p95} ms, floor ${figures.floorStartMessageCloseMs.p50} / ${figures.floorStartMessageCloseMs.p95} ms; ` +
+      `cold (new process → ready) p50 ${figures.coldReadyMs.p50} ms, a bare node p50 ${figures.bareNodeMs.p50} ms; load average ${figures.loadAverage.atStart.join(' ')} → ${figures.loadAverage.atEnd.join(' ')}`,
   );
   return figures;
 }

@@ -1,5 +1,6 @@
 // Read side of audiences, their snapshots and syncs (the store's writer writes them).
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { preparedOnUse } from './prepared.ts';
 import type {
   AudienceKind,
   AudienceMemberView,
@@ -52,45 +53,39 @@ interface SyncRow {
 
 export class AudiencesRepo {
   readonly #db: DatabaseSync;
-  readonly #list: StatementSync;
-  readonly #get: StatementSync;
-  readonly #due: StatementSync;
-  readonly #nextDue: StatementSync;
-  readonly #syncs: StatementSync;
-  readonly #sync: StatementSync;
-  readonly #syncMessages: StatementSync;
+  readonly #sql;
   #count: StatementSync | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#list = db.prepare(`SELECT ${COLUMNS} FROM audiences a ORDER BY a.name COLLATE NOCASE, a.id`);
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM audiences a WHERE a.id = ?`);
-    this.#due = db.prepare('SELECT id FROM audiences WHERE next_sync_at <= ? ORDER BY next_sync_at, id');
-    this.#nextDue = db.prepare('SELECT min(next_sync_at) AS at FROM audiences WHERE next_sync_at > ?');
-    this.#syncs = db.prepare('SELECT * FROM audience_syncs WHERE audience_id = ? AND id < ? ORDER BY id DESC LIMIT ?');
-    this.#sync = db.prepare('SELECT * FROM audience_syncs WHERE id = ?');
-    this.#syncMessages = db.prepare(
-      'SELECT message_id, user_id, value, change FROM audience_sync_messages WHERE sync_id = ? AND message_id > ? ORDER BY message_id LIMIT ?',
-    );
+    this.#sql = preparedOnUse(db, {
+      list: `SELECT ${COLUMNS} FROM audiences a ORDER BY a.name COLLATE NOCASE, a.id`,
+      get: `SELECT ${COLUMNS} FROM audiences a WHERE a.id = ?`,
+      due: 'SELECT id FROM audiences WHERE next_sync_at <= ? ORDER BY next_sync_at, id',
+      nextDue: 'SELECT min(next_sync_at) AS at FROM audiences WHERE next_sync_at > ?',
+      syncs: 'SELECT * FROM audience_syncs WHERE audience_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      sync: 'SELECT * FROM audience_syncs WHERE id = ?',
+      syncMessages: 'SELECT message_id, user_id, value, change FROM audience_sync_messages WHERE sync_id = ? AND message_id > ? ORDER BY message_id LIMIT ?',
+    });
   }
 
   list(): Audience[] {
-    return (this.#list.all() as unknown as AudienceRow[]).map(fromRow);
+    return (this.#sql.list.all() as unknown as AudienceRow[]).map(fromRow);
   }
 
   get(id: number): Audience | undefined {
-    const row = this.#get.get(id) as unknown as AudienceRow | undefined;
+    const row = this.#sql.get.get(id) as unknown as AudienceRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   /** Audiences whose sync is due at `now`, the most overdue first. */
   dueIds(now: number): number[] {
-    return (this.#due.all(now) as { id: number }[]).map((row) => row.id);
+    return (this.#sql.due.all(now) as { id: number }[]).map((row) => row.id);
   }
 
   /** The earliest sync due after `now`, or null. */
   nextDueAfter(now: number): number | null {
-    return (this.#nextDue.get(now) as { at: number | null }).at;
+    return (this.#sql.nextDue.get(now) as { at: number | null }).at;
   }
 
   /** Asked on every stored batch (is there anything to fold for?): the statement is prepared once. */
@@ -101,19 +96,19 @@ export class AudiencesRepo {
 
   /** Syncs of an audience, newest first, with their deliveries counted by status. */
   syncs(audienceId: number, limit: number, beforeId = Number.MAX_SAFE_INTEGER): AudienceSyncView[] {
-    const rows = this.#syncs.all(audienceId, beforeId, limit) as unknown as SyncRow[];
+    const rows = this.#sql.syncs.all(audienceId, beforeId, limit) as unknown as SyncRow[];
     const counts = this.#deliveryCounts(rows.map((row) => row.id));
     return rows.map((row) => syncView(row, counts.get(row.id) ?? {}));
   }
 
   sync(syncId: number): AudienceSyncView | undefined {
-    const row = this.#sync.get(syncId) as unknown as SyncRow | undefined;
+    const row = this.#sql.sync.get(syncId) as unknown as SyncRow | undefined;
     return row ? syncView(row, this.#deliveryCounts([row.id]).get(row.id) ?? {}) : undefined;
   }
 
   /** A sync's identify messages in the order they were stored, each with its most telling delivery. */
   syncMessages(syncId: number, afterId: number, limit: number): AudienceSyncMessageView[] {
-    const links = this.#syncMessages.all(syncId, afterId, limit) as { message_id: number; user_id: string; value: string; change: AudienceSyncMessageView['change'] }[];
+    const links = this.#sql.syncMessages.all(syncId, afterId, limit) as { message_id: number; user_id: string; value: string; change: AudienceSyncMessageView['change'] }[];
     if (links.length === 0) return [];
     const deliveries = this.#db
       .prepare(

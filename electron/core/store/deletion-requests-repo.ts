@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { preparedOnUse } from './prepared.ts';
 import type { DeletionRequestView } from '../../../shared/contract.ts';
 
 /** A stored deletion request: the contract's view without its deliveries. */
@@ -25,43 +26,40 @@ export interface PurgeCounts {
 
 /** Read side of deletion requests (the store's writer thread writes them with their notifications). */
 export class DeletionRequestsRepo {
-  readonly #recent: StatementSync;
-  readonly #purgeCounts: StatementSync;
+  readonly #sql;
 
   constructor(db: DatabaseSync) {
-    this.#recent = db.prepare(
-      `SELECT id, user_id AS userId, requested_at AS requestedAt, purge, source_ids AS sourceIds,
-         purged_messages AS purgedMessages
-       FROM deletion_requests ORDER BY id DESC LIMIT ?`,
-    );
-    // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser):
-    // the user's messages in every source (one scan: no index by user, as the purge's own), the
-    // deliveries of them whose bodies it removes, their attempts whose answers it removes (a forwarded
-    // message's attempt is its share of a request's record, migration 17: the purge clears that
-    // request's answer), and the memberships in those sources' audiences.
-    this.#purgeCounts = db.prepare(
-      `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
-         sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id)
-       SELECT
-         (SELECT count(*) FROM mine) AS messages,
-         (SELECT json_group_array(source_id) FROM (SELECT DISTINCT source_id FROM mine ORDER BY source_id)) AS sourceIds,
-         (SELECT count(*) FROM sent) AS deliveries,
-         (SELECT count(*) FROM sent JOIN attempts a ON a.delivery_id = sent.id)
-           + (SELECT count(*) FROM sent JOIN forward_attempts fa ON fa.delivery_id = sent.id) AS attempts,
-         (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
-           WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM mine)) AS audienceMemberships`,
-    );
+    this.#sql = preparedOnUse(db, {
+      recent: `SELECT id, user_id AS userId, requested_at AS requestedAt, purge, source_ids AS sourceIds,
+           purged_messages AS purgedMessages
+         FROM deletion_requests ORDER BY id DESC LIMIT ?`,
+      // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser):
+      // the user's messages in every source (one scan: no index by user, as the purge's own), the
+      // deliveries of them whose bodies it removes, their attempts whose answers it removes (a forwarded
+      // message's attempt is its share of a request's record, migration 17: the purge clears that
+      // request's answer), and the memberships in those sources' audiences.
+      purgeCounts: `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
+           sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id)
+         SELECT
+           (SELECT count(*) FROM mine) AS messages,
+           (SELECT json_group_array(source_id) FROM (SELECT DISTINCT source_id FROM mine ORDER BY source_id)) AS sourceIds,
+           (SELECT count(*) FROM sent) AS deliveries,
+           (SELECT count(*) FROM sent JOIN attempts a ON a.delivery_id = sent.id)
+             + (SELECT count(*) FROM sent JOIN forward_attempts fa ON fa.delivery_id = sent.id) AS attempts,
+           (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
+             WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM mine)) AS audienceMemberships`,
+    });
   }
 
   /** What purging this user would remove now. */
   purgeCounts(userId: string): PurgeCounts {
-    const row = this.#purgeCounts.get(userId, userId) as unknown as Omit<PurgeCounts, 'sourceIds'> & { sourceIds: string };
+    const row = this.#sql.purgeCounts.get(userId, userId) as unknown as Omit<PurgeCounts, 'sourceIds'> & { sourceIds: string };
     return { ...row, sourceIds: JSON.parse(row.sourceIds) as number[] };
   }
 
   /** The most recent requests, newest first. */
   recent(limit: number): StoredDeletionRequest[] {
-    return (this.#recent.all(limit) as unknown as Row[]).map((row) => ({
+    return (this.#sql.recent.all(limit) as unknown as Row[]).map((row) => ({
       id: row.id,
       userId: row.userId,
       requestedAt: row.requestedAt,

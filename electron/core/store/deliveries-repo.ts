@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { preparedOnUse } from './prepared.ts';
 import type { AttemptView, DeliveryErrorCode, TransformRunView } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { headersSent } from './attempt-headers.ts';
@@ -153,67 +154,49 @@ export const FAILED_NOW_MAX = 10_000;
 /** Read side of deliveries and attempts; the store's writer thread writes them. */
 export class DeliveriesRepo {
   readonly #db: DatabaseSync;
-  readonly #dueFor: StatementSync;
-  readonly #dueAfter: StatementSync;
-  readonly #nextDueAfter: StatementSync;
-  readonly #get: StatementSync;
-  readonly #forMessage: StatementSync;
-  readonly #attempts: StatementSync;
-  readonly #counts: StatementSync;
-  readonly #forDeletion: StatementSync;
-  readonly #failedNow: StatementSync;
-  readonly #failedNowFor: StatementSync;
-  readonly #byIds: StatementSync;
-  readonly #forMessages: StatementSync;
-  readonly #lastAttempts: StatementSync;
-  readonly #waiting: StatementSync;
-  readonly #hasMessage: StatementSync;
+  readonly #sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#hasMessage = db.prepare('SELECT 1 AS linked FROM deliveries WHERE id = ? AND message_id IS NOT NULL');
-    this.#dueFor = db.prepare(DUE_FOR_SQL);
-    this.#dueFor.setReturnArrays(true);
-    this.#dueAfter = db.prepare(DUE_AFTER_SQL);
-    this.#dueAfter.setReturnArrays(true);
-    this.#nextDueAfter = db.prepare(NEXT_DUE_AFTER_SQL);
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`);
-    this.#forMessage = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`);
-    this.#attempts = db.prepare(ATTEMPTS_SQL);
-    this.#counts = db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status');
-    this.#forDeletion = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE deletion_request_id = ? ORDER BY id`);
-    // "Failed now": the latest delivery to the destination's own webhooks of its message (or of its
-    // deletion request), when that one failed. Replays to a typed URL are side experiments, and test
-    // events are probes: neither counts. Each check is a range seek on deliveries_message or
-    // deliveries_deletion; only the failed rows are checked.
-    this.#failedNow = db.prepare(failedNowSql(false));
-    this.#failedNowFor = db.prepare(failedNowSql(true));
-    this.#byIds = db.prepare(`SELECT ${COLUMNS} FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`);
-    this.#forMessages = db.prepare(
-      `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-    );
-    // Counted from the partial index deliveries_destination_due (its WHERE is this one), not the table.
-    this.#waiting = db.prepare(`SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')`);
-    // Per delivery its newest attempt — its newest forwarded one (a seek in forward_attempts' key), else
-    // its newest own row (a probe of attempts_delivery) — not a scan of their attempts.
-    this.#lastAttempts = db.prepare(
-      `SELECT j.value AS deliveryId,
-         CASE WHEN f.delivery_id IS NULL THEN a.error_code ELSE ${CARRIED_ERROR_CODE} END AS errorCode,
-         CASE WHEN f.delivery_id IS NULL THEN a.response_status ELSE r.response_status END AS responseStatus,
-         coalesce(f.outcome, a.outcome) AS outcome
-       FROM json_each(?) AS j
-         LEFT JOIN forward_attempts f ON f.delivery_id = j.value
-           AND f.request_id = (SELECT max(request_id) FROM forward_attempts WHERE delivery_id = j.value)
-         LEFT JOIN forward_requests r ON r.id = f.request_id
-         LEFT JOIN attempts a ON f.delivery_id IS NULL AND a.id = (SELECT max(id) FROM attempts WHERE delivery_id = j.value)
-       WHERE f.delivery_id IS NOT NULL OR a.id IS NOT NULL`,
-    );
+    this.#sql = preparedOnUse(db, {
+      hasMessage: 'SELECT 1 AS linked FROM deliveries WHERE id = ? AND message_id IS NOT NULL',
+      dueFor: DUE_FOR_SQL,
+      dueAfter: DUE_AFTER_SQL,
+      nextDueAfter: NEXT_DUE_AFTER_SQL,
+      get: `SELECT ${COLUMNS} FROM deliveries WHERE id = ?`,
+      forMessage: `SELECT ${COLUMNS} FROM deliveries WHERE message_id = ? ORDER BY id`,
+      attempts: ATTEMPTS_SQL,
+      counts: 'SELECT status, count(*) AS n FROM deliveries GROUP BY status',
+      forDeletion: `SELECT ${COLUMNS} FROM deliveries WHERE deletion_request_id = ? ORDER BY id`,
+      // "Failed now": the latest delivery to the destination's own webhooks of its message (or of its
+      // deletion request), when that one failed. Replays to a typed URL are side experiments, and test
+      // events are probes: neither counts. Each check is a range seek on deliveries_message or
+      // deliveries_deletion; only the failed rows are checked.
+      failedNow: failedNowSql(false),
+      failedNowFor: failedNowSql(true),
+      byIds: `SELECT ${COLUMNS} FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      forMessages: `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      // Counted from the partial index deliveries_destination_due (its WHERE is this one), not the table.
+      waiting: `SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')`,
+      // Per delivery its newest attempt — its newest forwarded one (a seek in forward_attempts' key), else
+      // its newest own row (a probe of attempts_delivery) — not a scan of their attempts.
+      lastAttempts: `SELECT j.value AS deliveryId,
+           CASE WHEN f.delivery_id IS NULL THEN a.error_code ELSE ${CARRIED_ERROR_CODE} END AS errorCode,
+           CASE WHEN f.delivery_id IS NULL THEN a.response_status ELSE r.response_status END AS responseStatus,
+           coalesce(f.outcome, a.outcome) AS outcome
+         FROM json_each(?) AS j
+           LEFT JOIN forward_attempts f ON f.delivery_id = j.value
+             AND f.request_id = (SELECT max(request_id) FROM forward_attempts WHERE delivery_id = j.value)
+           LEFT JOIN forward_requests r ON r.id = f.request_id
+           LEFT JOIN attempts a ON f.delivery_id IS NULL AND a.id = (SELECT max(id) FROM attempts WHERE delivery_id = j.value)
+         WHERE f.delivery_id IS NOT NULL OR a.id IS NOT NULL`,
+    }, ['dueFor', 'dueAfter']);
   }
 
   /** The destination's deliveries whose next attempt is due at `now`, earliest first (after `cursor`, when given). */
   dueFor(destinationId: number, now: number, limit: number, cursor?: DueCursor): DueDelivery[] {
     const rows = (
-      cursor ? this.#dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#dueFor.all(destinationId, now, limit)
+      cursor ? this.#sql.dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#sql.dueFor.all(destinationId, now, limit)
     ) as unknown as DueRow[];
     return rows.map(([id, messageId, destination, trigger, targetUrl, bodyOverride, attemptCount, firstAttemptAt, nextAttemptAt, transformBody]) => ({
       id,
@@ -231,27 +214,27 @@ export class DeliveriesRepo {
 
   /** When the destination's earliest pending or retrying delivery due after `now` is due, or null when none is. */
   nextDueAfter(destinationId: number, now: number): number | null {
-    return (this.#nextDueAfter.get(destinationId, now) as { at: number | null }).at;
+    return (this.#sql.nextDueAfter.get(destinationId, now) as { at: number | null }).at;
   }
 
   /** Whether the delivery still links to its message (a purge sets the link to NULL). */
   hasMessage(id: number): boolean {
-    return this.#hasMessage.get(id) !== undefined;
+    return this.#sql.hasMessage.get(id) !== undefined;
   }
 
   get(id: number): Delivery | undefined {
-    return this.#get.get(id) as unknown as Delivery | undefined;
+    return this.#sql.get.get(id) as unknown as Delivery | undefined;
   }
 
   forMessage(messageId: number): Delivery[] {
-    return this.#forMessage.all(messageId) as unknown as Delivery[];
+    return this.#sql.forMessage.all(messageId) as unknown as Delivery[];
   }
 
   /** The deliveries of several messages (a page of the list), by message id. */
   forMessages(messageIds: number[]): Map<number, Delivery[]> {
     const out = new Map<number, Delivery[]>();
     if (messageIds.length === 0) return out;
-    const rows = this.#forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[];
+    const rows = this.#sql.forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[];
     for (const row of rows) {
       const list = out.get(row.messageId!) ?? [];
       list.push(row);
@@ -262,21 +245,21 @@ export class DeliveriesRepo {
 
   /** Deliveries waiting to be sent (pending or retrying), whatever their destination's state. */
   waitingCount(): number {
-    return (this.#waiting.get() as { n: number }).n;
+    return (this.#sql.waiting.get() as { n: number }).n;
   }
 
   /** The newest attempt of each of these deliveries (a page's shown deliveries), in one query. */
   lastAttempts(deliveryIds: number[]): Map<number, LastAttempt> {
     const out = new Map<number, LastAttempt>();
     if (deliveryIds.length === 0) return out;
-    for (const row of this.#lastAttempts.all(JSON.stringify(deliveryIds)) as unknown as (LastAttempt & { deliveryId: number })[]) {
+    for (const row of this.#sql.lastAttempts.all(JSON.stringify(deliveryIds)) as unknown as (LastAttempt & { deliveryId: number })[]) {
       out.set(row.deliveryId, { errorCode: row.errorCode, responseStatus: row.responseStatus, outcome: row.outcome });
     }
     return out;
   }
 
   forDeletionRequest(deletionRequestId: number): Delivery[] {
-    return this.#forDeletion.all(deletionRequestId) as unknown as Delivery[];
+    return this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[];
   }
 
   /**
@@ -289,8 +272,8 @@ export class DeliveriesRepo {
     const limit = options.limit ?? FAILED_NOW_MAX;
     const rows = (
       options.destinationId === undefined
-        ? this.#failedNow.all(limit + 1)
-        : this.#failedNowFor.all(options.destinationId, limit + 1)
+        ? this.#sql.failedNow.all(limit + 1)
+        : this.#sql.failedNowFor.all(options.destinationId, limit + 1)
     ) as unknown as Delivery[];
     return { deliveries: rows.slice(0, limit), truncated: rows.length > limit };
   }
@@ -298,7 +281,7 @@ export class DeliveriesRepo {
   /** These deliveries as stored (ids that do not exist are left out), in id order. */
   byIds(ids: readonly number[]): Delivery[] {
     if (ids.length === 0) return [];
-    return this.#byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
+    return this.#sql.byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
   }
 
   /**
@@ -323,7 +306,7 @@ export class DeliveriesRepo {
 
   /** A delivery's attempts, oldest first (ATTEMPTS_SQL), each with the headers it sent (rebuilt from its header set: attempt-headers.ts). */
   attempts(deliveryId: number): Attempt[] {
-    return (this.#attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried, headerSet, deliverySignature, transformRun, ...row }) => ({
+    return (this.#sql.attempts.all(deliveryId, deliveryId) as unknown as AttemptRow[]).map(({ carried, headerSet, deliverySignature, transformRun, ...row }) => ({
       ...row,
       ...(carried === 1 ? { forwarded: true as const } : {}),
       ...(transformRun === null ? {} : { transform: JSON.parse(transformRun) as TransformRunView }),
@@ -334,7 +317,7 @@ export class DeliveriesRepo {
 
   countByStatus(): Partial<Record<DeliveryStatus, number>> {
     const counts: Partial<Record<DeliveryStatus, number>> = {};
-    for (const row of this.#counts.all() as unknown as { status: DeliveryStatus; n: number }[]) counts[row.status] = row.n;
+    for (const row of this.#sql.counts.all() as unknown as { status: DeliveryStatus; n: number }[]) counts[row.status] = row.n;
     return counts;
   }
 }

@@ -8,6 +8,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseFile, openDatabase } from '../../../electron/core/store/database.ts';
 import { instanceId } from '../../../electron/core/store/instance-id.ts';
+import { wasCheckedWhole } from '../../../electron/core/store/integrity.ts';
+import { startSluice } from '../../../electron/testing/index.ts';
 import { migrate, MIGRATIONS } from '../../../electron/core/store/migrations.ts';
 import { connect } from '../../../electron/core/store/connection.ts';
 import { tempDir } from '../../helpers/core.ts';
@@ -50,10 +52,34 @@ describe('a new store from the migrated image', () => {
       for (const name of ['user_version', 'auto_vacuum', 'journal_mode', 'page_size']) expect(pragma(b, name), name).toEqual(pragma(plain, name));
       expect(pragma(b, 'user_version')).toBe(MIGRATIONS.at(-1)!.version);
       expect(pragma(b, 'integrity_check')).toBe('ok');
+      // The image was checked when taken: the copy counts as checked whole (the background check leaves it).
+      expect(wasCheckedWhole(b)).toBe(true);
       plain.close();
     } finally {
       a.close();
       b.close();
     }
+  });
+
+  it('relays started at once each get a store of their own from it, sound and apart', async () => {
+    const relays = await Promise.all(Array.from({ length: 6 }, () => startSluice()));
+    try {
+      expect(new Set(relays.map((r) => r.dataDir)).size).toBe(6);
+      await Promise.all(relays.map(async (relay, i) => {
+        const res = await fetch(`${relay.ingestUrl}/v1/track`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${relay.writeKey}:`).toString('base64')}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ userId: 'u', event: `Relay ${i}`, messageId: `relay-${i}` }),
+        });
+        expect(res.status).toBe(200);
+      }));
+      for (const [i, relay] of relays.entries()) {
+        expect((await relay.waitForMessages({ messageId: `relay-${i}` })).map((m) => m.event)).toEqual([`Relay ${i}`]);
+        expect((await relay.messages()).map((m) => m.messageId)).toEqual([`relay-${i}`]);
+      }
+    } finally {
+      await Promise.all(relays.map((r) => r.close()));
+    }
+    for (const relay of relays) expect(fs.existsSync(relay.dataDir)).toBe(false);
   });
 });
