@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `sluice`: the command. It answers --help and --version itself and loads the relay's code only for
-// a command that runs (serve, check, plan, export, summary, import, doctor, transform), after node-check.js has made sure
+// a command that runs (serve, check, plan, export, summary, import, doctor, transform, tail), after node-check.js has made sure
 // this Node.js can run it: its own imports are Node's and a few constants, so that on an older Node.js
 // the user reads one sentence, not a stack trace.
 import pkg from '../package.json' with { type: 'json' };
@@ -26,6 +26,7 @@ Commands:
   import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
   doctor          check a stopped Sluice's store in full; salvage a damaged one, compact a sound one
   transform test  run a destination's transform on fixtures (NAME.input.json → NAME.expected.json)
+  tail            print each message a running relay stores, one line each (or NDJSON), as it comes
   help [command]  show this help, or a command's
 
 Options:
@@ -49,6 +50,7 @@ Options:
                       and the HTTP API token stay the same across restarts): earlier links stop working
   --json              print one JSON line with the URLs when ready (and one more should the store be
                       found damaged while running), nothing else on stdout
+  --print             then print each message stored, one line each, as sluice tail does (not with --json)
   -h, --help          show this help`;
 
 const CHECK_HELP = `Usage: sluice check --plan PLAN [options] FILE...
@@ -213,6 +215,32 @@ Options:
 Exit status: 0 every fixture passed (or --update wrote them); 1 a fixture did not; 2 the test could
 not run (options, the transform does not load, no fixtures, a fixture that is not JSON).`;
 
+const TAIL_HELP = `Usage: sluice tail [options]
+
+Follows a running relay and prints each message it stores, as it comes, one line each:
+  14:03:07 track Order Completed · user u_1 · source web · → 2/2 delivered · 1 violation
+(received, type and name, user, source, what its deliveries did, tracking-plan violations). A line is
+printed once the message's first delivery attempts are over (or --settle ms after it came), so that it
+says how they went; later changes (a retry that succeeds) are not printed again. The relay is the
+sluice serve running on --data-dir (found through the folder), or --api URL --token T.
+
+Options:
+  --data-dir DIR   the relay's data folder (default: ${defaultDataDir()})
+  --api URL        the relay's HTTP API (the "api" of sluice serve --json's ready line), with --token
+  --token T        its token (the ready line's "token"; kept in DIR/inspector-token)
+  --search QUERY   only the messages that match: the inspector's search language, e.g.
+                   'event:"Order Completed"', 'status:failed', 'userId:u_* -type:identify'
+  --since T        start with the messages received from T: a time ago (30s, 10m, 2h, 1d) or an
+                   ISO date or time (no zone is UTC); without it, with the next message
+  --settle MS      how long a line waits for its deliveries' first attempts, 0 to 60000 (default 2000;
+                   0 prints each message as soon as it is stored)
+  --json           one JSON object per line instead: {"message": …, "deliveries": […]}, the message
+                   as the HTTP API shows it and its deliveries (one per destination)
+  -h, --help       show this help
+
+Exit status: 0 stopped with Ctrl+C, or the relay stopped (said on stderr); 2 tail could not start
+(options, no relay running for the folder, a token the relay refuses).`;
+
 /** Each command's help, by what follows `sluice help`. */
 const HELPS: Record<string, string> = {
   doctor: DOCTOR_HELP,
@@ -227,6 +255,7 @@ const HELPS: Record<string, string> = {
   import: IMPORT_HELP,
   transform: TRANSFORM_HELP,
   'transform test': TRANSFORM_HELP,
+  tail: TAIL_HELP,
 };
 
 /** A command line the CLI cannot take; the message is a sentence for the user. */
@@ -268,6 +297,10 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     return runCommand(TRANSFORM_HELP, async () => (await import('./commands/transform.ts')).transformCommand(rest));
+  }
+  if (command === 'tail') {
+    if (wantsHelp) return void process.stdout.write(`${TAIL_HELP}\n`);
+    return runCommand(TAIL_HELP, async () => (await import('./commands/tail.ts')).tailCommand(rest));
   }
   if (command === 'doctor') {
     if (wantsHelp) return void process.stdout.write(`${DOCTOR_HELP}\n`);

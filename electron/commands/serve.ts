@@ -13,6 +13,9 @@ import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { UiServer } from '../host/ui-server.ts';
 import { inspectorToken } from '../host/inspector-token.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
+import { writeRelayFile } from '../host/relay-file.ts';
+import { followMessages } from '../core/queries/message-follow.ts';
+import { messageLine } from './message-line.ts';
 import { CORE_FLAGS, coreFlags, parsePort, TOKEN_FLAGS, UsageError } from '../host/options.ts';
 
 export { ConfigError } from '../core/config/load-config.ts';
@@ -36,6 +39,7 @@ export async function serve(args: string[]): Promise<void> {
       'ui-port': { type: 'string' },
       json: { type: 'boolean', default: false },
       ephemeral: { type: 'boolean', default: false },
+      print: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -45,6 +49,7 @@ export async function serve(args: string[]): Promise<void> {
   if (values.ephemeral && flags.dataDir !== undefined) {
     throw new UsageError('--ephemeral stores in a new temporary folder of its own; leave out --data-dir (or --ephemeral)');
   }
+  if (values.print && values.json) throw new UsageError('--print writes lines for a person and --json one ready line for a program, both on stdout: give one of them');
   const dataDir = values.ephemeral ? ephemeralDataDir() : (flags.dataDir ?? path.resolve(defaultDataDir()));
   const host = flags.host ?? DEFAULT_HOST;
 
@@ -71,13 +76,23 @@ export async function serve(args: string[]): Promise<void> {
     }
     throw error;
   }
+  let forget = () => {};
+  let relayNote: string | undefined;
+  try {
+    forget = writeRelayFile(dataDir, { api: ui.apiUrl, ingest: core.ingestUrl });
+  } catch (error) {
+    relayNote = (error as Error).message; // sluice tail cannot find this relay; the rest works
+  }
+  const printing = new AbortController();
   handleSignals(async () => {
+    printing.abort();
     await ui.close();
     await core.close();
+    forget();
   }, values.json);
 
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
-  const warnings = [...core.configWarnings(), ...(tokenNote ? [tokenNote] : [])];
+  const warnings = [...core.configWarnings(), ...[tokenNote, relayNote].filter((note) => note !== undefined)];
   if (values.json) {
     process.stdout.write(`${ndjsonLine({ ingest: core.ingestUrl, ui: ui.url, receiver: core.receiver.url, dataDir, ephemeral: values.ephemeral, api: ui.apiUrl, token: ui.token, sources, warnings })}\n`);
     sayDamage(core, true);
@@ -97,6 +112,16 @@ export async function serve(args: string[]): Promise<void> {
   const lines = ['Sluice is running.', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`), 'Press Ctrl+C to stop.'];
   process.stdout.write(`${lines.join('\n')}\n`);
   sayDamage(core, false);
+  if (values.print) printMessages(core, printing.signal);
+}
+
+/** --print: each message stored from now on, one line each (message-line.ts), as sluice tail prints them. */
+function printMessages(core: Core, signal: AbortSignal): void {
+  void (async () => {
+    for await (const followed of followMessages(core.queries, core.bus, {}, signal)) process.stdout.write(`${messageLine(followed)}\n`);
+  })().catch((error: unknown) => {
+    if (!signal.aborted) process.stderr.write(`sluice: --print stopped: ${(error as Error).message}\n`);
+  });
 }
 
 /**

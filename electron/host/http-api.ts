@@ -17,6 +17,7 @@ import type { Channel } from '../../shared/contract.ts';
 import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
 import { OperationError } from '../core/operation-error.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
+import { STREAM_PARAMS, streamMessages, streamOptions, StreamRequestError } from './message-stream.ts';
 
 export const API_PREFIX = '/api/v1/';
 /** A page of messages or deliveries, at most (and by default). */
@@ -35,6 +36,7 @@ const LIST_PARAMS = [...FILTER_PARAMS, 'violations', 'search', 'limit', 'after']
  */
 const ENDPOINTS: Record<string, readonly string[]> = {
   'GET /messages': [...LIST_PARAMS, 'afterSequence'],
+  'GET /messages/stream': STREAM_PARAMS,
   'GET /messages/{messageId}': [],
   'POST /messages/wait': [],
   'POST /deliveries/wait': [],
@@ -74,6 +76,8 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
           return { items: rows.map((row) => row.message), lastId, more };
         }, 'messages');
       }
+      case 'GET /messages/stream':
+        return await streamMessages(core, res, streamOptions(url.searchParams, Date.now()), stopping);
       case 'POST /messages/wait': {
         const body = await jsonBody(req);
         const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, wait, signal));
@@ -126,7 +130,7 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
     if (error instanceof ApiError) return send(res, error.status, { error: { code: error.code, message: error.message } });
     if (error instanceof SluiceTimeoutError) return send(res, 408, { error: { code: 'timeout', message: error.message }, matched: error.matched });
     if (error instanceof QueryError) return send(res, 400, { error: { code: 'invalid_query', message: `search: ${error.message}` } });
-    if (error instanceof TypeError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
+    if (error instanceof TypeError || error instanceof StreamRequestError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
     // A read handed to the counting thread as Sluice stops.
     if (error instanceof OperationError && error.code === 'unavailable') return send(res, 503, { error: { code: 'shutting_down', message: error.message } });
     const failure = storeFailureAnswer(core, error);
@@ -190,7 +194,7 @@ async function tryTransform(core: HttpApiCore, body: Record<string, unknown>): P
 
 /** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */
 function endpointOf(method: string, route: string, url: URL): string {
-  const path = route === 'messages/wait' ? '/messages/wait' : route.startsWith('messages/') ? '/messages/{messageId}' : `/${route}`;
+  const path = route === 'messages/wait' || route === 'messages/stream' ? `/${route}` : route.startsWith('messages/') ? '/messages/{messageId}' : `/${route}`;
   const endpoint = `${method} ${path}`;
   if (Object.hasOwn(ENDPOINTS, endpoint)) return endpoint;
   if (Object.keys(ENDPOINTS).some((known) => known.endsWith(` ${path}`))) throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);

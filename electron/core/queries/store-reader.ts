@@ -49,6 +49,20 @@ export class StoreReader {
     return this.#p.counter.ids(query, `ids:${++this.#lanes}`);
   }
 
+  /** The newest message's id (0: none stored): a follower starts after it (one lookup of the rowid). */
+  topId(): number {
+    return (this.#statement('top', 'SELECT coalesce(max(id), 0) AS top FROM messages').get() as { top: number }).top;
+  }
+
+  /**
+   * The id of the first message received at or after `ms` (through the received_at index: one seek,
+   * whatever the store's size), or null when none was.
+   */
+  firstIdFrom(ms: number): number | null {
+    const sql = 'SELECT id FROM messages INDEXED BY messages_received WHERE received_at >= ? ORDER BY received_at, id LIMIT 1';
+    return (this.#statement('firstFrom', sql).get(ms) as { id: number } | undefined)?.id ?? null;
+  }
+
   /** How many messages are stored. */
   async total(): Promise<number> {
     if (this.#small('messages')) return (this.#p.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
@@ -62,8 +76,7 @@ export class StoreReader {
   /** How many ids the search indexes do not cover yet (read one by one by a search: store/message-search.ts). */
   #unindexed(): number {
     const { lo, hi } = indexedRange(this.#p.db);
-    const { top } = this.#statement('top', 'SELECT coalesce(max(id), 0) AS top FROM messages').get() as { top: number };
-    return top - hi + Math.max(0, lo - 1);
+    return this.topId() - hi + Math.max(0, lo - 1);
   }
 
   /** Whether the table's ids span at most SMALL_STORE_ROWS (two lookups of its rowid: no scan). */

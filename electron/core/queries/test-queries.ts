@@ -200,6 +200,11 @@ export class TestQueries {
     return out;
   }
 
+  /** Which of these messages match `search` now (a query; each clause tested on the row, by id). */
+  matchingIds(ids: readonly number[], search: string): Set<number> {
+    return this.#p.messages.matchingIds(ids, search);
+  }
+
   idsHolding(ids: ArrayLike<number>, values: HeldValues): number[] {
     return this.#p.heads.idsHolding(ids, values);
   }

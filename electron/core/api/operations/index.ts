@@ -56,7 +56,7 @@ export interface CoreCommands {
 }
 
 /** What the HTTP API (host/http-api.ts) adapts: the core's commands, the test queries, settings by name, the store's health, the operations of faults. */
-export type HttpApiCore = CoreCommands & Readonly<Pick<CoreParts, 'queries' | 'sources' | 'destinations' | 'health'>> & { readonly operations: Operations };
+export type HttpApiCore = CoreCommands & Readonly<Pick<CoreParts, 'bus' | 'queries' | 'sources' | 'destinations' | 'health'>> & { readonly operations: Operations };
 
 export function createOperations(parts: OperationParts): { operations: Operations; commands: CoreCommands } {
   const p = operationContext(parts);

@@ -1,0 +1,89 @@
+// GET /api/v1/messages/stream (issue 31, point 1): a reader that does not keep up costs the relay a bounded
+// amount of memory, and loses nothing. A real core, the real HTTP API handler on a loopback server (its
+// response held so the test can read how much is waiting to be sent), a raw client socket that stops reading.
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveHttpApi } from '../../../electron/host/http-api.ts';
+import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { until } from '../../helpers/wait.ts';
+
+let core: TestCore | undefined;
+let server: http.Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  await core?.dispose();
+  core = server = undefined;
+});
+
+const TOKEN = 't'.repeat(32);
+const BATCHES = 45;
+const PER_BATCH = 100;
+const PAD = 'x'.repeat(4000);
+
+describe('the message stream', () => {
+  it('holds back for a reader that stops reading (a bounded buffer, however much is stored), then sends it all in order', async () => {
+    core = await startCore();
+    const c = core;
+    const stopping = new AbortController();
+    let streamed: http.ServerResponse | undefined;
+    server = http.createServer((req, res) => {
+      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+      if (req.url!.includes('/messages/stream')) streamed = res;
+      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), stopping.signal);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+
+    const socket = net.connect(port, '127.0.0.1');
+    socket.write(`GET /api/v1/messages/stream?settleMs=0 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    await until(() => received.includes('\r\n\r\n'), 10_000, 'the stream\'s headers');
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    socket.pause(); // the reader stops reading: the kernel's buffers fill, then the server's
+
+    for (let b = 0; b < BATCHES; b++) {
+      const batch = Array.from({ length: PER_BATCH }, (_, i) => ({ type: 'track', event: 'Bulk', userId: `u_${b}_${i}`, properties: { pad: PAD } }));
+      expect((await post(c, '/v1/batch', { batch })).status).toBe(200);
+    }
+    const total = BATCHES * PER_BATCH;
+    await until(() => c.queries.reader.topId() >= total, 60_000, 'every message stored');
+    // The stream stalls: what it wrote waits on the reader, and it writes no more until that drains.
+    await until(() => streamed?.writableNeedDrain, 30_000, 'the stream to wait for its reader');
+    const waiting = streamed!.writableLength;
+    const storedBytes = total * PAD.length;
+    expect(storedBytes).toBeGreaterThan(17_000_000);
+    expect(waiting).toBeLessThan(1_000_000); // one page at most, where every message is ~18 MB
+    const before = received.length;
+    expect(before).toBeLessThan(storedBytes / 2); // the reader has not been sent most of it yet
+
+    socket.resume();
+    await until(() => received.split('\n').filter((line) => line.startsWith('{')).length >= total, 60_000, 'every line once the reader reads again');
+    const sequences = received.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { message: { sequence: number } }).message.sequence);
+    expect(sequences).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    stopping.abort();
+    await until(() => received.endsWith('0\r\n\r\n'), 10_000, 'the stream to end as Sluice stops'); // the chunked body's end
+    socket.destroy();
+  }, 180_000);
+
+  it('refuses what it cannot use with a 400 and a sentence', async () => {
+    core = await startCore();
+    const c = core;
+    server = http.createServer((req, res) => {
+      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), new AbortController().signal);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/messages/stream`;
+    for (const [query, code, words] of [['?since=soon', 'invalid_request', 'since must be'], ['?settleMs=999999', 'invalid_request', 'settleMs must be'], ['?search=event%3A', 'invalid_query', 'search:'], ['?search=', 'invalid_request', 'is empty'], ['?limit=3', 'unknown_parameter', 'search, since, settleMs']] as const) {
+      const res = await fetch(`${base}${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status, query).toBe(400);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code, query).toBe(code);
+      expect(body.error.message, query).toContain(words);
+    }
+  });
+});
