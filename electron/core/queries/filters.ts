@@ -67,6 +67,8 @@ export interface TestMessage {
   blocked: string | null;
   /** Why Segment's Tracking API would refuse it ("Segment would refuse this: over 500 KB …"); null when it would not. */
   warning: string | null;
+  /** Whether it is pinned in the inspector (messages.pin): retention and clears keep it. */
+  pinned: boolean;
 }
 
 /** A delivery as a test sees it: where it went, how it ended, each attempt, and its message. */

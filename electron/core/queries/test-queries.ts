@@ -246,7 +246,8 @@ export class TestQueries {
 
   /** The message as a test sees it, converted once (`record`: its payload, read here when not given). */
   #converted(row: StoredMessage, record: MessageRecord | undefined, sources: Map<number, string>): TestMessage {
-    const key = `${row.id}\n${row.receivedAt}\n${row.messageId}`;
+    // Pinning changes a stored message: its pin is part of the key, so a pinned message is converted again.
+    const key = `${row.id}\n${row.receivedAt}\n${row.messageId}\n${row.pinned === true}`;
     let message = this.#seen.get(key);
     if (!message) {
       if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
@@ -324,6 +325,7 @@ function testMessage(row: StoredMessage, record: MessageRecord | undefined, sour
     violations: record?.violationList ?? [],
     blocked: row.blocked ?? null,
     warning: row.warning ?? null,
+    pinned: row.pinned === true,
   };
 }
 

@@ -5,7 +5,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { createHandlers } from '../../../electron/core/api/contract-handlers.ts';
 import { UiServer } from '../../../electron/host/ui-server.ts';
+import { callOk } from '../../helpers/contract.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
 
@@ -171,6 +173,31 @@ describe('HTTP API queries', () => {
     expect(await api('/messages?afterSequence=1.5')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/afterSequence must be a message's "sequence"/) } } });
     expect(await api(`/messages?afterSequence=1&after=${afterB.json.next}`)).toMatchObject({ status: 400, json: { error: { message: expect.stringMatching(/not both/) } } });
     expect((await api('/deliveries?afterSequence=1')).status).toBe(400); // deliveries have no sequence of their own
+  });
+
+  it('each message says whether it is pinned, as the inspector pinned it: listed, looked up, waited for, searched', async () => {
+    const { core: c } = await setup();
+    for (const messageId of ['p-1', 'p-2']) await post(c, '/v1/track', { userId: 'u', event: 'Pinned?', messageId });
+    const before = (await api('/messages')).json.messages as { messageId: string; pinned: boolean; sequence: number }[];
+    expect(before.map((m) => [m.messageId, m.pinned])).toEqual([['p-1', false], ['p-2', false]]);
+    expect((await api('/messages/p-2')).json.message.pinned).toBe(false);
+
+    const handlers = createHandlers(c);
+    await callOk(handlers, 'messages.pin', { ids: [before[1]!.sequence], pinned: true });
+    // Asked again after the pin: the answer is not the one converted before it.
+    expect((await api('/messages')).json.messages.map((m: { pinned: boolean }) => m.pinned)).toEqual([false, true]);
+    expect((await api('/messages/p-2')).json.message.pinned).toBe(true);
+    expect((await api('/messages?search=pinned:true')).json.messages.map((m: { messageId: string; pinned: boolean }) => [m.messageId, m.pinned])).toEqual([['p-2', true]]);
+    expect((await api('/messages/wait', { method: 'POST', body: { filter: { messageId: 'p-2' } } })).json.messages[0].pinned).toBe(true);
+
+    await callOk(handlers, 'messages.pin', { ids: [before[1]!.sequence], pinned: false });
+    expect((await api('/messages/p-2')).json.message.pinned).toBe(false);
+    // The OpenAPI document's Message names it among the fields every message has.
+    const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/http-api.openapi.json'), 'utf8'));
+    const message = doc.components.schemas.Message as { required: string[]; properties: Record<string, { type: string }> };
+    expect(message.required).toContain('pinned');
+    expect(message.properties.pinned!.type).toBe('boolean');
+    for (const field of message.required) expect((await api('/messages/p-1')).json.message).toHaveProperty(field);
   });
 
   it('stopping ends a pending wait at once (503), instead of holding the shutdown for the wait\'s time', async () => {
