@@ -1,12 +1,13 @@
-import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react';
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import './dialog.css';
 
 /**
  * Every modal of the page: a <dialog> in <body> (not inside a view's form, the filter bar's search
  * landmark or a Settings card, whose styles stay out), opened with showModal (focus moves in, the rest
- * is inert), titled by its heading and described by the sentence `describedBy` names. Esc closes it and
- * only it (the stream's Esc would clear its filters), unless it is `busy`.
+ * is inert, aria-modal), titled by its heading and described by the sentence `describedBy` names. Tab
+ * and Shift+Tab go round its controls (not out to the browser's); Esc closes it and only it (the
+ * stream's Esc would clear its filters), unless it is `busy`; the focus goes back to what opened it.
  *
  *   <Dialog title="Delete destination" className="dst-dialog" describedBy={textId} onClose={close}>
  *     <p id={textId}>…</p>
@@ -31,9 +32,16 @@ export function Dialog({ title, className, describedBy, busy = false, initialFoc
 
   useEffect(() => {
     const el = dialog.current;
+    // What had the focus (the button that opened it, the list for `?`) has it again when it closes.
+    const opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
     if (el && !el.open) el.showModal();
     initialFocus?.current?.focus();
-    return () => el?.close();
+    return () => {
+      el?.close();
+      // Unless the dialog's action took the focus elsewhere (a view it opened) or removed the opener.
+      const now = document.activeElement;
+      if (opener?.isConnected && (now === null || now === document.body || el?.contains(now))) opener.focus();
+    };
   }, []);
 
   return createPortal(
@@ -46,7 +54,9 @@ export function Dialog({ title, className, describedBy, busy = false, initialFoc
         e.preventDefault();
         if (!busy) onClose();
       }}
+      aria-modal="true"
       onKeyDown={(e) => {
+        if (e.key === 'Tab') return trapTab(e.currentTarget, e);
         if (e.key !== 'Escape') return;
         e.preventDefault();
         e.stopPropagation();
@@ -58,4 +68,22 @@ export function Dialog({ title, className, describedBy, busy = false, initialFoc
     </dialog>,
     document.body,
   );
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/** Tab on the dialog's last control goes to its first, Shift+Tab on its first to its last. */
+function trapTab(dialog: HTMLElement, e: KeyboardEvent): void {
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.getClientRects().length > 0 && !el.closest('[inert]'));
+  const first = controls[0];
+  const last = controls.at(-1);
+  if (!first || !last) return e.preventDefault();
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === dialog)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && at === last) {
+    e.preventDefault();
+    first.focus();
+  }
 }

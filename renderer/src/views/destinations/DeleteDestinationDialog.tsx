@@ -1,13 +1,11 @@
-import { useEffect, useId, useState } from 'react';
-import { Dialog } from '../../components/Dialog.tsx';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { useInspector } from '../../store/react.ts';
 import { deleteQuestion } from './delete-wording.ts';
 
-type Count = { kind: 'counting' } | { kind: 'counted'; open: number } | { kind: 'failed'; message: string };
-
 /**
- * Confirms deleting a destination, saying first what happens to its deliveries: a dry run of
- * `destinations.delete` counts the pending and retrying ones it would cancel.
+ * Confirms deleting a destination, saying first what happens to its deliveries
+ * (components/ConfirmDialog.tsx): a dry run of `destinations.delete` counts the pending and retrying
+ * ones it would cancel. Once deleted, `onDeleted` closes it (the list says what went).
  */
 export function DeleteDestinationDialog({ id, name, onClose, onDeleted }: {
   id: number;
@@ -16,54 +14,21 @@ export function DeleteDestinationDialog({ id, name, onClose, onDeleted }: {
   onDeleted: (cancelled: number) => void;
 }) {
   const inspector = useInspector();
-  const textId = useId();
-  const [count, setCount] = useState<Count>({ kind: 'counting' });
-  const [deleting, setDeleting] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    void inspector.call('destinations.delete', { id, dryRun: true }).then((result) => {
-      if (!live) return;
-      setCount(result.ok ? { kind: 'counted', open: result.value.cancelledDeliveries } : { kind: 'failed', message: result.error.message });
-    });
-    return () => {
-      live = false;
-    };
-  }, [inspector, id]);
-
-  const confirm = async () => {
-    setDeleting(true);
-    setProblem(null);
-    const result = await inspector.call('destinations.delete', { id });
-    setDeleting(false);
-    if (!result.ok) {
-      setProblem(`It was not deleted: ${result.error.message}.`);
-      return;
-    }
-    onDeleted(result.value.cancelledDeliveries);
-  };
-
   return (
-    <Dialog title="Delete destination" className="dst-dialog" describedBy={textId} onClose={onClose}>
-      <p id={textId} className="dst-dialog-text">
-        {count.kind === 'counting'
-          ? 'Counting its pending and retrying deliveries…'
-          : count.kind === 'failed'
-            ? `Could not count its deliveries (${count.message}); close this and try again.`
-            : deleteQuestion(name, count.open)}
-      </p>
-      <p className="dst-error dst-dialog-problem" role="alert">
-        {problem ?? ''}
-      </p>
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Keep it
-        </button>
-        <button type="button" className="btn dst-danger" disabled={count.kind !== 'counted' || deleting} onClick={() => void confirm()}>
-          {deleting ? 'Deleting…' : 'Delete destination'}
-        </button>
-      </div>
-    </Dialog>
+    <ConfirmDialog
+      title="Delete destination"
+      className="dst-dialog"
+      counting="Counting its pending and retrying deliveries…"
+      count={() => inspector.call('destinations.delete', { id, dryRun: true }).then((r) => (r.ok ? { ok: true, value: r.value.cancelledDeliveries } : r))}
+      countFailed={(message) => `Could not count its deliveries (${message}); close this and try again.`}
+      question={(open) => ({ text: deleteQuestion(name, open), button: 'Delete destination' })}
+      act={() => inspector.call('destinations.delete', { id })}
+      actFailed={(message) => `It was not deleted: ${message}.`}
+      keep="Keep it"
+      acting="Deleting…"
+      button="Delete destination"
+      onClose={onClose}
+      onDone={(result) => onDeleted(result.cancelledDeliveries)}
+    />
   );
 }

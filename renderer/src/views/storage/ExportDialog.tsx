@@ -36,7 +36,7 @@ export function ExportDialog({ set, onClose }: { set: FilteredSet; onClose: () =
 
   return (
     <Dialog className="storage-dialog" title="Export messages" describedBy={textId} busy={step.kind === 'exporting'} onClose={onClose}>
-      <p id={textId} className="storage-dialog-text" role={step.kind === 'done' ? 'status' : undefined}>
+      <p id={textId} className="dialog-text" role={step.kind === 'done' ? 'status' : undefined}>
         {step.kind === 'done' ? step.text : `The messages matching ${set.words}${step.kind === 'exporting' ? ': preparing the file…' : '.'}`}
       </p>
       {step.kind !== 'done' ? (
@@ -56,7 +56,7 @@ export function ExportDialog({ set, onClose }: { set: FilteredSet; onClose: () =
           </label>
         </fieldset>
       ) : null}
-      <p className="error-text storage-dialog-problem" role="alert">
+      <p className="error-text dialog-problem" role="alert">
         {step.kind === 'choosing' ? (step.problem ?? '') : ''}
       </p>
       <div className="dialog-actions">

@@ -38,12 +38,12 @@ function ImportDialogOpen({ step, skipped, onClose, onSend }: { step: ImportStep
   const busy = step.kind === 'sending';
 
   let body: ReactNode;
-  if (step.kind === 'reading') body = <p id={textId} className="storage-dialog-text">Reading {step.name}…</p>;
+  if (step.kind === 'reading') body = <p id={textId} className="dialog-text">Reading {step.name}…</p>;
   else if (step.kind === 'refused') {
     const command = importCommand(step.name, sourceId !== null ? sourceName(sourceId) : undefined);
     body = (
       <>
-        <p id={textId} className="storage-dialog-text error-text" role="alert">
+        <p id={textId} className="dialog-text error-text" role="alert">
           {step.message}
         </p>
         {step.message.includes('sluice import') ? (
@@ -58,7 +58,7 @@ function ImportDialogOpen({ step, skipped, onClose, onSend }: { step: ImportStep
   else {
     body = (
       <>
-        <p id={textId} className="storage-dialog-text">
+        <p id={textId} className="dialog-text">
           {step.kind === 'sending'
             ? `Sending ${step.name} through ingestion as ${sourceName(step.sourceId)}…`
             : `Send the messages of ${step.name} (${formatBytes(step.bytes)}) through ingestion, as if the source had sent them: NDJSON (sluice export lines, messages, batches) or a HAR file of Tracking API calls.`}
@@ -70,7 +70,7 @@ function ImportDialogOpen({ step, skipped, onClose, onSend }: { step: ImportStep
           )}
         </Field>
         {busy ? <progress className="storage-progress" aria-label={`Sending ${step.name}`} /> : null}
-        <p className="error-text storage-dialog-problem" role="alert">
+        <p className="error-text dialog-problem" role="alert">
           {step.kind === 'ready' ? (step.problem ?? '') : ''}
         </p>
       </>
@@ -105,7 +105,7 @@ function ImportOutcomeText({ id, step, sourceName }: { id: string; step: Extract
   const words = importWords(step.outcome);
   return (
     <div role="status">
-      <p id={id} className="storage-dialog-text">
+      <p id={id} className="dialog-text">
         {step.name} into {sourceName} — {words.summary}
         {step.outcome.accepted > 0 ? ' They are in the stream now.' : ''}
       </p>
