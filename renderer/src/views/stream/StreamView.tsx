@@ -17,7 +17,8 @@ const LIST_WIDTH_KEY = 'sluice.listWidth';
 
 /**
  * The stream: the filter bar over the live list, beside the message's detail (the splitter between
- * them keeps its width). Its keys work anywhere while it is shown (stream-keys.ts: the map, which `?`
+ * them keeps its width; while no message is open the list takes the width and the detail pane only
+ * its hints). Its keys work anywhere while it is shown (stream-keys.ts: the map, which `?`
  * shows in KeyboardHelp). A file dropped on the list is imported
  * (views/storage/: the same as the filter bar's Import…).
  */
@@ -36,8 +37,12 @@ export function StreamView({ sourceId }: {
 
   useStreamKeys(inspector, searchRef);
 
+  // Nothing open: the list takes the window's width, beside a narrow column of hints; a message opened,
+  // the detail takes its share again (the splitter's width, kept).
+  const opened = useInspectorState((s) => s.detail !== null);
+
   return (
-    <div className="panes" style={{ '--list-width': `${listWidth}px` } as CSSProperties}>
+    <div className={opened ? 'panes' : 'panes panes-unselected'} style={{ '--list-width': `${listWidth}px` } as CSSProperties}>
       <section className="list-pane drop-target" aria-label="Stream" {...drop.handlers}>
         <FilterBar searchRef={searchRef} />
         <FacetsPanel />
@@ -48,7 +53,7 @@ export function StreamView({ sourceId }: {
           </div>
         ) : null}
       </section>
-      <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" />
+      {opened ? <Splitter value={listWidth} min={360} max={1200} onChange={setListWidth} label="Resize the list" /> : null}
       <MessageDetailPane />
       <KeyboardHelp />
     </div>
