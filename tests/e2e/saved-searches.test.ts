@@ -1,8 +1,12 @@
 // Saved searches in Chromium (issue 29, point 3): save the current search and filters under a name,
 // reload, pick it from beside the search box and get them back; a taken name says so; rename and
-// delete; the dialog is axe clean in light and dark.
+// delete; the dialog is axe clean in light and dark. The search box offers them in its dropdown: all
+// when it takes the focus, those that fit as you type, taken with ↓ and Enter (Enter alone still
+// searches what is typed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandlers } from '../../electron/core/api/contract-handlers.ts';
 import { expectAccessible } from '../helpers/a11y.ts';
+import { callOk } from '../helpers/contract.ts';
 import { browserUnavailableReason } from '../helpers/browser.ts';
 import { post } from '../helpers/core.ts';
 import { openInspector, type InspectorSession } from '../helpers/inspector-page.ts';
@@ -70,5 +74,62 @@ describe.skipIf(skipReason !== null)('saved searches', () => {
     await dialog().getByRole('button', { name: 'Delete Checkout' }).click();
     await expect.poll(() => dialog().getByText('No saved search yet.').count()).toBe(1);
     await page().keyboard.press('Escape');
+  });
+
+  it('the search box offers the saved searches that fit what is typed; ↓ and Enter take one, with its filters', async () => {
+    const handlers = createHandlers(session.core);
+    const all = { kind: 'all' as const };
+    await callOk(handlers, 'searches.save', { name: 'Orders', filters: { search: 'order', type: 'track', status: null, sourceId: null, time: all } });
+    await callOk(handlers, 'searches.save', { name: 'Pricing pages', filters: { search: 'type:page', type: null, status: null, sourceId: null, time: all } });
+    await page().reload();
+    await page().waitForFunction(() => (window as any).__sluice?.store.getState().connection.kind === 'open');
+    await rows().nth(2).waitFor();
+    const offered = () => page().getByRole('listbox', { name: 'Suggestions' }).getByRole('group', { name: 'Saved searches' }).getByRole('option');
+
+    // Focused, empty: every saved search, none chosen yet.
+    await box().focus();
+    await expect.poll(() => offered().allTextContents()).toEqual([expect.stringMatching(/^★ Orders order · track$/), expect.stringMatching(/^★ Pricing pages type:page$/)]);
+    expect(await box().getAttribute('aria-expanded')).toBe('true');
+    expect(await box().getAttribute('aria-activedescendant')).toBeNull();
+    await expectAccessible(page(), '.search-suggestions');
+
+    // Typed: those whose name or query holds it; ↓ chooses, Enter takes — the query in the box, its filters on the stream.
+    await box().pressSequentially('pri');
+    await expect.poll(() => offered().allTextContents()).toEqual([expect.stringMatching(/^★ Pricing pages/)]);
+    await box().press('ArrowDown');
+    expect(await box().getAttribute('aria-activedescendant')).toBe(await offered().first().getAttribute('id'));
+    await box().press('Enter');
+    expect(await box().inputValue()).toBe('type:page');
+    await expect.poll(() => offered().count()).toBe(0);
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().textContent()).toContain('Pricing');
+
+    await box().fill('');
+    await box().pressSequentially('ORD');
+    await expect.poll(() => offered().allTextContents()).toEqual([expect.stringMatching(/^★ Orders/)]);
+    await box().press('ArrowDown');
+    await box().press('Enter');
+    expect(await box().inputValue()).toBe('order');
+    expect(await page().getByRole('combobox', { name: 'Type' }).inputValue()).toBe('track');
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().textContent()).toContain('Order Completed');
+
+    // Enter with nothing chosen searches what is typed, not a saved search; Esc closes the offer.
+    await page().getByRole('combobox', { name: 'Type' }).selectOption('');
+    await box().fill('');
+    await box().pressSequentially('signed');
+    await expect.poll(() => offered().count()).toBe(0);
+    await box().fill('');
+    await box().pressSequentially('order');
+    await expect.poll(() => offered().count()).toBe(1);
+    await box().press('Escape');
+    await expect.poll(() => offered().count()).toBe(0);
+    await box().fill('');
+    await box().pressSequentially('pri');
+    await expect.poll(() => offered().count()).toBe(1);
+    await box().press('Enter');
+    expect(await box().inputValue()).toBe('pri');
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().textContent()).toContain('Pricing');
   });
 });

@@ -1,33 +1,15 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { SavedFilters, SavedSearch } from '../../../../shared/contract.ts';
+import type { SavedSearch } from '../../../../shared/contract.ts';
 import { Dialog } from '../../components/Dialog.tsx';
-import type { Filters } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
+import { toFilters, toSaved } from './saved-search.ts';
 import './keys.css';
-
-/** The stream's filters as a saved search keeps them (the same fields; absent ones left out). */
-function toSaved(f: Filters): SavedFilters {
-  return {
-    search: f.search,
-    type: f.type,
-    status: f.status,
-    sourceId: f.sourceId,
-    time: f.time,
-    ...(f.violations ? { violations: true } : {}),
-    ...(f.event ? { event: f.event } : {}),
-    ...(f.plan ? { plan: f.plan } : {}),
-  };
-}
-
-/** Every filter of the stream set to the saved search's (those it does not name cleared). */
-function toFilters(s: SavedFilters): Partial<Filters> {
-  return { search: s.search, type: s.type, status: s.status as Filters['status'], sourceId: s.sourceId, time: s.time, violations: s.violations, event: s.event, plan: s.plan };
-}
 
 /**
  * Saved searches, beside the search box: *Saved…* opens them — pick one to apply its search and
- * filters, rename or delete it — and saves the current search and filters under a new name. Kept in
- * the store (`searches.*`), so they last across restarts and every window has them.
+ * filters, rename or delete it — and saves the current search and filters under a new name (the search
+ * box offers them too, as you type: SearchBox.tsx). Kept in the store (`searches.*`), so they last
+ * across restarts and every window has them.
  */
 export function SavedSearches() {
   const [open, setOpen] = useState(false);

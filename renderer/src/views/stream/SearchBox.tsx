@@ -1,7 +1,9 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import type { SavedSearch } from '../../../../shared/contract.ts';
 import { MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../../../shared/message-query.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { applySuggestion, complete, QUERY_EXAMPLES, QUERY_FIELDS, type Completion, type CompletionContext } from './query-completion.ts';
+import { matchingSaved, savedNarrows, toFilters } from './saved-search.ts';
 import './search.css';
 
 const NO_SOURCES: never[] = [];
@@ -9,8 +11,9 @@ const NO_SOURCES: never[] = [];
 /**
  * The stream's search: the query language (shared/message-query.ts), applied 200 ms after typing stops
  * and only once it parses (the problem shows under the box meanwhile, and the list keeps the last
- * query); completion of field names and values (a combobox: ↓ ↑ choose, Enter or Tab take, Esc
- * closes); the syntax help, whose examples fill the box.
+ * query); completion of field names and values and, below them, the saved searches whose name or query
+ * holds what is typed (all of them in an empty box) — one combobox: ↓ ↑ choose, Enter or Tab take (a
+ * saved search sets every filter it keeps), Esc closes; the syntax help, whose examples fill the box.
  */
 export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const inspector = useInspector();
@@ -18,7 +21,11 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
   const sources = useInspectorState((s) => s.info?.sources) ?? NO_SOURCES;
   const [text, setText] = useState(applied);
   const [completion, setCompletion] = useState<Completion | null>(null);
+  /** The option chosen with the arrows; -1: none (Enter searches what is typed). */
   const [active, setActive] = useState(0);
+  /** Every saved search (read again each time the box takes the focus), and whether they are offered now. */
+  const [saved, setSaved] = useState<readonly SavedSearch[]>([]);
+  const [savedShown, setSavedShown] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
   const sent = useRef(applied);
   const helpButton = useRef<HTMLButtonElement>(null);
@@ -28,6 +35,9 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
     helpButton.current?.focus();
   };
   const ids = { list: useId(), error: useId(), help: useId(), hint: useId() };
+  const offered = savedShown ? matchingSaved(saved, text) : [];
+  const suggestions = completion?.suggestions ?? [];
+  const total = suggestions.length + offered.length;
 
   // Parsed when the text changes (not at each arrow key in the suggestions).
   const problem = useMemo(() => {
@@ -74,11 +84,38 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
   }
 
   function suggest(query: string, at: number, all = false): void {
-    setCompletion(complete(query, at, context(), all));
-    setActive(0);
+    const next = complete(query, at, context(), all);
+    setCompletion(next);
+    setSavedShown(true);
+    // A field or value to complete is chosen at once (Enter takes it); a saved search only once ↓ chose it.
+    setActive(next ? 0 : all ? 0 : -1);
+  }
+
+  function close(): void {
+    setCompletion(null);
+    setSavedShown(false);
+  }
+
+  function readSaved(): void {
+    void inspector.call('searches.list', {}).then((result) => {
+      if (result.ok) setSaved(result.value.searches);
+    });
+  }
+
+  /** A saved search: its query in the box and every filter it keeps on the stream. */
+  function pick(search: SavedSearch): void {
+    setText(search.filters.search);
+    sent.current = search.filters.search;
+    inspector.setFilters(toFilters(search.filters));
+    close();
   }
 
   function take(index: number): void {
+    if (index >= suggestions.length) {
+      const search = offered[index - suggestions.length];
+      if (search) pick(search);
+      return;
+    }
     if (!completion) return;
     const suggestion = completion.suggestions[index];
     if (!suggestion) return;
@@ -91,29 +128,30 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLInputElement>): void {
-    const open = completion !== null;
+    const open = total > 0;
     if (e.key === 'ArrowDown') {
       e.preventDefault();
       if (!open) suggest(text, e.currentTarget.selectionStart ?? text.length, true);
-      else setActive((a) => (a + 1) % completion.suggestions.length);
+      else setActive((a) => (a + 1) % total);
     } else if (e.key === 'ArrowUp' && open) {
       e.preventDefault();
-      setActive((a) => (a - 1 + completion.suggestions.length) % completion.suggestions.length);
-    } else if ((e.key === 'Enter' || e.key === 'Tab') && open && !e.shiftKey) {
+      setActive((a) => (a <= 0 ? total - 1 : a - 1));
+    } else if ((e.key === 'Enter' || e.key === 'Tab') && open && active >= 0 && !e.shiftKey) {
       e.preventDefault();
       take(active);
     } else if (e.key === 'Escape' && open) {
       e.preventDefault(); // closes the list; the stream's Esc (clear the filters) waits for the next one
-      setCompletion(null);
+      close();
     } else if (e.key === 'Escape' && helpOpen) {
       e.preventDefault(); // closes the syntax help, the same way
       setHelpOpen(false);
     } else if (e.key === 'Enter' && !problem) {
       apply(text);
+      close();
     }
   }
 
-  const open = completion !== null;
+  const open = total > 0;
   const optionId = (i: number) => `${ids.list}-${i}`;
   return (
     <div className="field field-grow search-field">
@@ -131,7 +169,7 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
             aria-autocomplete="list"
             aria-expanded={open}
             aria-controls={ids.list}
-            aria-activedescendant={open ? optionId(active) : undefined}
+            aria-activedescendant={open && active >= 0 ? optionId(active) : undefined}
             aria-invalid={problem ? true : undefined}
             aria-describedby={problem ? ids.error : ids.hint}
             placeholder="words, or field:value — e.g. ord_123 event:Signup -type:identify   ( / )"
@@ -141,7 +179,12 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
               suggest(e.target.value, e.target.selectionStart ?? e.target.value.length);
             }}
             onKeyDown={onKeyDown}
-            onBlur={() => setCompletion(null)}
+            onFocus={() => {
+              readSaved();
+              setSavedShown(true);
+              setActive(completion ? active : -1);
+            }}
+            onBlur={close}
             onClick={(e) => suggest(text, e.currentTarget.selectionStart ?? text.length)}
             maxLength={MAX_QUERY_LENGTH}
             spellCheck={false}
@@ -149,7 +192,7 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
           />
           {open ? (
             <ul className="search-suggestions" role="listbox" id={ids.list} aria-label="Suggestions">
-              {completion.suggestions.map((s, i) => (
+              {suggestions.map((s, i) => (
                 <li
                   key={s.insert}
                   id={optionId(i)}
@@ -162,6 +205,34 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
                   <span className="mono">{s.label}</span> <span className="muted">{s.detail}</span>
                 </li>
               ))}
+              {offered.length > 0 ? (
+                <li role="none" className="search-group">
+                  <span className="search-group-label" aria-hidden="true">
+                    Saved searches
+                  </span>
+                  <ul role="group" aria-label="Saved searches">
+                    {offered.map((search, j) => {
+                      const i = suggestions.length + j;
+                      const narrows = savedNarrows(search.filters);
+                      return (
+                        <li
+                          key={search.name}
+                          id={optionId(i)}
+                          role="option"
+                          aria-selected={i === active}
+                          className={i === active ? 'active' : undefined}
+                          onMouseDown={(e) => e.preventDefault() /* keep the focus in the box */}
+                          onClick={() => take(i)}
+                        >
+                          <span aria-hidden="true">★ </span>
+                          {search.name} <span className="muted mono">{search.filters.search || '(no search)'}</span>
+                          {narrows ? <span className="muted"> · {narrows}</span> : null}
+                        </li>
+                      );
+                    })}
+                  </ul>
+                </li>
+              ) : null}
             </ul>
           ) : null}
         </div>
