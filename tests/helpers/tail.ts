@@ -13,9 +13,9 @@ export interface RunningTail {
   nextLines(n: number, ms?: number): Promise<string[]>;
 }
 
-/** Runs `command args` (the checkout's CLI by default) and resolves once it says it follows the relay. */
-export async function startTail(args: string[], command: string[] = [process.execPath, CLI]): Promise<RunningTail> {
-  const child = spawn(command[0]!, [...command.slice(1), 'tail', ...args], { stdio: 'pipe' });
+/** Runs `command tail args` (the checkout's CLI by default; an installed bin) and resolves once it says it follows the relay. */
+export async function startTail(args: string[], command: string[] = [process.execPath, CLI], env?: NodeJS.ProcessEnv): Promise<RunningTail> {
+  const child = spawn(command[0]!, [...command.slice(1), 'tail', ...args], { stdio: 'pipe', ...(env ? { env } : {}) });
   const lines: string[] = [];
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -95,6 +95,19 @@ describe('sluice tail', () => {
     expect(failed.lines).toHaveLength(1);
   });
 
+  it('--since an ISO time starts at the first message received from then, not before', async () => {
+    const { cli, dataDir, send } = await relay();
+    await send({ userId: 'u_4', event: 'Too Early', messageId: 'early-1' });
+    const res = await request(`${cli.ready.api}/messages/early-1`, { headers: { authorization: `Bearer ${cli.ready.token}` } });
+    const from = Date.parse(((await res.body.json()) as { message: { receivedAt: string } }).message.receivedAt) + 1;
+    await until(() => Date.now() > from + 1, 1_000, 'the clock to pass the start');
+    await send({ userId: 'u_4', event: 'On Time', messageId: 'on-time-1' });
+    const t = await tail(['--data-dir', dataDir, '--json', '--since', new Date(from).toISOString()]);
+    await send({ userId: 'u_4', event: 'Later', messageId: 'later-1' });
+    const ids = (await t.nextLines(2)).map((line) => (JSON.parse(line) as { message: { messageId: string } }).message.messageId);
+    expect(ids).toEqual(['on-time-1', 'later-1']);
+  });
+
   it('ends with exit 0 and a sentence when the relay stops', async () => {
     const { cli, dataDir } = await relay();
     const t = await tail(['--data-dir', dataDir]);
