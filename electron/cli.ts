@@ -6,7 +6,7 @@
 import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { InputError, UsageError } from './commands/command-error.ts';
-import { PLAN_CODEGEN_HELP } from './commands/plan-tools-help.ts';
+import { PLAN_CODEGEN_HELP, PLAN_DIFF_HELP } from './commands/plan-tools-help.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
 
 const HELP = `Usage: sluice <command> [options]
@@ -21,6 +21,7 @@ Commands:
   plan infer      write a tracking plan inferred from the messages a relay stored
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
   plan codegen    write a TypeScript module with a typed function per planned event
+  plan diff       compare two plans: each change breaking or compatible (exit 1 on breaking, for CI)
   export          write the stored messages as NDJSON (or webhook attempts as HAR), without a relay
   summary         Markdown tables of what a store holds: events, violations, failed deliveries (CI)
   import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
@@ -81,6 +82,7 @@ Commands:
   infer         write a plan inferred from the messages a relay stored
   import FILE   convert a Segment Protocols or RudderStack export to Sluice's format
   codegen       write a TypeScript module with a typed function per planned track event
+  diff OLD NEW  classify the changes between two plans as breaking or compatible (exit 1 on breaking)
 
 sluice plan <command> --help lists a command's options.`;
 
@@ -250,6 +252,7 @@ const HELPS: Record<string, string> = {
   'plan infer': PLAN_INFER_HELP,
   'plan import': PLAN_IMPORT_HELP,
   'plan codegen': PLAN_CODEGEN_HELP,
+  'plan diff': PLAN_DIFF_HELP,
   export: EXPORT_HELP,
   summary: SUMMARY_HELP,
   import: IMPORT_HELP,
@@ -317,6 +320,7 @@ async function main(argv: string[]): Promise<void> {
     if (help === undefined) fail(`unknown command "plan ${sub}"\n\n${PLAN_HELP}`);
     if (wantsHelp) return void process.stdout.write(`${help}\n`);
     if (sub === 'codegen') return runCommand(help, async () => (await import('./commands/plan-codegen.ts')).codegen(args));
+    if (sub === 'diff') return runCommand(help, async () => (await import('./commands/plan-diff.ts')).planDiff(args));
     return runCommand(help, async () => {
       const plan = await import('./commands/plan.ts');
       return sub === 'infer' ? plan.infer(args) : plan.importPlan(args);

@@ -52,3 +52,22 @@ describe('sluice plan codegen from the installed package', () => {
     expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 0, stdout: '' });
   });
 });
+
+describe('sluice plan diff from the installed package', () => {
+  it('classifies a breaking change and exits 1; --allow-breaking exits 0', () => {
+    const next = { ...PLAN, events: { 'Order Completed': { ...PLAN.events['Order Completed'], required: ['price', 'currency'] }, 'Cart Viewed': {} } };
+    fs.writeFileSync(path.join(project, 'next.json'), JSON.stringify(next));
+    const expected = [
+      'event "Cart Viewed"',
+      '  compatible  event added',
+      'event "Order Completed"',
+      '  breaking    properties.currency: property made required',
+      '1 breaking change, 1 compatible change from plan.json to next.json',
+      '',
+    ].join('\n');
+    expect(sluice(['plan', 'diff', 'plan.json', 'next.json'])).toEqual({ code: 1, stdout: expected, stderr: '' });
+    expect(sluice(['plan', 'diff', 'plan.json', 'next.json', '--allow-breaking']).code).toBe(0);
+    expect(sluice(['plan', 'diff', 'plan.json'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sluice: name the old plan and the new plan/) });
+  });
+});
+
