@@ -54,6 +54,8 @@ export interface RowFacts {
   deliveries?: readonly { destination: string; status: string; skipReason: string | null }[];
   /** Whether the user pinned the message (messages.pin). */
   pinned?: boolean;
+  /** The Issues groups its failed or retrying deliveries are in (the store's: not known in a filter or a live row). */
+  issues?: readonly number[];
 }
 
 /** The stored columns of a message, as ingestion fills them (electron/core/ingest/prepare-request.ts). */
@@ -117,6 +119,8 @@ export function columnClause(field: ColumnField, value: string, row: Partial<Mes
       return row.violations === undefined ? null : value.toLowerCase() === 'no' ? row.violations === 0 : row.violations > 0;
     case 'pinned':
       return row.pinned === undefined ? null : (value.toLowerCase() === 'true') === row.pinned;
+    case 'issue':
+      return row.issues === undefined ? null : row.issues.includes(Number(value));
     case 'plan':
       return row.plans === undefined ? null : row.plans.some((plan) => matchesPattern(plan, value));
     case 'status': {

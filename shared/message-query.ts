@@ -11,6 +11,7 @@
  *   status:failed                   the row's outcome (a delivery state, rejected, duplicate, none)
  *   delivery:"myapp:failed"         its automatic delivery to destination myapp is at this step
  *                                   (DELIVERY_STEPS: the delivery overview's funnel); delivery:myapp: any
+ *   issue:12                        a delivery of it is failed or retrying in Issues group 12
  *
  * Clauses are separated by spaces and all must hold. Words are those of the message's JSON with its
  * string escapes read (`caf\u00e9` is café, `a\nb` is a and b: wordText). They follow SQLite FTS5's `ascii` tokenizer,
@@ -48,6 +49,7 @@ export const COLUMN_FIELDS = {
   plan: 'it breaks the tracking plan of this name',
   delivery: 'DESTINATION or DESTINATION:STEP — its automatic delivery to that destination (at that step of the delivery overview)',
   pinned: 'true: you pinned it (kept through retention and clears); false: not pinned',
+  issue: 'ID — a delivery of it is failed or retrying in this group of Issues',
 } as const;
 export type ColumnField = keyof typeof COLUMN_FIELDS;
 
@@ -325,6 +327,10 @@ function fieldClause(name: string, value: string, negated: boolean, at: number, 
 function checkColumnValue(field: ColumnField, value: string, at: number): void {
   if (field === 'delivery') {
     if (deliveryClauseValue(value).destination === '') throw new QueryError(`delivery:${value}: name the destination first, e.g. delivery:"myapp:${value.replace(/^:/, '')}"`, at);
+    return;
+  }
+  if (field === 'issue') {
+    if (!/^[1-9]\d{0,15}$/.test(value)) throw new QueryError(`issue:${value}: issue takes a group's id, a whole number as Issues lists it, e.g. issue:12`, at);
     return;
   }
   if (value.includes('*') && field !== 'violations' && field !== 'pinned') return;

@@ -37,6 +37,8 @@ import { SourcesRepo } from './store/sources-repo.ts';
 import { hookOf, resolveHookUrl } from '../../shared/receiver-hooks.ts';
 import { TrackingPlans } from './plans/plan-registry.ts';
 import { Rechecks } from './plans/recheck.ts';
+import { BulkRetries } from './delivery/bulk-retry.ts';
+import { IssuesRepo } from './store/issues-repo.ts';
 import { PlanStatsRepo } from './store/plan-stats.ts';
 import { Pruner } from './retention/pruner.ts';
 import type { LoadGate } from './worker-options.ts';
@@ -250,6 +252,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const counter = new MessageCounter(databaseFile(options.dataDir));
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }), heads: new MessageHeads(db) });
   const rechecks = new Rechecks(writer, bus, planStats);
+  const issues = new IssuesRepo(db);
+  const bulkRetries = new BulkRetries({ issues, deliveries, writer, delivery, bus, clock });
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
   const health = new StoreHealthTracker({
     file: databaseFile(options.dataDir),
@@ -262,7 +266,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   });
   const parts: CoreParts = {
     bus, clock, sources, destinations, messages, deliveries, deletionRequests, delivery, receiver, composer, audiences, queries, plans, rechecks, pruner, counter, health, faults,
-    ingestUrl: ingest.url, dataDir: options.dataDir,
+    issues, bulkRetries, ingestUrl: ingest.url, dataDir: options.dataDir,
   };
   const { operations, commands } = createOperations({
     ...parts,
@@ -289,6 +293,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         stopping = true;
         plans.close();
         rechecks.stop();
+        bulkRetries.stop();
         await health.close();
         await pruner.close();
         await counter.close();

@@ -121,7 +121,7 @@ function applyOp(op: WriteOp): WriteOutcome {
       return { ids, changed: 0, ...(goneMessageIds.length > 0 ? { goneMessageIds } : {}) };
     }
     case 'retryNow':
-      return { ids: [], changed: deliveries.retryNow(op.deliveryIds, op.now) };
+      return { ids: [], changed: deliveries.retryNow(op.deliveryIds, op.now, op.reopenFailed === true) };
     case 'cancel':
       return { ids: [], changed: deliveries.cancel(op.deliveryIds, op.now) };
     case 'deletionRequest': {

@@ -49,6 +49,10 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'POST /faults': [],
   'DELETE /faults': [],
   'POST /transforms/try': [],
+  'GET /issues': ['state', 'destination'],
+  'POST /issues/{issueId}/retry': [],
+  'POST /issues/retry': [],
+  'GET /issues/retries': [],
 };
 
 class ApiError extends Error {
@@ -124,6 +128,20 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return send(res, 200, await operation(core, 'faults.clear', {}));
       case 'POST /transforms/try':
         return send(res, 200, await tryTransform(core, await jsonBody(req, TRY_EXAMPLE)));
+      case 'GET /issues':
+        return send(res, 200, await operation(core, 'issues.list', { ...optional(url, 'state'), ...destinationNamed(core, optional(url, 'destination').destination) }));
+      case 'POST /issues/{issueId}/retry': {
+        const id = route.split('/')[1]!;
+        if (!/^\d{1,15}$/.test(id)) throw new ApiError(404, 'not_found', `there is no issue "${id.slice(0, 40)}": an issue's id is a whole number (GET /api/v1/issues lists them)`);
+        return send(res, 202, await operation(core, 'issues.retry', { issueId: Number(id) }));
+      }
+      case 'POST /issues/retry': {
+        // The body is the inspector's filter (shared/message-filter.ts: search, type, event, from, to…), and a destination by name.
+        const { destination, ...filter } = await jsonBody(req, '{"search": "event:\\"Order Completed\\"", "destination": "crm"}');
+        return send(res, 202, await operation(core, 'issues.retry', { filter, ...destinationNamed(core, destination) }));
+      }
+      case 'GET /issues/retries':
+        return send(res, 200, await operation(core, 'issues.retries', {}));
     }
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
@@ -192,9 +210,21 @@ async function tryTransform(core: HttpApiCore, body: Record<string, unknown>): P
   return operation(core, 'transforms.try', { ...rest, messageId: found.message.sequence, destinationId: target.id });
 }
 
+/** A destination named in a request, as its id (nothing when not named); 404 when there is none of that name. */
+function destinationNamed(core: HttpApiCore, name: unknown): { destinationId?: number } {
+  if (name === undefined) return {};
+  const found = typeof name === 'string' ? core.destinations.byName(name) : undefined;
+  if (!found) throw new ApiError(404, 'not_found', `there is no destination called ${JSON.stringify(name)}; the destinations are ${core.destinations.list().map((d) => `"${d.name}"`).join(', ')}`);
+  return { destinationId: found.id };
+}
+
 /** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */
 function endpointOf(method: string, route: string, url: URL): string {
-  const path = route === 'messages/wait' || route === 'messages/stream' ? `/${route}` : route.startsWith('messages/') ? '/messages/{messageId}' : `/${route}`;
+  const path =
+    route === 'messages/wait' || route === 'messages/stream' ? `/${route}`
+    : route.startsWith('messages/') ? '/messages/{messageId}'
+    : /^issues\/[^/]+\/retry$/.test(route) ? '/issues/{issueId}/retry'
+    : `/${route}`;
   const endpoint = `${method} ${path}`;
   if (Object.hasOwn(ENDPOINTS, endpoint)) return endpoint;
   if (Object.keys(ENDPOINTS).some((known) => known.endsWith(` ${path}`))) throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);

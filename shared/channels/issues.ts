@@ -72,15 +72,20 @@ export interface IssueRetryProgress {
   /** Deliveries looked at so far, of `total`. */
   done: number;
   /**
-   * The failed or retrying deliveries to retry, counted when the job started (a group's open count; a
-   * filter's matches); deliveries that join meanwhile are not retried by this job.
+   * The failed or retrying deliveries to retry: a group's open count when the job started; a filter's, as
+   * counted (state `counting`). Deliveries that join meanwhile may be retried too: `total` then grows with `done`.
    */
   total: number;
   /** Deliveries set to be sent again now (their outcome comes as `deliveries.changed`). */
   retried: number;
   /** Deliveries no longer failed or retrying when their turn came (delivered, cancelled, removed meanwhile). */
   skipped: number;
-  state: 'running' | 'finished' | 'cancelled' | 'failed';
+  /**
+   * `counting`: a retry by filter first counts the deliveries it will retry (`total` grows, nothing is
+   * retried yet); `running`: retrying, chunk by chunk; then `finished`, `cancelled` (issues.cancelRetry)
+   * or `failed` (`error` says why).
+   */
+  state: 'counting' | 'running' | 'finished' | 'cancelled' | 'failed';
   /** Why it failed (state `failed`). */
   error?: string;
 }
@@ -106,7 +111,7 @@ export const issueRequestSchemas = {
   ], { error: 'give issueId, or filter (with an optional destinationId)' }),
   /** Stops a bulk retry between two chunks (the deliveries already set due stay due). Unknown or ended jobs: `cancelled: false`. */
   'issues.cancelRetry': z.strictObject({ jobId: z.number().int().positive() }),
-  /** The bulk retries under way (a page opened meanwhile shows their progress at once). */
+  /** The bulk retries under way (a page opened meanwhile shows their progress at once), then the last 10 ended, the latest first. */
   'issues.retries': z.strictObject({}),
 } as const;
 

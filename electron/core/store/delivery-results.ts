@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AttemptRecord, DeliveryResult, SharedRequest } from './delivery-types.ts';
+import { issueJoiner } from './issue-writes.ts';
 
 /** Records groups of rounds' results in the caller's transaction. */
 export interface DeliveryResultRecorder {
@@ -97,6 +98,8 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
   const insertOwnShare = db.prepare(
     'INSERT INTO forward_attempts (delivery_id, request_id, outcome, retry_at, error_code, error_message, transform_run) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
+  // A round that left its delivery retrying or failed puts it in its Issues group (nothing for one delivered).
+  const joinIssue = issueJoiner(db);
   const record = (results: readonly DeliveryResult[], now: number): void => {
     /** The requests that carried deliveries of this group, each with its shares. */
     const requests = new Map<SharedRequest, Shares>();
@@ -105,6 +108,7 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
         result.lastError, result.body, result.body, result.signature, now, result.skipReason ?? null, result.shaping ?? null,
         result.transformRun ?? null, result.deliveryId).changes;
       if (updated === 0 && result.signature !== null) keepSent.run(result.body, result.signature, now, result.deliveryId);
+      else if (updated > 0 && (result.status === 'retrying' || result.status === 'failed')) joinIssue(result, now);
       for (const a of result.attempts) {
         const request = a.carriedBy;
         if (!request) {

@@ -9,8 +9,12 @@ import type { NewDelivery } from './delivery-types.ts';
 export interface DeliveryWrites {
   /** Creates the deliveries whose message (if any) still exists; the others are left out and listed. */
   create(deliveries: NewDelivery[], now: number, deletionRequestId: number | null): { ids: number[]; goneMessageIds: number[] };
-  /** Moves pending or retrying deliveries' next attempt to now; how many moved. */
-  retryNow(deliveryIds: number[], now: number): number;
+  /**
+   * Moves pending or retrying deliveries' next attempt to now; how many moved. With `reopenFailed`
+   * (a bulk retry of Issues), failed ones of a destination not deleted become retrying, due now: one more
+   * round, which fails them again if it fails past their 4-hour window or round cap (retry-schedule.ts).
+   */
+  retryNow(deliveryIds: number[], now: number, reopenFailed?: boolean): number;
   /** Cancels pending or retrying deliveries; how many were. */
   cancel(deliveryIds: number[], now: number): number;
 }
@@ -33,6 +37,10 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
   const retryNow = db.prepare(
     `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
   );
+  const reopen = db.prepare(
+    `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'failed'
+       AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL)`,
+  );
   const cancel = db.prepare(
     `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = 'cancelled', updated_at = ?
      WHERE id = ? AND status IN ('pending', 'retrying')`,
@@ -51,7 +59,8 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
       }
       return { ids, goneMessageIds: [...gone] };
     },
-    retryNow: (deliveryIds, now) => deliveryIds.reduce((n, id) => n + Number(retryNow.run(now, now, id).changes), 0),
+    retryNow: (deliveryIds, now, reopenFailed = false) =>
+      deliveryIds.reduce((n, id) => n + Number(retryNow.run(now, now, id).changes || (reopenFailed ? reopen.run(now, now, id).changes : 0)), 0),
     cancel: (deliveryIds, now) => deliveryIds.reduce((n, id) => n + Number(cancel.run(now, id).changes), 0),
   };
 }

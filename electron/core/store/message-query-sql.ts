@@ -130,6 +130,9 @@ function clauseSql(clause: Clause): { sql: string; params: Param[] } {
     case 'pinned':
       // pinned = 1 as a term of its own: the partial index messages_pinned (migration 23) reads only those rows.
       return { sql: clause.value.toLowerCase() === 'true' ? 'm.pinned = 1' : 'm.pinned IS NULL', params: [] };
+    case 'issue':
+      // The group's open deliveries (migration 24: issue_deliveries holds a delivery while it is failed or retrying), by its index.
+      return { sql: 'm.id IN (SELECT x.message_id FROM issue_deliveries i JOIN deliveries x ON x.id = i.delivery_id WHERE i.issue_id = ?)', params: [Number(clause.value)] };
     case 'plan':
       return { sql: "EXISTS (SELECT 1 FROM json_each(m.violations) WHERE json_extract(value, '$.plan') LIKE ? ESCAPE '\\')", params: [pattern] };
     default:

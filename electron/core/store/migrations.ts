@@ -654,6 +654,92 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       CREATE INDEX messages_pinned ON messages (id) WHERE pinned = 1;
     `,
   },
+  {
+    version: 24,
+    name: 'issues: failed and retrying deliveries grouped, their counts kept',
+    sql: `
+      -- Issue 29 (shared/channels/issues.ts). A group of the deliveries that failed or retry the same way:
+      -- destination, URL, HTTP status (0: none) and error kind (store/issue-kind.ts), with its counts kept as
+      -- deliveries come and go, so that the list reads these rows and never the deliveries. A delivery is in
+      -- issue_deliveries while it is failed or retrying (not a test's): the writer puts it there as it records
+      -- the round that failed (store/issue-writes.ts); the triggers below move its count between failed and
+      -- retrying and take it out when it leaves both (delivered, cancelled, deleted), and close the group
+      -- (closed_at) when its last one leaves. A delivery sent at the first try (the common path) writes
+      -- nothing here: both triggers stop at their WHEN on its old status. IF NOT EXISTS and the groups made
+      -- again: a store whose version was set back (as tests make an older store) has them already.
+      CREATE TABLE IF NOT EXISTS issues (
+        id INTEGER PRIMARY KEY,
+        destination_id INTEGER NOT NULL,
+        url TEXT NOT NULL,                       -- '' when the round sent nothing (a transform failed)
+        http_status INTEGER NOT NULL,            -- 0: no answer
+        error_kind TEXT NOT NULL,
+        error TEXT NOT NULL,                     -- the latest failure's sentence
+        failed INTEGER NOT NULL DEFAULT 0,
+        retrying INTEGER NOT NULL DEFAULT 0,
+        seen INTEGER NOT NULL DEFAULT 0,         -- deliveries that joined
+        first_seen INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL,
+        closed_at INTEGER,                       -- NULL while failed + retrying > 0
+        UNIQUE (destination_id, url, http_status, error_kind)
+      );
+      CREATE TABLE IF NOT EXISTS issue_deliveries (
+        delivery_id INTEGER PRIMARY KEY,
+        issue_id INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS issue_deliveries_issue ON issue_deliveries (issue_id, delivery_id);
+      CREATE TRIGGER IF NOT EXISTS issue_deliveries_moved AFTER UPDATE OF status ON deliveries
+        WHEN old.status IN ('retrying', 'failed') AND old.status IS NOT new.status BEGIN
+        UPDATE issues SET failed = failed - (old.status = 'failed') + (new.status = 'failed'),
+            retrying = retrying - (old.status = 'retrying') + (new.status = 'retrying'),
+            closed_at = CASE WHEN new.status NOT IN ('retrying', 'failed') AND failed + retrying = 1 THEN new.updated_at ELSE closed_at END
+          WHERE id = (SELECT issue_id FROM issue_deliveries WHERE delivery_id = old.id);
+        DELETE FROM issue_deliveries WHERE delivery_id = old.id AND new.status NOT IN ('retrying', 'failed');
+      END;
+      CREATE TRIGGER IF NOT EXISTS issue_deliveries_gone AFTER DELETE ON deliveries WHEN old.status IN ('retrying', 'failed') BEGIN
+        UPDATE issues SET failed = failed - (old.status = 'failed'), retrying = retrying - (old.status = 'retrying'),
+            closed_at = CASE WHEN failed + retrying = 1 THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) ELSE closed_at END
+          WHERE id = (SELECT issue_id FROM issue_deliveries WHERE delivery_id = old.id);
+        DELETE FROM issue_deliveries WHERE delivery_id = old.id;
+      END;
+      -- The failed and retrying deliveries stored before: each grouped by the last attempt of the round that
+      -- left it so (its outcome says: retry, final), else by its own error (the round sent nothing).
+      DELETE FROM issue_deliveries;
+      DELETE FROM issues;
+      CREATE TEMP TABLE issue_backfill AS
+        WITH open AS (
+          SELECT d.id, d.destination_id, d.status, d.last_error, d.transform_run, coalesce(d.first_attempt_at, d.updated_at) AS first_at, d.updated_at,
+            CASE d.status WHEN 'retrying' THEN 'retry' ELSE 'final' END AS outcome,
+            (SELECT max(a.id) FROM attempts a WHERE a.delivery_id = d.id) AS attempt_id,
+            (SELECT max(f.request_id) FROM forward_attempts f WHERE f.delivery_id = d.id) AS request_id
+          FROM deliveries d WHERE d.status IN ('retrying', 'failed') AND d.trigger <> 'test'
+        ), last AS (
+          SELECT o.*, CASE WHEN r.id IS NOT NULL THEN r.url ELSE a.url END AS url,
+            CASE WHEN r.id IS NOT NULL THEN coalesce(f.error_code, r.error_code) ELSE a.error_code END AS code,
+            CASE WHEN r.id IS NOT NULL THEN r.response_status ELSE a.response_status END AS answered,
+            CASE WHEN r.id IS NOT NULL THEN coalesce(f.error_message, r.error_message) ELSE a.error_message END AS message,
+            CASE WHEN r.id IS NOT NULL THEN r.started_at ELSE a.started_at END AS tried_at
+          FROM open o
+          LEFT JOIN forward_attempts f ON f.delivery_id = o.id AND f.request_id = o.request_id AND f.outcome = o.outcome
+          LEFT JOIN forward_requests r ON r.id = f.request_id
+          LEFT JOIN attempts a ON f.delivery_id IS NULL AND a.id = o.attempt_id AND a.outcome = o.outcome
+        )
+        SELECT id, destination_id, status, first_at, coalesce(tried_at, updated_at) AS at,
+          coalesce(url, '') AS url,
+          CASE WHEN url IS NOT NULL AND code = 'http' THEN coalesce(answered, 0) ELSE 0 END AS http_status,
+          CASE WHEN url IS NULL THEN sluice_issue_kind(NULL, NULL, last_error, transform_run) ELSE sluice_issue_kind(code, answered, message, NULL) END AS kind,
+          coalesce(CASE WHEN url IS NULL THEN last_error ELSE message END, last_error, 'failed without an error recorded') AS error
+        FROM last;
+      INSERT INTO issues (destination_id, url, http_status, error_kind, error, failed, retrying, seen, first_seen, last_seen)
+        SELECT destination_id, url, http_status, kind, '', sum(status = 'failed'), sum(status = 'retrying'), count(*), min(first_at), max(at)
+        FROM issue_backfill GROUP BY destination_id, url, http_status, kind;
+      INSERT INTO issue_deliveries (delivery_id, issue_id)
+        SELECT b.id, i.id FROM issue_backfill b
+        JOIN issues i ON i.destination_id = b.destination_id AND i.url = b.url AND i.http_status = b.http_status AND i.error_kind = b.kind;
+      UPDATE issues SET error = (SELECT b.error FROM issue_deliveries m JOIN issue_backfill b ON b.id = m.delivery_id
+        WHERE m.issue_id = issues.id ORDER BY b.at DESC, b.id DESC LIMIT 1);
+      DROP TABLE issue_backfill;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -2,9 +2,9 @@ import type { DatabaseSync } from 'node:sqlite';
 import { emptySearchIndexes } from './search-index.ts';
 
 /**
- * Forgets what was received and sent — messages and their requests, deliveries and attempts,
- * deletion requests, the profiles audiences are computed from, audience memberships and sync
- * history — and keeps what was configured: sources, destinations, audience definitions, this
+ * Forgets what was received and sent — messages and their requests, deliveries and attempts, the
+ * groups of Issues, deletion requests, the profiles audiences are computed from, audience memberships
+ * and sync history — and keeps what was configured: sources, destinations, audience definitions, this
  * Sluice's id (sluice/testing's reset(), a test's clean slate). In the caller's transaction. The
  * profile fold starts again from the first message (ids are given again from 1). Pinned messages go
  * too, unlike in a clear: a reset is a clean slate, and as ids start again from 1 a kept pin would
@@ -15,6 +15,8 @@ export function storeResetter(db: DatabaseSync): () => number {
   return () => {
     const { n } = countMessages.get() as { n: number };
     db.exec(`
+      DELETE FROM issue_deliveries;
+      DELETE FROM issues;
       DELETE FROM attempts;
       DELETE FROM forward_attempts;
       DELETE FROM forward_requests;

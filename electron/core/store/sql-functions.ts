@@ -2,6 +2,7 @@
 // (store/connection.ts: connect and openReadOnly).
 import { hasWords, wordText } from '../../../shared/message-query.ts';
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import { issueKind } from './issue-kind.ts';
 import type { DatabaseSync } from './sqlite.ts';
 
 /** Parsed word lists by their JSON (a query tests many rows with the same one). */
@@ -28,9 +29,20 @@ function sluiceWordText(raw: SQLOutputValue): SQLInputValue {
   return typeof raw === 'string' ? wordText(raw) : raw;
 }
 
+/** sluice_issue_kind(error_code, response_status, error_message, transform_run): a failed round's error kind (issue-kind.ts), for migration 24's backfill. */
+function sluiceIssueKind(code: SQLOutputValue, status: SQLOutputValue, message: SQLOutputValue, transform: SQLOutputValue): SQLInputValue {
+  return issueKind({
+    errorCode: typeof code === 'string' ? code : null,
+    status: typeof status === 'number' || typeof status === 'bigint' ? Number(status) : null,
+    message: typeof message === 'string' ? message : null,
+    transform: transform !== null && transform !== undefined,
+  });
+}
+
 export function registerSqlFunctions(db: DatabaseSync): void {
   db.function('sluice_words', { deterministic: true, directOnly: true }, sluiceWords);
   // Not direct-only: the trigger that takes a removed message out of the word index calls it (migration
   // 14), so every connection that may delete messages has it. It reads a string, nothing else.
   db.function('sluice_word_text', { deterministic: true }, sluiceWordText);
+  db.function('sluice_issue_kind', { deterministic: true, directOnly: true }, sluiceIssueKind);
 }

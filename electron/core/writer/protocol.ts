@@ -92,7 +92,8 @@ export type SourceKey = [writeKey: string, sourceId: number, allowedOrigins?: st
 /** Writes the main thread asks the store's writer for, each in one transaction. */
 export type WriteOp =
   | { op: 'createDeliveries'; deliveries: NewDelivery[]; now: number }
-  | { op: 'retryNow'; deliveryIds: number[]; now: number }
+  /** `reopenFailed`: failed ones get one more round too (a bulk retry of Issues: store/delivery-writes.ts). */
+  | { op: 'retryNow'; deliveryIds: number[]; now: number; reopenFailed?: boolean }
   | { op: 'cancel'; deliveryIds: number[]; now: number }
   | {
       op: 'deletionRequest';

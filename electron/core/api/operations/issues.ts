@@ -1,21 +1,28 @@
 // The operations of Issues (`issues.*` of shared/channels/issues.ts): groups of failed and retrying
-// deliveries, and bulk retries of a group or of a filter's messages.
+// deliveries as the store keeps them (store/issues-repo.ts; the list read in the counting thread), and
+// bulk retries of a group or of a filter's messages (delivery/bulk-retry.ts).
 import { OperationError } from '../../operation-error.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
 type IssueChannel = 'issues.list' | 'issues.get' | 'issues.retry' | 'issues.cancelRetry' | 'issues.retries';
 
-export function issueOperations(_p: OperationContext): OperationsOf<IssueChannel> {
+export function issueOperations(p: OperationContext): OperationsOf<IssueChannel> {
+  const issue = (id: number) => {
+    const found = p.issues.get(id);
+    if (!found) throw new OperationError('not_found', `there is no issue ${id}; list them with issues.list (GET /api/v1/issues)`);
+    return found;
+  };
   return {
-    'issues.list': () => ({ issues: [], open: 0 }),
-    'issues.get': ({ id }) => {
-      throw new OperationError('not_found', `there is no issue ${id}; list them with issues.list`);
-    },
+    'issues.list': ({ state, destinationId }) => p.counter.issues(state, destinationId),
+    'issues.get': ({ id }) => issue(id),
     'issues.retry': (request) => {
-      if ('issueId' in request) throw new OperationError('not_found', `there is no issue ${request.issueId}; list them with issues.list`);
-      return { jobId: 1, issueId: null, done: 0, total: 0, retried: 0, skipped: 0, state: 'finished' };
+      if ('issueId' in request) return p.bulkRetries.start({ issueId: request.issueId, total: issue(request.issueId).open });
+      if (request.destinationId !== undefined && !p.destinations.byId(request.destinationId)) {
+        throw new OperationError('not_found', `there is no destination ${request.destinationId}; leave destinationId out to retry every destination's deliveries`);
+      }
+      return p.bulkRetries.start({ filter: request.filter, destinationId: request.destinationId });
     },
-    'issues.cancelRetry': () => ({ cancelled: false }),
-    'issues.retries': () => ({ jobs: [] }),
+    'issues.cancelRetry': ({ jobId }) => ({ cancelled: p.bulkRetries.cancel(jobId) }),
+    'issues.retries': () => ({ jobs: p.bulkRetries.list() }),
   };
 }

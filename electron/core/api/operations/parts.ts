@@ -8,6 +8,7 @@ import type { Clock } from '../../clock.ts';
 import type { Composer } from '../../composer/composer.ts';
 import type { IngestFaults } from '../../faults/ingest-faults.ts';
 import { announceStored } from '../../delivery/announce.ts';
+import type { BulkRetries } from '../../delivery/bulk-retry.ts';
 import type { DeliveryEngine } from '../../delivery/delivery-engine.ts';
 import type { TrackingPlans } from '../../plans/plan-registry.ts';
 import type { Rechecks } from '../../plans/recheck.ts';
@@ -18,6 +19,7 @@ import type { StoreHealthTracker } from '../../store-check/store-health.ts';
 import type { DeliveriesRepo } from '../../store/deliveries-repo.ts';
 import type { DeletionRequestsRepo } from '../../store/deletion-requests-repo.ts';
 import type { DestinationsRepo } from '../../store/destinations-repo.ts';
+import type { IssuesRepo } from '../../store/issues-repo.ts';
 import type { MessageCounter } from '../../store/message-counter.ts';
 import type { MessagesRepo } from '../../store/messages-repo.ts';
 import type { SourcesRepo } from '../../store/sources-repo.ts';
@@ -65,6 +67,9 @@ export interface CoreParts {
   health: StoreHealthTracker;
   /** Faults a test injected into ingestion, and the requests they were applied to (faults/ingest-faults.ts). */
   faults: IngestFaults;
+  /** Issues: groups of failed and retrying deliveries (store/issues-repo.ts), and their bulk retries (delivery/bulk-retry.ts). */
+  issues: IssuesRepo;
+  bulkRetries: BulkRetries;
 }
 
 /** What the operations work with: the core's parts, its writer, and what follows a settings change. */

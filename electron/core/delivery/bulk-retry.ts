@@ -1,0 +1,166 @@
+import type { IssueRetryProgress } from '../../../shared/channels/issues.ts';
+import type { MessageFilter } from '../../../shared/message-filter.ts';
+import type { EventBus } from '../bus/event-bus.ts';
+import type { Clock } from '../clock.ts';
+import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
+import type { IssuesRepo, OpenDelivery } from '../store/issues-repo.ts';
+import type { StoreWriter } from '../writer/store-writer.ts';
+import { announceStored } from './announce.ts';
+import type { DeliveryEngine } from './delivery-engine.ts';
+
+/** Deliveries per chunk: one read, one write (a unit of the writer's group commit: ingestion goes on between chunks), one announcement. */
+export const RETRY_CHUNK = 500;
+/** The pause between two chunks, so that a retry of a million deliveries leaves the writer and the core's thread to others. */
+const CHUNK_PAUSE_MS = 20;
+/** Progress events at most this often (the first and the last always). */
+const PROGRESS_MS = 250;
+/** Ended jobs listed after their end (for a client that polls: GET /api/v1/issues/retries). */
+const ENDED_KEPT = 10;
+
+/** What a bulk retry retries: a group's open deliveries, or the failed and retrying deliveries of the messages a filter picks. */
+export type RetryTarget = { issueId: number; total: number } | { filter: MessageFilter; destinationId?: number | undefined };
+
+export interface BulkRetryParts {
+  issues: IssuesRepo;
+  deliveries: DeliveriesRepo;
+  writer: StoreWriter;
+  delivery: DeliveryEngine;
+  bus: EventBus;
+  clock: Clock;
+}
+
+interface Job {
+  progress: IssueRetryProgress;
+  cancelled: boolean;
+}
+
+/**
+ * Bulk retries of Issues (`issues.retry`): each a job in the background that walks the deliveries it
+ * retries by id, RETRY_CHUNK at a time — never all of them in memory — and sets each chunk due now in
+ * one write, as `deliveries.retryNow` does (a failed one reopened for one more round: store/delivery-writes.ts),
+ * announcing the chunk as stored. The delivery engine then sends them at its own pace: its per-destination
+ * concurrency and its breakers still hold. The person asked, so the first chunk gives their receivers a
+ * try whatever their breakers said (as a retry of one does); a receiver still down opens its breaker
+ * again, and the rest wait for its probes rather than storm it. A retry by filter first counts its
+ * deliveries (state `counting`: the same walk, nothing written), so that its progress has a total.
+ */
+export class BulkRetries {
+  readonly #parts: BulkRetryParts;
+  readonly #jobs = new Map<number, Job>();
+  #ended: IssueRetryProgress[] = [];
+  #lastId = 0;
+  #stopped = false;
+
+  constructor(parts: BulkRetryParts) {
+    this.#parts = parts;
+  }
+
+  /** Starts a job and answers with its first progress. */
+  start(target: RetryTarget): IssueRetryProgress {
+    const byIssue = 'issueId' in target;
+    const progress: IssueRetryProgress = {
+      jobId: ++this.#lastId,
+      issueId: byIssue ? target.issueId : null,
+      done: 0,
+      total: byIssue ? target.total : 0,
+      retried: 0,
+      skipped: 0,
+      state: byIssue ? 'running' : 'counting',
+    };
+    const job: Job = { progress, cancelled: false };
+    this.#jobs.set(progress.jobId, job);
+    this.#parts.bus.emit('issues.retryProgress', { ...progress });
+    void this.#run(job, target);
+    return { ...progress };
+  }
+
+  /** Stops a job between two chunks; false when there is no such job under way. */
+  cancel(jobId: number): boolean {
+    const job = this.#jobs.get(jobId);
+    if (!job) return false;
+    job.cancelled = true;
+    return true;
+  }
+
+  /** The jobs under way, then the last ones ended (the latest first). */
+  list(): IssueRetryProgress[] {
+    return [...[...this.#jobs.values()].map((job) => ({ ...job.progress })), ...this.#ended.map((progress) => ({ ...progress }))];
+  }
+
+  /** Stops every job between chunks (the core is closing). */
+  stop(): void {
+    this.#stopped = true;
+    for (const job of this.#jobs.values()) job.cancelled = true;
+  }
+
+  /** One chunk of the target's deliveries after `afterId`, and the id to go on after (null: the end). */
+  #chunk(target: RetryTarget, afterId: number): { ids: number[]; next: number | null } {
+    const { issues } = this.#parts;
+    const rows: OpenDelivery[] = 'issueId' in target ? issues.ofIssue(target.issueId, afterId, RETRY_CHUNK) : issues.open(afterId, RETRY_CHUNK, target.destinationId);
+    const next = rows.length < RETRY_CHUNK ? null : rows.at(-1)!.id;
+    if ('issueId' in target) return { ids: rows.map((row) => row.id), next };
+    const picked = issues.matching([...new Set(rows.flatMap((row) => (row.messageId === null ? [] : [row.messageId])))], target.filter);
+    return { ids: rows.filter((row) => row.messageId !== null && picked.has(row.messageId)).map((row) => row.id), next };
+  }
+
+  async #run(job: Job, target: RetryTarget): Promise<void> {
+    const { progress } = job;
+    let announced = this.#parts.clock.now();
+    const announce = (always = false) => {
+      const now = this.#parts.clock.now();
+      if (!always && now - announced < PROGRESS_MS) return;
+      announced = now;
+      progress.total = Math.max(progress.total, progress.done);
+      this.#parts.bus.emit('issues.retryProgress', { ...progress });
+    };
+    try {
+      if (progress.state === 'counting') {
+        for (let after: number | null = 0; after !== null && !job.cancelled; ) {
+          const { ids, next } = this.#chunk(target, after);
+          progress.total += ids.length;
+          after = next;
+          announce();
+          await pause();
+        }
+        progress.state = 'running';
+        announce(true);
+      }
+      let first = true;
+      for (let after: number | null = 0; after !== null && !job.cancelled; ) {
+        const { ids, next } = this.#chunk(target, after);
+        after = next;
+        if (ids.length > 0) {
+          const { changed } = await this.#parts.writer.write({ op: 'retryNow', deliveryIds: ids, now: this.#parts.clock.now(), reopenFailed: true });
+          progress.retried += changed;
+          progress.skipped += ids.length - changed;
+          progress.done += ids.length;
+          this.#sent(ids, first);
+          first = false;
+          announce();
+        }
+        if (after !== null) await pause();
+      }
+      progress.state = job.cancelled ? 'cancelled' : 'finished';
+    } catch (error) {
+      progress.state = 'failed';
+      progress.error = `the retry stopped after ${progress.done} of ${progress.total} deliveries: ${(error as Error).message}`;
+    } finally {
+      this.#jobs.delete(progress.jobId);
+      progress.total = Math.max(progress.total, progress.done);
+      this.#ended = [{ ...progress }, ...this.#ended.slice(0, ENDED_KEPT - 1)];
+      if (!this.#stopped) announce(true);
+    }
+  }
+
+  /** A chunk set due: announced as stored, and the engine looks for due deliveries (the first chunk: its receivers get a try now). */
+  #sent(ids: number[], first: boolean): void {
+    const { deliveries, delivery, bus } = this.#parts;
+    announceStored(deliveries, bus, ids);
+    if (first) delivery.tryNow([...new Set(deliveries.byIds(ids).map((d) => d.destinationId))]);
+    else delivery.kick();
+  }
+}
+
+function pause(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, CHUNK_PAUSE_MS).unref());
+}
