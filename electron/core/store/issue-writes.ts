@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DeliveryResult } from './delivery-types.ts';
 import { issueKeyOf } from './issue-kind.ts';
+import { preparedOnUse } from './prepared.ts';
 
 /**
  * Puts a delivery that a round left retrying or failed in its Issues group (migration 24), in the
@@ -12,30 +13,26 @@ import { issueKeyOf } from './issue-kind.ts';
  */
 export function issueJoiner(db: DatabaseSync): (result: DeliveryResult, now: number) => void {
   // Not a test's delivery, and still failed or retrying (a cancel that came between the round and its record stays).
-  const upsert = db.prepare(
-    `INSERT INTO issues (destination_id, url, http_status, error_kind, error, first_seen, last_seen)
+  const s = preparedOnUse(db, {
+    upsert: `INSERT INTO issues (destination_id, url, http_status, error_kind, error, first_seen, last_seen)
      SELECT destination_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ? AND trigger <> 'test' AND status IN ('retrying', 'failed')
      ON CONFLICT (destination_id, url, http_status, error_kind) DO UPDATE SET error = excluded.error, last_seen = max(last_seen, excluded.last_seen)
      RETURNING id`,
-  );
-  const member = db.prepare('SELECT issue_id FROM issue_deliveries WHERE delivery_id = ?');
-  const leave = db.prepare(
-    `UPDATE issues SET failed = failed - (? = 'failed'), retrying = retrying - (? = 'retrying'),
+    member: 'SELECT issue_id FROM issue_deliveries WHERE delivery_id = ?',
+    leave: `UPDATE issues SET failed = failed - (? = 'failed'), retrying = retrying - (? = 'retrying'),
        closed_at = CASE WHEN failed + retrying = 1 THEN ? ELSE closed_at END WHERE id = ?`,
-  );
-  const enter = db.prepare(
-    `UPDATE issues SET failed = failed + (? = 'failed'), retrying = retrying + (? = 'retrying'), seen = seen + 1, closed_at = NULL WHERE id = ?`,
-  );
-  const place = db.prepare('INSERT INTO issue_deliveries (delivery_id, issue_id) VALUES (?, ?) ON CONFLICT (delivery_id) DO UPDATE SET issue_id = excluded.issue_id');
+    enter: `UPDATE issues SET failed = failed + (? = 'failed'), retrying = retrying + (? = 'retrying'), seen = seen + 1, closed_at = NULL WHERE id = ?`,
+    place: 'INSERT INTO issue_deliveries (delivery_id, issue_id) VALUES (?, ?) ON CONFLICT (delivery_id) DO UPDATE SET issue_id = excluded.issue_id',
+  });
   return (result, now) => {
     const key = issueKeyOf(result);
     const at = key.at ?? now;
-    const row = upsert.get(key.url, key.status, key.kind, key.error, at, at, result.deliveryId) as { id: number } | undefined;
+    const row = s.upsert.get(key.url, key.status, key.kind, key.error, at, at, result.deliveryId) as { id: number } | undefined;
     if (!row) return;
-    const before = (member.get(result.deliveryId) as { issue_id: number } | undefined)?.issue_id;
+    const before = (s.member.get(result.deliveryId) as { issue_id: number } | undefined)?.issue_id;
     if (before === row.id) return; // counted there already (the trigger moved it between failed and retrying)
-    if (before !== undefined) leave.run(result.status, result.status, at, before);
-    enter.run(result.status, result.status, row.id);
-    place.run(result.deliveryId, row.id);
+    if (before !== undefined) s.leave.run(result.status, result.status, at, before);
+    s.enter.run(result.status, result.status, row.id);
+    s.place.run(result.deliveryId, row.id);
   };
 }

@@ -7,6 +7,7 @@ import { ISSUES_LIST_MAX, type IssueErrorKind, type IssueState, type IssueView }
 import type { MessageFilter } from '../../../shared/message-filter.ts';
 import { compileQuery } from './message-query-sql.ts';
 import { bulkFilter, filterTerms } from './messages-repo.ts';
+import { preparedOnUse } from './prepared.ts';
 
 interface IssueRow {
   id: number;
@@ -80,34 +81,33 @@ export interface OpenDelivery {
 /** The main thread's reads of Issues: one group, and the open deliveries a bulk retry walks in chunks, by delivery id. */
 export class IssuesRepo {
   readonly #db: DatabaseSync;
-  readonly #get: StatementSync;
-  readonly #ofIssue: StatementSync;
-  readonly #all: StatementSync;
-  readonly #ofDestination: StatementSync;
+  readonly #s;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.id = ?`);
     const open = `SELECT m.delivery_id AS id, x.message_id AS messageId, x.destination_id AS destinationId
       FROM issue_deliveries m JOIN deliveries x ON x.id = m.delivery_id`;
-    this.#ofIssue = db.prepare(`${open} WHERE m.issue_id = ? AND m.delivery_id > ? ORDER BY m.delivery_id LIMIT ?`);
-    this.#all = db.prepare(`${open} WHERE m.delivery_id > ? ORDER BY m.delivery_id LIMIT ?`);
-    this.#ofDestination = db.prepare(`${open} WHERE m.delivery_id > ? AND x.destination_id = ? ORDER BY m.delivery_id LIMIT ?`);
+    this.#s = preparedOnUse(db, {
+      get: `SELECT ${COLUMNS} FROM ${FROM} WHERE i.id = ?`,
+      ofIssue: `${open} WHERE m.issue_id = ? AND m.delivery_id > ? ORDER BY m.delivery_id LIMIT ?`,
+      all: `${open} WHERE m.delivery_id > ? ORDER BY m.delivery_id LIMIT ?`,
+      ofDestination: `${open} WHERE m.delivery_id > ? AND x.destination_id = ? ORDER BY m.delivery_id LIMIT ?`,
+    });
   }
 
   get(id: number): IssueView | null {
-    const row = this.#get.get(id) as unknown as IssueRow | undefined;
+    const row = this.#s.get.get(id) as unknown as IssueRow | undefined;
     return row ? view(row) : null;
   }
 
   /** A group's failed and retrying deliveries after `afterId`, oldest first. */
   ofIssue(issueId: number, afterId: number, limit: number): OpenDelivery[] {
-    return this.#ofIssue.all(issueId, afterId, limit) as unknown as OpenDelivery[];
+    return this.#s.ofIssue.all(issueId, afterId, limit) as unknown as OpenDelivery[];
   }
 
   /** Every group's failed and retrying deliveries after `afterId` (of one destination), oldest first. */
   open(afterId: number, limit: number, destinationId?: number): OpenDelivery[] {
-    const rows = destinationId === undefined ? this.#all.all(afterId, limit) : this.#ofDestination.all(afterId, destinationId, limit);
+    const rows = destinationId === undefined ? this.#s.all.all(afterId, limit) : this.#s.ofDestination.all(afterId, destinationId, limit);
     return rows as unknown as OpenDelivery[];
   }
 
