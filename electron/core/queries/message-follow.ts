@@ -1,6 +1,7 @@
 /**
  * Following the stored messages as they come (`GET /api/v1/messages/stream`, `sluice tail`, `sluice
- * serve --print`): each new message once, oldest first, with its deliveries' outcome. Woken by the
+ * serve --print`): each new message once, oldest first — every one the store keeps, refused ones,
+ * duplicates and Violation Generated events included — with its deliveries' outcome. Woken by the
  * bus, it reads only the rows after its cursor (by id, a page at a time): never the whole store, and a
  * consumer that reads slowly holds at most one page here — the store is the buffer, so nothing is lost
  * or piled up in memory, the follower only falls behind.
@@ -19,9 +20,12 @@ import { currentDeliveries } from '../../../shared/shown-delivery.ts';
 import { parseQuery } from '../../../shared/message-query.ts';
 import type { Row, TestMessage } from './filters.ts';
 import type { TestQueries } from './test-queries.ts';
+import { filterSql } from './filter-sql.ts';
 
 /** Messages read per step. */
 const FOLLOW_STEP = 100;
+/** Every stored message (Violation Generated events too, which the API's lists leave out unless asked). */
+const EVERY_MESSAGE = filterSql({}, { everyOrigin: true });
 /** How long a message waits for its first delivery attempts, by default. */
 export const DEFAULT_SETTLE_MS = 2_000;
 /** The longest settle a follower may ask for. */
@@ -83,11 +87,14 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
         held = [];
       }
       if (held.length === 0) {
-        held = (await queries.page({}, undefined, cursor, FOLLOW_STEP, 'the message stream')).rows;
-        if (held.length === 0) {
+        const ids = await reader.ids({ of: 'messages', terms: EVERY_MESSAGE, search: undefined, afterId: cursor, limit: FOLLOW_STEP });
+        if (ids.length === 0) {
           await wake.sleep(Infinity);
           continue;
         }
+        held = queries.rowsOf(ids, false);
+        if (held.length === 0) cursor = ids.at(-1)!; // gone meanwhile (a purge): read on after them
+        continue;
       }
       const deliveries = byMessage(queries.deliveryHeadsOf(held.map((row) => row.id)));
       const at = now();

@@ -173,12 +173,15 @@ export class TestQueries {
     return this.#p.reader;
   }
 
-  /** These messages as a test sees them, in the order given; ids no longer stored are left out. */
-  rowsOf(ids: readonly number[]): Row[] {
+  /**
+   * These messages as a test sees them, in the order given; ids no longer stored are left out. `keep`
+   * false: converted without being kept for the next question (a follower reads each message once).
+   */
+  rowsOf(ids: readonly number[], keep = true): Row[] {
     const sources = this.#sourceNames();
     return ids.flatMap((id) => {
       const record = this.#p.messages.get(id);
-      return record ? [{ id, message: this.#converted(record, record, sources) }] : [];
+      return record ? [{ id, message: this.#converted(record, record, sources, keep) }] : [];
     });
   }
 
@@ -245,10 +248,11 @@ export class TestQueries {
   }
 
   /** The message as a test sees it, converted once (`record`: its payload, read here when not given). */
-  #converted(row: StoredMessage, record: MessageRecord | undefined, sources: Map<number, string>): TestMessage {
+  #converted(row: StoredMessage, record: MessageRecord | undefined, sources: Map<number, string>, keep = true): TestMessage {
     // Pinning changes a stored message: its pin is part of the key, so a pinned message is converted again.
     const key = `${row.id}\n${row.receivedAt}\n${row.messageId}\n${row.pinned === true}`;
     let message = this.#seen.get(key);
+    if (!message && !keep) return testMessage(row, record ?? this.#p.messages.get(row.id), sourceLabel(sources.get(row.sourceId), row.sourceId));
     if (!message) {
       if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
       message = testMessage(row, record ?? this.#p.messages.get(row.id), sourceLabel(sources.get(row.sourceId), row.sourceId));

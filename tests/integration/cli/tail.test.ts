@@ -48,12 +48,14 @@ describe('sluice tail', () => {
     await hook.waitFor(2);
     hook.script({ status: 404, body: 'gone' });
     await send({ anonymousId: 'a_9', event: 'Signed Up', properties: { plan: 'pro' } });
-    const [first, second] = await t.nextLines(2);
+    expect((await send({ userId: 'u_1' })).status).toBe(400); // refused, and stored as such
+    const [first, second, third] = await t.nextLines(3);
     expect(first).toMatch(/^\d\d:\d\d:\d\d track Order Completed · user u_1 · source web · → 1\/1 delivered$/);
     expect(second).toMatch(/^\d\d:\d\d:\d\d track Signed Up · anonymous a_9 · source web · → 0\/1 delivered, 1 failed \(.*404.*\)$/);
+    expect(third).toMatch(/^\d\d:\d\d:\d\d track · user u_1 · source web · rejected: track needs "event"$/);
     t.child.kill('SIGINT');
     expect(await t.exited).toBe(0);
-    expect(t.lines).toHaveLength(2);
+    expect(t.lines).toHaveLength(3);
   });
 
   it('--json prints NDJSON: each line the message as the HTTP API shows it, with its deliveries', async () => {
