@@ -79,6 +79,11 @@ export interface CoreOptions {
    * never synced to disk (store/connection.ts Durability). Default true.
    */
   durable?: boolean;
+  /**
+   * Keep a spare store writer thread loaded for the next relay this process starts (sluice/testing, a
+   * relay per test: its first message need not wait for a new thread to load; writer/store-writer.ts).
+   */
+  spareWriter?: boolean;
 }
 
 /**
@@ -166,7 +171,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),
-    { searchIndex: options.searchIndex, durable, gate, onReady: startCheckpointer },
+    { searchIndex: options.searchIndex, durable, gate, onReady: startCheckpointer, spare: options.spareWriter },
   );
   // The writer's write keys and routes: at start, and again whenever settings are saved.
   const applyRouting = () => {

@@ -27,7 +27,7 @@ import { deliveryWrites } from './store/delivery-writes.ts';
 import type { DeliveryResult } from './store/delivery-types.ts';
 import { requestStorer } from './store/request-writes.ts';
 import type { CommittedRequest, PreparedRequest } from './store/stored-request.ts';
-import type { FromWriter, IngestJob, ToWriter, UnitFailure, WriteOp, WriteOutcome } from './writer/protocol.ts';
+import type { FromWriter, IngestJob, ToWriter, UnitFailure, WriteOp, WriteOutcome, WriterSetup } from './writer/protocol.ts';
 import { fromColumns } from './writer/result-columns.ts';
 import { PlanChecks } from './plans/plan-checks.ts';
 import { rechecker } from './plans/recheck-writes.ts';
@@ -36,8 +36,21 @@ import { indexMerger, searchIndexer } from './store/search-index.ts';
 import { IndexScheduler, restAfter } from './writer/index-scheduler.ts';
 import { claimToOpen, passGate } from './worker-options.ts';
 
-const { file, searchIndex, durable, gate, claim } = workerData as { file: string; searchIndex: boolean; durable: boolean; gate?: Int32Array; claim: Int32Array };
 const port = parentPort!;
+// What arrives before the thread has loaded waits here, in order (handled from `ready` on). A spare
+// thread (store-writer.ts: sluice/testing keeps one loaded for its next relay) is told what to open
+// in the first message, once taken.
+let deliver: ((message: ToWriter) => void) | undefined;
+const early: ToWriter[] = [];
+let opened: ((setup: WriterSetup) => void) | undefined;
+port.on('message', (message: ToWriter) => {
+  if (message.kind === 'open') opened?.(message.setup);
+  else if (deliver) deliver(message);
+  else early.push(message);
+});
+const { file, searchIndex, durable, gate, claim } = (workerData as { spare?: true }).spare
+  ? await new Promise<WriterSetup>((resolve) => (opened = resolve))
+  : (workerData as WriterSetup);
 // The code is loaded. Unless the main thread's close() gave up on this thread meanwhile (it ends
 // without opening the store), it opens the store and prepares its statements.
 passGate(gate);
@@ -244,13 +257,16 @@ function schedule(): void {
 let held: ToWriter[] | null = null;
 let compile: typeof import('./plans/compile-plan.ts').compilePlan | undefined;
 
-port.on('message', (message: ToWriter) => {
+deliver = (message: ToWriter) => {
   if (held) held.push(message);
   else handle(message);
-});
+};
+for (const message of early.splice(0)) deliver(message);
 
 function handle(message: ToWriter): void {
   switch (message.kind) {
+    case 'open':
+      return;
     case 'sources':
       writeKeys = new Map(message.writeKeys.map(([key, sourceId, allowedOrigins]) => [key, { sourceId, allowedOrigins: allowedOrigins ?? null }]));
       return;

@@ -134,7 +134,8 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
   let api: UiServer;
   try {
     // A folder made here is removed by close(): its store is not synced to disk (store/connection.ts Durability).
-    core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, host: '127.0.0.1', durable: made === undefined, ...(config ? { config } : {}) });
+    // A test suite starts relay after relay: a spare writer thread is kept loaded for the next one.
+    core = await createCore({ dataDir, ingestPort: 0, receiverPort: 0, host: '127.0.0.1', durable: made === undefined, spareWriter: true, ...(config ? { config } : {}) });
     // The HTTP API, as `sluice serve` has it (no inspector page: a test that wants one runs sluice serve).
     api = new UiServer({ core, host: '127.0.0.1', port: 0 });
     await api.listen();

@@ -144,7 +144,17 @@ export interface WriteOutcome {
   restMs?: number;
 }
 
+/** What a writer thread opens: given as its workerData, or in an `open` message to a spare thread (store-writer.ts). */
+export interface WriterSetup {
+  file: string;
+  searchIndex: boolean;
+  durable: boolean;
+  gate?: Int32Array;
+  claim: Int32Array;
+}
+
 export type ToWriter =
+  | { kind: 'open'; setup: WriterSetup }
   | { kind: 'job'; job: IngestJob }
   | { kind: 'sources'; writeKeys: SourceKey[] }
   | { kind: 'routes'; routes: Route[] }

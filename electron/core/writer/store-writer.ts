@@ -1,7 +1,7 @@
 import { claimCell, claimToCancel, workerExecArgv } from '../worker-options.ts';
 import { Worker } from 'node:worker_threads';
 import { storeFailure } from '../store/store-failure.ts';
-import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, Refusal, SourceKey, ToWriter, WriteOp, WriteOutcome } from './protocol.ts';
+import type { BodiesRequest, FromWriter, IngestJob, PlanRule, PreparedBodies, Refusal, SourceKey, ToWriter, WriteOp, WriteOutcome, WriterSetup } from './protocol.ts';
 import type { CommittedRequest } from '../store/stored-request.ts';
 import type { DeliveryResult, Route } from '../store/delivery-types.ts';
 import { toColumns } from './result-columns.ts';
@@ -49,6 +49,7 @@ export class StoreWriter {
   readonly #gate: Int32Array | undefined;
   /** Whether its connection syncs the store to disk (store/connection.ts Durability). */
   readonly #durable: boolean;
+  readonly #spare: boolean;
   readonly #waiting = new Map<number, Waiting>();
   readonly #waitingResults = new Map<number, { resolve: (outcome?: WriteOutcome) => void; reject: (error: Error) => void }>();
   readonly #waitingBodies = new Map<number, (prepared: PreparedBodies | null) => void>();
@@ -88,6 +89,11 @@ export class StoreWriter {
       gate?: Int32Array;
       /** Each worker has loaded (the first one, and each that replaces a dead one). */
       onReady?: () => void;
+      /**
+       * Keep a spare thread loaded for the next writer of this process (sluice/testing: a relay per test,
+       * each of whose first message would otherwise wait for a new thread to load its code).
+       */
+      spare?: boolean;
     } = {},
   ) {
     this.#file = file;
@@ -95,9 +101,15 @@ export class StoreWriter {
     this.#gate = options.gate;
     this.#durable = options.durable ?? true;
     this.#onReady = options.onReady;
+    this.#spare = options.spare ?? false;
     this.#onCommitted = onCommitted;
     this.#onRestarted = onRestarted;
     this.#worker = this.#spawn();
+  }
+
+  /** The writer thread's id (worker_threads threadId): which thread writes. */
+  get threadId(): number {
+    return this.#worker.threadId;
   }
 
   /** When the writer last committed something (performance.now()): background work rests while it is busy. */
@@ -212,10 +224,9 @@ export class StoreWriter {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(new URL('../writer-worker.ts', import.meta.url), {
-      workerData: { file: this.#file, searchIndex: this.#searchIndex, durable: this.#durable, gate: this.#gate, claim: (this.#claim = claimCell()) },
-      ...workerExecArgv(),
-    });
+    const setup: WriterSetup = { file: this.#file, searchIndex: this.#searchIndex, durable: this.#durable, gate: this.#gate, claim: (this.#claim = claimCell()) };
+    const worker = takeSpare(setup) ?? writerThread(setup);
+    if (this.#spare) keepSpare();
     worker.on('message', (message: FromWriter) => this.#receive(message));
     worker.on('error', (error) => console.error('sluice: the store writer failed:', error));
     worker.on('exit', (code) => this.#onExit(worker, code));
@@ -310,6 +321,40 @@ export class StoreWriter {
     this.#waiting.delete(id);
     return waiting;
   }
+}
+
+function writerThread(workerData: WriterSetup | { spare: true }): Worker {
+  return new Worker(new URL('../writer-worker.ts', import.meta.url), { workerData, ...workerExecArgv() });
+}
+
+/**
+ * A writer thread that has loaded its code and waits to be told which store to open (the process's
+ * one spare; `spare` in StoreWriter's options keeps it). It does not keep the process alive, and one
+ * that failed to load is dropped: the next writer starts a thread of its own.
+ */
+let spare: { worker: Worker; gone: boolean } | undefined;
+
+function keepSpare(): void {
+  if (spare) return;
+  const kept = { worker: writerThread({ spare: true }), gone: false };
+  kept.worker.unref();
+  kept.worker.on('error', () => (kept.gone = true));
+  kept.worker.on('exit', () => {
+    kept.gone = true;
+    if (spare === kept) spare = undefined;
+  });
+  spare = kept;
+}
+
+/** The spare thread, told to open `setup`'s store; undefined when there is none. */
+function takeSpare(setup: WriterSetup): Worker | undefined {
+  const taken = spare;
+  spare = undefined;
+  if (!taken || taken.gone) return undefined;
+  taken.worker.removeAllListeners('error').removeAllListeners('exit');
+  taken.worker.ref();
+  taken.worker.postMessage({ kind: 'open', setup } satisfies ToWriter);
+  return taken.worker;
 }
 
 /** What each write op stores, for its error sentence. */
