@@ -13,11 +13,22 @@ import type { Kind } from './kind.ts';
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
 const MAX_FORWARD_BYTES = 500 * 1024 - 1024;
 
+/** forwardUrl's answers, by the URL given. */
+const forwardUrls = new Map<string, string>();
+
 /** Where a tracking-api destination posts: `<url>/v1/batch`, or `url` itself when it already ends so. */
 export function forwardUrl(url: string): string {
-  const parsed = new URL(url);
-  if (!/\/v1\/batch\/?$/.test(parsed.pathname)) parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/v1/batch`;
-  return parsed.toString();
+  // Asked for every due delivery's round (its destination's live URLs): parsed once per URL, not each time
+  // (1–2% of the engine's thread at 2,000 events/s with two forwards).
+  let found = forwardUrls.get(url);
+  if (found === undefined) {
+    const parsed = new URL(url);
+    if (!/\/v1\/batch\/?$/.test(parsed.pathname)) parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/v1/batch`;
+    found = parsed.toString();
+    if (forwardUrls.size >= 256) forwardUrls.clear();
+    forwardUrls.set(url, found);
+  }
+  return found;
 }
 
 /**
