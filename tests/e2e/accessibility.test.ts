@@ -3,7 +3,8 @@
 // (one posting to the built-in receiver, one to a loopback receiver that answers 400, so deliveries
 // fail), a source made in the inspector, a tracking plan with a
 // violation, an audience, a deletion request. For each view of the rail and the states that matter
-// (the message detail on each tab, the search syntax help, the editors, the dialogs), in the light
+// (the message detail on each tab, the search syntax help, the editors, the dialogs, the Issues view's
+// groups), in the light
 // and the dark theme: no serious or critical axe-core violation (WCAG 2.0/2.1 A and AA, colour
 // contrast included); every visible control reached by Tab from the top; nothing clickable that the
 // keyboard cannot focus; the stream's rows reached by the list's keys.
@@ -273,6 +274,21 @@ describe.skipIf(skipReason !== null)('accessibility of every view, both themes',
   it('tracking plans', async () => {
     await openView('Tracking plans', () => page().getByText('web plan').first().isVisible());
     await check('tracking plans');
+  });
+
+  it('issues: the groups, and the stream’s Retry failed… dialog', async () => {
+    // crm's failed deliveries (400, final) make one open group.
+    await openView('Issues', async () => (await page().getByRole('list', { name: /^Issues/ }).getByRole('listitem').count()) === 1);
+    await darkShot('a11y-dark-issues');
+    await check('issues');
+    await page().getByRole('combobox', { name: 'Show' }).selectOption('all');
+    await check('issues · open and closed');
+    await nav('Stream').click();
+    await page().getByRole('button', { name: /^Retry failed…/ }).click();
+    await expect.poll(() => page().getByRole('dialog', { name: 'Retry failed deliveries' }).isVisible(), { timeout: 10_000 }).toBe(true);
+    await check('stream · Retry failed… dialog');
+    await page().keyboard.press('Escape');
+    await expect.poll(() => page().getByRole('dialog').count()).toBe(0);
   });
 
   it('deletions: the list and the confirmation', async () => {

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 
 /** Every view of the inspector, in the navigation rail's order. The hash (`#/destinations`) says which is shown, so reload and links keep it. */
-export const VIEW_KEYS = ['stream', 'deliveries', 'destinations', 'sources', 'composer', 'audiences', 'plans', 'deletions', 'receiver', 'settings'] as const;
+export const VIEW_KEYS = ['stream', 'deliveries', 'issues', 'destinations', 'sources', 'composer', 'audiences', 'plans', 'deletions', 'receiver', 'settings'] as const;
 export type ViewKey = (typeof VIEW_KEYS)[number];
 
 export function viewFromHash(hash: string): ViewKey {

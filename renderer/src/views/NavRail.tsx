@@ -5,6 +5,7 @@ import { navigate, useView, type ViewKey } from '../lib/route.ts';
 const ITEMS: { key: ViewKey; label: string; icon: string }[] = [
   { key: 'stream', label: 'Stream', icon: '≋' },
   { key: 'deliveries', label: 'Deliveries', icon: '▽' },
+  { key: 'issues', label: 'Issues', icon: '⊘' },
   { key: 'destinations', label: 'Destinations', icon: '⇥' },
   { key: 'sources', label: 'Sources', icon: '⇤' },
   { key: 'composer', label: 'Composer', icon: '✎' },

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import type { ViewKey } from '../../lib/route.ts';
 import { DeliveriesView } from '../deliveries/DeliveriesView.tsx';
+import { IssuesView } from '../issues/IssuesView.tsx';
 import { DestinationsView } from '../destinations/DestinationsView.tsx';
 import { SourcesView } from '../sources/SourcesView.tsx';
 import { ComposerView } from '../composer/ComposerView.tsx';
@@ -20,6 +21,7 @@ export const VIEWS: Partial<Record<Exclude<ViewKey, 'stream'>, ComponentType>> =
   receiver: ReceiverView,
   deletions: DeletionsView,
   deliveries: DeliveriesView,
+  issues: IssuesView,
   destinations: DestinationsView,
   sources: SourcesView,
   audiences: AudiencesView,

@@ -6,6 +6,7 @@ import { MESSAGE_TYPES } from '../../store/filters.ts';
 import { OUTCOME_KINDS, OUTCOME_NAMES, type OutcomeKind } from '../../store/outcome.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { BulkReplayButton } from '../replay/BulkReplay.tsx';
+import { RetrySearchButton } from '../issues/RetrySearchButton.tsx';
 import { StreamStorageActions } from '../storage/StreamStorageActions.tsx';
 import { SearchBox } from './SearchBox.tsx';
 import { SavedSearches } from './SavedSearches.tsx';
@@ -16,7 +17,8 @@ const NO_SOURCES: never[] = [];
 
 /**
  * Type, status, violations, source, time range and the search (SearchBox.tsx: the query language), the
- * event and plan chips, the "Replay…" action for the filtered set or every failed delivery, and the
+ * event and plan chips, the "Replay…" action for the filtered set or every failed delivery, "Retry
+ * failed…" for the filtered set's failed and retrying deliveries (views/issues/), and the
  * storage actions: Export…, Clear these… and Import… (views/storage/).
  */
 export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
@@ -97,6 +99,7 @@ export function FilterBar({ searchRef }: { searchRef: RefObject<HTMLInputElement
         <SearchBox searchRef={searchRef} />
         <SavedSearches />
         <BulkReplayButton />
+        <RetrySearchButton />
         <StreamStorageActions />
       </div>
       <CustomTimeRange />
