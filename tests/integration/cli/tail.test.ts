@@ -43,7 +43,8 @@ describe('sluice tail', () => {
   it('prints one line per new message with who, where from and what its delivery did; Ctrl+C exits 0', async () => {
     const { dataDir, hook, send } = await relay();
     await send({ userId: 'u_before', event: 'Before Tail' }); // stored before tail starts: not printed
-    const t = await tail(['--data-dir', dataDir]);
+    // The longest settle: each line waits for its first attempt however slow this machine is today.
+    const t = await tail(['--data-dir', dataDir, '--settle', '60000']);
     expect((await send({ userId: 'u_1', event: 'Order Completed' })).status).toBe(200);
     await hook.waitFor(2);
     hook.script({ status: 404, body: 'gone' });
@@ -60,7 +61,7 @@ describe('sluice tail', () => {
 
   it('--json prints NDJSON: each line the message as the HTTP API shows it, with its deliveries', async () => {
     const { cli, dataDir, send } = await relay();
-    const t = await tail(['--data-dir', dataDir, '--json']);
+    const t = await tail(['--data-dir', dataDir, '--json', '--settle', '60000']);
     await send({ userId: 'u_2', event: 'Cart Viewed', messageId: 'json-1', properties: { items: 3 } });
     await send({ userId: 'u_2', event: 'Cart Left', messageId: 'json-2' });
     const lines = (await t.nextLines(2)).map((line) => JSON.parse(line) as { message: Record<string, unknown>; deliveries: Record<string, unknown>[] });
@@ -77,7 +78,7 @@ describe('sluice tail', () => {
     const { dataDir, hook, send } = await relay();
     await send({ userId: 'u_old', event: 'Old One', messageId: 'old-1' });
     await hook.waitFor(1);
-    const failed = await tail(['--data-dir', dataDir, '--json', '--search', 'status:failed']);
+    const failed = await tail(['--data-dir', dataDir, '--json', '--search', 'status:failed', '--settle', '60000']);
     const named = await tail(['--data-dir', dataDir, '--json', '--search', 'event:"Plan Chosen"']);
     const back = await tail(['--data-dir', dataDir, '--json', '--since', '10m']);
     const now = await tail(['--data-dir', dataDir, '--json']);
@@ -154,16 +155,21 @@ describe('sluice serve --print', () => {
     const hook = await receiver();
     const dataDir = tempDir();
     const config = path.join(dataDir, '..', `print-config-${path.basename(dataDir)}.json`);
-    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] }));
+    // Two sources: one delivering to a webhook, one with no destination (its line does not wait on an attempt).
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'app', writeKey: 'wk_app', kind: 'server' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] }));
     const child = spawn(process.execPath, [CLI, 'serve', '--print', '--data-dir', dataDir, '--config', config, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
     children.push({ child });
     const lines: string[] = [];
     readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
     await until(() => lines.includes('Press Ctrl+C to stop.'), 30_000, 'the banner');
     const { ingest } = JSON.parse(fs.readFileSync(path.join(dataDir, 'relay.json'), 'utf8')) as { ingest: string };
-    await post({ ingestUrl: ingest, writeKey: 'wk_web' }, '/v1/track', { userId: 'u_p', event: 'Printed' });
+    await post({ ingestUrl: ingest, writeKey: 'wk_app' }, '/v1/track', { userId: 'u_p', event: 'Printed' });
+    await post({ ingestUrl: ingest, writeKey: 'wk_web' }, '/v1/identify', { userId: 'u_p', traits: { plan: 'pro' } });
     const line = await until(() => lines.find((l) => l.includes('Printed')), 20_000, 'the printed line');
-    expect(line).toMatch(/^\d\d:\d\d:\d\d track Printed · user u_p · source web · → 1\/1 delivered$/);
+    expect(line).toMatch(/^\d\d:\d\d:\d\d track Printed · user u_p · source app · no destination$/);
+    // A delivered message's line: its outcome as the delivery stood (delivered, or still pending when its first attempt took longer than the settle).
+    const identify = await until(() => lines.find((l) => l.includes('identify')), 20_000, 'the identify line');
+    expect(identify).toMatch(/^\d\d:\d\d:\d\d identify · user u_p · source web · → (1\/1 delivered|0\/1 delivered, 1 pending)$/);
     child.kill('SIGINT');
     await new Promise((resolve) => child.on('exit', resolve));
   });
