@@ -18,7 +18,7 @@ to your webhooks (signed, with retries) and shows it all live in your browser.
 Commands:
   serve           run the relay and the inspector (sluice serve --help lists its options)
   check           check exported messages against a tracking plan, without a relay
-  plan infer      write a tracking plan inferred from the messages a relay stored
+  plan infer      write a tracking plan inferred from the messages a relay stored (or a file)
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
   plan codegen    write a TypeScript module with a typed function per planned event
   plan diff       compare two plans: each change breaking or compatible (exit 1 on breaking, for CI)
@@ -88,14 +88,21 @@ sluice plan <command> --help lists a command's options.`;
 
 const PLAN_INFER_HELP = `Usage: sluice plan infer [options]
 
-Writes a tracking plan (Sluice's format) inferred from the messages stored in a data folder: for
-each track event, and for identify, group, page and screen, a JSON Schema that its newest examples
-all fit. A first draft to edit. The store is opened read-only: a running sluice serve is fine.
+Writes a tracking plan (Sluice's format) inferred from the messages stored in a data folder, or with
+--from in a file: for each track event, and for identify, group, page and screen, a JSON Schema that
+its newest examples all fit. A first draft to edit. Numbers are "number" (a whole price is still a
+price). A field seen with more than one type (null is one) is left without a type, and said on
+stderr with its types, how many values had each and a messageId of each: choose one in the plan.
+The store is opened read-only: a running sluice serve is fine.
 
 Options:
   --data-dir DIR   the data folder (default: ${defaultDataDir()})
   --source NAME    only the messages of this source
+  --from FILE      infer from FILE instead of a store (- reads stdin): sluice export's NDJSON,
+                   messages, batches, pages of the HTTP API, or a HAR (the bodies of its POSTs to
+                   Tracking API paths: /v1/track, /v1/batch, /v1/identify, …)
   --examples N     the newest N messages of each event to infer from (default 200)
+  --integers       "integer" for a field whose numbers were all whole
   --out FILE       write the plan to FILE (default: stdout)
   --force          replace FILE if it exists
   -h, --help       show this help`;

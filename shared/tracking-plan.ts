@@ -105,6 +105,20 @@ export interface TrackingPlanView {
   plan: TrackingPlan | null;
 }
 
+/**
+ * A field an inferred schema found values of more than one JSON type in (null is one): left without a
+ * type, for a person to decide (`sluice plan infer`, the inspector's Add to plan).
+ */
+export interface MixedField {
+  /** The message type, and the track event's name (null for other types). */
+  type: string;
+  event: string | null;
+  /** Where in the message: `properties.price`, `traits.address.zip`, `properties.items[].sku`. */
+  path: string;
+  /** Each type seen there, the most seen first: how many values had it, and the messageId of one message that had it. */
+  types: { type: string; count: number; example: string | null }[];
+}
+
 /** How often an event (a track event name, or a type: identify, page, ...) was seen and broke the plan. */
 export interface PlanEventStat {
   type: string;

@@ -14,9 +14,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { databaseFile } from '../core/store/database.ts';
-import { harMessages, isHar, parseLine, type Parsed, type SkipReason } from '../core/transfer/import-parse.ts';
+import type { Parsed, SkipReason } from '../core/transfer/import-parse.ts';
 import { InputError, UsageError } from './command-error.ts';
-import { checkInputFiles, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
+import { messageFile } from './message-file.ts';
+import { checkInputFiles, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
 import { openStore, sourceId, sourceNames, writeKeyOf } from './read-store.ts';
 import { BatchSender, TransferError, type Refusal } from '../core/transfer/batch-sender.ts';
 
@@ -57,7 +58,7 @@ async function runImport(args: string[]): Promise<number> {
   const started = Date.now();
   let lastProgress = started;
   let lastWhere = name;
-  for await (const parsed of inputs(file, name)) {
+  for await (const parsed of messageFile(file, name)) {
     for (const { reason } of parsed.skipped) totals.skipped.set(reason, (totals.skipped.get(reason) ?? 0) + 1);
     totals.unreadable += parsed.errors.length;
     totals.firstErrors.push(...parsed.errors.slice(0, LISTED - totals.firstErrors.length));
@@ -79,55 +80,6 @@ interface Totals {
   skipped: Map<SkipReason, number>;
   unreadable: number;
   firstErrors: Parsed['errors'];
-}
-
-/**
- * The file's messages, a line (or a HAR entry) at a time. A HAR file is one JSON document over many
- * lines, so its first line is not JSON on its own: then the whole file is read and parsed as one
- * document (a HAR, or any pretty-printed JSON input); when it is none, its lines are read as lines.
- */
-async function* inputs(file: string, name: string): AsyncGenerator<Parsed> {
-  let buffered: { line: number; text: string }[] | undefined;
-  let decided = false;
-  for await (const { line, text } of readLines(file)) {
-    if (buffered) {
-      buffered.push({ line, text });
-      continue;
-    }
-    if (text.trim() === '') continue;
-    if (!decided) {
-      decided = true;
-      if (!parses(text) && /^\s*[{[]/.test(text)) {
-        buffered = [{ line, text }];
-        continue;
-      }
-    }
-    yield one(text, `${name}:${line}`, name);
-  }
-  if (!buffered) return;
-  const whole = buffered.map((l) => l.text).join('\n');
-  let document: unknown;
-  try {
-    document = JSON.parse(whole);
-  } catch {
-    for (const { line, text } of buffered) if (text.trim() !== '') yield one(text, `${name}:${line}`, name);
-    return;
-  }
-  yield isHar(document) ? harMessages(document as Record<string, unknown>, name) : one(whole, `${name}:${buffered[0]!.line}`, name);
-}
-
-function one(text: string, where: string, name: string): Parsed {
-  const parsed = parseLine(text, where);
-  return 'har' in parsed ? harMessages(parsed.har, name) : parsed;
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The ingestion endpoint's base URL: what --url names, without a trailing /v1/batch or slash. */

@@ -1,6 +1,6 @@
 /**
  * `sluice plan infer` and `sluice plan import`: a plan in Sluice's format, from what a relay stored
- * (a first draft to edit, rather than a blank page) or from a Segment Protocols or RudderStack export
+ * or a file of messages (a first draft to edit, rather than a blank page) or from a Segment Protocols or RudderStack export
  * (so that it can be edited, and `plans.addEvent` can write to it). The plan goes to stdout, or with
  * --out to a file; what was done is one line on stderr, so stdout stays the plan alone.
  */
@@ -14,7 +14,7 @@ import { writePlanFile } from '../core/plans/plan-document.ts';
 import { PlanError } from '../core/plans/plan-error.ts';
 import { InputError, UsageError } from './command-error.ts';
 import { FORMAT_NAMES, readPlan } from './plan-input.ts';
-import { readExamples } from './store-examples.ts';
+import { inferInput, mixedLine } from './infer-input.ts';
 
 /** Examples per event, as the inspector's "add to plan" takes (plans.addEvent). */
 const DEFAULT_EXAMPLES = 200;
@@ -28,25 +28,24 @@ const OUT_OPTIONS = {
 export async function infer(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { ...OUT_OPTIONS, 'data-dir': { type: 'string' }, source: { type: 'string' }, examples: { type: 'string' } },
+    options: { ...OUT_OPTIONS, 'data-dir': { type: 'string' }, source: { type: 'string' }, examples: { type: 'string' }, from: { type: 'string' }, integers: { type: 'boolean' } },
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length > 0) throw new UsageError(`plan infer reads the store and takes no file (got ${positionals.map((p) => JSON.stringify(p)).join(', ')}); write the plan with --out FILE`);
+  if (positionals.length > 0) throw new UsageError(`plan infer reads the store (or --from FILE) and takes no file (got ${positionals.map((p) => JSON.stringify(p)).join(', ')}); write the plan with --out FILE`);
   const perEvent = examplesOption(values.examples);
   checkOut(values.out, values.force);
-  const dataDir = values['data-dir'] ?? defaultDataDir();
   if (values.source === '') throw new UsageError('--source needs a source name');
+  if (values.from === '') throw new UsageError('--from needs a file (an export, NDJSON messages or batches, or a HAR; - reads stdin)');
+  if (values.from !== undefined && (values.source !== undefined || values['data-dir'] !== undefined)) throw new UsageError('--from reads a file: give it without --data-dir and --source');
 
-  const { messages } = readExamples(dataDir, { source: values.source, perEvent });
-  const from = values.source !== undefined ? ` of the source ${JSON.stringify(values.source)}` : '';
-  if (messages.length === 0) {
-    throw new InputError(`no stored track, identify, group, page or screen messages${from} in ${dataDir} to infer a plan from: send some to sluice serve first`);
-  }
-  const plan = inferPlan(messages);
+  const { messages, from, notes } = await inferInput(values.from, values['data-dir'] ?? defaultDataDir(), values.source, perEvent);
+  const { plan, mixed } = inferPlan(messages, { integers: values.integers });
   compilePlan('inferred', plan); // an inferred plan always compiles; a bug here must not write a plan nobody can load
   writeOut(plan, values.out);
   process.stderr.write(`${values.out !== undefined ? `wrote ${values.out}:` : 'inferred'} ${contents(plan)} (from ${messages.length.toLocaleString('en-US')} message${messages.length === 1 ? '' : 's'}${from})\n`);
+  for (const note of notes) process.stderr.write(`  note: ${note}\n`);
+  for (const field of mixed) process.stderr.write(`${mixedLine(field)}\n`);
   return 0;
 }
 

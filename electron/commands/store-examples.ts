@@ -17,6 +17,7 @@ const PLANNED_TYPES = ['track', 'identify', 'group', 'page', 'screen'];
 export interface StoredExample {
   type: string;
   event: string | null;
+  messageId: string | null;
   properties?: unknown;
   traits?: unknown;
 }
@@ -74,7 +75,7 @@ function newest(db: DatabaseSync, sourceId: number | null, limit: number): Store
   const types = PLANNED_TYPES.map(() => '?').join(', ');
   const rows = db
     .prepare(
-      `SELECT m.type, m.event, m.raw FROM messages m JOIN (
+      `SELECT m.type, m.event, m.message_id, m.raw FROM messages m JOIN (
          SELECT id FROM (
            SELECT id, row_number() OVER (PARTITION BY type, CASE WHEN type = 'track' THEN event END ORDER BY id DESC) AS n
            FROM messages
@@ -83,7 +84,7 @@ function newest(db: DatabaseSync, sourceId: number | null, limit: number): Store
        ) k ON k.id = m.id
        ORDER BY m.id`,
     )
-    .all(...PLANNED_TYPES, ...(sourceId !== null ? [sourceId] : []), limit) as { type: string; event: string | null; raw: string }[];
+    .all(...PLANNED_TYPES, ...(sourceId !== null ? [sourceId] : []), limit) as { type: string; event: string | null; message_id: string | null; raw: string }[];
   const out: StoredExample[] = [];
   for (const row of rows) {
     let message: Record<string, unknown>;
@@ -92,7 +93,7 @@ function newest(db: DatabaseSync, sourceId: number | null, limit: number): Store
     } catch {
       continue; // ingestion stores only what parsed; a row that does not is no example of anything
     }
-    out.push({ type: row.type, event: row.event, properties: message.properties, traits: message.traits });
+    out.push({ type: row.type, event: row.event, messageId: row.message_id, properties: message.properties, traits: message.traits });
   }
   return out;
 }

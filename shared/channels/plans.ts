@@ -3,7 +3,7 @@
  * figures, an event added from stored examples, a re-check. Composed into shared/contract.ts.
  */
 import { z } from 'zod';
-import { jsonSchema, type JsonSchema, type PlanStats, type RecheckProgress, type TrackingPlanView } from '../tracking-plan.ts';
+import { jsonSchema, type JsonSchema, type MixedField, type PlanStats, type RecheckProgress, type TrackingPlanView } from '../tracking-plan.ts';
 
 export const planRequestSchemas = {
   /** The plans in use, with their files and load errors. */
@@ -36,7 +36,10 @@ export interface PlanResponses {
   /** `recheck`: the re-check under way, if any (a page opened meanwhile shows its progress at once). */
   'plans.list': { plans: TrackingPlanView[]; recheck: RecheckProgress | null };
   'plans.stats': PlanStats;
-  /** The schema added (a dry run's: that would be) and how many stored examples it was inferred from (0 when it was given). */
-  'plans.addEvent': { plan: TrackingPlanView; schema: JsonSchema; examples: number };
+  /**
+   * The schema added (a dry run's: that would be), how many stored examples it was inferred from (0 when
+   * it was given) and the fields whose examples had more than one type, left without one (as `sluice plan infer` does).
+   */
+  'plans.addEvent': { plan: TrackingPlanView; schema: JsonSchema; examples: number; mixed: MixedField[] };
   'plans.recheck': RecheckProgress;
 }

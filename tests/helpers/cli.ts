@@ -93,3 +93,14 @@ export async function serveBanner(args: string[]): Promise<string> {
   await exited;
   return stdout;
 }
+
+/** Runs the checkout's `sluice ...args` to completion in `cwd`, with `stdin` piped in; all of its output once it has closed. */
+export function runSluice(args: string[], options: { cwd?: string; stdin?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdin.end(options.stdin ?? '');
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

@@ -2,100 +2,153 @@
  * A first draft of a plan from what was actually sent: draft-07 schemas describing stored examples.
  * The schema must accept every example it came from (compilePlan checks it with ajv and ajv-formats),
  * so it only claims what all examples agree on: no enums, no ranges, extra fields allowed, and a
- * format only when every string is a date-time ajv-formats would accept.
+ * format only when every string is a date-time ajv-formats would accept. Numbers are `number` (a
+ * price that happened to be whole is still a price) unless `integers` is asked for. A field seen with
+ * values of more than one type gets no type at all and is reported (MixedField): a union would bake
+ * into the plan the very mistake the plan should catch, so a person decides.
  */
-import type { JsonSchema, TrackingPlan } from '../../../shared/tracking-plan.ts';
+import type { JsonSchema, MixedField, TrackingPlan } from '../../../shared/tracking-plan.ts';
+
+export type { MixedField } from '../../../shared/tracking-plan.ts';
 
 /** Nesting described; below it a value is only said to be an object or array, anything inside allowed. */
 const MAX_DEPTH = 8;
-/** Types in a union, in a fixed order so the same examples always give the same schema. */
-const TYPE_ORDER = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
+/** Types in a list, in a fixed order so the same examples always give the same output. */
+const TYPE_ORDER = ['array', 'boolean', 'null', 'number', 'object', 'string'] as const;
 type JsonType = (typeof TYPE_ORDER)[number];
 
-/** The schema of the examples (properties or traits of stored messages; a missing one counts as {}). */
-export function inferSchema(examples: unknown[]): JsonSchema {
-  return describe(
-    examples.map((e) => (e === undefined ? {} : e)),
-    0,
-  );
+export interface InferOptions {
+  /** `integer` for a field whose numbers were all whole (default: `number`). */
+  integers?: boolean | undefined;
 }
 
-interface MessageExample {
+/** One example: the properties or traits of a message, and its messageId (named in what is reported). */
+export interface Example {
+  value: unknown;
+  messageId: string | null;
+}
+
+
+/** The schema of the examples (properties or traits of stored messages; a missing one counts as {}). */
+export function inferSchema(examples: unknown[], options: InferOptions = {}): JsonSchema {
+  return inferExamples(
+    examples.map((value) => ({ value, messageId: null })),
+    options,
+    { type: '', event: null, root: '' },
+  ).schema;
+}
+
+/** The schema of the examples, and the fields whose types disagree (under `where.root`: properties or traits). */
+export function inferExamples(examples: Example[], options: InferOptions, where: { type: string; event: string | null; root: string }): { schema: JsonSchema; mixed: MixedField[] } {
+  const mixed: MixedField[] = [];
+  const schema = describe(
+    examples.map((e) => (e.value === undefined ? { value: {}, messageId: e.messageId } : e)),
+    0,
+    where.root,
+    options,
+    (path, types) => mixed.push({ type: where.type, event: where.event, path, types }),
+  );
+  return { schema, mixed };
+}
+
+export interface MessageExample {
   type: string;
   event?: string | null;
+  messageId?: string | null;
   properties?: unknown;
   traits?: unknown;
 }
 
 /** A plan describing the messages: track events by name, identify/group traits, page/screen properties. Context is not inferred. */
-export function inferPlan(messages: MessageExample[]): TrackingPlan {
-  const events = new Map<string, unknown[]>();
-  const byType = new Map<string, unknown[]>();
-  const add = (map: Map<string, unknown[]>, key: string, example: unknown) => {
+export function inferPlan(messages: MessageExample[], options: InferOptions = {}): { plan: TrackingPlan; mixed: MixedField[] } {
+  const events = new Map<string, Example[]>();
+  const byType = new Map<string, Example[]>();
+  const add = (map: Map<string, Example[]>, key: string, value: unknown, messageId: string | null | undefined) => {
+    const example = { value, messageId: messageId ?? null };
     const list = map.get(key);
     if (list) list.push(example);
     else map.set(key, [example]);
   };
   for (const m of messages) {
     if (m.type === 'track') {
-      if (typeof m.event === 'string' && m.event !== '') add(events, m.event, m.properties);
-    } else if (m.type === 'identify' || m.type === 'group') add(byType, m.type, m.traits);
-    else if (m.type === 'page' || m.type === 'screen') add(byType, m.type, m.properties);
+      if (typeof m.event === 'string' && m.event !== '') add(events, m.event, m.properties, m.messageId);
+    } else if (m.type === 'identify' || m.type === 'group') add(byType, m.type, m.traits, m.messageId);
+    else if (m.type === 'page' || m.type === 'screen') add(byType, m.type, m.properties, m.messageId);
   }
   const plan: TrackingPlan = { events: {} };
-  for (const name of [...events.keys()].sort()) setOwn(plan.events, name, inferSchema(events.get(name)!));
+  const mixed: MixedField[] = [];
+  for (const name of [...events.keys()].sort()) {
+    const inferred = inferExamples(events.get(name)!, options, { type: 'track', event: name, root: 'properties' });
+    setOwn(plan.events, name, inferred.schema);
+    mixed.push(...inferred.mixed);
+  }
   for (const type of ['identify', 'group', 'page', 'screen'] as const) {
     const examples = byType.get(type);
-    if (examples) plan[type] = inferSchema(examples);
+    if (!examples) continue;
+    const inferred = inferExamples(examples, options, { type, event: null, root: type === 'identify' || type === 'group' ? 'traits' : 'properties' });
+    plan[type] = inferred.schema;
+    mixed.push(...inferred.mixed);
   }
-  return plan;
+  return { plan, mixed };
 }
 
-function describe(values: unknown[], depth: number): JsonSchema {
-  const types = new Set<JsonType>();
-  const objects: Record<string, unknown>[] = [];
-  const items: unknown[] = [];
+type OnMixed = (path: string, types: MixedField['types']) => void;
+
+function describe(values: Example[], depth: number, path: string, options: InferOptions, onMixed: OnMixed): JsonSchema {
+  const seen = new Map<JsonType, { count: number; example: string | null }>();
+  const objects: Example[] = [];
+  const items: Example[] = [];
   let strings = 0;
   let dateTimes = 0;
-  for (const value of values) {
+  let fractions = 0;
+  for (const example of values) {
+    const { value } = example;
     const type = jsonType(value);
     if (type === undefined) continue;
-    types.add(type);
-    if (type === 'object') objects.push(value as Record<string, unknown>);
-    else if (type === 'array') for (const item of value as unknown[]) items.push(item);
+    const tally = seen.get(type);
+    if (tally) tally.count++;
+    else seen.set(type, { count: 1, example: example.messageId });
+    if (type === 'object') objects.push(example);
+    else if (type === 'array') for (const item of value as unknown[]) items.push({ value: item, messageId: example.messageId });
+    else if (type === 'number' && !Number.isInteger(value)) fractions++;
     else if (type === 'string') {
       strings++;
       if (isDateTime(value as string)) dateTimes++;
     }
   }
-  // "integer" only when every number is one: 2 and 2.5 together are numbers.
-  if (types.has('number')) types.delete('integer');
-  const list = TYPE_ORDER.filter((t) => types.has(t));
   // No JSON value seen (only undefined inside arrays, say): say nothing rather than forbid everything.
-  if (list.length === 0) return {};
-  const schema: Record<string, unknown> = { type: list.length === 1 ? list[0] : list };
+  if (seen.size === 0) return {};
+  const schema: Record<string, unknown> = {};
+  if (seen.size === 1) {
+    const type = [...seen.keys()][0]!;
+    schema.type = type === 'number' && options.integers && fractions === 0 ? 'integer' : type;
+  } else {
+    const types = TYPE_ORDER.filter((t) => seen.has(t)).map((type) => ({ type, ...seen.get(type)! }));
+    onMixed(path, types.sort((a, b) => b.count - a.count));
+  }
   if (strings > 0 && dateTimes === strings) schema.format = 'date-time';
   if (objects.length > 0 && depth < MAX_DEPTH) {
-    const fields = new Map<string, unknown[]>();
+    const fields = new Map<string, Example[]>();
     const present = new Map<string, number>();
-    for (const object of objects) {
+    for (const { value, messageId } of objects) {
+      const object = value as Record<string, unknown>;
       for (const key of Object.keys(object)) {
-        const value = object[key];
-        if (value === undefined) continue;
-        const seen = fields.get(key);
-        if (seen) seen.push(value);
-        else fields.set(key, [value]);
-        if (value !== null) present.set(key, (present.get(key) ?? 0) + 1);
+        const field = object[key];
+        if (field === undefined) continue;
+        const list = fields.get(key);
+        if (list) list.push({ value: field, messageId });
+        else fields.set(key, [{ value: field, messageId }]);
+        if (field !== null) present.set(key, (present.get(key) ?? 0) + 1);
       }
     }
     const keys = [...fields.keys()].sort();
     const properties: Record<string, JsonSchema> = {};
-    for (const key of keys) setOwn(properties, key, describe(fields.get(key)!, depth + 1));
+    for (const key of keys) setOwn(properties, key, describe(fields.get(key)!, depth + 1, path === '' ? key : `${path}.${key}`, options, onMixed));
     schema.properties = properties;
     const required = keys.filter((key) => present.get(key) === objects.length);
     if (required.length > 0) schema.required = required;
   }
-  if (items.length > 0 && depth < MAX_DEPTH) schema.items = describe(items, depth + 1);
+  if (items.length > 0 && depth < MAX_DEPTH) schema.items = describe(items, depth + 1, `${path}[]`, options, onMixed);
   return schema;
 }
 
@@ -108,7 +161,7 @@ function jsonType(value: unknown): JsonType | undefined {
       return 'boolean';
     case 'number':
       // NaN and Infinity are not JSON (JSON.stringify writes null); stored messages never hold them.
-      return Number.isFinite(value) ? (Number.isInteger(value) ? 'integer' : 'number') : 'null';
+      return Number.isFinite(value) ? 'number' : 'null';
     case 'object':
       return Array.isArray(value) ? 'array' : 'object';
     default:

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JsonSchema, TrackingPlan, TrackingPlanConfig, TrackingPlanView } from '../../../shared/tracking-plan.ts';
+import type { JsonSchema, MixedField, TrackingPlan, TrackingPlanConfig, TrackingPlanView } from '../../../shared/tracking-plan.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { ConfigError } from '../config/load-config.ts';
@@ -15,7 +15,7 @@ import type { PlanStatsRepo } from '../store/plan-stats.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import type { compilePlan } from './compile-plan.ts';
-import { inferSchema } from './infer-schema.ts';
+import { inferExamples } from './infer-schema.ts';
 import { loadPlanFile, writePlanFile, type PlanFormat } from './plan-document.ts';
 import type { PlanRule } from '../writer/protocol.ts';
 
@@ -135,7 +135,7 @@ export class TrackingPlans {
     event: string | undefined,
     /** `dryRun`: infer only, write nothing; `schema`: add this one (a dry run's, confirmed) instead of inferring. */
     options: { dryRun?: boolean | undefined; schema?: JsonSchema | undefined } = {},
-  ): { plan: TrackingPlanView; schema: JsonSchema; examples: number } {
+  ): { plan: TrackingPlanView; schema: JsonSchema; examples: number; mixed: MixedField[] } {
     const entry = this.#entry(name);
     if (type === 'track' && !event) throw new OperationError('invalid_request', 'adding a track event to a plan needs its name (event)');
     if (!entry.plan) throw new OperationError('plan_not_loaded', `the tracking plan "${name}" has not loaded (${entry.error ?? 'no plan'}); fix it first`);
@@ -150,10 +150,13 @@ export class TrackingPlans {
     }
     let schema = options.schema;
     let examples = 0;
+    let mixed: MixedField[] = [];
     if (schema === undefined) {
       const stored = this.#o.stats.examples(type, type === 'track' ? event! : null, this.sourceIds(name));
       if (stored.length === 0) throw new OperationError('no_examples', `no stored ${type === 'track' ? `"${event}" event` : type} of the plan's sources to infer a schema from`);
-      schema = inferSchema(stored);
+      // As `sluice plan infer` infers: numbers as number, a field of mixed types left untyped and named.
+      const root = type === 'identify' || type === 'group' ? 'traits' : 'properties';
+      ({ schema, mixed } = inferExamples(stored, {}, { type, event: type === 'track' ? event! : null, root }));
       examples = stored.length;
     }
     const plan: TrackingPlan = type === 'track' ? { ...entry.plan, events: { ...entry.plan.events, [event!]: schema } } : { ...entry.plan, [type]: schema };
@@ -162,7 +165,7 @@ export class TrackingPlans {
     } catch (error) {
       throw new OperationError('invalid_schema', `the schema does not compile (${(error as Error).message}); nothing was written`);
     }
-    if (options.dryRun) return { plan: viewOf(entry), schema, examples };
+    if (options.dryRun) return { plan: viewOf(entry), schema, examples, mixed };
     if (entry.file !== null) {
       // The file as it is now: an edit saved since the last load (or still settling) is not written over.
       let current: string | null;
@@ -185,7 +188,7 @@ export class TrackingPlans {
     }
     this.apply();
     this.#o.bus.emit('plans.changed', null);
-    return { plan: viewOf(entry), schema, examples };
+    return { plan: viewOf(entry), schema, examples, mixed };
   }
 
   close(): void {

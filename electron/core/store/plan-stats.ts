@@ -19,19 +19,19 @@ export const EXAMPLES_WINDOW = 500_000;
  * `properties` (track, page, screen) or `traits` (identify, group). Shared by the inspector's *Add to
  * plan* and `sluice plan infer`; works on any connection (a read-only one too).
  */
-export function newestExamples(db: DatabaseSync, type: string, event: string | null, sourceIds: number[] | null, limit = 200): unknown[] {
+export function newestExamples(db: DatabaseSync, type: string, event: string | null, sourceIds: number[] | null, limit = 200): { value: unknown; messageId: string | null }[] {
   const [sourceClause, sourceParams] = sources(sourceIds);
   const rows = db
     .prepare(
-      `SELECT raw FROM messages WHERE ${CHECKED_MESSAGES} AND type = ? ${event !== null ? 'AND event = ?' : ''} ${sourceClause}
+      `SELECT raw, message_id FROM messages WHERE ${CHECKED_MESSAGES} AND type = ? ${event !== null ? 'AND event = ?' : ''} ${sourceClause}
          AND id > (SELECT coalesce(max(id), 0) FROM messages) - ?
        ORDER BY id DESC LIMIT ?`,
     )
-    .all(type, ...(event !== null ? [event] : []), ...sourceParams, EXAMPLES_WINDOW, limit) as { raw: string }[];
+    .all(type, ...(event !== null ? [event] : []), ...sourceParams, EXAMPLES_WINDOW, limit) as { raw: string; message_id: string | null }[];
   const field = type === 'identify' || type === 'group' ? 'traits' : 'properties';
   return rows.flatMap((row) => {
     try {
-      return [(JSON.parse(row.raw) as Record<string, unknown>)[field] ?? {}];
+      return [{ value: (JSON.parse(row.raw) as Record<string, unknown>)[field] ?? {}, messageId: row.message_id }];
     } catch {
       return []; // a stored text that does not parse is no example
     }
@@ -80,7 +80,7 @@ export class PlanStatsRepo {
     return { planned, unplanned: unplanned.slice(0, UNPLANNED_SHOWN), unplannedTotal: unplanned.length };
   }
 
-  examples(type: string, event: string | null, sourceIds: number[] | null, limit = 200): unknown[] {
+  examples(type: string, event: string | null, sourceIds: number[] | null, limit = 200): { value: unknown; messageId: string | null }[] {
     return newestExamples(this.#db, type, event, sourceIds, limit);
   }
 

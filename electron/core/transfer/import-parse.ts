@@ -29,6 +29,8 @@ export interface Outgoing {
   where: string;
   /** The export says ingestion rejected it: refused again, it is as it was, not a failure of the import. */
   wasRejected: boolean;
+  /** The export says it was a duplicate (a copy of a messageId stored before): what a plan is not checked on. */
+  wasDuplicate?: boolean;
 }
 
 export type SkipReason = 'sluice-made' | 'not-kept' | 'not-tracking-api';
@@ -147,6 +149,7 @@ function exportedMessage(value: Record<string, unknown>, text: string, where: st
   if (isObject(message)) {
     fromApi(message, where, out, wasRejected);
     const sent = out.send.at(-1);
+    if (sent && value.status === 'duplicate') sent.wasDuplicate = true;
     // Nothing taken out of it (no write key, no API metadata): its text as it is.
     if (sent?.message === message) sent.json = memberValue(objectMembers(text), 'message');
     return out;
@@ -173,7 +176,7 @@ function fromApi(message: unknown, where: string, out: Parsed, rejected = false)
     own = { ...message };
     for (const key of API_METADATA) delete own[key];
   }
-  out.send.push({ message: withoutWriteKey(own), where, wasRejected });
+  out.send.push({ message: withoutWriteKey(own), where, wasRejected, ...(own !== message && message.status === 'duplicate' ? { wasDuplicate: true } : {}) });
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compilePlan } from '../../../electron/core/plans/compile-plan.ts';
-import { inferPlan, inferSchema } from '../../../electron/core/plans/infer-schema.ts';
+import { inferExamples, inferPlan, inferSchema } from '../../../electron/core/plans/infer-schema.ts';
 
 describe('inferSchema', () => {
   it('describes each field’s type and requires the fields every example has', () => {
@@ -11,14 +11,28 @@ describe('inferSchema', () => {
     });
   });
 
-  it('says integer only when every number is one', () => {
-    expect(inferSchema([{ n: 1 }, { n: 2 }])).toMatchObject({ properties: { n: { type: 'integer' } } });
-    expect(inferSchema([{ n: 1 }, { n: 2.5 }])).toMatchObject({ properties: { n: { type: 'number' } } });
+  it('says number for whole numbers too; integer only when asked, and only when every number is whole', () => {
+    expect(inferSchema([{ n: 1 }, { n: 2 }])).toMatchObject({ properties: { n: { type: 'number' } } });
+    expect(inferSchema([{ n: 1 }, { n: 2 }], { integers: true })).toMatchObject({ properties: { n: { type: 'integer' } } });
+    expect(inferSchema([{ n: 1 }, { n: 2.5 }], { integers: true })).toMatchObject({ properties: { n: { type: 'number' } } });
   });
 
-  it('lists every type seen, null included, and does not require a field that was null', () => {
-    const schema = inferSchema([{ v: 'a' }, { v: null }, { v: 3 }]);
-    expect(schema).toEqual({ type: 'object', properties: { v: { type: ['integer', 'null', 'string'] } } });
+  it('writes no union: a field of several types (null is one) gets no type, is not required where it was null, and is reported with counts and an example', () => {
+    const { schema, mixed } = inferExamples(
+      [
+        { value: { v: 'a', w: 1 }, messageId: 'm1' },
+        { value: { v: null, w: 2.5 }, messageId: 'm2' },
+        { value: { v: 3, w: 3 }, messageId: 'm3' },
+        { value: { v: 'b', w: 4, list: [1, 'x', 2] }, messageId: 'm4' },
+      ],
+      {},
+      { type: 'track', event: 'Order Completed', root: 'properties' },
+    );
+    expect(schema).toEqual({ type: 'object', properties: { list: { type: 'array', items: {} }, v: {}, w: { type: 'number' } }, required: ['w'] });
+    expect(mixed).toEqual([
+      { type: 'track', event: 'Order Completed', path: 'properties.list[]', types: [{ type: 'number', count: 2, example: 'm4' }, { type: 'string', count: 1, example: 'm4' }] },
+      { type: 'track', event: 'Order Completed', path: 'properties.v', types: [{ type: 'string', count: 2, example: 'm1' }, { type: 'null', count: 1, example: 'm2' }, { type: 'number', count: 1, example: 'm3' }] },
+    ]);
   });
 
   it('describes nested objects and array items from every element', () => {
@@ -27,7 +41,7 @@ describe('inferSchema', () => {
       properties: {
         order: {
           type: 'object',
-          properties: { items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer' }, sku: { type: 'string' } }, required: ['sku'] } } },
+          properties: { items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'number' }, sku: { type: 'string' } }, required: ['sku'] } } },
           required: ['items'],
         },
       },
@@ -112,7 +126,8 @@ describe('inferPlan', () => {
   ];
 
   it('groups track events by name and takes traits or properties by type', () => {
-    const plan = inferPlan(messages);
+    const { plan, mixed } = inferPlan(messages);
+    expect(mixed).toEqual([]);
     expect(Object.keys(plan.events)).toEqual(['Order Completed', 'Signed Up']);
     expect(plan.events['Order Completed']).toEqual({ type: 'object', properties: { total: { type: 'number' } }, required: ['total'] });
     expect(plan.events['Signed Up']).toEqual({ type: 'object', properties: {} });
@@ -124,7 +139,7 @@ describe('inferPlan', () => {
   });
 
   it('makes a plan every message it came from conforms to', () => {
-    const plan = compilePlan('Inferred', inferPlan(messages));
+    const plan = compilePlan('Inferred', inferPlan(messages).plan);
     for (const m of messages) if (m.event !== null) expect(plan.check(m, 'flag'), JSON.stringify(m)).toEqual([]);
   });
 });
