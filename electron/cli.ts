@@ -7,6 +7,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT, DEFAULT_UI_PORT } from '../shared/limits.ts';
 import { InputError, UsageError } from './commands/command-error.ts';
 import { PLAN_CODEGEN_HELP, PLAN_DIFF_HELP } from './commands/plan-tools-help.ts';
+import { PLAN_COVERAGE_HELP } from './commands/plan-coverage-help.ts';
 import { defaultDataDir } from './core/config/data-dir.ts';
 
 const HELP = `Usage: sluice <command> [options]
@@ -22,6 +23,7 @@ Commands:
   plan import     convert a Segment Protocols or RudderStack plan to Sluice's format
   plan codegen    write a TypeScript module with a typed function per planned event
   plan diff       compare two plans: each change breaking or compatible (exit 1 on breaking, for CI)
+  plan coverage   which planned events a store or an export saw, never saw, saw with violations
   export          write the stored messages as NDJSON (or webhook attempts as HAR), without a relay
   summary         Markdown tables of what a store holds: events, violations, failed deliveries (CI)
   import FILE     send exported messages, batches or a HAR of Tracking API calls to a running relay
@@ -83,6 +85,7 @@ Commands:
   import FILE   convert a Segment Protocols or RudderStack export to Sluice's format
   codegen       write a TypeScript module with a typed function per planned track event
   diff OLD NEW  classify the changes between two plans as breaking or compatible (exit 1 on breaking)
+  coverage      which planned events were seen, never seen, seen with violations (CI)
 
 sluice plan <command> --help lists a command's options.`;
 
@@ -260,6 +263,7 @@ const HELPS: Record<string, string> = {
   'plan import': PLAN_IMPORT_HELP,
   'plan codegen': PLAN_CODEGEN_HELP,
   'plan diff': PLAN_DIFF_HELP,
+  'plan coverage': PLAN_COVERAGE_HELP,
   export: EXPORT_HELP,
   summary: SUMMARY_HELP,
   import: IMPORT_HELP,
@@ -328,6 +332,7 @@ async function main(argv: string[]): Promise<void> {
     if (wantsHelp) return void process.stdout.write(`${help}\n`);
     if (sub === 'codegen') return runCommand(help, async () => (await import('./commands/plan-codegen.ts')).codegen(args));
     if (sub === 'diff') return runCommand(help, async () => (await import('./commands/plan-diff.ts')).planDiff(args));
+    if (sub === 'coverage') return runCommand(help, async () => (await import('./commands/plan-coverage.ts')).coverage(args));
     return runCommand(help, async () => {
       const plan = await import('./commands/plan.ts');
       return sub === 'infer' ? plan.infer(args) : plan.importPlan(args);

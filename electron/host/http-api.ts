@@ -45,6 +45,7 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'POST /reset': [],
   'GET /stats': [],
   'GET /overview': ['window'],
+  'GET /plans/coverage': ['plan'],
   'GET /faults': [],
   'POST /faults': [],
   'DELETE /faults': [],
@@ -120,6 +121,8 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return await stats(core, res);
       case 'GET /overview':
         return send(res, 200, await operation(core, 'overview.deliveries', optional(url, 'window')));
+      case 'GET /plans/coverage':
+        return send(res, 200, await operation(core, 'plans.coverage', { name: optional(url, 'plan').plan }));
       case 'GET /faults':
         return send(res, 200, await operation(core, 'faults.list', {}));
       case 'POST /faults':

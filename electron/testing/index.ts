@@ -26,10 +26,12 @@ import { invoke } from '../core/api/contract-handlers.ts';
 import type { Channel, Responses } from '../../shared/contract.ts';
 import type { FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
 import { withQueries } from './handle.ts';
+import type { CoverageReport } from '../../shared/plan-coverage.ts';
 
 export type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
 export { SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
 export type { FaultedRequest, FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
+export type { CoverageEvent, CoverageReport, CoverageState, PlanCoverage } from '../../shared/plan-coverage.ts';
 
 /** A request Sluice refused: `code` is stable (`invalid_request`, `too_many_faults`), the message says what is wrong and the fix. */
 export class SluiceRequestError extends Error {
@@ -95,6 +97,13 @@ export interface Sluice {
    * verdict checked against the destinations' secrets: `valid` is a signed delivery that checks.
    */
   received(hook?: string): Promise<ReceivedRequest[]>;
+  /**
+   * Coverage of the tracking plans in use (the config's `trackingPlans`; `plan`: only that one): each
+   * planned event seen, seen with violations or never seen, with counts, and the unplanned events seen.
+   * From the counts the store keeps; `missing` counts the planned events never seen. sluice/matchers'
+   * toCoverPlan() asserts on it.
+   */
+  coverage(options?: { plan?: string }): Promise<CoverageReport>;
   /** Fault injection into the ingestion endpoint: a 503, a 429, a slow answer, a dropped connection. */
   readonly faults: SluiceFaults;
   /**
@@ -170,6 +179,7 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
         status: entry.answeredStatus,
       })),
     ),
+    coverage: withCallerStack((options: { plan?: string } = {}) => operation(started, 'plans.coverage', options.plan !== undefined ? { name: options.plan } : {})),
     faults: {
       ingest: withCallerStack((fault: IngestFault) => operation(started, 'faults.ingest', fault)),
       clear: withCallerStack(() => operation(started, 'faults.clear', {})),

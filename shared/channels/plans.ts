@@ -3,6 +3,7 @@
  * figures, an event added from stored examples, a re-check. Composed into shared/contract.ts.
  */
 import { z } from 'zod';
+import type { CoverageReport } from '../plan-coverage.ts';
 import { jsonSchema, type JsonSchema, type MixedField, type PlanStats, type RecheckProgress, type TrackingPlanView } from '../tracking-plan.ts';
 
 export const planRequestSchemas = {
@@ -10,6 +11,12 @@ export const planRequestSchemas = {
   'plans.list': z.strictObject({}),
   /** How often each planned and unplanned event was seen, and violated, among stored messages of the plan's sources. */
   'plans.stats': z.strictObject({ name: z.string().min(1).max(100) }),
+  /**
+   * Coverage of the plans in use (all of them, or the one named): each planned event seen, seen with
+   * violations or never seen, and the unplanned events seen, among stored messages of each plan's
+   * sources, from the counts the store keeps (shared/plan-coverage.ts).
+   */
+  'plans.coverage': z.strictObject({ name: z.string().min(1).max(100).optional() }),
   /**
    * Adds an event to the plan, its schema inferred from stored examples (the newest 200), and writes
    * the plan file. `type` track needs `event`; identify, group, page and screen set that type's schema.
@@ -36,6 +43,7 @@ export interface PlanResponses {
   /** `recheck`: the re-check under way, if any (a page opened meanwhile shows its progress at once). */
   'plans.list': { plans: TrackingPlanView[]; recheck: RecheckProgress | null };
   'plans.stats': PlanStats;
+  'plans.coverage': CoverageReport;
   /**
    * The schema added (a dry run's: that would be), how many stored examples it was inferred from (0 when
    * it was given) and the fields whose examples had more than one type, left without one (as `sluice plan infer` does).

@@ -1,8 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { UNPLANNED_SHOWN, type PlanEventStat, type PlanStats, type TrackingPlan } from '../../../shared/tracking-plan.ts';
-
-/** Types a plan can describe other than track events (shared/tracking-plan.ts), by their schema's key. */
-const PLANNED_TYPES = ['identify', 'group', 'page', 'screen'] as const;
+import { planStats } from '../../../shared/plan-coverage.ts';
+import type { PlanEventStat, PlanStats, TrackingPlan } from '../../../shared/tracking-plan.ts';
 
 /**
  * Messages a plan checks, and so the ones counted, re-checked and used as examples: what ingestion
@@ -68,16 +66,12 @@ export class PlanStatsRepo {
         stat.violated += row.n;
       }
     }
-    const stat = (type: string, event: string | null): PlanEventStat =>
-      byKey.get(`${type}\u0000${event ?? ''}`) ?? { type, event, seen: 0, violated: 0, lastSeenAt: null };
-    const planned: PlanEventStat[] = [
-      ...Object.keys(plan.events).map((event) => stat('track', event)),
-      ...PLANNED_TYPES.filter((type) => plan[type] !== undefined).map((type) => stat(type, null)),
-    ];
-    const unplanned = [...byKey.values()]
-      .filter((s) => s.type === 'track' && s.event !== null && s.seen > 0 && !Object.hasOwn(plan.events, s.event))
-      .sort((a, b) => b.seen - a.seen || (b.lastSeenAt ?? 0) - (a.lastSeenAt ?? 0));
-    return { planned, unplanned: unplanned.slice(0, UNPLANNED_SHOWN), unplannedTotal: unplanned.length };
+    return planStats(plan, byKey.values());
+  }
+
+  /** The plans the store holds violations of (event_counts' names; a plan no message broke is not among them). */
+  recordedPlans(): string[] {
+    return (this.#db.prepare("SELECT DISTINCT plan FROM event_counts WHERE plan <> '' ORDER BY plan").all() as { plan: string }[]).map((r) => r.plan);
   }
 
   examples(type: string, event: string | null, sourceIds: number[] | null, limit = 200): { value: unknown; messageId: string | null }[] {

@@ -17,8 +17,11 @@ import { label, type MessageFilter, type TestMessage } from '../../core/queries/
 import type { DeliveryFilter, TestDelivery } from '../../core/queries/test-queries.ts';
 import { atTestLine, testSite } from './test-line.ts';
 import { relayOf, VIOLATIONS_READ, type MatcherRelay, type Waited } from './relay.ts';
+import { toCoverPlan, type CoverPlanOptions } from './coverage.ts';
 
 export { SluiceMatcherError, type RemoteSluice } from './relay.ts';
+export type { CoverPlanOptions } from './coverage.ts';
+export type { CoverageEvent, CoverageReport, PlanCoverage } from '../../../shared/plan-coverage.ts';
 export type { MessageFilter, TestMessage } from '../../core/queries/filters.ts';
 export type { DeliveryFilter, TestDelivery } from '../../core/queries/test-queries.ts';
 
@@ -78,6 +81,8 @@ export interface SluiceMatchers<R = Promise<void>> {
   toHaveDelivered(filter?: Omit<MessageFilter, 'status'>, options?: DeliveredOptions): R;
   /** No stored message (matching `filter`, when given) breaks a tracking plan. */
   toHaveNoViolations(filter?: MessageFilter): R;
+  /** Every event the tracking plans in use list (or `plan`'s) was seen; with `violations: false`, none breaking its plan either. */
+  toCoverPlan(options?: CoverPlanOptions): R;
 }
 
 async function toHaveReceived(this: SluiceMatcherState, received: unknown, filter?: MessageFilter, options: ReceivedOptions = {}): Promise<SluiceMatcherResult> {
@@ -155,7 +160,7 @@ async function toHaveNoViolations(this: SluiceMatcherState, received: unknown, f
 }
 
 /** The matchers for `expect.extend(sluiceMatchers)` (Vitest, Jest, Playwright Test). */
-export const sluiceMatchers = { toHaveReceived, toHaveReceivedInOrder, toHaveDelivered, toHaveNoViolations };
+export const sluiceMatchers = { toHaveReceived, toHaveReceivedInOrder, toHaveDelivered, toHaveNoViolations, toCoverPlan };
 
 /** The wait's count and time: with `.not`, the window (`within`) rather than the timeout. */
 function waitOf(options: ReceivedOptions, isNot: boolean, matcher: string): { count: number; timeoutMs: number } {

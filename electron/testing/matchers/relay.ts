@@ -9,6 +9,7 @@ import { checkFilter, matches, type MessageFilter, type TestMessage } from '../.
 import type { DeliveryFilter, TestDelivery, TestQueries } from '../../core/queries/test-queries.ts';
 import { SluiceTimeoutError } from '../../core/queries/timeout-error.ts';
 import { queriesOf } from '../handle.ts';
+import type { CoverageReport } from '../../../shared/plan-coverage.ts';
 
 /** A relay in another process, by its HTTP API: `apiUrl` (or `api`, as `sluice serve --json` prints it) and the token. */
 export interface RemoteSluice {
@@ -33,6 +34,8 @@ export interface MatcherRelay {
   firstAfter(filter: MessageFilter | undefined, after: number, limit: number, where: string): Promise<{ id: number; message: TestMessage }[]>;
   /** The first VIOLATIONS_READ stored messages that match and break a tracking plan (never all of them). */
   violating(filter: MessageFilter | undefined, where: string): Promise<TestMessage[]>;
+  /** Coverage of the plans in use, or of the one named (kept counts: never a read of every message). */
+  coverage(plan: string | undefined): Promise<CoverageReport>;
 }
 
 /** The received value is not a Sluice a matcher can ask. */
@@ -47,7 +50,7 @@ export class SluiceMatcherError extends TypeError {
 /** The relay `received` names; a SluiceMatcherError when it names none. */
 export function relayOf(received: unknown, matcher: string): MatcherRelay {
   const queries = queriesOf(received);
-  if (queries) return localRelay(queries);
+  if (queries) return localRelay(queries, received as { coverage(options: { plan?: string }): Promise<CoverageReport> });
   const remote = received as Partial<RemoteSluice> | null;
   const apiUrl = typeof remote === 'object' && remote !== null ? (remote.apiUrl ?? remote.api) : undefined;
   if (typeof apiUrl === 'string' && typeof remote?.token === 'string') return remoteRelay(apiUrl.replace(/\/+$/, ''), remote.token);
@@ -62,8 +65,9 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function localRelay(queries: TestQueries): MatcherRelay {
+function localRelay(queries: TestQueries, sluice: { coverage(options: { plan?: string }): Promise<CoverageReport> }): MatcherRelay {
   return {
+    coverage: (plan) => sluice.coverage(plan !== undefined ? { plan } : {}),
     waitForMessages: (filter, count, timeoutMs) => waited(queries.waitForMessages(filter, { count, timeoutMs })),
     waitForDeliveries: (filter, status, count, timeoutMs) => waited(queries.waitForDeliveries(filter, { count, timeoutMs, ...(status ? { status } : {}) })),
     firstAfter: async (filter, after, limit, where) => (await queries.page(acceptedUnlessNamed(checkFilter(filter, where)), undefined, after, limit, where)).rows,
@@ -148,5 +152,6 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
       return found.map((message) => ({ id: message.sequence, message }));
     },
     violating: (filter, where) => list({ ...checkFilter(filter, where), violations: true }, 0, VIOLATIONS_READ),
+    coverage: async (plan) => (await call('GET', `plans/coverage${plan !== undefined ? `?${new URLSearchParams({ plan })}` : ''}`)).json as unknown as CoverageReport,
   };
 }
