@@ -13,6 +13,7 @@ import { runStartupBench } from './startup.bench.ts';
 import { runForwardBench } from './forward.bench.ts';
 import { runTestingBench } from './testing.bench.ts';
 import { runMatchersBench } from './matchers.bench.ts';
+import { runCoverageBench } from './coverage.bench.ts';
 import { runFacetsBench } from './facets.bench.ts';
 import { runFiltersBench } from './filters.bench.ts';
 import { runOverviewBench } from './overview.bench.ts';
@@ -37,6 +38,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   matchers: runMatchersBench,
   filters: runFiltersBench,
   facets: runFacetsBench,
+  coverage: runCoverageBench,
   plans: runPlansBench,
   retention: runRetentionBench,
   scale: runScaleBench,
