@@ -69,6 +69,31 @@ describe('the message stream', () => {
     socket.destroy();
   }, 180_000);
 
+  it('follows on after a reset, whose row ids start from 1 again', async () => {
+    core = await startCore();
+    const c = core;
+    server = http.createServer((req, res) => {
+      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), new AbortController().signal);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const res = await fetch(`${base}/messages/stream?settleMs=0`, { headers });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const line = async (n: number) => {
+      while (text.split('\n').length <= n) text += (await reader.read()).value ?? '';
+      return JSON.parse(text.split('\n')[n - 1]!) as { message: { messageId: string; sequence: number } };
+    };
+    await post(c, '/v1/track', { userId: 'u', event: 'Before', messageId: 'before-reset' });
+    expect((await line(1)).message).toMatchObject({ messageId: 'before-reset', sequence: 1 });
+    expect((await fetch(`${base}/reset`, { method: 'POST', headers })).status).toBe(200);
+    await post(c, '/v1/track', { userId: 'u', event: 'After', messageId: 'after-reset' });
+    expect((await line(2)).message).toMatchObject({ messageId: 'after-reset', sequence: 1 });
+    await reader.cancel();
+  });
+
   it('refuses what it cannot use with a 400 and a sentence', async () => {
     core = await startCore();
     const c = core;
