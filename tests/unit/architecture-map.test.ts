@@ -1,4 +1,4 @@
-// The README's Architecture map stays true: it names every folder of the repository (what git tracks,
+// The Architecture map (docs/architecture.md) stays true: it names every folder of the repository (what git tracks,
 // or would: new files count, ignored ones such as node_modules/ and out/ do not), one line each, and
 // only folders that exist; the message's path under it names existing folders too. And the docs refer
 // to nothing outside the repository: no link leaves the checkout, no machine path.
@@ -11,10 +11,10 @@ import { checkoutRoot } from '../helpers/packed-sluice.ts';
 
 const HEADING = '## Architecture map';
 
-/** The map's section of the README: from its heading to the next `## ` heading. */
+/** The map's section of the page: from its heading to the next `## ` heading. */
 function mapSection(readme: string): string {
   const start = readme.indexOf(`\n${HEADING}\n`);
-  if (start < 0) throw new Error(`README.md has no "${HEADING}" section`);
+  if (start < 0) throw new Error(`docs/architecture.md has no "${HEADING}" section`);
   const end = readme.indexOf('\n## ', start + 1);
   return readme.slice(start, end < 0 ? undefined : end);
 }
@@ -46,8 +46,8 @@ function compare(mapped: string[], tree: string[]): { missing: string[]; stale: 
   return { missing: tree.filter((f) => !mapped.includes(f)), stale: mapped.filter((f) => !tree.includes(f)) };
 }
 
-describe('the README’s Architecture map', () => {
-  const readme = readDoc('README.md');
+describe('the Architecture map (docs/architecture.md)', () => {
+  const readme = readDoc('docs/architecture.md');
 
   it('lists every folder of the repository, one row each, and nothing that is not one', () => {
     const mapped = mappedFolders(mapSection(readme));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeWholeFile } from '../../../electron/core/whole-file.ts';
+import { writeWholeFile } from '../../electron/core/whole-file.ts';
 
 let folder: string;
 beforeEach(() => {
