@@ -28,7 +28,9 @@ const POINTER_ONLY_ALLOWED: Record<string, string> = {
   '.j-folded': 'a folded JSON node’s summary: a click unfolds it, as its ▸ button just before it does (which the keyboard reaches)',
 };
 
-describe.skipIf(skipReason !== null)('accessibility of every view, both themes', () => {
+// Each test runs axe over several views in both themes: 40-55 s on a quiet two-core machine, more when
+// other test files share the cores. A bound, not a measure: give each three minutes.
+describe.skipIf(skipReason !== null)('accessibility of every view, both themes', { timeout: 180_000 }, () => {
   let session: InspectorSession;
   let crm: Receiver;
   const dir = tempDir('sluice-a11y-e2e-');
