@@ -52,7 +52,12 @@ describe('sluice plan coverage, beside a running relay', () => {
     fs.writeFileSync(planFile, JSON.stringify(PLAN));
     core = await startCore({
       dataDir,
-      config: parseConfig(JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_cov' }, { name: 'server', writeKey: 'wk_cov_server' }], trackingPlans: [{ name: 'web', sources: ['web'], file: planFile }] })),
+      config: parseConfig(JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_cov' }, { name: 'server', writeKey: 'wk_cov_server' }], trackingPlans: [
+          { name: 'web', sources: ['web'], file: planFile },
+          // A second plan, of the server's pages: the store then holds violations of two plans.
+          { name: 'server pages', sources: ['server'], plan: { events: {}, page: { type: 'object', required: ['path'] } } },
+        ],
+      })),
     });
     const sent = await post(core, '/v1/batch', {
       batch: [
@@ -68,6 +73,7 @@ describe('sluice plan coverage, beside a running relay', () => {
     // A duplicate is not seen again; a refused message is never seen.
     expect((await post(core, '/v1/track', track('c1', 'Order Completed', { price: 'dup' }), { writeKey: 'wk_cov' })).status).toBe(200);
     expect((await post(core, '/v1/track', { type: 'track', userId: 'u1', messageId: 'c7', properties: {} }, { writeKey: 'wk_cov' })).status).toBe(400);
+    expect((await post(core, '/v1/page', { userId: 'u1', messageId: 's1', name: 'Home', properties: {} }, { writeKey: 'wk_cov_server' })).status).toBe(200);
   });
 
   afterAll(async () => {
@@ -97,20 +103,27 @@ describe('sluice plan coverage, beside a running relay', () => {
     const report = JSON.parse(run.stdout) as CoverageReport;
     expect(report.plans[0]).toEqual({ plan: 'web', events: EVENTS, unplanned: [{ type: 'track', event: 'Debug Ping', seen: 2 }], totals: TOTALS });
     const text = await sluice(['plan', 'coverage', '--from', '-', '--plan', planFile], { stdin: fs.readFileSync(file, 'utf8') });
-    expect(text).toEqual({ code: 0, stdout: TEXT, stderr: 'note: 6 messages in <stdin>, each checked against the plan\n' });
+    // Seven messages read: the server's page too, which this plan does not describe.
+    expect(text).toEqual({ code: 0, stdout: TEXT, stderr: 'note: 7 messages in <stdin>, each checked against the plan\n' });
   });
 
-  it('--source counts one source\'s messages; an unknown source and a store with violations of several plans are refused with the way out', async () => {
+  it('--source counts one source\'s messages; an unknown source is refused; of several plans\' violations, the plan\'s own name or --plan-name says whose count', async () => {
     const server = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', planFile, '--source', 'server', '--json']);
     expect((JSON.parse(server.stdout) as CoverageReport).missing).toBe(4);
     const unknown = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', planFile, '--source', 'mobile']);
     expect(unknown).toMatchObject({ code: 2, stderr: `sluice: there is no source "mobile" in ${dataDir}: its sources are "server", "web"\n` });
 
-    // A plan file without a name, over a store that holds one plan's violations: that plan's are counted.
+    // The store holds violations of "server pages" and "web": a plan file without a name cannot say which are its own.
     const unnamed = path.join(dir, 'unnamed.json');
     fs.writeFileSync(unnamed, JSON.stringify({ ...PLAN, name: undefined }));
-    const one = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed, '--json']);
-    expect((JSON.parse(one.stdout) as CoverageReport).plans[0]!.totals.violated).toBe(1);
+    const which = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed]);
+    expect(which).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `sluice: the store in ${dataDir} holds violations of the plans "server pages", "web": say which one is "unnamed.json" with --plan-name NAME (its trackingPlans[].name in the relay's config)\n`,
+    });
+    const named = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed, '--plan-name', 'web', '--json']);
+    expect((JSON.parse(named.stdout) as CoverageReport).plans[0]).toMatchObject({ plan: 'web', totals: TOTALS });
     // --plan-name of a plan that recorded nothing: no violations.
     const other = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed, '--plan-name', 'mobile plan', '--json']);
     expect((JSON.parse(other.stdout) as CoverageReport).plans[0]).toMatchObject({ plan: 'mobile plan', totals: { ...TOTALS, violated: 0 } });
