@@ -54,6 +54,10 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'POST /issues/{issueId}/retry': [],
   'POST /issues/retry': [],
   'GET /issues/retries': [],
+  'GET /info': [],
+  'GET /plans': [],
+  'POST /plans/check': [],
+  'POST /replay': [],
 };
 
 class ApiError extends Error {
@@ -145,6 +149,14 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
       }
       case 'GET /issues/retries':
         return send(res, 200, await operation(core, 'issues.retries', {}));
+      case 'GET /info':
+        return send(res, 200, await operation(core, 'app.info', {}));
+      case 'GET /plans':
+        return send(res, 200, await operation(core, 'plans.list', {}));
+      case 'POST /plans/check':
+        return send(res, 200, await operation(core, 'plans.check', await jsonBody(req, CHECK_EXAMPLE)));
+      case 'POST /replay':
+        return send(res, 200, await replay(core, await jsonBody(req, REPLAY_EXAMPLE)));
     }
   } catch (error) {
     if (res.headersSent || res.destroyed) return;
@@ -192,7 +204,7 @@ async function operation(core: HttpApiCore, channel: Channel, request: unknown):
   if (result.ok) return result.value;
   const { code, message } = result.error;
   if (code === 'internal_error') throw new Error(message);
-  throw new ApiError(code === 'invalid_request' ? 400 : code === 'not_found' ? 404 : code === 'invalid_transform' ? 422 : 409, code, message);
+  throw new ApiError(code === 'invalid_request' || code === 'invalid_replay' ? 400 : code === 'not_found' ? 404 : code === 'invalid_transform' ? 422 : 409, code, message);
 }
 
 const TRY_EXAMPLE = '{"messageId": "<a stored message\'s messageId>", "destination": "<its name>", "source": "<a transform, optional>"}';
@@ -219,6 +231,34 @@ function destinationNamed(core: HttpApiCore, name: unknown): { destinationId?: n
   const found = typeof name === 'string' ? core.destinations.byName(name) : undefined;
   if (!found) throw new ApiError(404, 'not_found', `there is no destination called ${JSON.stringify(name)}; the destinations are ${core.destinations.list().map((d) => `"${d.name}"`).join(', ')}`);
   return { destinationId: found.id };
+}
+
+const CHECK_EXAMPLE = '{"message": {"type": "track", "event": "Order Completed", "properties": {...}}, "source": "<a source\'s name, optional>"}';
+const REPLAY_EXAMPLE = '{"messageIds": ["<a stored message\'s messageId>"], "destination": "<its name, optional>", "targetUrl": "<a URL instead, optional>"}';
+/** Messages a replay names by messageId, at most (each is looked up). */
+const MAX_REPLAY_IDS = 100;
+
+/**
+ * Sends stored messages again (deliveries.replay): named by their messageIds (at most 100), or
+ * `allFailed`; through one destination named by `destination`, or every enabled destination of their
+ * source; `targetUrl`, `dryRun` as the contract's.
+ */
+async function replay(core: HttpApiCore, body: Record<string, unknown>): Promise<unknown> {
+  const { messageIds, destination, ...rest } = body;
+  const request: Record<string, unknown> = { ...rest };
+  if (messageIds !== undefined) {
+    if (!Array.isArray(messageIds) || messageIds.length === 0 || messageIds.length > MAX_REPLAY_IDS || !messageIds.every((id) => typeof id === 'string')) {
+      throw new ApiError(400, 'invalid_request', `messageIds is a list of 1 to ${MAX_REPLAY_IDS} stored messages' messageIds, e.g. ${REPLAY_EXAMPLE}`);
+    }
+    const sequences: number[] = [];
+    for (const messageId of messageIds as string[]) {
+      const found = await core.queries.messageById(messageId);
+      if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
+      sequences.push(found.message.sequence);
+    }
+    request.messageIds = sequences;
+  }
+  return operation(core, 'deliveries.replay', { ...request, ...destinationNamed(core, destination) });
 }
 
 /** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { CoverageReport } from '../plan-coverage.ts';
-import { jsonSchema, type JsonSchema, type MixedField, type PlanStats, type RecheckProgress, type TrackingPlanView } from '../tracking-plan.ts';
+import { jsonSchema, type JsonSchema, type MixedField, type PlanStats, type RecheckProgress, type TrackingPlanView, type Violation } from '../tracking-plan.ts';
 
 export const planRequestSchemas = {
   /** The plans in use, with their files and load errors. */
@@ -37,6 +37,14 @@ export const planRequestSchemas = {
    * `plans.recheck` events; one re-check runs at a time.
    */
   'plans.recheck': z.strictObject({}),
+  /**
+   * A message's violations of the plans in use, nothing stored: `source` (a source's name) picks the
+   * plans that check that source; without it, every plan checks it.
+   */
+  'plans.check': z.strictObject({
+    message: z.looseObject({ type: z.enum(['track', 'identify', 'group', 'page', 'screen', 'alias']) }),
+    source: z.string().min(1).max(100).optional(),
+  }),
 } as const;
 
 export interface PlanResponses {
@@ -50,4 +58,6 @@ export interface PlanResponses {
    */
   'plans.addEvent': { plan: TrackingPlanView; schema: JsonSchema; examples: number; mixed: MixedField[] };
   'plans.recheck': RecheckProgress;
+  /** `plans`: the plans that checked it (their names); `violations`: empty when it conforms to them all. */
+  'plans.check': { plans: string[]; violations: Violation[] };
 }

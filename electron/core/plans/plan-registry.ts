@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JsonSchema, MixedField, TrackingPlan, TrackingPlanConfig, TrackingPlanView } from '../../../shared/tracking-plan.ts';
+import type { JsonSchema, MixedField, TrackingPlan, TrackingPlanConfig, TrackingPlanView, Violation } from '../../../shared/tracking-plan.ts';
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import { ConfigError } from '../config/load-config.ts';
@@ -14,7 +14,7 @@ import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { PlanStatsRepo } from '../store/plan-stats.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
-import type { compilePlan } from './compile-plan.ts';
+import type { CheckedMessage, CompiledPlan, compilePlan } from './compile-plan.ts';
 import { inferExamples } from './infer-schema.ts';
 import { loadPlanFile, writePlanFile, type PlanFormat } from './plan-document.ts';
 import type { PlanRule } from '../writer/protocol.ts';
@@ -50,6 +50,8 @@ export class TrackingPlans {
   readonly #entries: Entry[];
   readonly #watchers: fs.FSWatcher[] = [];
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** Plans compiled for check() (the writer thread holds its own), by name and version. */
+  #checkers = new Map<string, CompiledPlan>();
   /** compile-plan.ts's, loaded at start only when there is a plan (ajv is a tenth of a second to load). */
   #compile: typeof compilePlan = () => {
     throw new Error('the plan checker is not loaded');
@@ -189,6 +191,29 @@ export class TrackingPlans {
     this.apply();
     this.#o.bus.emit('plans.changed', null);
     return { plan: viewOf(entry), schema, examples, mixed };
+  }
+
+  /**
+   * A message's violations of the plans in use that check `source` (every plan when no source is
+   * named), without storing it: what ingestion would record (plans.check, `sluice mcp`'s check_event).
+   */
+  check(message: CheckedMessage, source: string | undefined): { plans: string[]; violations: Violation[] } {
+    if (source !== undefined && !this.#o.sources.list().some((s) => s.name === source)) {
+      throw new OperationError('not_found', `there is no source "${source}"; the sources are ${this.#o.sources.list().map((s) => `"${s.name}"`).join(', ')}`);
+    }
+    const plans: string[] = [];
+    const violations: Violation[] = [];
+    const checkers = new Map<string, CompiledPlan>();
+    for (const { config, plan, version } of this.#entries) {
+      if (!plan || !version || (source !== undefined && config.sources && !config.sources.includes(source))) continue;
+      const key = `${config.name}\u0000${version}`;
+      const checker = this.#checkers.get(key) ?? this.#compile(config.name, plan);
+      checkers.set(key, checker);
+      plans.push(config.name);
+      violations.push(...checker.check(message, config.unplanned));
+    }
+    this.#checkers = checkers; // only the versions in use stay compiled
+    return { plans, violations };
   }
 
   close(): void {

@@ -224,9 +224,9 @@ describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the packa
     const calls: [string, string, unknown?][] = [];
     for (const [route, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) calls.push([route, method]);
     expect(calls.map(([route, method]) => `${method.toUpperCase()} ${route}`).sort()).toEqual(
-      ['DELETE /faults', 'GET /deliveries', 'GET /export', 'GET /faults', 'GET /issues', 'GET /issues/retries', 'GET /messages', 'GET /messages/stream', 'GET /messages/{messageId}', 'GET /overview', 'GET /plans/coverage', 'GET /stats', 'POST /deliveries/wait', 'POST /faults', 'POST /issues/retry', 'POST /issues/{issueId}/retry', 'POST /messages/wait', 'POST /reset', 'POST /transforms/try'],
+      ['DELETE /faults', 'GET /deliveries', 'GET /export', 'GET /faults', 'GET /info', 'GET /issues', 'GET /issues/retries', 'GET /messages', 'GET /messages/stream', 'GET /messages/{messageId}', 'GET /overview', 'GET /plans', 'GET /plans/coverage', 'GET /stats', 'POST /deliveries/wait', 'POST /faults', 'POST /issues/retry', 'POST /issues/{issueId}/retry', 'POST /messages/wait', 'POST /plans/check', 'POST /replay', 'POST /reset', 'POST /transforms/try'],
     );
-    const bodies: Record<string, unknown> = { '/messages/wait': { filter: { event: 'Documented' }, timeoutMs: 1000 }, '/deliveries/wait': { filter: { event: 'Documented' }, status: 'delivered', timeoutMs: 100 }, '/faults': { status: 503, times: 1 }, '/transforms/try': { messageId: 'doc-1', destination: 'none' }, '/issues/retry': { search: 'event:Documented' } };
+    const bodies: Record<string, unknown> = { '/messages/wait': { filter: { event: 'Documented' }, timeoutMs: 1000 }, '/deliveries/wait': { filter: { event: 'Documented' }, status: 'delivered', timeoutMs: 100 }, '/faults': { status: 503, times: 1 }, '/transforms/try': { messageId: 'doc-1', destination: 'none' }, '/issues/retry': { search: 'event:Documented' }, '/plans/check': { message: { type: 'track', event: 'Documented' } }, '/replay': { messageIds: ['doc-1'], dryRun: true } };
     for (const [route, method] of calls) {
       if (route === '/reset') continue; // last: it forgets what the others read
       if (route === '/messages/stream') {

@@ -3,7 +3,7 @@
 import { coverageReport, planCoverage } from '../../../../shared/plan-coverage.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
-export function planOperations(p: OperationContext): OperationsOf<'plans.list' | 'plans.stats' | 'plans.coverage' | 'plans.addEvent' | 'plans.recheck'> {
+export function planOperations(p: OperationContext): OperationsOf<'plans.list' | 'plans.stats' | 'plans.coverage' | 'plans.addEvent' | 'plans.recheck' | 'plans.check'> {
   return {
     'plans.list': () => ({ plans: p.plans.views(), recheck: p.rechecks.running }),
     'plans.stats': ({ name }) => p.plans.stats(name),
@@ -14,5 +14,6 @@ export function planOperations(p: OperationContext): OperationsOf<'plans.list' |
     },
     'plans.addEvent': ({ name, type, event, dryRun, schema }) => p.plans.addEvent(name, type, event, { dryRun, schema }),
     'plans.recheck': () => p.rechecks.start(),
+    'plans.check': ({ message, source }) => p.plans.check(message, source),
   };
 }
