@@ -5,7 +5,7 @@
 //           (`sluice/testing`, with its declarations; CommonJS projects load it with require(), which
 //           takes an ES module on the Node versions the relay runs on) and the worker threads the
 //           core starts (dist/writer-worker.js, dist/checkpointer-worker.js), sharing dist/chunks/.
-//           undici, ws, zod and ajv (with ajv-formats) are bundled in: the package installs no dependency, so installing it
+//           undici, ws, zod, ajv (with ajv-formats) and the MCP SDK's server are bundled in: the package installs no dependency, so installing it
 //           is one download, the relay starts without resolving hundreds of files, and a Node 20
 //           project that installs Sluice for its client library sees no engine warning from undici
 //           (which needs Node 22.19). Their licences go to dist/THIRD-PARTY-LICENSES.md. dist/matchers.js
@@ -75,7 +75,8 @@ export default defineConfig([
     clean: ['dist/*.js', 'dist/*.d.ts', 'dist/chunks', 'dist/THIRD-PARTY-LICENSES.md'],
     deps: {
       // ajv and its four dependencies, and ajv-formats: the tracking plans' JSON Schema checks.
-      onlyBundle: ['undici', 'ws', 'zod', 'ajv', 'ajv-formats', 'fast-deep-equal', 'json-schema-traverse', 'fast-uri', 'require-from-string'],
+      // The Model Context Protocol SDK (sluice mcp: its server and stdio transport only) and what they import.
+      onlyBundle: ['undici', 'ws', 'zod', 'ajv', 'ajv-formats', 'fast-deep-equal', 'json-schema-traverse', 'fast-uri', 'require-from-string', '@modelcontextprotocol/sdk', 'zod-to-json-schema'],
       // ws's optional native speed-ups: required in a try/catch, absent here, left to the runtime.
       neverBundle: ['bufferutil', 'utf-8-validate'],
     },

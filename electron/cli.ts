@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `sluice`: the command. It answers --help and --version itself and loads the relay's code only for
-// a command that runs (serve, check, plan, export, summary, import, doctor, transform, tail), after node-check.js has made sure
+// a command that runs (serve, check, plan, export, summary, import, doctor, transform, tail, mcp), after node-check.js has made sure
 // this Node.js can run it: its own imports are Node's and a few constants, so that on an older Node.js
 // the user reads one sentence, not a stack trace.
 import pkg from '../package.json' with { type: 'json' };
@@ -30,6 +30,7 @@ Commands:
   doctor          check a stopped Sluice's store in full; salvage a damaged one, compact a sound one
   transform test  run a destination's transform on fixtures (NAME.input.json → NAME.expected.json)
   tail            print each message a running relay stores, one line each (or NDJSON), as it comes
+  mcp             a Model Context Protocol server (stdio) for coding agents: search, wait, check, replay
   help [command]  show this help, or a command's
 
 Options:
@@ -253,6 +254,26 @@ Options:
 Exit status: 0 stopped with Ctrl+C, or the relay stopped (said on stderr); 2 tail could not start
 (options, no relay running for the folder, a token the relay refuses).`;
 
+const MCP_HELP = `Usage: sluice mcp [options]
+
+A Model Context Protocol server over stdin/stdout, for a coding agent (Claude Code, Cursor, VS Code…):
+tools to search the stored messages, wait for one, read its deliveries and attempts, check an event
+against the tracking plans and explain a message's violations — over a running relay's HTTP API.
+Configure it in the agent as the command \`npx sluice mcp\`; see docs/agents.md.
+
+Options:
+  --data-dir DIR      use the relay running on this data folder (default: ${defaultDataDir()}):
+                      where it listens and its token are read there, again for each call
+  --api URL --token T use the relay whose HTTP API is at URL (sluice serve --json's "api", "token")
+  --ephemeral         start a relay for this session (sluice serve --ephemeral), stopped on exit; with
+                      --config, --ingest-port, --ui-port, --receiver-port as serve takes them. Where it
+                      listens is said on stderr
+  --allow-write       also the tools that change things: replay, send_test_event, reset
+  -h, --help          show this help
+
+stdout carries the protocol only; messages for people go to stderr. Exit status: 0 the client closed
+the connection; 2 the server could not start (options, the ephemeral relay).`;
+
 /** Each command's help, by what follows `sluice help`. */
 const HELPS: Record<string, string> = {
   doctor: DOCTOR_HELP,
@@ -270,6 +291,7 @@ const HELPS: Record<string, string> = {
   transform: TRANSFORM_HELP,
   'transform test': TRANSFORM_HELP,
   tail: TAIL_HELP,
+  mcp: MCP_HELP,
 };
 
 /** A command line the CLI cannot take; the message is a sentence for the user. */
@@ -315,6 +337,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'tail') {
     if (wantsHelp) return void process.stdout.write(`${TAIL_HELP}\n`);
     return runCommand(TAIL_HELP, async () => (await import('./commands/tail.ts')).tailCommand(rest));
+  }
+  if (command === 'mcp') {
+    if (wantsHelp) return void process.stdout.write(`${MCP_HELP}\n`);
+    return runCommand(MCP_HELP, async () => (await import('./commands/mcp.ts')).mcpCommand(rest));
   }
   if (command === 'doctor') {
     if (wantsHelp) return void process.stdout.write(`${DOCTOR_HELP}\n`);

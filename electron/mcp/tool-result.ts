@@ -1,0 +1,64 @@
+// What a tool answers: compact JSON text, bounded so that one large payload cannot fill an agent's
+// context, or a tool error (isError) with the relay's sentence. Long strings are cut first, then the
+// longest lists; what was cut is said in a `truncated` note, with the way to see the whole.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { RelayError } from './relay-api.ts';
+
+/** Characters of a tool's answer, at most (about 10,000 tokens). */
+export const MAX_RESULT_CHARS = 40_000;
+/** Each string is cut to the first of these that makes the answer fit. */
+const STRING_CAPS = [4_000, 1_000, 200, 60];
+
+export function result(value: Record<string, unknown>, whole?: string): CallToolResult {
+  return { content: [{ type: 'text', text: boundedJson(value, whole) }] };
+}
+
+/** The value as compact JSON of at most MAX_RESULT_CHARS; `whole` says how to see what was cut. */
+export function boundedJson(value: Record<string, unknown>, whole = 'ask for fewer (limit) or one message (get_message)'): string {
+  let text = JSON.stringify(value);
+  if (text.length <= MAX_RESULT_CHARS) return text;
+  for (const cap of STRING_CAPS) {
+    let cut = 0;
+    const capped = capStrings(value, cap, () => cut++) as Record<string, unknown>;
+    text = JSON.stringify({ ...capped, truncated: `${cut} long string values were cut to ${cap} characters ("…[N more characters]"); ${whole}` });
+    if (text.length <= MAX_RESULT_CHARS) return text;
+  }
+  // Still too long: the longest list is shortened until it fits.
+  const capped = capStrings(value, STRING_CAPS.at(-1)!, () => {}) as Record<string, unknown>;
+  const key = Object.keys(capped).filter((k) => Array.isArray(capped[k])).sort((a, b) => (capped[b] as unknown[]).length - (capped[a] as unknown[]).length)[0];
+  if (key !== undefined) {
+    const list = capped[key] as unknown[];
+    for (let keep = list.length - 1; keep >= 0; keep = Math.min(keep - 1, Math.floor(keep * 0.8))) {
+      text = JSON.stringify({ ...capped, [key]: list.slice(0, keep), truncated: `only the first ${keep} of ${list.length} ${key} are shown, their long strings cut; ${whole}` });
+      if (text.length <= MAX_RESULT_CHARS) return text;
+    }
+  }
+  return `${text.slice(0, MAX_RESULT_CHARS)}… [answer cut at ${MAX_RESULT_CHARS} characters; ${whole}]`;
+}
+
+/** A tool error: the relay's sentence (and what it added, such as a wait's closest messages). */
+export function failure(error: unknown): CallToolResult {
+  if (!(error instanceof RelayError)) return { isError: true, content: [{ type: 'text', text: (error as Error).message }] };
+  const extra = Object.keys(error.details).length > 0 ? `\n${boundedJson(error.details)}` : '';
+  return { isError: true, content: [{ type: 'text', text: `${error.message}${extra}` }] };
+}
+
+/** Runs a tool's body: its value as a bounded result, a thrown error as a tool error. */
+export async function answer(run: () => Promise<Record<string, unknown>>, whole?: string): Promise<CallToolResult> {
+  try {
+    return result(await run(), whole);
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+function capStrings(value: unknown, cap: number, counted: () => void): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= cap) return value;
+    counted();
+    return `${value.slice(0, cap)}…[${value.length - cap} more characters]`;
+  }
+  if (Array.isArray(value)) return value.map((item) => capStrings(item, cap, counted));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v, cap, counted)]));
+  return value;
+}

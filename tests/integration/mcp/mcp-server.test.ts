@@ -1,0 +1,185 @@
+// `sluice mcp` driven by the Model Context Protocol SDK's own client over stdio, against a real relay
+// (`sluice serve` in its own process, found through its data folder) with a real loopback receiver.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, startServing, type RunningCli } from '../../helpers/cli.ts';
+import { connectMcp, type McpSession } from '../../helpers/mcp-client.ts';
+import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+
+const READ_TOOLS = ['check_event', 'explain_violation', 'get_message', 'list_deliveries', 'search_messages', 'stats', 'wait_for_message'];
+const WRITE_TOOLS = ['replay', 'reset', 'send_test_event'];
+const WRITE_KEY = 'wk_mcp_tests';
+
+let dir: string;
+let receiver: Receiver;
+let relay: RunningCli;
+let reader: McpSession;
+let writer: McpSession;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-mcp-'));
+  receiver = await startReceiver();
+  const config = path.join(dir, 'sluice.json');
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      sources: [{ name: 'web', writeKey: WRITE_KEY, kind: 'web' }],
+      destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${receiver.url}/hook` }] }],
+      trackingPlans: [{ name: 'shop', sources: ['web'], plan: { events: { 'Order Completed': { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] } } } }],
+    }),
+  );
+  const data = path.join(dir, 'data');
+  relay = await startServing(process.execPath, [CLI, 'serve', '--json', '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0', '--data-dir', data, '--config', config]);
+  // Found through the data folder: relay.json (where it listens) and inspector-token.
+  reader = await connectMcp(process.execPath, [CLI, 'mcp', '--data-dir', data]);
+  writer = await connectMcp(process.execPath, [CLI, 'mcp', '--data-dir', data, '--allow-write']);
+}, 60_000);
+
+afterAll(async () => {
+  await reader?.close();
+  await writer?.close();
+  await relay?.stop();
+  await receiver?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function track(body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${relay.ready.ingest}/v1/track`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` },
+    body: JSON.stringify({ userId: 'u-mcp', ...body }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** The `n`th request the receiver got for the message whose properties.ref is `ref` (webhook bodies carry no messageId), once it has come (10 s at most). */
+async function receivedWith(ref: string, n: number): Promise<Receiver['received'][number]> {
+  for (let i = 0; i < 100; i++) {
+    const matching = receiver.received.filter((r) => (JSON.parse(r.body) as { properties?: { ref?: string } }).properties?.ref === ref);
+    if (matching.length >= n) return matching[n - 1]!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the receiver got fewer than ${n} requests for ${ref} in 10 s`);
+}
+
+describe('sluice mcp over stdio', () => {
+  it('lists the read tools, with descriptions and input schemas; the write tools only with --allow-write', async () => {
+    const listed = (await reader.client.listTools()).tools;
+    expect(listed.map((t) => t.name).sort()).toEqual(READ_TOOLS);
+    expect((await writer.client.listTools()).tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+    const search = listed.find((t) => t.name === 'search_messages')!;
+    // The query language is summarized where the agent reads it.
+    expect(search.description).toContain('properties.price:>=10');
+    expect(search.inputSchema.properties).toHaveProperty('limit.maximum', 100);
+    const wait = listed.find((t) => t.name === 'wait_for_message')!;
+    expect(wait.inputSchema.properties).toHaveProperty('timeoutMs.maximum', 300_000);
+    expect(reader.stderr()).toContain(`tools over the relay at ${relay.ready.api}`);
+  });
+
+  it('finds a track sent over plain HTTP with search_messages, and says the relay\'s sentence for a query that does not parse', async () => {
+    await track({ event: 'Order Completed', messageId: 'search-1', userId: 'u-search', properties: { price: 5 } });
+    await reader.call('wait_for_message', { filter: { messageId: 'search-1' } });
+    const found = await reader.call('search_messages', { query: 'userId:u-search properties.price:>=5' });
+    expect(found.isError).toBe(false);
+    expect(found.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['search-1']);
+    expect(found.json.messages[0]).toMatchObject({ event: 'Order Completed', source: 'web', status: 'accepted', violations: [] });
+
+    const bad = await reader.call('search_messages', { query: 'event:"Order' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toBe('search: a quote is not closed: end the value with "');
+    const missing = await reader.call('get_message', { messageId: 'no-such-message' });
+    expect(missing).toMatchObject({ isError: true, text: 'no stored message has messageId "no-such-message"' });
+  });
+
+  it('wait_for_message resolves when the message arrives, and times out within 100 ms of its timeout with the relay\'s sentence', async () => {
+    const waiting = reader.call('wait_for_message', { filter: { event: 'Arrives Later', userId: 'u-late' }, timeoutMs: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await track({ event: 'Arrives Later', userId: 'u-late', messageId: 'late-1' });
+    const arrived = await waiting;
+    expect(arrived.isError).toBe(false);
+    expect(arrived.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['late-1']);
+
+    // The relay's first timeout answer on a store is slower once (~150 ms here, its first read of the
+    // latest messages to say which came closest): a short wait first, so that the one measured is MCP's.
+    await reader.call('wait_for_message', { filter: { event: 'Never Sent' }, timeoutMs: 50 });
+    const started = performance.now();
+    const timedOut = await reader.call('wait_for_message', { filter: { event: 'Never Sent' }, timeoutMs: 1_500 });
+    const elapsed = performance.now() - started;
+    expect(timedOut.isError).toBe(true);
+    expect(timedOut.text).toMatch(/Never Sent/);
+    expect(timedOut.text).toMatch(/1500 ?ms|1\.5 ?s/);
+    expect(Math.abs(elapsed - 1_500)).toBeLessThanOrEqual(100);
+  });
+
+  it('get_message shows the delivery to a real receiver, with its attempt', async () => {
+    await track({ event: 'Order Completed', messageId: 'get-1', properties: { price: 9, ref: 'get-1' } });
+    const request = await receivedWith('get-1', 1);
+    let found = await reader.call('get_message', { messageId: 'get-1' });
+    for (let i = 0; i < 50 && found.json.deliveries[0]?.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      found = await reader.call('get_message', { messageId: 'get-1' });
+    }
+    expect(found.json.message).toMatchObject({ messageId: 'get-1', event: 'Order Completed' });
+    const [delivery] = found.json.deliveries;
+    expect(delivery).toMatchObject({ destination: 'hooks', status: 'delivered', trigger: 'automatic', attemptCount: 1 });
+    expect(delivery.attempts).toHaveLength(1);
+    expect(delivery.attempts[0]).toMatchObject({ url: `${receiver.url}/hook`, status: 200 });
+    expect(JSON.parse(delivery.body)).toMatchObject({ type: 'track', event: 'Order Completed', properties: { ref: 'get-1' } }); // the JSON body sent
+    expect(request!.body).toBe(delivery.body);
+  });
+
+  it('check_event checks an event against the loaded plan; explain_violation gives a stored message\'s rule and fix', async () => {
+    const wrong = await reader.call('check_event', { event: { type: 'track', event: 'Order Completed', properties: { price: '12' } }, source: 'web' });
+    expect(wrong.json).toMatchObject({ plans: ['shop'], conforms: false, violations: [{ type: 'Datatype-Mismatch', path: '/properties/price', plan: 'shop' }] });
+    const right = await reader.call('check_event', { event: { type: 'track', event: 'Order Completed', properties: { price: 12 } } });
+    expect(right.json).toEqual({ plans: ['shop'], violations: [], conforms: true });
+    const unknown = await reader.call('check_event', { event: { type: 'track', event: 'X' }, source: 'nope' });
+    expect(unknown).toMatchObject({ isError: true, text: 'there is no source "nope"; the sources are "web"' });
+
+    await track({ event: 'Order Completed', messageId: 'bad-1', properties: { coupon: 'x' } });
+    await track({ event: 'Order Complete', messageId: 'bad-2' });
+    await reader.call('wait_for_message', { filter: { messageId: 'bad-2' } });
+    const missing = await reader.call('explain_violation', { messageId: 'bad-1' });
+    expect(missing.json.violations).toHaveLength(1);
+    expect(missing.json.violations[0]).toMatchObject({ type: 'Required-Missing', plan: 'shop', path: '/properties/price', rule: { required: ['price'], 'properties.price': { type: 'number' } } });
+    expect(missing.json.violations[0].fix).toContain('send properties.price');
+    const unplanned = await reader.call('explain_violation', { messageId: 'bad-2' });
+    expect(unplanned.json.violations[0]).toMatchObject({ type: 'Unplanned-Event', rule: { plannedEvents: ['Order Completed'] } });
+    expect(unplanned.json.violations[0].sentence).toContain('did you mean "Order Completed"');
+    const clean = await reader.call('explain_violation', { messageId: 'search-1' });
+    expect(clean.json.violations).toEqual([]);
+  });
+
+  it('replay (with --allow-write) delivers a stored message to the receiver again', async () => {
+    await track({ event: 'Order Completed', messageId: 'replay-1', properties: { price: 3, ref: 'replay-1' } });
+    await reader.call('wait_for_message', { filter: { messageId: 'replay-1' } });
+    await receivedWith('replay-1', 1); // the automatic delivery
+    const replayed = await writer.call('replay', { messageIds: ['replay-1'], destination: 'hooks' });
+    expect(replayed.isError).toBe(false);
+    expect(replayed.json).toMatchObject({ messages: 1, deliveries: 1 });
+    const again = await receivedWith('replay-1', 2);
+    expect(JSON.parse(again.body)).toMatchObject({ event: 'Order Completed', properties: { ref: 'replay-1' } });
+    // Without the flag the tool does not exist: the SDK answers an error naming it.
+    const refused = await reader.call('replay', { messageIds: ['replay-1'] });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('replay');
+  });
+});
+
+describe('sluice mcp --ephemeral', () => {
+  it('starts a relay of its own, says where on stderr, and its tools work on it', async () => {
+    const session = await connectMcp(process.execPath, [CLI, 'mcp', '--ephemeral', '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0', '--allow-write']);
+    try {
+      expect(session.stderr()).toMatch(/started an ephemeral relay[\s\S]*HTTP API\s+http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+      const sent = await session.call('send_test_event', { event: 'Ephemeral Checked', properties: { n: 1 } });
+      expect(sent.isError).toBe(false);
+      const waited = await session.call('wait_for_message', { filter: { messageId: sent.json.messageId }, timeoutMs: 5_000 });
+      expect(waited.json.messages[0]).toMatchObject({ event: 'Ephemeral Checked', properties: { n: 1 } });
+      expect((await session.call('stats')).json.messages.accepted).toBe(1);
+    } finally {
+      await session.close();
+    }
+  }, 30_000);
+});
