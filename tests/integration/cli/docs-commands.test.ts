@@ -6,7 +6,7 @@ import { runCli, serveBanner, startCli } from '../../helpers/cli.ts';
 import { codeOf, docFiles, readDoc } from '../../helpers/markdown.ts';
 import { tempDir } from '../../helpers/core.ts';
 
-const COMMANDS = ['serve', 'check', 'plan infer', 'plan import', 'plan codegen', 'plan diff', 'plan coverage', 'plan', 'export', 'summary', 'import', 'doctor', 'transform test', 'transform', 'tail', 'help'];
+const COMMANDS = ['serve', 'check', 'plan infer', 'plan import', 'plan codegen', 'plan diff', 'plan coverage', 'plan', 'export', 'summary', 'import', 'doctor', 'transform test', 'transform', 'tail', 'mcp', 'help'];
 
 /** Each `sluice <command> …` a page writes in code, with the flags that follow it in the same span or line. */
 function commandsOf(pages: { file: string; text: string }[]): { where: string; command: string; flags: string[] }[] {
