@@ -8,17 +8,15 @@
  * on stderr.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { DEFAULT_UI_PORT } from '../../shared/limits.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
-import { TOKEN_FILE } from '../host/inspector-token.ts';
-import { processExists, readRelayFile } from '../host/relay-file.ts';
 import { RelayApi, RelayError, type RelayAddress } from '../mcp/relay-api.ts';
 import { serveMcp } from '../mcp/server.ts';
 import { InputError, UsageError } from './command-error.ts';
+import { findRelay } from './find-relay.ts';
 
 const OPTIONS = {
   ephemeral: { type: 'boolean', default: false },
@@ -55,12 +53,19 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   for (const name of SERVE_FLAGS) if (values[name] !== undefined) throw new UsageError(`--${name} is for the relay --ephemeral starts; a running relay has its own`);
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
-  const api = values.api !== undefined ? checkedUrl(values.api) : undefined;
-  if (api !== undefined && values.token === undefined && !fs.existsSync(path.join(dataDir, TOKEN_FILE))) {
-    throw new UsageError(`give the relay's token with --token (the "token" of sluice serve --json, or the inspector link's ?token=)`);
-  }
-  const hint = api !== undefined ? 'start it, or check --api' : `start one with \`sluice serve${values['data-dir'] !== undefined ? ` --data-dir ${dataDir}` : ''}\`, or run \`sluice mcp --ephemeral\` for a relay of this session's own`;
-  const locate = (): RelayAddress => ({ base: api ?? recordedApi(dataDir), token: values.token ?? folderToken(dataDir) });
+  if ((values.api === undefined) !== (values.token === undefined)) throw new UsageError('give --api and --token together (sluice serve --json\'s "api" and "token"), or neither to use the relay on --data-dir');
+  const given = values.api !== undefined ? { base: checkedUrl(values.api), token: values.token! } : undefined;
+  const hint = given ? 'start it, or check --api' : 'is it stopping, or starting?';
+  const locate = (): RelayAddress => {
+    if (given) return given;
+    try {
+      const { api, token } = findRelay(dataDir);
+      return { base: api, token };
+    } catch (error) {
+      // Each call looks again: a relay started after the agent started this server is found.
+      throw error instanceof InputError ? new RelayError('unreachable', `${error.message}; or run sluice mcp --ephemeral for a relay of the session's own`) : error;
+    }
+  };
   try {
     const where = locate();
     process.stderr.write(`sluice mcp: tools over the relay at ${where.base}${values['allow-write'] ? ' (with write tools)' : ''}\n`);
@@ -69,24 +74,6 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   await serveMcp({ api: new RelayApi(locate, hint), allowWrite: values['allow-write'] });
   return 0;
-}
-
-/** Where the relay running on the folder listens (its relay.json), or the default port when none is recorded. */
-function recordedApi(dataDir: string): string {
-  const recorded = readRelayFile(dataDir);
-  return recorded !== null && processExists(recorded.pid) ? recorded.api : `http://127.0.0.1:${DEFAULT_UI_PORT}/api/v1`;
-}
-
-/** The token a relay keeps in the data folder (read, never made: that is the relay's to do). */
-function folderToken(dataDir: string): string {
-  try {
-    return fs.readFileSync(path.join(dataDir, TOKEN_FILE), 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new RelayError('unreachable', `no Sluice relay has run on ${dataDir} (it has no ${TOKEN_FILE}): start one with \`sluice serve\` (--data-dir to name another folder), give --api and --token, or run \`sluice mcp --ephemeral\``);
-    }
-    throw new RelayError('unreachable', `cannot read the relay's token in ${path.join(dataDir, TOKEN_FILE)} (${(error as Error).message}); give it with --token`);
-  }
 }
 
 function checkedUrl(text: string): string {

@@ -5,7 +5,6 @@
  * new message as one line (message-line.ts) or, with --json, as the stream's own NDJSON line. Ends with
  * exit 0 on Ctrl+C and when the relay stops (saying so on stderr).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { IncomingMessage } from 'node:http';
@@ -14,20 +13,14 @@ import { defaultDataDir } from '../core/config/data-dir.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 import { parseQuery, QueryError } from '../../shared/message-query.ts';
 import { TOKEN_FILE } from '../host/inspector-token.ts';
-import { processExists, readRelayFile, RELAY_FILE } from '../host/relay-file.ts';
+import { RELAY_FILE } from '../host/relay-file.ts';
 import type { FollowedMessage } from '../core/queries/message-follow.ts';
 import { messageLine } from './message-line.ts';
 import { InputError, UsageError } from './command-error.ts';
+import { findRelay, type Relay } from './find-relay.ts';
 
 /** The most --settle may be, as the stream takes it (core/queries/message-follow.ts MAX_SETTLE_MS). */
 const MAX_SETTLE_MS = 60_000;
-
-interface Relay {
-  api: string;
-  token: string;
-  /** How the relay was found, for the sentences that say it cannot be reached. */
-  foundIn?: { dataDir: string; pid: number };
-}
 
 export async function tailCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -71,26 +64,6 @@ export async function tailCommand(args: string[]): Promise<number> {
   }
   const relay = values.api !== undefined ? { api: values.api.replace(/\/+$/, ''), token: values.token! } : findRelay(values['data-dir'] ?? defaultDataDir());
   return follow(relay, params, values.json);
-}
-
-/** The relay serving `dataDir`, from its relay.json and token file; an InputError that says why when none runs. */
-function findRelay(dataDir: string): Relay {
-  const folder = path.resolve(dataDir);
-  const record = readRelayFile(folder);
-  if (!record) {
-    const why = fs.existsSync(folder) ? `no sluice serve is running on the data folder ${folder} (it has no ${RELAY_FILE})` : `there is no data folder ${folder}`;
-    throw new InputError(`${why}; start one with sluice serve --data-dir ${folder}, or give --api URL --token T`);
-  }
-  if (!processExists(record.pid)) {
-    throw new InputError(`no sluice serve is running on ${folder}: its ${RELAY_FILE} names process ${record.pid}, which has exited without stopping cleanly; start sluice serve --data-dir ${folder} again`);
-  }
-  let token: string;
-  try {
-    token = fs.readFileSync(path.join(folder, TOKEN_FILE), 'utf8').trim();
-  } catch (error) {
-    throw new InputError(`cannot read the relay's token in ${path.join(folder, TOKEN_FILE)}: ${(error as Error).message}; give --api ${record.api} --token T instead`);
-  }
-  return { api: record.api, token, foundIn: { dataDir: folder, pid: record.pid } };
 }
 
 /** Prints the stream until it ends (0), Ctrl+C (0) or a failure (an InputError). */
