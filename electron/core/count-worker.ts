@@ -4,7 +4,6 @@
 // the main thread's side is store/message-counter.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import { deliveryFunnels } from './store/delivery-funnel.ts';
-import { listIssues } from './store/issues-repo.ts';
 import { countMessages, idAtTime, matchAt } from './store/message-counts.ts';
 import { exactTimeline, messageFacets, messageTimeline, timeOnly } from './store/message-facets.ts';
 import type { CountJob, CountReply } from './store/message-counter.ts';
@@ -34,7 +33,6 @@ port.on('message', (job: CountJob) => {
       : job.kind === 'ids' ? ids(job.query)
       : job.kind === 'stats' ? storeStats(db)
       : job.kind === 'funnels' ? deliveryFunnels(db, job.from, job.to)
-      : job.kind === 'issues' ? listIssues(db, job.state, job.destinationId)
       : job.kind === 'facets' ? messageFacets(db, job.query)
       : job.kind === 'timeline' ? (timeOnly(job.query) ? exactTimeline(db, job.query) : messageTimeline(db, job.query))
       : idAtTime(db, job.at);

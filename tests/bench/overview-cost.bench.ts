@@ -1,6 +1,8 @@
-// What the delivery overview (migration 22) costs the write path: the same ingestion and fan-out, in the
-// same run, into a store as migrated (deliveries_funnel and the delivery_hours triggers) and into one where
-// they are dropped after it opens — the schema before migration 22, for the writer. Per round and per
+// What the delivery overview (migration 22) and Issues (migration 24) cost the write path: the same ingestion
+// and fan-out, in the same run, into a store as migrated (deliveries_funnel, the delivery_hours triggers and
+// Issues' triggers), one with Issues' triggers dropped after it opens (the schema before migration 24, for
+// the writer: what Issues cost a delivery sent at the first try), and ones with the overview's dropped too —
+// the schema before migration 22. Per round and per
 // variant, in alternating order: N messages ingested by a client in another process while deliveries are
 // held (each insert of a delivery: one more index entry and a trigger upsert), then released to a loopback
 // receiver (each delivery's pending → delivered: an index entry moved and two trigger upserts). Wall time and
@@ -17,9 +19,13 @@ const execFileAsync = promisify(execFile);
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-const DROP_TRIGGERS = `DROP TRIGGER delivery_hours_made; DROP TRIGGER delivery_hours_moved; DROP TRIGGER delivery_hours_gone;`;
-/** with: as migrated; indexOnly: the triggers dropped, deliveries_funnel kept (which of the two costs what); without: both dropped. */
-const VARIANTS = ['with', 'indexOnly', 'without'] as const;
+const DROP_ISSUES = 'DROP TRIGGER issue_deliveries_moved; DROP TRIGGER issue_deliveries_gone;';
+const DROP_TRIGGERS = `DROP TRIGGER delivery_hours_made; DROP TRIGGER delivery_hours_moved; DROP TRIGGER delivery_hours_gone; ${DROP_ISSUES}`;
+/**
+ * with: as migrated; noIssues: Issues' triggers dropped (the writer's schema before migration 24); indexOnly:
+ * every trigger dropped, deliveries_funnel kept (which of the overview's two costs what); without: all dropped.
+ */
+const VARIANTS = ['with', 'noIssues', 'indexOnly', 'without'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 type Run = { ingestPerSecond: number; ingestCpuMicros: number; deliveredPerSecond: number; deliveryCpuMicros: number };
@@ -32,7 +38,7 @@ async function run(url: string, variant: Variant, messages = MESSAGES): Promise<
     core.delivery.setHeld(true);
     if (variant !== 'with') {
       const side = new DatabaseSync(path.join(dir, 'sluice.db'));
-      side.exec(variant === 'without' ? `${DROP_TRIGGERS} DROP INDEX deliveries_funnel;` : DROP_TRIGGERS);
+      side.exec(variant === 'without' ? `${DROP_TRIGGERS} DROP INDEX deliveries_funnel;` : variant === 'noIssues' ? DROP_ISSUES : DROP_TRIGGERS);
       side.close();
     }
     let cpu = process.cpuUsage();
@@ -50,11 +56,16 @@ async function run(url: string, variant: Variant, messages = MESSAGES): Promise<
     const check = new DatabaseSync(path.join(dir, 'sluice.db'), { readOnly: true });
     const hours = Number((check.prepare(`SELECT coalesce(sum(n), 0) AS n FROM delivery_hours WHERE status = 'delivered'`).get() as { n: number }).n);
     const triggers = Number((check.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'delivery_hours_%'`).get() as { n: number }).n);
+    const issueTriggers = Number((check.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'issue_deliveries_%'`).get() as { n: number }).n);
+    const issues = Number((check.prepare('SELECT count(*) AS n FROM issues').get() as { n: number }).n);
     const index = Number((check.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name = 'deliveries_funnel'`).get() as { n: number }).n);
     check.close();
     // Each variant is what it says: the overview's counts kept, or no trigger (and index) left to keep them.
-    const expected = variant === 'with' ? [messages, 3, 1] : variant === 'indexOnly' ? [0, 0, 1] : [0, 0, 0];
-    if (`${[hours, triggers, index]}` !== `${expected}`) throw new Error(`variant ${variant}: ${hours} delivered counted, ${triggers} triggers, ${index} index`);
+    // (Every delivery is sent at the first try: no group of Issues is made in any.)
+    const expected = variant === 'with' ? [messages, 3, 1, 2] : variant === 'noIssues' ? [messages, 3, 1, 0] : variant === 'indexOnly' ? [0, 0, 1, 0] : [0, 0, 0, 0];
+    if (`${[hours, triggers, index, issueTriggers]}` !== `${expected}` || issues !== 0) {
+      throw new Error(`variant ${variant}: ${hours} delivered counted, ${triggers} triggers, ${index} index, ${issueTriggers} Issues triggers, ${issues} groups`);
+    }
     return {
       ingestPerSecond: messages / ingestSeconds,
       ingestCpuMicros: (ingestCpu.user + ingestCpu.system) / messages,
@@ -76,7 +87,7 @@ const median = (values: number[]) => {
 export async function runOverviewCostBench() {
   const sink = await startSink();
   try {
-    console.log(`overview-cost: ${MESSAGES} messages per round, one webhook, ${ROUNDS} rounds, as migrated, with the triggers dropped (index only) and with both dropped (each round starting with another)`);
+    console.log(`overview-cost: ${MESSAGES} messages per round, one webhook, ${ROUNDS} rounds, as migrated, with Issues' triggers dropped, with every trigger dropped (index only) and with all dropped (each round starting with another)`);
     for (const variant of VARIANTS) await run(sink.url, variant, MESSAGES / 4); // warm-up of each, not measured
     const rounds: Record<Variant, Run>[] = [];
     const fmt = (r: Run) =>
@@ -95,6 +106,8 @@ export async function runOverviewCostBench() {
     const ratiosOf = (v: Variant) => Object.fromEntries(keys.map((k) => [k, median(rounds.map((r) => r[v][k] / r.without[k]))])) as Record<(typeof keys)[number], number>;
     const ratios = ratiosOf('with');
     const indexOnlyRatios = ratiosOf('indexOnly');
+    // Issues' own cost: as migrated / without Issues' triggers (per round, then the median).
+    const issuesRatios = Object.fromEntries(keys.map((k) => [k, median(rounds.map((r) => r.with[k] / r.noIssues[k]))])) as Record<(typeof keys)[number], number>;
     const medians = (v: Variant) => Object.fromEntries(keys.map((k) => [k, median(rounds.map((r) => r[v][k]))]));
     console.log(
       `with / without (medians of per-round ratios): ingestion ${ratios.ingestPerSecond.toFixed(3)}x msg/s, ${ratios.ingestCpuMicros.toFixed(3)}x CPU per message; ` +
@@ -104,10 +117,16 @@ export async function runOverviewCostBench() {
       `index only / without: ingestion ${indexOnlyRatios.ingestPerSecond.toFixed(3)}x msg/s, ${indexOnlyRatios.ingestCpuMicros.toFixed(3)}x CPU per message; ` +
         `delivery ${indexOnlyRatios.deliveredPerSecond.toFixed(3)}x deliveries/s, ${indexOnlyRatios.deliveryCpuMicros.toFixed(3)}x CPU per delivery`,
     );
+    console.log(
+      `with / noIssues (what Issues cost a delivery sent at the first try): ingestion ${issuesRatios.ingestPerSecond.toFixed(3)}x msg/s, ${issuesRatios.ingestCpuMicros.toFixed(3)}x CPU per message; ` +
+        `delivery ${issuesRatios.deliveredPerSecond.toFixed(3)}x deliveries/s, ${issuesRatios.deliveryCpuMicros.toFixed(3)}x CPU per delivery`,
+    );
     return {
       messages: MESSAGES,
       rounds: ROUNDS,
       withOverview: medians('with'),
+      withoutIssues: medians('noIssues'),
+      issuesRatios,
       indexOnly: medians('indexOnly'),
       withoutOverview: medians('without'),
       ratios,

@@ -18,6 +18,7 @@ import { runFacetsBench } from './facets.bench.ts';
 import { runFiltersBench } from './filters.bench.ts';
 import { runOverviewBench } from './overview.bench.ts';
 import { runOverviewCostBench } from './overview-cost.bench.ts';
+import { runIssuesBench } from './issues.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
@@ -48,6 +49,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   transforms: runTransformsBench,
   overview: runOverviewBench,
   'overview-cost': runOverviewCostBench,
+  issues: runIssuesBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -11,7 +11,6 @@ import type { FacetQuery } from './message-facets.ts';
 import type { FacetsView, TimelineView } from '../../../shared/channels/facets.ts';
 import type { IndexHint } from './message-query-sql.ts';
 import type { DestinationFunnel } from '../../../shared/channels/overview.ts';
-import type { IssueState, IssueView } from '../../../shared/channels/issues.ts';
 import type { StoreStats } from './store-stats.ts';
 
 /** Ids of the messages (or deliveries) after `afterId` that meet SQL terms and a search, as the repos' idsAfter read them. */
@@ -28,7 +27,6 @@ export type CountJob =
   | { id: number; kind: 'ids'; query: IdsQuery }
   | { id: number; kind: 'stats' }
   | { id: number; kind: 'funnels'; from: number | null; to: number }
-  | { id: number; kind: 'issues'; state: IssueState; destinationId: number | undefined }
   | { id: number; kind: 'facets'; query: FacetQuery }
   | { id: number; kind: 'timeline'; query: CountQuery }
   | { id: number; kind: 'offset'; query: CountQuery; offset: number }
@@ -72,11 +70,6 @@ export class MessageCounter {
   /** Ids as MessagesRepo/DeliveriesRepo idsAfter give them; `lane`: whose question (a wait's, a page's). */
   ids(query: IdsQuery, lane: string): Promise<number[]> {
     return this.#run({ kind: 'ids', query }, lane) as Promise<number[]>;
-  }
-
-  /** The groups of Issues (store/issues-repo.ts: read from their kept counts). */
-  issues(state: IssueState, destinationId: number | undefined): Promise<{ issues: IssueView[]; open: number }> {
-    return this.#run({ kind: 'issues', state, destinationId }, `issues:${state}:${destinationId ?? ''}`) as Promise<{ issues: IssueView[]; open: number }>;
   }
 
   /** The delivery overview's funnels (store/delivery-funnel.ts) of the deliveries made from `from` (null: the first) to `to`. */
@@ -166,7 +159,6 @@ function failed(job: CountJob): string {
   return job.kind === 'ids' ? 'could not read the stored messages'
     : job.kind === 'stats' ? 'could not count the stored messages and deliveries'
     : job.kind === 'funnels' ? 'could not count the deliveries of the overview'
-    : job.kind === 'issues' ? 'could not read the groups of Issues'
     : job.kind === 'facets' ? 'could not count the facets'
     : job.kind === 'timeline' ? 'could not count the timeline'
     : 'could not count the messages';

@@ -1,5 +1,5 @@
 // The operations of Issues (`issues.*` of shared/channels/issues.ts): groups of failed and retrying
-// deliveries as the store keeps them (store/issues-repo.ts; the list read in the counting thread), and
+// deliveries as the store keeps them (store/issues-repo.ts: their kept counts, a few hundred rows), and
 // bulk retries of a group or of a filter's messages (delivery/bulk-retry.ts).
 import { OperationError } from '../../operation-error.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
@@ -13,7 +13,7 @@ export function issueOperations(p: OperationContext): OperationsOf<IssueChannel>
     return found;
   };
   return {
-    'issues.list': ({ state, destinationId }) => p.counter.issues(state, destinationId),
+    'issues.list': ({ state, destinationId }) => p.issues.list(state, destinationId),
     'issues.get': ({ id }) => issue(id),
     'issues.retry': (request) => {
       if ('issueId' in request) return p.bulkRetries.start({ issueId: request.issueId, total: issue(request.issueId).open });
