@@ -19,6 +19,7 @@ import { runFiltersBench } from './filters.bench.ts';
 import { runOverviewBench } from './overview.bench.ts';
 import { runOverviewCostBench } from './overview-cost.bench.ts';
 import { runIssuesBench } from './issues.bench.ts';
+import { runIssuesCostBench } from './issues-cost.bench.ts';
 import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
@@ -50,6 +51,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   overview: runOverviewBench,
   'overview-cost': runOverviewCostBench,
   issues: runIssuesBench,
+  'issues-cost': runIssuesCostBench,
 };
 
 const wanted = process.argv.slice(2);
