@@ -45,3 +45,39 @@ export function maskCredentials(headers: Record<string, string>): { headers: Rec
   }
   return { headers: out, masked };
 }
+
+type Json = unknown;
+type JsonPath = (string | number)[];
+
+/**
+ * A JSON value (a transform's settings) with the value of each member whose name says credential
+ * (isCredentialName), at any depth, replaced by SECRET_MASK: `{ apiKey, amplitude: { apiKey },
+ * headers: { Authorization } }` shows none of the three. Empty values (null, '') stay as they are.
+ */
+export function maskCredentialValues(value: Json): Json {
+  if (Array.isArray(value)) return value.map(maskCredentialValues);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, member]) => [name, isCredentialName(name) && member !== null && member !== undefined && member !== '' ? SECRET_MASK : maskCredentialValues(member)]),
+  );
+}
+
+/**
+ * The inverse for a save: each SECRET_MASK in `value` (at any depth) is replaced by what `stored` holds
+ * at the same place, so that an editor shown masked values can send them back. `missing` lists the
+ * places where a mask stands and nothing is stored (a save should refuse those, not store the mask).
+ */
+export function keepMaskedValues(value: Json, stored: Json): { value: Json; missing: JsonPath[] } {
+  const missing: JsonPath[] = [];
+  const walk = (v: Json, s: Json, at: JsonPath): Json => {
+    if (v === SECRET_MASK) {
+      if (s === undefined) missing.push(at);
+      return s;
+    }
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, Array.isArray(s) ? s[i] : undefined, [...at, i]));
+    if (v === null || typeof v !== 'object') return v;
+    const from = s !== null && typeof s === 'object' && !Array.isArray(s) ? (s as Record<string, Json>) : {};
+    return Object.fromEntries(Object.entries(v).map(([name, member]) => [name, walk(member, Object.hasOwn(from, name) ? from[name] : undefined, [...at, name])]));
+  };
+  return { value: walk(value, stored, []), missing };
+}

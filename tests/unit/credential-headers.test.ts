@@ -1,6 +1,6 @@
 // Which header values the inspector masks until revealed, and how a masked value reads.
 import { describe, expect, it } from 'vitest';
-import { isCredentialHeader, maskCredentials, maskedHeaderValue } from '../../shared/credential-headers.ts';
+import { isCredentialHeader, keepMaskedValues, maskCredentials, maskCredentialValues, maskedHeaderValue, SECRET_MASK } from '../../shared/credential-headers.ts';
 
 describe('isCredentialHeader', () => {
   it('takes credentials by name, in any case', () => {
@@ -35,5 +35,21 @@ describe('maskCredentials', () => {
       masked: ['Authorization', 'X-Api-Key'],
     });
     expect(maskCredentials({ 'Content-Type': 'application/json' })).toEqual({ headers: { 'Content-Type': 'application/json' }, masked: [] });
+  });
+});
+
+describe('credential values in JSON (a transform’s settings)', () => {
+  it('masks a credential-named member at any depth, in objects and arrays, and leaves empty values and other members', () => {
+    const settings = { apiKey: 'k1', region: 'eu', token: '', nested: { password: 'p', list: [{ secret: 's', n: 1 }] }, auth: { user: 'u' } };
+    expect(maskCredentialValues(settings)).toEqual({ apiKey: SECRET_MASK, region: 'eu', token: '', nested: { password: SECRET_MASK, list: [{ secret: SECRET_MASK, n: 1 }] }, auth: SECRET_MASK });
+  });
+
+  it('puts the stored value back where a mask stands, and lists each place where nothing is stored', () => {
+    const stored = { apiKey: 'k1', nested: { password: 'p', list: [{ secret: 's' }] }, auth: { user: 'u' } };
+    expect(keepMaskedValues(maskCredentialValues(stored), stored)).toEqual({ value: stored, missing: [] });
+    expect(keepMaskedValues({ apiKey: 'new', nested: { password: SECRET_MASK, list: [{ secret: SECRET_MASK }, { secret: SECRET_MASK }] }, other: SECRET_MASK }, stored)).toEqual({
+      value: { apiKey: 'new', nested: { password: 'p', list: [{ secret: 's' }, { secret: undefined }] }, other: undefined },
+      missing: [['nested', 'list', 1, 'secret'], ['other']],
+    });
   });
 });

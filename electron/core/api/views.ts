@@ -9,7 +9,7 @@ import { forwardUrl } from '../delivery/kinds/tracking-api.ts';
 import type { TrackingApiConfig } from '../../../shared/settings.ts';
 import { BODY_PREVIEW_BYTES } from '../../../shared/limits.ts';
 import { utf8Prefix } from '../utf8-prefix.ts';
-import { isCredentialName, maskCredentials, SECRET_MASK } from '../../../shared/credential-headers.ts';
+import { maskCredentials, maskCredentialValues, SECRET_MASK } from '../../../shared/credential-headers.ts';
 import type { DestinationTransform } from '../../../shared/destination-filters.ts';
 
 /** `last`: the delivery's newest attempt, which names its error (DeliveriesRepo.lastAttempts). */
@@ -108,18 +108,12 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
 
 /**
  * A transform as the inspector sees it: each setting whose name says credential (`apiKey`, `token`,
- * `password`… — isCredentialName) shows SECRET_MASK instead of its value. A save that sends the mask
+ * `password`… — isCredentialName), at any depth, shows SECRET_MASK instead of its value. A save that sends the mask
  * back keeps the stored value (destinations/destination-settings.ts), so the inspector's editor can
  * save the transform it was shown.
  */
 function maskedTransform(transform: DestinationTransform): DestinationTransform {
-  const entries = Object.entries(transform.settings);
-  if (!entries.some(([name, value]) => masks(name, value))) return transform;
-  return { ...transform, settings: Object.fromEntries(entries.map(([name, value]) => [name, masks(name, value) ? SECRET_MASK : value])) };
-}
-
-function masks(name: string, value: unknown): boolean {
-  return isCredentialName(name) && value !== null && value !== undefined && value !== '';
+  return { ...transform, settings: maskCredentialValues(transform.settings) as DestinationTransform['settings'] };
 }
 
 function withoutKey({ writeKey: _key, ...rest }: TrackingApiConfig): Omit<TrackingApiConfig, 'writeKey'> {

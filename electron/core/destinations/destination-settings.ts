@@ -3,7 +3,7 @@
  * and what a deletion does to the destination's deliveries.
  */
 import { requestSchemas, type ContractIssue } from '../../../shared/contract.ts';
-import { SECRET_MASK } from '../../../shared/credential-headers.ts';
+import { keepMaskedValues } from '../../../shared/credential-headers.ts';
 import { transformFileProblem } from '../config/load-config.ts';
 import { describeIssues, formatIssuePath } from '../../../shared/settings.ts';
 import type { Clock } from '../clock.ts';
@@ -90,21 +90,19 @@ export async function deleteDestination(deps: DestinationSettingsDeps, id: numbe
 }
 
 /**
- * A transform's settings as saved: a setting sent as the mask the destination view shows (SECRET_MASK)
- * keeps the value stored under that name, so an editor that was shown masked values can save them
+ * A transform's settings as saved: a setting sent as the mask the destination view shows (SECRET_MASK),
+ * at any depth, keeps the value stored at that place, so an editor that was shown masked values can save them
  * back. The mask with nothing stored to keep is refused, rather than saved as a credential.
  */
 function keptSettings(settings: Record<string, unknown>, stored: Record<string, unknown> | undefined): Record<string, unknown> {
-  const masked = Object.keys(settings).filter((name) => settings[name] === SECRET_MASK);
-  if (masked.length === 0) return settings;
-  const missing = masked.filter((name) => stored?.[name] === undefined);
-  if (missing.length > 0) {
+  const kept = keepMaskedValues(settings, stored ?? {});
+  if (kept.missing.length > 0) {
     throw refusal(
       'invalid_destination',
-      missing.map((name) => ({ path: ['transform', 'settings', name], message: `is the mask of a stored value, but this destination stores none under “${name}”; give the value itself` })),
+      kept.missing.map((at) => ({ path: ['transform', 'settings', ...at], message: `is the mask of a stored value, but this destination stores none at “${at.join('.')}”; give the value itself` })),
     );
   }
-  return Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, value === SECRET_MASK ? stored![name] : value]));
+  return kept.value as Record<string, unknown>;
 }
 
 function refusal(code: string, issues: ContractIssue[]): OperationError {

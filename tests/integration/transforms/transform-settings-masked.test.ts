@@ -40,7 +40,7 @@ async function setup() {
           sources: ['web'],
           options: { bodyShape: 'full', concurrency: 2 },
           webhooks: [{ url: r.url, headers: {} }],
-          transform: { file, settings: { apiKey: 'sk_live_secret', region: 'eu', emptyToken: '' }, timeoutMs: 1000 },
+          transform: { file, settings: { apiKey: 'sk_live_secret', region: 'eu', emptyToken: '', amplitude: { apiKey: 'sk_nested', project: 7 }, headers: [{ Authorization: 'Bearer abc' }] }, timeoutMs: 1000 },
         },
       ],
     },
@@ -56,8 +56,8 @@ describe('transform settings that are credentials', () => {
     const { c } = await setup();
     const listed = await call(c, 'destinations.list', {});
     const view = listed.value.destinations.find((d: any) => d.name === 'hooks');
-    expect(view.transform.settings).toEqual({ apiKey: SECRET_MASK, region: 'eu', emptyToken: '' });
-    expect(JSON.stringify(listed.value)).not.toContain('sk_live_secret');
+    expect(view.transform.settings).toEqual({ apiKey: SECRET_MASK, region: 'eu', emptyToken: '', amplitude: { apiKey: SECRET_MASK, project: 7 }, headers: [{ Authorization: SECRET_MASK }] });
+    for (const secret of ['sk_live_secret', 'sk_nested', 'Bearer abc']) expect(JSON.stringify(listed.value)).not.toContain(secret);
   });
 
   it('a save that sends the view back keeps the stored value, and the transform runs with it', async () => {
@@ -75,7 +75,7 @@ describe('transform settings that are credentials', () => {
     });
     expect(saved.ok, JSON.stringify(saved)).toBe(true);
     expect(saved.value.transform.settings.apiKey).toBe(SECRET_MASK);
-    expect(c.destinations.byId(view.id)!.transform!.settings).toEqual({ apiKey: 'sk_live_secret', region: 'eu', emptyToken: '' });
+    expect(c.destinations.byId(view.id)!.transform!.settings).toEqual({ apiKey: 'sk_live_secret', region: 'eu', emptyToken: '', amplitude: { apiKey: 'sk_nested', project: 7 }, headers: [{ Authorization: 'Bearer abc' }] });
 
     await post(c, '/v1/track', { userId: 'u1', event: 'Signed Up' });
     const [received] = await r.waitFor(1);
@@ -92,10 +92,13 @@ describe('transform settings that are credentials', () => {
     expect(replaced.ok, JSON.stringify(replaced)).toBe(true);
     expect(c.destinations.byId(id)!.transform!.settings).toEqual({ apiKey: 'sk_new', region: 'us' });
 
-    const refused = await call(c, 'destinations.save', { ...base, transform: { ...base.transform, settings: { apiKey: SECRET_MASK, password: SECRET_MASK } } });
+    const refused = await call(c, 'destinations.save', { ...base, transform: { ...base.transform, settings: { apiKey: SECRET_MASK, password: SECRET_MASK, amplitude: { apiKey: SECRET_MASK } } } });
     expect(refused.ok).toBe(false);
     expect(refused.error.code).toBe('invalid_destination');
-    expect(refused.error.issues).toEqual([{ path: ['transform', 'settings', 'password'], message: expect.stringContaining('stores none under “password”') }]);
+    expect(refused.error.issues).toEqual([
+      { path: ['transform', 'settings', 'password'], message: expect.stringContaining('stores none at “password”') },
+      { path: ['transform', 'settings', 'amplitude', 'apiKey'], message: expect.stringContaining('stores none at “amplitude.apiKey”') },
+    ]);
     expect(c.destinations.byId(id)!.transform!.settings).toEqual({ apiKey: 'sk_new', region: 'us' });
   });
 });
