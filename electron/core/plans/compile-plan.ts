@@ -257,15 +257,23 @@ function tolerantCopy(node: unknown, pointer: string, depth: number, ctx: CopyCo
   }
   // OpenAPI's `nullable` (which ajv knows) is refused by ajv without a `type`; without one, null is allowed anyway.
   if ('nullable' in out && !('type' in out)) delete out.nullable;
-  // Draft-04's `exclusiveMinimum: true` qualifies `minimum`; draft-07 puts the bound in exclusiveMinimum itself.
-  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
-    if (typeof out[exclusive] !== 'boolean') continue;
-    if (out[exclusive] === true && typeof out[bound] === 'number') {
-      out[exclusive] = out[bound];
-      delete out[bound];
-    } else delete out[exclusive];
-  }
+  draft07Bounds(out);
   return out;
+}
+
+/**
+ * Draft-04's `exclusiveMinimum: true` qualifies `minimum`; draft-07 puts the bound in exclusiveMinimum
+ * itself. Rewrites a schema object (in place) to draft-07's numbers; a boolean without its bound, or
+ * false, is dropped. Also what plan-diff.ts compares.
+ */
+export function draft07Bounds(schema: Record<string, unknown>): void {
+  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof schema[exclusive] !== 'boolean') continue;
+    if (schema[exclusive] === true && typeof schema[bound] === 'number') {
+      schema[exclusive] = schema[bound];
+      delete schema[bound];
+    } else delete schema[exclusive];
+  }
 }
 
 function checkPattern(pattern: string, at: string, ctx: CopyContext): void {

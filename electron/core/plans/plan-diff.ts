@@ -7,9 +7,12 @@
  * NEW accepts all OLD did — an event or an optional property added, a type widened, an enum value
  * added, a bound loosened — or only words changed (descriptions, titles). A keyword whose change
  * Sluice cannot judge (not, if/then/else, patternProperties, dependencies…) counts as breaking, saying so.
+ * A property added is also compared with what OLD accepted in its place (additionalProperties), a tuple's
+ * places with the other side's place or rest, and draft-04's boolean exclusive bounds as draft-07's numbers.
  * Pure: no I/O. Deterministic: events and properties in code-point order.
  */
 import type { JsonSchema, TrackingPlan } from '../../../shared/tracking-plan.ts';
+import { draft07Bounds } from './compile-plan.ts';
 
 export type PlanPart = 'event' | 'identify' | 'group' | 'page' | 'screen' | 'context';
 
@@ -101,8 +104,11 @@ function compareResolved(oldNode: unknown, newNode: unknown, path: string, o: Si
   if (oldNode === false && newNode === false) return;
   if (newNode === false) return add('breaking', path, 'schema-closed', 'now accepts nothing (false)');
   if (oldNode === false) return add('compatible', path, 'schema-opened', 'accepted nothing (false), now accepts values');
-  const a: Json = isObject(oldNode) ? oldNode : {};
-  const b: Json = isObject(newNode) ? newNode : {};
+  // Draft-04's boolean exclusiveMinimum/Maximum as draft-07's numbers, as the plans are compiled.
+  const a: Json = isObject(oldNode) ? { ...oldNode } : {};
+  const b: Json = isObject(newNode) ? { ...newNode } : {};
+  draft07Bounds(a);
+  draft07Bounds(b);
 
   for (const key of ['description', 'title']) {
     // An empty description (Segment's exports carry many) is none.
@@ -200,20 +206,30 @@ function compareObjects(a: Json, b: Json, path: string, o: Side, n: Side, add: A
   const reqA = new Set(stringList(own(a, 'required')));
   const reqB = new Set(stringList(own(b, 'required')));
   const keys = [...new Set([...Object.keys(propsA), ...Object.keys(propsB), ...reqA, ...reqB])].sort(byCodePoint);
+  const extraA = own(a, 'additionalProperties');
+  const extraB = own(b, 'additionalProperties');
   for (const key of keys) {
     const at = fieldPath(path, key);
     const inA = Object.hasOwn(propsA, key);
     const inB = Object.hasOwn(propsB, key);
     if (inA && !inB && !reqB.has(key)) add('breaking', at, 'property-removed', 'property removed');
-    else if (!inA && inB && !reqA.has(key)) add(reqB.has(key) ? 'breaking' : 'compatible', at, reqB.has(key) ? 'property-added-required' : 'property-added-optional', `${reqB.has(key) ? 'required' : 'optional'} property added`);
-    else {
+    else if (!inA && inB && !reqA.has(key)) {
+      add(reqB.has(key) ? 'breaking' : 'compatible', at, reqB.has(key) ? 'property-added-required' : 'property-added-optional', `${reqB.has(key) ? 'required' : 'optional'} property added`);
+      // OLD took this key as any other property (additionalProperties, true when absent): NEW's schema for it
+      // must accept what that did. Where OLD refused other properties (false), nothing sent had the key.
+      if (extraA !== false && !reqB.has(key)) {
+        const inPlace: Add = (kind, p, change, text) => {
+          if (change !== 'description-changed' && change !== 'title-changed') add(kind, p, change, `${text} (compared with what the old plan accepted there as an unnamed property)`);
+        };
+        compare(extraA ?? true, propsB[key], at, o, n, inPlace, depth + 1);
+      }
+    } else {
       if (!reqA.has(key) && reqB.has(key)) add('breaking', at, 'made-required', 'property made required');
       if (reqA.has(key) && !reqB.has(key)) add('compatible', at, 'made-optional', 'property made optional');
-      if (inA || inB) compare(inA ? propsA[key] : true, inB ? propsB[key] : true, at, o, n, add, depth + 1);
+      // A key only required on a side takes that side's additionalProperties (true when absent).
+      if (inA || inB) compare(inA ? propsA[key] : (extraA ?? true), inB ? propsB[key] : (extraB ?? true), at, o, n, add, depth + 1);
     }
   }
-  const extraA = own(a, 'additionalProperties');
-  const extraB = own(b, 'additionalProperties');
   if (extraA !== false && extraB === false) add('breaking', path, 'additional-properties-closed', 'additionalProperties made false: other properties are refused');
   else if (extraA === false && extraB !== false) add('compatible', path, 'additional-properties-opened', 'additionalProperties no longer false: other properties are accepted');
   else if (isObject(extraA) || isObject(extraB)) compare(extraA ?? true, extraB ?? true, `${path}.*`, o, n, add, depth + 1);
@@ -224,13 +240,27 @@ function compareArrays(a: Json, b: Json, path: string, o: Side, n: Side, add: Ad
   const y = own(b, 'items');
   if (x === undefined && y === undefined) return;
   if (Array.isArray(x) || Array.isArray(y)) {
-    const xs = Array.isArray(x) ? x : [];
-    const ys = Array.isArray(y) ? y : [];
-    for (let i = 0; i < Math.max(xs.length, ys.length); i++) compare(xs[i] ?? (Array.isArray(x) ? true : (x ?? true)), ys[i] ?? (Array.isArray(y) ? true : (y ?? true)), `${path}[${i}]`, o, n, add, depth + 1);
-    if (canonical(own(a, 'additionalItems')) !== canonical(own(b, 'additionalItems'))) compare(own(a, 'additionalItems') ?? true, own(b, 'additionalItems') ?? true, `${path}[…]`, o, n, add, depth + 1);
+    // A tuple on either side: each position against what the other side allows there (its own position,
+    // or its rest when it is shorter or a list), then rest against rest.
+    const length = Math.max(Array.isArray(x) ? x.length : 0, Array.isArray(y) ? y.length : 0);
+    for (let i = 0; i < length; i++) compare(itemAt(a, i), itemAt(b, i), `${path}[${i}]`, o, n, add, depth + 1);
+    compare(restItems(a), restItems(b), `${path}[…]`, o, n, add, depth + 1);
     return;
   }
   compare(x ?? true, y ?? true, `${path}[]`, o, n, add, depth + 1);
+}
+
+/** The schema an array's items past its tuple take: additionalItems for a tuple (true when absent), else items itself. */
+function restItems(schema: Json): unknown {
+  const items = own(schema, 'items');
+  if (Array.isArray(items)) return own(schema, 'additionalItems') ?? true;
+  return items ?? true;
+}
+
+/** The schema the item at position `i` takes. */
+function itemAt(schema: Json, i: number): unknown {
+  const items = own(schema, 'items');
+  return Array.isArray(items) && i < items.length ? items[i] : restItems(schema);
 }
 
 function compareAlternatives(a: Json, b: Json, key: string, path: string, add: Add): void {

@@ -50,4 +50,43 @@ describe('diffPlans', () => {
     // The reference is followed once (child is the root again), then stops where it would loop.
     expect(diff(tree('string'), tree('number'))).toEqual(['breaking properties.child.leaf: type changed from string to number', 'breaking properties.leaf: type changed from string to number']);
   });
+  it('a property added where the old plan accepted it as an unnamed property is compared with what that accepted', () => {
+    // {x: "abc"} went through additionalProperties; NEW wants x a number.
+    const open = { type: 'object', additionalProperties: { type: 'string' } };
+    expect(diff(open, { ...open, properties: { x: { type: 'number' } } })).toEqual([
+      'compatible properties.x: optional property added',
+      'breaking properties.x: type changed from string to number (compared with what the old plan accepted there as an unnamed property)',
+    ]);
+    // No additionalProperties: any value went; a typed property narrows it.
+    expect(diff({ type: 'object' }, prop({ type: 'string' }))).toEqual([
+      'compatible properties.p: optional property added',
+      'breaking properties.p: type narrowed from any type to string (compared with what the old plan accepted there as an unnamed property)',
+    ]);
+    // Old refused other properties: nothing sent had the key, so adding it only widens.
+    expect(diff({ type: 'object', additionalProperties: false }, { ...prop({ type: 'string' }), additionalProperties: false })).toEqual(['compatible properties.p: optional property added']);
+    // The same type as before, or any value: no narrowing.
+    expect(diff(open, { ...open, properties: { x: { type: 'string', description: 'the x' } } })).toEqual(['compatible properties.x: optional property added']);
+  });
+
+  it('tuples against lists, and positions past a tuple, use the rest each side allows (additionalItems, or items when it is one schema)', () => {
+    const S = { type: 'string' };
+    // ["s", 1] was accepted by the one-place tuple (its rest is anything), refused by the list of strings.
+    expect(diff(prop({ type: 'array', items: [S] }), prop({ type: 'array', items: S }))).toEqual(['breaking properties.p[…]: type narrowed from any type to string']);
+    // ["s", "t"] was accepted by the two-place tuple, refused by the one-place closed one.
+    expect(diff(prop({ type: 'array', items: [S, S], additionalItems: false }), prop({ type: 'array', items: [S], additionalItems: false }))).toEqual([
+      'breaking properties.p[1]: now accepts nothing (false)',
+    ]);
+    // A list of strings made a tuple of strings with strings after: no change in what is accepted.
+    expect(diff(prop({ type: 'array', items: S }), prop({ type: 'array', items: [S], additionalItems: S }))).toEqual([]);
+    // A tuple opened to more places: compatible.
+    expect(diff(prop({ type: 'array', items: [S], additionalItems: false }), prop({ type: 'array', items: [S, S], additionalItems: false }))).toEqual([
+      'compatible properties.p[1]: accepted nothing (false), now accepts values',
+    ]);
+  });
+
+  it("draft-04's boolean exclusiveMinimum/Maximum are compared as the bounds they make", () => {
+    expect(diff(prop({ type: 'number', minimum: 5 }), prop({ type: 'number', minimum: 5, exclusiveMinimum: true }))).toEqual(['compatible properties.p: minimum 5 removed', 'breaking properties.p: exclusive minimum 5 added']);
+    expect(diff(prop({ type: 'number', maximum: 5, exclusiveMaximum: true }), prop({ type: 'number', exclusiveMaximum: 5 }))).toEqual([]);
+    expect(diff(prop({ type: 'number', maximum: 5, exclusiveMaximum: true }), prop({ type: 'number', maximum: 5, exclusiveMaximum: false }))).toEqual(['breaking properties.p: maximum 5 added', 'compatible properties.p: exclusive maximum 5 removed']);
+  });
 });
