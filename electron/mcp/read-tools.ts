@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { TrackingPlanView, Violation } from '../../shared/tracking-plan.ts';
 import { explainViolations } from './explain.ts';
-import type { RelayApi } from './relay-api.ts';
+import { RelayError, type RelayApi } from './relay-api.ts';
 import { answer } from './tool-result.ts';
 
 /** What a stored message looks like in an answer: the message as the client sent it plus what Sluice made of it. */
@@ -52,6 +52,34 @@ function lean(delivery: Delivery): Delivery {
   return message ? { ...rest, message: { messageId: message.messageId, sequence: message.sequence, type: message.type, event: message.event } } : rest;
 }
 
+type Stored = Record<string, unknown> & { sequence: number; origin: string; status: string; violations: Violation[]; blocked: string | null };
+
+/**
+ * The stored message with this messageId, the accepted one first, as `GET /messages/{messageId}` finds
+ * it; read through the list's exact messageId filter, because that path cannot reach every id: the
+ * ids `stream` and `wait` are the paths of other endpoints (the endless follow stream, the wait).
+ * A Violation Generated event (origin plan) is listed only when its origin is named: asked last.
+ */
+async function storedMessage(api: RelayApi, messageId: string, signal: AbortSignal): Promise<Stored> {
+  for (const query of [{ messageId, status: 'accepted' }, { messageId }, { messageId, origin: 'plan' }]) {
+    const { messages } = await api.get<{ messages: Stored[] }>('/messages', { ...query, limit: 1 }, signal);
+    if (messages[0]) return messages[0];
+  }
+  throw new RelayError('not_found', `no stored message has messageId "${messageId}"`);
+}
+
+/** Every delivery of that message (its messageId's, of its origin, page after page), without any other copy's. */
+async function deliveriesOf(api: RelayApi, messageId: string, message: Stored, signal: AbortSignal): Promise<Delivery[]> {
+  const found: Delivery[] = [];
+  let after: string | undefined;
+  do {
+    const page = await api.get<{ deliveries: Delivery[]; next: string | null }>('/deliveries', { messageId, origin: message.origin, after }, signal);
+    found.push(...page.deliveries.filter((d) => d.message?.sequence === message.sequence));
+    after = page.next ?? undefined;
+  } while (after !== undefined);
+  return found;
+}
+
 export function registerReadTools(server: McpServer, api: RelayApi): void {
   server.registerTool(
     'search_messages',
@@ -75,8 +103,8 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     },
     ({ messageId }, { signal }) =>
       answer(async () => {
-        const found = await api.get<{ message: unknown; deliveries: Delivery[] }>(`/messages/${encodeURIComponent(messageId)}`, {}, signal);
-        return { message: found.message, deliveries: found.deliveries.map(({ message: _, ...rest }) => rest) };
+        const message = await storedMessage(api, messageId, signal);
+        return { message, deliveries: (await deliveriesOf(api, messageId, message, signal)).map(({ message: _, ...rest }) => rest) };
       }, 'long values are in the inspector, or export the message'),
   );
 
@@ -152,7 +180,7 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     },
     ({ messageId }, { signal }) =>
       answer(async () => {
-        const { message } = await api.get<{ message: Record<string, unknown> & { violations: Violation[]; blocked: string | null } }>(`/messages/${encodeURIComponent(messageId)}`, {}, signal);
+        const message = await storedMessage(api, messageId, signal);
         const base = { messageId: message.messageId, type: message.type, event: message.event ?? null, blocked: message.blocked };
         if (message.violations.length === 0) return { ...base, violations: [], note: 'this message broke no tracking plan (or no plan checked its source when it was stored)' };
         const { plans } = await api.get<{ plans: TrackingPlanView[] }>('/plans', {}, signal);

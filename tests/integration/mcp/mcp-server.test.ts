@@ -152,6 +152,37 @@ describe('sluice mcp over stdio', () => {
     expect(clean.json.violations).toEqual([]);
   });
 
+  it('get_message and explain_violation read a message whose messageId is "stream" or "wait" (paths of other endpoints), with its deliveries', async () => {
+    // GET /messages/stream is the endless follow stream: a tool that read that path would never answer.
+    await track({ event: 'Order Completed', messageId: 'stream', properties: { ref: 'id-stream' } }); // breaks the plan: no price
+    await track({ event: 'Order Completed', messageId: 'wait', properties: { price: 1, ref: 'id-wait' } });
+    await reader.call('wait_for_message', { filter: { messageId: 'wait' } });
+    await receivedWith('id-wait', 1);
+    const bounded = <T>(call: Promise<T>) => Promise.race([call, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the tool did not answer in 10 s')), 10_000))]);
+    const stream = await bounded(reader.call('get_message', { messageId: 'stream' }));
+    expect(stream.isError).toBe(false);
+    expect(stream.json.message).toMatchObject({ messageId: 'stream', properties: { ref: 'id-stream' } });
+    const explained = await bounded(reader.call('explain_violation', { messageId: 'stream' }));
+    expect(explained.json).toMatchObject({ messageId: 'stream', violations: [{ type: 'Required-Missing', path: '/properties/price' }] });
+    let wait = await bounded(reader.call('get_message', { messageId: 'wait' }));
+    for (let i = 0; i < 50 && wait.json?.deliveries[0]?.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      wait = await reader.call('get_message', { messageId: 'wait' });
+    }
+    expect(wait.isError).toBe(false);
+    expect(wait.json.message).toMatchObject({ messageId: 'wait', properties: { ref: 'id-wait' } });
+    // Its own delivery only, not another message's.
+    expect(wait.json.deliveries).toHaveLength(1);
+    expect(wait.json.deliveries[0]).toMatchObject({ destination: 'hooks', status: 'delivered' });
+    expect(JSON.parse(wait.json.deliveries[0].body)).toMatchObject({ properties: { ref: 'id-wait' } });
+    expect((await bounded(reader.call('explain_violation', { messageId: 'wait' }))).json.violations).toEqual([]);
+    // Characters that mean something in a URL stay part of the id.
+    await track({ event: 'Order Completed', messageId: '../stats?x=1#y', properties: { price: 2 } });
+    await reader.call('wait_for_message', { filter: { messageId: '../stats?x=1#y' } });
+    expect((await reader.call('get_message', { messageId: '../stats?x=1#y' })).json.message).toMatchObject({ messageId: '../stats?x=1#y', properties: { price: 2 } });
+    expect(await reader.call('explain_violation', { messageId: 'no-such-message' })).toMatchObject({ isError: true, text: 'no stored message has messageId "no-such-message"' });
+  }, 30_000);
+
   it('replay (with --allow-write) delivers a stored message to the receiver again', async () => {
     await track({ event: 'Order Completed', messageId: 'replay-1', properties: { price: 3, ref: 'replay-1' } });
     await reader.call('wait_for_message', { filter: { messageId: 'replay-1' } });
