@@ -95,10 +95,12 @@ interface Ephemeral {
 /**
  * Starts `sluice serve --ephemeral --json` (this command's own code, as this process runs it) and
  * waits for its ready line; its stderr is this one's. It stops when this process ends, however it ends
- * short of SIGKILL, which removes its temporary folder.
+ * (SIGKILL too: its stdin closes), which removes its temporary folder.
  */
 async function startEphemeral(flags: string[]): Promise<Ephemeral> {
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, 'serve', '--ephemeral', '--json', ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Its stdin is a pipe this process holds, written to never: when this process ends, even by SIGKILL
+  // (which runs no handler here), the pipe closes and --exit-with-stdin stops the relay, which removes its folder.
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, 'serve', '--ephemeral', '--json', '--exit-with-stdin', ...flags], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stopChild = () => child.exitCode === null && child.signalCode === null && child.kill('SIGTERM');
   process.once('exit', stopChild);
@@ -111,7 +113,7 @@ async function startEphemeral(flags: string[]): Promise<Ephemeral> {
   let stopping = false;
   const ready = await readyLine(child, exited);
   process.stderr.write(
-    `sluice mcp: started an ephemeral relay (removed on exit)\n  Inspector           ${ready.ui}\n  Ingestion endpoint  ${ready.ingest}  (write key ${ready.sources[0]?.writeKey ?? '-'})\n  HTTP API            ${ready.api}\n`,
+    `sluice mcp: started an ephemeral relay (removed on exit)\n  Inspector           ${ready.ui}\n  Ingestion endpoint  ${ready.ingest}  (write key ${ready.sources[0]?.writeKey ?? '-'})\n  HTTP API            ${ready.api}\n  Data                ${ready.dataDir}  (relay pid ${child.pid})\n`,
   );
   void exited.then((code) => {
     if (!stopping) process.stderr.write(`sluice mcp: the ephemeral relay stopped (exit code ${code}); the tools can no longer answer\n`);
@@ -131,6 +133,7 @@ interface Ready {
   token: string;
   ui: string;
   ingest: string;
+  dataDir: string;
   sources: { writeKey: string }[];
 }
 

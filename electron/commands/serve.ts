@@ -40,6 +40,9 @@ export async function serve(args: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
       ephemeral: { type: 'boolean', default: false },
       print: { type: 'boolean', default: false },
+      // Internal (`sluice mcp --ephemeral`'s child relay; not in the help): stop, as on SIGTERM, when
+      // stdin ends, i.e. when the parent that holds its other end is gone, even killed with SIGKILL.
+      'exit-with-stdin': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -84,12 +87,17 @@ export async function serve(args: string[]): Promise<void> {
     relayNote = (error as Error).message; // sluice tail cannot find this relay; the rest works
   }
   const printing = new AbortController();
-  handleSignals(async () => {
+  const stop = handleSignals(async () => {
     printing.abort();
     await ui.close();
     await core.close();
     forget();
   }, values.json);
+  if (values['exit-with-stdin']) {
+    process.stdin.on('end', () => stop('stdin closed'));
+    process.stdin.on('error', () => stop('stdin closed'));
+    process.stdin.resume(); // read (and drop) whatever comes, so that its end is seen
+  }
 
   const sources = core.sources.list().map(({ name, writeKey, kind }) => ({ name, writeKey, kind }));
   const warnings = [...core.configWarnings(), ...[tokenNote, relayNote].filter((note) => note !== undefined)];
@@ -151,9 +159,10 @@ function ephemeralDataDir(): string {
   return dir;
 }
 
-function handleSignals(close: () => Promise<void>, quiet: boolean): void {
+/** Stops on SIGINT and SIGTERM (a second one: at once); returns a stop for another reason (a closed stdin), which never forces. */
+function handleSignals(close: () => Promise<void>, quiet: boolean): (why: string) => void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: string) => {
     if (stopping) {
       process.stderr.write(`sluice: ${signal} again, exiting without waiting\n`);
       process.exit(130);
@@ -170,4 +179,7 @@ function handleSignals(close: () => Promise<void>, quiet: boolean): void {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  return (why) => {
+    if (!stopping) stop(why); // not a second signal: the parent's SIGTERM closes its end of stdin as well
+  };
 }

@@ -1,5 +1,6 @@
 // `sluice mcp` driven by the Model Context Protocol SDK's own client over stdio, against a real relay
 // (`sluice serve` in its own process, found through its data folder) with a real loopback receiver.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,20 @@ afterAll(async () => {
   await receiver?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** Whether the process runs (a zombie, ended but not yet reaped by whoever adopted it, does not). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
 
 async function track(body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${relay.ready.ingest}/v1/track`, {
@@ -213,4 +228,27 @@ describe('sluice mcp --ephemeral', () => {
       await session.close();
     }
   }, 30_000);
+
+  it('its relay stops and its folder is removed when sluice mcp is killed with SIGKILL (no handler of its own runs)', async () => {
+    const mcp = spawn(process.execPath, [CLI, 'mcp', '--ephemeral', '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    mcp.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let relayPid: number | undefined;
+    try {
+      for (let i = 0; i < 300 && !/relay pid \d+/.test(stderr) && mcp.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const said = /Data\s+(\S+)\s+\(relay pid (\d+)\)/.exec(stderr);
+      expect(said, stderr).not.toBeNull();
+      const dataDir = said![1]!;
+      relayPid = Number(said![2]);
+      expect(fs.existsSync(dataDir)).toBe(true);
+      expect(alive(relayPid)).toBe(true);
+      mcp.kill('SIGKILL');
+      for (let i = 0; i < 150 && (alive(relayPid) || fs.existsSync(dataDir)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(alive(relayPid), 'the relay still runs 15 s after its sluice mcp was killed').toBe(false);
+      expect(fs.existsSync(dataDir)).toBe(false);
+    } finally {
+      mcp.kill('SIGKILL');
+      if (relayPid !== undefined && alive(relayPid)) process.kill(relayPid, 'SIGTERM'); // without the fix: an orphan
+    }
+  }, 60_000);
 });
