@@ -50,8 +50,12 @@ export class TrackingPlans {
   readonly #entries: Entry[];
   readonly #watchers: fs.FSWatcher[] = [];
   readonly #timers = new Map<string, NodeJS.Timeout>();
-  /** Plans compiled for check() (the writer thread holds its own), by name and version. */
-  #checkers = new Map<string, CompiledPlan>();
+  /**
+   * Plans compiled for check() (the writer thread holds its own), by name and version: every plan in
+   * use stays compiled (a check of another source's plans does not drop them); a version no longer
+   * in use is dropped. Compiling is ajv's work on the main thread, so it is done once per version.
+   */
+  readonly #checkers = new Map<string, CompiledPlan>();
   /** compile-plan.ts's, loaded at start only when there is a plan (ajv is a tenth of a second to load). */
   #compile: typeof compilePlan = () => {
     throw new Error('the plan checker is not loaded');
@@ -203,16 +207,18 @@ export class TrackingPlans {
     }
     const plans: string[] = [];
     const violations: Violation[] = [];
-    const checkers = new Map<string, CompiledPlan>();
+    const inUse = new Set<string>();
     for (const { config, plan, version } of this.#entries) {
-      if (!plan || !version || (source !== undefined && config.sources && !config.sources.includes(source))) continue;
+      if (!plan || !version) continue;
       const key = `${config.name}\u0000${version}`;
-      const checker = this.#checkers.get(key) ?? this.#compile(config.name, plan);
-      checkers.set(key, checker);
+      inUse.add(key);
+      if (source !== undefined && config.sources && !config.sources.includes(source)) continue;
+      let checker = this.#checkers.get(key);
+      if (!checker) this.#checkers.set(key, (checker = this.#compile(config.name, plan)));
       plans.push(config.name);
       violations.push(...checker.check(message, config.unplanned));
     }
-    this.#checkers = checkers; // only the versions in use stay compiled
+    for (const key of this.#checkers.keys()) if (!inUse.has(key)) this.#checkers.delete(key); // a version no longer loaded
     return { plans, violations };
   }
 
