@@ -2,7 +2,7 @@
 // type that accepts what the schema accepts. The integration test compiles such types with tsc.
 import { describe, expect, it } from 'vitest';
 import { eventNames } from '../../../electron/core/plans/codegen/function-names.ts';
-import { literal, schemaType } from '../../../electron/core/plans/codegen/schema-type.ts';
+import { literal, propsRequired, schemaType } from '../../../electron/core/plans/codegen/schema-type.ts';
 
 const type = (schema: unknown) => schemaType(schema, 'events["E"]').text;
 
@@ -60,6 +60,44 @@ describe('schemaType', () => {
   });
 });
 
+describe('schemaType: parentheses and index signatures', () => {
+  it('parenthesises a union inside an array whatever its JSDoc holds (an apostrophe, an unbalanced parenthesis)', () => {
+    for (const description of ["the user's name", 'counted (from 1', 'a } and a ]']) {
+      const text = type({ type: 'array', items: { type: ['object', 'null'], properties: { name: { type: 'string', description } }, additionalProperties: false } });
+      expect(text).toBe(`({\n  /** ${description} */\n  name?: string;\n} | null)[]`);
+    }
+    // An enum with a string holding a quote, in a tuple's optional place.
+    expect(type({ type: 'array', items: [{ enum: ["it's", 'b'] }] })).toBe("[('it\\'s' | 'b')?, ...unknown[]]");
+    expect(type({ type: 'array', items: { enum: [[1], [2]] } })).toBe('(readonly [1] | readonly [2])[]');
+    expect(type({ type: 'array', items: { const: [1] } })).toBe('(readonly [1])[]');
+  });
+
+  it('types a required key without a schema of its own as additionalProperties does, so that it fits the index signature', () => {
+    expect(type({ type: 'object', required: ['id'], additionalProperties: { type: 'string' } })).toBe('{\n  id: string;\n  [property: string]: string;\n}');
+    expect(type({ type: 'object', properties: { n: { type: 'number' } }, required: ['id'], additionalProperties: { type: 'string' } })).toBe(
+      '{\n  n?: number;\n  id: string;\n  [property: string]: string | number | undefined;\n}',
+    );
+    // Closed, or patternProperties beside: any value.
+    expect(type({ type: 'object', required: ['id'], additionalProperties: false })).toBe('{\n  id: unknown;\n}');
+    expect(type({ type: 'object', required: ['id'], patternProperties: { '^i': { type: 'number' } }, additionalProperties: { type: 'string' } })).toBe('{\n  id: unknown;\n  [property: string]: unknown;\n}');
+  });
+});
+
+describe('propsRequired', () => {
+  it('follows a root $ref, allOf, and anyOf/oneOf alternatives that all require a property', () => {
+    expect(propsRequired({ type: 'object', properties: { id: { type: 'string' } } })).toBe(false);
+    expect(propsRequired({ type: 'object', required: ['id'] })).toBe(true);
+    expect(propsRequired({ $ref: '#/definitions/p', definitions: { p: { type: 'object', required: ['id'] } } })).toBe(true);
+    expect(propsRequired({ $ref: '#/definitions/p', definitions: { p: { type: 'object' } } })).toBe(false);
+    expect(propsRequired({ type: 'object', allOf: [{ properties: { a: {} } }, { required: ['id'] }] })).toBe(true);
+    expect(propsRequired({ type: 'object', minProperties: 1 })).toBe(true);
+    expect(propsRequired({ anyOf: [{ required: ['a'] }, { required: ['b'] }] })).toBe(true);
+    expect(propsRequired({ oneOf: [{ required: ['a'] }, { properties: { b: {} } }] })).toBe(false);
+    // A reference into itself stops.
+    expect(propsRequired({ $ref: '#' })).toBe(false);
+  });
+});
+
 describe('eventNames', () => {
   it('makes function and type names from any event name, numbering collisions in order', () => {
     const { names, notes } = eventNames(['Order Completed', 'order_completed', '2fa enabled', 'Café Visité', '???', 'Event']);
@@ -76,5 +114,21 @@ describe('eventNames', () => {
       '"???" has no letter or digit to name it by: it is named trackEvent',
       '"Event" is named trackEvent2: trackEvent is taken by "???"',
     ]);
+  });
+
+  it('keeps out what no name may hold (², ½, ①) and starts a type name with Event where its first character cannot start one', () => {
+    const { names } = eventNames(['Level²', 'Half ½ done', '①st place', 'Naïve café', '\u0301y']);
+    expect(names.map((n) => [n.fn, n.type])).toEqual([
+      ['trackLevel', 'LevelProperties'],
+      ['trackHalfDone', 'HalfDoneProperties'],
+      ['trackStPlace', 'StPlaceProperties'],
+      ['trackNaïveCafé', 'NaïveCaféProperties'],
+      // A combining mark continues a name but cannot start one.
+      ['track\u0301y', 'Event\u0301yProperties'],
+    ]);
+    for (const { fn, type } of names) {
+      expect(fn).toMatch(/^\p{ID_Start}\p{ID_Continue}*$/u);
+      expect(type).toMatch(/^\p{ID_Start}\p{ID_Continue}*$/u);
+    }
   });
 });

@@ -24,6 +24,20 @@ interface Scope {
   label: string;
 }
 
+/**
+ * A type's text, and whether it must be parenthesised inside a bigger type (a top-level union or
+ * intersection, or `readonly …`): said by whoever builds it, never read back from the text, which holds
+ * JSDoc and string literals.
+ */
+interface TypeText {
+  text: string;
+  needsParens: boolean;
+}
+
+const UNKNOWN: TypeText = { text: 'unknown', needsParens: false };
+const NEVER: TypeText = { text: 'never', needsParens: false };
+const plain = (text: string): TypeText => ({ text, needsParens: false });
+
 export interface SchemaType {
   /** The type's text, indented from `indent`. */
   text: string;
@@ -33,11 +47,38 @@ export interface SchemaType {
 /** The TypeScript type of `schema`; `label` names it in notes ('events["Order Completed"]'). */
 export function schemaType(schema: unknown, label: string, indent = ''): SchemaType {
   const scope: Scope = { root: schema, following: [], notes: [], label };
-  return { text: typeOf(schema, scope, indent), notes: scope.notes };
+  return { text: typeOf(schema, scope, indent).text, notes: scope.notes };
 }
 
-/** Whether a value of `schema` is an object with these required keys: for an event's `props` argument. */
-export function requiredKeys(schema: unknown): string[] {
+/**
+ * Whether a value of `schema` must hold some property — a `required` key or `minProperties` on the
+ * schema, behind its `$ref`, in one of its `allOf`, or in every `anyOf`/`oneOf` alternative — so that an
+ * event's `props` cannot be left out (`{}` would be refused).
+ */
+export function propsRequired(schema: unknown): boolean {
+  return needsKeys(schema, schema, []);
+}
+
+function needsKeys(schema: unknown, root: unknown, following: string[]): boolean {
+  if (!isObject(schema)) return false;
+  const ref = own(schema, '$ref');
+  if (typeof ref === 'string') {
+    // As typeOf: a reference stands for its target (draft-07 ignores its siblings).
+    if (following.includes(ref) || !ref.startsWith('#')) return false;
+    const target = pointerAt(root, ref.slice(1));
+    return target !== undefined && needsKeys(target.value, root, [...following, ref]);
+  }
+  const min = own(schema, 'minProperties');
+  if (requiredKeys(schema).length > 0 || (typeof min === 'number' && min > 0)) return true;
+  const all = own(schema, 'allOf');
+  if (Array.isArray(all) && all.some((item) => needsKeys(item, root, following))) return true;
+  return (['anyOf', 'oneOf'] as const).some((key) => {
+    const list = own(schema, key);
+    return Array.isArray(list) && list.length > 0 && list.every((item) => needsKeys(item, root, following));
+  });
+}
+
+function requiredKeys(schema: unknown): string[] {
   if (!isObject(schema)) return [];
   const required = own(schema, 'required');
   return Array.isArray(required) ? required.filter((key): key is string => typeof key === 'string') : [];
@@ -45,19 +86,19 @@ export function requiredKeys(schema: unknown): string[] {
 
 const SIMPLE: Record<string, string> = { string: 'string', number: 'number', integer: 'number', boolean: 'boolean', null: 'null' };
 
-function typeOf(schema: unknown, scope: Scope, indent: string): string {
-  if (schema === true || (isObject(schema) && Object.keys(schema).every(isAnnotation))) return 'unknown';
-  if (schema === false) return 'never';
-  if (!isObject(schema)) return 'unknown';
+function typeOf(schema: unknown, scope: Scope, indent: string): TypeText {
+  if (schema === true || (isObject(schema) && Object.keys(schema).every(isAnnotation))) return UNKNOWN;
+  if (schema === false) return NEVER;
+  if (!isObject(schema)) return UNKNOWN;
 
   const ref = own(schema, '$ref');
   if (typeof ref === 'string') return refType(ref, scope, indent);
 
-  const parts: string[] = [];
+  const parts: TypeText[] = [];
   const constant = own(schema, 'const');
   const values = own(schema, 'enum');
-  if (Object.hasOwn(schema, 'const')) parts.push(literal(constant));
-  else if (Array.isArray(values)) parts.push(values.length === 0 ? 'never' : union(values.map(literal)));
+  if (Object.hasOwn(schema, 'const')) parts.push(literalType(constant));
+  else if (Array.isArray(values)) parts.push(values.length === 0 ? NEVER : union(values.map(literalType)));
   else {
     const types = typeList(schema);
     if (types === undefined) parts.push(shapeless(schema, scope, indent));
@@ -65,12 +106,12 @@ function typeOf(schema: unknown, scope: Scope, indent: string): string {
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     const list = own(schema, key);
-    if (Array.isArray(list) && list.length > 0) parts.push(group(union(list.map((item) => group(typeOf(item, scope, indent))))));
+    if (Array.isArray(list) && list.length > 0) parts.push(plain(group(union(list.map((item) => plain(group(typeOf(item, scope, indent))))))));
   }
   const all = own(schema, 'allOf');
-  if (Array.isArray(all)) for (const item of all) parts.push(group(typeOf(item, scope, indent)));
-  const kept = parts.filter((part) => part !== 'unknown');
-  return kept.length === 0 ? 'unknown' : kept.length === 1 ? kept[0]! : kept.map(group).join(' & ');
+  if (Array.isArray(all)) for (const item of all) parts.push(plain(group(typeOf(item, scope, indent))));
+  const kept = parts.filter((part) => part.text !== 'unknown');
+  return kept.length === 0 ? UNKNOWN : kept.length === 1 ? kept[0]! : { text: kept.map(group).join(' & '), needsParens: true };
 }
 
 /** Keywords that say nothing about what a value may be. */
@@ -89,24 +130,24 @@ function typeList(schema: Json): string[] | undefined {
 }
 
 /** A schema without `type`: its shape says what it is (properties → an object, items → an array), else anything. */
-function shapeless(schema: Json, scope: Scope, indent: string): string {
+function shapeless(schema: Json, scope: Scope, indent: string): TypeText {
   if (['properties', 'required', 'additionalProperties', 'patternProperties'].some((key) => Object.hasOwn(schema, key))) return objectType(schema, scope, indent);
   if (Object.hasOwn(schema, 'items')) return arrayType(schema, scope, indent);
-  return 'unknown';
+  return UNKNOWN;
 }
 
-function typed(type: string, schema: Json, scope: Scope, indent: string): string {
+function typed(type: string, schema: Json, scope: Scope, indent: string): TypeText {
   if (type === 'object') return objectType(schema, scope, indent);
   if (type === 'array') return arrayType(schema, scope, indent);
-  return SIMPLE[type] ?? 'unknown';
+  return plain(SIMPLE[type] ?? 'unknown');
 }
 
-function objectType(schema: Json, scope: Scope, indent: string): string {
+function objectType(schema: Json, scope: Scope, indent: string): TypeText {
   const properties = isObject(own(schema, 'properties')) ? (own(schema, 'properties') as Json) : {};
   const required = new Set(requiredKeys(schema));
   const inner = `${indent}  `;
   const lines: string[] = [];
-  const memberTypes: string[] = [];
+  const memberTypes: TypeText[] = [];
   let optional = false;
   for (const [key, value] of Object.entries(properties)) {
     const type = typeOf(value, scope, inner);
@@ -114,51 +155,54 @@ function objectType(schema: Json, scope: Scope, indent: string): string {
     if (!required.has(key)) optional = true;
     const doc = propertyDoc(value, scope);
     if (doc.length > 0) lines.push(...jsDoc(doc, inner));
-    lines.push(`${inner}${propertyKey(key)}${required.has(key) ? '' : '?'}: ${type};`);
-  }
-  // Required keys the schema gives no schema for: present, of any value.
-  for (const key of required) {
-    if (Object.hasOwn(properties, key)) continue;
-    lines.push(`${inner}${propertyKey(key)}: unknown;`);
+    lines.push(`${inner}${propertyKey(key)}${required.has(key) ? '' : '?'}: ${type.text};`);
   }
   const extra = own(schema, 'additionalProperties');
   const patterns = own(schema, 'patternProperties');
-  const closed = extra === false && !(isObject(patterns) && Object.keys(patterns).length > 0);
+  const hasPatterns = isObject(patterns) && Object.keys(patterns).length > 0;
+  // What the validator applies to a property not named in `properties`: additionalProperties' schema
+  // (patternProperties may apply instead: then anything).
+  const extraType = isObject(extra) && !hasPatterns ? typeOf(extra, scope, inner) : UNKNOWN;
+  // Required keys the schema gives no schema for: present, of what additionalProperties allows.
+  for (const key of required) {
+    if (Object.hasOwn(properties, key)) continue;
+    memberTypes.push(extraType);
+    lines.push(`${inner}${propertyKey(key)}: ${extraType.text};`);
+  }
+  const closed = extra === false && !hasPatterns;
   if (!closed) {
     // A named property's type must fit the index signature: the signature takes theirs as well.
-    const typed = isObject(extra) && !(isObject(patterns) && Object.keys(patterns).length > 0);
-    const extraType = typed ? typeOf(extra, scope, inner) : 'unknown';
-    const all = extraType === 'unknown' ? 'unknown' : union([extraType, ...memberTypes.map(group), ...(optional ? ['undefined'] : [])]);
-    lines.push(`${inner}[property: string]: ${all};`);
+    const all = extraType.text === 'unknown' ? UNKNOWN : union([extraType, ...memberTypes.map((t) => plain(group(t))), ...(optional ? [plain('undefined')] : [])]);
+    lines.push(`${inner}[property: string]: ${all.text};`);
   }
-  if (lines.length === 0) return 'Record<string, never>';
-  return `{\n${lines.join('\n')}\n${indent}}`;
+  if (lines.length === 0) return plain('Record<string, never>');
+  return plain(`{\n${lines.join('\n')}\n${indent}}`);
 }
 
-function arrayType(schema: Json, scope: Scope, indent: string): string {
+function arrayType(schema: Json, scope: Scope, indent: string): TypeText {
   const items = own(schema, 'items');
   if (Array.isArray(items)) {
     // Draft-07's tuple form: each position its own schema; more items only when additionalItems allows them.
     const positions = items.map((item) => typeOf(item, scope, indent));
     const more = own(schema, 'additionalItems');
     const min = typeof own(schema, 'minItems') === 'number' ? (own(schema, 'minItems') as number) : 0;
-    const slots = positions.map((type, i) => (i < min ? type : `${group(type)}?`));
-    if (more !== false) slots.push(`...${group(more === undefined || more === true ? 'unknown' : typeOf(more, scope, indent))}[]`);
-    return `[${slots.join(', ')}]`;
+    const slots = positions.map((type, i) => (i < min ? type.text : `${group(type)}?`));
+    if (more !== false) slots.push(`...${group(more === undefined || more === true ? UNKNOWN : typeOf(more, scope, indent))}[]`);
+    return plain(`[${slots.join(', ')}]`);
   }
-  if (items === undefined) return 'unknown[]';
-  return `${group(typeOf(items, scope, indent))}[]`;
+  if (items === undefined) return plain('unknown[]');
+  return plain(`${group(typeOf(items, scope, indent))}[]`);
 }
 
-function refType(ref: string, scope: Scope, indent: string): string {
+function refType(ref: string, scope: Scope, indent: string): TypeText {
   if (scope.following.includes(ref)) {
     scope.notes.push(`${scope.label}: ${JSON.stringify(ref)} refers back into itself; it is typed unknown there`);
-    return 'unknown';
+    return UNKNOWN;
   }
   const target = ref.startsWith('#') ? pointerAt(scope.root, ref.slice(1)) : undefined;
   if (target === undefined) {
     scope.notes.push(`${scope.label}: ${JSON.stringify(ref)} cannot be followed (only references within the same schema are); it is typed unknown`);
-    return 'unknown';
+    return UNKNOWN;
   }
   scope.following.push(ref);
   try {
@@ -237,23 +281,20 @@ export function literal(value: unknown): string {
   return 'unknown';
 }
 
-function union(types: string[]): string {
-  const unique = [...new Set(types)];
-  if (unique.includes('unknown')) return 'unknown';
-  const kept = unique.filter((type) => type !== 'never');
-  return kept.length === 0 ? 'never' : kept.join(' | ');
+/** A literal as a type part: `readonly [...]` must be parenthesised before `[]` or `?`. */
+function literalType(value: unknown): TypeText {
+  const text = literal(value);
+  return { text, needsParens: text.startsWith('readonly ') };
+}
+
+function union(types: TypeText[]): TypeText {
+  const unique = [...new Map(types.map((type) => [type.text, type])).values()];
+  if (unique.some((type) => type.text === 'unknown')) return UNKNOWN;
+  const kept = unique.filter((type) => type.text !== 'never');
+  return kept.length === 0 ? NEVER : kept.length === 1 ? kept[0]! : { text: kept.map((type) => type.text).join(' | '), needsParens: true };
 }
 
 /** Parenthesised when it holds a top-level union or intersection, for use inside a bigger type. */
-function group(type: string): string {
-  let depth = 0;
-  for (let i = 0; i < type.length; i++) {
-    const c = type[i]!;
-    if (c === '{' || c === '(' || c === '[' || c === '<') depth++;
-    else if (c === '}' || c === ')' || c === ']' || c === '>') depth--;
-    else if (c === "'") {
-      for (i++; i < type.length && type[i] !== "'"; i++) if (type[i] === '\\') i++;
-    } else if (depth === 0 && (c === '|' || c === '&')) return `(${type})`;
-  }
-  return type;
+function group(type: TypeText): string {
+  return type.needsParens ? `(${type.text})` : type.text;
 }

@@ -7,7 +7,7 @@
  */
 import type { TrackingPlan } from '../../../../shared/tracking-plan.ts';
 import { eventNames } from './function-names.ts';
-import { jsDoc, literal, requiredKeys, schemaType } from './schema-type.ts';
+import { jsDoc, literal, propsRequired, schemaType } from './schema-type.ts';
 
 export const CODEGEN_CLIENTS = ['analytics-node', 'analytics-next', 'sluice'] as const;
 export type CodegenClient = (typeof CODEGEN_CLIENTS)[number];
@@ -89,7 +89,7 @@ export function typedModule({ plan, planPath, formatName, client }: CodegenInput
   const events = Object.keys(plan.events).sort(byCodePoint);
   const { names, notes } = eventNames(events);
   const out: string[] = [
-    `${GENERATED_MARK} from ${planPath.replace(/[\r\n]/g, ' ')}${plan.name !== undefined ? ` (the plan ${JSON.stringify(plan.name)}, ${formatName})` : ` (${formatName})`}, for ${t.module}.`,
+    `${GENERATED_MARK} from ${oneLine(planPath)}${plan.name !== undefined ? ` (the plan ${oneLine(JSON.stringify(plan.name))}, ${formatName})` : ` (${formatName})`}, for ${t.module}.`,
     '// Do not edit: change the plan and run sluice plan codegen again.',
     '/* eslint-disable */',
     ...t.imports,
@@ -123,7 +123,7 @@ export function typedModule({ plan, planPath, formatName, client }: CodegenInput
     const text = converted.text === 'unknown' ? 'Record<string, unknown>' : converted.text;
     const description = typeof schema === 'object' && typeof schema.description === 'string' ? schema.description.trim().split(/\r?\n/) : [];
     // Leaving the properties out needs the options to be optional too (no required parameter after an optional one).
-    const optionalProps = requiredKeys(schema).length === 0 && t.options.optional;
+    const optionalProps = !propsRequired(schema) && t.options.optional;
     out.push('', ...jsDoc([`The properties of ${JSON.stringify(event)}.`], ''), `export type ${type} = ${text};`, '');
     out.push(
       ...jsDoc([...description, ...(description.length > 0 ? [''] : []), `Sends the track event ${JSON.stringify(event)}.`, `@param props - the event's properties, as the plan describes them`, `@param options - ${t.options.optional ? 'optional: ' : ''}TrackOptions`], ''),
@@ -133,6 +133,11 @@ export function typedModule({ plan, planPath, formatName, client }: CodegenInput
     );
   }
   return { text: `${out.join('\n')}\n`, functions: names.length, notes };
+}
+
+/** Text for a `//` comment: what ends a line in TypeScript (CR, LF, U+2028, U+2029) escaped as literal() escapes it. */
+function oneLine(text: string): string {
+  return text.replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 /** Sorting by code point, not by locale: the same order on every machine. */
