@@ -215,9 +215,12 @@ function compareObjects(a: Json, b: Json, path: string, o: Side, n: Side, add: A
     if (inA && !inB && !reqB.has(key)) add('breaking', at, 'property-removed', 'property removed');
     else if (!inA && inB && !reqA.has(key)) {
       add(reqB.has(key) ? 'breaking' : 'compatible', at, reqB.has(key) ? 'property-added-required' : 'property-added-optional', `${reqB.has(key) ? 'required' : 'optional'} property added`);
-      // OLD took this key as any other property (additionalProperties, true when absent): NEW's schema for it
-      // must accept what that did. Where OLD refused other properties (false), nothing sent had the key.
-      if (extraA !== false && !reqB.has(key)) {
+      // Where OLD typed its other properties (an additionalProperties schema), it promised that type for this
+      // key too: NEW's schema for it must accept what that did. Where OLD said nothing of them (absent or
+      // true), an optional property added is compatible, as a plan's users read it (and Segment and Avo
+      // count it): the plan made no promise about keys it did not list. Where OLD refused them (false),
+      // nothing sent had the key.
+      if (isObject(extraA) && !reqB.has(key)) {
         const inPlace: Add = (kind, p, change, text) => {
           if (change !== 'description-changed' && change !== 'title-changed') add(kind, p, change, `${text} (compared with what the old plan accepted there as an unnamed property)`);
         };

@@ -50,18 +50,15 @@ describe('diffPlans', () => {
     // The reference is followed once (child is the root again), then stops where it would loop.
     expect(diff(tree('string'), tree('number'))).toEqual(['breaking properties.child.leaf: type changed from string to number', 'breaking properties.leaf: type changed from string to number']);
   });
-  it('a property added where the old plan accepted it as an unnamed property is compared with what that accepted', () => {
+  it('a property added where the old plan typed its unnamed properties is compared with that type; where it said nothing of them, it is compatible', () => {
     // {x: "abc"} went through additionalProperties; NEW wants x a number.
     const open = { type: 'object', additionalProperties: { type: 'string' } };
     expect(diff(open, { ...open, properties: { x: { type: 'number' } } })).toEqual([
       'compatible properties.x: optional property added',
       'breaking properties.x: type changed from string to number (compared with what the old plan accepted there as an unnamed property)',
     ]);
-    // No additionalProperties: any value went; a typed property narrows it.
-    expect(diff({ type: 'object' }, prop({ type: 'string' }))).toEqual([
-      'compatible properties.p: optional property added',
-      'breaking properties.p: type narrowed from any type to string (compared with what the old plan accepted there as an unnamed property)',
-    ]);
+    // No additionalProperties: the plan promised nothing of keys it did not list; a new optional property is compatible.
+    expect(diff({ type: 'object' }, prop({ type: 'string' }))).toEqual(['compatible properties.p: optional property added']);
     // Old refused other properties: nothing sent had the key, so adding it only widens.
     expect(diff({ type: 'object', additionalProperties: false }, { ...prop({ type: 'string' }), additionalProperties: false })).toEqual(['compatible properties.p: optional property added']);
     // The same type as before, or any value: no narrowing.
