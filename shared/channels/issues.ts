@@ -8,8 +8,11 @@
  * or out of failed/retrying, never by reading every failed delivery); it is *open* while it holds a
  * failed or retrying delivery, and closes itself (`closedAt`) when the last one is delivered, cancelled
  * or removed. A new failure with the same key opens the same group again (same id, `closedAt` back to
- * null, `seen` and `lastSeen` go on). The list does not change on an event of its own: read it again on
- * `deliveries.changed` (at most about once a second) and when a retry job finishes.
+ * null, `seen` and `lastSeen` go on). A deleted destination's groups close as it is deleted (its failed
+ * deliveries stay readable but are nothing the user can act on any more: a retry skips them), so `open`
+ * counts only what a retry can reach; they stay listed as closed, under the destination's deleted name.
+ * The list does not change on an event of its own: read it again on `deliveries.changed` (at most about
+ * once a second) and when a retry job finishes.
  */
 import { z } from 'zod';
 import { messageFilterSchema } from '../message-filter.ts';

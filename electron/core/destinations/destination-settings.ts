@@ -71,8 +71,9 @@ export function saveDestination(deps: DestinationSettingsDeps, input: unknown, o
 
 /**
  * Deletes destination `id`: it leaves the list, the routes and the engine at once; its pending and
- * retrying deliveries are cancelled (nothing more is sent for them). Delivered and failed deliveries
- * and every attempt stay readable: the row is kept, marked deleted. Resolves to the number of
+ * retrying deliveries are cancelled (nothing more is sent for them), and its Issues groups close with
+ * the delete mark (store/issue-writes.ts closeIssuesOf). Delivered and failed deliveries and every
+ * attempt stay readable: the row is kept, marked deleted. Resolves to the number of
  * deliveries cancelled — or, for a dry run, that would be.
  */
 export async function deleteDestination(deps: DestinationSettingsDeps, id: number, options: { dryRun?: boolean } = {}): Promise<number> {

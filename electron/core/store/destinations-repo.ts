@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { DestinationFilter, DestinationTransform } from '../../../shared/destination-filters.ts';
 import type { DestinationConfig, DestinationKind, DestinationOptions, SigningScheme, TrackingApiConfig, WebhookConfig } from '../../../shared/settings.ts';
 import { transaction } from './connection.ts';
+import { closeIssuesOf } from './issue-writes.ts';
 import type { SourcesRepo } from './sources-repo.ts';
 
 export interface Destination {
@@ -149,7 +150,7 @@ export class DestinationsRepo {
 
   /**
    * Marks destination `id` deleted: disabled (its deliveries are never due again), connected to no
-   * source, and renamed so its name is free. Its row stays for the history. False when there was no
+   * source, renamed so its name is free, and its Issues groups closed (issue-writes.ts). Its row stays for the history. False when there was no
    * such live destination. Cancelling its open deliveries is the caller's (the writer's) job.
    */
   markDeleted(id: number, now: number): boolean {
@@ -164,6 +165,7 @@ export class DestinationsRepo {
         .run(now, now, id);
       if (result.changes === 0) return false;
       this.#db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
+      closeIssuesOf(this.#db, id, now);
       return true;
     });
   }

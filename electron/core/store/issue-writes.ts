@@ -12,10 +12,12 @@ import { preparedOnUse } from './prepared.ts';
  * triggers do. Called only for retrying and failed results: a delivery sent at the first try costs nothing here.
  */
 export function issueJoiner(db: DatabaseSync): (result: DeliveryResult, now: number) => void {
-  // Not a test's delivery, and still failed or retrying (a cancel that came between the round and its record stays).
+  // Not a test's delivery, still failed or retrying (a cancel that came between the round and its record stays),
+  // and of a destination not deleted (a round in flight when it was deleted does not open its closed groups again).
   const s = preparedOnUse(db, {
     upsert: `INSERT INTO issues (destination_id, url, http_status, error_kind, error, first_seen, last_seen)
      SELECT destination_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ? AND trigger <> 'test' AND status IN ('retrying', 'failed')
+       AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL)
      ON CONFLICT (destination_id, url, http_status, error_kind) DO UPDATE SET error = excluded.error, last_seen = max(last_seen, excluded.last_seen)
      RETURNING id`,
     member: 'SELECT issue_id FROM issue_deliveries WHERE delivery_id = ?',
@@ -35,4 +37,16 @@ export function issueJoiner(db: DatabaseSync): (result: DeliveryResult, now: num
     s.enter.run(result.status, result.status, row.id);
     s.place.run(result.deliveryId, row.id);
   };
+}
+
+/**
+ * Closes destination `id`'s groups as it is deleted, in the caller's transaction (the delete mark's:
+ * store/destinations-repo.ts): its failed deliveries are nothing the user can act on any more (a retry
+ * skips them: delivery-writes.ts), and its retrying ones are being cancelled. They leave issue_deliveries
+ * (so the triggers count nothing more for them), and each open group's counts go to 0, closed now.
+ * The groups stay listed as closed, under the destination's deleted name.
+ */
+export function closeIssuesOf(db: DatabaseSync, destinationId: number, now: number): void {
+  db.prepare('DELETE FROM issue_deliveries WHERE issue_id IN (SELECT id FROM issues WHERE destination_id = ?)').run(destinationId);
+  db.prepare('UPDATE issues SET failed = 0, retrying = 0, closed_at = ? WHERE destination_id = ? AND closed_at IS NULL').run(now, destinationId);
 }

@@ -203,4 +203,30 @@ describe('Issues', () => {
     expect(query).toContain('issue takes a group');
     expect(await callOk(handlers, 'issues.cancelRetry', { jobId: 424242 })).toEqual({ cancelled: false });
   });
+
+  it("closes a deleted destination's groups: nothing left there the user can act on, and not counted as open", async () => {
+    // crm still holds m3's failed delivery (400), cut its three retrying ones (a reset connection).
+    const [crmGroup] = named(await list(), 'crm');
+    const [cutGroup] = named(await list(), 'cut');
+    expect(crmGroup).toMatchObject({ failed: 1, open: 1, closedAt: null });
+    expect(cutGroup).toMatchObject({ retrying: 3, open: 3, closedAt: null });
+    const openBefore = (await callOk(handlers, 'issues.list', { state: 'open' })).open;
+    now += 60_000;
+    for (const name of ['crm', 'cut']) await callOk(handlers, 'destinations.delete', { id: destinationId(name) });
+    for (const group of [crmGroup!, cutGroup!]) {
+      expect(await callOk(handlers, 'issues.get', { id: group.id })).toMatchObject({
+        destinationName: expect.stringContaining('(deleted #'), open: 0, failed: 0, retrying: 0, closedAt: now, seen: group.seen,
+      });
+      expect(await listed(group)).toEqual([]);
+    }
+    const open = await callOk(handlers, 'issues.list', { state: 'open' });
+    expect(open.issues.map((i) => i.id)).not.toContain(crmGroup!.id);
+    expect(open.issues.map((i) => i.id)).not.toContain(cutGroup!.id);
+    expect(open.open).toBe(openBefore - 2);
+    expect((await list('closed')).map((i) => i.id)).toEqual(expect.arrayContaining([crmGroup!.id, cutGroup!.id]));
+    // The failed delivery stays readable as it was; a retry of the group has nothing to do.
+    expect(core.deliveries.forMessage(byMessageId('m3')).find((d) => d.destinationId === crmGroup!.destinationId)).toMatchObject({ status: 'failed' });
+    const job = await callOk(handlers, 'issues.retry', { issueId: crmGroup!.id });
+    expect((await finished(job.jobId)).at(-1)).toMatchObject({ state: 'finished', total: 0, done: 0, retried: 0, skipped: 0 });
+  });
 });
