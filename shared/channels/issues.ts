@@ -11,8 +11,9 @@
  * null, `seen` and `lastSeen` go on). A deleted destination's groups close as it is deleted (its failed
  * deliveries stay readable but are nothing the user can act on any more: a retry skips them), so `open`
  * counts only what a retry can reach; they stay listed as closed, under the destination's deleted name.
- * The list does not change on an event of its own: read it again on `deliveries.changed` (at most about
- * once a second) and when a retry job finishes.
+ * A group's id is never given to another group, even after a reset forgot every group. The list does not
+ * change on an event of its own: read it again on `deliveries.changed` (at most about once a second) and
+ * when a retry job finishes.
  */
 import { z } from 'zod';
 import { messageFilterSchema } from '../message-filter.ts';
@@ -39,7 +40,7 @@ export const ISSUES_LIST_MAX = 500;
 
 /** One group of deliveries that went wrong the same way. */
 export interface IssueView {
-  /** Stable: the same key keeps its id across restarts, closing and reopening. */
+  /** Stable: the same key keeps its id across restarts, closing and reopening; never another group's, even after a reset. */
   id: number;
   destinationId: number;
   /** Its name now (a deleted destination's last name). */

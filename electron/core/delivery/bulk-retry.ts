@@ -32,6 +32,8 @@ export interface BulkRetryParts {
 interface Job {
   progress: IssueRetryProgress;
   cancelled: boolean;
+  /** Settles when the job has ended (its last chunk written). */
+  ended?: Promise<void>;
 }
 
 /**
@@ -70,7 +72,7 @@ export class BulkRetries {
     const job: Job = { progress, cancelled: false };
     this.#jobs.set(progress.jobId, job);
     this.#parts.bus.emit('issues.retryProgress', { ...progress });
-    void this.#run(job, target);
+    job.ended = this.#run(job, target);
     return { ...progress };
   }
 
@@ -85,6 +87,17 @@ export class BulkRetries {
   /** The jobs under way, then the last ones ended (the latest first). */
   list(): IssueRetryProgress[] {
     return [...[...this.#jobs.values()].map((job) => ({ ...job.progress })), ...this.#ended.map((progress) => ({ ...progress }))];
+  }
+
+  /**
+   * Cancels every job under way and resolves when they have ended (a chunk being written is written
+   * first): a reset, before it forgets every delivery and group — a job of the old group 3 must not go
+   * on among what comes after (api/operations/storage.ts).
+   */
+  async cancelAll(): Promise<void> {
+    const jobs = [...this.#jobs.values()];
+    for (const job of jobs) job.cancelled = true;
+    await Promise.all(jobs.map((job) => job.ended));
   }
 
   /** Stops every job between chunks (the core is closing). */

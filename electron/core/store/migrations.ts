@@ -5,6 +5,27 @@ import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './connection.ts';
 
 /**
+ * Migration 24's triggers on `deliveries` that keep the Issues groups' counts (see there), kept apart
+ * because migration 25 rebuilds `issues` and makes them again (a table rebuilt under a trigger that
+ * names it cannot be renamed into place). Migration 24's text is the same as when it landed.
+ */
+const ISSUE_TRIGGERS = `      CREATE TRIGGER IF NOT EXISTS issue_deliveries_moved AFTER UPDATE OF status ON deliveries
+        WHEN old.status IN ('retrying', 'failed') AND old.status IS NOT new.status BEGIN
+        UPDATE issues SET failed = failed - (old.status = 'failed') + (new.status = 'failed'),
+            retrying = retrying - (old.status = 'retrying') + (new.status = 'retrying'),
+            closed_at = CASE WHEN new.status NOT IN ('retrying', 'failed') AND failed + retrying = 1 THEN new.updated_at ELSE closed_at END
+          WHERE id = (SELECT issue_id FROM issue_deliveries WHERE delivery_id = old.id);
+        DELETE FROM issue_deliveries WHERE delivery_id = old.id AND new.status NOT IN ('retrying', 'failed');
+      END;
+      CREATE TRIGGER IF NOT EXISTS issue_deliveries_gone AFTER DELETE ON deliveries WHEN old.status IN ('retrying', 'failed') BEGIN
+        UPDATE issues SET failed = failed - (old.status = 'failed'), retrying = retrying - (old.status = 'retrying'),
+            closed_at = CASE WHEN failed + retrying = 1 THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) ELSE closed_at END
+          WHERE id = (SELECT issue_id FROM issue_deliveries WHERE delivery_id = old.id);
+        DELETE FROM issue_deliveries WHERE delivery_id = old.id;
+      END;
+`;
+
+/**
  * Versioned schema. Each entry runs once, in order, inside a transaction; `PRAGMA user_version`
  * records the last one applied.
  */
@@ -687,21 +708,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         issue_id INTEGER NOT NULL
       );
       CREATE INDEX IF NOT EXISTS issue_deliveries_issue ON issue_deliveries (issue_id, delivery_id);
-      CREATE TRIGGER IF NOT EXISTS issue_deliveries_moved AFTER UPDATE OF status ON deliveries
-        WHEN old.status IN ('retrying', 'failed') AND old.status IS NOT new.status BEGIN
-        UPDATE issues SET failed = failed - (old.status = 'failed') + (new.status = 'failed'),
-            retrying = retrying - (old.status = 'retrying') + (new.status = 'retrying'),
-            closed_at = CASE WHEN new.status NOT IN ('retrying', 'failed') AND failed + retrying = 1 THEN new.updated_at ELSE closed_at END
-          WHERE id = (SELECT issue_id FROM issue_deliveries WHERE delivery_id = old.id);
-        DELETE FROM issue_deliveries WHERE delivery_id = old.id AND new.status NOT IN ('retrying', 'failed');
-      END;
-      CREATE TRIGGER IF NOT EXISTS issue_deliveries_gone AFTER DELETE ON deliveries WHEN old.status IN ('retrying', 'failed') BEGIN
-        UPDATE issues SET failed = failed - (old.status = 'failed'), retrying = retrying - (old.status = 'retrying'),
-            closed_at = CASE WHEN failed + retrying = 1 THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) ELSE closed_at END
-          WHERE id = (SELECT issue_id FROM issue_deliveries WHERE delivery_id = old.id);
-        DELETE FROM issue_deliveries WHERE delivery_id = old.id;
-      END;
-      -- The failed and retrying deliveries stored before: each grouped by the last attempt of the round that
+${ISSUE_TRIGGERS}      -- The failed and retrying deliveries stored before: each grouped by the last attempt of the round that
       -- left it so (its outcome says: retry, final), else by its own error (the round sent nothing).
       DELETE FROM issue_deliveries;
       DELETE FROM issues;
@@ -738,6 +745,48 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
       UPDATE issues SET error = (SELECT b.error FROM issue_deliveries m JOIN issue_backfill b ON b.id = m.delivery_id
         WHERE m.issue_id = issues.id ORDER BY b.at DESC, b.id DESC LIMIT 1);
       DROP TABLE issue_backfill;
+    `,
+  },
+  {
+    version: 25,
+    name: "issues: ids never given twice; a deleted destination's groups closed",
+    sql: `
+      -- Issue 29. A group's id is what a bulk retry walks and what an inspector's issue:<id> search names:
+      -- given again after a reset emptied the table (max(id) + 1 is 1 again), a retry or a search of the old
+      -- group 3 would act on a new, unrelated group 3. AUTOINCREMENT never gives an id twice (sqlite_sequence
+      -- keeps the highest, and a reset does not clear it), so the table is rebuilt with it, its rows and ids
+      -- copied (a few hundred rows). The triggers naming it are made again around the rebuild. Run again on a
+      -- store whose version was set back (as tests make an older store), it rebuilds the same table again.
+      DROP TRIGGER IF EXISTS issue_deliveries_moved;
+      DROP TRIGGER IF EXISTS issue_deliveries_gone;
+      CREATE TABLE issues_rebuilt (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        destination_id INTEGER NOT NULL,
+        url TEXT NOT NULL,                       -- '' when the round sent nothing (a transform failed)
+        http_status INTEGER NOT NULL,            -- 0: no answer
+        error_kind TEXT NOT NULL,
+        error TEXT NOT NULL,                     -- the latest failure's sentence
+        failed INTEGER NOT NULL DEFAULT 0,
+        retrying INTEGER NOT NULL DEFAULT 0,
+        seen INTEGER NOT NULL DEFAULT 0,         -- deliveries that joined
+        first_seen INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL,
+        closed_at INTEGER,                       -- NULL while failed + retrying > 0
+        UNIQUE (destination_id, url, http_status, error_kind)
+      );
+      INSERT INTO issues_rebuilt (id, destination_id, url, http_status, error_kind, error, failed, retrying, seen, first_seen, last_seen, closed_at)
+        SELECT id, destination_id, url, http_status, error_kind, error, failed, retrying, seen, first_seen, last_seen, closed_at FROM issues;
+      DROP TABLE issues;
+      ALTER TABLE issues_rebuilt RENAME TO issues;
+${ISSUE_TRIGGERS}
+      -- A deleted destination's failed deliveries are nothing the user can act on any more (a retry skips
+      -- them: store/delivery-writes.ts), so its groups close when it is deleted (store/issue-writes.ts,
+      -- closeIssuesOf); those migration 24 grouped, or the writer kept open, close here, when it was deleted.
+      DELETE FROM issue_deliveries WHERE issue_id IN
+        (SELECT i.id FROM issues i JOIN destinations d ON d.id = i.destination_id WHERE d.deleted_at IS NOT NULL);
+      UPDATE issues SET failed = 0, retrying = 0,
+          closed_at = max(last_seen, (SELECT deleted_at FROM destinations d WHERE d.id = issues.destination_id))
+        WHERE closed_at IS NULL AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NOT NULL);
     `,
   },
 ];

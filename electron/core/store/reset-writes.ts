@@ -8,7 +8,9 @@ import { emptySearchIndexes } from './search-index.ts';
  * Sluice's id (sluice/testing's reset(), a test's clean slate). In the caller's transaction. The
  * profile fold starts again from the first message (ids are given again from 1). Pinned messages go
  * too, unlike in a clear: a reset is a clean slate, and as ids start again from 1 a kept pin would
- * stand for a message that is not the one pinned.
+ * stand for a message that is not the one pinned. Issues groups' ids are not given again
+ * (AUTOINCREMENT, migration 25): an `issue:3` search or a retry of group 3 from before the reset
+ * finds nothing rather than a new, unrelated group 3.
  */
 export function storeResetter(db: DatabaseSync): () => number {
   const countMessages = db.prepare('SELECT count(*) AS n FROM messages');

@@ -1,7 +1,8 @@
 // A bulk retry of Issues over more deliveries than one chunk (issue 29, point 2): 1,200 deliveries that
 // failed (a receiver answering 400: final at once) are retried a chunk at a time, with progress events
 // that only move forward and end at the total; a cancel stops a job between two chunks and leaves the
-// rest failed in their group; a second retry finishes the rest and the group closes itself. A real core,
+// rest failed in their group; a second retry finishes the rest and the group closes itself; a reset
+// cancels a job under way, and gives no group an id used before it. A real core,
 // a real SQLite store, a real receiver on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, type Handlers } from '../../../electron/core/api/contract-handlers.ts';
@@ -69,4 +70,32 @@ describe('a bulk retry of more than a chunk', () => {
     expect(core.issues.get(1)).toMatchObject({ open: 0, failed: 0, retrying: 0, seen: N });
     expect(hook.received.length).toBe(2 * N);
   }, 90_000);
+
+  it('is cancelled by a reset, and a group made after the reset never takes an id of one before it', async () => {
+    hook.fallback = { status: 400, body: 'no' };
+    for (let i = 0; i < N; i += 400) {
+      await post(core, '/v1/batch', { batch: Array.from({ length: 400 }, (_, j) => ({ type: 'track', userId: 'u', event: 'Order', messageId: `again-${i + j}` })) });
+    }
+    await until(() => core.issues.get(1)?.failed === N, 60_000, `${N} failed deliveries again`);
+    const job = await callOk(handlers, 'issues.retry', { issueId: 1 });
+    expect(job).toMatchObject({ total: N, state: 'running' });
+    await callOk(handlers, 'storage.reset', {});
+    // Ended before the reset forgot the group, between two chunks: the chunks written, not the rest.
+    const last = ofJob(job.jobId).at(-1)!;
+    expect(last.state).toBe('cancelled');
+    expect(last.done % RETRY_CHUNK).toBe(0);
+    expect(last.done).toBeLessThan(N);
+    expect((await callOk(handlers, 'issues.retries', {})).jobs[0]).toMatchObject({ jobId: job.jobId, state: 'cancelled' });
+    expect(await callOk(handlers, 'issues.list', { state: 'all' })).toEqual({ issues: [], open: 0 });
+
+    // A new failure after the reset makes a new group: not group 1, which an inspector's issue:1 search
+    // (or a retry of group 1 from before) must not find.
+    await post(core, '/v1/track', { userId: 'u', event: 'Order', messageId: 'after-reset' });
+    await until(() => (core.issues.list('open', undefined).issues[0]?.failed ?? 0) === 1, 10_000, 'the failure after the reset');
+    const [group] = core.issues.list('open', undefined).issues;
+    expect(group!.id).toBeGreaterThan(1);
+    expect(core.issues.get(1)).toBeNull();
+    expect((await callOk(handlers, 'messages.list', { search: 'issue:1', limit: 10 })).messages).toEqual([]);
+    expect((await callOk(handlers, 'messages.list', { search: group!.query, limit: 10 })).messages.map((m) => m.messageId)).toEqual(['after-reset']);
+  }, 120_000);
 });

@@ -3,7 +3,9 @@
 // (retrying) and 400 (failed), and a Tracking API answering 503 (a forwarded request, recorded once for
 // its messages: migration 17) — with the same counts, first/last seen, errors and messages; and the
 // groups live on after it: a retry of one closes it. A real core on a real SQLite file, set back to
-// schema 23 by hand between two runs, real receivers on loopback, an injected clock.
+// schema 23 by hand between two runs, real receivers on loopback, an injected clock. Migration 25 on a store
+// of schema 24: issues rebuilt with AUTOINCREMENT (its groups and ids kept, the triggers working, no id
+// given again after a reset), and a deleted destination's groups, left open by schema 24, closed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -93,6 +95,77 @@ describe('migration 24 on a store of schema 23', () => {
       expect(await callOk(handlers, 'issues.get', { id: hooksGroup.id })).toMatchObject({ open: 0, retrying: 0, closedAt: expect.any(Number) });
     } finally {
       await core.close();
+    }
+  }, 60_000);
+});
+
+describe('migration 25 on a store of schema 24', () => {
+  it("rebuilds issues so that no id is given twice, keeps every group and its id, and closes a deleted destination's groups", async () => {
+    const dir = tempDir();
+    const [hooks, strict, api] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+    receivers.push(hooks!, strict!, api!);
+    hooks!.fallback = { status: 503 };
+    strict!.fallback = { status: 400 };
+    api!.fallback = { status: 503 };
+    const c = config(hooks!, strict!, api!);
+    const start = async () => Object.assign(await startCore({ dataDir: dir, clock: { now: () => now }, config: c }), { writeKey: 'wk_web' });
+    let core = await start();
+    await post(core, '/v1/batch', { batch: ['a', 'b'].map((id) => ({ type: 'track', userId: 'u', event: 'Order', messageId: id })) });
+    await until(() => core.issues.list('open', undefined).issues.reduce((n, i) => n + i.open, 0) === 6, 20_000, 'two open deliveries in each group');
+    await core.delivery.idle();
+    const before = core.issues.list('all', undefined).issues;
+    const strictId = core.destinations.byName('strict')!.id;
+    await core.close();
+
+    // Schema 24 as it was: issues without AUTOINCREMENT (its rows and ids kept), and strict deleted as the
+    // Sluice of schema 24 deleted it — its group left open. The triggers are left as they are: renamed
+    // the old way (legacy_alter_table), the table keeps its name under them.
+    const deletedAt = now + 1000;
+    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    db.exec(`PRAGMA legacy_alter_table = ON;
+      CREATE TABLE issues_24 (
+        id INTEGER PRIMARY KEY, destination_id INTEGER NOT NULL, url TEXT NOT NULL, http_status INTEGER NOT NULL, error_kind TEXT NOT NULL,
+        error TEXT NOT NULL, failed INTEGER NOT NULL DEFAULT 0, retrying INTEGER NOT NULL DEFAULT 0, seen INTEGER NOT NULL DEFAULT 0,
+        first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, closed_at INTEGER, UNIQUE (destination_id, url, http_status, error_kind));
+      INSERT INTO issues_24 SELECT * FROM issues;
+      DROP TABLE issues;
+      ALTER TABLE issues_24 RENAME TO issues;
+      DELETE FROM sqlite_sequence WHERE name = 'issues';
+      UPDATE destinations SET deleted_at = ${deletedAt}, enabled = 0, name = name || ' (deleted #' || id || ') ' WHERE id = ${strictId};
+      DELETE FROM destination_sources WHERE destination_id = ${strictId};
+      PRAGMA user_version = 24;`);
+    expect(db.prepare("SELECT sql LIKE '%AUTOINCREMENT%' AS auto FROM sqlite_master WHERE name = 'issues'").get()).toEqual({ auto: 0 });
+    db.close();
+
+    core = await start();
+    try {
+      const store = new DatabaseSync(path.join(dir, DATABASE_FILE), { readOnly: true });
+      expect(store.prepare("SELECT sql LIKE '%AUTOINCREMENT%' AS auto FROM sqlite_master WHERE name = 'issues'").get()).toEqual({ auto: 1 });
+      store.close();
+      const handlers = createHandlers(core);
+      const after = (await callOk(handlers, 'issues.list', { state: 'all' })).issues;
+      const live = (list: IssueView[]) => list.filter((i) => i.destinationId !== strictId).map(({ destinationName: _name, ...rest }) => rest);
+      expect(live(after)).toEqual(live(before));
+      const [closed] = after.filter((i) => i.destinationId === strictId);
+      expect(closed).toMatchObject({ destinationName: expect.stringContaining('(deleted #'), failed: 0, retrying: 0, open: 0, seen: 2, closedAt: deletedAt });
+      expect((await callOk(handlers, 'issues.list', { state: 'open' })).open).toBe(2);
+      expect((await callOk(handlers, 'messages.list', { search: closed!.query, limit: 10 })).messages).toEqual([]);
+
+      // The triggers still keep the counts: a retry of hooks' group closes it.
+      const hooksGroup = after.find((i) => i.destinationName === 'hooks')!;
+      hooks!.fallback = { status: 200 };
+      await callOk(handlers, 'issues.retry', { issueId: hooksGroup.id });
+      await until(() => core.issues.get(hooksGroup.id)?.closedAt ?? undefined, 10_000, "hooks' group to close");
+
+      // After a reset, a new group takes an id never given before.
+      await callOk(handlers, 'storage.reset', {});
+      await post(core, '/v1/track', { userId: 'u', event: 'Order', messageId: 'c' });
+      await until(() => core.issues.list('open', undefined).issues.length === 2, 10_000, 'the groups after the reset');
+      const maxBefore = Math.max(...before.map((i) => i.id));
+      for (const group of core.issues.list('open', undefined).issues) expect(group.id).toBeGreaterThan(maxBefore);
+    } finally {
+      await core.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

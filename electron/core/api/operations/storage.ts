@@ -34,16 +34,17 @@ export function storageOperations(p: OperationContext): OperationsOf<StorageChan
 }
 
 /**
- * Forgets every message, delivery, profile and the receiver's inbox; keeps sources, destinations and
- * audiences. Rounds in flight end first; nothing of what was forgotten is sent afterwards. Faults end
- * first (a test's fault must not reach the next test): their record is forgotten, and a request a
- * delay holds is refused, not stored after the reset.
+ * Forgets every message, delivery, profile, Issues group and the receiver's inbox; keeps sources,
+ * destinations and audiences. Rounds in flight and Issues' bulk retries end first (cancelled); nothing of
+ * what was forgotten is sent afterwards. Faults end first (a test's fault must not reach the next test):
+ * their record is forgotten, and a request a delay holds is refused, not stored after the reset.
  */
 export function reset(p: OperationContext): Promise<{ messages: number }> {
   // One at a time: two overlapping would let the engine go again while the second one writes.
   p.faults.reset();
   return p.removing(async () => {
     await p.composer.flushAll(); // what the inspector's composer queued goes in first, then is forgotten too
+    await p.bulkRetries.cancelAll(); // Issues' retry jobs end first: they walk groups and deliveries the reset forgets
     const outcome = await p.delivery.whileRemoving(() => p.writer.write({ op: 'reset', now: p.clock.now() }));
     p.receiver.clearInbox();
     p.queries.forget();
