@@ -314,7 +314,8 @@ describe('sluice import reads every input shape and says what it could not send'
     expect(await closed).toBe(0);
     const progress = stderr.split('\n').filter(Boolean);
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    for (const line of progress) expect(line).toMatch(/^sluice: importing: read up to <stdin>:[23], 0 messages sent so far$/);
+    // Which line it has read by its first tick depends on how long the command took to start (seconds on a loaded machine).
+    for (const line of progress) expect(line).toMatch(/^sluice: importing: read up to <stdin>:[123], 0 messages sent so far$/);
     expect(stdout).toContain('3 messages sent, 3 accepted');
   });
 
