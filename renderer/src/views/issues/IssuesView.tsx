@@ -3,7 +3,7 @@ import { ISSUE_STATES } from '../../../../shared/channels/issues.ts';
 import type { IssueState, IssueView } from '../../../../shared/contract.ts';
 import { ErrorText } from '../../components/ErrorText.tsx';
 import { Field } from '../../components/Field.tsx';
-import { slotIndex, useVirtualWindow } from '../../components/virtual.ts';
+import { useVirtualWindow } from '../../components/virtual.ts';
 import { formatCount, plural } from '../../lib/format.ts';
 import { navigate } from '../../lib/route.ts';
 import { useInspector } from '../../store/react.ts';
@@ -75,20 +75,21 @@ export function IssuesView() {
   );
 }
 
-/** The groups, virtualized: a list as tall as all its rows, only those in view rendered (keyed by slot, see components/virtual.ts). */
+/**
+ * The groups, virtualized: a list as tall as all its rows, only those in view rendered. Each row is
+ * keyed by its group's id, not by its slot in the window (components/virtual.ts): a row keeps state of
+ * its own (a retry being started, why one could not start) and may hold the focus, and the list is read
+ * again about once a second, the latest seen first, so groups change places — the row, its state and the
+ * focus go with its group. (At most ISSUES_LIST_MAX rows, a window of a few dozen: moving nodes is cheap.)
+ */
 function IssueList({ issues, onOpen }: { issues: readonly IssueView[]; onOpen: (issue: IssueView) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const { start, end, size } = useVirtualWindow(scroller, issues.length, ISSUE_ROW_HEIGHT, 4);
-  const slots: number[] = [];
-  for (let slot = 0; slot < size; slot++) {
-    const index = slotIndex(slot, start, end, size);
-    if (index >= 0) slots.push(index);
-  }
+  const { start, end } = useVirtualWindow(scroller, issues.length, ISSUE_ROW_HEIGHT, 4);
   return (
     <div ref={scroller} className="issues-scroller">
       <ul className="issues-list" aria-label={`Issues (${formatCount(issues.length)})`} style={{ height: issues.length * ISSUE_ROW_HEIGHT }}>
-        {slots.map((index) => (
-          <IssueRow key={index % size} issue={issues[index]!} index={index} count={issues.length} onOpen={onOpen} />
+        {issues.slice(start, end).map((issue, i) => (
+          <IssueRow key={issue.id} issue={issue} index={start + i} count={issues.length} onOpen={onOpen} />
         ))}
       </ul>
     </div>
