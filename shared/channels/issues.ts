@@ -69,7 +69,11 @@ export interface IssueView {
 
 /** How far a bulk retry is (the `issues.retryProgress` event, and `issues.retry`'s answer at its start). */
 export interface IssueRetryProgress {
-  /** Unique while the core runs. */
+  /**
+   * Unique per run of the relay, and across its runs: a core's ids count up from its start time in ms
+   * × 1000 (a relay started again hands out none that a page saw before, and a later job has a higher
+   * id). Not small: a page keys its jobs by it, and reads `issues.retries` again after a reconnect.
+   */
   jobId: number;
   /** The group retried, or null for a retry by filter. */
   issueId: number | null;
@@ -86,8 +90,8 @@ export interface IssueRetryProgress {
   skipped: number;
   /**
    * `counting`: a retry by filter first counts the deliveries it will retry (`total` grows, nothing is
-   * retried yet); `running`: retrying, chunk by chunk; then `finished`, `cancelled` (issues.cancelRetry)
-   * or `failed` (`error` says why).
+   * retried yet); `running`: retrying, chunk by chunk; then `finished`, `cancelled` (issues.cancelRetry,
+   * or the relay closing) or `failed` (`error` says why).
    */
   state: 'counting' | 'running' | 'finished' | 'cancelled' | 'failed';
   /** Why it failed (state `failed`). */

@@ -1,12 +1,14 @@
 // The Issues view's bulk retries as the page keeps them (renderer/src/views/issues/retry-jobs.ts):
 // progress events queued and applied once per frame — a frame's batch changes the store once, the
 // latest progress of each job wins, an older one arriving late is left out — and the words the rows
-// and the dialog say (issue-words.ts). Driven with a scripted browser host.
+// and the dialog say (issue-words.ts); the jobs under way read again from the core each time the
+// connection opens, replacing those the page thought under way. Driven with a scripted browser host.
 import { describe, expect, it } from 'vitest';
 import { createStore } from 'zustand/vanilla';
-import type { IssueRetryProgress, IssueView } from '../../shared/contract.ts';
+import type { CoreEvent, IssueRetryProgress, IssueView } from '../../shared/contract.ts';
 import type { FrameHost } from '../../renderer/src/store/frame.ts';
-import { applyProgress, jobOf, NO_JOBS, ProgressQueue, type RetryJobs } from '../../renderer/src/views/issues/retry-jobs.ts';
+import { initialState, type Inspector, type InspectorState } from '../../renderer/src/store/inspector.ts';
+import { applyProgress, jobOf, NO_JOBS, ProgressQueue, retryQueue, type RetryJobs } from '../../renderer/src/views/issues/retry-jobs.ts';
 import { countWords, progressFraction, progressWords } from '../../renderer/src/views/issues/issue-words.ts';
 
 function scriptedHost() {
@@ -73,6 +75,64 @@ describe('retry progress, once per frame', () => {
     // Only the job an event names is replaced; the maps of a batch that changed nothing are the same.
     const other = applyProgress(state, [progress(7, 10, 1, 2)]);
     expect(other.jobs.get(5)).toBe(state.jobs.get(5));
+  });
+});
+
+/** The part of an inspector the retry jobs use: its connection, its events, and `issues.retries` answered when the test says. */
+function scriptedInspector() {
+  const store = createStore<InspectorState>()(() => initialState());
+  const listeners: ((events: CoreEvent[]) => void)[] = [];
+  const asked: ((jobs: IssueRetryProgress[]) => void)[] = [];
+  const inspector = {
+    store,
+    subscribe: (listener: (events: CoreEvent[]) => void) => (listeners.push(listener), () => {}),
+    call: (channel: string) => {
+      if (channel !== 'issues.retries') throw new Error(`unexpected call ${channel}`);
+      return new Promise((resolve) => asked.push((jobs) => resolve({ ok: true, value: { jobs } })));
+    },
+  } as unknown as Inspector;
+  return {
+    inspector,
+    asked,
+    connect: () => store.setState({ connection: { kind: 'open' } }),
+    drop: () => store.setState({ connection: { kind: 'reconnecting', retryAt: 0, attempt: 1, reason: 'closed' } }),
+    emit: (...events: IssueRetryProgress[]) => listeners.forEach((l) => l(events.map((p) => ({ type: 'issues.retryProgress', progress: p }) as CoreEvent))),
+  };
+}
+
+describe('retry jobs across reconnects', () => {
+  it('reads the jobs again each time the connection opens, and drops a job under way the core no longer names', async () => {
+    const { host, frames } = scriptedHost();
+    const relay = scriptedInspector();
+    relay.connect();
+    const queue = retryQueue(relay.inspector, host);
+    const answer = async (jobs: IssueRetryProgress[]) => {
+      expect(relay.asked.length).toBeGreaterThan(0);
+      for (const respond of relay.asked.splice(0)) respond(jobs);
+      await new Promise((r) => setTimeout(r, 0));
+    };
+    await answer([progress(1001, 7, 0, 10)]);
+    expect(jobOf(queue.store.getState(), 7)).toMatchObject({ jobId: 1001, state: 'running' });
+    relay.emit(progress(1001, 7, 5, 10), progress(1002, 8, 1, 4));
+    frames.splice(0).forEach((f) => f());
+    expect(jobOf(queue.store.getState(), 7)?.done).toBe(5);
+
+    // The connection drops: job 1001's end is missed, 1002's is not (listed among the ended); the relay
+    // starts job 1003 after the list was asked for, its first event comes before the answer.
+    relay.drop();
+    relay.connect();
+    relay.emit(progress(1003, 9, 0, 2));
+    await answer([progress(1002, 8, 4, 4, 'finished')]);
+    expect(jobOf(queue.store.getState(), 7)).toBeNull(); // not "running" for ever: the row's Retry all is enabled again
+    expect(jobOf(queue.store.getState(), 8)?.state).toBe('finished');
+    expect(jobOf(queue.store.getState(), 9)?.state).toBe('running');
+
+    // A relay that restarted: its jobs are new ones (their ids unique per core), the page shows them.
+    relay.drop();
+    relay.connect();
+    await answer([progress(5001, 7, 0, 3)]);
+    expect(jobOf(queue.store.getState(), 7)).toMatchObject({ jobId: 5001, state: 'running' });
+    expect(jobOf(queue.store.getState(), 9)).toBeNull();
   });
 });
 

@@ -16,6 +16,16 @@ const CHUNK_PAUSE_MS = 20;
 const PROGRESS_MS = 250;
 /** Ended jobs listed after their end (for a client that polls: GET /api/v1/issues/retries). */
 const ENDED_KEPT = 10;
+/** Job ids of a core start at its start time (ms) times this, so that a relay started again does not give a page the ids it saw before. */
+const IDS_PER_MS = 1000;
+/** The highest first id handed out in this process: two cores started in the same millisecond still count apart. */
+let lastFirstId = 0;
+
+/** Where a new core's job ids start (see IssueRetryProgress.jobId): above every id of a core started before it. */
+function firstJobId(now: number): number {
+  lastFirstId = Math.max(lastFirstId + IDS_PER_MS, Math.floor(Math.max(0, now)) * IDS_PER_MS);
+  return lastFirstId;
+}
 
 /** What a bulk retry retries: a group's open deliveries, or the failed and retrying deliveries of the messages a filter picks. */
 export type RetryTarget = { issueId: number; total: number } | { filter: MessageFilter; destinationId?: number | undefined };
@@ -50,11 +60,12 @@ export class BulkRetries {
   readonly #parts: BulkRetryParts;
   readonly #jobs = new Map<number, Job>();
   #ended: IssueRetryProgress[] = [];
-  #lastId = 0;
+  #lastId: number;
   #stopped = false;
 
   constructor(parts: BulkRetryParts) {
     this.#parts = parts;
+    this.#lastId = firstJobId(parts.clock.now());
   }
 
   /** Starts a job and answers with its first progress. */
@@ -100,10 +111,18 @@ export class BulkRetries {
     await Promise.all(jobs.map((job) => job.ended));
   }
 
-  /** Stops every job between chunks (the core is closing). */
+  /**
+   * Stops every job between chunks (the core is closing), and says so now: each job under way ends
+   * `cancelled` with its last event (the chunk being written still lands, unannounced), so that no
+   * page keeps showing it running.
+   */
   stop(): void {
     this.#stopped = true;
-    for (const job of this.#jobs.values()) job.cancelled = true;
+    for (const job of this.#jobs.values()) {
+      job.cancelled = true;
+      const { progress } = job;
+      this.#parts.bus.emit('issues.retryProgress', { ...progress, total: Math.max(progress.total, progress.done), state: 'cancelled' });
+    }
   }
 
   /** One chunk of the target's deliveries after `afterId`, and the id to go on after (null: the end). */

@@ -2,8 +2,9 @@
 // failed (a receiver answering 400: final at once) are retried a chunk at a time, with progress events
 // that only move forward and end at the total; a cancel stops a job between two chunks and leaves the
 // rest failed in their group; a second retry finishes the rest and the group closes itself; a reset
-// cancels a job under way, and gives no group an id used before it. A real core,
-// a real SQLite store, a real receiver on loopback.
+// cancels a job under way, and gives no group an id used before it. A core closing ends its jobs under
+// way with a last `cancelled` event, and a relay started again hands out job ids none of the first
+// one's (a page keeps the jobs it saw by id). A real core, a real SQLite store, a real receiver on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandlers, type Handlers } from '../../../electron/core/api/contract-handlers.ts';
 import { RETRY_CHUNK } from '../../../electron/core/delivery/bulk-retry.ts';
@@ -98,4 +99,24 @@ describe('a bulk retry of more than a chunk', () => {
     expect((await callOk(handlers, 'messages.list', { search: 'issue:1', limit: 10 })).messages).toEqual([]);
     expect((await callOk(handlers, 'messages.list', { search: group!.query, limit: 10 })).messages.map((m) => m.messageId)).toEqual(['after-reset']);
   }, 120_000);
+
+  it('a relay that closes says its jobs under way are cancelled, and started again counts its job ids above the old one’s', async () => {
+    hook.fallback = { status: 400, body: 'no' };
+    await post(core, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'Order', messageId: 'm-last' }] });
+    const group = await until(() => core.issues.list('open', undefined).issues.find((i) => i.failed >= 1), 10_000, 'an open group');
+    const before = progress.map((p) => p.jobId);
+
+    const job = core.bulkRetries.start({ issueId: group.id, total: group.open }); // its chunk's write is under way
+    const closed = core.close();
+    expect(ofJob(job.jobId).at(-1)).toMatchObject({ state: 'cancelled', issueId: group.id });
+    await closed;
+
+    const again = await startCore({ dataDir: core.dataDir });
+    try {
+      const next = again.bulkRetries.start({ issueId: 999_999, total: 0 }); // no such group: it ends at once
+      expect(next.jobId).toBeGreaterThan(Math.max(job.jobId, ...before));
+    } finally {
+      await again.close();
+    }
+  }, 30_000);
 });

@@ -3,7 +3,10 @@
  * Issues view and the stream's "Retry failed…" show the same jobs whichever is on screen. Progress
  * events (`issues.retryProgress`) are queued as they come and applied once per animation frame: each
  * frame's batch updates only the jobs it names (the latest progress of each wins) and the index of the
- * job per group, then the store changes once. A page opened while jobs run reads them (`issues.retries`).
+ * job per group, then the store changes once. The jobs under way are read (`issues.retries`) each time
+ * the connection opens — a page opened while jobs run shows them, and after a reconnect the jobs it thought
+ * under way are replaced by the core's list: a job whose last event was missed (the connection dropped,
+ * the relay restarted) does not stay "running" for ever.
  */
 import { useStore } from 'zustand';
 import { createStore, type StoreApi } from 'zustand/vanilla';
@@ -63,6 +66,34 @@ export function jobOf(state: RetryJobs, issueId: number | null): IssueRetryProgr
   return id === undefined ? null : (state.jobs.get(id) ?? null);
 }
 
+/**
+ * The jobs after reading the core's list (`issues.retries`, `listed`): the jobs that were under way when
+ * the list was asked for (`asked`) and that it no longer names are dropped — the core ended them long ago
+ * or is another run of the relay, and their last event was missed; the listed ones are applied as progress.
+ * A group then shows its latest job still known (or none).
+ */
+export function replaceActive(state: RetryJobs, listed: readonly IssueRetryProgress[], asked: ReadonlySet<number>): RetryJobs {
+  const named = new Set(listed.map((job) => job.jobId));
+  const gone = [...asked].filter((jobId) => !named.has(jobId) && state.jobs.has(jobId));
+  let next = state;
+  if (gone.length > 0) {
+    const jobs = new Map(state.jobs);
+    for (const jobId of gone) jobs.delete(jobId);
+    const latest = new Map<number | null, number>();
+    for (const job of jobs.values()) {
+      const current = latest.get(job.issueId);
+      if (current === undefined || current < job.jobId) latest.set(job.issueId, job.jobId);
+    }
+    next = { jobs, latest };
+  }
+  return applyProgress(next, listed);
+}
+
+/** The ids of the jobs under way. */
+function activeIds(state: RetryJobs): Set<number> {
+  return new Set([...state.jobs.values()].filter(isActive).map((job) => job.jobId));
+}
+
 /** Queues progress and applies it once per frame (`host`: the browser's, or a test's). */
 export class ProgressQueue {
   #pending: IssueRetryProgress[] = [];
@@ -89,15 +120,22 @@ export class ProgressQueue {
     const next = applyProgress(this.store.getState(), batch);
     if (next !== this.store.getState()) this.store.setState(next, true);
   }
+
+  /** The core's list of jobs, read when the jobs under way were `asked` (see replaceActive): the progress queued before it first. */
+  replace(listed: readonly IssueRetryProgress[], asked: ReadonlySet<number>): void {
+    this.flush();
+    const next = replaceActive(this.store.getState(), listed, asked);
+    if (next !== this.store.getState()) this.store.setState(next, true);
+  }
 }
 
 const queues = new WeakMap<Inspector, ProgressQueue>();
 
-/** The inspector's retry jobs: made on first use, fed by its events for its life. */
-export function retryQueue(inspector: Inspector): ProgressQueue {
+/** The inspector's retry jobs: made on first use, fed by its events for its life, read again each time its connection opens. */
+export function retryQueue(inspector: Inspector, host: FrameHost = browserFrameHost): ProgressQueue {
   let queue = queues.get(inspector);
   if (queue) return queue;
-  const made = new ProgressQueue(createStore<RetryJobs>()(() => NO_JOBS));
+  const made = new ProgressQueue(createStore<RetryJobs>()(() => NO_JOBS), host);
   queue = made;
   queues.set(inspector, made);
   inspector.subscribe((events) => {
@@ -106,9 +144,16 @@ export function retryQueue(inspector: Inspector): ProgressQueue {
       else if (event.type === 'store.reset') made.store.setState(NO_JOBS, true);
     }
   });
-  void inspector.call('issues.retries', {}).then((result) => {
-    if (result.ok) for (const job of result.value.jobs) made.push(job);
+  const read = () => {
+    const asked = activeIds(made.store.getState());
+    void inspector.call('issues.retries', {}).then((result) => {
+      if (result.ok) made.replace(result.value.jobs, asked);
+    });
+  };
+  inspector.store.subscribe((state, before) => {
+    if (state.connection.kind === 'open' && before.connection.kind !== 'open') read();
   });
+  if (inspector.store.getState().connection.kind === 'open') read();
   return made;
 }
 
