@@ -72,18 +72,53 @@ export function Dialog({ title, className, describedBy, busy = false, initialFoc
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
 
-/** Tab on the dialog's last control goes to its first, Shift+Tab on its first to its last. */
-function trapTab(dialog: HTMLElement, e: KeyboardEvent): void {
+/**
+ * The dialog's tab stops in the browser's order: its visible controls in the document's order, a group
+ * of radio buttons (one name) one stop — its checked button, or its first when none is checked (the
+ * arrow keys move inside it). Positive tabindex values are not used in the page.
+ */
+function tabStops(dialog: HTMLElement): HTMLElement[] {
   const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.getClientRects().length > 0 && !el.closest('[inert]'));
-  const first = controls[0];
-  const last = controls.at(-1);
+  const groups = new Map<string, HTMLInputElement[]>();
+  for (const el of controls) {
+    if (!isGroupedRadio(el)) continue;
+    const members = groups.get(el.name) ?? [];
+    members.push(el);
+    groups.set(el.name, members);
+  }
+  return controls.filter((el) => {
+    if (!isGroupedRadio(el)) return true;
+    const members = groups.get(el.name)!;
+    return el === (members.find((m) => m.checked) ?? members[0]);
+  });
+}
+
+function isGroupedRadio(el: HTMLElement): el is HTMLInputElement {
+  return el instanceof HTMLInputElement && el.type === 'radio' && el.name !== '';
+}
+
+/**
+ * Tab and Shift+Tab go round the dialog: with no tab stop after the focused element (before it, for
+ * Shift+Tab) — outside its radio group, if it is in one — the focus goes to the first stop (the last);
+ * otherwise the browser moves it. So the focus on a second radio button, on text focused by the dialog
+ * itself, or on the dialog, never leaves it.
+ */
+function trapTab(dialog: HTMLElement, e: KeyboardEvent): void {
+  const stops = tabStops(dialog);
+  const first = stops[0];
+  const last = stops.at(-1);
   if (!first || !last) return e.preventDefault();
   const at = document.activeElement;
-  if (e.shiftKey && (at === first || at === dialog)) {
+  if (!(at instanceof HTMLElement) || at === dialog || !dialog.contains(at)) {
     e.preventDefault();
-    last.focus();
-  } else if (!e.shiftKey && at === last) {
-    e.preventDefault();
-    first.focus();
+    (e.shiftKey ? last : first).focus();
+    return;
   }
+  const own = (el: HTMLElement) => el === at || (isGroupedRadio(at) && isGroupedRadio(el) && el.name === at.name);
+  const before = (el: HTMLElement) => Boolean(el.compareDocumentPosition(at) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const others = stops.filter((el) => !own(el));
+  const next = e.shiftKey ? others.some(before) : others.some((el) => !before(el) && !el.contains(at));
+  if (next) return; // the browser's own move stays inside
+  e.preventDefault();
+  (e.shiftKey ? last : first).focus();
 }
