@@ -1,8 +1,9 @@
 // One Dialog for every modal (issue 29, point 7), in Chromium over a real core: each modal the stream
 // and Settings open — keyboard map, saved searches, export, clear, replay, reset — is aria-modal and
 // named by its heading, keeps Tab and Shift+Tab inside it (round its controls), closes on Esc, and
-// gives the focus back to what opened it. Clear and Reset are the same count/ask/act dialog: the safe
-// answer focused, the count in the question.
+// gives the focus back to what opened it — also from a radio button that is not the first of its group.
+// Clear and Reset are the same count/ask/act dialog: the safe answer focused, the count in the question,
+// the focus kept inside while it acts and after it failed.
 import type { Locator } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from '../helpers/a11y.ts';
@@ -109,6 +110,65 @@ describe.skipIf(skipReason !== null)('every modal is one Dialog', () => {
     await expect.poll(() => reset.getByText(/It forgets all 3 messages/).count(), { timeout: 10_000 }).toBe(1);
     expect((await focused()).text).toBe('Keep everything');
     await page().keyboard.press('Escape');
+    expect(session.core.messages.list({ limit: 10 }).length).toBe(3);
+  });
+
+  it('Tab and Shift+Tab stay inside from a radio button chosen after the first (Export… as HAR)', async () => {
+    await page().getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Stream' }).click();
+    const opener = page().getByRole('button', { name: 'Export…' });
+    await opener.focus();
+    await page().keyboard.press('Enter');
+    const dialog = page().getByRole('dialog', { name: 'Export messages' });
+    await expect.poll(() => dialog.count(), { timeout: 10_000 }).toBe(1);
+    const har = dialog.getByRole('radio', { name: /^HAR requests/ });
+    await dialog.getByRole('radio', { name: /^NDJSON messages/ }).focus();
+    await page().keyboard.press('ArrowDown'); // HAR chosen, and focused
+    expect(await har.evaluate((el) => el === document.activeElement && (el as HTMLInputElement).checked)).toBe(true);
+    await page().keyboard.press('Shift+Tab'); // nothing before the group: round to the last control
+    expect(await focused()).toEqual({ text: 'Download', inDialog: true });
+    await page().keyboard.press('Tab'); // and on from the last to the group, on its chosen button
+    expect(await har.evaluate((el) => el === document.activeElement)).toBe(true);
+    for (const key of ['Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+      await page().keyboard.press(key);
+      expect((await focused()).inDialog, `${key} left the dialog`).toBe(true);
+    }
+    await page().keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+  });
+
+  it('Clear keeps the focus inside while it removes, and after it failed', async () => {
+    // The page's connection goes through the test, which holds the clear and answers it with a refusal
+    // (as a core that could not remove them would); every other frame passes through to the real core.
+    let refuse: (() => void) | null = null;
+    await page().routeWebSocket(/./, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        const frame = JSON.parse(String(message)) as { id: number; channel: string; request: { dryRun?: boolean } };
+        if (frame.channel === 'storage.clear' && frame.request.dryRun === false) {
+          refuse = () => ws.send(JSON.stringify({ kind: 'result', id: frame.id, result: { ok: false, error: { code: 'store_busy', message: 'the store is busy' } } }));
+        } else server.send(message);
+      });
+    });
+    await session.open();
+    await rows().nth(2).waitFor();
+    const opener = page().getByRole('button', { name: 'Clear these…' });
+    await opener.click();
+    const dialog = page().getByRole('dialog', { name: 'Clear messages' });
+    const remove = dialog.getByRole('button', { name: 'Remove 3 messages' });
+    await expect.poll(() => remove.count(), { timeout: 10_000 }).toBe(1);
+    await remove.focus();
+    await page().keyboard.press('Enter');
+    await expect.poll(() => refuse !== null, { timeout: 10_000 }).toBe(true);
+    expect(await dialog.getByRole('button', { name: 'Removing…' }).isDisabled()).toBe(true);
+    expect((await focused()).inDialog).toBe(true); // not the page's <body>
+    refuse!();
+    await expect.poll(() => dialog.getByRole('alert').textContent(), { timeout: 10_000 }).toBe('Nothing more was removed: the store is busy.');
+    expect(await focused()).toEqual({ text: 'Nothing more was removed: the store is busy.', inDialog: true });
+    await page().keyboard.press('Tab'); // on to its buttons, still inside
+    expect((await focused()).inDialog).toBe(true);
+    await page().keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
     expect(session.core.messages.list({ limit: 10 }).length).toBe(3);
   });
 });

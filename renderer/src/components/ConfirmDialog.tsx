@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Dialog } from './Dialog.tsx';
 
 /** A call's answer as `inspector.call` gives it. */
@@ -16,7 +16,8 @@ type Step<T> =
  * A destructive action asked first, in three steps — count, ask, act: a dry run counts what it would
  * touch, the question says how many (the safe answer has the focus), then the action runs and the
  * dialog says what it did (or, with no `doneText`, `onDone` closes it). Clear, Reset and Delete
- * destination are this dialog with their own words.
+ * destination are this dialog with their own words. While the action runs its buttons are disabled, so
+ * the focus goes to the question (not out of the dialog to the page); after a failure, to the problem.
  *
  *   <ConfirmDialog title="Clear messages" className="storage-dialog" counting="Counting the messages…"
  *     count={() => call('storage.clear', { scope, dryRun: true }).then(...)} question={(n) => ...}
@@ -50,6 +51,10 @@ export function ConfirmDialog<T>(props: {
   const { title, className, count, counting, countFailed, question, act, actFailed, doneText, keep, acting, button, onClose, onDone } = props;
   const textId = useId();
   const [step, setStep] = useState<Step<T>>({ kind: 'counting' });
+  const textRef = useRef<HTMLParagraphElement>(null);
+  const problemRef = useRef<HTMLParagraphElement>(null);
+  /** The safe answer has the focus when it opens (the question before it is focusable too, by script). */
+  const keepRef = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     let live = true;
@@ -62,11 +67,16 @@ export function ConfirmDialog<T>(props: {
     // What it counts is fixed for the dialog's life (the caller took it when it opened).
   }, []);
 
+  useEffect(() => {
+    if (step.kind === 'failed') problemRef.current?.focus();
+  }, [step]);
+
   const asked = step.kind === 'asking' || step.kind === 'acting' || step.kind === 'failed' ? question(step.count) : null;
 
   const confirm = async () => {
     if (step.kind !== 'asking' && step.kind !== 'failed') return;
     const n = step.count;
+    textRef.current?.focus(); // before its button is disabled under it
     setStep({ kind: 'acting', count: n });
     const answer = await act();
     if (!answer.ok) return setStep({ kind: 'failed', count: n, message: actFailed(answer.error.message) });
@@ -84,11 +94,11 @@ export function ConfirmDialog<T>(props: {
           : asked!.text;
 
   return (
-    <Dialog className={className} title={title} describedBy={textId} busy={step.kind === 'acting'} onClose={onClose}>
-      <p id={textId} className="dialog-text" role={step.kind === 'done' ? 'status' : undefined}>
+    <Dialog className={className} title={title} describedBy={textId} busy={step.kind === 'acting'} initialFocus={keepRef} onClose={onClose}>
+      <p ref={textRef} id={textId} className="dialog-text" tabIndex={-1} role={step.kind === 'done' ? 'status' : undefined}>
         {text}
       </p>
-      <p className="error-text dialog-problem" role="alert">
+      <p ref={problemRef} className="error-text dialog-problem" tabIndex={-1} role="alert">
         {step.kind === 'failed' ? step.message : ''}
       </p>
       <div className="dialog-actions">
@@ -98,7 +108,7 @@ export function ConfirmDialog<T>(props: {
           </button>
         ) : (
           <>
-            <button type="button" className="btn" autoFocus disabled={step.kind === 'acting'} onClick={onClose}>
+            <button ref={keepRef} type="button" className="btn" autoFocus disabled={step.kind === 'acting'} onClick={onClose}>
               {keep}
             </button>
             <button type="button" className="btn btn-danger" disabled={!asked?.button || step.kind === 'acting'} onClick={() => void confirm()}>
