@@ -56,14 +56,25 @@ describe.skipIf(skipReason !== null)('search inside payloads, counts and jumps',
     expect(await problem.textContent()).toContain('The list still shows the last search that worked: ord_77');
   });
 
-  it('completes field names and values from the keyboard', async () => {
+  it('completes field names and values from the keyboard, once ↓ chose one: Enter otherwise searches what is typed', async () => {
+    const options = page().getByRole('listbox', { name: 'Suggestions' }).getByRole('option');
+    await box().fill('');
+    await box().pressSequentially('event');
+    await expect.poll(() => options.allTextContents()).toContainEqual(expect.stringMatching(/^event:/));
+    expect(await box().getAttribute('aria-activedescendant')).toBeNull(); // offered, not chosen
+    await box().press('Enter');
+    expect(await box().inputValue()).toBe('event'); // the word, not `event:`
+    await expect.poll(() => options.count()).toBe(0);
+
     await box().fill('');
     await box().pressSequentially('-ty');
-    const options = page().getByRole('listbox', { name: 'Suggestions' }).getByRole('option');
     await expect.poll(() => options.allTextContents()).toEqual([expect.stringMatching(/^type:/)]);
+    await box().press('ArrowDown');
+    expect(await box().getAttribute('aria-activedescendant')).toMatch(/-0$/);
     await box().press('Enter');
     expect(await box().inputValue()).toBe('-type:');
     await expect.poll(() => options.count()).toBe(6);
+    await box().press('ArrowDown');
     await box().press('ArrowDown');
     expect(await box().getAttribute('aria-activedescendant')).toMatch(/-1$/);
     await session.shot('search-completion');

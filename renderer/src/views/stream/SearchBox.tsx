@@ -12,8 +12,9 @@ const NO_SOURCES: never[] = [];
  * The stream's search: the query language (shared/message-query.ts), applied 200 ms after typing stops
  * and only once it parses (the problem shows under the box meanwhile, and the list keeps the last
  * query); completion of field names and values and, below them, the saved searches whose name or query
- * holds what is typed (all of them in an empty box) — one combobox: ↓ ↑ choose, Enter or Tab take (a
- * saved search sets every filter it keeps), Esc closes; the syntax help, whose examples fill the box.
+ * holds what is typed (all of them in an empty box) — one combobox: ↓ ↑ choose, Enter or Tab take the
+ * option chosen (a saved search sets every filter it keeps; none is chosen until ↓ or ↑: Enter then
+ * searches what is typed), Esc closes; the syntax help, whose examples fill the box.
  */
 export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const inspector = useInspector();
@@ -87,8 +88,9 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
     const next = complete(query, at, context(), all);
     setCompletion(next);
     setSavedShown(true);
-    // A field or value to complete is chosen at once (Enter takes it); a saved search only once ↓ chose it.
-    setActive(next ? 0 : all ? 0 : -1);
+    // Nothing is chosen until ↓ (or ↑) moves to it: Enter searches what is typed — `event` searches the
+    // word, not `event:` — and Tab moves on. ↓ on a closed list opens it on its first option.
+    setActive(all ? 0 : -1);
   }
 
   function close(): void {
