@@ -24,8 +24,12 @@ import { filterSql } from './filter-sql.ts';
 
 /** Messages read per step. */
 const FOLLOW_STEP = 100;
-/** Every stored message (Violation Generated events too, which the API's lists leave out unless asked). */
-const EVERY_MESSAGE = filterSql({}, { everyOrigin: true });
+/**
+ * Every stored message (Violation Generated events too, which the API's lists leave out unless asked),
+ * read as a range of ids (`id > cursor ORDER BY id LIMIT`, the rowid's own B-tree): on the core's thread
+ * whatever the store's size, never queued behind the counting thread's counts (store-reader.ts).
+ */
+const EVERY_MESSAGE = { ...filterSql({}, { everyOrigin: true }), byId: true };
 /** How long a message waits for its first delivery attempts, by default. */
 export const DEFAULT_SETTLE_MS = 2_000;
 /** The longest settle a follower may ask for. */

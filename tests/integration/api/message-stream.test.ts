@@ -6,6 +6,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHttpApi } from '../../../electron/host/http-api.ts';
+import { followMessages, type FollowedMessage } from '../../../electron/core/queries/message-follow.ts';
+import { SMALL_STORE_ROWS } from '../../../electron/core/queries/store-reader.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -93,6 +95,30 @@ describe('the message stream', () => {
     expect((await line(2)).message).toMatchObject({ messageId: 'after-reset', sequence: 1 });
     await reader.cancel();
   });
+
+  it(`follows a store of more than ${SMALL_STORE_ROWS.toLocaleString('en-US')} messages on the core's thread, never queued behind the counting thread`, async () => {
+    core = await startCore();
+    const c = core;
+    const PER = 1500;
+    for (let b = 0; b * PER <= SMALL_STORE_ROWS; b++) {
+      const batch = Array.from({ length: PER }, (_, i) => ({ type: 'track', event: 'Bulk', userId: `u_${b}_${i}` }));
+      expect((await post(c, '/v1/batch', { batch })).status).toBe(200);
+    }
+    await until(() => c.queries.reader.topId() > SMALL_STORE_ROWS, 60_000, 'every message stored');
+    let jobs = 0;
+    const ids = c.counter.ids.bind(c.counter);
+    c.counter.ids = (...args) => (jobs++, ids(...args));
+    const stop = new AbortController();
+    const follow = followMessages(c.queries, c.bus, { settleMs: 0 }, stop.signal);
+    const first = follow.next();
+    for (let i = 1; i <= 5; i++) await post(c, '/v1/track', { userId: 'u', event: 'Followed', messageId: `f${i}` });
+    const got = [((await first).value as FollowedMessage).message.messageId];
+    while (got.length < 5) got.push(((await follow.next()).value as FollowedMessage).message.messageId);
+    expect(got).toEqual(['f1', 'f2', 'f3', 'f4', 'f5']);
+    expect(jobs).toBe(0);
+    stop.abort();
+    await follow.return(undefined);
+  }, 120_000);
 
   it('refuses what it cannot use with a 400 and a sentence', async () => {
     core = await startCore();
