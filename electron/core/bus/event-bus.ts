@@ -37,6 +37,12 @@ export interface CoreEvents {
   'plans.changed': null;
   /** A re-check of stored messages moved on or ended (plans/recheck.ts). */
   'plans.recheck': RecheckProgress;
+  /**
+   * A slice of a prune or a clear removed messages, as its write committed (before anything stored
+   * after it is announced): `topId` is the highest message id left (0: none). Ids are reused, so the
+   * next message stored may take an id a follower already passed (queries/message-follow.ts).
+   */
+  'messages.removed': { topId: number };
   /** Messages were pruned (retention) or cleared, after the change is stored (retention/pruner.ts). */
   'storage.pruned': PruneReport;
   /** Damage was found while running, or the background check of the store began or ended (store-check/store-health.ts). */

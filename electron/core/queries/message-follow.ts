@@ -13,6 +13,13 @@
  * still settling holds back those after it, for at most `settleMs`). A `search` is matched then, on the
  * settled row: `status:failed` picks what failed on its first attempt. Later changes (a retry that
  * succeeds an hour on) are not handed out again.
+ *
+ * Ids are reused (the messages table has no AUTOINCREMENT): once a clear or a prune removed the newest
+ * messages, the next one stored takes an id at or below the cursor. Each removal says the highest id
+ * it left (bus `messages.removed`, announced before anything stored after it), and the cursor goes back
+ * to it. A step that read the store between the removal's commit and its announcement may have handed
+ * out a new message above the old cursor already: the last ones handed out are remembered (id, time
+ * received, messageId) so that reading them again does not hand them out twice.
  */
 import type { EventBus } from '../bus/event-bus.ts';
 import type { Delivery } from '../store/deliveries-repo.ts';
@@ -30,6 +37,8 @@ const FOLLOW_STEP = 100;
  * whatever the store's size, never queued behind the counting thread's counts (store-reader.ts).
  */
 const EVERY_MESSAGE = { ...filterSql({}, { everyOrigin: true }), byId: true };
+/** How many of the last messages handed out a follower remembers (see above: a removal's announcement). */
+const REMEMBERED = FOLLOW_STEP;
 /** How long a message waits for its first delivery attempts, by default. */
 export const DEFAULT_SETTLE_MS = 2_000;
 /** The longest settle a follower may ask for. */
@@ -72,6 +81,8 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
   const now = options.now ?? Date.now;
   const wake = new Wake(signal);
   let reset = false;
+  /** The lowest id a removal left as the highest since the last step (Infinity: none removed). */
+  let removedTo = Infinity;
   const offs = [
     bus.on('messages.stored', wake.poke),
     bus.on('deliveries.changed', wake.poke),
@@ -79,7 +90,12 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
       reset = true;
       wake.poke();
     }),
+    bus.on('messages.removed', ({ topId }) => {
+      removedTo = Math.min(removedTo, topId);
+      wake.poke();
+    }),
   ];
+  const handedOut = new Map<number, string>();
   try {
     const reader = queries.reader;
     let cursor = options.since === undefined ? reader.topId() : (reader.firstIdFrom(options.since) ?? reader.topId() + 1) - 1;
@@ -88,6 +104,13 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
       if (reset) {
         reset = false;
         cursor = 0; // a reset gives ids from 1 again
+        held = [];
+        handedOut.clear();
+      }
+      if (removedTo !== Infinity) {
+        // The next ids stored start after removedTo; what is held may be gone: read it again.
+        cursor = Math.min(cursor, removedTo);
+        removedTo = Infinity;
         held = [];
       }
       if (held.length === 0) {
@@ -122,8 +145,13 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
       for (const row of out) {
         cursor = row.id;
         if (kept && !kept.has(row.id)) continue;
+        const key = `${row.message.receivedAt}\n${row.message.messageId}`;
+        if (handedOut.get(row.id) === key) continue; // read again after a removal: handed out already
+        handedOut.delete(row.id); // a reused id: the newest hand-out last
+        handedOut.set(row.id, key);
+        if (handedOut.size > REMEMBERED) handedOut.delete(handedOut.keys().next().value!);
         yield { message: row.message, deliveries: followed(queries, deliveries.get(row.id) ?? []) };
-        if (signal.aborted || reset) break;
+        if (signal.aborted || reset || removedTo !== Infinity) break;
       }
     }
   } finally {

@@ -7,6 +7,7 @@ import type { StorageResponses } from '../../../shared/channels/storage.ts';
 import { bulkFilter, type MessagesRepo } from '../store/messages-repo.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import type { StoreWriter } from '../writer/store-writer.ts';
+import type { EventBus } from '../bus/event-bus.ts';
 import type { CountQuery } from '../store/message-counts.ts';
 import type { MessageCounter } from '../store/message-counter.ts';
 import { SLICE, type Pruner } from './pruner.ts';
@@ -26,6 +27,7 @@ export interface ClearParts {
   delivery: DeliveryPause;
   pruner: Pruner;
   counter: Pick<MessageCounter, 'count'>;
+  bus: Pick<EventBus, 'emit'>;
 }
 
 type Cleared = StorageResponses['storage.clear'];
@@ -73,6 +75,7 @@ export async function clearMessages(parts: ClearParts, scope: ClearScope, dryRun
     async () => {
       for (let ids = next(0); ids.length > 0; ids = next(ids.at(-1)!)) {
         const { removed } = await parts.writer.write({ op: 'removeMessages', ids });
+        if (removed?.messages) parts.bus.emit('messages.removed', { topId: removed.topId });
         out.messages += removed?.messages ?? 0;
         out.deliveries += removed?.deliveries ?? 0;
         out.attempts += removed?.attempts ?? 0;

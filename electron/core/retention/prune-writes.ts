@@ -41,10 +41,11 @@ export function pruneWrites(db: DatabaseSync) {
   const setPinned = db.prepare(`UPDATE messages SET pinned = ? WHERE id IN (${IDS})`);
   const freePages = db.prepare('PRAGMA freelist_count');
   const anyMessage = db.prepare('SELECT 1 FROM messages LIMIT 1');
+  const topId = db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages'); // one lookup of the rowid
 
   /** Removes these messages (whatever their deliveries' states: the caller took them out of the engine's hands). */
   function remove(ids: number[]): Omit<Removed, 'lastId' | 'keptPending'> {
-    if (ids.length === 0) return { messages: 0, deliveries: 0, attempts: 0 };
+    if (ids.length === 0) return { messages: 0, deliveries: 0, attempts: 0, topId: top() };
     const list = JSON.stringify(ids);
     const attempts = (countAttempts.get(list, list) as { n: number }).n;
     const deliveries = (countDeliveries.get(list) as { n: number }).n;
@@ -55,7 +56,11 @@ export function pruneWrites(db: DatabaseSync) {
     // None left (a clear of everything): the search indexes are emptied at once (a cleared store kept
     // most of its size in them otherwise).
     if (messages > 0 && !anyMessage.get()) emptySearchIndexes(db);
-    return { messages, deliveries, attempts };
+    return { messages, deliveries, attempts, topId: top() };
+  }
+
+  function top(): number {
+    return (topId.get() as { id: number }).id;
   }
 
   return {

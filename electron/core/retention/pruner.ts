@@ -170,6 +170,7 @@ export class Pruner {
       const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
       const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
       if (!removed || removed.lastId === 0) break;
+      if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there
       afterId = removed.lastId;
       report.messages += removed.messages;
       report.deliveries += removed.deliveries;

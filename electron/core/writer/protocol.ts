@@ -84,6 +84,12 @@ export interface Removed {
   keptPending: number;
   /** Messages it left because they are pinned (pruning only; a pinned one with an open delivery counts here). */
   keptPinned?: number;
+  /**
+   * The highest message id left once the slice's delete ran, read in its transaction (0: none). Ids are
+   * reused (no AUTOINCREMENT): the next message stored takes topId + 1, which may be at or below an id a
+   * follower already passed (core/queries/message-follow.ts reads on from here).
+   */
+  topId: number;
 }
 
 /** A write key, its source, and the browser origins the source accepts (absent or null: any). */

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serveHttpApi } from '../../../electron/host/http-api.ts';
 import { followMessages, type FollowedMessage } from '../../../electron/core/queries/message-follow.ts';
 import { SMALL_STORE_ROWS } from '../../../electron/core/queries/store-reader.ts';
+import type { CoreEvents } from '../../../electron/core/bus/event-bus.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -94,6 +95,90 @@ describe('the message stream', () => {
     await post(c, '/v1/track', { userId: 'u', event: 'After', messageId: 'after-reset' });
     expect((await line(2)).message).toMatchObject({ messageId: 'after-reset', sequence: 1 });
     await reader.cancel();
+  });
+
+  it('follows on after a clear or a prune removed the newest messages, whose ids are given again', async () => {
+    const DAY = 86_400_000;
+    let now = Date.UTC(2026, 0, 1);
+    core = await startCore({ clock: { now: () => now } });
+    const c = core;
+    server = http.createServer((req, res) => {
+      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), new AbortController().signal);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/messages/stream?settleMs=0`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let seen = 0;
+    /** The messageIds streamed since the last call, up to and with `last` (a lost one is missing from them). */
+    const upTo = async (last: string) => {
+      const ids = () => text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { message: { messageId: string } }).message.messageId);
+      while (!ids().includes(last)) text += (await reader.read()).value ?? '';
+      const got = ids().slice(seen);
+      seen = ids().length;
+      return got;
+    };
+    const send = async (ids: string[], event = 'E') => {
+      for (const messageId of ids) expect((await post(c, '/v1/track', { userId: 'u', event, messageId })).status).toBe(200);
+    };
+    await send(['a1', 'a2', 'a3']);
+    expect(await upTo('a3')).toEqual(['a1', 'a2', 'a3']);
+    // Everything cleared: the next messages take ids 1, 2, 3 again (the follower had passed 3), then 4.
+    expect(await c.operations['storage.clear']({ scope: { all: true }, dryRun: false })).toMatchObject({ messages: 3 });
+    await send(['b1', 'b2']);
+    await send(['b3', 'b4'], 'Late');
+    expect(await upTo('b4')).toEqual(['b1', 'b2', 'b3', 'b4']);
+    // A filter's clear that removes the newest two (ids 3, 4): the next take 3, 4 and 5.
+    expect(await c.operations['storage.clear']({ scope: { filter: { event: 'Late' } }, dryRun: false })).toMatchObject({ messages: 2 });
+    await send(['c1', 'c2', 'c3']);
+    expect(await upTo('c3')).toEqual(['c1', 'c2', 'c3']);
+    // Age retention prunes everything on an idle relay: ids from 1 again.
+    await c.pruner.setRetention({ maxAgeDays: 30, maxMessages: null, maxBytes: null });
+    now += 31 * DAY;
+    expect(await c.pruner.run()).toMatchObject({ reason: 'maxAgeDays', messages: 5 });
+    await send(['d1', 'd2', 'd3', 'd4', 'd5', 'd6']);
+    expect(await upTo('d6')).toEqual(['d1', 'd2', 'd3', 'd4', 'd5', 'd6']);
+    await reader.cancel();
+  });
+
+  it('a clear and new messages between two steps: the removed ones are not handed out, the new ones are, once each', async () => {
+    core = await startCore();
+    const c = core;
+    const stop = new AbortController();
+    const follow = followMessages(c.queries, c.bus, { settleMs: 0 }, stop.signal);
+    const next = async () => ((await follow.next()).value as FollowedMessage).message.messageId;
+    const send = async (ids: string[]) => {
+      for (const messageId of ids) expect((await post(c, '/v1/track', { userId: 'u', event: 'E', messageId })).status).toBe(200);
+    };
+    const first = next(); // the follower starts after what is stored now
+    await send(['a1', 'a2', 'a3']);
+    expect(await first).toBe('a1'); // a2 and a3 are read too, held until asked for
+    // Between two steps: every message cleared, three new ones stored with ids 1 to 3.
+    await c.operations['storage.clear']({ scope: { all: true }, dryRun: false });
+    await send(['b1', 'b2', 'b3', 'b4']); // ids 1 to 4
+    expect([await next(), await next(), await next(), await next()]).toEqual(['b1', 'b2', 'b3', 'b4']);
+
+    // A step that reads the store after a removal committed but before it is announced: new messages
+    // above the cursor are handed out then, and not again once the cursor goes back.
+    const held: CoreEvents['messages.removed'][] = [];
+    const emit = c.bus.emit.bind(c.bus);
+    c.bus.emit = ((event, payload) => {
+      if (event === 'messages.removed') held.push(payload as CoreEvents['messages.removed']);
+      else emit(event, payload);
+    }) as typeof c.bus.emit;
+    await c.operations['storage.clear']({ scope: { all: true }, dryRun: false });
+    expect(held).toEqual([{ topId: 0 }]);
+    await send(['c1', 'c2', 'c3', 'c4', 'c5', 'c6']); // ids 1 to 6: the follower, past 4, sees c5 and c6
+    expect([await next(), await next()]).toEqual(['c5', 'c6']);
+    c.bus.emit = emit;
+    const after = next();
+    emit('messages.removed', held[0]!);
+    expect([await after, await next(), await next(), await next()]).toEqual(['c1', 'c2', 'c3', 'c4']);
+    await send(['d1']);
+    expect(await next()).toBe('d1'); // not c5 or c6 again
+    stop.abort();
+    await follow.return(undefined);
   });
 
   it(`follows a store of more than ${SMALL_STORE_ROWS.toLocaleString('en-US')} messages on the core's thread, never queued behind the counting thread`, async () => {

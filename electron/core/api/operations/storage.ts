@@ -21,7 +21,7 @@ export function storageOperations(p: OperationContext): OperationsOf<StorageChan
     /** Removes the scope's messages with their deliveries and attempts (open ones too), then shrinks the file; `dryRun` counts. */
     'storage.clear': ({ scope, dryRun }) =>
       // One at a time, and not beside a reset: both take the engine's queue away for a while.
-      p.removing(() => clearMessages({ db: p.db, messages: p.messages, writer: p.writer, delivery: p.delivery, pruner: p.pruner, counter: p.counter }, scope, dryRun)),
+      p.removing(() => clearMessages({ db: p.db, messages: p.messages, writer: p.writer, delivery: p.delivery, pruner: p.pruner, counter: p.counter, bus: p.bus }, scope, dryRun)),
     /** The inspector's Reset (Settings › Storage): the core's reset below. */
     'storage.reset': () => reset(p),
     'messages.export': ({ filter, format }) => exportForDownload(p.db, filter, format, p.clock.now()),
