@@ -15,6 +15,7 @@ import { inspectorToken } from '../host/inspector-token.ts';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { writeRelayFile } from '../host/relay-file.ts';
 import { followMessages } from '../core/queries/message-follow.ts';
+import { drained } from '../host/message-stream.ts';
 import { messageLine } from './message-line.ts';
 import { CORE_FLAGS, coreFlags, parsePort, TOKEN_FLAGS, UsageError } from '../host/options.ts';
 
@@ -87,6 +88,12 @@ export async function serve(args: string[]): Promise<void> {
     relayNote = (error as Error).message; // sluice tail cannot find this relay; the rest works
   }
   const printing = new AbortController();
+  // A reader that went away (`sluice serve --print | head`: EPIPE) ends the printing, not the relay.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (printing.signal.aborted) return;
+    printing.abort();
+    process.stderr.write(`sluice: stopped writing to stdout (${error.code ?? error.message}: its reader went away); Sluice goes on serving — Ctrl+C stops it\n`);
+  });
   const stop = handleSignals(async () => {
     printing.abort();
     await ui.close();
@@ -123,10 +130,17 @@ export async function serve(args: string[]): Promise<void> {
   if (values.print) printMessages(core, printing.signal);
 }
 
-/** --print: each message stored from now on, one line each (message-line.ts), as sluice tail prints them. */
+/**
+ * --print: each message stored from now on, one line each (message-line.ts), as sluice tail prints them.
+ * A line is written once the previous ones have drained (a reader that stalls, `| less`, holds the
+ * follower back in the store, not lines in memory here).
+ */
 function printMessages(core: Core, signal: AbortSignal): void {
   void (async () => {
-    for await (const followed of followMessages(core.queries, core.bus, {}, signal)) process.stdout.write(`${messageLine(followed)}\n`);
+    for await (const followed of followMessages(core.queries, core.bus, {}, signal)) {
+      if (signal.aborted) break;
+      if (!process.stdout.write(`${messageLine(followed)}\n`)) await drained(process.stdout, signal);
+    }
   })().catch((error: unknown) => {
     if (!signal.aborted) process.stderr.write(`sluice: --print stopped: ${(error as Error).message}\n`);
   });

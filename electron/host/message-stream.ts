@@ -7,6 +7,7 @@
  * it falls behind in the store instead, and loses nothing.
  */
 import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { HttpApiCore } from '../core/api/operations/index.ts';
 import { followMessages, MAX_SETTLE_MS, type FollowOptions } from '../core/queries/message-follow.ts';
 import { parseQuery } from '../../shared/message-query.ts';
@@ -66,8 +67,8 @@ export async function streamMessages(core: HttpApiCore, res: ServerResponse, opt
   }
 }
 
-/** Resolves once `res` can take more, or the stream is over. */
-function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+/** Resolves once `res` (a response, the process's stdout) can take more, or it closed, or `signal` aborts. */
+export function drained(res: Pick<Writable, 'on' | 'off'>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -174,6 +174,33 @@ describe('sluice serve --print', () => {
     await new Promise((resolve) => child.on('exit', resolve));
   });
 
+  it('goes on serving when its reader goes away (`| head`), and stops cleanly on Ctrl+C', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--ephemeral', '--print', '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
+    children.push({ child });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const lines: string[] = [];
+    readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    await until(() => lines.includes('Press Ctrl+C to stop.'), 30_000, 'the banner');
+    const value = (label: string) => lines.find((l) => l.trimStart().startsWith(label))!.trimStart().slice(label.length).trim().split(/\s+/)[0]!;
+    const ingest = value('Ingestion endpoint');
+    const dataDir = value('Data');
+    const writeKey = lines.find((l) => l.trimStart().startsWith('Source '))!.split('write key ')[1]!.trim();
+    expect(fs.existsSync(path.join(dataDir, 'relay.json'))).toBe(true);
+    child.stdout.destroy(); // the reader goes away: the next line printed meets EPIPE
+    expect((await post({ ingestUrl: ingest, writeKey }, '/v1/track', { userId: 'u', event: 'Unread' })).status).toBe(200);
+    await until(() => stderr.includes('stopped writing to stdout') || child.exitCode !== null, 20_000, 'the sentence on stderr');
+    expect(child.exitCode).toBe(null); // not crashed (before: "Unhandled 'error' event", EPIPE)
+    expect(stderr).toContain('Sluice goes on serving');
+    // Still serving: ingestion answers, and stores.
+    expect((await post({ ingestUrl: ingest, writeKey }, '/v1/track', { userId: 'u', event: 'After' })).status).toBe(200);
+    expect((await request(`${ingest}/health`)).statusCode).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'relay.json'))).toBe(false);
+  });
+
   it('is refused with --json (both write stdout)', async () => {
     const run = await runCli(['serve', '--print', '--json', '--data-dir', tempDir()]);
     expect(run.code).toBe(2);
