@@ -148,7 +148,9 @@ function applyOp(op: WriteOp): WriteOutcome {
         }
         deletions.notePurged(purged, deletionRequestId);
       }
-      return { ids, changed: purged, deletionRequestId };
+      if (purged === 0) return { ids, changed: purged, deletionRequestId };
+      const { topId } = db.prepare('SELECT coalesce(max(id), 0) AS topId FROM messages').get() as { topId: number };
+      return { ids, changed: purged, deletionRequestId, topId };
     }
     case 'reset':
       return { ids: [], changed: resetStore() };

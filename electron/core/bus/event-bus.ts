@@ -38,7 +38,7 @@ export interface CoreEvents {
   /** A re-check of stored messages moved on or ended (plans/recheck.ts). */
   'plans.recheck': RecheckProgress;
   /**
-   * A slice of a prune or a clear removed messages, as its write committed (before anything stored
+   * A slice of a prune or a clear, or a deletion request's purge, removed messages, as its write committed (before anything stored
    * after it is announced): `topId` is the highest message id left (0: none). Ids are reused, so the
    * next message stored may take an id a follower already passed (queries/message-follow.ts).
    */

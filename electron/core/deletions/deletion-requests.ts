@@ -64,6 +64,7 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
     });
   }
   const outcome = await deps.writer.write({ op: 'deletionRequest', userId, purge, sourceIds, deliveries, now });
+  if (outcome.topId !== undefined) deps.bus.emit('messages.removed', { topId: outcome.topId }); // ids above it are given again
   let inboxRequests = 0;
   if (purge) {
     if (outcome.changed > 0) deps.bus.emit('messages.purged', { userId, messages: outcome.changed });

@@ -14,7 +14,7 @@
  * settled row: `status:failed` picks what failed on its first attempt. Later changes (a retry that
  * succeeds an hour on) are not handed out again.
  *
- * Ids are reused (the messages table has no AUTOINCREMENT): once a clear or a prune removed the newest
+ * Ids are reused (the messages table has no AUTOINCREMENT): once a clear, a prune or a purge removed the newest
  * messages, the next one stored takes an id at or below the cursor. Each removal says the highest id
  * it left (bus `messages.removed`, announced before anything stored after it), and the cursor goes back
  * to it. A step that read the store between the removal's commit and its announcement may have handed

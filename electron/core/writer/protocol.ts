@@ -139,6 +139,8 @@ export interface WriteOutcome {
   /** Rows changed (retryNow, cancel) or messages purged. */
   changed: number;
   deletionRequestId?: number;
+  /** A purge that removed messages: the highest message id left, read in its transaction (Removed.topId). */
+  topId?: number;
   /** What an audience op did (audience-ops.ts). */
   audience?: AudienceOutcome;
   /** What a prune or removeMessages slice removed; for vacuum, `free` pages left. */

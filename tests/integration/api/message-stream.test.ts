@@ -97,7 +97,7 @@ describe('the message stream', () => {
     await reader.cancel();
   });
 
-  it('follows on after a clear or a prune removed the newest messages, whose ids are given again', async () => {
+  it('follows on after a clear, a prune or a purge removed the newest messages, whose ids are given again', async () => {
     const DAY = 86_400_000;
     let now = Date.UTC(2026, 0, 1);
     core = await startCore({ clock: { now: () => now } });
@@ -139,6 +139,12 @@ describe('the message stream', () => {
     expect(await c.pruner.run()).toMatchObject({ reason: 'maxAgeDays', messages: 5 });
     await send(['d1', 'd2', 'd3', 'd4', 'd5', 'd6']);
     expect(await upTo('d6')).toEqual(['d1', 'd2', 'd3', 'd4', 'd5', 'd6']);
+    // A deletion request's purge of the user of the newest two (ids 7, 8): the next take 7, 8 and 9.
+    for (const messageId of ['e1', 'e2']) expect((await post(c, '/v1/track', { userId: 'gone', event: 'E', messageId })).status).toBe(200);
+    expect(await upTo('e2')).toEqual(['e1', 'e2']);
+    expect(await c.operations['deletions.create']({ userId: 'gone', purge: true })).toMatchObject({ purgedMessages: 2 });
+    await send(['f1', 'f2', 'f3']);
+    expect(await upTo('f3')).toEqual(['f1', 'f2', 'f3']);
     await reader.cancel();
   });
 
