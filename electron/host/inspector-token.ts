@@ -31,8 +31,15 @@ export interface InspectorToken {
   note?: string;
 }
 
+/**
+ * 24 random bytes, URL-safe. Never starting with `-`: a token is passed as `--token T` (sluice tail,
+ * sluice mcp, curl's scripts), where a leading dash reads as an option (1 token in 64 would).
+ */
 export function newToken(): string {
-  return randomBytes(24).toString('base64url');
+  for (;;) {
+    const token = randomBytes(24).toString('base64url');
+    if (!token.startsWith('-')) return token;
+  }
 }
 
 /**

@@ -138,7 +138,7 @@ describe('sluice tail', () => {
     expect(killed.code).toBe(2);
     expect(killed.stderr).toMatch(/relay\.json names process \d+, which has exited without stopping cleanly/);
 
-    const nothing = await runCli(['tail', '--api', cli.ready.api, '--token', cli.ready.token]);
+    const nothing = await runCli(['tail', '--api', cli.ready.api, `--token=${cli.ready.token}`]);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain(`nothing answers at ${cli.ready.api}`);
 
