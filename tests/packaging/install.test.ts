@@ -168,7 +168,7 @@ describe('the packed tarball', () => {
     expect([...imported].filter((name) => !name.startsWith('node:'))).toEqual([]);
     expect([...imported]).not.toContain('node:sqlite');
     const loaded = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('sluice/matchers'); console.log(Object.keys(m.sluiceMatchers).join(','))"], { cwd: project, encoding: 'utf8' });
-    expect(loaded.stdout.trim()).toBe('toHaveReceived,toHaveReceivedInOrder,toHaveDelivered,toHaveNoViolations');
+    expect(loaded.stdout.trim()).toBe('toHaveReceived,toHaveReceivedInOrder,toHaveDelivered,toHaveNoViolations,toCoverPlan');
   });
 
   it('answers --version and --help from the installed bin', () => {
