@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import type { SavedSearch } from '../../../../shared/contract.ts';
 import { MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../../../shared/message-query.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
@@ -195,17 +195,9 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
           {open ? (
             <ul className="search-suggestions" role="listbox" id={ids.list} aria-label="Suggestions">
               {suggestions.map((s, i) => (
-                <li
-                  key={s.insert}
-                  id={optionId(i)}
-                  role="option"
-                  aria-selected={i === active}
-                  className={i === active ? 'active' : undefined}
-                  onMouseDown={(e) => e.preventDefault() /* keep the focus in the box */}
-                  onClick={() => take(i)}
-                >
+                <SuggestionOption key={s.insert} id={optionId(i)} active={i === active} onTake={() => take(i)}>
                   <span className="mono">{s.label}</span> <span className="muted">{s.detail}</span>
-                </li>
+                </SuggestionOption>
               ))}
               {offered.length > 0 ? (
                 <li role="none" className="search-group">
@@ -217,19 +209,11 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
                       const i = suggestions.length + j;
                       const narrows = savedNarrows(search.filters);
                       return (
-                        <li
-                          key={search.name}
-                          id={optionId(i)}
-                          role="option"
-                          aria-selected={i === active}
-                          className={i === active ? 'active' : undefined}
-                          onMouseDown={(e) => e.preventDefault() /* keep the focus in the box */}
-                          onClick={() => take(i)}
-                        >
+                        <SuggestionOption key={search.name} id={optionId(i)} active={i === active} onTake={() => take(i)}>
                           <span aria-hidden="true">★ </span>
                           {search.name} <span className="muted mono">{search.filters.search || '(no search)'}</span>
                           {narrows ? <span className="muted"> · {narrows}</span> : null}
-                        </li>
+                        </SuggestionOption>
                       );
                     })}
                   </ul>
@@ -276,6 +260,22 @@ export function SearchBox({ searchRef }: { searchRef: RefObject<HTMLInputElement
 }
 
 /** The syntax help: each example fills the box when pressed; the fields with what they compare. Esc inside it closes it. */
+/** One option of the search box's list (a completion or a saved search): chosen by a click, the focus kept in the box. */
+function SuggestionOption({ id, active, onTake, children }: { id: string; active: boolean; onTake: () => void; children: ReactNode }) {
+  return (
+    <li
+      id={id}
+      role="option"
+      aria-selected={active}
+      className={active ? 'active' : undefined}
+      onMouseDown={(e) => e.preventDefault() /* keep the focus in the box */}
+      onClick={onTake}
+    >
+      {children}
+    </li>
+  );
+}
+
 function QueryHelp({ id, onPick, onClose }: { id: string; onPick: (query: string) => void; onClose: () => void }) {
   return (
     <section
