@@ -19,6 +19,7 @@ import { request } from 'undici';
 import { createCore } from '../../electron/core/index.ts';
 import { DATABASE_FILE, openDatabase } from '../../electron/core/store/database.ts';
 import { transaction } from '../../electron/core/store/connection.ts';
+import { median } from './median.ts';
 
 const USERS = Number(process.env.BENCH_AUDIENCE_USERS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_AUDIENCE_EVENTS ?? 1_000_000);
@@ -27,11 +28,6 @@ const DAY = 86_400_000;
 const EVENT_NAMES = ['Order Completed', 'Product Viewed', 'Signed In', 'Cart Viewed', 'Checkout Started'];
 const PLANS = ['free', 'pro', 'enterprise'];
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** Fills a fresh store: one identify per user, then track events spread over the last 60 days. */

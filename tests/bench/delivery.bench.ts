@@ -15,6 +15,7 @@ import { signBody } from '../../electron/core/signature/signature.ts';
 import { startRecorder } from './recorder.ts';
 import { headersByReference } from '../../electron/core/store/attempt-headers.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
+import { median } from './median.ts';
 
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const CONCURRENCY = 32;
@@ -283,11 +284,6 @@ export async function pacedLatency(url: string, rate = 500, seconds = 4) {
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 export async function runDeliveryBench() {
   const sink = await startSink();

@@ -11,6 +11,7 @@ import { createCore, type Core } from '../../electron/core/index.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 import { startRecorder } from './recorder.ts';
 import { startSink } from './delivery.bench.ts';
+import { median } from './median.ts';
 
 const execFileAsync = promisify(execFile);
 const MESSAGES = Number(process.env.BENCH_FORWARDS ?? 50_000);
@@ -19,11 +20,6 @@ const BATCH = 100;
 const CONCURRENCY = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** A core holding `messages` stored messages whose forwards are pending and held. */
 async function heldForwarder(dir: string, url: string, messages: number): Promise<Core> {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createCore } from '../../electron/core/index.ts';
 import { startBareServer, startNaiveSqliteServer, type RunningServer } from './baseline-servers.ts';
+import { median } from './median.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -38,11 +39,6 @@ export async function load(url: string, writeKey: string, variant?: 'violating')
   return JSON.parse(stdout) as LoadResult;
 }
 
-export const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 interface Summary {
   name: string;

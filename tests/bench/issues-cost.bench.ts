@@ -12,17 +12,13 @@ import type { DatabaseSync } from 'node:sqlite';
 import { openDatabase } from '../../electron/core/store/database.ts';
 import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult } from '../../electron/core/store/delivery-types.ts';
+import { median } from './median.ts';
 
 const N = Number(process.env.BENCH_ISSUES_COST_DELIVERIES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const VARIANTS = ['with', 'without'] as const;
 type Variant = (typeof VARIANTS)[number];
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 function store(variant: Variant): { db: DatabaseSync; dir: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-issues-cost-'));

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { benchCore, deliveredCount, startSink } from './delivery.bench.ts';
+import { median } from './median.ts';
 
 const execFileAsync = promisify(execFile);
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -78,11 +79,6 @@ async function run(url: string, variant: Variant, messages = MESSAGES): Promise<
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 export async function runOverviewCostBench() {
   const sink = await startSink();

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createCore, type Core } from '../../electron/core/index.ts';
 import type { TrackingPlan } from '../../shared/tracking-plan.ts';
-import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
+import { LOAD, load, type LoadResult } from './ingest.bench.ts';
+import { median } from './median.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 

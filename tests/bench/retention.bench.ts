@@ -12,7 +12,8 @@ import path from 'node:path';
 import { createCore, type Core } from '../../electron/core/index.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { indexCaughtUp, indexSizes } from '../helpers/search-index.ts';
-import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
+import { LOAD, load, type LoadResult } from './ingest.bench.ts';
+import { median } from './median.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Messages each relay holds before a round (re-filled between rounds). */

@@ -16,6 +16,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { startServing } from '../helpers/cli.ts';
 import { checkoutRoot, findNode20, installInto, packSluice, pathWith, tempDir, treeBytes } from '../helpers/packed-sluice.ts';
+import { median } from './median.ts';
 
 const ROUNDS = 15;
 const IMPORT_RUNS = 9;
@@ -85,11 +86,6 @@ function importMs(node: string, project: string, kind: 'esm' | 'cjs'): number {
   return Number(run.stdout.trim());
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const summary = (values: number[]) => ({ median: round1(median(values)), min: round1(Math.min(...values)), max: round1(Math.max(...values)), runs: values.map(round1) });
 

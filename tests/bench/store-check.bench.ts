@@ -17,7 +17,8 @@ import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { fileBytes } from '../../electron/core/store/integrity.ts';
 import type { StoreCheckView } from '../../shared/storage.ts';
 import { indexCaughtUp } from '../helpers/search-index.ts';
-import { LOAD, load, median, type LoadResult } from './ingest.bench.ts';
+import { LOAD, load, type LoadResult } from './ingest.bench.ts';
+import { median } from './median.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The store's size before the rounds (the loads add to it). */

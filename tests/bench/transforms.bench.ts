@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { createCore, type Core } from '../../electron/core/index.ts';
 import type { DestinationConfig } from '../../shared/settings.ts';
 import { startSink } from './delivery.bench.ts';
+import { median } from './median.ts';
 
 const execFileAsync = promisify(execFile);
 const MESSAGES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -82,11 +83,6 @@ async function run(variant: Variant, url: string, messages: number) {
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 export async function runTransformsBench() {
   const sink = await startSink();
