@@ -22,6 +22,17 @@ afterEach(async () => {
 });
 
 const TOKEN = 't'.repeat(32);
+
+/** The core's HTTP API on a loopback port (closed after each test); resolves to its base URL, …/api/v1. */
+async function serveApi(c: TestCore, signal = new AbortController().signal, seen?: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<string> {
+  server = http.createServer((req, res) => {
+    const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    seen?.(req, res);
+    void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), signal);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+}
 const BATCHES = 45;
 const PER_BATCH = 100;
 const PAD = 'x'.repeat(4000);
@@ -32,13 +43,10 @@ describe('the message stream', () => {
     const c = core;
     const stopping = new AbortController();
     let streamed: http.ServerResponse | undefined;
-    server = http.createServer((req, res) => {
-      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    await serveApi(c, stopping.signal, (req, res) => {
       if (req.url!.includes('/messages/stream')) streamed = res;
-      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), stopping.signal);
     });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
+    const port = (server!.address() as AddressInfo).port;
 
     const socket = net.connect(port, '127.0.0.1');
     socket.write(`GET /api/v1/messages/stream?settleMs=0 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
@@ -75,12 +83,7 @@ describe('the message stream', () => {
   it('follows on after a reset, whose row ids start from 1 again', async () => {
     core = await startCore();
     const c = core;
-    server = http.createServer((req, res) => {
-      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), new AbortController().signal);
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    const base = await serveApi(c);
     const headers = { authorization: `Bearer ${TOKEN}` };
     const res = await fetch(`${base}/messages/stream?settleMs=0`, { headers });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -102,12 +105,8 @@ describe('the message stream', () => {
     let now = Date.UTC(2026, 0, 1);
     core = await startCore({ clock: { now: () => now } });
     const c = core;
-    server = http.createServer((req, res) => {
-      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), new AbortController().signal);
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/messages/stream?settleMs=0`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const api = await serveApi(c);
+    const res = await fetch(`${api}/messages/stream?settleMs=0`, { headers: { authorization: `Bearer ${TOKEN}` } });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
     let seen = 0;
@@ -214,12 +213,7 @@ describe('the message stream', () => {
   it('refuses what it cannot use with a 400 and a sentence', async () => {
     core = await startCore();
     const c = core;
-    server = http.createServer((req, res) => {
-      const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-      void serveHttpApi(c, TOKEN, origin, req, res, new URL(req.url!, origin), new AbortController().signal);
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/messages/stream`;
+    const base = `${await serveApi(c)}/messages/stream`;
     for (const [query, code, words] of [['?since=soon', 'invalid_request', 'since must be'], ['?settleMs=999999', 'invalid_request', 'settleMs must be'], ['?search=event%3A', 'invalid_query', 'search:'], ['?search=', 'invalid_request', 'is empty'], ['?limit=3', 'unknown_parameter', 'search, since, settleMs']] as const) {
       const res = await fetch(`${base}${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(res.status, query).toBe(400);
