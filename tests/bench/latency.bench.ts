@@ -44,6 +44,8 @@ const SPACING_MS = 20;
 const PENDING = env('BENCH_LATENCY_PENDING', 100);
 /** Messages posted as fast as one client can, with and without the pending waits: ingestion's own rate. */
 const BLAST = env('BENCH_LATENCY_BLAST', 20_000);
+/** Only these scenarios (comma-separated, e.g. `small-loaded,large-idle`; default all four), for profiling one. */
+const ONLY = process.env.BENCH_LATENCY_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
 const SECRET = 's3cret';
 const KINDS = ['hook', 'fwd0', 'fwd1'] as const;
 type Kind = (typeof KINDS)[number];
@@ -439,8 +441,9 @@ export async function runLatencyBench() {
       `(≤ ${BUDGET_MS / 1000} s each), every wait and send bounded by ${TIMEOUT_MS / 1000} s`,
   );
   try {
-    const filled = await fill(largeDir, LARGE);
-    console.log(`  large store: ${storedIn(largeDir).toLocaleString('en-US')} messages (filled ${filled.filled.toLocaleString('en-US')} in ${filled.seconds} s)`);
+    const needLarge = !ONLY || ONLY.some((s) => s.startsWith('large'));
+    const filled = needLarge ? await fill(largeDir, LARGE) : { filled: 0, seconds: 0 };
+    if (needLarge) console.log(`  large store: ${storedIn(largeDir).toLocaleString('en-US')} messages (filled ${filled.filled.toLocaleString('en-US')} in ${filled.seconds} s)`);
     // What pending waits cost ingestion, at a fresh store and at the large one (relays without destinations).
     const ingest = PENDING > 0 && BLAST > 0
       ? { small: await ingestWithWaits(path.join(scratch, 'ingest-small'), `${run}-is`), large: await ingestWithWaits(largeDir, `${run}-il`) }
@@ -450,6 +453,7 @@ export async function runLatencyBench() {
     let n = 0;
     for (const size of ['small', 'large'] as const) {
       for (const loaded of [false, true]) {
+        if (ONLY && !ONLY.includes(`${size}-${loaded ? 'loaded' : 'idle'}`)) continue;
         const name = `${size === 'small' ? SMALL : LARGE.toLocaleString('en-US')} stored, ${loaded ? `${RATE} events/s` : 'idle'}`;
         const tag = `${run}-${n++}`;
         const floor = await measure(() => floorTarget(path.join(scratch, `floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE), receiver, `${tag}-f`, loaded);
