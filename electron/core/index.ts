@@ -167,7 +167,9 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     databaseFile(options.dataDir),
     (committed) => {
       bus.emit('messages.stored', withGenerated(committed));
-      if (committed.some((request) => request.deliveries > 0)) delivery.kick();
+      let dueFrom = Infinity;
+      for (const request of committed) if (request.deliveries > 0) dueFrom = Math.min(dueFrom, request.receivedAt);
+      if (dueFrom !== Infinity) delivery.added(dueFrom);
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),

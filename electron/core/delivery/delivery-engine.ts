@@ -128,6 +128,15 @@ export class DeliveryEngine {
     this.#schedulePump();
   }
 
+  /**
+   * Ingestion stored new deliveries, due from `dueFrom` on: read on from where each destination's last
+   * read stopped, not from the top (which would re-read every delivery in flight, on every commit).
+   */
+  added(dueFrom: number): void {
+    this.#queues.added(dueFrom);
+    this.#schedulePump();
+  }
+
   #schedulePump(): void {
     if (this.#closed || this.#pumpScheduled) return;
     this.#pumpScheduled = true;

@@ -72,6 +72,17 @@ export class ReadyQueues {
   }
 
   /**
+   * New deliveries were stored, due from `dueFrom` on (ingestion's commits): each destination is read
+   * again, from its cursor. A new row sorts after every cursor (its due time is its arrival, its id the
+   * newest), so the rows before the cursors need not be read again — unless the clock went back
+   * (an injected one): a cursor past `dueFrom` is forgotten.
+   */
+  added(dueFrom: number): void {
+    this.#heldAll.clear();
+    for (const [destinationId, cursor] of this.#cursors) if (cursor.at > dueFrom) this.#cursors.delete(destinationId);
+  }
+
+  /**
    * Reads more of the destination's due deliveries when its queue runs low. Returns when to look
    * again when every due row is held and a later one is stored (its due time), else undefined.
    */

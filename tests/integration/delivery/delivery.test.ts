@@ -123,6 +123,27 @@ describe('delivery', () => {
     expect(attempts[0]!.responseBody).toBe('boom');
   });
 
+  it('delivers what arrives after the clock went back: new deliveries are read on from the last read only when they sort after it', async () => {
+    // Ingestion's commits make the engine read on from where each destination's last read stopped (a
+    // new delivery is due at its arrival, after every earlier one). With an injected clock set back,
+    // the new one is due before that read's end: the engine must read from the top, not miss it.
+    const r = await receiver();
+    let now = Date.parse('2026-11-21T10:00:00.000Z');
+    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] }, { clock: { now: () => now } });
+    await post(c, '/v1/track', { userId: 'u', event: 'First' });
+    await r.waitFor(1);
+    await settled(c, ['delivered']);
+    now -= 3_600_000;
+    await post(c, '/v1/track', { userId: 'u', event: 'Earlier' });
+    const received = await r.waitFor(2, 3_000);
+    expect(received.map((request) => JSON.parse(request.body).event)).toEqual(['First', 'Earlier']);
+    // And forward again: a third, due after both, is read on from the cursor.
+    now += 7_200_000;
+    await post(c, '/v1/track', { userId: 'u', event: 'Later' });
+    expect((await r.waitFor(3, 3_000)).map((request) => JSON.parse(request.body).event)).toEqual(['First', 'Earlier', 'Later']);
+    await settled(c, ['delivered']);
+  });
+
   it('gives up after the 4-hour window when the receiver always answers 500, and keeps the delivery', async () => {
     const r = await receiver();
     r.fallback = { status: 500 };
