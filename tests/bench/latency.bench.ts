@@ -7,7 +7,8 @@
 //   (probes sent every 20 ms, no wait pending);
 // each as p50/p95/p99 at idle and under a background load (2,000 events/s as /v1/batch of 10, its own
 // process), at 10 stored and at a large store (BENCH_LATENCY_LARGE, default 1,000,000), beside a floor
-// measured in the same run: latency-floor.ts, a bare server doing the same fan-out plainly.
+// measured in the same run: latency-floor.ts, a bare server doing the same fan-out plainly, and the
+// recording floor, the same server also recording every delivery and attempt (latency-floor-record.ts).
 // Every stream runs with BENCH_LATENCY_PENDING waits (default 100) held pending over HTTP for messages
 // that never come, as a suite's other waits; ingestion's own rate (BENCH_LATENCY_BLAST messages posted
 // back to back, a relay without destinations) is measured with and without them, at both store sizes.
@@ -117,9 +118,9 @@ interface Target {
   stored(): number;
   /** Deliveries not yet done (pending or retrying). */
   backlog(): number;
-  /** Attempts that did not succeed (Sluice records them; the floor does not retry). */
+  /** Attempts that did not succeed (Sluice and the recording floor record them; the plain floor does not). */
   failedAttempts(): number | null;
-  /** The HTTP API's reads, each timed (ms, the median of 5); null for the floor, which has none. */
+  /** The HTTP API's reads, each timed (ms, the median of 5); null for the floors, which have none. */
   reads(): Promise<Record<string, number> | null>;
   /** Starts a wait over HTTP for a message that never comes (timeoutMs ≤ 60 s: asked again until the signal aborts). */
   waitNever(id: string, signal: AbortSignal): Promise<void>;
@@ -221,8 +222,8 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
   };
 }
 
-async function floorTarget(dir: string, receiverUrl: string, prefill: number): Promise<Target> {
-  const floor = await startFloor(dir, receiverUrl, SECRET, prefill);
+async function floorTarget(dir: string, receiverUrl: string, prefill: number, record = false): Promise<Target> {
+  const floor = await startFloor(dir, receiverUrl, SECRET, prefill, { record });
   return {
     ingestUrl: floor.url,
     async waitHttp(messageId) {
@@ -238,8 +239,8 @@ async function floorTarget(dir: string, receiverUrl: string, prefill: number): P
       const res = await request(`${floor.url}/wait`, { method: 'POST', body: JSON.stringify({ messageId: id, timeoutMs: 60_000 }), signal });
       await res.body.dump();
     },
-    backlog: () => 0,
-    failedAttempts: () => null,
+    backlog: () => floor.backlog(),
+    failedAttempts: () => floor.failedAttempts(),
     close: () => floor.close(),
   };
 }
@@ -399,11 +400,12 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
 }
 
 const RATIO_KEYS = ['track', 'webhook', 'forwardFlush0', 'forwardFlushDefault', 'waitHttp', 'waitTesting'] as const;
-function ratios(sluice: Record<string, unknown>, floor: Record<string, unknown>) {
+/** `over` ÷ `under` per measure, at p50, p95 and p99. */
+function ratios(over: Record<string, unknown>, under: Record<string, unknown>) {
   const r = (a: number | null, b: number | null) => (a === null ? 'timeout' : b === null || b === 0 ? null : round1(a / b));
   return Object.fromEntries(RATIO_KEYS.map((k) => {
-    const s = sluice[k] as Summary;
-    const f = floor[k] as Summary;
+    const s = over[k] as Summary;
+    const f = under[k] as Summary;
     return [k, { p50: r(s.p50, f.p50), p95: r(s.p95, f.p95), p99: r(s.p99, f.p99) }];
   }));
 }
@@ -457,6 +459,7 @@ export async function runLatencyBench() {
         const name = `${size === 'small' ? SMALL : LARGE.toLocaleString('en-US')} stored, ${loaded ? `${RATE} events/s` : 'idle'}`;
         const tag = `${run}-${n++}`;
         const floor = await measure(() => floorTarget(path.join(scratch, `floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE), receiver, `${tag}-f`, loaded);
+        const recordingFloor = await measure(() => floorTarget(path.join(scratch, `recording-floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, true), receiver, `${tag}-r`, loaded);
         const sluice = await measure(async () => {
           if (size === 'large') return sluiceTarget(largeDir, receiver.url);
           const small = path.join(scratch, `sluice-${tag}`);
@@ -465,10 +468,17 @@ export async function runLatencyBench() {
           return target;
         }, receiver, `${tag}-s`, loaded);
         console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
-        for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} Sluice ${show(sluice[k]).padEnd(44)} floor ${show(floor[k])}`);
+        console.log(`    ${'p50 / p95 / p99'.padEnd(20)} ${'Sluice'.padEnd(34)} ${'floor'.padEnd(34)} recording floor`);
+        for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} ${show(sluice[k]).padEnd(34)} ${show(floor[k]).padEnd(34)} ${show(recordingFloor[k])}`);
         if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
-        console.log(`    backlog at the end: ${JSON.stringify(sluice.drain)}${sluice.background ? `; load achieved ${JSON.stringify(sluice.background)} (floor ${JSON.stringify(floor.background)})` : ''}`);
-        scenarios.push({ name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, sluiceOverFloor: ratios(sluice, floor) });
+        const targets = { Sluice: sluice, floor, 'recording floor': recordingFloor };
+        for (const [who, m] of Object.entries(targets)) {
+          console.log(`    ${`${who}:`.padEnd(17)} backlog at the end ${JSON.stringify(m.drain)}${m.background ? `; load achieved ${JSON.stringify(m.background)}` : ''}`);
+        }
+        scenarios.push({
+          name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, recordingFloor,
+          sluiceOverFloor: ratios(sluice, floor), sluiceOverRecordingFloor: ratios(sluice, recordingFloor), recordingFloorOverFloor: ratios(recordingFloor, floor),
+        });
       }
     }
     const seconds = Math.round((performance.now() - runStarted) / 1000);

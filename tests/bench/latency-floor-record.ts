@@ -1,0 +1,135 @@
+// The latency benchmark's recording floor (latency-floor.ts with `record: true`): what any relay that
+// records its deliveries as the specification asks must at least write, plainly, on the floor's one
+// thread. In the ingest transaction, one delivery row per destination ('pending', due now); per answer,
+// the delivery's new state (status, attempt count, next attempt, its last attempt) and one attempt row
+// (url, start, duration, request headers, response status, headers and body up to 64 KB, error). A
+// forwarded request has one attempt row, shared by the messages it carried (each delivery points at it).
+// The answers' writes are buffered and committed in one transaction every 10 ms or 500 rows. Nothing
+// more: no 'in_flight' state, no retries fired (only scheduled), no events, no body kept per delivery.
+import type { DatabaseSync } from 'node:sqlite';
+import type { Pool } from 'undici';
+import { MAX_RESPONSE_BODY_BYTES } from '../../electron/core/delivery/webhook-sender.ts';
+
+/** The floor's destinations, in the order each message's delivery rows are inserted. */
+export const DESTINATIONS = ['hook', 'fwd0', 'fwd1'] as const;
+const GROUP_MS = 10;
+const GROUP_ROWS = 500;
+/** When a retryable failure would be tried again (the first step of DESIGN.md §5.4's schedule). */
+const RETRY_MS = 5_000;
+
+interface Answer {
+  /** The delivery the attempt is of; null for a forwarded request's, shared by `deliveries`. */
+  owner: number | null;
+  deliveries: number[];
+  url: string;
+  startedAt: number;
+  durationMs: number;
+  requestHeaders: string;
+  status: number | null;
+  responseHeaders: string | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export interface DeliveryRecorder {
+  /** In the ingest transaction: the message's delivery rows, one per destination; their ids in DESTINATIONS' order. */
+  deliveries(messageRow: number | bigint, now: number): number[];
+  /** A prefilled message's deliveries, as delivered long ago (forward attempts shared by 100 messages). */
+  prefill(messageRow: number | bigint, n: number): void;
+  /** POSTs and records the answer: `owner` the delivery a webhook attempt is of, `deliveries` every delivery it settles. */
+  post(pool: Pool, url: string, path: string, headers: Record<string, string>, body: string, owner: number | null, deliveries: number[]): Promise<void>;
+  /** Deliveries not yet settled (pending or retrying), as committed. */
+  backlog(): number;
+  /** Attempts without a 2xx answer. */
+  failedAttempts(): number;
+  /** Waits for the posts under way and commits what is buffered. */
+  close(): Promise<void>;
+}
+
+export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
+  db.exec(`
+    CREATE TABLE deliveries (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL, destination TEXT NOT NULL, status TEXT NOT NULL,
+      attempt_count INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, last_attempt_id INTEGER);
+    CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+    CREATE INDEX deliveries_message ON deliveries (message_id);
+    CREATE TABLE attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER, url TEXT NOT NULL, started_at INTEGER NOT NULL, duration_ms REAL,
+      request_headers TEXT NOT NULL, response_status INTEGER, response_headers TEXT, response_body TEXT, error TEXT);
+    CREATE INDEX attempts_delivery ON attempts (delivery_id) WHERE delivery_id IS NOT NULL;`);
+  const insertDelivery = db.prepare("INSERT INTO deliveries (message_id, destination, status, next_attempt_at) VALUES (?, ?, 'pending', ?)");
+  const insertSettled = db.prepare("INSERT INTO deliveries (message_id, destination, status, attempt_count, last_attempt_id) VALUES (?, ?, 'delivered', 1, ?)");
+  const insertAttempt = db.prepare(
+    'INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers, response_body, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const pointAt = db.prepare('UPDATE deliveries SET last_attempt_id = ? WHERE id = ?');
+  const settle = db.prepare('UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, last_attempt_id = ? WHERE id = ?');
+  const open = db.prepare("SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')");
+  const failed = db.prepare('SELECT count(*) AS n FROM attempts WHERE response_status IS NULL OR response_status NOT BETWEEN 200 AND 299');
+
+  let buffered: Answer[] = [];
+  let rows = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const posts = new Set<Promise<void>>();
+  const commit = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const answers = buffered;
+    buffered = [];
+    rows = 0;
+    if (answers.length === 0) return;
+    db.exec('BEGIN');
+    for (const a of answers) {
+      const attempt = insertAttempt.run(a.owner, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.status, a.responseHeaders, a.responseBody, a.error).lastInsertRowid;
+      const ok = a.status !== null && a.status >= 200 && a.status < 300;
+      const retry = !ok && (a.status === null || a.status >= 500 || a.status === 408 || a.status === 429);
+      const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
+      for (const id of a.deliveries) settle.run(status, retry ? a.startedAt + RETRY_MS : null, attempt, id);
+    }
+    db.exec('COMMIT');
+  };
+  const record = (answer: Answer) => {
+    buffered.push(answer);
+    rows += 1 + answer.deliveries.length;
+    if (rows >= GROUP_ROWS) commit();
+    else timer ??= setTimeout(commit, GROUP_MS);
+  };
+  const attempt = (owner: number | bigint | null, url: string) =>
+    insertAttempt.run(owner, url, Date.now(), 1, '{}', 200, '{}', '{"success":true}', null).lastInsertRowid;
+  let forwardAttempts: (number | bigint)[] = [];
+
+  return {
+    deliveries(messageRow, now) {
+      return DESTINATIONS.map((name) => Number(insertDelivery.run(messageRow, name, now).lastInsertRowid));
+    },
+    prefill(messageRow, n) {
+      if (n % 100 === 0) forwardAttempts = [attempt(null, '/fwd0/v1/batch'), attempt(null, '/fwd1/v1/batch')];
+      const hook = insertSettled.run(messageRow, 'hook', null).lastInsertRowid;
+      pointAt.run(attempt(hook, '/hook'), hook);
+      insertSettled.run(messageRow, 'fwd0', forwardAttempts[0]!);
+      insertSettled.run(messageRow, 'fwd1', forwardAttempts[1]!);
+    },
+    post(pool, url, path, headers, body, owner, deliveries) {
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const done = pool
+        .request({ path, method: 'POST', headers, body })
+        .then(async (res) => {
+          const text = await res.body.text();
+          return { status: res.statusCode, responseHeaders: JSON.stringify(res.headers), responseBody: text.slice(0, MAX_RESPONSE_BODY_BYTES), error: null };
+        })
+        .catch((error: Error) => ({ status: null, responseHeaders: null, responseBody: null, error: error.message }))
+        .then((answer) => {
+          posts.delete(done);
+          const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+          record({ owner, deliveries, url: `${url}${path}`, startedAt, durationMs, requestHeaders: JSON.stringify(headers), ...answer });
+        });
+      posts.add(done);
+      return done;
+    },
+    backlog: () => Number((open.get() as { n: number }).n),
+    failedAttempts: () => Number((failed.get() as { n: number }).n),
+    async close() {
+      while (posts.size > 0) await Promise.all([...posts]);
+      commit();
+    },
+  };
+}
