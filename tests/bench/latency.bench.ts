@@ -374,12 +374,19 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     await sleep(loaded ? 1_000 : 0);
     const storedAtStart = target.stored();
     // The background rate each stream saw (a relay that falls behind is offered less: the load skips ticks).
+    // And this process's CPU (the relay or floor with every thread, the probes, the pending waits) per event it took.
     const achieved: Record<string, number> = {};
+    const cpuMicrosPerEvent: Record<string, number> = {};
     const during = async <T,>(name: string, stream: () => Promise<T>): Promise<T> => {
       const before = await load?.mark();
+      const cpu = process.cpuUsage();
       const result = await stream();
+      const { user, system } = process.cpuUsage(cpu);
       const after = await load?.mark();
-      if (before && after) achieved[name] = Math.round((after.accepted - before.accepted) / ((after.at - before.at) / 1000));
+      if (before && after) {
+        achieved[name] = Math.round((after.accepted - before.accepted) / ((after.at - before.at) / 1000));
+        cpuMicrosPerEvent[name] = Math.round((user + system) / Math.max(1, after.accepted - before.accepted));
+      }
       return result;
     };
     const fanOut = await during('fanOut', () => fanOutStream(target, receiver, `${tag}-f`));
@@ -392,7 +399,7 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     const drainStarted = performance.now();
     while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
     const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog(), failedAttempts: target.failedAttempts() };
-    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, cpuMicrosPerEvent, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
   } finally {
     release();
     await target.close();
@@ -473,7 +480,13 @@ export async function runLatencyBench() {
         if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
         const targets = { Sluice: sluice, floor, 'recording floor': recordingFloor };
         for (const [who, m] of Object.entries(targets)) {
-          console.log(`    ${`${who}:`.padEnd(17)} backlog at the end ${JSON.stringify(m.drain)}${m.background ? `; load achieved ${JSON.stringify(m.background)}` : ''}`);
+          const { backlogAtEnd, drainedMs, left, failedAttempts } = m.drain;
+          const bg = m.background;
+          const load = bg
+            ? `; load took ${bg.perSecond}/s (fanOut, waitHttp, waitTesting: ${Object.values(bg.perStream).join(', ')}/s; this process's CPU ${Object.values(bg.cpuMicrosPerEvent).join(', ')} µs per event), ` +
+              `${bg.skipped} skipped, ${bg.failed} failed, ${bg.unanswered} unanswered`
+            : '';
+          console.log(`    ${`${who}:`.padEnd(17)} backlog at the end ${backlogAtEnd} (${left} left after ${drainedMs} ms; failed attempts ${failedAttempts ?? '-'})${load}`);
         }
         scenarios.push({
           name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, recordingFloor,
