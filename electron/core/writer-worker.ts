@@ -208,6 +208,7 @@ function flush(): void {
       return { id, unit: done };
     });
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
+    if (ops.length > 0) prepareBodies.forget(); // a purge, a recheck, a reset: messages read for bodies may have changed
     db.exec('COMMIT');
     if (batch.length > 0) lastIngest = performance.now();
     indexer?.committed();
@@ -304,7 +305,7 @@ function handle(message: ToWriter): void {
       // the engine builds (or fails) that delivery itself.
       let prepared;
       try {
-        prepared = prepareBodies(message);
+        prepared = prepareBodies.prepare(message);
       } catch (error) {
         console.error(`sluice: could not prepare webhook bodies: ${(error as Error).message}`);
         const none = message.messageIds.map(() => null);

@@ -3,7 +3,7 @@ import type { Violation } from '../../../shared/tracking-plan.ts';
 import { buildBody, type SignedBody } from './body.ts';
 import { factsOf, filterMessage } from './shaping.ts';
 import type { BodiesRequest, PreparedBodies } from '../writer/protocol.ts';
-import { MessagesRepo, normalizedMessage, viaOf } from '../store/messages-repo.ts';
+import { MessagesRepo, normalizedMessage, viaOf, type DeliveredPayload } from '../store/messages-repo.ts';
 
 /**
  * Builds the bodies of queued deliveries, as the engine would when it sends them, with the same
@@ -16,10 +16,11 @@ import { MessagesRepo, normalizedMessage, viaOf } from '../store/messages-repo.t
  * the destination's body shape, secret, filters and transform are still the ones it was built with,
  * and never across a purge (body-prefetch.ts).
  */
-export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => PreparedBodies {
+export function bodiesPreparer(db: DatabaseSync): BodiesPreparer {
   const messages = new MessagesRepo(db);
-  return ({ messageIds, filters, sourceNames, messagesOnly, ...recipe }) => {
-    const payloads = messages.payloads(messageIds);
+  const recent = new RecentMessages();
+  const prepare = ({ messageIds, filters, sourceNames, messagesOnly, ...recipe }: BodiesRequest): PreparedBodies => {
+    const payloads = recent.payloads(messageIds, (missing) => messages.payloads(missing));
     const names = new Map(sourceNames ?? []);
     const bodies: (string | null)[] = [];
     const signatures: (string | null)[] = [];
@@ -36,7 +37,9 @@ export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => Pr
       let shaping: string | null = null;
       let message: Record<string, unknown> | null = null;
       try {
-        message = payload ? normalizedMessage(payload) : null;
+        // Unfiltered, the normalized message is only read (webhookBody builds a new object): the one
+        // made for another destination's body serves. Filters get their own copy.
+        message = payload ? (dropped ? normalizedMessage(payload) : recent.normalized(id, payload)) : null;
         if (message && payload && dropped) {
           const violations = payload.violations ? (JSON.parse(payload.violations) as Violation[]) : null;
           const filtered = filterMessage({ filters }, message, factsOf(names.get(payload.source_id) ?? '', payload.origin, violations));
@@ -58,4 +61,59 @@ export function bodiesPreparer(db: DatabaseSync): (request: BodiesRequest) => Pr
     }
     return { bodies, signatures, vias, ...(dropped ? { dropped, shapings } : {}), ...(kept ? { messages: kept } : {}) };
   };
+  return { prepare, forget: () => recent.clear() };
+}
+
+export interface BodiesPreparer {
+  prepare(request: BodiesRequest): PreparedBodies;
+  /** A write may have changed or removed stored messages (a purge, a recheck, a reset): read them afresh. */
+  forget(): void;
+}
+
+/** Messages read for bodies lately, at most this many: a new message's destinations ask for it at about the same time. */
+const RECENT_MESSAGES = 2_048;
+
+/**
+ * The payloads (and normalized messages) of the messages whose bodies were built lately. Each of a new
+ * message's destinations asks for its body in its own request, one after another: read and normalized
+ * once, not once per destination (it was a sixth of the writer's time with a webhook and two forwards).
+ * Stored messages change only by a write (forget() after one); new ones are new ids.
+ */
+class RecentMessages {
+  readonly #entries = new Map<number, { payload: DeliveredPayload; message?: Record<string, unknown> | null }>();
+
+  payloads(ids: number[], read: (ids: number[]) => Map<number, DeliveredPayload>): Map<number, DeliveredPayload | undefined> {
+    const out = new Map<number, DeliveredPayload | undefined>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const entry = this.#entries.get(id);
+      if (entry) out.set(id, entry.payload);
+      else missing.push(id);
+    }
+    if (missing.length > 0) {
+      const read_ = read(missing);
+      for (const id of missing) {
+        const payload = read_.get(id);
+        out.set(id, payload);
+        if (payload) this.#entries.set(id, { payload });
+      }
+      for (const id of this.#entries.keys()) {
+        if (this.#entries.size <= RECENT_MESSAGES) break;
+        this.#entries.delete(id);
+      }
+    }
+    return out;
+  }
+
+  /** The message as normalizedMessage makes it, made once per message (callers must not change it). */
+  normalized(id: number, payload: DeliveredPayload): Record<string, unknown> | null {
+    const entry = this.#entries.get(id);
+    if (entry?.payload !== payload) return normalizedMessage(payload);
+    if (entry.message === undefined) entry.message = normalizedMessage(payload);
+    return entry.message;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
 }
