@@ -67,6 +67,8 @@ export interface CoreOptions {
   searchIndex?: boolean;
   /** false: retention and clears never merge the search indexes (the retention benchmark measures what it saves). */
   mergeIndexes?: boolean;
+  /** Tests only: the pause between two chunks of a bulk retry (delivery/bulk-retry.ts), lengthened to stop a job between two chunks. */
+  bulkRetryPauseMs?: number;
   /** The background check of the whole store: its timing (tests shorten it), or false for none (store-check/). */
   storeCheck?: Partial<StoreCheckTiming> | false;
   /**
@@ -260,7 +262,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }), heads: new MessageHeads(db) });
   const rechecks = new Rechecks(writer, bus, planStats);
   const issues = new IssuesRepo(db);
-  const bulkRetries = new BulkRetries({ issues, deliveries, writer, delivery, bus, clock });
+  const bulkRetries = new BulkRetries({ issues, deliveries, writer, delivery, bus, clock, chunkPauseMs: options.bulkRetryPauseMs });
   const pruner = new Pruner({ db, writer, bus, clock, configured: options.config?.retention, mergeIndexes: options.mergeIndexes });
   const health = new StoreHealthTracker({
     file: databaseFile(options.dataDir),

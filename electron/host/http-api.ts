@@ -54,6 +54,7 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'POST /issues/{issueId}/retry': [],
   'POST /issues/retry': [],
   'GET /issues/retries': [],
+  'DELETE /issues/retries/{jobId}': [],
   'GET /info': [],
   'GET /plans': [],
   'POST /plans/check': [],
@@ -149,6 +150,11 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
       }
       case 'GET /issues/retries':
         return send(res, 200, await operation(core, 'issues.retries', {}));
+      case 'DELETE /issues/retries/{jobId}': {
+        const id = route.slice('issues/retries/'.length); // large (its relay's start in ms × 1000); the schema refuses 0 and unsafe integers
+        if (!/^\d{1,16}$/.test(id)) throw new ApiError(400, 'invalid_request', `"${id.slice(0, 40)}" is not a retry job's id: give the jobId (a whole number) that the retry answered or GET /api/v1/issues/retries lists`);
+        return send(res, 200, await operation(core, 'issues.retryCancel', { jobId: Number(id) }));
+      }
       case 'GET /info':
         return send(res, 200, await operation(core, 'app.info', {}));
       case 'GET /plans':
@@ -177,9 +183,7 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
  * ended when the client hangs up, and at once (503) when Sluice stops rather than holding its shutdown.
  */
 async function heldWait<T>(
-  res: ServerResponse,
-  stopping: AbortSignal,
-  body: Record<string, unknown>,
+  res: ServerResponse, stopping: AbortSignal, body: Record<string, unknown>,
   wait: (options: { count: number | undefined; timeoutMs: number }, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
@@ -204,7 +208,7 @@ async function operation(core: HttpApiCore, channel: Channel, request: unknown):
   if (result.ok) return result.value;
   const { code, message } = result.error;
   if (code === 'internal_error') throw new Error(message);
-  throw new ApiError(code === 'invalid_request' || code === 'invalid_replay' ? 400 : code === 'not_found' ? 404 : code === 'invalid_transform' ? 422 : 409, code, message);
+  throw new ApiError(code === 'invalid_request' || code === 'invalid_replay' ? 400 : code === 'not_found' || code === 'not_running' ? 404 : code === 'invalid_transform' ? 422 : 409, code, message);
 }
 
 const TRY_EXAMPLE = '{"messageId": "<a stored message\'s messageId>", "destination": "<its name>", "source": "<a transform, optional>"}';
@@ -267,6 +271,7 @@ function endpointOf(method: string, route: string, url: URL): string {
     route === 'messages/wait' || route === 'messages/stream' ? `/${route}`
     : route.startsWith('messages/') ? '/messages/{messageId}'
     : /^issues\/[^/]+\/retry$/.test(route) ? '/issues/{issueId}/retry'
+    : /^issues\/retries\/[^/]+$/.test(route) ? '/issues/retries/{jobId}'
     : `/${route}`;
   const endpoint = `${method} ${path}`;
   if (Object.hasOwn(ENDPOINTS, endpoint)) return endpoint;
@@ -379,11 +384,8 @@ function optional(url: URL, name: string): Record<string, string> {
  * id: its items, the id of its last and whether more follow.
  */
 async function page(
-  res: ServerResponse,
-  url: URL,
-  generation: number,
-  read: (after: number, limit: number) => Promise<{ items: unknown[]; lastId: number | undefined; more: boolean }>,
-  key: string,
+  res: ServerResponse, url: URL, generation: number,
+  read: (after: number, limit: number) => Promise<{ items: unknown[]; lastId: number | undefined; more: boolean }>, key: string,
 ): Promise<void> {
   const limitText = url.searchParams.get('limit');
   const limit = limitText === null ? MAX_LIMIT : Number(limitText);

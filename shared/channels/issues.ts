@@ -90,8 +90,8 @@ export interface IssueRetryProgress {
   skipped: number;
   /**
    * `counting`: a retry by filter first counts the deliveries it will retry (`total` grows, nothing is
-   * retried yet); `running`: retrying, chunk by chunk; then `finished`, `cancelled` (issues.cancelRetry,
-   * or the relay closing) or `failed` (`error` says why).
+   * retried yet); `running`: retrying, chunk by chunk; then `finished`, `cancelled` (issues.retryCancel,
+   * a reset, or the relay closing) or `failed` (`error` says why).
    */
   state: 'counting' | 'running' | 'finished' | 'cancelled' | 'failed';
   /** Why it failed (state `failed`). */
@@ -117,8 +117,13 @@ export const issueRequestSchemas = {
     z.strictObject({ issueId: id }),
     z.strictObject({ filter: messageFilterSchema, destinationId: id.optional() }),
   ], { error: 'give issueId, or filter (with an optional destinationId)' }),
-  /** Stops a bulk retry between two chunks (the deliveries already set due stay due). Unknown or ended jobs: `cancelled: false`. */
-  'issues.cancelRetry': z.strictObject({ jobId: z.number().int().positive() }),
+  /**
+   * Stops a bulk retry under way between two chunks: the chunk being written still lands, and nothing
+   * already retried is undone (those deliveries stay due). Answers once the job has ended, with its last
+   * progress (`cancelled`, or `finished` when the stop came as its last chunk was written). A job that
+   * already ended: `not_running`; an id no job had (or one ended long ago): `not_found`.
+   */
+  'issues.retryCancel': z.strictObject({ jobId: id }),
   /** The bulk retries under way (a page opened meanwhile shows their progress at once), then the last 10 ended, the latest first. */
   'issues.retries': z.strictObject({}),
 } as const;
@@ -127,6 +132,6 @@ export interface IssueResponses {
   'issues.list': { issues: IssueView[]; /** Open groups in all (of every destination, or of `destinationId`). */ open: number };
   'issues.get': IssueView;
   'issues.retry': IssueRetryProgress;
-  'issues.cancelRetry': { cancelled: boolean };
+  'issues.retryCancel': IssueRetryProgress;
   'issues.retries': { jobs: IssueRetryProgress[] };
 }

@@ -11,7 +11,7 @@ import type { DeliveryEngine } from './delivery-engine.ts';
 /** Deliveries per chunk: one read, one write (a unit of the writer's group commit: ingestion goes on between chunks), one announcement. */
 export const RETRY_CHUNK = 500;
 /** The pause between two chunks, so that a retry of a million deliveries leaves the writer and the core's thread to others. */
-const CHUNK_PAUSE_MS = 20;
+export const CHUNK_PAUSE_MS = 20;
 /** Progress events at most this often (the first and the last always). */
 const PROGRESS_MS = 250;
 /** Ended jobs listed after their end (for a client that polls: GET /api/v1/issues/retries). */
@@ -37,6 +37,8 @@ export interface BulkRetryParts {
   delivery: DeliveryEngine;
   bus: EventBus;
   clock: Clock;
+  /** The pause between two chunks (default CHUNK_PAUSE_MS); tests lengthen it to stop a job between two chunks. A stop ends the pause at once. */
+  chunkPauseMs?: number | undefined;
 }
 
 interface Job {
@@ -44,6 +46,8 @@ interface Job {
   cancelled: boolean;
   /** Settles when the job has ended (its last chunk written). */
   ended?: Promise<void>;
+  /** Ends the pause between two chunks now (a stop need not wait for it). */
+  wake?: () => void;
 }
 
 /**
@@ -87,12 +91,18 @@ export class BulkRetries {
     return { ...progress };
   }
 
-  /** Stops a job between two chunks; false when there is no such job under way. */
-  cancel(jobId: number): boolean {
+  /**
+   * Stops a job under way between two chunks (the chunk being written still lands; nothing retried is
+   * undone) and resolves with its last progress once it has ended: `cancelled`, or `finished` when its
+   * last chunk was the one being written. `running: false` when no job of that id is under way, with
+   * its last progress if it ended lately (among those list() keeps).
+   */
+  cancel(jobId: number): { running: true; ended: Promise<IssueRetryProgress> } | { running: false; ended: IssueRetryProgress | null } {
     const job = this.#jobs.get(jobId);
-    if (!job) return false;
+    if (!job) return { running: false, ended: this.#ended.find((progress) => progress.jobId === jobId) ?? null };
     job.cancelled = true;
-    return true;
+    job.wake?.();
+    return { running: true, ended: job.ended!.then(() => ({ ...job.progress })) };
   }
 
   /** The jobs under way, then the last ones ended (the latest first). */
@@ -107,7 +117,10 @@ export class BulkRetries {
    */
   async cancelAll(): Promise<void> {
     const jobs = [...this.#jobs.values()];
-    for (const job of jobs) job.cancelled = true;
+    for (const job of jobs) {
+      job.cancelled = true;
+      job.wake?.();
+    }
     await Promise.all(jobs.map((job) => job.ended));
   }
 
@@ -120,6 +133,7 @@ export class BulkRetries {
     this.#stopped = true;
     for (const job of this.#jobs.values()) {
       job.cancelled = true;
+      job.wake?.();
       const { progress } = job;
       this.#parts.bus.emit('issues.retryProgress', { ...progress, total: Math.max(progress.total, progress.done), state: 'cancelled' });
     }
@@ -138,9 +152,19 @@ export class BulkRetries {
   async #run(job: Job, target: RetryTarget): Promise<void> {
     const { progress } = job;
     let announced = this.#parts.clock.now();
+    // Progress held back by PROGRESS_MS is said when that time is up (a job waiting between two chunks still shows how far it is).
+    let held: NodeJS.Timeout | undefined;
     const announce = (always = false) => {
       const now = this.#parts.clock.now();
-      if (!always && now - announced < PROGRESS_MS) return;
+      if (!always && now - announced < PROGRESS_MS) {
+        held ??= setTimeout(() => {
+          held = undefined;
+          if (!job.cancelled) announce(true);
+        }, PROGRESS_MS - (now - announced)).unref();
+        return;
+      }
+      clearTimeout(held);
+      held = undefined;
       announced = now;
       progress.total = Math.max(progress.total, progress.done);
       this.#parts.bus.emit('issues.retryProgress', { ...progress });
@@ -152,13 +176,14 @@ export class BulkRetries {
           progress.total += ids.length;
           after = next;
           announce();
-          await pause();
+          await this.#pause(job);
         }
         progress.state = 'running';
         announce(true);
       }
       let first = true;
-      for (let after: number | null = 0; after !== null && !job.cancelled; ) {
+      let after: number | null = 0;
+      while (after !== null && !job.cancelled) {
         const { ids, next } = this.#chunk(target, after);
         after = next;
         if (ids.length > 0) {
@@ -170,13 +195,15 @@ export class BulkRetries {
           first = false;
           announce();
         }
-        if (after !== null) await pause();
+        if (after !== null) await this.#pause(job);
       }
-      progress.state = job.cancelled ? 'cancelled' : 'finished';
+      // Stopped as its last chunk was written: nothing was left to retry.
+      progress.state = after === null ? 'finished' : 'cancelled';
     } catch (error) {
       progress.state = 'failed';
       progress.error = `the retry stopped after ${progress.done} of ${progress.total} deliveries: ${(error as Error).message}`;
     } finally {
+      clearTimeout(held);
       this.#jobs.delete(progress.jobId);
       progress.total = Math.max(progress.total, progress.done);
       this.#ended = [{ ...progress }, ...this.#ended.slice(0, ENDED_KEPT - 1)];
@@ -191,8 +218,21 @@ export class BulkRetries {
     if (first) delivery.tryNow([...new Set(deliveries.byIds(ids).map((d) => d.destinationId))]);
     else delivery.kick();
   }
-}
 
-function pause(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, CHUNK_PAUSE_MS).unref());
+  /** The pause between two chunks; a stop ends it at once. */
+  #pause(job: Job): Promise<void> {
+    if (job.cancelled) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        job.wake = undefined;
+        resolve();
+      }, this.#parts.chunkPauseMs ?? CHUNK_PAUSE_MS);
+      timer.unref();
+      job.wake = () => {
+        clearTimeout(timer);
+        job.wake = undefined;
+        resolve();
+      };
+    });
+  }
 }

@@ -224,7 +224,7 @@ describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the packa
     const calls: [string, string, unknown?][] = [];
     for (const [route, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) calls.push([route, method]);
     expect(calls.map(([route, method]) => `${method.toUpperCase()} ${route}`).sort()).toEqual(
-      ['DELETE /faults', 'GET /deliveries', 'GET /export', 'GET /faults', 'GET /info', 'GET /issues', 'GET /issues/retries', 'GET /messages', 'GET /messages/stream', 'GET /messages/{messageId}', 'GET /overview', 'GET /plans', 'GET /plans/coverage', 'GET /stats', 'POST /deliveries/wait', 'POST /faults', 'POST /issues/retry', 'POST /issues/{issueId}/retry', 'POST /messages/wait', 'POST /plans/check', 'POST /replay', 'POST /reset', 'POST /transforms/try'],
+      ['DELETE /faults', 'DELETE /issues/retries/{jobId}', 'GET /deliveries', 'GET /export', 'GET /faults', 'GET /info', 'GET /issues', 'GET /issues/retries', 'GET /messages', 'GET /messages/stream', 'GET /messages/{messageId}', 'GET /overview', 'GET /plans', 'GET /plans/coverage', 'GET /stats', 'POST /deliveries/wait', 'POST /faults', 'POST /issues/retry', 'POST /issues/{issueId}/retry', 'POST /messages/wait', 'POST /plans/check', 'POST /replay', 'POST /reset', 'POST /transforms/try'],
     );
     const bodies: Record<string, unknown> = { '/messages/wait': { filter: { event: 'Documented' }, timeoutMs: 1000 }, '/deliveries/wait': { filter: { event: 'Documented' }, status: 'delivered', timeoutMs: 100 }, '/faults': { status: 503, times: 1 }, '/transforms/try': { messageId: 'doc-1', destination: 'none' }, '/issues/retry': { search: 'event:Documented' }, '/plans/check': { message: { type: 'track', event: 'Documented' } }, '/replay': { messageIds: ['doc-1'], dryRun: true } };
     for (const [route, method] of calls) {
@@ -237,7 +237,7 @@ describe('the OpenAPI document (docs/http-api.openapi.json, shipped in the packa
         res.body.destroy();
         continue;
       }
-      const res = await api(route.replace('{messageId}', 'doc-1').replace('{issueId}', '1'), { method: method.toUpperCase(), ...(method === 'post' ? { body: bodies[route] } : {}) });
+      const res = await api(route.replace('{messageId}', 'doc-1').replace('{issueId}', '1').replace('{jobId}', '1'), { method: method.toUpperCase(), ...(method === 'post' ? { body: bodies[route] } : {}) });
       const documented = doc.paths[route]![method]!.responses[String(res.status)];
       expect(documented, `${method} ${route} answered ${res.status}`).toBeDefined();
       for (const field of documented!.content?.['application/json'].schema.required ?? []) expect(res.json, `${method} ${route}`).toHaveProperty(field);

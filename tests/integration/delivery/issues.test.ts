@@ -201,7 +201,8 @@ describe('Issues', () => {
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     const query = await callOk(handlers, 'messages.list', { search: 'issue:x' }).catch((error: Error) => error.message);
     expect(query).toContain('issue takes a group');
-    expect(await callOk(handlers, 'issues.cancelRetry', { jobId: 424242 })).toEqual({ cancelled: false });
+    expect(await invoke(handlers, 'issues.retryCancel', { jobId: 424242 })).toMatchObject({ ok: false, error: { code: 'not_found', message: expect.stringContaining('no retry job 424242') } });
+    expect(await invoke(handlers, 'issues.retryCancel', { jobId: 0 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 
   it("closes a deleted destination's groups: nothing left there the user can act on, and not counted as open", async () => {

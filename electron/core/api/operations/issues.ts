@@ -4,7 +4,7 @@
 import { OperationError } from '../../operation-error.ts';
 import type { OperationContext, OperationsOf } from './parts.ts';
 
-type IssueChannel = 'issues.list' | 'issues.get' | 'issues.retry' | 'issues.cancelRetry' | 'issues.retries';
+type IssueChannel = 'issues.list' | 'issues.get' | 'issues.retry' | 'issues.retryCancel' | 'issues.retries';
 
 export function issueOperations(p: OperationContext): OperationsOf<IssueChannel> {
   const issue = (id: number) => {
@@ -22,7 +22,15 @@ export function issueOperations(p: OperationContext): OperationsOf<IssueChannel>
       }
       return p.bulkRetries.start({ filter: request.filter, destinationId: request.destinationId });
     },
-    'issues.cancelRetry': ({ jobId }) => ({ cancelled: p.bulkRetries.cancel(jobId) }),
+    'issues.retryCancel': ({ jobId }) => {
+      const stop = p.bulkRetries.cancel(jobId);
+      if (stop.running) return stop.ended;
+      if (stop.ended) {
+        const { state, done, total } = stop.ended;
+        throw new OperationError('not_running', `retry job ${jobId} is not running: it already ended (${state}, ${done} of ${total} looked at), so there is nothing to stop`);
+      }
+      throw new OperationError('not_found', `there is no retry job ${jobId} under way; list the jobs with issues.retries (GET /api/v1/issues/retries)`);
+    },
     'issues.retries': () => ({ jobs: p.bulkRetries.list() }),
   };
 }
