@@ -12,7 +12,7 @@ export const ISSUE_ROW_HEIGHT = 112;
 
 /**
  * One group: destination, error kind and status, URL, counts, first and last seen, open or closed;
- * "Show messages" (the stream on its `issue:<id>` query) and "Retry all" with its progress.
+ * "Show messages" (the stream on its `issue:<id>` query) and "Retry all" with its progress and its Stop.
  */
 export function IssueRow({ issue, index, count, onOpen }: { issue: IssueView; index: number; count: number; onOpen: (issue: IssueView) => void }) {
   const inspector = useInspector();
@@ -73,9 +73,9 @@ export function IssueRow({ issue, index, count, onOpen }: { issue: IssueView; in
           Show messages
         </button>
         <button type="button" className="btn btn-small btn-primary" aria-label={`Retry all of ${name}`} disabled={closed || running || starting} onClick={() => void retry()}>
-          {running ? 'Retrying…' : 'Retry all'}
+          Retry all
         </button>
-        {job ? <RetryProgress job={job} label={`Retry of ${name}`} compact /> : null}
+        {job ? <RetryProgress job={job} label={`Retry of ${name}`} stopLabel={`Stop retrying ${name}`} compact /> : null}
         {problem ? (
           <p className="error-text" role="alert">
             {problem}

@@ -4,14 +4,15 @@ import { absoluteTime } from '../../lib/format.ts';
 import { listQuery } from '../../store/filters.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { describeFilters } from '../replay/bulk-plan.ts';
-import { isActive, jobOf, startRetry, useRetryJobs } from './retry-jobs.ts';
+import { isActive, jobOf, retryQueue, startRetry, useRetryJobs } from './retry-jobs.ts';
 import { RetryProgress } from './RetryProgress.tsx';
 import './issues.css';
 
 /**
  * The stream's "Retry failed…": every failed or retrying delivery of the messages the current search
  * and filters match, retried in one action (`issues.retry` with the filter) — asked first with what the
- * filters are, then the job's progress (retry-jobs.ts) in the dialog and on the button.
+ * filters are, then the job's progress (retry-jobs.ts) in the dialog, with its Stop, and on the button.
+ * Opened again while that retry runs, the dialog shows it (to follow or stop it) rather than asking anew.
  */
 export function RetrySearchButton() {
   const inspector = useInspector();
@@ -43,7 +44,12 @@ function RetrySearchDialog({ onClose }: { onClose: () => void }) {
     const filters = inspector.store.getState().filters;
     return { filters, query: listQuery(filters, Date.now()) };
   });
-  const [jobId, setJobId] = useState<number | null>(null);
+  // A retry by filter under way (started before the dialog was closed): shown, not asked again.
+  const [earlier] = useState(() => {
+    const running = jobOf(retryQueue(inspector).store.getState(), null);
+    return running && isActive(running) ? running.jobId : null;
+  });
+  const [jobId, setJobId] = useState<number | null>(earlier);
   const job = useRetryJobs(inspector, (s) => (jobId === null ? null : (s.jobs.get(jobId) ?? null)));
   const [starting, setStarting] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -60,11 +66,15 @@ function RetrySearchDialog({ onClose }: { onClose: () => void }) {
 
   return (
     <Dialog title="Retry failed deliveries" className="retry-search-dialog" describedBy={textId} onClose={onClose}>
-      <p id={textId}>
-        Retry every failed or retrying delivery of the messages matching: <span className="muted">{describeFilters(snapshot.filters, sourceName, absoluteTime)}</span>. Each
-        is sent again now; one that fails again goes on as before.
-      </p>
-      {job ? <RetryProgress job={job} label="Retry progress" /> : null}
+      {earlier !== null ? (
+        <p id={textId}>A retry of failed deliveries started earlier is under way: follow it here, or stop it. What it already sent again stays sent.</p>
+      ) : (
+        <p id={textId}>
+          Retry every failed or retrying delivery of the messages matching: <span className="muted">{describeFilters(snapshot.filters, sourceName, absoluteTime)}</span>. Each
+          is sent again now; one that fails again goes on as before.
+        </p>
+      )}
+      {job ? <RetryProgress job={job} label="Retry progress" stopLabel="Stop retrying the failed deliveries of the search" /> : null}
       {problem ? (
         <p role="alert" className="error-text">
           {problem}

@@ -47,7 +47,7 @@ export function progressWords(p: IssueRetryProgress): string {
   if (p.state === 'finished') {
     return p.total === 0 ? 'Nothing to retry: no failed or retrying delivery.' : `Retried ${plural(p.total, 'delivery', 'deliveries')}: ${again}${skipped}. Their outcome shows as they are sent.`;
   }
-  if (p.state === 'cancelled') return `Stopped after ${formatCount(p.done)} of ${formatCount(p.total)}: ${again}${skipped}. Those stay due.`;
+  if (p.state === 'cancelled') return `Stopped after ${formatCount(p.done)} of ${formatCount(p.total)}: ${again}${skipped}; the rest left as they were.`;
   return `The retry failed after ${formatCount(p.done)} of ${formatCount(p.total)}: ${p.error ?? 'no reason given'}.`;
 }
 

@@ -169,3 +169,11 @@ export async function startRetry(inspector: Inspector, request: RequestOf<'issue
   retryQueue(inspector).push(result.value);
   return { ok: true, job: result.value };
 }
+
+/** Stops a job under way (`issues.retryCancel`: between two chunks) and records its last progress (the answer) at once; or why it could not be stopped. */
+export async function stopRetry(inspector: Inspector, jobId: number): Promise<{ ok: true; job: IssueRetryProgress } | { ok: false; error: string }> {
+  const result = await inspector.call('issues.retryCancel', { jobId });
+  if (!result.ok) return { ok: false, error: result.error.message };
+  retryQueue(inspector).push(result.value);
+  return { ok: true, job: result.value };
+}
