@@ -44,7 +44,7 @@ function readAll(req: http.IncomingMessage): Promise<string> {
  * A floor whose store holds `prefill` messages, fanning out to `receiverUrl`'s /hook, /fwd0 and /fwd1;
  * with `record`, recording every delivery and attempt too (the recording floor).
  */
-export async function startFloor(dir: string, receiverUrl: string, secret: string, prefill: number, options: { record?: boolean } = {}): Promise<Floor> {
+export async function startFloor(dir: string, receiverUrl: string, secret: string, prefill: number, options: { record?: boolean; fanOut?: boolean } = {}): Promise<Floor> {
   fs.mkdirSync(dir, { recursive: true });
   const db = new DatabaseSync(path.join(dir, 'floor.db'));
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
@@ -118,8 +118,9 @@ export async function startFloor(dir: string, receiverUrl: string, secret: strin
         waiters.delete(String(e.messageId));
         for (const wake of woken) wake(jsons[i]!);
       }
-      postHook(jsons[i]!, of(i, 0));
+      if (options.fanOut !== false) postHook(jsons[i]!, of(i, 0));
     });
+    if (options.fanOut === false) return; // the control: store and wake the waiters only
     for (let i = 0; i < jsons.length; i += BATCH) void postBatch('fwd0', jsons.slice(i, i + BATCH), recorder ? deliveries.slice(i, i + BATCH).map((d) => d[1]!) : []);
     jsons.forEach((json, i) => {
       buffered.push(json);

@@ -45,6 +45,12 @@ const SPACING_MS = 20;
 const PENDING = env('BENCH_LATENCY_PENDING', 100);
 /** Messages posted as fast as one client can, with and without the pending waits: ingestion's own rate. */
 const BLAST = env('BENCH_LATENCY_BLAST', 20_000);
+/**
+ * 0: the control — Sluice without destinations and the floors without fan-out (store, answer, wake the
+ * waiters): what ingestion and the waits cost alone, beside what the fan-out adds. Only `track` and the
+ * waits are measured then.
+ */
+const FAN_OUT = env('BENCH_LATENCY_FANOUT', 1) !== 0;
 /** Only these scenarios (comma-separated, e.g. `small-loaded,large-idle`; default all four), for profiling one. */
 const ONLY = process.env.BENCH_LATENCY_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
 const SECRET = 's3cret';
@@ -166,7 +172,7 @@ function neverOn(sluice: Sluice): Target['waitNever'] {
 }
 
 async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Target> {
-  const sluice = await startSluice({ dataDir, config: config(receiverUrl, true) });
+  const sluice = await startSluice({ dataDir, config: config(receiverUrl, FAN_OUT) });
   return {
     ingestUrl: sluice.ingestUrl,
     async waitHttp(messageId) {
@@ -223,7 +229,7 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
 }
 
 async function floorTarget(dir: string, receiverUrl: string, prefill: number, record = false): Promise<Target> {
-  const floor = await startFloor(dir, receiverUrl, SECRET, prefill, { record });
+  const floor = await startFloor(dir, receiverUrl, SECRET, prefill, { record, fanOut: FAN_OUT });
   return {
     ingestUrl: floor.url,
     async waitHttp(messageId) {
@@ -281,6 +287,7 @@ async function fanOutStream(target: Target, receiver: Receiver, tag: string, sam
   }
   await Promise.all(sends);
   await probe.close();
+  if (!FAN_OUT) return { track: summary(track), webhook: summary([]), forwardFlush0: summary([]), forwardFlushDefault: summary([]) };
   // The default flush waits up to 1 s for more: the deadline allows for it.
   const all = () => [...sentAt.keys()].every((id) => KINDS.every((k) => receiver.arrivals.get(id)?.[k] !== undefined));
   for (const end = performance.now() + TIMEOUT_MS + 1_000; !all() && performance.now() < end; ) await sleep(50);

@@ -18,3 +18,13 @@ it('saves a scale run of the default sizes as scale.json, and one of other sizes
   // The other benchmarks keep their names whatever the scale sizes are.
   expect(resultsName('search', { BENCH_SCALE_MESSAGES: '200000' })).toEqual({ name: 'search', note: null });
 });
+
+it('saves a latency run of some scenarios only, or the control without fan-out, under a name of its own, so latency.json keeps the whole run', () => {
+  expect(resultsName('latency', {})).toEqual({ name: 'latency', note: null });
+  expect(resultsName('latency', { BENCH_LATENCY_FANOUT: '1' })).toEqual({ name: 'latency', note: null });
+  expect(resultsName('latency', { BENCH_LATENCY_SCENARIOS: 'small-loaded' }).name).toBe('latency-small-loaded');
+  expect(resultsName('latency', { BENCH_LATENCY_SCENARIOS: 'small-loaded, large-idle' }).name).toBe('latency-large-idle-small-loaded');
+  const control = resultsName('latency', { BENCH_LATENCY_FANOUT: '0', BENCH_LATENCY_SCENARIOS: 'small-loaded' });
+  expect(control.name).toBe('latency-no-fan-out-small-loaded');
+  expect(control.note).toMatch(/bench-results\/latency-no-fan-out-small-loaded\.json; latency\.json .* stays as it is/);
+});
