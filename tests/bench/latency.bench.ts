@@ -414,6 +414,8 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
 }
 
 const RATIO_KEYS = ['track', 'webhook', 'forwardFlush0', 'forwardFlushDefault', 'waitHttp', 'waitTesting'] as const;
+/** What the control (no fan-out) measures. */
+const CONTROL_KEYS = ['track', 'waitHttp', 'waitTesting'] as const;
 /** `over` ÷ `under` per measure, at p50, p95 and p99. */
 function ratios(over: Record<string, unknown>, under: Record<string, unknown>) {
   const r = (a: number | null, b: number | null) => (a === null ? 'timeout' : b === null || b === 0 ? null : round1(a / b));
@@ -473,7 +475,10 @@ export async function runLatencyBench() {
         const name = `${size === 'small' ? SMALL : LARGE.toLocaleString('en-US')} stored, ${loaded ? `${RATE} events/s` : 'idle'}`;
         const tag = `${run}-${n++}`;
         const floor = await measure(() => floorTarget(path.join(scratch, `floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE), receiver, `${tag}-f`, loaded);
-        const recordingFloor = await measure(() => floorTarget(path.join(scratch, `recording-floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, true), receiver, `${tag}-r`, loaded);
+        // Without fan-out there is nothing to record: the control has no recording floor.
+        const recordingFloor = FAN_OUT
+          ? await measure(() => floorTarget(path.join(scratch, `recording-floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, true), receiver, `${tag}-r`, loaded)
+          : null;
         const sluice = await measure(async () => {
           if (size === 'large') return sluiceTarget(largeDir, receiver.url);
           const small = path.join(scratch, `sluice-${tag}`);
@@ -482,10 +487,12 @@ export async function runLatencyBench() {
           return target;
         }, receiver, `${tag}-s`, loaded);
         console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
-        console.log(`    ${'p50 / p95 / p99'.padEnd(20)} ${'Sluice'.padEnd(34)} ${'floor'.padEnd(34)} recording floor`);
-        for (const k of RATIO_KEYS) console.log(`    ${k.padEnd(20)} ${show(sluice[k]).padEnd(34)} ${show(floor[k]).padEnd(34)} ${show(recordingFloor[k])}`);
+        console.log(`    ${'p50 / p95 / p99'.padEnd(20)} ${'Sluice'.padEnd(34)} ${'floor'.padEnd(34)} ${recordingFloor ? 'recording floor' : ''}`);
+        for (const k of FAN_OUT ? RATIO_KEYS : CONTROL_KEYS) {
+          console.log(`    ${k.padEnd(20)} ${show(sluice[k]).padEnd(34)} ${show(floor[k]).padEnd(34)} ${recordingFloor ? show(recordingFloor[k]) : ''}`);
+        }
         if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
-        const targets = { Sluice: sluice, floor, 'recording floor': recordingFloor };
+        const targets = { Sluice: sluice, floor, ...(recordingFloor ? { 'recording floor': recordingFloor } : {}) };
         for (const [who, m] of Object.entries(targets)) {
           const { backlogAtEnd, drainedMs, left, failedAttempts } = m.drain;
           const bg = m.background;
@@ -497,7 +504,8 @@ export async function runLatencyBench() {
         }
         scenarios.push({
           name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, recordingFloor,
-          sluiceOverFloor: ratios(sluice, floor), sluiceOverRecordingFloor: ratios(sluice, recordingFloor), recordingFloorOverFloor: ratios(recordingFloor, floor),
+          sluiceOverFloor: ratios(sluice, floor),
+          ...(recordingFloor ? { sluiceOverRecordingFloor: ratios(sluice, recordingFloor), recordingFloorOverFloor: ratios(recordingFloor, floor) } : {}),
         });
       }
     }
