@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
 import { createCore, type Core } from '../../electron/core/index.ts';
+import type { StoredMessage } from '../../electron/core/store/messages-repo.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 import { startRecorder } from './recorder.ts';
 import { startSink } from './delivery.bench.ts';
@@ -47,6 +48,17 @@ async function heldForwarder(dir: string, url: string, messages: number): Promis
   return core;
 }
 
+/** Every stored message, oldest first (a list answers at most 10,000 a page, newest first). */
+function storedMessages(core: Core): StoredMessage[] {
+  const all: StoredMessage[] = [];
+  for (let afterId = 0; ; ) {
+    const page = core.messages.list({ afterId, limit: 10_000 });
+    if (page.length === 0) return all;
+    afterId = page[0]!.id;
+    all.push(...page.reverse());
+  }
+}
+
 /** Sluice: from the release of held forwards until the last delivery is announced (committed). */
 async function sluice(url: string, messages = MESSAGES) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-forward-'));
@@ -54,7 +66,7 @@ async function sluice(url: string, messages = MESSAGES) {
   try {
     core = await heldForwarder(dir, url, messages);
     // The raw loop's input, built from what Sluice stored: the same forwarded bodies, in order.
-    const bodies = core.messages.list({ limit: messages }).reverse().map((m) => {
+    const bodies = storedMessages(core).map((m) => {
       const { receivedAt: _r, sentAt: _s, ...forwarded } = core!.messages.get(m.id)!.message!;
       return JSON.stringify(forwarded);
     });
@@ -70,6 +82,7 @@ async function sluice(url: string, messages = MESSAGES) {
     core.delivery.setHeld(false);
     const lastAt = await done;
     const { user, system } = process.cpuUsage(cpu);
+    if (bodies.length !== messages) throw new Error(`read ${bodies.length} of the ${messages} stored messages`);
     const counts = core.deliveries.countByStatus();
     if (counts.delivered !== messages) throw new Error(`forwarded ${counts.delivered} of ${messages}`);
     return { bodies, perSecond: messages / ((lastAt - releasedAt) / 1000), cpuMicrosPerMessage: (user + system) / messages };
@@ -120,7 +133,8 @@ async function recordedLoop(url: string, bodies: string[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-forward-recorded-'));
   try {
     const core = await heldForwarder(dir, url, bodies.length);
-    const ids = core.messages.list({ limit: bodies.length }).reverse().map((m) => core.deliveries.forMessage(m.id)[0]!.id);
+    const ids = storedMessages(core).map((m) => core.deliveries.forMessage(m.id)[0]!.id);
+    if (ids.length !== bodies.length) throw new Error(`the reference's store holds ${ids.length} messages, not ${bodies.length}`);
     await core.close();
     const recorder = startRecorder(dir);
     await recorder.ready;
