@@ -6,9 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'undici';
 import { createCore, type Core } from '../../electron/core/index.ts';
 import type { StoredMessage } from '../../electron/core/store/messages-repo.ts';
+import { databaseFile } from '../../electron/core/store/database.ts';
 import { RETRY_WINDOW_MS } from '../../electron/core/delivery/retry-schedule.ts';
 import { startRecorder } from './recorder.ts';
 import { startSink } from './delivery.bench.ts';
@@ -45,7 +47,28 @@ async function heldForwarder(dir: string, url: string, messages: number): Promis
   });
   core.delivery.setHeld(true);
   await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), core.ingestUrl, 'wk_bench', String(messages)]);
+  await indexed(dir);
   return core;
+}
+
+/**
+ * Until the writer has indexed every stored message for search: ingestion's own work, which it does
+ * between its commits after the messages are stored. Not part of forwarding (the references' clocks
+ * start on a store that does none), so the clock starts after it.
+ */
+async function indexed(dir: string): Promise<void> {
+  const db = new DatabaseSync(databaseFile(dir), { readOnly: true });
+  try {
+    const read = db.prepare('SELECT (SELECT hi FROM search_index WHERE id = 1) AS hi, (SELECT max(id) FROM messages) AS top');
+    for (const started = performance.now(); ; ) {
+      const { hi, top } = read.get() as { hi: number; top: number };
+      if (hi >= top) return;
+      if (performance.now() - started > 120_000) throw new Error(`search indexing stopped at message ${hi} of ${top}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    db.close();
+  }
 }
 
 /** Every stored message, oldest first (a list answers at most 10,000 a page, newest first). */
