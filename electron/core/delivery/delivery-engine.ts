@@ -1,7 +1,6 @@
-import type { EventBus } from '../bus/event-bus.ts';
+import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
-import type { DeliveryResult } from '../store/delivery-types.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
@@ -375,7 +374,7 @@ export class DeliveryEngine {
       // failed) is given back: the breaker would otherwise wait for its answer for ever.
       this.#receivers.releaseUnsent(admitted, round?.result.attempts);
     }
-    await this.#commit(round!.result, round!.announced);
+    await this.#commit([round!]);
   }
 
   /**
@@ -409,20 +408,27 @@ export class DeliveryEngine {
       // Only the probes this round took (a round to a typed URL took none: another round's is in flight).
       this.#receivers.releaseUnsent(admitted, outcomes?.flatMap(({ result }) => result.attempts));
     }
-    await Promise.all(outcomes.map(({ result, announced }) => this.#commit(result, announced)));
+    await this.#commit(outcomes);
   }
 
-  /** Records a round's result (in a group), then announces it. */
-  async #commit(result: DeliveryResult, delivery: DueDelivery): Promise<void> {
-    await this.#results.add(result);
-    // Due again (at once, e.g. Retry-After: 0, or later): the last read of due rows did not include it.
-    if (result.nextAttemptAt !== null) this.#queues.dueAgain(delivery.destinationId, result.nextAttemptAt, this.#o.clock.now());
-    if (this.#cancelledInFlight.delete(result.deliveryId)) {
+  /**
+   * Records a round's results (in one group), then announces them: one `deliveries.changed` for the
+   * round (a forwarded batch's hundred deliveries are one event, not a hundred), and the stored state of
+   * those cancelled meanwhile.
+   */
+  async #commit(outcomes: readonly RoundOutcome[]): Promise<void> {
+    await this.#results.addAll(outcomes.map(({ result }) => result));
+    const changes: DeliveryChange[] = [];
+    const cancelled: number[] = [];
+    for (const { result, announced: delivery } of outcomes) {
+      // Due again (at once, e.g. Retry-After: 0, or later): the last read of due rows did not include it.
+      if (result.nextAttemptAt !== null) this.#queues.dueAgain(delivery.destinationId, result.nextAttemptAt, this.#o.clock.now());
       // Cancelled while this round ran: the store kept "cancelled" unless the result got there first.
       // Announce what is stored, never a state the cancel already replaced.
-      announceStored(this.#o.deliveries, this.#o.bus, [result.deliveryId]);
-      return;
+      if (this.#cancelledInFlight.delete(result.deliveryId)) cancelled.push(result.deliveryId);
+      else changes.push(roundChange(result, delivery));
     }
-    this.#o.bus.emit('deliveries.changed', [roundChange(result, delivery)]);
+    if (changes.length > 0) this.#o.bus.emit('deliveries.changed', changes);
+    if (cancelled.length > 0) announceStored(this.#o.deliveries, this.#o.bus, cancelled);
   }
 }

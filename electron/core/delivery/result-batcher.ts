@@ -22,7 +22,13 @@ export class ResultBatcher {
 
   /** Resolves once this result, with its group, is durable; rejects when the group could not be stored. */
   add(result: DeliveryResult): Promise<void> {
-    this.#results.push(result);
+    return this.addAll([result]);
+  }
+
+  /** A round's results, in one group (as add: resolves once they are durable, rejects when they could not be stored). */
+  addAll(results: readonly DeliveryResult[]): Promise<void> {
+    if (results.length === 0) return Promise.resolve();
+    for (const result of results) this.#results.push(result);
     if (this.#results.length >= COMMIT_GROUP_MAX) this.#flush?.();
     this.#committing ??= new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.#flush?.(), COMMIT_GROUP_MS);

@@ -13,6 +13,9 @@ import type { Kind } from './kind.ts';
 /** A forward request's body stays under this (Segment's Tracking API takes at most 500 KB per batch). */
 const MAX_FORWARD_BYTES = 500 * 1024 - 1024;
 
+/** `{"batch":[` and `]}` with the comma counted per item: what a request's body adds to its items' bytes. */
+const BATCH_FRAME_BYTES = 12;
+
 /** forwardUrl's answers, by the URL given. */
 const forwardUrls = new Map<string, string>();
 
@@ -82,7 +85,8 @@ async function runForwardRound(
   const { clock, sender } = parts;
   const startedAt = clock.now();
   const outcomes: RoundOutcome[] = [];
-  const groups = new Map<string, Item[][]>();
+  /** Per URL and loop chain, its requests' items and their size as sent so far (each item's bytes and its comma). */
+  const groups = new Map<string, { items: Item[]; bytes: number }[]>();
   const apiUrl = forwardUrl(api.url);
   const recipe = trackingApiKind.recipe(destination);
   const resolvedAll = await resolveBodies(parts, deliveries, destination, recipe, prepared, startedAt);
@@ -95,9 +99,9 @@ async function runForwardRound(
     // A transform's fan-out: each event its own message of the batch, next to each other, in order.
     const body = recordedBody(resolved.bodies);
     const events = resolved.bodies.length;
-    const sizes = resolved.bodies.map((b) => Buffer.byteLength(b.body));
-    const bytes = events === 1 ? sizes[0]! : sizes.reduce((n, size) => n + size, events - 1);
-    const largest = events === 1 ? bytes : Math.max(...sizes);
+    const sizes = events === 1 ? undefined : resolved.bodies.map((b) => Buffer.byteLength(b.body));
+    const bytes = sizes ? sizes.reduce((n, size) => n + size, events - 1) : Buffer.byteLength(resolved.bodies[0]!.body);
+    const largest = sizes ? Math.max(...sizes) : bytes;
     if (largest > SEGMENT_MAX_MESSAGE_BYTES) {
       // Tracking APIs refuse a message over 32 KB (Segment's limit, and Sluice's): sending it would
       // only fail, and fail its whole batch with it. Its batch-level context, merged in, can make it so.
@@ -114,17 +118,18 @@ async function runForwardRound(
     }
     const key = `${delivery.targetUrl ?? apiUrl}\n${resolved.via ?? ''}`;
     let chunks = groups.get(key);
-    if (!chunks) groups.set(key, (chunks = [[]]));
+    if (!chunks) groups.set(key, (chunks = [{ items: [], bytes: BATCH_FRAME_BYTES }]));
     let chunk = chunks.at(-1)!;
-    const total = chunk.reduce((n, item) => n + item.bytes + 1, 12) + bytes;
-    if (chunk.length > 0 && (chunk.length >= api.batchSize || total > MAX_FORWARD_BYTES)) chunks.push((chunk = []));
-    chunk.push({ delivery, text: resolved.bodies.map((b) => b.body).join(','), events, body, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
+    if (chunk.items.length > 0 && (chunk.items.length >= api.batchSize || chunk.bytes + bytes > MAX_FORWARD_BYTES)) chunks.push((chunk = { items: [], bytes: BATCH_FRAME_BYTES }));
+    const text = events === 1 ? resolved.bodies[0]!.body : resolved.bodies.map((b) => b.body).join(',');
+    chunk.items.push({ delivery, text, events, body, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
+    chunk.bytes += bytes + 1;
   });
 
   const authorization = `Basic ${Buffer.from(`${api.writeKey}:`).toString('base64')}`;
   const requests = [...groups].flatMap(([key, chunks]) => {
     const url = key.slice(0, key.indexOf('\n'));
-    return chunks.map((items) => {
+    return chunks.map(({ items }) => {
       const via = items[0]!.via;
       const headers: Record<string, string> = {
         'User-Agent': USER_AGENT,
