@@ -14,8 +14,9 @@ import { RETRY_CHUNK } from '../../../electron/core/delivery/bulk-retry.ts';
 import { UiServer } from '../../../electron/host/ui-server.ts';
 import type { IssueRetryProgress } from '../../../shared/channels/issues.ts';
 import { callOk } from '../../helpers/contract.ts';
-import { post, startCore, type TestCore } from '../../helpers/core.ts';
-import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import type { TestCore } from '../../helpers/core.ts';
+import { coreWithFailedGroup } from '../../helpers/failed-group.ts';
+import type { Receiver } from '../../helpers/receiver.ts';
 import { until } from '../../helpers/wait.ts';
 
 const N = 1200;
@@ -27,25 +28,11 @@ let issueId: number;
 const progress: IssueRetryProgress[] = [];
 
 beforeAll(async () => {
-  hook = await startReceiver();
-  hook.fallback = { status: 400, body: 'no' };
-  core = await startCore({
-    config: {
-      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-      destinations: [{ name: 'crm', enabled: true, sources: ['web'], sharedSecret: 's3cret', webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'full', concurrency: 16 } }],
-    },
-    bulkRetryPauseMs: 600_000, // a job waits after each chunk until it is stopped
-  });
-  core.writeKey = 'wk_web';
+  ({ core, hook, issueId } = await coreWithFailedGroup(N, { bulkRetryPauseMs: 600_000 })); // a job waits after each chunk until it is stopped
   handlers = createHandlers(core);
   ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
   await ui.listen();
   core.bus.on('issues.retryProgress', (p) => progress.push(p));
-  for (let i = 0; i < N; i += 400) {
-    await post(core, '/v1/batch', { batch: Array.from({ length: 400 }, (_, j) => ({ type: 'track', userId: 'u', event: 'Order', messageId: `m-${i + j}` })) });
-  }
-  const group = await until(() => core.issues.list('open', undefined).issues.find((i) => i.failed === N), 60_000, `${N} failed deliveries`);
-  issueId = group.id;
 }, 120_000);
 
 afterAll(async () => {

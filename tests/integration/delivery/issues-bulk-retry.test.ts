@@ -11,7 +11,8 @@ import { RETRY_CHUNK } from '../../../electron/core/delivery/bulk-retry.ts';
 import type { IssueRetryProgress } from '../../../shared/channels/issues.ts';
 import { callOk } from '../../helpers/contract.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
-import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import { coreWithFailedGroup } from '../../helpers/failed-group.ts';
+import type { Receiver } from '../../helpers/receiver.ts';
 import { until } from '../../helpers/wait.ts';
 
 const N = 1200;
@@ -21,21 +22,9 @@ let hook: Receiver;
 const progress: IssueRetryProgress[] = [];
 
 beforeAll(async () => {
-  hook = await startReceiver();
-  hook.fallback = { status: 400, body: 'no' };
-  core = await startCore({
-    config: {
-      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-      destinations: [{ name: 'crm', enabled: true, sources: ['web'], sharedSecret: 's3cret', webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'full', concurrency: 16 } }],
-    },
-  });
-  core.writeKey = 'wk_web';
+  ({ core, hook } = await coreWithFailedGroup(N));
   handlers = createHandlers(core);
   core.bus.on('issues.retryProgress', (p) => progress.push(p));
-  for (let i = 0; i < N; i += 400) {
-    await post(core, '/v1/batch', { batch: Array.from({ length: 400 }, (_, j) => ({ type: 'track', userId: 'u', event: 'Order', messageId: `m-${i + j}` })) });
-  }
-  await until(() => core.issues.get(1)?.failed === N, 60_000, `${N} failed deliveries`);
 }, 120_000);
 
 afterAll(async () => {
