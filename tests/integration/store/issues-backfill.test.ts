@@ -53,14 +53,19 @@ async function groups(core: TestCore): Promise<Record<string, unknown>[]> {
   return out.sort((a, b) => String(a.destinationName).localeCompare(String(b.destinationName)));
 }
 
+/** The three receivers, failing as the groups need (503, 400, 503), and the config naming them. */
+async function failingReceivers() {
+  const [hooks, strict, api] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+  receivers.push(hooks, strict, api);
+  hooks.fallback = { status: 503 };
+  strict.fallback = { status: 400 };
+  api.fallback = { status: 503 };
+  return { hooks, c: config(hooks, strict, api) };
+}
+
 describe('migration 24 on a store of schema 23', () => {
   it("groups the failed and retrying deliveries stored before it as the writer does, and they close when they recover", async () => {
-    const [hooks, strict, api] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
-    receivers.push(hooks!, strict!, api!);
-    hooks!.fallback = { status: 503 };
-    strict!.fallback = { status: 400 };
-    api!.fallback = { status: 503 };
-    const c = config(hooks!, strict!, api!);
+    const { hooks, c } = await failingReceivers();
     let core = await run(c);
     await post(core, '/v1/batch', { batch: ['a', 'b', 'c'].map((id) => ({ type: 'track', userId: 'u', event: 'Order', messageId: id })) });
     const settled = () => core.messages.list().length === 3 && core.messages.list().every((m) => core.deliveries.forMessage(m.id).every((d) => d.status === 'retrying' || d.status === 'failed'));
@@ -86,10 +91,10 @@ describe('migration 24 on a store of schema 23', () => {
       // The triggers are back, and the memberships were made: a retry of a group reaches its deliveries, and it closes.
       const handlers = createHandlers(core);
       const hooksGroup = (await callOk(handlers, 'issues.list', { state: 'open', destinationId: core.destinations.byName('hooks')!.id })).issues[0]!;
-      hooks!.fallback = { status: 200 };
+      hooks.fallback = { status: 200 };
       const job = await callOk(handlers, 'issues.retry', { issueId: hooksGroup.id });
       expect(job.total).toBe(3);
-      await until(() => hooks!.received.filter((r) => r.path === '/hooks').length >= 6, 10_000, 'the three retries');
+      await until(() => hooks.received.filter((r) => r.path === '/hooks').length >= 6, 10_000, 'the three retries');
       await core.delivery.idle();
       await until(() => core.issues.get(hooksGroup.id)?.closedAt ?? undefined, 5_000, 'the group to close');
       expect(await callOk(handlers, 'issues.get', { id: hooksGroup.id })).toMatchObject({ open: 0, retrying: 0, closedAt: expect.any(Number) });
@@ -102,12 +107,7 @@ describe('migration 24 on a store of schema 23', () => {
 describe('migration 25 on a store of schema 24', () => {
   it("rebuilds issues so that no id is given twice, keeps every group and its id, and closes a deleted destination's groups", async () => {
     const dir = tempDir();
-    const [hooks, strict, api] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
-    receivers.push(hooks!, strict!, api!);
-    hooks!.fallback = { status: 503 };
-    strict!.fallback = { status: 400 };
-    api!.fallback = { status: 503 };
-    const c = config(hooks!, strict!, api!);
+    const { hooks, c } = await failingReceivers();
     const start = async () => Object.assign(await startCore({ dataDir: dir, clock: { now: () => now }, config: c }), { writeKey: 'wk_web' });
     let core = await start();
     await post(core, '/v1/batch', { batch: ['a', 'b'].map((id) => ({ type: 'track', userId: 'u', event: 'Order', messageId: id })) });
@@ -153,7 +153,7 @@ describe('migration 25 on a store of schema 24', () => {
 
       // The triggers still keep the counts: a retry of hooks' group closes it.
       const hooksGroup = after.find((i) => i.destinationName === 'hooks')!;
-      hooks!.fallback = { status: 200 };
+      hooks.fallback = { status: 200 };
       await callOk(handlers, 'issues.retry', { issueId: hooksGroup.id });
       await until(() => core.issues.get(hooksGroup.id)?.closedAt ?? undefined, 10_000, "hooks' group to close");
 

@@ -99,9 +99,9 @@ async function runForwardRound(
     // A transform's fan-out: each event its own message of the batch, next to each other, in order.
     const body = recordedBody(resolved.bodies);
     const events = resolved.bodies.length;
-    const sizes = events === 1 ? undefined : resolved.bodies.map((b) => Buffer.byteLength(b.body));
-    const bytes = sizes ? sizes.reduce((n, size) => n + size, events - 1) : Buffer.byteLength(resolved.bodies[0]!.body);
-    const largest = sizes ? Math.max(...sizes) : bytes;
+    const sizes = resolved.bodies.map((b) => Buffer.byteLength(b.body));
+    const bytes = sizes.reduce((n, size) => n + size, events - 1);
+    const largest = Math.max(...sizes);
     if (largest > SEGMENT_MAX_MESSAGE_BYTES) {
       // Tracking APIs refuse a message over 32 KB (Segment's limit, and Sluice's): sending it would
       // only fail, and fail its whole batch with it. Its batch-level context, merged in, can make it so.
@@ -121,8 +121,7 @@ async function runForwardRound(
     if (!chunks) groups.set(key, (chunks = [{ items: [], bytes: BATCH_FRAME_BYTES }]));
     let chunk = chunks.at(-1)!;
     if (chunk.items.length > 0 && (chunk.items.length >= api.batchSize || chunk.bytes + bytes > MAX_FORWARD_BYTES)) chunks.push((chunk = { items: [], bytes: BATCH_FRAME_BYTES }));
-    const text = events === 1 ? resolved.bodies[0]!.body : resolved.bodies.map((b) => b.body).join(',');
-    chunk.items.push({ delivery, text, events, body, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
+    chunk.items.push({ delivery, text: resolved.bodies.map((b) => b.body).join(','), events, body, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
     chunk.bytes += bytes + 1;
   });
 
