@@ -10,7 +10,7 @@ import type { CountJob, CountReply } from './store/message-counter.ts';
 import { openReadOnly } from './store/connection.ts';
 import { DeliveriesRepo } from './store/deliveries-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
-import type { IdsQuery } from './store/message-counter.ts';
+import { idsOf, type IdsQuery } from './store/message-counter.ts';
 import { storeStats } from './store/store-stats.ts';
 
 const { file } = workerData as { file: string };
@@ -19,9 +19,9 @@ const db = openReadOnly(file);
 let repos: { messages: MessagesRepo; deliveries: DeliveriesRepo } | undefined;
 
 /** A page of ids for a wait or a list of the core's (queries/store-reader.ts), read here once the store is large. */
-function ids({ of, terms, search, afterId, limit }: IdsQuery): number[] {
+function ids(query: IdsQuery): number[] {
   repos ??= { messages: new MessagesRepo(db), deliveries: new DeliveriesRepo(db) };
-  return repos[of].idsAfter(terms, search, afterId, limit);
+  return idsOf(repos, query);
 }
 
 port.on('message', (job: CountJob) => {

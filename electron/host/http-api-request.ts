@@ -17,7 +17,7 @@ const LIST_PARAMS = [...FILTER_PARAMS, 'violations', 'search', 'limit', 'after']
  * would match every message.
  */
 const ENDPOINTS: Record<string, readonly string[]> = {
-  'GET /messages': [...LIST_PARAMS, 'afterSequence'],
+  'GET /messages': [...LIST_PARAMS, 'afterSequence', 'order'],
   'GET /messages/stream': STREAM_PARAMS,
   'GET /messages/{messageId}': [],
   'POST /messages/wait': [],

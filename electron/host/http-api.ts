@@ -36,8 +36,9 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
     switch (endpoint) {
       case 'GET /messages': {
         const filter = filterOf(url);
+        const newestFirst = listOrder(url) === 'newest';
         return await page(res, url, core.queries.generation, async (after, limit) => {
-          const { rows, more, lastId } = await core.queries.page(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/messages');
+          const { rows, more, lastId } = await core.queries.page(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/messages', newestFirst);
           return { items: rows.map((row) => row.message), lastId, more };
         }, 'messages');
       }
@@ -275,10 +276,25 @@ async function exportStream(core: HttpApiCore, res: ServerResponse, url: URL, st
 }
 
 /**
- * Oldest first, `limit` at a time after the cursor `after`; `next` is the cursor for the following
- * page: "<generation>:<row id>". A reset gives row ids again from 1, so a cursor from before one is
- * refused (409 stale_cursor) rather than silently skipping the new rows. Messages also start after one
- * of them: `afterSequence`, a message's `sequence`. `read` gives the page after an
+ * The order GET /messages lists in: `oldest` first (the default: a test reads on from where it was) or
+ * `newest` first (as the inspector shows them: what was just sent comes first). `afterSequence` reads
+ * on from a message towards the newer ones: oldest first only.
+ */
+function listOrder(url: URL): 'oldest' | 'newest' {
+  const order = url.searchParams.get('order') ?? 'oldest';
+  if (order !== 'oldest' && order !== 'newest') throw new ApiError(400, 'invalid_request', `order must be "oldest" (the default) or "newest"; not "${order.slice(0, 40)}"`);
+  if (order === 'newest' && url.searchParams.has('afterSequence')) {
+    throw new ApiError(400, 'invalid_request', 'afterSequence reads on towards the newer messages, oldest first: leave out order=newest, or page newest first with after (a page\'s "next")');
+  }
+  return order;
+}
+
+/**
+ * In the list's order (oldest first unless GET /messages' `order` says newest), `limit` at a time
+ * after the cursor `after`; `next` is the cursor for the following page: "<generation>:<row id>",
+ * given back as `after` with the same parameters. A reset gives row ids again from 1, so a cursor from
+ * before one is refused (409 stale_cursor) rather than silently skipping the new rows. Messages also
+ * start after one of them: `afterSequence`, a message's `sequence`. `read` gives the page after an
  * id: its items, the id of its last and whether more follow.
  */
 async function page(

@@ -85,12 +85,12 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     'search_messages',
     {
       title: 'Search stored messages',
-      description: `Lists the messages the Sluice relay stored (analytics events: track, identify, page, screen, group, alias) that a query matches, oldest first. Returns {"messages": [...], "next": cursor or null}; each message is ${STORED_MESSAGE}. Give "next" as "after" for the following page. ${QUERY_LANGUAGE} A query that does not parse is an error saying why.`,
+      description: `Lists the messages the Sluice relay stored (analytics events: track, identify, page, screen, group, alias) that a query matches, newest first (what the app just sent comes first; sequence gives the stored order). Returns {"messages": [...], "next": cursor or null}; each message is ${STORED_MESSAGE}. Give "next" as "after" for the following page: the next older ones. ${QUERY_LANGUAGE} A query that does not parse is an error saying why.`,
       inputSchema: { query: z.string().max(1000).optional().describe('A query in the language above; omit for every message'), limit, after },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ query, limit, after }, { signal }) =>
-      answer(() => api.get('/messages', { search: query, limit, after }, signal), 'narrow the query, lower limit, or read one message with get_message'),
+      answer(() => api.get('/messages', { search: query, limit, after, order: 'newest' }, signal), 'narrow the query, lower limit, or read one message with get_message'),
   );
 
   server.registerTool(

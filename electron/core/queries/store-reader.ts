@@ -11,7 +11,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { DeliveriesRepo } from '../store/deliveries-repo.ts';
 import { compileQuery } from '../store/message-query-sql.ts';
 import { indexedRange } from '../store/search-index.ts';
-import type { IdsQuery, MessageCounter } from '../store/message-counter.ts';
+import { idsOf, type IdsQuery, type MessageCounter } from '../store/message-counter.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import { storeStats, type StoreStats } from '../store/store-stats.ts';
 
@@ -44,7 +44,7 @@ export class StoreReader {
     const byTrigrams = search.index === null && query.terms.index?.table === 'messages_search';
     const byId = search.index === null && query.terms.byId === true;
     if (byId || this.#small(query.of) || (query.of === 'messages' && byTrigrams && this.#unindexed() <= SMALL_STORE_ROWS)) {
-      return this.#p[query.of].idsAfter(query.terms, query.search, query.afterId, query.limit);
+      return idsOf(this.#p, query);
     }
     return this.#p.counter.ids(query, `ids:${++this.#lanes}`);
   }

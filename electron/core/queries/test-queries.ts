@@ -70,13 +70,15 @@ export class TestQueries {
 
   /**
    * A page of the stored messages that match `filter` and `search` (a query, shared/message-query.ts),
-   * oldest first: at most `limit` after the row id `after`, whether more follow, and the id to go on
-   * after. Read by id with SQL (filter-sql.ts, the search indexes); only the rows SQL picks are read and
-   * converted. A QueryError when the search does not parse.
+   * oldest first (or `newestFirst`): at most `limit` after the row id `after` in that order (0: from
+   * the start), whether more follow, and the id to go on after. Read by id with SQL (filter-sql.ts, the
+   * search indexes); only the rows SQL picks are read and converted. A QueryError when the search does
+   * not parse.
    */
-  async page(filter: unknown, search: string | undefined, after: number, limit: number, where: string): Promise<{ rows: Row[]; more: boolean; lastId: number | undefined }> {
+  async page(filter: unknown, search: string | undefined, after: number, limit: number, where: string, newestFirst = false): Promise<{ rows: Row[]; more: boolean; lastId: number | undefined }> {
     const wanted = checkFilter(filter, where);
-    const { found, more } = await this.#matching('messages', filterSql(wanted), search, after, limit, (ids) => this.rowsOf(ids).filter((row) => matches(row.message, wanted)));
+    const pick = (ids: number[]) => this.rowsOf(ids).filter((row) => matches(row.message, wanted));
+    const { found, more } = await this.#matching('messages', filterSql(wanted), search, after, limit, pick, newestFirst);
     return { rows: found, more, lastId: found.at(-1)?.id };
   }
 
@@ -225,8 +227,9 @@ export class TestQueries {
   }
 
   /**
-   * Up to `limit` of what `pick` keeps of the ids SQL gives after `after` (oldest first, READ_STEP at a
-   * time), and whether more follow; the cost is the rows SQL picks, never the store's size.
+   * Up to `limit` of what `pick` keeps of the ids SQL gives after `after` (oldest first, or newest
+   * first, READ_STEP at a time), and whether more follow; the cost is the rows SQL picks, never the
+   * store's size.
    */
   async #matching<T extends { id: number }>(
     of: 'messages' | 'deliveries',
@@ -235,11 +238,12 @@ export class TestQueries {
     after: number,
     limit: number,
     pick: (ids: number[]) => T[],
+    newestFirst = false,
   ): Promise<{ found: T[]; more: boolean }> {
     const found: T[] = [];
     for (let cursor = after; ; ) {
       const step = Math.min(READ_STEP, limit - found.length + 1);
-      const ids = await this.#p.reader.ids({ of, terms, search, afterId: cursor, limit: step });
+      const ids = await this.#p.reader.ids({ of, terms, search, afterId: cursor, limit: step, ...(newestFirst ? { newestFirst } : {}) });
       found.push(...pick(ids));
       if (found.length > limit) return { found: found.slice(0, limit), more: true };
       if (ids.length < step) return { found, more: false };

@@ -18,8 +18,19 @@ export interface IdsQuery {
   of: 'messages' | 'deliveries';
   terms: { where: string[]; params: (string | number)[]; index?: IndexHint; byId?: boolean };
   search: string | undefined;
+  /** The cursor: ids above it (oldest first), or with `newestFirst` below it (0: from the newest; messages only). */
   afterId: number;
   limit: number;
+  newestFirst?: boolean;
+}
+
+type IdsReader = (terms: IdsQuery['terms'], search: string | undefined, afterId: number, limit: number, order?: 'asc' | 'desc') => number[];
+
+/** The ids an IdsQuery asks, read by the repos' idsAfter (on the core's thread or the counting thread). */
+export function idsOf(repos: { messages: { idsAfter: IdsReader }; deliveries: { idsAfter: IdsReader } }, query: IdsQuery): number[] {
+  const { of, terms, search, afterId, limit, newestFirst } = query;
+  if (of === 'deliveries' && newestFirst) throw new Error('deliveries are read oldest first only');
+  return repos[of].idsAfter(terms, search, afterId, limit, newestFirst ? 'desc' : 'asc');
 }
 
 export type CountJob =

@@ -285,17 +285,22 @@ export class MessagesRepo {
 
   /**
    * Ids of the messages after `afterId` that meet `terms` (SQL on `messages m`) and match `search` (a
-   * query, through the search indexes where they cover the messages), oldest first, at most `limit`.
+   * query, through the search indexes where they cover the messages), at most `limit`: oldest first,
+   * or with `order` 'desc' newest first, "after" then meaning below `afterId` (0: from the newest). Both
+   * read the ids' B-tree (or the search index's rowids) in that order: no sort, whatever is stored.
    * A QueryError when the search does not parse.
    */
-  idsAfter(terms: { where: string[]; params: (string | number)[]; index?: IndexHint }, search: string | undefined, afterId: number, limit: number): number[] {
-    const where = ['m.id > ?', ...terms.where];
-    const params = [afterId, ...terms.params];
+  idsAfter(terms: { where: string[]; params: (string | number)[]; index?: IndexHint }, search: string | undefined, afterId: number, limit: number, order: 'asc' | 'desc' = 'asc'): number[] {
+    const desc = order === 'desc';
+    const bound = desc && afterId === 0 ? [] : [afterId];
+    const where = [...(bound.length ? [desc ? 'm.id < ?' : 'm.id > ?'] : []), ...terms.where];
+    const params = [...bound, ...terms.params];
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
-      const { sql, values } = partQuery(part, 'm.id', { where, params }, 'ASC');
+      const { sql, values } = partQuery(part, 'm.id', { where, params }, desc ? 'DESC' : 'ASC');
       return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];
     };
-    const rows = searchRows(this.#db, withIndex(compileQuery(search), terms.index), 'asc', { above: afterId }, limit, read);
+    const bounds = desc ? { below: bound[0] } : { above: afterId };
+    const rows = searchRows(this.#db, withIndex(compileQuery(search), terms.index), order, bounds, limit, read);
     return rows.map((row) => row.id);
   }
 

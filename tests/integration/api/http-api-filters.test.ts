@@ -108,7 +108,7 @@ describe('a query parameter an endpoint does not read', () => {
     expect(misspelt.status).toBe(400);
     expect(misspelt.json.error.code).toBe('unknown_parameter');
     expect(misspelt.json.error.message).toBe(
-      'GET /api/v1/messages has no parameter "evnt": its parameters are type, event, userId, anonymousId, source, messageId, status, origin, violations, search, limit, after, afterSequence',
+      'GET /api/v1/messages has no parameter "evnt": its parameters are type, event, userId, anonymousId, source, messageId, status, origin, violations, search, limit, after, afterSequence, order',
     );
     for (const [route, methods] of Object.entries(doc.paths)) {
       for (const method of Object.keys(methods)) {

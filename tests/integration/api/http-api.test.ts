@@ -175,6 +175,34 @@ describe('HTTP API queries', () => {
     expect((await api('/deliveries?afterSequence=1')).status).toBe(400); // deliveries have no sequence of their own
   });
 
+  it('order=newest lists newest first, as the inspector does, and its next page reads on to older ones; a filter and a search too', async () => {
+    const { core: c } = await setup();
+    // Sent one after the other: their stored order is the order sent.
+    for (const event of ['A', 'B', 'C', 'D', 'E']) await post(c, '/v1/track', { userId: event === 'C' ? 'other' : 'u-order', event, properties: { step: event } });
+    const events = (page: { json: { messages: { event: string }[] } }) => page.json.messages.map((m) => m.event);
+    const first = await api('/messages?order=newest&limit=2');
+    expect(events(first)).toEqual(['E', 'D']);
+    const second = await api(`/messages?order=newest&limit=2&after=${first.json.next}`);
+    expect(events(second)).toEqual(['C', 'B']);
+    const last = await api(`/messages?order=newest&limit=2&after=${second.json.next}`);
+    expect(last.json).toMatchObject({ next: null });
+    expect(events(last)).toEqual(['A']);
+    // The sequence says the stored order: falling down the pages.
+    const sequences = [first, second, last].flatMap((page) => page.json.messages.map((m: { sequence: number }) => m.sequence));
+    expect(sequences).toEqual([...sequences].sort((a, b) => b - a));
+    // Filtered, and searched (through the search indexes where they cover the messages): the matches only, newest first.
+    expect(events(await api('/messages?order=newest&userId=u-order&limit=3'))).toEqual(['E', 'D', 'B']);
+    const searched = await api('/messages?order=newest&search=userId:u-order%20-event:E&limit=2');
+    expect(events(searched)).toEqual(['D', 'B']);
+    expect(events(await api(`/messages?order=newest&search=userId:u-order%20-event:E&limit=2&after=${searched.json.next}`))).toEqual(['A']);
+    // The default stays oldest first.
+    expect(events(await api('/messages?order=oldest&limit=2'))).toEqual(['A', 'B']);
+    expect(events(await api('/messages?limit=2'))).toEqual(['A', 'B']);
+    expect(await api('/messages?order=latest')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/order must be "oldest" \(the default\) or "newest"/) } } });
+    expect(await api('/messages?order=newest&afterSequence=1')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/afterSequence reads on towards the newer messages/) } } });
+    expect((await api('/deliveries?order=newest')).json).toMatchObject({ error: { code: 'unknown_parameter' } });
+  });
+
   it('each message says whether it is pinned, as the inspector pinned it: listed, looked up, waited for, searched', async () => {
     const { core: c } = await setup();
     for (const messageId of ['p-1', 'p-2']) await post(c, '/v1/track', { userId: 'u', event: 'Pinned?', messageId });

@@ -108,6 +108,25 @@ describe('sluice mcp over stdio', () => {
     expect(missing).toMatchObject({ isError: true, text: 'no stored message has messageId "no-such-message"' });
   });
 
+  it('search_messages lists newest first, as the inspector and GET /api/v1/messages?order=newest do; its next page reads on to the older ones', async () => {
+    // Sent one after the other, each answered before the next: the stored order is the order sent.
+    for (const n of [1, 2, 3]) await track({ event: 'Order Step', userId: 'u-newest', messageId: `newest-${n}`, properties: { n } });
+    await reader.call('wait_for_message', { filter: { messageId: 'newest-3' } });
+    const first = await reader.call('search_messages', { query: 'userId:u-newest', limit: 2 });
+    expect(first.isError).toBe(false);
+    expect(first.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['newest-3', 'newest-2']);
+    expect(first.json.next).toEqual(expect.any(String));
+    const second = await reader.call('search_messages', { query: 'userId:u-newest', limit: 2, after: first.json.next });
+    expect(second.json).toMatchObject({ next: null });
+    expect(second.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['newest-1']);
+    // The same as the HTTP API lists newest first.
+    const res = await fetch(`${relay.ready.api}/messages?order=newest&search=userId:u-newest`, { headers: { Authorization: `Bearer ${relay.ready.token}` } });
+    const listed = (await res.json()) as { messages: { sequence: number }[] };
+    expect([...first.json.messages, ...second.json.messages].map((m: { sequence: number }) => m.sequence)).toEqual(listed.messages.map((m) => m.sequence));
+    const search = (await reader.client.listTools()).tools.find((t) => t.name === 'search_messages')!;
+    expect(search.description).toMatch(/newest first/);
+  });
+
   it('wait_for_message resolves when the message arrives, and times out within 100 ms of its timeout with the relay\'s sentence', async () => {
     const waiting = reader.call('wait_for_message', { filter: { event: 'Arrives Later', userId: 'u-late' }, timeoutMs: 20_000 });
     await new Promise((resolve) => setTimeout(resolve, 300));
