@@ -6,6 +6,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { STREAM_PARAMS } from './message-stream.ts';
 
 export const API_PREFIX = '/api/v1/';
+/** The route of one message by its messageId, percent-encoded after it, that no other endpoint's path can be. */
+export const MESSAGE_BY_ID = 'messages/by-id/';
 const MAX_BODY_BYTES = 64 * 1024;
 /** The message filters of /messages and /deliveries (a test's filter, core/queries/filters.ts), and their search. */
 const FILTER_PARAMS = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const;
@@ -20,6 +22,7 @@ const ENDPOINTS: Record<string, readonly string[]> = {
   'GET /messages': [...LIST_PARAMS, 'afterSequence', 'order'],
   'GET /messages/stream': STREAM_PARAMS,
   'GET /messages/{messageId}': [],
+  'GET /messages/by-id/{messageId}': [],
   'POST /messages/wait': [],
   'POST /deliveries/wait': [],
   'GET /deliveries': [...LIST_PARAMS, 'destination'],
@@ -53,10 +56,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. */
+/**
+ * The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. One message by its
+ * messageId has two paths: `messages/by-id/{messageId}` reaches every id, because no fixed route has
+ * its number of segments; `messages/{messageId}` (the older one, kept) reaches the ids that are not
+ * `stream` or `wait`, which are the follow stream and the wait.
+ */
 export function endpointOf(method: string, route: string, url: URL): string {
   const path =
     route === 'messages/wait' || route === 'messages/stream' ? `/${route}`
+    : route.startsWith(MESSAGE_BY_ID) ? '/messages/by-id/{messageId}'
     : route.startsWith('messages/') ? '/messages/{messageId}'
     : /^issues\/[^/]+\/retry$/.test(route) ? '/issues/{issueId}/retry'
     : /^issues\/retries\/[^/]+$/.test(route) ? '/issues/retries/{jobId}'

@@ -17,7 +17,7 @@ import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
 import { OperationError } from '../core/operation-error.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 import { streamMessages, streamOptions, StreamRequestError } from './message-stream.ts';
-import { API_PREFIX, ApiError, checkParameters, endpointOf, filterOf, guard, jsonBody, optional } from './http-api-request.ts';
+import { API_PREFIX, ApiError, checkParameters, endpointOf, filterOf, guard, jsonBody, MESSAGE_BY_ID, optional } from './http-api-request.ts';
 
 export { API_PREFIX };
 
@@ -55,17 +55,10 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         const deliveries = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForDeliveries(body.filter, { ...wait, ...(status !== undefined ? { status } : {}) }, signal));
         return send(res, 200, { deliveries });
       }
-      case 'GET /messages/{messageId}': {
-        let messageId: string;
-        try {
-          messageId = decodeURIComponent(route.slice('messages/'.length));
-        } catch {
-          throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
-        }
-        const found = await core.queries.messageById(messageId);
-        if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
-        return send(res, 200, found);
-      }
+      case 'GET /messages/by-id/{messageId}':
+        return send(res, 200, await messageNamed(core, url, route.slice(MESSAGE_BY_ID.length)));
+      case 'GET /messages/{messageId}':
+        return send(res, 200, await messageNamed(core, url, route.slice('messages/'.length)));
       case 'GET /deliveries': {
         const filter = { ...filterOf(url), ...optional(url, 'destination') } as Record<string, unknown>;
         if (filter.status !== undefined) filter.status = url.searchParams.get('status'); // a delivery status here
@@ -175,6 +168,24 @@ const TRY_EXAMPLE = '{"messageId": "<a stored message\'s messageId>", "destinati
  * What a destination's filters and transform (saved, or `filters` / `source` given) make of a stored
  * message, found by its messageId, and the bodies it would send (transforms.try; nothing sent or stored).
  */
+/**
+ * The stored message with this messageId (`encoded`: as the path carries it, percent-encoded), the
+ * accepted one first, with its deliveries. An empty one is what a URL parser leaves of "." or "..": those
+ * two cannot be a path segment, even percent-encoded, so the sentence names the list's exact filter.
+ */
+async function messageNamed(core: HttpApiCore, url: URL, encoded: string): Promise<unknown> {
+  let messageId: string;
+  try {
+    messageId = decodeURIComponent(encoded);
+  } catch {
+    throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
+  }
+  if (messageId === '') throw new ApiError(404, 'not_found', `${url.pathname} names no messageId: put it after ${API_PREFIX}${MESSAGE_BY_ID}, percent-encoded; the ids "." and ".." cannot be a path segment, read them with ${API_PREFIX}messages?messageId=..`);
+  const found = await core.queries.messageById(messageId);
+  if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
+  return found;
+}
+
 async function tryTransform(core: HttpApiCore, body: Record<string, unknown>): Promise<unknown> {
   const { messageId, destination, ...rest } = body;
   if (typeof messageId !== 'string' || typeof destination !== 'string') {
