@@ -1,6 +1,6 @@
 // explain_violation's words: each violation a stored message carries, with the plan's rule it broke
 // (the schema at that place of the plan, cut short) and what to change — the call or the plan.
-// Pure: it reads the message (GET /api/v1/messages/{id}) and the plans in use (GET /api/v1/plans).
+// Pure: it reads the message (GET /api/v1/messages/by-id/{id}) and the plans in use (GET /api/v1/plans).
 import type { JsonSchema, TrackingPlan, TrackingPlanView, Violation } from '../../shared/tracking-plan.ts';
 
 /** Characters of a rule shown, at most (a schema can be large; the place that matters is small). */

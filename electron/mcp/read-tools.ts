@@ -55,15 +55,18 @@ function lean(delivery: Delivery): Delivery {
 type Stored = Record<string, unknown> & { sequence: number; origin: string; status: string; violations: Violation[]; blocked: string | null };
 
 /**
- * The stored message with this messageId, the accepted one first, as `GET /messages/{messageId}` finds
- * it; read through the list's exact messageId filter, because that path cannot reach every id: the
- * ids `stream` and `wait` are the paths of other endpoints (the endless follow stream, the wait).
- * A Violation Generated event (origin plan) is listed only when its origin is named: asked last.
+ * The stored message with this messageId (the accepted one first) and its deliveries, in one request:
+ * `GET /messages/by-id/{messageId}`, which no other endpoint's path can be (`/messages/stream` and
+ * `/messages/wait` are, for the ids `stream` and `wait`, under the older `/messages/{messageId}`).
+ * "." and ".." cannot be a path segment (URL parsers resolve them, even percent-encoded): those two are
+ * read through the list's exact filter, a Violation Generated event (origin plan) only when its origin
+ * is named, so asked last, and their deliveries page after page.
  */
-async function storedMessage(api: RelayApi, messageId: string, signal: AbortSignal): Promise<Stored> {
+async function storedMessage(api: RelayApi, messageId: string, signal: AbortSignal): Promise<{ message: Stored; deliveries: Delivery[] }> {
+  if (messageId !== '.' && messageId !== '..') return api.get(`/messages/by-id/${encodeURIComponent(messageId)}`, {}, signal);
   for (const query of [{ messageId, status: 'accepted' }, { messageId }, { messageId, origin: 'plan' }]) {
-    const { messages } = await api.get<{ messages: Stored[] }>('/messages', { ...query, limit: 1 }, signal);
-    if (messages[0]) return messages[0];
+    const [message] = (await api.get<{ messages: Stored[] }>('/messages', { ...query, limit: 1 }, signal)).messages;
+    if (message) return { message, deliveries: await deliveriesOf(api, messageId, message, signal) };
   }
   throw new RelayError('not_found', `no stored message has messageId "${messageId}"`);
 }
@@ -103,8 +106,8 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     },
     ({ messageId }, { signal }) =>
       answer(async () => {
-        const message = await storedMessage(api, messageId, signal);
-        return { message, deliveries: (await deliveriesOf(api, messageId, message, signal)).map(({ message: _, ...rest }) => rest) };
+        const { message, deliveries } = await storedMessage(api, messageId, signal);
+        return { message, deliveries: deliveries.map(({ message: _, ...rest }) => rest) };
       }, 'long values are in the inspector, or export the message'),
   );
 
@@ -180,7 +183,7 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     },
     ({ messageId }, { signal }) =>
       answer(async () => {
-        const message = await storedMessage(api, messageId, signal);
+        const { message } = await storedMessage(api, messageId, signal);
         const base = { messageId: message.messageId, type: message.type, event: message.event ?? null, blocked: message.blocked };
         if (message.violations.length === 0) return { ...base, violations: [], note: 'this message broke no tracking plan (or no plan checked its source when it was stored)' };
         const { plans } = await api.get<{ plans: TrackingPlanView[] }>('/plans', {}, signal);

@@ -214,6 +214,14 @@ describe('sluice mcp over stdio', () => {
     await track({ event: 'Order Completed', messageId: '../stats?x=1#y', properties: { price: 2 } });
     await reader.call('wait_for_message', { filter: { messageId: '../stats?x=1#y' } });
     expect((await reader.call('get_message', { messageId: '../stats?x=1#y' })).json.message).toMatchObject({ messageId: '../stats?x=1#y', properties: { price: 2 } });
+    // "." and ".." cannot be a path segment (URL parsers resolve them): read through the list's exact filter, with their deliveries.
+    for (const id of ['.', '..']) {
+      await track({ event: 'Order Completed', messageId: id, properties: { price: 3, ref: `id-${id}` } });
+      await receivedWith(`id-${id}`, 1);
+      const dots = await bounded(reader.call('get_message', { messageId: id }));
+      expect(dots.json.message, id).toMatchObject({ messageId: id, properties: { ref: `id-${id}` } });
+      expect(dots.json.deliveries.map((d: { body: string }) => JSON.parse(d.body).properties.ref), id).toEqual([`id-${id}`]);
+    }
     expect(await reader.call('explain_violation', { messageId: 'no-such-message' })).toMatchObject({ isError: true, text: 'no stored message has messageId "no-such-message"' });
   }, 30_000);
 
