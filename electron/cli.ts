@@ -61,8 +61,8 @@ const CHECK_HELP = `Usage: sluice check --plan PLAN [options] FILE...
 
 Checks messages against a tracking plan, without a relay. Each FILE (- reads stdin) holds one JSON
 object per line: a message; a stored message ({"message": {...}, ...}, as the HTTP API's
-GET /api/v1/messages/{messageId} and a later sluice export give); a page of the HTTP API
-({"messages": [...], "next": ...} from GET /api/v1/messages, each message checked); or a Segment
+GET /api/v1/messages/by-id/{messageId} and a later sluice export give); a page of the HTTP
+API ({"messages": [...], "next": ...} from GET /api/v1/messages, each message checked); or a Segment
 batch ({"batch": [...], "context": {...}}, its context merged into each message's). Prints one line
 per violation (FILE:LINE, the message, the violation), then a summary.
 

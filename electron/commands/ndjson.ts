@@ -87,7 +87,7 @@ export type LineContent = { messages: LineMessage[] } | { error: string };
 
 /**
  * Tells a line apart, in this order:
- * - a stored message: `{"message": {...}, ...metadata}`, as the HTTP API's `GET /api/v1/messages/{messageId}`
+ * - a stored message: `{"message": {...}, ...metadata}`, as the HTTP API's `GET /api/v1/messages/by-id/{messageId}`
  *   gives it (and a later `sluice export` will, one per line);
  * - a Segment batch payload: `{"batch": [...], "context"?: {...}}`, whose context goes under each
  *   message's own, as ingestion merges it (the message's fields win);
