@@ -35,6 +35,15 @@ export class RelayApi {
     this.#hint = hint;
   }
 
+  /**
+   * Opens the way to the relay before the first tool call: a GET /info whose answer (or failure: no
+   * relay yet) is dropped. The first request of a process loads fetch's HTTP client and connects, which
+   * took 90–210 ms here; made inside a call, a wait's timeout ran that much late.
+   */
+  warm(): void {
+    this.get('/info').catch(() => {});
+  }
+
   get<T>(path: string, query: Query = {}, signal?: AbortSignal): Promise<T> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));

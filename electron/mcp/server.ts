@@ -25,6 +25,7 @@ export async function serveMcp({ api, allowWrite }: McpOptions): Promise<void> {
     process.stdin.once('end', resolve); // the client went away
   });
   await server.connect(transport);
+  api.warm(); // while the client is still starting: the first call does not pay for it
   await closed;
   await server.close();
 }

@@ -2,6 +2,7 @@
 // (`sluice serve` in its own process, found through its data folder) with a real loopback receiver.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,8 +136,8 @@ describe('sluice mcp over stdio', () => {
     expect(arrived.isError).toBe(false);
     expect(arrived.json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['late-1']);
 
-    // The relay's first timeout answer on a store is slower once (~150 ms here, its first read of the
-    // latest messages to say which came closest): a short wait first, so that the one measured is MCP's.
+    // The relay's first timeout answer on a store is slower once (its first read of the latest messages
+    // to say which came closest, 10–27 ms measured): a short wait first, so that the one measured is MCP's.
     await reader.call('wait_for_message', { filter: { event: 'Never Sent' }, timeoutMs: 50 });
     const started = performance.now();
     const timedOut = await reader.call('wait_for_message', { filter: { event: 'Never Sent' }, timeoutMs: 1_500 });
@@ -239,6 +240,36 @@ describe('sluice mcp over stdio', () => {
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain('replay');
   });
+});
+
+describe('sluice mcp before its first tool call', () => {
+  it('makes its first request to the relay when it starts, so that the first wait_for_message does not pay for it (its timeout ran 90–210 ms late)', async () => {
+    // A real loopback proxy in front of the relay's HTTP API, recording each request sluice mcp makes.
+    const seen: string[] = [];
+    const proxy = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        const answer = await fetch(`${new URL(relay.ready.api).origin}${req.url}`, { method: req.method, headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' }, ...(body.length ? { body } : {}) });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const session = await connectMcp(process.execPath, [CLI, 'mcp', '--api', `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api/v1`, '--token', relay.ready.token]);
+    try {
+      // No tool called yet: the relay still hears from it (its answer dropped), within 10 s.
+      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toEqual(['GET /api/v1/info']);
+      const timedOut = await session.call('wait_for_message', { filter: { event: 'Never Sent' }, timeoutMs: 50 });
+      expect(timedOut).toMatchObject({ isError: true, text: expect.stringMatching(/^waited 50 ms for 1 accepted message matching/) });
+      expect(seen).toEqual(['GET /api/v1/info', 'POST /api/v1/messages/wait']);
+    } finally {
+      await session.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  }, 30_000);
 });
 
 describe('sluice mcp --ephemeral', () => {
