@@ -17,7 +17,7 @@ const GROUP_ROWS = 500;
 /** When a retryable failure would be tried again (the first step of DESIGN.md §5.4's schedule). */
 const RETRY_MS = 5_000;
 
-interface Answer {
+export interface Answer {
   /** The delivery the attempt is of; null for a forwarded request's, shared by `deliveries`. */
   owner: number | null;
   deliveries: number[];
@@ -46,7 +46,8 @@ export interface DeliveryRecorder {
   close(): Promise<void>;
 }
 
-export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
+/** Makes the recording floor's tables in `db`; returns what writes a group of answers (in the caller's transaction). */
+export function recordingTables(db: DatabaseSync): { insertDelivery: ReturnType<DatabaseSync['prepare']>; writeAnswers: (answers: readonly Answer[]) => void } {
   db.exec(`
     CREATE TABLE deliveries (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL, destination TEXT NOT NULL, status TEXT NOT NULL,
       attempt_count INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, last_attempt_id INTEGER);
@@ -56,12 +57,29 @@ export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
       request_headers TEXT NOT NULL, response_status INTEGER, response_headers TEXT, response_body TEXT, error TEXT);
     CREATE INDEX attempts_delivery ON attempts (delivery_id) WHERE delivery_id IS NOT NULL;`);
   const insertDelivery = db.prepare("INSERT INTO deliveries (message_id, destination, status, next_attempt_at) VALUES (?, ?, 'pending', ?)");
+  const insertAttempt = db.prepare(
+    'INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers, response_body, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const settle = db.prepare('UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, last_attempt_id = ? WHERE id = ?');
+  const writeAnswers = (answers: readonly Answer[]) => {
+    for (const a of answers) {
+      const attempt = insertAttempt.run(a.owner, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.status, a.responseHeaders, a.responseBody, a.error).lastInsertRowid;
+      const ok = a.status !== null && a.status >= 200 && a.status < 300;
+      const retry = !ok && (a.status === null || a.status >= 500 || a.status === 408 || a.status === 429);
+      const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
+      for (const id of a.deliveries) settle.run(status, retry ? a.startedAt + RETRY_MS : null, attempt, id);
+    }
+  };
+  return { insertDelivery, writeAnswers };
+}
+
+export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
+  const { insertDelivery, writeAnswers } = recordingTables(db);
   const insertSettled = db.prepare("INSERT INTO deliveries (message_id, destination, status, attempt_count, last_attempt_id) VALUES (?, ?, 'delivered', 1, ?)");
   const insertAttempt = db.prepare(
     'INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers, response_body, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const pointAt = db.prepare('UPDATE deliveries SET last_attempt_id = ? WHERE id = ?');
-  const settle = db.prepare('UPDATE deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, last_attempt_id = ? WHERE id = ?');
   const open = db.prepare("SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')");
   const failed = db.prepare('SELECT count(*) AS n FROM attempts WHERE response_status IS NULL OR response_status NOT BETWEEN 200 AND 299');
 
@@ -77,13 +95,7 @@ export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
     rows = 0;
     if (answers.length === 0) return;
     db.exec('BEGIN');
-    for (const a of answers) {
-      const attempt = insertAttempt.run(a.owner, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.status, a.responseHeaders, a.responseBody, a.error).lastInsertRowid;
-      const ok = a.status !== null && a.status >= 200 && a.status < 300;
-      const retry = !ok && (a.status === null || a.status >= 500 || a.status === 408 || a.status === 429);
-      const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
-      for (const id of a.deliveries) settle.run(status, retry ? a.startedAt + RETRY_MS : null, attempt, id);
-    }
+    writeAnswers(answers);
     db.exec('COMMIT');
   };
   const record = (answer: Answer) => {

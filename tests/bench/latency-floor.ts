@@ -6,7 +6,9 @@
 // its oldest has waited 1,000 ms (the default flushMs). A wait (POST /wait, or waitFor in-process)
 // answers from an indexed lookup by messageId, or is woken by the insert. No retries, no attempt
 // records, no validation beyond JSON: what any relay must at least do. With `record: true`, the
-// recording floor: it also records every delivery and attempt as latency-floor-record.ts says.
+// recording floor: it also records every delivery and attempt as latency-floor-record.ts says; with
+// `record: 'schema'`, the schema floor: it writes what Sluice writes, with Sluice's code, into a Sluice
+// store (latency-floor-schema.ts).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -15,6 +17,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'undici';
 import { signBody } from '../../electron/core/signature/signature.ts';
 import { deliveryRecorder } from './latency-floor-record.ts';
+import { schemaStore } from './latency-floor-schema.ts';
 
 export interface Floor {
   url: string;
@@ -44,17 +47,27 @@ function readAll(req: http.IncomingMessage): Promise<string> {
  * A floor whose store holds `prefill` messages, fanning out to `receiverUrl`'s /hook, /fwd0 and /fwd1;
  * with `record`, recording every delivery and attempt too (the recording floor).
  */
-export async function startFloor(dir: string, receiverUrl: string, secret: string, prefill: number, options: { record?: boolean; fanOut?: boolean } = {}): Promise<Floor> {
+export async function startFloor(dir: string, receiverUrl: string, secret: string, prefill: number, options: { record?: boolean | 'schema'; fanOut?: boolean } = {}): Promise<Floor> {
   fs.mkdirSync(dir, { recursive: true });
+  const schema = options.record === 'schema' ? schemaStore(path.join(dir, 'sluice')) : null;
+  if (schema && prefill > 1_000) throw new Error('the schema floor is measured at the small store only (its prefill would take Sluice\'s write path a million times)');
   const db = new DatabaseSync(path.join(dir, 'floor.db'));
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
     CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, type TEXT, user_id TEXT, event TEXT, received_at INTEGER, json TEXT);
     CREATE INDEX messages_message_id ON messages (message_id);`);
   const insert = db.prepare('INSERT INTO messages (message_id, type, user_id, event, received_at, json) VALUES (?, ?, ?, ?, ?, ?)');
   const lookup = db.prepare('SELECT json FROM messages WHERE message_id = ? LIMIT 1');
-  const recorder = options.record ? deliveryRecorder(db) : null;
+  const recorder = schema ?? (options.record ? deliveryRecorder(db) : null);
+  if (schema) {
+    // Stored as Sluice stores them, delivered long ago (their deliveries are no backlog).
+    for (let n = 0; n < prefill; n++) {
+      const event = { type: 'track', userId: `user_${n}`, event: 'Order Completed', messageId: `fill-${n}`, properties: { orderId: `o_${n}` } };
+      schema.store([event], [JSON.stringify(event)], Date.now());
+    }
+    schema.db.exec("UPDATE deliveries SET status = 'delivered', attempt_count = 1 WHERE status = 'pending'");
+  }
   db.exec('BEGIN');
-  for (let n = 0; n < prefill; n++) {
+  for (let n = 0; schema === null && n < prefill; n++) {
     const event = { type: 'track', userId: `user_${n % 100_000}`, event: 'Order Completed', messageId: `fill-${n}`, properties: { orderId: `o_${n}`, revenue: (n % 997) + 0.99, currency: 'USD' } };
     const row = insert.run(event.messageId, event.type, event.userId, event.event, Date.now(), JSON.stringify(event));
     recorder?.prefill(row.lastInsertRowid, n);
@@ -101,6 +114,7 @@ export async function startFloor(dir: string, receiverUrl: string, secret: strin
   const store = (events: Record<string, unknown>[]): { jsons: string[]; deliveries: number[][] } => {
     const now = Date.now();
     const jsons = events.map((e) => JSON.stringify(e));
+    if (schema) return { jsons, deliveries: schema.store(events, jsons, now).deliveries };
     const deliveries: number[][] = [];
     db.exec('BEGIN');
     events.forEach((e, i) => {
@@ -130,8 +144,8 @@ export async function startFloor(dir: string, receiverUrl: string, secret: strin
     });
   };
   const waitFor = (messageId: string, timeoutMs: number): Promise<unknown | null> => {
-    const found = lookup.get(messageId) as { json: string } | undefined;
-    if (found) return Promise.resolve(JSON.parse(found.json));
+    const found = schema ? { json: schema.lookup(messageId) } : (lookup.get(messageId) as { json: string } | undefined);
+    if (found?.json !== undefined) return Promise.resolve(JSON.parse(found.json));
     return new Promise((resolve) => {
       const wake = (json: string) => {
         clearTimeout(timer);
@@ -167,7 +181,7 @@ export async function startFloor(dir: string, receiverUrl: string, secret: strin
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stored: () => Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number | null }).n ?? 0),
+    stored: () => schema?.stored() ?? Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number | null }).n ?? 0),
     waitFor,
     backlog: () => recorder?.backlog() ?? 0,
     failedAttempts: () => recorder?.failedAttempts() ?? null,
@@ -178,6 +192,7 @@ export async function startFloor(dir: string, receiverUrl: string, secret: strin
       await recorder?.close();
       await Promise.all([hooks.close(), forwards.close()]);
       db.close();
+      schema?.db.close();
     },
   };
 }

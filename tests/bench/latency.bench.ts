@@ -228,7 +228,7 @@ async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Targe
   };
 }
 
-async function floorTarget(dir: string, receiverUrl: string, prefill: number, record = false): Promise<Target> {
+async function floorTarget(dir: string, receiverUrl: string, prefill: number, record: boolean | 'schema' = false): Promise<Target> {
   const floor = await startFloor(dir, receiverUrl, SECRET, prefill, { record, fanOut: FAN_OUT });
   return {
     ingestUrl: floor.url,
@@ -479,6 +479,11 @@ export async function runLatencyBench() {
         const recordingFloor = FAN_OUT
           ? await measure(() => floorTarget(path.join(scratch, `recording-floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, true), receiver, `${tag}-r`, loaded)
           : null;
+        // The schema floor (Sluice's writes on the floor's one thread) at the small store only: its prefill of a
+        // million messages would take Sluice's write path a million times.
+        const schemaFloor = FAN_OUT && size === 'small'
+          ? await measure(() => floorTarget(path.join(scratch, `schema-floor-${tag}`), receiver.url, SMALL, 'schema'), receiver, `${tag}-c`, loaded)
+          : null;
         const sluice = await measure(async () => {
           if (size === 'large') return sluiceTarget(largeDir, receiver.url);
           const small = path.join(scratch, `sluice-${tag}`);
@@ -487,12 +492,12 @@ export async function runLatencyBench() {
           return target;
         }, receiver, `${tag}-s`, loaded);
         console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
-        console.log(`    ${'p50 / p95 / p99'.padEnd(20)} ${'Sluice'.padEnd(34)} ${'floor'.padEnd(34)} ${recordingFloor ? 'recording floor' : ''}`);
+        console.log(`    ${'p50 / p95 / p99'.padEnd(20)} ${'Sluice'.padEnd(34)} ${'floor'.padEnd(34)} ${recordingFloor ? 'recording floor'.padEnd(34) : ''}${schemaFloor ? 'schema floor' : ''}`);
         for (const k of FAN_OUT ? RATIO_KEYS : CONTROL_KEYS) {
-          console.log(`    ${k.padEnd(20)} ${show(sluice[k]).padEnd(34)} ${show(floor[k]).padEnd(34)} ${recordingFloor ? show(recordingFloor[k]) : ''}`);
+          console.log(`    ${k.padEnd(20)} ${show(sluice[k]).padEnd(34)} ${show(floor[k]).padEnd(34)} ${recordingFloor ? show(recordingFloor[k]).padEnd(34) : ''}${schemaFloor ? show(schemaFloor[k]) : ''}`);
         }
         if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
-        const targets = { Sluice: sluice, floor, ...(recordingFloor ? { 'recording floor': recordingFloor } : {}) };
+        const targets = { Sluice: sluice, floor, ...(recordingFloor ? { 'recording floor': recordingFloor } : {}), ...(schemaFloor ? { 'schema floor': schemaFloor } : {}) };
         for (const [who, m] of Object.entries(targets)) {
           const { backlogAtEnd, drainedMs, left, failedAttempts } = m.drain;
           const bg = m.background;
@@ -503,9 +508,10 @@ export async function runLatencyBench() {
           console.log(`    ${`${who}:`.padEnd(17)} backlog at the end ${backlogAtEnd} (${left} left after ${drainedMs} ms; failed attempts ${failedAttempts ?? '-'})${load}`);
         }
         scenarios.push({
-          name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, recordingFloor,
+          name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, recordingFloor, schemaFloor,
           sluiceOverFloor: ratios(sluice, floor),
           ...(recordingFloor ? { sluiceOverRecordingFloor: ratios(sluice, recordingFloor), recordingFloorOverFloor: ratios(recordingFloor, floor) } : {}),
+          ...(schemaFloor && recordingFloor ? { sluiceOverSchemaFloor: ratios(sluice, schemaFloor), schemaFloorOverRecordingFloor: ratios(schemaFloor, recordingFloor) } : {}),
         });
       }
     }

@@ -26,6 +26,7 @@ import { runScaleBench } from './scale.bench.ts';
 import { runSearchBench } from './search.bench.ts';
 import { runStoreCheckBench } from './store-check.bench.ts';
 import { runTransformsBench } from './transforms.bench.ts';
+import { runWriteCostBench } from './write-cost.bench.ts';
 import { resultsName } from './results-name.ts';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -52,6 +53,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'overview-cost': runOverviewCostBench,
   issues: runIssuesBench,
   'issues-cost': runIssuesCostBench,
+  'write-cost': runWriteCostBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,0 +1,175 @@
+// The latency benchmark's schema floor (latency-floor.ts with `record: 'schema'`): the recording floor's
+// one plain thread, but writing what Sluice writes, with Sluice's own code, into a Sluice store: each
+// request through the writer's request storer (store/request-writes.ts: the request, the message with
+// its indexes, one delivery per destination, the tracking plan counts), each answer through the
+// writer's result recorder (store/delivery-results.ts: the delivery's new state, its body and signature,
+// the attempt with its headers by reference, a forwarded request once for the messages it carried),
+// answers grouped every 10 ms or 500 rows as the recording floor groups them. What it leaves out is
+// Sluice's design around those writes: no writer thread, no delivery engine (rounds, bodies built
+// ahead, retries, the circuit breaker), no events to the inspector and the waits, no search index. So
+// Sluice ÷ this floor is what Sluice's design costs over its schema, and this floor ÷ the recording
+// floor what the schema costs (its indexes, triggers and counts) over the least a relay must write.
+import { DatabaseSync } from 'node:sqlite';
+import type { Pool } from 'undici';
+import { MAX_RESPONSE_BODY_BYTES } from '../../electron/core/delivery/webhook-sender.ts';
+import { headersByReference } from '../../electron/core/store/attempt-headers.ts';
+import { connect } from '../../electron/core/store/connection.ts';
+import { databaseFile, openDatabase } from '../../electron/core/store/database.ts';
+import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
+import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
+import { requestStorer } from '../../electron/core/store/request-writes.ts';
+import type { DeliveryRecorder } from './latency-floor-record.ts';
+
+const GROUP_MS = 10;
+const GROUP_ROWS = 500;
+const RETRY_MS = 5_000;
+/** The destinations' ids in the store, in DESTINATIONS' order (hook, fwd0, fwd1); the forwards are never skipped. */
+const DESTINATION_IDS = [1, 2, 3];
+const FORWARDING = new Set([2, 3]);
+
+export interface SchemaStore extends DeliveryRecorder {
+  db: DatabaseSync;
+  /** Stores one request's events as Sluice's writer does; each event's row id and its delivery ids (DESTINATIONS' order). */
+  store(events: Record<string, unknown>[], jsons: string[], now: number): { rows: number[]; deliveries: number[][] };
+  /** Stores several requests in one transaction (a group commit of Sluice's writer); per request, as store() answers. */
+  storeGroup(requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number): { rows: number[]; deliveries: number[][] }[];
+  /** Records results in one transaction, as Sluice's writer records a group of rounds' results. */
+  recordResults(results: DeliveryResult[]): void;
+  /** The stored message with this messageId (its text), as a wait by messageId reads it. */
+  lookup(messageId: string): string | undefined;
+  stored(): number;
+}
+
+/** A Sluice store in `dir` with one source (bench) and the floor's three destinations, and Sluice's writes on it. */
+export function schemaStore(dir: string): SchemaStore {
+  const now0 = Date.now();
+  openDatabase(dir).close(); // the store as Sluice makes it: every migration, its triggers and indexes
+  const db = connect(databaseFile(dir), 'writer');
+  db.exec(`INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'bench', 'wk_bench', 'server', ${now0})`);
+  for (const [id, name, kind] of [[1, 'hook', 'webhooks'], [2, 'fwd0', 'tracking-api'], [3, 'fwd1', 'tracking-api']] as const) {
+    db.exec(`INSERT INTO destinations (id, name, kind, enabled, settings, created_at, updated_at) VALUES (${id}, '${name}', '${kind}', 1, '{}', ${now0}, ${now0});
+      INSERT INTO destination_sources VALUES (${id}, 1);`);
+  }
+  const storeRequest = requestStorer(db);
+  const recorder = deliveryResultRecorder(db);
+  const deliveriesOf = db.prepare('SELECT id FROM deliveries WHERE message_id = ? ORDER BY destination_id');
+  const byMessageId = db.prepare("SELECT raw FROM messages INDEXED BY messages_dedupe WHERE source_id = 1 AND message_id = ? AND status = 'accepted'");
+  const open = db.prepare("SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')");
+  const failed = db.prepare("SELECT (SELECT count(*) FROM attempts WHERE outcome <> 'success') + (SELECT count(*) FROM forward_attempts WHERE outcome <> 'success') AS n");
+
+  const recordResults = (results: DeliveryResult[]) => {
+    db.exec('BEGIN IMMEDIATE');
+    recorder.record(results, Date.now());
+    db.exec('COMMIT');
+  };
+  /** One request's rows, in the caller's transaction. */
+  const storeOne = (events: Record<string, unknown>[], jsons: string[], now: number) => {
+    const committed = storeRequest(
+      {
+        sourceId: 1,
+        endpoint: events.length === 1 ? 'track' : 'batch',
+        receivedAt: now,
+        sentAt: null,
+        ip: '127.0.0.1',
+        envelope: null,
+        messages: events.map((e, i) => ({
+          messageId: String(e.messageId),
+          type: String(e.type ?? 'track'),
+          status: 'accepted' as const,
+          rejectCode: null,
+          rejectReason: null,
+          userId: e.userId === undefined ? null : String(e.userId),
+          anonymousId: e.anonymousId === undefined ? null : String(e.anonymousId),
+          event: e.event === undefined ? null : String(e.event),
+          timestamp: now,
+          raw: jsons[i]!,
+          skipReason: null,
+        })),
+      },
+      DESTINATION_IDS,
+      FORWARDING,
+    );
+    const rowIds = [...committed.ids];
+    return { rows: rowIds, deliveries: rowIds.map((row) => (deliveriesOf.all(row) as { id: number }[]).map((d) => Number(d.id))) };
+  };
+  const storeGroup = (requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number) => {
+    db.exec('BEGIN IMMEDIATE');
+    const stored = requests.map(({ events, jsons }) => storeOne(events, jsons, now));
+    db.exec('COMMIT');
+    return stored;
+  };
+  let buffered: DeliveryResult[] = [];
+  let rows = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const posts = new Set<Promise<void>>();
+  const commit = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const results = buffered;
+    buffered = [];
+    rows = 0;
+    if (results.length === 0) return;
+    recordResults(results);
+  };
+  const record = (results: DeliveryResult[]) => {
+    buffered.push(...results);
+    rows += results.length;
+    if (rows >= GROUP_ROWS) commit();
+    else timer ??= setTimeout(commit, GROUP_MS);
+  };
+
+  return {
+    db,
+    store: (events, jsons, now) => storeGroup([{ events, jsons }], now)[0]!,
+    storeGroup,
+    recordResults,
+    lookup: (messageId) => (byMessageId.get(messageId) as { raw: string } | undefined)?.raw,
+    stored: () => Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number | null }).n ?? 0),
+    deliveries: () => {
+      throw new Error('the schema floor stores deliveries with their messages (store())');
+    },
+    prefill: () => {
+      throw new Error('the schema floor is measured at the small store only');
+    },
+    post(pool, url, path, headers, body, owner, deliveries) {
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const done = pool
+        .request({ path, method: 'POST', headers, body })
+        .then(async (res) => ({ status: res.statusCode, responseHeaders: JSON.stringify(res.headers), responseBody: (await res.body.text()).slice(0, MAX_RESPONSE_BODY_BYTES), error: null }))
+        .catch((error: Error) => ({ status: null, responseHeaders: null, responseBody: null, error: error.message }))
+        .then((answer) => {
+          posts.delete(done);
+          const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+          const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+          const retry = !ok && (answer.status === null || answer.status >= 500 || answer.status === 408 || answer.status === 429);
+          const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
+          const outcome = ok ? 'success' : retry ? 'retry' : 'final';
+          const retryAt = retry ? startedAt + RETRY_MS : null;
+          const errorCode = answer.error ? 'connect' : ok ? null : 'http';
+          const errorMessage = answer.error ?? (ok ? null : `HTTP ${answer.status}`);
+          const common = { status, attemptCount: 1, firstAttemptAt: startedAt, nextAttemptAt: retryAt, deadlineAt: startedAt + 4 * 3_600_000, lastError: errorMessage } as const;
+          const request = { url: `${url}${path}`, startedAt, durationMs, responseStatus: answer.status, responseHeaders: answer.responseHeaders, responseBody: answer.responseBody, errorCode, errorMessage } as const;
+          if (owner !== null) {
+            // A webhook's attempt: the body and its signature on the delivery, the headers by reference.
+            // Named as Sluice sends them, so that the set is one for every attempt and the signature the delivery's.
+            const signature = headers['x-signature'] ?? null;
+            const { headerSet, own } = headersByReference({ 'Content-Type': headers['content-type'] ?? 'application/json', ...(signature ? { 'X-Signature': signature } : {}) }, signature);
+            record([{ ...common, deliveryId: owner, body, signature, attempts: [{ ...request, requestHeaders: own, headerSet, outcome, retryAt }] }]);
+          } else {
+            // A forwarded batch: one request for the messages it carried.
+            const carriedBy: SharedRequest = { ...request, requestHeaders: JSON.stringify(headers) };
+            record(deliveries.map((deliveryId) => ({ ...common, deliveryId, body: null, signature: null, attempts: [{ ...carriedBy, outcome, retryAt, carriedBy }] })));
+          }
+        });
+      posts.add(done);
+      return done;
+    },
+    backlog: () => Number((open.get() as { n: number }).n),
+    failedAttempts: () => Number((failed.get() as { n: number }).n),
+    async close() {
+      while (posts.size > 0) await Promise.all([...posts]);
+      commit();
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// `npm run bench -- write-cost`: what the store's writes cost per event, on one thread, apart from
+// everything else Sluice does. An event here is one message to one source with a webhook and two
+// forwards, as in the latency benchmark: its ingestion (the request, the message, three deliveries) and
+// its three results (the webhook's delivery and attempt, each forward's share of a request that carried
+// the whole group). Two writers do the same events: Sluice's own code on a Sluice store (the schema
+// floor's, latency-floor-schema.ts: request-writes.ts and delivery-results.ts, every index and trigger
+// of the migrations) and the recording floor's (latency-floor-record.ts: the least a relay that records
+// its deliveries must write). Each writes in commits of 1, 4, 16 and 64 events (the ingestion commit,
+// then one commit of the group's results), as a writer does at a low rate (a commit per request) and
+// under load (group commits). CPU time of this thread per event, 3 interleaved rounds, the median.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
+import { headersByReference } from '../../electron/core/store/attempt-headers.ts';
+import { recordingTables, type Answer } from './latency-floor-record.ts';
+import { schemaStore } from './latency-floor-schema.ts';
+
+const EVENTS = Number(process.env.BENCH_WRITE_COST_EVENTS ?? 4_000);
+const SIZES = [1, 4, 16, 64];
+const ROUNDS = 3;
+
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** The n-th event: a track as the latency benchmark's load sends, its JSON ~450 bytes. */
+function event(n: number) {
+  const e = {
+    type: 'track',
+    event: 'Order Completed',
+    userId: `user_${n % 5_000}`,
+    anonymousId: `anon_${n}`,
+    messageId: `wc-${n}-${Math.random().toString(36).slice(2, 10)}`,
+    timestamp: new Date().toISOString(),
+    properties: { orderId: `o_${n}`, revenue: (n % 997) + 0.99, currency: 'USD', products: [{ sku: `sku_${n % 50}`, price: 10, quantity: 2 }] },
+    context: { library: { name: 'analytics-node', version: '3.1.0' }, ip: '127.0.0.1' },
+  };
+  return { event: e as Record<string, unknown>, json: JSON.stringify(e) };
+}
+
+const RESPONSE_HEADERS = JSON.stringify({ 'content-type': 'application/json', date: 'Sun, 29 Nov 2026 12:00:00 GMT', 'content-length': '2' });
+const HOOK_HEADERS = (n: number, body: string) => ({
+  'Content-Type': 'application/json',
+  'User-Agent': 'Sluice/0.1.0',
+  'webhook-id': `msg_${n}`,
+  'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+  'webhook-signature': `v1,${Buffer.from(body.slice(0, 32)).toString('base64')}`,
+  'X-Signature': `sha256=${n.toString(16).padStart(64, '0')}`,
+});
+
+interface Cost {
+  ingestMicrosPerEvent: number;
+  resultsMicrosPerEvent: number;
+  totalMicrosPerEvent: number;
+  /** Pages the commits wrote to the WAL (no checkpoint runs meanwhile: the file only grows), per event. */
+  walPagesPerEvent: number;
+}
+
+/** The WAL's frames: its size past the header, over a frame's size (a page and its 24-byte header). */
+function walFrames(dbFile: string): number {
+  try {
+    return Math.max(0, (fs.statSync(`${dbFile}-wal`).size - 32) / (4096 + 24));
+  } catch {
+    return 0;
+  }
+}
+
+function sluiceWrites(dir: string, size: number): Cost {
+  const store = schemaStore(dir);
+  const file = path.join(dir, 'sluice.db');
+  const framesBefore = walFrames(file);
+  let ingest = 0;
+  let results = 0;
+  try {
+    for (let n = 0; n < EVENTS; n += size) {
+      const group = Array.from({ length: Math.min(size, EVENTS - n) }, (_, i) => event(n + i));
+      const now = Date.now();
+      let t = cpuMs();
+      const stored = store.storeGroup(group.map((g) => ({ events: [g.event], jsons: [g.json] })), now);
+      ingest += cpuMs() - t;
+      t = cpuMs();
+      const common = { status: 'delivered' as const, attemptCount: 1, firstAttemptAt: now, nextAttemptAt: null, deadlineAt: now + 4 * 3_600_000, lastError: null };
+      const answer = { startedAt: now, durationMs: 1.2, responseStatus: 200, responseHeaders: RESPONSE_HEADERS, responseBody: '{}', errorCode: null, errorMessage: null };
+      const forwards: SharedRequest[] = ['fwd0', 'fwd1'].map((kind) => ({ ...answer, url: `http://127.0.0.1:9/${kind}/v1/batch`, requestHeaders: '{"content-type":"application/json","authorization":"Basic d2tfdXA6"}', responseBody: '{"success":true}' }));
+      const out: DeliveryResult[] = [];
+      stored.forEach(({ deliveries }, i) => {
+        const [hook, fwd0, fwd1] = deliveries[0]!;
+        const body = `{"version":1,${group[i]!.json.slice(1)}`;
+        const headers = HOOK_HEADERS(n + i, body);
+        const { headerSet, own } = headersByReference(headers, headers['X-Signature']);
+        out.push({ ...common, deliveryId: hook!, body, signature: headers['X-Signature'], attempts: [{ ...answer, url: 'http://127.0.0.1:9/hook', requestHeaders: own, headerSet, outcome: 'success', retryAt: null }] });
+        [fwd0, fwd1].forEach((deliveryId, f) => out.push({ ...common, deliveryId: deliveryId!, body: null, signature: null, attempts: [{ ...forwards[f]!, outcome: 'success', retryAt: null, carriedBy: forwards[f] }] }));
+      });
+      store.recordResults(out);
+      results += cpuMs() - t;
+    }
+    return cost(ingest, results, walFrames(file) - framesBefore);
+  } finally {
+    store.db.close();
+  }
+}
+
+function floorWrites(dir: string, size: number): Cost {
+  fs.mkdirSync(dir, { recursive: true });
+  const db = new DatabaseSync(path.join(dir, 'floor.db'));
+  // No automatic checkpoints, as Sluice's writer (its checkpoints run on a thread of their own): both
+  // measure their writes alone, and their WAL only grows, so its frames count the pages written.
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
+    CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, type TEXT, user_id TEXT, event TEXT, received_at INTEGER, json TEXT);
+    CREATE INDEX messages_message_id ON messages (message_id);`);
+  const insert = db.prepare('INSERT INTO messages (message_id, type, user_id, event, received_at, json) VALUES (?, ?, ?, ?, ?, ?)');
+  const { insertDelivery, writeAnswers } = recordingTables(db);
+  const framesBefore = walFrames(path.join(dir, 'floor.db'));
+  let ingest = 0;
+  let results = 0;
+  try {
+    for (let n = 0; n < EVENTS; n += size) {
+      const group = Array.from({ length: Math.min(size, EVENTS - n) }, (_, i) => event(n + i));
+      const now = Date.now();
+      let t = cpuMs();
+      db.exec('BEGIN');
+      const deliveries = group.map(({ event: e, json }) => {
+        const row = insert.run(String(e.messageId), 'track', String(e.userId), String(e.event), now, json).lastInsertRowid;
+        return ['hook', 'fwd0', 'fwd1'].map((d) => Number(insertDelivery.run(row, d, now).lastInsertRowid));
+      });
+      db.exec('COMMIT');
+      ingest += cpuMs() - t;
+      t = cpuMs();
+      const answer = { startedAt: now, durationMs: 1.2, status: 200, responseHeaders: RESPONSE_HEADERS, responseBody: '{}', error: null };
+      const answers: Answer[] = group.map(({ json }, i) => {
+        const body = `{"version":1,${json.slice(1)}`;
+        return { ...answer, owner: deliveries[i]![0]!, deliveries: [deliveries[i]![0]!], url: 'http://127.0.0.1:9/hook', requestHeaders: JSON.stringify(HOOK_HEADERS(n + i, body)) };
+      });
+      for (const f of [1, 2]) answers.push({ ...answer, owner: null, deliveries: deliveries.map((d) => d[f]!), url: `http://127.0.0.1:9/fwd${f - 1}/v1/batch`, requestHeaders: '{"content-type":"application/json","authorization":"Basic d2tfdXA6"}', responseBody: '{"success":true}' });
+      db.exec('BEGIN');
+      writeAnswers(answers);
+      db.exec('COMMIT');
+      results += cpuMs() - t;
+    }
+    return cost(ingest, results, walFrames(path.join(dir, 'floor.db')) - framesBefore);
+  } finally {
+    db.close();
+  }
+}
+
+function cost(ingestMs: number, resultsMs: number, frames: number): Cost {
+  const per = (ms: number) => Math.round((ms * 1000) / EVENTS);
+  return { ingestMicrosPerEvent: per(ingestMs), resultsMicrosPerEvent: per(resultsMs), totalMicrosPerEvent: per(ingestMs + resultsMs), walPagesPerEvent: Math.round((frames / EVENTS) * 10) / 10 };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function runWriteCostBench() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-write-cost-'));
+  console.log(`write cost: ${EVENTS.toLocaleString('en-US')} events (a message, a webhook and two forwards) per run, commits of ${SIZES.join(', ')} events, ${ROUNDS} interleaved rounds, CPU time per event`);
+  try {
+    const runs: Record<number, { sluice: Cost[]; floor: Cost[] }> = Object.fromEntries(SIZES.map((s) => [s, { sluice: [], floor: [] }]));
+    let run = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const size of SIZES) {
+        runs[size]!.floor.push(floorWrites(path.join(dir, `floor-${run}`), size));
+        runs[size]!.sluice.push(sluiceWrites(path.join(dir, `sluice-${run}`), size));
+        run++;
+      }
+    }
+    const bySize = Object.fromEntries(SIZES.map((size) => {
+      const pick = (costs: Cost[]) => ({
+        ingestMicrosPerEvent: median(costs.map((c) => c.ingestMicrosPerEvent)),
+        resultsMicrosPerEvent: median(costs.map((c) => c.resultsMicrosPerEvent)),
+        totalMicrosPerEvent: median(costs.map((c) => c.totalMicrosPerEvent)),
+        walPagesPerEvent: median(costs.map((c) => c.walPagesPerEvent)),
+      });
+      const sluice = pick(runs[size]!.sluice);
+      const floor = pick(runs[size]!.floor);
+      const ratio = Math.round((sluice.totalMicrosPerEvent / floor.totalMicrosPerEvent) * 100) / 100;
+      console.log(`  commits of ${String(size).padStart(2)}: Sluice's writes ${sluice.totalMicrosPerEvent} µs/event (ingest ${sluice.ingestMicrosPerEvent}, results ${sluice.resultsMicrosPerEvent}; ${sluice.walPagesPerEvent} WAL pages); ` +
+        `the recording floor's ${floor.totalMicrosPerEvent} (ingest ${floor.ingestMicrosPerEvent}, results ${floor.resultsMicrosPerEvent}; ${floor.walPagesPerEvent} pages); ${ratio}×`);
+      return [size, { sluice, floor, sluiceOverFloor: ratio }];
+    }));
+    const one = bySize[1]!.sluice.totalMicrosPerEvent;
+    const most = bySize[SIZES.at(-1)!]!.sluice.totalMicrosPerEvent;
+    console.log(`  Sluice's writes cost ${Math.round((one / most) * 10) / 10}× as much per event in commits of 1 as in commits of ${SIZES.at(-1)}`);
+    return { events: EVENTS, rounds: ROUNDS, commitSizes: SIZES, bySize };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
