@@ -58,9 +58,11 @@ export class ApiError extends Error {
 
 /**
  * The endpoint a request is for (a key of ENDPOINTS); 404 or 405 when there is none. One message by its
- * messageId has two paths: `messages/by-id/{messageId}` reaches every id, because no fixed route has
- * its number of segments; `messages/{messageId}` (the older one, kept) reaches the ids that are not
- * `stream` or `wait`, which are the follow stream and the wait.
+ * messageId has two paths: `messages/by-id/{messageId}` reaches every id, because its prefix is matched
+ * before the one-segment route, and `messages/stream` and `messages/wait` are whole paths that no id
+ * under `by-id/` can be; `messages/{messageId}` (the older one, kept) reaches the ids that are not
+ * `stream` or `wait`, which are the follow stream and the wait, nor start with `by-id/` unencoded (that
+ * slash is the new path's: `by-id%2Fx` is the id `by-id/x` there).
  */
 export function endpointOf(method: string, route: string, url: URL): string {
   const path =

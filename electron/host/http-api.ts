@@ -40,7 +40,7 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return await page(res, url, core.queries.generation, async (after, limit) => {
           const { rows, more, lastId } = await core.queries.page(filter, optional(url, 'search').search, after, limit, 'GET /api/v1/messages', newestFirst);
           return { items: rows.map((row) => row.message), lastId, more };
-        }, 'messages');
+        }, 'messages', newestFirst ? 'newest' : 'oldest');
       }
       case 'GET /messages/stream':
         return await streamMessages(core, res, streamOptions(url.searchParams, Date.now()), stopping);
@@ -165,10 +165,6 @@ async function operation(core: HttpApiCore, channel: Channel, request: unknown):
 const TRY_EXAMPLE = '{"messageId": "<a stored message\'s messageId>", "destination": "<its name>", "source": "<a transform, optional>"}';
 
 /**
- * What a destination's filters and transform (saved, or `filters` / `source` given) make of a stored
- * message, found by its messageId, and the bodies it would send (transforms.try; nothing sent or stored).
- */
-/**
  * The stored message with this messageId (`encoded`: as the path carries it, percent-encoded), the
  * accepted one first, with its deliveries. An empty one is what a URL parser leaves of "." or "..": those
  * two cannot be a path segment, even percent-encoded, so the sentence names the list's exact filter.
@@ -180,12 +176,16 @@ async function messageNamed(core: HttpApiCore, url: URL, encoded: string): Promi
   } catch {
     throw new ApiError(400, 'invalid_request', `${url.pathname} is not a valid percent-encoded messageId`);
   }
-  if (messageId === '') throw new ApiError(404, 'not_found', `${url.pathname} names no messageId: put it after ${API_PREFIX}${MESSAGE_BY_ID}, percent-encoded; the ids "." and ".." cannot be a path segment, read them with ${API_PREFIX}messages?messageId=..`);
+  if (messageId === '') throw new ApiError(404, 'not_found', `${url.pathname} names no messageId: put it after ${API_PREFIX}${MESSAGE_BY_ID}, percent-encoded; the ids "." and ".." cannot be a path segment, read them with ${API_PREFIX}messages?messageId=. or ?messageId=..`);
   const found = await core.queries.messageById(messageId);
   if (!found) throw new ApiError(404, 'not_found', `no stored message has messageId "${messageId}"`);
   return found;
 }
 
+/**
+ * What a destination's filters and transform (saved, or `filters` / `source` given) make of a stored
+ * message, found by its messageId, and the bodies it would send (transforms.try; nothing sent or stored).
+ */
 async function tryTransform(core: HttpApiCore, body: Record<string, unknown>): Promise<unknown> {
   const { messageId, destination, ...rest } = body;
   if (typeof messageId !== 'string' || typeof destination !== 'string') {
@@ -311,6 +311,7 @@ function listOrder(url: URL): 'oldest' | 'newest' {
 async function page(
   res: ServerResponse, url: URL, generation: number,
   read: (after: number, limit: number) => Promise<{ items: unknown[]; lastId: number | undefined; more: boolean }>, key: string,
+  order: 'oldest' | 'newest' = 'oldest',
 ): Promise<void> {
   const limitText = url.searchParams.get('limit');
   const limit = limitText === null ? MAX_LIMIT : Number(limitText);
@@ -325,13 +326,21 @@ async function page(
     if (!/^\d{1,15}$/.test(afterSequence)) throw new ApiError(400, 'invalid_request', `afterSequence must be a message's "sequence", a whole number; not "${afterSequence.slice(0, 40)}"`);
     after = Number(afterSequence);
   } else if (afterText !== null) {
-    const cursor = /^(\d+):(\d+)$/.exec(afterText);
+    // A newest-first page's cursor says so: given back in the other order it would read on the wrong way
+    // (skipping or repeating messages), so it is refused, naming the order it came from.
+    const cursor = /^(\d+):(\d+)(:newest)?$/.exec(afterText);
     if (!cursor) throw new ApiError(400, 'invalid_request', 'after must be the "next" of a previous page');
     if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset since that page: start again without "after"');
+    const cursorOrder = cursor[3] ? 'newest' : 'oldest';
+    if (cursorOrder !== order) {
+      throw new ApiError(400, 'invalid_request', cursorOrder === 'newest'
+        ? 'that "next" came from a page listed newest first: give it with order=newest'
+        : `that "next" came from a page listed oldest first: give it without ${key === 'messages' ? 'order=newest' : 'an order'}`);
+    }
     after = Number(cursor[2]);
   }
   const { items, lastId, more } = await read(after, limit);
-  send(res, 200, { [key]: items, next: more && lastId !== undefined ? `${generation}:${lastId}` : null });
+  send(res, 200, { [key]: items, next: more && lastId !== undefined ? `${generation}:${lastId}${order === 'newest' ? ':newest' : ''}` : null });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -201,6 +201,14 @@ describe('HTTP API queries', () => {
     expect(await api('/messages?order=latest')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/order must be "oldest" \(the default\) or "newest"/) } } });
     expect(await api('/messages?order=newest&afterSequence=1')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/afterSequence reads on towards the newer messages/) } } });
     expect((await api('/deliveries?order=newest')).json).toMatchObject({ error: { code: 'unknown_parameter' } });
+    // A cursor says the order it was made in: given back in the other one it would read on the wrong way.
+    expect(first.json.next).toMatch(/^\d+:\d+:newest$/);
+    const oldestFirst = await api('/messages?limit=2');
+    expect(oldestFirst.json.next).toMatch(/^\d+:\d+$/);
+    expect(await api(`/messages?limit=2&after=${first.json.next}`)).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/listed newest first: give it with order=newest/) } } });
+    expect(await api(`/messages?order=newest&limit=2&after=${oldestFirst.json.next}`)).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', message: expect.stringMatching(/listed oldest first: give it without order=newest/) } } });
+    expect(await api(`/deliveries?limit=1&after=${first.json.next}`)).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect(events(await api(`/messages?limit=2&after=${oldestFirst.json.next}`))).toEqual(['C', 'D']);
   });
 
   it('each message says whether it is pinned, as the inspector pinned it: listed, looked up, waited for, searched', async () => {

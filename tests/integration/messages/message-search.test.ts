@@ -183,7 +183,7 @@ function expected(all: Row[], test: Test): number[] {
     .map((r) => r.id);
 }
 
-/** Every query, listed newest first in pages of 7 and in one page, and oldest first in pages of 5; and as live rows are tested. */
+/** Every query, listed newest first in pages of 7 and in one page, oldest first in pages of 5, newest first by ids in pages of 6; and as live rows are tested. */
 function checkAll(repo: MessagesRepo, db: DatabaseSync): void {
   const rowsNow = rows(db);
   for (const [query, test] of QUERIES) {
@@ -206,6 +206,15 @@ function checkAll(repo: MessagesRepo, db: DatabaseSync): void {
       after = ids.at(-1)!;
     }
     expect(ascending, `${query}, oldest first`).toEqual(want);
+    // GET /api/v1/messages?order=newest's read: the ids below each page's last, newest first.
+    const descending: number[] = [];
+    for (let below = 0; ; ) {
+      const ids = repo.idsAfter({ where: [], params: [] }, query, below, 6, 'desc');
+      descending.push(...ids);
+      if (ids.length < 6) break;
+      below = ids.at(-1)!;
+    }
+    expect(descending, `${query}, newest first by ids`).toEqual([...want].reverse());
     const some = rowsNow.filter((r) => r.id % 3 === 0).map((r) => r.id);
     expect([...repo.matchingIds(some, query)].sort((a, b) => a - b), `${query}, live rows`).toEqual(want.filter((id) => id % 3 === 0));
   }
