@@ -12,10 +12,17 @@ import { MAX_RESPONSE_BODY_BYTES } from '../../electron/core/delivery/webhook-se
 
 /** The floor's destinations, in the order each message's delivery rows are inserted. */
 export const DESTINATIONS = ['hook', 'fwd0', 'fwd1'] as const;
-const GROUP_MS = 10;
-const GROUP_ROWS = 500;
+/** Answers are committed in groups: after this long, or at this many rows (the schema floor groups the same way). */
+export const GROUP_MS = 10;
+export const GROUP_ROWS = 500;
 /** When a retryable failure would be tried again (the first step of DESIGN.md §5.4's schedule). */
-const RETRY_MS = 5_000;
+export const RETRY_MS = 5_000;
+
+/** What an answer means for the deliveries it settles: an HTTP 2xx delivers, a timeout, 5xx, 408 or 429 retries, the rest fails. */
+export function settledAs(status: number | null): { ok: boolean; retry: boolean } {
+  const ok = status !== null && status >= 200 && status < 300;
+  return { ok, retry: !ok && (status === null || status >= 500 || status === 408 || status === 429) };
+}
 
 export interface Answer {
   /** The delivery the attempt is of; null for a forwarded request's, shared by `deliveries`. */
@@ -47,7 +54,11 @@ export interface DeliveryRecorder {
 }
 
 /** Makes the recording floor's tables in `db`; returns what writes a group of answers (in the caller's transaction). */
-export function recordingTables(db: DatabaseSync): { insertDelivery: ReturnType<DatabaseSync['prepare']>; writeAnswers: (answers: readonly Answer[]) => void } {
+export function recordingTables(db: DatabaseSync): {
+  insertDelivery: ReturnType<DatabaseSync['prepare']>;
+  insertAttempt: ReturnType<DatabaseSync['prepare']>;
+  writeAnswers: (answers: readonly Answer[]) => void;
+} {
   db.exec(`
     CREATE TABLE deliveries (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL, destination TEXT NOT NULL, status TEXT NOT NULL,
       attempt_count INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, last_attempt_id INTEGER);
@@ -64,21 +75,17 @@ export function recordingTables(db: DatabaseSync): { insertDelivery: ReturnType<
   const writeAnswers = (answers: readonly Answer[]) => {
     for (const a of answers) {
       const attempt = insertAttempt.run(a.owner, a.url, a.startedAt, a.durationMs, a.requestHeaders, a.status, a.responseHeaders, a.responseBody, a.error).lastInsertRowid;
-      const ok = a.status !== null && a.status >= 200 && a.status < 300;
-      const retry = !ok && (a.status === null || a.status >= 500 || a.status === 408 || a.status === 429);
+      const { ok, retry } = settledAs(a.status);
       const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
       for (const id of a.deliveries) settle.run(status, retry ? a.startedAt + RETRY_MS : null, attempt, id);
     }
   };
-  return { insertDelivery, writeAnswers };
+  return { insertDelivery, insertAttempt, writeAnswers };
 }
 
 export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
-  const { insertDelivery, writeAnswers } = recordingTables(db);
+  const { insertDelivery, insertAttempt, writeAnswers } = recordingTables(db);
   const insertSettled = db.prepare("INSERT INTO deliveries (message_id, destination, status, attempt_count, last_attempt_id) VALUES (?, ?, 'delivered', 1, ?)");
-  const insertAttempt = db.prepare(
-    'INSERT INTO attempts (delivery_id, url, started_at, duration_ms, request_headers, response_status, response_headers, response_body, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
   const pointAt = db.prepare('UPDATE deliveries SET last_attempt_id = ? WHERE id = ?');
   const open = db.prepare("SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')");
   const failed = db.prepare('SELECT count(*) AS n FROM attempts WHERE response_status IS NULL OR response_status NOT BETWEEN 200 AND 299');

@@ -18,11 +18,8 @@ import { databaseFile, openDatabase } from '../../electron/core/store/database.t
 import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
 import { requestStorer } from '../../electron/core/store/request-writes.ts';
-import type { DeliveryRecorder } from './latency-floor-record.ts';
+import { GROUP_MS, GROUP_ROWS, RETRY_MS, settledAs, type DeliveryRecorder } from './latency-floor-record.ts';
 
-const GROUP_MS = 10;
-const GROUP_ROWS = 500;
-const RETRY_MS = 5_000;
 /** The destinations' ids in the store, in DESTINATIONS' order (hook, fwd0, fwd1); the forwards are never skipped. */
 const DESTINATION_IDS = [1, 2, 3];
 const FORWARDING = new Set([2, 3]);
@@ -33,6 +30,10 @@ export interface SchemaStore extends DeliveryRecorder {
   store(events: Record<string, unknown>[], jsons: string[], now: number): { rows: number[]; deliveries: number[][] };
   /** Stores several requests in one transaction (a group commit of Sluice's writer); per request, as store() answers. */
   storeGroup(requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number): { rows: number[]; deliveries: number[][] }[];
+  /** As storeGroup, without reading the delivery ids back: per request, its messages' row ids. */
+  storeRows(requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number): number[][];
+  /** The delivery ids of these messages' rows, in DESTINATIONS' order per message. */
+  deliveriesOf(rows: number[]): number[][];
   /** Records results in one transaction, as Sluice's writer records a group of rounds' results. */
   recordResults(results: DeliveryResult[]): void;
   /** The stored message with this messageId (its text), as a wait by messageId reads it. */
@@ -89,12 +90,22 @@ export function schemaStore(dir: string): SchemaStore {
       DESTINATION_IDS,
       FORWARDING,
     );
-    const rowIds = [...committed.ids];
-    return { rows: rowIds, deliveries: rowIds.map((row) => (deliveriesOf.all(row) as { id: number }[]).map((d) => Number(d.id))) };
+    return [...committed.ids];
   };
-  const storeGroup = (requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number) => {
+  const deliveryIds = (rows: number[]) => rows.map((row) => (deliveriesOf.all(row) as { id: number }[]).map((d) => Number(d.id)));
+  const storeRows = (requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number) => {
     db.exec('BEGIN IMMEDIATE');
     const stored = requests.map(({ events, jsons }) => storeOne(events, jsons, now));
+    db.exec('COMMIT');
+    return stored;
+  };
+  // The floor reads its deliveries back in the ingest transaction, as Sluice's engine reads new ones (due rows).
+  const storeGroup = (requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number) => {
+    db.exec('BEGIN IMMEDIATE');
+    const stored = requests.map(({ events, jsons }) => {
+      const rows = storeOne(events, jsons, now);
+      return { rows, deliveries: deliveryIds(rows) };
+    });
     db.exec('COMMIT');
     return stored;
   };
@@ -122,6 +133,8 @@ export function schemaStore(dir: string): SchemaStore {
     db,
     store: (events, jsons, now) => storeGroup([{ events, jsons }], now)[0]!,
     storeGroup,
+    storeRows,
+    deliveriesOf: deliveryIds,
     recordResults,
     lookup: (messageId) => (byMessageId.get(messageId) as { raw: string } | undefined)?.raw,
     stored: () => Number((db.prepare('SELECT max(id) AS n FROM messages').get() as { n: number | null }).n ?? 0),
@@ -141,8 +154,7 @@ export function schemaStore(dir: string): SchemaStore {
         .then((answer) => {
           posts.delete(done);
           const durationMs = Math.round((performance.now() - t0) * 10) / 10;
-          const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
-          const retry = !ok && (answer.status === null || answer.status >= 500 || answer.status === 408 || answer.status === 429);
+          const { ok, retry } = settledAs(answer.status);
           const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
           const outcome = ok ? 'success' : retry ? 'retry' : 'final';
           const retryAt = retry ? startedAt + RETRY_MS : null;

@@ -418,7 +418,8 @@ const RATIO_KEYS = ['track', 'webhook', 'forwardFlush0', 'forwardFlushDefault', 
 const CONTROL_KEYS = ['track', 'waitHttp', 'waitTesting'] as const;
 /** `over` ÷ `under` per measure, at p50, p95 and p99. */
 function ratios(over: Record<string, unknown>, under: Record<string, unknown>) {
-  const r = (a: number | null, b: number | null) => (a === null ? 'timeout' : b === null || b === 0 ? null : round1(a / b));
+  // Two significant digits: a ratio far below 1 (Sluice ÷ a floor whose deliveries back up) is not rounded to 0.
+  const r = (a: number | null, b: number | null) => (a === null ? 'timeout' : b === null || b === 0 ? null : Number((a / b).toPrecision(2)));
   return Object.fromEntries(RATIO_KEYS.map((k) => {
     const s = over[k] as Summary;
     const f = under[k] as Summary;
