@@ -18,6 +18,33 @@ export const GROUP_ROWS = 500;
 /** When a retryable failure would be tried again (the first step of DESIGN.md §5.4's schedule). */
 export const RETRY_MS = 5_000;
 
+/**
+ * Items written in groups, as both recording floors commit their answers: after GROUP_MS, or at once
+ * when GROUP_ROWS rows are waiting. `flush` writes what waits now.
+ */
+export function groupedWrites<T>(write: (items: T[]) => void): { add(items: readonly T[], rows: number): void; flush(): void } {
+  let buffered: T[] = [];
+  let rows = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const items = buffered;
+    buffered = [];
+    rows = 0;
+    if (items.length > 0) write(items);
+  };
+  return {
+    add(items, count) {
+      buffered.push(...items);
+      rows += count;
+      if (rows >= GROUP_ROWS) flush();
+      else timer ??= setTimeout(flush, GROUP_MS);
+    },
+    flush,
+  };
+}
+
 /** What an answer means for the deliveries it settles: an HTTP 2xx delivers, a timeout, 5xx, 408 or 429 retries, the rest fails. */
 export function settledAs(status: number | null): { ok: boolean; retry: boolean } {
   const ok = status !== null && status >= 200 && status < 300;
@@ -90,27 +117,13 @@ export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
   const open = db.prepare("SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')");
   const failed = db.prepare('SELECT count(*) AS n FROM attempts WHERE response_status IS NULL OR response_status NOT BETWEEN 200 AND 299');
 
-  let buffered: Answer[] = [];
-  let rows = 0;
-  let timer: NodeJS.Timeout | undefined;
   const posts = new Set<Promise<void>>();
-  const commit = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    const answers = buffered;
-    buffered = [];
-    rows = 0;
-    if (answers.length === 0) return;
+  const answers = groupedWrites<Answer>((group) => {
     db.exec('BEGIN');
-    writeAnswers(answers);
+    writeAnswers(group);
     db.exec('COMMIT');
-  };
-  const record = (answer: Answer) => {
-    buffered.push(answer);
-    rows += 1 + answer.deliveries.length;
-    if (rows >= GROUP_ROWS) commit();
-    else timer ??= setTimeout(commit, GROUP_MS);
-  };
+  });
+  const record = (answer: Answer) => answers.add([answer], 1 + answer.deliveries.length);
   const attempt = (owner: number | bigint | null, url: string) =>
     insertAttempt.run(owner, url, Date.now(), 1, '{}', 200, '{}', '{"success":true}', null).lastInsertRowid;
   let forwardAttempts: (number | bigint)[] = [];
@@ -148,7 +161,7 @@ export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
     failedAttempts: () => Number((failed.get() as { n: number }).n),
     async close() {
       while (posts.size > 0) await Promise.all([...posts]);
-      commit();
+      answers.flush();
     },
   };
 }

@@ -18,7 +18,7 @@ import { databaseFile, openDatabase } from '../../electron/core/store/database.t
 import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
 import { requestStorer } from '../../electron/core/store/request-writes.ts';
-import { GROUP_MS, GROUP_ROWS, RETRY_MS, settledAs, type DeliveryRecorder } from './latency-floor-record.ts';
+import { groupedWrites, RETRY_MS, settledAs, type DeliveryRecorder } from './latency-floor-record.ts';
 
 /** The destinations' ids in the store, in DESTINATIONS' order (hook, fwd0, fwd1); the forwards are never skipped. */
 const DESTINATION_IDS = [1, 2, 3];
@@ -109,25 +109,9 @@ export function schemaStore(dir: string): SchemaStore {
     db.exec('COMMIT');
     return stored;
   };
-  let buffered: DeliveryResult[] = [];
-  let rows = 0;
-  let timer: NodeJS.Timeout | undefined;
   const posts = new Set<Promise<void>>();
-  const commit = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    const results = buffered;
-    buffered = [];
-    rows = 0;
-    if (results.length === 0) return;
-    recordResults(results);
-  };
-  const record = (results: DeliveryResult[]) => {
-    buffered.push(...results);
-    rows += results.length;
-    if (rows >= GROUP_ROWS) commit();
-    else timer ??= setTimeout(commit, GROUP_MS);
-  };
+  const grouped = groupedWrites<DeliveryResult>(recordResults);
+  const record = (results: DeliveryResult[]) => grouped.add(results, results.length);
 
   return {
     db,
@@ -181,7 +165,7 @@ export function schemaStore(dir: string): SchemaStore {
     failedAttempts: () => Number((failed.get() as { n: number }).n),
     async close() {
       while (posts.size > 0) await Promise.all([...posts]);
-      commit();
+      grouped.flush();
     },
   };
 }
