@@ -45,6 +45,35 @@ export function groupedWrites<T>(write: (items: T[]) => void): { add(items: read
   };
 }
 
+/** A POST's answer as both recording floors record it: when it started, how long it took, what came back. */
+export interface TimedAnswer {
+  startedAt: number;
+  durationMs: number;
+  status: number | null;
+  responseHeaders: string | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+/**
+ * POSTs with undici and hands `done` the answer (the body up to 64 KB, a failure as its message); the
+ * returned promise is in `posts` until `done` has run, so that a floor's close() waits for it.
+ */
+export function timedPost(pool: Pool, path: string, headers: Record<string, string>, body: string, posts: Set<Promise<void>>, done: (answer: TimedAnswer) => void): Promise<void> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const posted: Promise<void> = pool
+    .request({ path, method: 'POST', headers, body })
+    .then(async (res) => ({ status: res.statusCode, responseHeaders: JSON.stringify(res.headers), responseBody: (await res.body.text()).slice(0, MAX_RESPONSE_BODY_BYTES), error: null }))
+    .catch((error: Error) => ({ status: null, responseHeaders: null, responseBody: null, error: error.message }))
+    .then((answer) => {
+      posts.delete(posted);
+      done({ startedAt, durationMs: Math.round((performance.now() - t0) * 10) / 10, ...answer });
+    });
+  posts.add(posted);
+  return posted;
+}
+
 /** What an answer means for the deliveries it settles: an HTTP 2xx delivers, a timeout, 5xx, 408 or 429 retries, the rest fails. */
 export function settledAs(status: number | null): { ok: boolean; retry: boolean } {
   const ok = status !== null && status >= 200 && status < 300;
@@ -139,24 +168,8 @@ export function deliveryRecorder(db: DatabaseSync): DeliveryRecorder {
       insertSettled.run(messageRow, 'fwd0', forwardAttempts[0]!);
       insertSettled.run(messageRow, 'fwd1', forwardAttempts[1]!);
     },
-    post(pool, url, path, headers, body, owner, deliveries) {
-      const startedAt = Date.now();
-      const t0 = performance.now();
-      const done = pool
-        .request({ path, method: 'POST', headers, body })
-        .then(async (res) => {
-          const text = await res.body.text();
-          return { status: res.statusCode, responseHeaders: JSON.stringify(res.headers), responseBody: text.slice(0, MAX_RESPONSE_BODY_BYTES), error: null };
-        })
-        .catch((error: Error) => ({ status: null, responseHeaders: null, responseBody: null, error: error.message }))
-        .then((answer) => {
-          posts.delete(done);
-          const durationMs = Math.round((performance.now() - t0) * 10) / 10;
-          record({ owner, deliveries, url: `${url}${path}`, startedAt, durationMs, requestHeaders: JSON.stringify(headers), ...answer });
-        });
-      posts.add(done);
-      return done;
-    },
+    post: (pool, url, path, headers, body, owner, deliveries) =>
+      timedPost(pool, path, headers, body, posts, (answer) => record({ owner, deliveries, url: `${url}${path}`, requestHeaders: JSON.stringify(headers), ...answer })),
     backlog: () => Number((open.get() as { n: number }).n),
     failedAttempts: () => Number((failed.get() as { n: number }).n),
     async close() {

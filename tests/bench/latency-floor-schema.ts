@@ -11,14 +11,13 @@
 // floor what the schema costs (its indexes, triggers and counts) over the least a relay must write.
 import { DatabaseSync } from 'node:sqlite';
 import type { Pool } from 'undici';
-import { MAX_RESPONSE_BODY_BYTES } from '../../electron/core/delivery/webhook-sender.ts';
 import { headersByReference } from '../../electron/core/store/attempt-headers.ts';
 import { connect } from '../../electron/core/store/connection.ts';
 import { databaseFile, openDatabase } from '../../electron/core/store/database.ts';
 import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
 import { requestStorer } from '../../electron/core/store/request-writes.ts';
-import { groupedWrites, RETRY_MS, settledAs, type DeliveryRecorder } from './latency-floor-record.ts';
+import { groupedWrites, RETRY_MS, settledAs, timedPost, type DeliveryRecorder } from './latency-floor-record.ts';
 
 /** The destinations' ids in the store, in DESTINATIONS' order (hook, fwd0, fwd1); the forwards are never skipped. */
 const DESTINATION_IDS = [1, 2, 3];
@@ -128,16 +127,8 @@ export function schemaStore(dir: string): SchemaStore {
     prefill: () => {
       throw new Error('the schema floor is measured at the small store only');
     },
-    post(pool, url, path, headers, body, owner, deliveries) {
-      const startedAt = Date.now();
-      const t0 = performance.now();
-      const done = pool
-        .request({ path, method: 'POST', headers, body })
-        .then(async (res) => ({ status: res.statusCode, responseHeaders: JSON.stringify(res.headers), responseBody: (await res.body.text()).slice(0, MAX_RESPONSE_BODY_BYTES), error: null }))
-        .catch((error: Error) => ({ status: null, responseHeaders: null, responseBody: null, error: error.message }))
-        .then((answer) => {
-          posts.delete(done);
-          const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+    post: (pool, url, path, headers, body, owner, deliveries) =>
+      timedPost(pool, path, headers, body, posts, ({ startedAt, durationMs, ...answer }) => {
           const { ok, retry } = settledAs(answer.status);
           const status = ok ? 'delivered' : retry ? 'retrying' : 'failed';
           const outcome = ok ? 'success' : retry ? 'retry' : 'final';
@@ -157,10 +148,7 @@ export function schemaStore(dir: string): SchemaStore {
             const carriedBy: SharedRequest = { ...request, requestHeaders: JSON.stringify(headers) };
             record(deliveries.map((deliveryId) => ({ ...common, deliveryId, body: null, signature: null, attempts: [{ ...carriedBy, outcome, retryAt, carriedBy }] })));
           }
-        });
-      posts.add(done);
-      return done;
-    },
+        }),
     backlog: () => Number((open.get() as { n: number }).n),
     failedAttempts: () => Number((failed.get() as { n: number }).n),
     async close() {

@@ -52,6 +52,13 @@ const HOOK_HEADERS = (n: number, body: string) => ({
   'X-Signature': `sha256=${n.toString(16).padStart(64, '0')}`,
 });
 
+/** The run's events in commits of `size`: the first one's number, the events, the time they arrive. */
+function* groups(size: number) {
+  for (let n = 0; n < EVENTS; n += size) {
+    yield { n, group: Array.from({ length: Math.min(size, EVENTS - n) }, (_, i) => event(n + i)), now: Date.now() };
+  }
+}
+
 interface Cost {
   ingestMicrosPerEvent: number;
   resultsMicrosPerEvent: number;
@@ -76,9 +83,7 @@ function sluiceWrites(dir: string, size: number): Cost {
   let ingest = 0;
   let results = 0;
   try {
-    for (let n = 0; n < EVENTS; n += size) {
-      const group = Array.from({ length: Math.min(size, EVENTS - n) }, (_, i) => event(n + i));
-      const now = Date.now();
+    for (const { n, group, now } of groups(size)) {
       let t = cpuMs();
       const rows = store.storeRows(group.map((g) => ({ events: [g.event], jsons: [g.json] })), now);
       ingest += cpuMs() - t;
@@ -120,9 +125,7 @@ function floorWrites(dir: string, size: number): Cost {
   let ingest = 0;
   let results = 0;
   try {
-    for (let n = 0; n < EVENTS; n += size) {
-      const group = Array.from({ length: Math.min(size, EVENTS - n) }, (_, i) => event(n + i));
-      const now = Date.now();
+    for (const { n, group, now } of groups(size)) {
       let t = cpuMs();
       db.exec('BEGIN');
       const deliveries = group.map(({ event: e, json }) => {
