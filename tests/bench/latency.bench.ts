@@ -16,18 +16,23 @@
 // them); samples are capped (BENCH_LATENCY_SAMPLES, BENCH_LATENCY_WAIT_SAMPLES) and a wait stream stops
 // after BENCH_LATENCY_BUDGET_MS; loopback only. The large store is filled through ingestion (scale-fill.ts)
 // by a relay without destinations, in BENCH_LATENCY_DIR when set (kept and topped up) or a temporary folder.
-import { execFile, fork, type ChildProcess } from 'node:child_process';
+// Its parts: latency-targets.ts (Sluice or a floor, behind one interface), latency-processes.ts (the
+// receiver and the background load), latency-report.ts (the summaries, ratios and the table printed).
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
-import { Pool, request } from 'undici';
-import { startSluice, type Sluice } from '../../electron/testing/index.ts';
+import { Pool } from 'undici';
+import { startSluice } from '../../electron/testing/index.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { indexCaughtUp } from '../helpers/search-index.ts';
-import { startFloor } from './latency-floor.ts';
+import { KINDS, now, startLoad, startReceiver, type Kind, type Receiver } from './latency-processes.ts';
+import { printScenario, ratios, round1, summary } from './latency-report.ts';
+import { config, floorTarget, neverOn, sluiceTarget, storedIn, type Target, type TargetOptions } from './latency-targets.ts';
+
+// summary() lived here before the report was split out: kept importable from this file.
+export { summary };
 
 const execFileAsync = promisify(execFile);
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -53,203 +58,9 @@ const BLAST = env('BENCH_LATENCY_BLAST', 20_000);
 const FAN_OUT = env('BENCH_LATENCY_FANOUT', 1) !== 0;
 /** Only these scenarios (comma-separated, e.g. `small-loaded,large-idle`; default all four), for profiling one. */
 const ONLY = process.env.BENCH_LATENCY_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
-const SECRET = 's3cret';
-const KINDS = ['hook', 'fwd0', 'fwd1'] as const;
-type Kind = (typeof KINDS)[number];
+const TARGET: TargetOptions = { fanOut: FAN_OUT, timeoutMs: TIMEOUT_MS };
 
-const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
-/** p50/p95/p99 over every sample, a timed-out one counted as infinitely slow (null when a percentile falls on one). */
-export function summary(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => {
-    const v = sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-    return v === undefined || !Number.isFinite(v) ? null : round1(v);
-  };
-  return { n: values.length, timeouts: values.filter((v) => !Number.isFinite(v)).length, p50: at(50), p95: at(95), p99: at(99) };
-}
-type Summary = ReturnType<typeof summary>;
-
-/** The receiver (its own process): when each probe reached each path, on this process's clock. */
-async function startReceiver() {
-  const child = fork(path.join(import.meta.dirname, 'latency-receiver.ts'), { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const line = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve));
-  const arrivals = new Map<string, Partial<Record<Kind, number>>>();
-  let offset = 0;
-  let pong: ((at: number) => void) | undefined;
-  child.on('message', (m: { pong?: number; kind?: Kind; at?: number; ids?: string[] }) => {
-    if (m.pong !== undefined) pong?.(m.pong);
-    else if (m.ids) for (const id of m.ids) arrivals.set(id, { ...arrivals.get(id), [m.kind!]: m.at! - offset });
-  });
-  // The receiver's clock against ours: the ping with the shortest round trip, its answer taken at the middle.
-  let best = Infinity;
-  for (let i = 0; i < 50; i++) {
-    const t0 = now();
-    const theirs = await new Promise<number>((resolve) => ((pong = resolve), child.send('ping')));
-    const t1 = now();
-    if (t1 - t0 < best) (best = t1 - t0), (offset = theirs - (t0 + t1) / 2);
-  }
-  return {
-    url: (JSON.parse(line) as { url: string }).url,
-    arrivals,
-    clockUncertaintyMs: round1(best / 2),
-    stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.send('stop'))),
-  };
-}
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** The background load (its own process) on `url`: mark() between streams gives the rate it achieved; stop() what it did. */
-async function startLoad(url: string) {
-  const job = { url, writeKey: 'wk_bench', rate: RATE, batch: LOAD_BATCH, maxInFlight: 64 };
-  const child: ChildProcess = fork(path.join(import.meta.dirname, 'latency-load.ts'), [JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let answer: ((m: unknown) => void) | undefined;
-  const started = new Promise((resolve) => (answer = resolve));
-  child.on('message', (m) => answer?.(m));
-  await started;
-  const ask = <T,>(message: string) => new Promise<T>((resolve) => ((answer = resolve as (m: unknown) => void), child.send(message)));
-  type Mark = { mark: { accepted: number; skipped: number; at: number } };
-  return {
-    mark: async () => (await ask<Mark>('mark')).mark,
-    stop: () => ask<Record<string, number>>('stop'),
-  };
-}
-
-interface Target {
-  ingestUrl: string;
-  /** Resolves true once the message is visible to the wait, false when the wait timed out. */
-  waitHttp(messageId: string): Promise<boolean>;
-  waitInProcess(messageId: string): Promise<boolean>;
-  stored(): number;
-  /** Deliveries not yet done (pending or retrying). */
-  backlog(): number;
-  /** Attempts that did not succeed (Sluice and the recording floor record them; the plain floor does not). */
-  failedAttempts(): number | null;
-  /** The HTTP API's reads, each timed (ms, the median of 5); null for the floors, which have none. */
-  reads(): Promise<Record<string, number> | null>;
-  /** Starts a wait over HTTP for a message that never comes (timeoutMs ≤ 60 s: asked again until the signal aborts). */
-  waitNever(id: string, signal: AbortSignal): Promise<void>;
-  close(): Promise<void>;
-}
-
-function config(receiverUrl: string, withDestinations: boolean) {
-  const sources = ['bench'];
-  return {
-    sources: [{ name: 'bench', writeKey: 'wk_bench', kind: 'server' as const }],
-    destinations: withDestinations
-      ? [
-          { name: 'hook', enabled: true, sources, sharedSecret: SECRET, webhooks: [{ url: `${receiverUrl}/hook`, headers: {} }] },
-          { name: 'fwd0', enabled: true, sources, kind: 'tracking-api' as const, trackingApi: { url: `${receiverUrl}/fwd0`, writeKey: 'wk_up', flushMs: 0 }, webhooks: [] },
-          { name: 'fwd1', enabled: true, sources, kind: 'tracking-api' as const, trackingApi: { url: `${receiverUrl}/fwd1`, writeKey: 'wk_up' }, webhooks: [] },
-        ]
-      : [],
-    retention: { maxAgeDays: null, maxMessages: null, maxBytes: null }, // a large store is not pruned during the run
-  };
-}
-
-function readStore<T>(dataDir: string, sql: string): T {
-  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
-  try {
-    return db.prepare(sql).get() as T;
-  } finally {
-    db.close();
-  }
-}
-const storedIn = (dataDir: string) => Number(readStore<{ n: number | null }>(dataDir, 'SELECT max(id) AS n FROM messages').n ?? 0);
-
-/** A wait over Sluice's HTTP API for a message that never comes (≤ 60 s). */
-function neverOn(sluice: Sluice): Target['waitNever'] {
-  return async (id, signal) => {
-    const res = await request(`${sluice.apiUrl}/messages/wait`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sluice.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ filter: { messageId: id }, timeoutMs: 60_000 }),
-      signal,
-    });
-    await res.body.dump();
-  };
-}
-
-async function sluiceTarget(dataDir: string, receiverUrl: string): Promise<Target> {
-  const sluice = await startSluice({ dataDir, config: config(receiverUrl, FAN_OUT) });
-  return {
-    ingestUrl: sluice.ingestUrl,
-    async waitHttp(messageId) {
-      const res = await request(`${sluice.apiUrl}/messages/wait`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${sluice.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ filter: { messageId }, timeoutMs: TIMEOUT_MS }),
-        signal: AbortSignal.timeout(TIMEOUT_MS * 3),
-      });
-      const text = await res.body.text();
-      if (res.statusCode === 408) return false;
-      if (res.statusCode !== 200) throw new Error(`the wait answered ${res.statusCode}: ${text.slice(0, 200)}`);
-      return true;
-    },
-    waitInProcess: (messageId) =>
-      sluice.waitForMessages({ messageId }, { timeoutMs: TIMEOUT_MS }).then(
-        () => true,
-        (error: Error) => {
-          if (error.name === 'SluiceTimeoutError') return false;
-          throw error;
-        },
-      ),
-    stored: () => storedIn(dataDir),
-    async reads() {
-      const get = async (pathname: string, status = 200) => {
-        const times: number[] = [];
-        for (let i = 0; i < 5; i++) {
-          const t0 = performance.now();
-          const res = await request(`${sluice.apiUrl}${pathname}`, { headers: { authorization: `Bearer ${sluice.token}` }, signal: AbortSignal.timeout(120_000) });
-          await res.body.dump();
-          if (res.statusCode !== status) throw new Error(`GET ${pathname} answered ${res.statusCode}`);
-          times.push(performance.now() - t0);
-        }
-        return round1(times.sort((a, b) => a - b)[2]!);
-      };
-      const middle = encodeURIComponent(readStore<{ id: string }>(dataDir, 'SELECT message_id AS id FROM messages WHERE id >= (SELECT max(id) / 2 FROM messages) ORDER BY id LIMIT 1').id);
-      return {
-        'GET /messages?limit=1': await get('/messages?limit=1'),
-        'GET /messages?event=Probe&limit=1': await get('/messages?event=Probe&limit=1'),
-        'GET /messages?userId=prober&limit=1': await get('/messages?userId=prober&limit=1'),
-        'GET /messages/{id}': await get(`/messages/${middle}`),
-        'GET /messages/{unknown id} (404)': await get('/messages/no-such-message', 404),
-        'GET /deliveries?limit=1': await get('/deliveries?limit=1'),
-        'GET /stats': await get('/stats'),
-      };
-    },
-    waitNever: neverOn(sluice),
-    backlog: () => Number(readStore<{ n: number }>(dataDir, "SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')").n),
-    // A forwarded message's attempt is its share of the request's record (migration 17).
-    failedAttempts: () => Number(readStore<{ n: number }>(dataDir,
-      "SELECT (SELECT count(*) FROM attempts WHERE outcome <> 'success') + (SELECT count(*) FROM forward_attempts WHERE outcome <> 'success') AS n").n),
-    close: () => sluice.close(),
-  };
-}
-
-async function floorTarget(dir: string, receiverUrl: string, prefill: number, record: boolean | 'schema' = false): Promise<Target> {
-  const floor = await startFloor(dir, receiverUrl, SECRET, prefill, { record, fanOut: FAN_OUT });
-  return {
-    ingestUrl: floor.url,
-    async waitHttp(messageId) {
-      const res = await request(`${floor.url}/wait`, { method: 'POST', body: JSON.stringify({ messageId, timeoutMs: TIMEOUT_MS }), signal: AbortSignal.timeout(TIMEOUT_MS * 3) });
-      await res.body.dump();
-      if (res.statusCode !== 200 && res.statusCode !== 408) throw new Error(`the floor's wait answered ${res.statusCode}`);
-      return res.statusCode === 200;
-    },
-    waitInProcess: async (messageId) => (await floor.waitFor(messageId, TIMEOUT_MS)) !== null,
-    stored: () => floor.stored(),
-    reads: async () => null,
-    waitNever: async (id, signal) => {
-      const res = await request(`${floor.url}/wait`, { method: 'POST', body: JSON.stringify({ messageId: id, timeoutMs: 60_000 }), signal });
-      await res.body.dump();
-    },
-    backlog: () => floor.backlog(),
-    failedAttempts: () => floor.failedAttempts(),
-    close: () => floor.close(),
-  };
-}
 
 /** A probe: one track whose messageId (and a property, for body shapes without it) names it. */
 function prober(target: Target) {
@@ -377,7 +188,7 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     await waitStream(target, `${tag}-wi`, 'waitInProcess', 1);
     release = PENDING > 0 ? holdWaits(target, tag, PENDING) : () => {};
     await sleep(PENDING > 0 ? 500 : 0);
-    const load = loaded ? await startLoad(target.ingestUrl) : null;
+    const load = loaded ? await startLoad(target.ingestUrl, RATE, LOAD_BATCH) : null;
     await sleep(loaded ? 1_000 : 0);
     const storedAtStart = target.stored();
     // The background rate each stream saw (a relay that falls behind is offered less: the load skips ticks).
@@ -413,20 +224,6 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
   }
 }
 
-const RATIO_KEYS = ['track', 'webhook', 'forwardFlush0', 'forwardFlushDefault', 'waitHttp', 'waitTesting'] as const;
-/** What the control (no fan-out) measures. */
-const CONTROL_KEYS = ['track', 'waitHttp', 'waitTesting'] as const;
-/** `over` ÷ `under` per measure, at p50, p95 and p99. */
-function ratios(over: Record<string, unknown>, under: Record<string, unknown>) {
-  // Two significant digits: a ratio far below 1 (Sluice ÷ a floor whose deliveries back up) is not rounded to 0.
-  const r = (a: number | null, b: number | null) => (a === null ? 'timeout' : b === null || b === 0 ? null : Number((a / b).toPrecision(2)));
-  return Object.fromEntries(RATIO_KEYS.map((k) => {
-    const s = over[k] as Summary;
-    const f = under[k] as Summary;
-    return [k, { p50: r(s.p50, f.p50), p95: r(s.p95, f.p95), p99: r(s.p99, f.p99) }];
-  }));
-}
-
 /** A relay without destinations fills `dataDir` to `target` messages through ingestion; its indexes catch up. */
 async function fill(dataDir: string, target: number) {
   const toFill = Math.max(0, target - (fs.existsSync(path.join(dataDir, DATABASE_FILE)) ? storedIn(dataDir) : 0));
@@ -443,8 +240,6 @@ async function fill(dataDir: string, target: number) {
   }
   return { filled: toFill, seconds: round1((performance.now() - started) / 1000) };
 }
-
-const show = (s: Summary) => `${s.p50 ?? 'timeout'} / ${s.p95 ?? 'timeout'} / ${s.p99 ?? 'timeout'} ms${s.timeouts ? ` (${s.timeouts}/${s.n} timed out)` : ''}`;
 
 export async function runLatencyBench() {
   const runStarted = performance.now();
@@ -475,39 +270,24 @@ export async function runLatencyBench() {
         if (ONLY && !ONLY.includes(`${size}-${loaded ? 'loaded' : 'idle'}`)) continue;
         const name = `${size === 'small' ? SMALL : LARGE.toLocaleString('en-US')} stored, ${loaded ? `${RATE} events/s` : 'idle'}`;
         const tag = `${run}-${n++}`;
-        const floor = await measure(() => floorTarget(path.join(scratch, `floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE), receiver, `${tag}-f`, loaded);
+        const floor = await measure(() => floorTarget(path.join(scratch, `floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, TARGET), receiver, `${tag}-f`, loaded);
         // Without fan-out there is nothing to record: the control has no recording floor.
         const recordingFloor = FAN_OUT
-          ? await measure(() => floorTarget(path.join(scratch, `recording-floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, true), receiver, `${tag}-r`, loaded)
+          ? await measure(() => floorTarget(path.join(scratch, `recording-floor-${tag}`), receiver.url, size === 'small' ? SMALL : LARGE, TARGET, true), receiver, `${tag}-r`, loaded)
           : null;
         // The schema floor (Sluice's writes on the floor's one thread) at the small store only: its prefill of a
         // million messages would take Sluice's write path a million times.
         const schemaFloor = FAN_OUT && size === 'small'
-          ? await measure(() => floorTarget(path.join(scratch, `schema-floor-${tag}`), receiver.url, SMALL, 'schema'), receiver, `${tag}-c`, loaded)
+          ? await measure(() => floorTarget(path.join(scratch, `schema-floor-${tag}`), receiver.url, SMALL, TARGET, 'schema'), receiver, `${tag}-c`, loaded)
           : null;
         const sluice = await measure(async () => {
-          if (size === 'large') return sluiceTarget(largeDir, receiver.url);
+          if (size === 'large') return sluiceTarget(largeDir, receiver.url, TARGET);
           const small = path.join(scratch, `sluice-${tag}`);
-          const target = await sluiceTarget(small, receiver.url);
+          const target = await sluiceTarget(small, receiver.url, TARGET);
           await execFileAsync(process.execPath, [path.join(import.meta.dirname, 'post-batches.ts'), target.ingestUrl, 'wk_bench', String(SMALL)]);
           return target;
         }, receiver, `${tag}-s`, loaded);
-        console.log(`  ${name} (Sluice ${sluice.storedAtStart.toLocaleString('en-US')} → ${sluice.storedAtEnd.toLocaleString('en-US')} stored)`);
-        console.log(`    ${'p50 / p95 / p99'.padEnd(20)} ${'Sluice'.padEnd(34)} ${'floor'.padEnd(34)} ${recordingFloor ? 'recording floor'.padEnd(34) : ''}${schemaFloor ? 'schema floor' : ''}`);
-        for (const k of FAN_OUT ? RATIO_KEYS : CONTROL_KEYS) {
-          console.log(`    ${k.padEnd(20)} ${show(sluice[k]).padEnd(34)} ${show(floor[k]).padEnd(34)} ${recordingFloor ? show(recordingFloor[k]).padEnd(34) : ''}${schemaFloor ? show(schemaFloor[k]) : ''}`);
-        }
-        if (sluice.reads) console.log(`    HTTP API reads (ms, median of 5): ${JSON.stringify(sluice.reads)}`);
-        const targets = { Sluice: sluice, floor, ...(recordingFloor ? { 'recording floor': recordingFloor } : {}), ...(schemaFloor ? { 'schema floor': schemaFloor } : {}) };
-        for (const [who, m] of Object.entries(targets)) {
-          const { backlogAtEnd, drainedMs, left, failedAttempts } = m.drain;
-          const bg = m.background;
-          const load = bg
-            ? `; load took ${bg.perSecond}/s (fanOut, waitHttp, waitTesting: ${Object.values(bg.perStream).join(', ')}/s; this process's CPU ${Object.values(bg.cpuMicrosPerEvent).join(', ')} µs per event), ` +
-              `${bg.skipped} skipped, ${bg.failed} failed, ${bg.unanswered} unanswered`
-            : '';
-          console.log(`    ${`${who}:`.padEnd(17)} backlog at the end ${backlogAtEnd} (${left} left after ${drainedMs} ms; failed attempts ${failedAttempts ?? '-'})${load}`);
-        }
+        printScenario(name, { sluice, floor, recordingFloor, schemaFloor }, FAN_OUT);
         scenarios.push({
           name, stored: size === 'small' ? SMALL : LARGE, load: loaded ? RATE : 0, sluice, floor, recordingFloor, schemaFloor,
           sluiceOverFloor: ratios(sluice, floor),
