@@ -22,6 +22,7 @@ import { originAllowed, originRefused } from './ingest/browser-support.ts';
 import { checkpointAutomatically, connect } from './store/connection.ts';
 import { deletionWrites } from './store/deletion-writes.ts';
 import { storeResetter } from './store/reset-writes.ts';
+import { deliveryHours } from './store/delivery-hours.ts';
 import { deliveryResultRecorder } from './store/delivery-results.ts';
 import { deliveryWrites } from './store/delivery-writes.ts';
 import type { DeliveryResult } from './store/delivery-types.ts';
@@ -56,7 +57,9 @@ const { file, searchIndex, durable, gate, claim } = (workerData as { spare?: tru
 passGate(gate);
 if (!claimToOpen(claim)) process.exit(0);
 const db = connect(file, 'writer', { durable });
-const storeRequest = requestStorer(db);
+/** The overview's counts of the deliveries the group makes: written once per key before it commits. */
+const hours = deliveryHours(db);
+const storeRequest = requestStorer(db, hours);
 const storeResults = deliveryResultRecorder(db);
 const deliveries = deliveryWrites(db);
 const deletions = deletionWrites(db);
@@ -198,7 +201,11 @@ function flush(): void {
   if (batch.length === 0 && results.length === 0 && ops.length === 0) return;
   try {
     db.exec('BEGIN IMMEDIATE');
-    const jobs = batch.map(({ job, prepared }) => ({ id: job.id, unit: inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId), forwarding)) }));
+    const jobs = batch.map(({ job, prepared }) => {
+      const unit = inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId), forwarding));
+      hours.endUnit(unit.ok);
+      return { id: job.id, unit };
+    });
     const now = Date.now();
     // A unit rolled back to its savepoint takes the header sets it stored with it: forgotten at once, so
     // that no later unit of the group uses an id SQLite may give another set.
@@ -209,6 +216,7 @@ function flush(): void {
     });
     const outcomes = ops.map(({ id, op }) => ({ id, op: op.op, unit: inSavepoint(() => applyOp(op)) }));
     if (ops.length > 0) prepareBodies.forget(); // a purge, a recheck, a reset: messages read for bodies may have changed
+    hours.write();
     db.exec('COMMIT');
     if (batch.length > 0) lastIngest = performance.now();
     indexer?.committed();
@@ -234,6 +242,7 @@ function flush(): void {
     // The transaction itself failed: nothing of the group was stored.
     if (db.isTransaction) db.exec('ROLLBACK');
     storeResults.forget();
+    hours.drop();
     const message = (error as Error).message;
     send({
       kind: 'failed',

@@ -14,6 +14,7 @@ import type { Pool } from 'undici';
 import { headersByReference } from '../../electron/core/store/attempt-headers.ts';
 import { connect } from '../../electron/core/store/connection.ts';
 import { databaseFile, openDatabase } from '../../electron/core/store/database.ts';
+import { deliveryHours } from '../../electron/core/store/delivery-hours.ts';
 import { deliveryResultRecorder } from '../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult, SharedRequest } from '../../electron/core/store/delivery-types.ts';
 import { requestStorer } from '../../electron/core/store/request-writes.ts';
@@ -50,7 +51,9 @@ export function schemaStore(dir: string): SchemaStore {
     db.exec(`INSERT INTO destinations (id, name, kind, enabled, settings, created_at, updated_at) VALUES (${id}, '${name}', '${kind}', 1, '{}', ${now0}, ${now0});
       INSERT INTO destination_sources VALUES (${id}, 1);`);
   }
-  const storeRequest = requestStorer(db);
+  // The overview's counts of deliveries made, as the writer keeps them: added up over a commit, written before it.
+  const hours = deliveryHours(db);
+  const storeRequest = requestStorer(db, hours);
   const recorder = deliveryResultRecorder(db);
   const deliveriesOf = db.prepare('SELECT id FROM deliveries WHERE message_id = ? ORDER BY destination_id');
   const byMessageId = db.prepare("SELECT raw FROM messages INDEXED BY messages_dedupe WHERE source_id = 1 AND message_id = ? AND status = 'accepted'");
@@ -95,6 +98,7 @@ export function schemaStore(dir: string): SchemaStore {
   const storeRows = (requests: { events: Record<string, unknown>[]; jsons: string[] }[], now: number) => {
     db.exec('BEGIN IMMEDIATE');
     const stored = requests.map(({ events, jsons }) => storeOne(events, jsons, now));
+    hours.write();
     db.exec('COMMIT');
     return stored;
   };
@@ -105,6 +109,7 @@ export function schemaStore(dir: string): SchemaStore {
       const rows = storeOne(events, jsons, now);
       return { rows, deliveries: deliveryIds(rows) };
     });
+    hours.write();
     db.exec('COMMIT');
     return stored;
   };

@@ -78,7 +78,11 @@ export type DeliveryTrigger = 'automatic' | 'replay' | 'audience' | 'deletion' |
 export interface NewDelivery {
   messageId: number | null;
   destinationId: number;
-  trigger: DeliveryTrigger;
+  /**
+   * Never 'automatic': only ingestion makes those (request-writes.ts), and it counts them for the delivery
+   * overview as it makes them (delivery-hours.ts); a trigger no longer does.
+   */
+  trigger: Exclude<DeliveryTrigger, 'automatic'>;
   replayOf: number | null;
   /** Post here instead of the destination's webhooks. */
   targetUrl: string | null;

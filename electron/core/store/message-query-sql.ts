@@ -146,8 +146,9 @@ const COMMON_STEPS: ReadonlySet<DeliveryStep> = new Set(['received', 'attempted'
 /**
  * `delivery:DESTINATION:STEP` (shared/message-query.ts): the message has an automatic delivery to a
  * destination of that name at that step. A rare step lists its deliveries first, through
- * deliveries_funnel (migration 22: trigger, destination, status, created_at, skip_reason), then tests
- * the message's id against them; a common one is tested per message through deliveries_message.
+ * deliveries_funnel (migrations 22 and 26: trigger, destination, status, created_at, skip_reason; the deliveries
+ * not delivered), then tests the message's id against them; a common one is tested per message through
+ * deliveries_message.
  */
 function deliveryStepSql(value: string): { sql: string; params: Param[] } {
   const { destination, step } = deliveryClauseValue(value);
@@ -157,6 +158,8 @@ function deliveryStepSql(value: string): { sql: string; params: Param[] } {
   if (states) {
     terms.push(`d.status IN (${states.map(() => '?').join(', ')})`);
     params.push(...states);
+    // deliveries_funnel holds no delivered delivery (migration 26): the planner reads it only when told so.
+    if (!states.includes('delivered')) terms.push("d.status <> 'delivered'");
   }
   if (skip) {
     const kinds = skip === 'other' ? Object.values(SKIP_REASON_STARTS).flat() : SKIP_REASON_STARTS[skip];

@@ -1,14 +1,17 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { DeliveryHours } from './delivery-hours.ts';
 import type { CommittedRequest, PreparedRequest, RejectedEntry } from './stored-request.ts';
 
 /**
  * Stores one ingestion request in the caller's transaction: its `requests` row, a row per message
  * (accepted, duplicate or rejected, with the reason) and, for each accepted message, a delivery per
  * destination its source routes to — so no stored message is ever without its deliveries. The
- * store's writer runs it (writer-worker.ts).
+ * store's writer runs it (writer-worker.ts), and counts the deliveries made in `hours`, which it writes
+ * when the group commits (delivery-hours.ts).
  */
 export function requestStorer(
   db: DatabaseSync,
+  hours: DeliveryHours,
 ): (prepared: PreparedRequest, destinations: readonly number[] | undefined, forwarding?: ReadonlySet<number>) => CommittedRequest {
   const insertRequest = db.prepare(
     'INSERT INTO requests (source_id, endpoint, received_at, sent_at, ip, envelope) VALUES (?, ?, ?, ?, ?, ?)',
@@ -77,13 +80,16 @@ export function requestStorer(
               // A message whose integrations turn webhooks off is still forwarded to a Tracking API as
               // is; one a tracking plan blocks goes nowhere.
               const skip = m.blocked ?? (forwarding?.has(destinationId) ? null : m.skipReason);
-              insertDelivery.run(id, destinationId, skip === null ? 'pending' : 'skipped', skip, skip === null ? receivedAt : null, receivedAt, receivedAt);
+              const status = skip === null ? 'pending' : 'skipped';
+              insertDelivery.run(id, destinationId, status, skip, skip === null ? receivedAt : null, receivedAt, receivedAt);
+              hours.made(destinationId, receivedAt, status, skip);
             }
             deliveries += destinations.length;
           }
           for (const { destinationId, message: g } of m.generated ?? []) {
             const generatedId = Number(insertGenerated.run(generatedRequest(), sourceId, g.messageId, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw).lastInsertRowid);
             insertDelivery.run(generatedId, destinationId, 'pending', null, receivedAt, receivedAt, receivedAt);
+            hours.made(destinationId, receivedAt, 'pending', null);
             (generatedIds ??= []).push(generatedId);
             deliveries++;
           }

@@ -245,8 +245,8 @@ describe('audience rules', () => {
       DROP INDEX messages_unaccepted; DROP INDEX messages_made; DROP INDEX deliveries_not_sent; -- schema 19's
       ALTER TABLE deliveries DROP COLUMN shaping; ALTER TABLE deliveries DROP COLUMN transform_run; ALTER TABLE deliveries DROP COLUMN transform_body;
       ALTER TABLE attempts DROP COLUMN transform_run; -- schema 21's (forward_attempts went with schema 17's)
-      DROP TRIGGER delivery_hours_made; DROP TRIGGER delivery_hours_moved; DROP TRIGGER delivery_hours_gone;
-      DROP TABLE delivery_hours; DROP INDEX deliveries_funnel; -- schema 22's
+      DROP TRIGGER delivery_hours_moved; DROP TRIGGER delivery_hours_gone; DROP INDEX deliveries_made; -- schema 26's
+      DROP TABLE delivery_hours; DROP INDEX deliveries_funnel; -- schema 22's (made again by 26)
       DROP INDEX messages_pinned; ALTER TABLE messages DROP COLUMN pinned; -- schema 23's
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
