@@ -105,3 +105,11 @@ export function receiversClosedAfterEach(): (tls?: { key: string; cert: string }
     return receiver;
   };
 }
+
+/** Three receivers for a destination's every outcome: one answering 200, one 500 ("down": retried), one 410 ("gone": failed). */
+export async function okDownGoneReceivers(): Promise<{ ok: Receiver; down: Receiver; gone: Receiver }> {
+  const [ok, down, gone] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+  down!.fallback = { status: 500, body: 'down' };
+  gone!.fallback = { status: 410, body: 'gone' };
+  return { ok: ok!, down: down!, gone: gone! };
+}

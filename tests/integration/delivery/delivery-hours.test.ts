@@ -15,7 +15,7 @@ import { deliveryHours } from '../../../electron/core/store/delivery-hours.ts';
 import type { DestinationConfig } from '../../../shared/settings.ts';
 import { callOk } from '../../helpers/contract.ts';
 import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
-import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import { okDownGoneReceivers, type Receiver } from '../../helpers/receiver.ts';
 import { until } from '../../helpers/wait.ts';
 
 const HOUR = 3_600_000;
@@ -55,16 +55,14 @@ const statusesOf = (name: string) => {
 };
 
 beforeAll(async () => {
-  const [ok, down, gone] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
-  receivers.push(ok!, down!, gone!);
-  down!.fallback = { status: 500, body: 'down' };
-  gone!.fallback = { status: 410, body: 'gone' };
+  const { ok, down, gone } = await okDownGoneReceivers();
+  receivers.push(ok, down, gone);
   core = await startCore({
     dataDir,
     clock,
     config: {
       sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-      destinations: [webhooks('shop', ok!, { filters: [{ if: 'event:Debug*', drop: true }] }), webhooks('crm', down!), webhooks('legacy', gone!)],
+      destinations: [webhooks('shop', ok, { filters: [{ if: 'event:Debug*', drop: true }] }), webhooks('crm', down), webhooks('legacy', gone)],
     },
   });
   core.writeKey = 'wk_web';

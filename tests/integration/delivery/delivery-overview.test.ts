@@ -17,7 +17,7 @@ import { filterQuerySchema } from '../../../shared/destination-filters.ts';
 import type { DestinationConfig } from '../../../shared/settings.ts';
 import { callOk } from '../../helpers/contract.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
-import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import { okDownGoneReceivers, type Receiver } from '../../helpers/receiver.ts';
 import { until } from '../../helpers/wait.ts';
 
 const HOUR = 3_600_000;
@@ -32,18 +32,16 @@ function webhooks(name: string, r: Receiver, change: Partial<DestinationConfig> 
 }
 
 beforeAll(async () => {
-  const [ok, down, gone] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
-  receivers.push(ok!, down!, gone!);
-  down!.fallback = { status: 500, body: 'down' };
-  gone!.fallback = { status: 410, body: 'gone' };
+  const { ok, down, gone } = await okDownGoneReceivers();
+  receivers.push(ok, down, gone);
   core = await startCore({
     clock,
     config: {
       sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
       destinations: [
-        webhooks('shop', ok!, { filters: [{ if: 'event:Debug*', drop: true }] }),
-        webhooks('crm', down!),
-        webhooks('legacy', gone!),
+        webhooks('shop', ok, { filters: [{ if: 'event:Debug*', drop: true }] }),
+        webhooks('crm', down),
+        webhooks('legacy', gone),
       ],
       trackingPlans: [{ name: 'strict', sources: ['web'], unplanned: 'allow', violations: 'block', plan: { events: { Checkout: { type: 'object', required: ['total'] } } } }],
     },
