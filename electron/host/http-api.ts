@@ -28,6 +28,8 @@ const MAX_WAIT_MS = 300_000;
 
 /** Answers a request under /api/v1/; `origin` is this server's own (http://host:port). */
 export async function serveHttpApi(core: HttpApiCore, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
+  // A wait's timeoutMs counts from here: the time its body takes to arrive and be read is part of it.
+  const arrived = performance.now();
   try {
     guard(req, token, origin);
     const route = url.pathname.slice(API_PREFIX.length);
@@ -46,13 +48,13 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return await streamMessages(core, res, streamOptions(url.searchParams, Date.now()), stopping);
       case 'POST /messages/wait': {
         const body = await jsonBody(req);
-        const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, wait, signal));
+        const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, wait, signal, arrived));
         return send(res, 200, { messages });
       }
       case 'POST /deliveries/wait': {
         const body = await jsonBody(req);
         const status = body.status as string | undefined;
-        const deliveries = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForDeliveries(body.filter, { ...wait, ...(status !== undefined ? { status } : {}) }, signal));
+        const deliveries = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForDeliveries(body.filter, { ...wait, ...(status !== undefined ? { status } : {}) }, signal, arrived));
         return send(res, 200, { deliveries });
       }
       case 'GET /messages/by-id/{messageId}':

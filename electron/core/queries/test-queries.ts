@@ -119,12 +119,14 @@ export class TestQueries {
   /**
    * Resolves with the first `count` matches. Without a `status` in the filter only accepted messages
    * count: a retried (duplicate) or refused (rejected) copy must not make a broken tracking test pass.
+   * `startedAt` (performance.now()): when the wait was asked, which `timeoutMs` counts from — the call,
+   * or for the HTTP API the request's arrival, before its body was read.
    */
-  async waitForMessages(filter?: unknown, options: WaitOptions = {}, signal?: AbortSignal): Promise<TestMessage[]> {
+  async waitForMessages(filter?: unknown, options: WaitOptions = {}, signal?: AbortSignal, startedAt = performance.now()): Promise<TestMessage[]> {
     const given = checkFilter(filter, 'waitForMessages()');
     const wanted: MessageFilter = given.status === undefined ? { ...given, status: 'accepted' } : given;
     const { count, timeoutMs } = waitOptions(options, 'waitForMessages()');
-    return this.#waits.forMessages(wanted, count, timeoutMs, signal, async (found) => {
+    return this.#waits.forMessages(wanted, count, startedAt + timeoutMs, signal, async (found) => {
       const latest = this.rowsOf(this.#p.messages.list({ limit: 200 }).map((m) => m.id).reverse()).map((row) => row.message);
       return new SluiceTimeoutError(explainShortfall(wanted, count, found.length, latest, timeoutMs, given, await this.#p.reader.total()), found);
     });
@@ -135,11 +137,12 @@ export class TestQueries {
     return (await this.#matching('deliveries', deliveryTerms(wanted), undefined, 0, Infinity, (ids) => this.deliveriesOf(ids, wanted))).found;
   }
 
-  async waitForDeliveries(filter?: unknown, options: WaitOptions & { status?: string } = {}, signal?: AbortSignal): Promise<TestDelivery[]> {
+  /** As waitForMessages, for deliveries; `startedAt` as there. */
+  async waitForDeliveries(filter?: unknown, options: WaitOptions & { status?: string } = {}, signal?: AbortSignal, startedAt = performance.now()): Promise<TestDelivery[]> {
     const merged = options.status !== undefined ? { ...(filter as object | undefined), status: options.status } : filter;
     const wanted = deliveryFilter(merged, 'waitForDeliveries()');
     const { count, timeoutMs } = waitOptions(options, 'waitForDeliveries()');
-    return this.#waits.forDeliveries(wanted, count, timeoutMs, signal, (found) => {
+    return this.#waits.forDeliveries(wanted, count, startedAt + timeoutMs, signal, (found) => {
       // The latest deliveries' states: what the test's destinations did instead.
       const recent = this.deliveriesOf(this.#p.deliveries.latestIds(200), {});
       const states = [...new Set(recent.map((d) => `${d.destination}: ${d.status}${d.lastError ? ` (${d.lastError})` : ''}`))].slice(0, 5);

@@ -91,7 +91,8 @@ export class Waits {
     });
   }
 
-  forMessages(filter: MessageFilter, count: number, timeoutMs: number, signal: AbortSignal | undefined, timeout: (found: TestMessage[]) => Promise<Error> | Error): Promise<TestMessage[]> {
+  /** `deadline`: when the wait times out, on performance.now()'s clock (its caller's arrival plus its timeoutMs). */
+  forMessages(filter: MessageFilter, count: number, deadline: number, signal: AbortSignal | undefined, timeout: (found: TestMessage[]) => Promise<Error> | Error): Promise<TestMessage[]> {
     const key = keyOf(filter);
     return this.#wait<TestMessage, MessageWait>({
       of: 'messages',
@@ -100,7 +101,7 @@ export class Waits {
       filter,
       pick: (ids) => this.#host.rowsOf(ids).flatMap((row) => (matches(row.message, filter) ? [{ id: row.id, item: row.message }] : [])),
       rechecks: filter.violations !== undefined,
-    }, timeoutMs, signal, timeout, (wait, on) => {
+    }, deadline, signal, timeout, (wait, on) => {
       if (on) this.#messageWaits.add(wait);
       else this.#messageWaits.delete(wait);
       if (key === null) {
@@ -120,7 +121,7 @@ export class Waits {
     });
   }
 
-  forDeliveries(wanted: DeliveryWanted, count: number, timeoutMs: number, signal: AbortSignal | undefined, timeout: (found: TestDelivery[]) => Promise<Error> | Error): Promise<TestDelivery[]> {
+  forDeliveries(wanted: DeliveryWanted, count: number, deadline: number, signal: AbortSignal | undefined, timeout: (found: TestDelivery[]) => Promise<Error> | Error): Promise<TestDelivery[]> {
     return this.#wait<TestDelivery, DeliveryWait>({
       of: 'deliveries',
       count,
@@ -128,7 +129,7 @@ export class Waits {
       wanted,
       pick: (ids) => this.#host.deliveriesOf(ids, wanted).map((d) => ({ id: d.id, item: d })),
       rechecks: wanted.message.violations !== undefined,
-    }, timeoutMs, signal, timeout, (wait, on) => {
+    }, deadline, signal, timeout, (wait, on) => {
       if (on) this.#deliveryWaits.add(wait);
       else this.#deliveryWaits.delete(wait);
     });
@@ -136,7 +137,7 @@ export class Waits {
 
   #wait<T, W extends Pending<T>>(
     parts: Omit<W, 'found' | 'looked' | 'look' | 'finish'>,
-    timeoutMs: number,
+    deadline: number,
     signal: AbortSignal | undefined,
     timeout: (found: T[]) => Promise<Error> | Error,
     listen: (wait: W, on: boolean) => void,
@@ -159,11 +160,14 @@ export class Waits {
         },
       } as W;
       const aborted = () => wait.finish(new Error('the wait was abandoned'));
+      // Counted to the deadline, not from now: reading the request and compiling its filter took part of
+      // the time asked for. One already past (a body sent slowly) times out in the next turn, with what
+      // the first look found by then (all of it where the look reads on this thread: a small store).
       const timer = setTimeout(() => {
         if (done) return;
         const found = wait.pick([...wait.found].sort((a, b) => a - b)).map(({ item }) => item);
         Promise.resolve(timeout(found)).then((error) => wait.finish(error), (error: unknown) => wait.finish(error as Error));
-      }, timeoutMs);
+      }, Math.max(0, deadline - performance.now()));
       signal?.addEventListener('abort', aborted);
       // Listening starts before the first look, so nothing stored in between is missed.
       listen(wait, true);

@@ -1,0 +1,80 @@
+// A wait's timeoutMs over the HTTP API counts from the request's arrival, not from when its body was
+// read: a client's slow body uses up its time. Told apart by order, not by a clock: the body ends after
+// the wait's time, and a matching message is stored 100 ms later. Counted from the arrival the wait
+// has already timed out (408); counted from the body's end it would still be open when the message is
+// stored, and answer 200 with it. A match stored before the request is still found.
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UiServer } from '../../../electron/host/ui-server.ts';
+import { configFileSchema } from '../../../shared/settings.ts';
+import { post, startCore, type TestCore } from '../../helpers/core.ts';
+
+let core: TestCore | undefined;
+let ui: UiServer | undefined;
+afterEach(async () => {
+  await ui?.close();
+  await core?.dispose();
+  ui = undefined;
+  core = undefined;
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * POSTs `body` to the API in two writes, `pauseMs` apart: the headers and the body's first half, then
+ * the rest. `paused` resolves once the second write is made; `answer` with the status and JSON.
+ */
+function slowPost(path: string, body: string, pauseMs: number): { paused: Promise<void>; answer: Promise<{ status: number; json: any }> } {
+  const half = Math.floor(body.length / 2);
+  let resumed!: () => void;
+  const paused = new Promise<void>((resolve) => (resumed = resolve));
+  const answer = new Promise<{ status: number; json: any }>((resolve, reject) => {
+    const req = http.request(`${ui!.apiUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ui!.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+    req.write(body.slice(0, half));
+    setTimeout(() => (req.end(body.slice(half)), resumed()), pauseMs);
+  });
+  return { paused, answer };
+}
+
+async function setup(): Promise<TestCore> {
+  const config = configFileSchema.parse({ sources: [{ name: 'app', writeKey: 'wk_app' }], destinations: [{ name: 'inbox', sources: ['app'], webhooks: [{ url: 'sluice://receiver/inbox' }] }] });
+  core = await startCore({ config });
+  ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+  await ui.listen();
+  return core;
+}
+
+describe('a wait held by the HTTP API', () => {
+  it('counts timeoutMs from the request\'s arrival: a body that ends after the timeout is answered 408, though a match is stored 100 ms later', async () => {
+    const c = await setup();
+    const messages = slowPost('/messages/wait', JSON.stringify({ filter: { event: 'Slow Body' }, timeoutMs: 200 }), 300);
+    const deliveries = slowPost('/deliveries/wait', JSON.stringify({ filter: { event: 'Slow Body' }, status: 'delivered', timeoutMs: 200 }), 300);
+    await Promise.all([messages.paused, deliveries.paused]);
+    // Inside the 200 ms a wait would have if it counted from its body's end.
+    await sleep(100);
+    expect((await post(c, '/v1/track', { userId: 'u', event: 'Slow Body', messageId: 'slow-1' })).status).toBe(200);
+
+    expect(await messages.answer).toMatchObject({ status: 408, json: { error: { code: 'timeout', message: expect.stringMatching(/^waited 200 ms for 1 accepted message/) }, matched: [] } });
+    expect(await deliveries.answer).toMatchObject({ status: 408, json: { error: { code: 'timeout', message: expect.stringMatching(/^waited 200 ms for 1 delivery/) }, matched: [] } });
+    // The message was stored and delivered all the same: a wait asked now finds both.
+    const after = (await c.queries.waitForDeliveries({ event: 'Slow Body' }, { status: 'delivered', timeoutMs: 5_000 }))[0]!;
+    expect(after.message).toMatchObject({ messageId: 'slow-1' });
+  });
+
+  it('still answers with a match stored before the request when its body ends after the timeout', async () => {
+    const c = await setup();
+    expect((await post(c, '/v1/track', { userId: 'u', event: 'Stored First', messageId: 'first-1' })).status).toBe(200);
+    const late = slowPost('/messages/wait', JSON.stringify({ filter: { event: 'Stored First' }, timeoutMs: 200 }), 300);
+    expect(await late.answer).toMatchObject({ status: 200, json: { messages: [expect.objectContaining({ messageId: 'first-1' })] } });
+  });
+});
