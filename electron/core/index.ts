@@ -20,6 +20,7 @@ import { Checkpointer } from './store/checkpointer.ts';
 import { MessageCounter } from './store/message-counter.ts';
 import { StoreReader } from './queries/store-reader.ts';
 import { MessageHeads } from './store/message-heads.ts';
+import { MessageTexts } from './store/message-texts.ts';
 import { databaseFile, openDatabase } from './store/database.ts';
 import { instanceId } from './store/instance-id.ts';
 import { TestQueries } from './queries/test-queries.ts';
@@ -259,7 +260,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   const counter = new MessageCounter(databaseFile(options.dataDir));
-  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }), heads: new MessageHeads(db) });
+  const queries = new TestQueries({ bus, messages, sources, destinations, deliveries, reader: new StoreReader({ db, messages, deliveries, counter }), heads: new MessageHeads(db), texts: new MessageTexts(db) });
   const rechecks = new Rechecks(writer, bus, planStats);
   const issues = new IssuesRepo(db);
   const bulkRetries = new BulkRetries({ issues, deliveries, writer, delivery, bus, clock, chunkPauseMs: options.bulkRetryPauseMs });

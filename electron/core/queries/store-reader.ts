@@ -65,7 +65,7 @@ export class StoreReader {
 
   /** How many messages are stored. */
   async total(): Promise<number> {
-    if (this.#small('messages')) return (this.#p.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+    if (this.#small('messages')) return (this.#statement('total', 'SELECT count(*) AS n FROM messages').get() as { n: number }).n;
     return (await this.#p.counter.count({}, `total:${++this.#lanes}`)).total;
   }
 

@@ -6,11 +6,13 @@
 import type { EventBus } from '../bus/event-bus.ts';
 import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessageRecord, MessagesRepo, StoredMessage } from '../store/messages-repo.ts';
+import type { MessagesRepo } from '../store/messages-repo.ts';
+import type { MessageText, MessageTexts } from '../store/message-texts.ts';
 import type { HeldValues, MessageHead, MessageHeads } from '../store/message-heads.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
+import type { Violation } from '../../../shared/tracking-plan.ts';
 import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
 
 export type { Row, TestDelivery } from './filters.ts';
@@ -44,6 +46,7 @@ export interface QueryParts {
   deliveries: DeliveriesRepo;
   reader: StoreReader;
   heads: MessageHeads;
+  texts: MessageTexts;
 }
 
 
@@ -127,7 +130,9 @@ export class TestQueries {
     const wanted: MessageFilter = given.status === undefined ? { ...given, status: 'accepted' } : given;
     const { count, timeoutMs } = waitOptions(options, 'waitForMessages()');
     return this.#waits.forMessages(wanted, count, startedAt + timeoutMs, signal, async (found) => {
-      const latest = this.rowsOf(this.#p.messages.list({ limit: 200 }).map((m) => m.id).reverse()).map((row) => row.message);
+      // The newest 200, the closest of them named: read in one statement, without normalizing them.
+      const sources = this.#sourceNames();
+      const latest = this.#p.texts.latest(200).map((record) => this.#converted(record, sources));
       return new SluiceTimeoutError(explainShortfall(wanted, count, found.length, latest, timeoutMs, given, await this.#p.reader.total()), found);
     });
   }
@@ -143,9 +148,10 @@ export class TestQueries {
     const wanted = deliveryFilter(merged, 'waitForDeliveries()');
     const { count, timeoutMs } = waitOptions(options, 'waitForDeliveries()');
     return this.#waits.forDeliveries(wanted, count, startedAt + timeoutMs, signal, (found) => {
-      // The latest deliveries' states: what the test's destinations did instead.
-      const recent = this.deliveriesOf(this.#p.deliveries.latestIds(200), {});
-      const states = [...new Set(recent.map((d) => `${d.destination}: ${d.status}${d.lastError ? ` (${d.lastError})` : ''}`))].slice(0, 5);
+      // The latest deliveries' states: what the test's destinations did instead. Their rows only: the
+      // sentence names no message or attempt, so none is read (those of a purged message left out).
+      const recent = this.#p.deliveries.byIds(this.#p.deliveries.latestIds(200)).filter((d) => d.messageId !== null);
+      const states = [...new Set(recent.map((d) => `${this.destinationName(d.destinationId)}: ${d.status}${d.lastError ? ` (${d.lastError})` : ''}`))].slice(0, 5);
       return new SluiceTimeoutError(
         `waited ${timeoutMs} ms for ${count} deliver${count === 1 ? 'y' : 'ies'} matching ${JSON.stringify(merged ?? {})}; ${found.length} matched (${recent.length === 200 ? 'of the latest 200' : `${recent.length} in all`}${states.length ? `: ${states.join('; ')}` : ''})`,
         found,
@@ -185,8 +191,8 @@ export class TestQueries {
   rowsOf(ids: readonly number[], keep = true): Row[] {
     const sources = this.#sourceNames();
     return ids.flatMap((id) => {
-      const record = this.#p.messages.get(id);
-      return record ? [{ id, message: this.#converted(record, record, sources, keep) }] : [];
+      const record = this.#p.texts.text(id);
+      return record ? [{ id, message: this.#converted(record, sources, keep) }] : [];
     });
   }
 
@@ -199,9 +205,9 @@ export class TestQueries {
     for (const d of this.#p.deliveries.byIds(ids)) {
       if (filter.destination !== undefined && destinationName(destinations, d) !== filter.destination) continue;
       if (filter.status !== undefined && d.status !== filter.status) continue;
-      const record = d.messageId === null ? undefined : this.#p.messages.get(d.messageId);
+      const record = d.messageId === null ? undefined : this.#p.texts.text(d.messageId);
       if (!record) continue;
-      const message = this.#converted(record, record, sources);
+      const message = this.#converted(record, sources);
       if (filter.message && !matches(message, filter.message)) continue;
       out.push(this.#testDelivery(d, destinations, message));
     }
@@ -254,15 +260,15 @@ export class TestQueries {
     }
   }
 
-  /** The message as a test sees it, converted once (`record`: its payload, read here when not given). */
-  #converted(row: StoredMessage, record: MessageRecord | undefined, sources: Map<number, string>, keep = true): TestMessage {
+  /** The message as a test sees it, converted once. */
+  #converted(record: MessageText, sources: Map<number, string>, keep = true): TestMessage {
     // Pinning changes a stored message: its pin is part of the key, so a pinned message is converted again.
-    const key = `${row.id}\n${row.receivedAt}\n${row.messageId}\n${row.pinned === true}`;
+    const key = `${record.id}\n${record.receivedAt}\n${record.messageId}\n${record.pinned === true}`;
     let message = this.#seen.get(key);
-    if (!message && !keep) return testMessage(row, record ?? this.#p.messages.get(row.id), sourceLabel(sources.get(row.sourceId), row.sourceId));
+    if (!message && !keep) return testMessage(record, sourceLabel(sources.get(record.sourceId), record.sourceId));
     if (!message) {
       if (this.#seen.size >= 100_000) this.#seen.clear(); // a long-running serve: converted again when asked
-      message = testMessage(row, record ?? this.#p.messages.get(row.id), sourceLabel(sources.get(row.sourceId), row.sourceId));
+      message = testMessage(record, sourceLabel(sources.get(record.sourceId), record.sourceId));
       this.#seen.set(key, message);
     }
     return message;
@@ -314,11 +320,10 @@ function destinationName(destinations: Map<number, string>, d: Delivery): string
   return destinations.get(d.destinationId) ?? `#${d.destinationId} (deleted)`;
 }
 
-function testMessage(row: StoredMessage, record: MessageRecord | undefined, source: string): TestMessage {
-  const raw = record?.raw;
+function testMessage(row: MessageText, source: string): TestMessage {
   let received: Record<string, unknown> = {};
   try {
-    const parsed: unknown = raw === undefined ? {} : JSON.parse(raw);
+    const parsed: unknown = JSON.parse(row.raw);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) received = parsed as Record<string, unknown>;
   } catch {
     // a rejected message's text that is not JSON: only what Sluice recorded of it
@@ -333,7 +338,7 @@ function testMessage(row: StoredMessage, record: MessageRecord | undefined, sour
     origin: row.origin,
     status: row.status,
     rejection: row.status === 'rejected' ? { code: row.rejectCode ?? 'rejected', reason: row.rejectReason ?? '' } : null,
-    violations: record?.violationList ?? [],
+    violations: row.violationsJson ? (JSON.parse(row.violationsJson) as Violation[]) : [],
     blocked: row.blocked ?? null,
     warning: row.warning ?? null,
     pinned: row.pinned === true,

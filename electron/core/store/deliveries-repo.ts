@@ -175,6 +175,7 @@ export class DeliveriesRepo {
       failedNow: failedNowSql(false),
       failedNowFor: failedNowSql(true),
       byIds: `SELECT ${COLUMNS} FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      latestIds: 'SELECT id FROM deliveries ORDER BY id DESC LIMIT ?',
       forMessages: `SELECT ${COLUMNS} FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       // Counted from the partial index deliveries_destination_due (its WHERE is this one), not the table.
       waiting: `SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'retrying')`,
@@ -301,7 +302,7 @@ export class DeliveriesRepo {
 
   /** The ids of the newest `limit` deliveries, oldest first. */
   latestIds(limit: number): number[] {
-    return (this.#db.prepare('SELECT id FROM deliveries ORDER BY id DESC LIMIT ?').all(limit) as { id: number }[]).map((row) => row.id).reverse();
+    return (this.#sql.latestIds.all(limit) as { id: number }[]).map((row) => row.id).reverse();
   }
 
   /** A delivery's attempts, oldest first (ATTEMPTS_SQL), each with the headers it sent (rebuilt from its header set: attempt-headers.ts). */

@@ -50,11 +50,11 @@ export interface MessageRecord extends StoredMessage {
   violationList: Violation[];
 }
 
-const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
+export const COLUMNS = `m.id, m.request_id, m.source_id, m.message_id, m.type, m.status, m.reject_code, m.reject_reason,
   m.origin, m.user_id, m.anonymous_id, m.event, m.received_at, m.timestamp,
   CASE WHEN m.violations IS NULL THEN 0 ELSE json_array_length(m.violations) END AS violation_count, m.blocked, m.warning, m.pinned`;
 
-interface MessageRow {
+export interface MessageRow {
   id: number;
   request_id: number | null;
   source_id: number;
@@ -83,7 +83,7 @@ interface RecordRow extends MessageRow {
   envelope: string | null;
 }
 
-function fromRow(row: MessageRow): StoredMessage {
+export function fromRow(row: MessageRow): StoredMessage {
   return {
     id: row.id,
     requestId: row.request_id,

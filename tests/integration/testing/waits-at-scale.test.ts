@@ -69,6 +69,9 @@ describe('waits and reads at scale', () => {
     expect((await meanwhile).map((m) => m.messageId)).toEqual(['late-identify']);
     // The count of what is stored comes with a timeout's answer, from the counting thread.
     await expect(core.queries.waitForMessages({ userId: 'nobody' }, { timeoutMs: 50 })).rejects.toThrow(new RegExp(`0 arrived \\(${STORED + 202} stored in all\\)`));
+    // Its closest are of the newest 200 messages only: user-7's are all older (the oldest 200 hold one).
+    const notClose = await core.queries.waitForMessages({ userId: 'user-7', event: 'Never Sent' }, { timeoutMs: 50 }).catch((e: Error) => e.message);
+    expect(notClose).toMatch(/None comes close; the latest stored:\n {2}- identify of "late" \(accepted, late-identify\)\n/);
   });
 
   it('lists, a message by id and the counts agree with every stored message filtered in JavaScript', async () => {
