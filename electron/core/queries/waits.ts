@@ -163,11 +163,16 @@ export class Waits {
       // Counted to the deadline, not from now: reading the request and compiling its filter took part of
       // the time asked for. One already past (a body sent slowly) times out in the next turn, with what
       // the first look found by then (all of it where the look reads on this thread: a small store).
-      const timer = setTimeout(() => {
+      // Timers count in whole milliseconds of the event loop's clock and may fire up to 1 ms before the
+      // exact time: one that fires before the deadline is set again for the rest, so no wait ends early.
+      const expire = () => {
         if (done) return;
+        const left = deadline - performance.now();
+        if (left > 0) return void (timer = setTimeout(expire, Math.ceil(left)));
         const found = wait.pick([...wait.found].sort((a, b) => a - b)).map(({ item }) => item);
         Promise.resolve(timeout(found)).then((error) => wait.finish(error), (error: unknown) => wait.finish(error as Error));
-      }, Math.max(0, deadline - performance.now()));
+      };
+      let timer = setTimeout(expire, Math.max(0, Math.ceil(deadline - performance.now())));
       signal?.addEventListener('abort', aborted);
       // Listening starts before the first look, so nothing stored in between is missed.
       listen(wait, true);

@@ -2,7 +2,8 @@
 // read: a client's slow body uses up its time. Told apart by order, not by a clock: the body ends after
 // the wait's time, and a matching message is stored 100 ms later. Counted from the arrival the wait
 // has already timed out (408); counted from the body's end it would still be open when the message is
-// stored, and answer 200 with it. A match stored before the request is still found.
+// stored, and answer 200 with it. A match stored before the request is still found. And no wait ends
+// before its time, though its timer is set after the request arrived.
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UiServer } from '../../../electron/host/ui-server.ts';
@@ -76,5 +77,26 @@ describe('a wait held by the HTTP API', () => {
     expect((await post(c, '/v1/track', { userId: 'u', event: 'Stored First', messageId: 'first-1' })).status).toBe(200);
     const late = slowPost('/messages/wait', JSON.stringify({ filter: { event: 'Stored First' }, timeoutMs: 200 }), 300);
     expect(await late.answer).toMatchObject({ status: 200, json: { messages: [expect.objectContaining({ messageId: 'first-1' })] } });
+  });
+});
+
+describe("a wait's deadline", () => {
+  it('is never early: each of 30 waits, in the process and over HTTP, times out no sooner than its timeoutMs after it was asked', async () => {
+    const c = await setup();
+    const took: number[] = [];
+    // Timers count in whole milliseconds of the event loop's clock: one set for the time left alone
+    // fires up to 1 ms before it (4 to 9 of these 30 did, without the fix).
+    for (let i = 0; i < 20; i++) {
+      const asked = performance.now();
+      await expect(c.queries.waitForMessages({ event: 'Never' }, { timeoutMs: 20 })).rejects.toThrow(/^waited 20 ms/);
+      took.push(performance.now() - asked);
+    }
+    for (let i = 0; i < 10; i++) {
+      const sent = performance.now();
+      expect((await slowPost('/messages/wait', JSON.stringify({ filter: { event: 'Never' }, timeoutMs: 20 }), 0).answer).status).toBe(408);
+      took.push(performance.now() - sent);
+    }
+    // A lower bound only: a busy machine makes a wait later, never earlier.
+    expect(took.filter((ms) => ms < 20)).toEqual([]);
   });
 });
