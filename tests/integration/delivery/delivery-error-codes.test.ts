@@ -113,8 +113,12 @@ describe('delivery error codes', () => {
     expect(detail.delivery).toMatchObject({ lastErrorCode: 'http', lastHttpStatus: 404 });
     expect(detail.deliveries[0]).toMatchObject({ lastErrorCode: 'http', lastHttpStatus: 404 });
 
-    // And in the changes announced when each round was stored.
-    const announced = new Map(changes.map((change) => [change.deliveryId, change]));
+    // And in the changes announced when each round was stored. A round is announced once the main thread
+    // hears that its results committed, which can come after a read of the store already shows them.
+    const announced = await poll(async () => {
+      const last = new Map(changes.map((change) => [change.deliveryId, change]));
+      return list.every((m) => last.get(m.delivery!.id)?.status === m.delivery!.status) ? last : undefined;
+    }, 'each round announced');
     for (const m of list) {
       const change = announced.get(m.delivery!.id)!;
       expect({ code: change.lastErrorCode, status: change.lastHttpStatus }).toEqual({ code: m.delivery!.lastErrorCode, status: m.delivery!.lastHttpStatus });
