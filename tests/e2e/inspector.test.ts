@@ -228,6 +228,8 @@ describe.skipIf(skipReason !== null)('the inspector in Chromium, served by the h
 
     // Copy as curl reproduces the signed request.
     await detail.getByRole('button', { name: 'Copy as curl' }).click();
+    // The copy lands a moment after the click: until then the clipboard holds the ingest URL copied above.
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('curl -X POST');
     const curl = await page.evaluate(() => navigator.clipboard.readText());
     expect(curl).toContain(`curl -X POST '${receiver.url}/hook'`);
     expect(curl).toContain(`-H 'X-Signature: ${arrived.headers['x-signature']}'`);
