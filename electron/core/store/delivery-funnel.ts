@@ -6,6 +6,7 @@
 // those. Neither reads a delivery row, and the work grows with the window's hours, not with its
 // deliveries. Run in the counting thread (count-worker.ts).
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { readSnapshot } from './connection.ts';
 import { skipKindOf } from '../../../shared/message-query.ts';
 import { OVERVIEW_REASONS, type DestinationFunnel } from '../../../shared/channels/overview.ts';
 
@@ -47,8 +48,16 @@ function prepared(db: DatabaseSync): Statements {
   return s;
 }
 
-/** Every destination's funnel over the deliveries made from `from` (ms; null: the first) to `to`, both included. */
+/**
+ * Every destination's funnel over the deliveries made from `from` (ms; null: the first) to `to`, both included.
+ * In one read snapshot: a range's delivered deliveries are its made ones less its others, read by two
+ * statements, which a commit between them would set apart (more pending than made: fewer than none delivered).
+ */
 export function deliveryFunnels(db: DatabaseSync, from: number | null, to: number): DestinationFunnel[] {
+  return readSnapshot(db, () => funnels(db, from, to));
+}
+
+function funnels(db: DatabaseSync, from: number | null, to: number): DestinationFunnel[] {
   const s = prepared(db);
   // Whole hours inside the window: [firstHour, lastHour]; the ms before and after them from the index.
   const firstHour = from === null ? Number.MIN_SAFE_INTEGER : Math.ceil(from / HOUR);

@@ -36,7 +36,8 @@ export function deliveryHours(db: DatabaseSync): DeliveryHours {
   };
   return {
     made(destinationId, createdAt, status, skipReason) {
-      const key = `${destinationId}\u0000${Math.floor(createdAt / HOUR)}\u0000${status}\u0000${skipReason ?? ''}`;
+      // The hour as the triggers compute it (SQL's integer division truncates), so that a move counts from the same row.
+      const key = `${destinationId}\u0000${Math.trunc(createdAt / HOUR)}\u0000${status}\u0000${skipReason ?? ''}`;
       unit.set(key, (unit.get(key) ?? 0) + 1);
     },
     endUnit,

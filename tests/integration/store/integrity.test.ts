@@ -14,6 +14,7 @@ import { createCore } from '../../../electron/core/index.ts';
 import { IngestError, ingestErrorOf } from '../../../electron/core/ingest/ingest-error.ts';
 import { storeFailure } from '../../../electron/core/store/store-failure.ts';
 import { openDatabase } from '../../../electron/core/store/database.ts';
+import { deliveryHours } from '../../../electron/core/store/delivery-hours.ts';
 import { StoreDamagedError, startCheckLimits } from '../../../electron/core/store/integrity.ts';
 import { salvage } from '../../../electron/core/store/salvage.ts';
 import { DatabaseSync } from '../../../electron/core/store/sqlite.ts';
@@ -389,6 +390,45 @@ describe('salvage', () => {
     expect(report.recounted).toBe(true); // messages were lost: the plan view's counts are the kept messages'
     const kept = rawById(file);
     expect([...kept.keys()]).toEqual(Array.from({ length: 3000 - last.ncell }, (_, i) => i + 1));
+  });
+});
+
+describe('salvage of the delivery overview', () => {
+  it('counts its hours again from the deliveries kept, not as the damaged store had them', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    db.exec(`INSERT INTO destinations (id, name, enabled, settings, created_at, updated_at) VALUES (1, 'hooks', 1, '{}', 0, 0)`);
+    // Counted as the writer counts them (migration 26): delivery_hours agrees with the deliveries before the damage.
+    const hours = deliveryHours(db);
+    const insert = db.prepare(`INSERT INTO deliveries (destination_id, trigger, status, created_at, updated_at, body) VALUES (1, 'automatic', ?, ?, ?, ?)`);
+    db.exec('BEGIN');
+    for (let i = 1; i <= 3000; i++) {
+      const status = i % 10 === 0 ? 'failed' : 'delivered';
+      insert.run(status, i * 60_000, i * 60_000, 'x'.repeat(200));
+      hours.made(1, i * 60_000, status, null);
+    }
+    hours.write();
+    db.exec('COMMIT');
+    db.close();
+    const file = path.join(dir, 'sluice.db');
+    const stat = new DatabaseSync(file, { readOnly: true });
+    const leaves = stat.prepare("SELECT pageno FROM dbstat WHERE name = 'deliveries' AND pagetype = 'leaf' ORDER BY path").all() as { pageno: number }[];
+    stat.close();
+    overwrite(file, [leaves[Math.floor(leaves.length / 2)]!.pageno], seeded(7));
+
+    const report = salvage(file, new Date(2025, 0, 2, 3, 4, 5));
+    const kept = report.tables.find((t) => t.table === 'deliveries')!.copied;
+    expect(kept).toBeLessThan(3000);
+    const check = new DatabaseSync(file, { readOnly: true });
+    try {
+      const counted = check.prepare('SELECT hour, status, n FROM delivery_hours WHERE n <> 0 ORDER BY hour, status').all();
+      const recount = check.prepare(`SELECT created_at / 3600000 AS hour, status, count(*) AS n FROM deliveries WHERE trigger = 'automatic' GROUP BY 1, 2 ORDER BY 1, 2`).all();
+      expect(counted).toEqual(recount);
+      expect(recount.reduce((sum, row) => sum + Number((row as { n: number }).n), 0)).toBe(kept);
+    } finally {
+      check.close();
+    }
   });
 });
 
