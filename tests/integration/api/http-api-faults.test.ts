@@ -1,22 +1,18 @@
 // Fault injection over the HTTP API (issue 27, point 3): POST, GET and DELETE /api/v1/faults on a real
 // core and UI server, as curl would call them, and what bad input gets (a 4xx with a code and a sentence).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { UiServer } from '../../../electron/host/ui-server.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
 
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
-afterEach(async () => {
-  await ui?.close();
-  await core?.dispose();
-  ui = undefined;
-  core = undefined;
-});
+const closing = closedAfterEach();
 
 async function setup() {
-  core = await startCore();
-  ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+  core = closing.core(await startCore());
+  ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
   await ui.listen();
   return core;
 }

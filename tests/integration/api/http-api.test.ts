@@ -3,28 +3,24 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createHandlers } from '../../../electron/core/api/contract-handlers.ts';
 import { UiServer } from '../../../electron/host/ui-server.ts';
 import { callOk } from '../../helpers/contract.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
 
 const receiver = receiversClosedAfterEach();
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
-afterEach(async () => {
-  await ui?.close();
-  await core?.dispose();
-  ui = undefined;
-  core = undefined;
-});
+const closing = closedAfterEach();
 
 async function setup() {
-  core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' }], destinations: [] } });
+  core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' }], destinations: [] } }));
   core.writeKey = 'wk_web';
-  ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+  ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
   await ui.listen();
   return { core, ui };
 }
@@ -116,14 +112,14 @@ describe('HTTP API queries', () => {
 
   it('lists deliveries with their attempts, filtered by destination, status and the message', async () => {
     const r = await receiver();
-    core = await startCore({
+    core = closing.core(await startCore({
       config: {
         sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
         destinations: [{ name: 'hooks', enabled: true, sources: ['web'], webhooks: [{ url: `${r.url}/in`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
       },
-    });
+    }));
     core.writeKey = 'wk_web';
-    ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+    ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
     await ui.listen();
     await post(core, '/v1/track', { userId: 'u', event: 'Shipped', messageId: 's-1' });
     await post(core, '/v1/track', { userId: 'u', event: 'Other', messageId: 'o-1' });

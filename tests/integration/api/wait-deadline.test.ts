@@ -5,19 +5,15 @@
 // stored, and answer 200 with it. A match stored before the request is still found. And no wait ends
 // before its time, though its timer is set after the request arrived.
 import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UiServer } from '../../../electron/host/ui-server.ts';
 import { configFileSchema } from '../../../shared/settings.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
 
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
-afterEach(async () => {
-  await ui?.close();
-  await core?.dispose();
-  ui = undefined;
-  core = undefined;
-});
+const closing = closedAfterEach();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,8 +45,8 @@ function slowPost(path: string, body: string, pauseMs: number): { paused: Promis
 
 async function setup(): Promise<TestCore> {
   const config = configFileSchema.parse({ sources: [{ name: 'app', writeKey: 'wk_app' }], destinations: [{ name: 'inbox', sources: ['app'], webhooks: [{ url: 'sluice://receiver/inbox' }] }] });
-  core = await startCore({ config });
-  ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+  core = closing.core(await startCore({ config }));
+  ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
   await ui.listen();
   return core;
 }

@@ -5,24 +5,20 @@ import { spawn } from 'node:child_process';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UiServer } from '../../../electron/host/ui-server.ts';
 import { CLI } from '../../helpers/cli.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore, type TestCore } from '../../helpers/core.ts';
 
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
-afterEach(async () => {
-  await ui?.close();
-  await core?.dispose();
-  ui = undefined;
-  core = undefined;
-});
+const closing = closedAfterEach();
 
 async function setup() {
-  core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' }], destinations: [] } });
+  core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' }], destinations: [] } }));
   core.writeKey = 'wk_web';
-  ui = new UiServer({ core, host: '127.0.0.1', port: 0 });
+  ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
   await ui.listen();
   return { core, ui };
 }

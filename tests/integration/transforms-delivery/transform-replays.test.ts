@@ -6,11 +6,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
 import { UiServer } from '../../../electron/host/ui-server.ts';
 import type { DestinationConfig } from '../../../shared/settings.ts';
 import { callOk } from '../../helpers/contract.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 import { receiversClosedAfterEach, type Receiver } from '../../helpers/receiver.ts';
 import { until } from '../../helpers/wait.ts';
@@ -18,12 +19,7 @@ import { until } from '../../helpers/wait.ts';
 const receiver = receiversClosedAfterEach();
 let core: TestCore | undefined;
 let ui: UiServer | undefined;
-afterEach(async () => {
-  await ui?.close();
-  await core?.dispose();
-  ui = undefined;
-  core = undefined;
-});
+const closing = closedAfterEach();
 
 const tagging = (tag: string) => `async function onTrack(event) {\n  return { ...event, properties: { ...event.properties, tag: '${tag}' } };\n}\n`;
 const versionOf = (source: string) => createHash('sha256').update(source).digest('hex').slice(0, 12);
@@ -33,7 +29,7 @@ function hooks(r: Receiver, name: string, change: Partial<DestinationConfig> = {
 }
 
 async function setup(destinations: DestinationConfig[]) {
-  core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations } });
+  core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations } }));
   core.writeKey = 'wk_web';
   return core;
 }
@@ -142,7 +138,7 @@ describe('the HTTP API’s deliveries', () => {
     const file = path.join(tempDir('sluice-transform-'), 'drop.js');
     fs.writeFileSync(file, `async function onTrack(event) {\n  if (event.event === 'Dropped By Transform') return null;\n  return event;\n}\n`);
     const c = await setup([hooks(r, 'shaped', { transform: { file, timeoutMs: 1000, settings: {} }, filters: [{ if: 'event:"Dropped By Filter"', drop: true }] })]);
-    ui = new UiServer({ core: c, host: '127.0.0.1', port: 0 });
+    ui = closing.ui(new UiServer({ core: c, host: '127.0.0.1', port: 0 }));
     await ui.listen();
     await post(c, '/v1/batch', { batch: ['Sent', 'Dropped By Filter', 'Dropped By Transform'].map((event) => ({ type: 'track', userId: 'u', event })) });
     await until(() => c.messages.list().every((m) => c.deliveries.forMessage(m.id).every((d) => d.status === 'delivered' || d.status === 'skipped')) && c.messages.list().length === 3);
