@@ -19,7 +19,7 @@ afterEach(async () => {
   while (open.length) await open.pop()!.close();
 });
 
-async function start(options: { receiver?: Receiver; retention?: object; dataDir?: string; now?: () => number } = {}): Promise<TestCore> {
+async function start(options: { receiver?: Receiver; retention?: object; dataDir?: string; now?: () => number; webhookTimeoutMs?: number } = {}): Promise<TestCore> {
   const config = parseConfig(
     JSON.stringify({
       sources: [{ name: 'web', writeKey: 'wk_web' }, { name: 'ios', writeKey: 'wk_ios' }],
@@ -31,7 +31,7 @@ async function start(options: { receiver?: Receiver; retention?: object; dataDir
     config,
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.now ? { clock: { now: options.now } } : {}),
-    webhookTimeoutMs: 2000,
+    webhookTimeoutMs: options.webhookTimeoutMs ?? 2000,
   });
   open.push({ close: () => core.dispose() });
   return Object.assign(core, { writeKey: 'wk_web' });
@@ -52,16 +52,23 @@ describe('retention', () => {
   it('prunes messages older than maxAgeDays with their deliveries and attempts, keeps those still being delivered, and reports it', async () => {
     let now = Date.UTC(2026, 0, 1);
     const hooks = await startReceiver();
+    // A long timeout: the stuck delivery's retry below stays in flight until the receiver closes (first, after the test).
+    const core = await start({ receiver: hooks, now: () => now, webhookTimeoutMs: 120_000, retention: { maxAgeDays: 30, maxMessages: null, maxBytes: null } });
     open.push(hooks);
-    const core = await start({ receiver: hooks, now: () => now, retention: { maxAgeDays: 30, maxMessages: null, maxBytes: null } });
     await post(core, '/v1/batch', batch(20, 'old'));
     await hooks.waitFor(20);
     await until(() => core.deliveries.forMessages(storedMessages(core).map((m) => m.id)).size === 20 && storedMessages(core).every((m) => core.deliveries.forMessage(m.id)[0]?.status === 'delivered'), 5000, 'the deliveries');
     hooks.fallback = { status: 503 }; // the next one stays retrying
     await post(core, '/v1/track', { event: 'Stuck', userId: 'u', messageId: 'stuck' });
     await until(() => core.deliveries.forMessage(storedMessages(core).at(-1)!.id)[0]?.status === 'retrying', 5000, 'a retrying delivery');
+    // 31 days on, the stuck delivery's retry is overdue and its 4-hour window over: the new batch wakes
+    // the engine, which tries it once more (answered, it would fail and be prunable). It hangs: the
+    // delivery is in flight, still being delivered, when the pruner runs.
+    hooks.fallback = { hang: true };
     now += 31 * DAY;
     await post(core, '/v1/batch', batch(5, 'new'));
+    const retried = (await hooks.waitFor(27)).filter((r) => r.body.includes('"Stuck"'));
+    expect(retried).toHaveLength(2); // the 503, then the retry in flight
 
     const reports: PruneReport[] = [];
     core.bus.on('storage.pruned', (r) => reports.push(r));
