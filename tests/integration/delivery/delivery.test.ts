@@ -225,6 +225,9 @@ describe('delivery', () => {
     c.bus.on('deliveries.changed', (changes) => announced.push(...changes));
     c.delivery.setHeld(false);
     await settled(c, ['delivered', 'failed']);
+    // The store shows a round's result before the main thread hears it committed and announces it:
+    // the rounds' end (idle) comes after their announcements.
+    await c.delivery.idle();
     expect(c.deliveries.forMessage(broken!.id)[0]).toMatchObject({ status: 'failed', attemptCount: 0, lastError: expect.stringContaining('the stored message cannot be read') });
     expect(c.deliveries.forMessage(fine!.id)[0]!.status).toBe('delivered');
     expect(r.received.map((q) => JSON.parse(q.body).event)).toEqual(['Fine']);
