@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../electron/core/config/load-config.ts';
 import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
 import { startReceiver } from '../../helpers/receiver.ts';
+import { until } from '../../helpers/wait.ts';
 
 const open: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
@@ -57,7 +58,9 @@ describe('inspector export and import', () => {
     const a = await start(hooks.url);
     await post(a, '/v1/track', { event: 'Signed Up', userId: 'u1', messageId: 's1' });
     await hooks.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the attempt's record follows the answer
+    // The attempt's record follows the answer (the engine hands results to the writer in groups): wait
+    // for the delivery's result, committed with its attempt, rather than a fixed pause.
+    await until(() => storedMessages(a).every((m) => a.deliveries.forMessage(m.id)[0]?.status === 'delivered'), 10_000, 'the delivery recorded');
     const har = await a.operations['messages.export']({ filter: { event: 'Signed Up' }, format: 'har' });
     const doc = JSON.parse(har.text) as { log: { version: string; entries: { request: { method: string; url: string; postData: { text: string } }; response: { status: number } }[] } };
     expect(doc.log.version).toBe('1.2');
