@@ -109,6 +109,13 @@ describe('tracking plans at ingestion', () => {
       ],
     });
     await hooks.waitFor(2);
+    // The two requests' results are recorded after their answers (the engine commits them in groups):
+    // wait for them, rather than count on the pause below being long enough.
+    const delivered = (messageId: string) => {
+      const message = storedMessages(core).find((m) => m.messageId === messageId);
+      return message !== undefined && core.deliveries.forMessage(message.id)[0]?.status === 'delivered';
+    };
+    await until(() => delivered('fine') && delivered('new'), 10_000, 'the two deliveries recorded');
     await new Promise((r) => setTimeout(r, 300));
     expect(hooks.received.length).toBe(2);
     const byId = new Map(storedMessages(core).map((m) => [m.messageId, m]));
