@@ -190,8 +190,10 @@ describe('headless host', () => {
     const { core, ui } = await setup();
     const api = await connect(apiUrl(ui));
     for (let i = 0; i < 20; i++) await post(core, '/v1/track', { userId: 'u', event: `E${i}` });
-    await new Promise((r) => setTimeout(r, 150));
-    const ids = api.events.flat().filter((e) => e.type === 'messages.stored').flatMap((e: any) => e.ids);
+    // Announced after each commit, batched (every 30 ms) and sent over the socket: wait for the last
+    // to arrive rather than count on a pause being long enough.
+    const streamed = () => api.events.flat().filter((e) => e.type === 'messages.stored').flatMap((e: any) => e.ids);
+    const ids = await until(() => (streamed().length >= 20 ? streamed() : undefined), 10_000, 'the 20 messages streamed');
     expect(ids).toHaveLength(20);
     expect(new Set(ids).size).toBe(20);
     expect(api.events.length).toBeLessThan(20); // coalesced
