@@ -299,9 +299,10 @@ describe('composer (the client library inside the app)', () => {
     const sent = await api.call('composer.send', { sourceId, type: 'track', fields: { userId: 'u_c', event: 'Composed', properties: { n: 1 } } });
     expect(sent).toMatchObject({ ok: true, value: { queued: true, state: { queued: 1, inFlightBatches: 0 } } });
     expect((sent as any).value.state.nextFlushInMs).toBeGreaterThan(0); // batching is visible: waiting for flushAfter
-    await new Promise((r) => setTimeout(r, 100));
-    const states = api.events.flat().filter((e) => e.type === 'client.state');
-    expect(states.at(-1)).toMatchObject({ sourceId, state: { queued: 1 } });
+    // The state is streamed in the next batch of events: wait for it rather than for a fixed pause.
+    const states = () => api.events.flat().filter((e) => e.type === 'client.state') as Extract<CoreEvent, { type: 'client.state' }>[];
+    await until(() => states().at(-1)?.state.queued === 1, 10_000, "the client's queue state streamed");
+    expect(states().at(-1)).toMatchObject({ sourceId, state: { queued: 1 } });
     expect(core.messages.list()).toEqual([]); // still queued in the client
 
     const flushed = await api.call('composer.flush', { sourceId });
