@@ -66,6 +66,9 @@ describe('circuit breaker', () => {
     expect(r.received).toHaveLength(FAILURE_THRESHOLD);
     advance(c, 10_000); // the cooldown is over: one probe, which fails
     await r.waitFor(FAILURE_THRESHOLD + 1);
+    // The probe's answer reaches the engine after the receiver got the request: until it does, the
+    // breaker is half-open. Wait for it to open again rather than count on the pause.
+    await until(() => c.delivery.breaker(r.url).state === 'open' || undefined, 10_000, 'the failed probe to open the breaker again');
     await pause();
     expect(r.received).toHaveLength(FAILURE_THRESHOLD + 1);
     expect(c.delivery.breaker(r.url)).toMatchObject({ state: 'open', probeAt: now + 2 * BASE_COOLDOWN_MS });
