@@ -90,9 +90,10 @@ it('keeps each destination within its own concurrency while both have backlogs',
 it('picks up a retrying delivery when it falls due (timer and kick), while another destination is busy', async () => {
   const slow = await slowReceiver(100);
   const r = await receiver();
-  // The clock runs with real time (so the engine's own timer fires) and the test can move it on.
-  let skew = 0;
-  const clock: Clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') + performance.now() + skew };
+  // The clock runs with real time (so the engine's own timer fires), until the test stops it to move it
+  // by hand.
+  let stoppedAt: number | null = null;
+  const clock: Clock = { now: () => stoppedAt ?? Date.parse('2026-11-21T10:00:00.000Z') + performance.now() };
   const c = (core = await startCore({
     clock,
     random: () => 0.5, // no jitter: the first retry is exactly 5 s later
@@ -115,11 +116,13 @@ it('picks up a retrying delivery when it falls due (timer and kick), while anoth
   await r.waitFor(3);
   const second = c.messages.list().find((m) => m.event === 'second')!.id;
   const retrying = await until(() => c.deliveries.forMessage(second).find((d) => d.status === 'retrying'));
-  skew += retrying.nextAttemptAt! - clock.now() - 1_000; // 1 s before it is due
+  // 1 s before it is due, and standing still there: a clock running on would bring the retry due on
+  // its own (the engine's timer) were the test held up past that second before it looks.
+  stoppedAt = retrying.nextAttemptAt! - 1_000;
   c.delivery.kick();
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(r.received).toHaveLength(3);
-  skew += 1_000;
+  stoppedAt = retrying.nextAttemptAt!;
   c.delivery.kick();
   await r.waitFor(4, 10_000);
   await until(() => c.deliveries.forMessage(second).find((d) => d.status === 'delivered'));
