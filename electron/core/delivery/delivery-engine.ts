@@ -1,6 +1,7 @@
 import type { DeliveryChange, EventBus } from '../bus/event-bus.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveriesRepo, DueDelivery } from '../store/deliveries-repo.ts';
+import type { CommittedRequest } from '../store/stored-request.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
@@ -10,7 +11,7 @@ import { announceStored, roundChange } from './announce.ts';
 import { BodyPrefetch } from './body-prefetch.ts';
 import type { BreakerView } from './circuit-breaker.ts';
 import { Receivers } from './receivers.ts';
-import { ReadyQueues } from './ready-queues.ts';
+import { dueByDestination, ReadyQueues } from './ready-queues.ts';
 import { ResultBatcher } from './result-batcher.ts';
 import { kindOf, type Kind } from './kinds/index.ts';
 import type { RoundOutcome, RoundParts } from './round.ts';
@@ -128,11 +129,13 @@ export class DeliveryEngine {
   }
 
   /**
-   * Ingestion stored new deliveries, due from `dueFrom` on: read on from where each destination's last
-   * read stopped, not from the top (which would re-read every delivery in flight, on every commit).
+   * Ingestion stored new deliveries, due from `dueFrom` on. Those the commits hand over (`committed`:
+   * their `due`) are queued as they are where a destination's queue holds every due delivery before them;
+   * the others are read on from where each destination's last read stopped, not from the top (which
+   * would re-read every delivery in flight, on every commit).
    */
-  added(dueFrom: number): void {
-    this.#queues.added(dueFrom);
+  added(dueFrom: number, committed?: readonly CommittedRequest[]): void {
+    this.#queues.added(dueFrom, committed && dueByDestination(committed), (id) => this.#o.destinations.byId(id));
     this.#schedulePump();
   }
 

@@ -53,6 +53,8 @@ export function requestStorer(
     const statuses = new Uint8Array(n);
     const rejected: RejectedEntry[] = [];
     let deliveries = 0;
+    /** The pending deliveries made, as [delivery id, message id, destination id] triples (CommittedRequest.due). */
+    const due: number[] = [];
     let generatedIds: number[] | undefined;
     let generatedRequestId: number | null | undefined;
     const generatedRequest = () =>
@@ -81,14 +83,16 @@ export function requestStorer(
               // is; one a tracking plan blocks goes nowhere.
               const skip = m.blocked ?? (forwarding?.has(destinationId) ? null : m.skipReason);
               const status = skip === null ? 'pending' : 'skipped';
-              insertDelivery.run(id, destinationId, status, skip, skip === null ? receivedAt : null, receivedAt, receivedAt);
+              const made = insertDelivery.run(id, destinationId, status, skip, skip === null ? receivedAt : null, receivedAt, receivedAt);
+              if (skip === null) due.push(Number(made.lastInsertRowid), id, destinationId);
               hours.made(destinationId, receivedAt, status, skip);
             }
             deliveries += destinations.length;
           }
           for (const { destinationId, message: g } of m.generated ?? []) {
             const generatedId = Number(insertGenerated.run(generatedRequest(), sourceId, g.messageId, g.userId, g.anonymousId, g.event, receivedAt, g.timestamp, g.raw).lastInsertRowid);
-            insertDelivery.run(generatedId, destinationId, 'pending', null, receivedAt, receivedAt, receivedAt);
+            const made = insertDelivery.run(generatedId, destinationId, 'pending', null, receivedAt, receivedAt, receivedAt);
+            due.push(Number(made.lastInsertRowid), generatedId, destinationId);
             hours.made(destinationId, receivedAt, 'pending', null);
             (generatedIds ??= []).push(generatedId);
             deliveries++;
@@ -109,6 +113,10 @@ export function requestStorer(
       const [type, event, plan] = key.split('\u0000') as [string, string, string];
       count.run(sourceId, type, event, plan, n, receivedAt);
     }
-    return { requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries, ...(generatedIds ? { generatedIds } : {}) };
+    return {
+      requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries,
+      ...(due.length > 0 ? { due: Float64Array.from(due) } : {}),
+      ...(generatedIds ? { generatedIds } : {}),
+    };
   };
 }

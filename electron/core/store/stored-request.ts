@@ -69,6 +69,11 @@ export interface CommittedRequest {
   rejected: RejectedEntry[];
   /** Deliveries created for these messages (pending or skipped), and for the generated ones. */
   deliveries: number;
+  /**
+   * The pending ones among them, due at `receivedAt`: [delivery id, message id, destination id] triples, in
+   * id order. The delivery engine queues them as they are (ReadyQueues.added) instead of reading them back.
+   */
+  due?: Float64Array;
   /** `Violation Generated` events stored with the request (origin `plan`; plans/violation-event.ts). */
   generatedIds?: number[];
 }
