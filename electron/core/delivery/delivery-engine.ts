@@ -135,7 +135,14 @@ export class DeliveryEngine {
    * would re-read every delivery in flight, on every commit).
    */
   added(dueFrom: number, committed?: readonly CommittedRequest[]): void {
-    this.#queues.added(dueFrom, committed && dueByDestination(committed), (id) => this.#o.destinations.byId(id));
+    const now = this.#o.clock.now();
+    // A disabled destination, or one whose receivers are gone or behind an open breaker, is not read
+    // while so (see #pump): nothing is queued for it either.
+    const open = (id: number) => {
+      const destination = this.#o.destinations.byId(id);
+      return destination?.enabled && this.#receivers.blockedUntil(destination, now) === undefined ? destination : undefined;
+    };
+    this.#queues.added(dueFrom, committed && dueByDestination(committed), open);
     this.#schedulePump();
   }
 

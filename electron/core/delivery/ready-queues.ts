@@ -238,9 +238,14 @@ export class ReadyQueues {
     this.#cursors.delete(destinationId);
   }
 
-  /** A started delivery was left due without a round (see the engine): the next read starts from the top. */
+  /**
+   * A started delivery was left due without a round (see the engine): the next read starts from the top.
+   * Nor is every due delivery held any more (it is neither queued nor in flight): new ones handed over
+   * by a commit are not queued ahead of it, but read after it (added()).
+   */
   forgetCursor(destinationId: number): void {
     this.#cursors.delete(destinationId);
+    this.#heldAll.delete(destinationId);
   }
 
   /**
