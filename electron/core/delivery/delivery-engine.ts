@@ -137,12 +137,15 @@ export class DeliveryEngine {
   added(dueFrom: number, committed?: readonly CommittedRequest[]): void {
     const now = this.#o.clock.now();
     // A disabled destination, or one whose receivers are gone or behind an open breaker, is not read
-    // while so (see #pump): nothing is queued for it either.
+    // while so (see #pump): nothing is queued for it either. Nor while the engine is held or closing: a
+    // reset or a clear holds it while it removes deliveries, and the commit's answer can come after the
+    // removal (then what it names is gone, and its ids are given again after a reset).
     const open = (id: number) => {
+      if (this.#held || this.#closed) return undefined;
       const destination = this.#o.destinations.byId(id);
       return destination?.enabled && this.#receivers.blockedUntil(destination, now) === undefined ? destination : undefined;
     };
-    this.#queues.added(dueFrom, committed && dueByDestination(committed), open);
+    this.#queues.added(dueFrom, committed && dueByDestination(committed), open, now);
     this.#schedulePump();
   }
 

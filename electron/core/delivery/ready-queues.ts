@@ -86,7 +86,7 @@ export class ReadyQueues {
    * tenth of the main thread's time under fan-out load (docs/benchmarks.md). Otherwise (a read is due
    * anyway, a retry falls due first, the queue is full) the destination is read again, as without them.
    */
-  added(dueFrom: number, due?: ReadonlyMap<number, DueDelivery[]>, destinationOf?: (id: number) => Destination | undefined): void {
+  added(dueFrom: number, due?: ReadonlyMap<number, DueDelivery[]>, destinationOf?: (id: number) => Destination | undefined, now = Infinity): void {
     if (!due || !destinationOf) {
       this.#heldAll.clear();
       for (const [destinationId, cursor] of this.#cursors) if (cursor.at > dueFrom) this.#cursors.delete(destinationId);
@@ -94,7 +94,7 @@ export class ReadyQueues {
     }
     for (const [destinationId, fresh] of due) {
       const destination = destinationOf(destinationId);
-      if (!destination || !this.#queueAsRead(destination, fresh)) {
+      if (!destination || !this.#queueAsRead(destination, fresh, now)) {
         this.#heldAll.delete(destinationId);
         const cursor = this.#cursors.get(destinationId);
         if (cursor && cursor.at > dueFrom) this.#cursors.delete(destinationId);
@@ -102,19 +102,22 @@ export class ReadyQueues {
     }
   }
 
-  /** Queues new deliveries (in id order) without a read when they are the destination's next due rows; false when a read must find them. */
-  #queueAsRead(destination: Destination, fresh: readonly DueDelivery[]): boolean {
+  /** Queues new deliveries (in id order) without a read when they are the destination's next due rows, due at `now`; false when a read must find them. */
+  #queueAsRead(destination: Destination, fresh: readonly DueDelivery[], now: number): boolean {
     const destinationId = destination.id;
     if (!this.#heldAll.has(destinationId)) return false; // a read is due anyway: it finds them
     const nextAt = this.#heldAll.get(destinationId)!;
     const cursor = this.#cursors.get(destinationId);
     let last = fresh[0]!;
     for (const delivery of fresh) {
-      // Each must sort after the last read's end (it does unless an injected clock went back)…
-      if (cursor && (delivery.nextAttemptAt < cursor.at || (delivery.nextAttemptAt === cursor.at && delivery.id < cursor.id))) return false;
+      // Each must sort after the last read's end — the cursor's own row is one the read returned: a read
+      // between the commit and its answer found it (it does sort after unless an injected clock went back)…
+      if (cursor && (delivery.nextAttemptAt < cursor.at || (delivery.nextAttemptAt === cursor.at && delivery.id <= cursor.id))) return false;
+      // …be neither queued nor in flight already (the same read), and be due now, as a read at `now` would find it…
+      if (this.#readyIds.has(delivery.id) || this.#inFlight.has(delivery.id) || delivery.nextAttemptAt > now) return false;
       if (delivery.nextAttemptAt > last.nextAttemptAt || (delivery.nextAttemptAt === last.nextAttemptAt && delivery.id > last.id)) last = delivery;
     }
-    // …and before every stored delivery due later (a retry), which a read would have returned first.
+    // …and sort before every stored delivery due later (a retry), which a read would have returned first.
     if (nextAt !== null && nextAt <= last.nextAttemptAt) return false;
     let queue = this.#queues.get(destinationId);
     if ((queue?.ready ?? 0) + fresh.length > readyCap(destination)) return false;
