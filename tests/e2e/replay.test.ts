@@ -107,7 +107,8 @@ describe.skipIf(skipReason !== null)('replay and the time range in the inspector
 
     // "Show attempts" on the replay opens its attempt, to the typed URL.
     await replayCard.getByRole('button', { name: 'Show attempts' }).click();
-    expect(await detail.getByRole('list', { name: 'Attempts' }).textContent()).toContain(`${local.url}/hook`);
+    // Polled: a list already on screen (another delivery's) would be read at once, before the click's.
+    await expect.poll(() => detail.getByRole('list', { name: 'Attempts' }).textContent(), { timeout: 10_000 }).toContain(`${local.url}/hook`);
     expectClean(s);
   });
 
