@@ -55,7 +55,9 @@ function hooks(r: Receiver | string, file: string, change: Partial<DestinationCo
   const url = typeof r === 'string' ? r : `${r.url}/hook`;
   return {
     name: 'shaped', enabled: true, sources: ['web'], sharedSecret: 's3cret', webhooks: [{ url, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 },
-    transform: { file, timeoutMs: 300, settings: { tag: 'v1' } },
+    // A limit no transform here comes near (the one that spins has its own test): a loaded CI worker's
+    // thread may stall for a few hundred milliseconds, which must not read as the transform's timeout.
+    transform: { file, timeoutMs: 3000, settings: { tag: 'v1' } },
     ...change,
   };
 }
@@ -147,7 +149,7 @@ describe("a destination's transform in its deliveries", () => {
       {
         name: 'shaped', enabled: true, sources: ['web'], kind: 'tracking-api', webhooks: [], options: { bodyShape: 'seed', concurrency: 4 },
         trackingApi: { url: api.url, writeKey: 'wk_up', batchSize: 100, flushMs: 0, gzip: false },
-        transform: { file: transformFile(), timeoutMs: 300, settings: {} },
+        transform: { file: transformFile(), timeoutMs: 3000, settings: {} },
       },
     ]);
     await post(c, '/v1/track', { userId: 'u', event: 'Fan' });
@@ -193,7 +195,7 @@ describe("a destination's transform in its deliveries", () => {
     await c.delivery.idle();
     expect(c.deliveries.get(retrying.id)!.attemptCount).toBe(1);
     // The transform's settings now let it through; at the retry's time it is delivered.
-    c.saveDestination(hooks(r, file, { transform: { file, timeoutMs: 300, settings: { ready: true } } }));
+    c.saveDestination(hooks(r, file, { transform: { file, timeoutMs: 3000, settings: { ready: true } } }));
     now = retrying.nextAttemptAt!;
     c.delivery.kick();
     const delivered = await settledAs(c, 'Retry', 'delivered');
