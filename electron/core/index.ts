@@ -170,9 +170,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     databaseFile(options.dataDir),
     (committed) => {
       bus.emit('messages.stored', withGenerated(committed));
-      let dueFrom = Infinity;
-      for (const request of committed) if (request.deliveries > 0) dueFrom = Math.min(dueFrom, request.receivedAt);
-      if (dueFrom !== Infinity) delivery.added(dueFrom, committed);
+      delivery.added(committed);
     },
     // A writer that died between a commit and its answer left due deliveries nobody announced.
     () => delivery.kick(),

@@ -129,23 +129,26 @@ export class DeliveryEngine {
   }
 
   /**
-   * Ingestion stored new deliveries, due from `dueFrom` on. Those the commits hand over (`committed`:
-   * their `due`) are queued as they are where a destination's queue holds every due delivery before them;
-   * the others are read on from where each destination's last read stopped, not from the top (which
-   * would re-read every delivery in flight, on every commit).
+   * Ingestion committed these requests: the pending deliveries they made (their `due`) are queued as
+   * they are where a destination's queue holds every due delivery before them; for the other
+   * destinations, each is read on from where its last read stopped, not from the top (which would
+   * re-read every delivery in flight, on every commit).
    */
-  added(dueFrom: number, committed?: readonly CommittedRequest[]): void {
+  added(committed: readonly CommittedRequest[]): void {
+    const due = dueByDestination(committed);
+    if (due.size === 0) return;
     const now = this.#o.clock.now();
     // A disabled destination, or one whose receivers are gone or behind an open breaker, is not read
     // while so (see #pump): nothing is queued for it either. Nor while the engine is held or closing: a
     // reset or a clear holds it while it removes deliveries, and the commit's answer can come after the
     // removal (then what it names is gone, and its ids are given again after a reset).
-    const open = (id: number) => {
-      if (this.#held || this.#closed) return undefined;
-      const destination = this.#o.destinations.byId(id);
-      return destination?.enabled && this.#receivers.blockedUntil(destination, now) === undefined ? destination : undefined;
-    };
-    this.#queues.added(dueFrom, committed && dueByDestination(committed), open, now);
+    const open = this.#held || this.#closed
+      ? () => undefined
+      : (id: number) => {
+          const destination = this.#o.destinations.byId(id);
+          return destination?.enabled && this.#receivers.blockedUntil(destination, now) === undefined ? destination : undefined;
+        };
+    this.#queues.added(due, open, now);
     this.#schedulePump();
   }
 

@@ -73,37 +73,28 @@ export class ReadyQueues {
   }
 
   /**
-   * New deliveries were stored, due from `dueFrom` on (ingestion's commits): each destination is read
-   * again, from its cursor. A new row sorts after every cursor (its due time is its arrival, its id the
-   * newest), so the rows before the cursors need not be read again — unless the clock went back
-   * (an injected one): a cursor past `dueFrom` is forgotten.
-   *
-   * With the new deliveries themselves (`due`, by destination: the commits' CommittedRequest.due, every
-   * pending delivery they made), only the destinations they go to are concerned, and none is read: where
-   * a destination's queue holds every due delivery (as its last read found) and none stored falls due
-   * before the new ones, they are the next due rows, and are queued as they are — as a read would have
-   * queued them (the cursor moves past them, their bodies are asked for). The reads this saves were a
-   * tenth of the main thread's time under fan-out load (docs/benchmarks.md). Otherwise (a read is due
-   * anyway, a retry falls due first, the queue is full) the destination is read again, as without them.
+   * Ingestion stored new deliveries (`due`, by destination: its commits' CommittedRequest.due, every
+   * pending delivery they made, due at their arrival). Only the destinations they go to are concerned.
+   * Where a destination's queue holds every due delivery (as its last read found) and none stored falls
+   * due before the new ones, they are its next due rows: queued as they are, as a read would have queued
+   * them (the cursor moves past them, their bodies are asked for), and nothing is read — those reads were
+   * a tenth of the main thread's time under fan-out load (docs/benchmarks.md). Otherwise (a read is due
+   * anyway, a retry falls due first, the queue is full, the destination is not open: `destinationOf`
+   * undefined) the destination is read again, from its cursor: a new row sorts after it (its due time is
+   * its arrival, its id the newest) — unless the clock went back (an injected one): then from the top.
    */
-  added(dueFrom: number, due?: ReadonlyMap<number, DueDelivery[]>, destinationOf?: (id: number) => Destination | undefined, now = Infinity): void {
-    if (!due || !destinationOf) {
-      this.#heldAll.clear();
-      for (const [destinationId, cursor] of this.#cursors) if (cursor.at > dueFrom) this.#cursors.delete(destinationId);
-      return;
-    }
+  added(due: ReadonlyMap<number, DueDelivery[]>, destinationOf: (id: number) => Destination | undefined, now: number): void {
     for (const [destinationId, fresh] of due) {
       const destination = destinationOf(destinationId);
-      if (!destination || !this.#queueAsRead(destination, fresh, now)) {
-        this.#heldAll.delete(destinationId);
-        const cursor = this.#cursors.get(destinationId);
-        if (cursor && cursor.at > dueFrom) this.#cursors.delete(destinationId);
-      }
+      if (destination && this.#queueAsRead(destination, fresh, now)) continue;
+      this.#heldAll.delete(destinationId);
+      const cursor = this.#cursors.get(destinationId);
+      if (cursor && fresh.some((delivery) => delivery.nextAttemptAt < cursor.at)) this.#cursors.delete(destinationId);
     }
   }
 
-  /** Queues new deliveries (in id order) without a read when they are the destination's next due rows, due at `now`; false when a read must find them. */
-  #queueAsRead(destination: Destination, fresh: readonly DueDelivery[], now: number): boolean {
+  /** Queues new deliveries without a read when they are the destination's next due rows, due at `now`; false when a read must find them. */
+  #queueAsRead(destination: Destination, fresh: DueDelivery[], now: number): boolean {
     const destinationId = destination.id;
     if (!this.#heldAll.has(destinationId)) return false; // a read is due anyway: it finds them
     const nextAt = this.#heldAll.get(destinationId)!;
@@ -119,16 +110,9 @@ export class ReadyQueues {
     }
     // …and sort before every stored delivery due later (a retry), which a read would have returned first.
     if (nextAt !== null && nextAt <= last.nextAttemptAt) return false;
-    let queue = this.#queues.get(destinationId);
-    if ((queue?.ready ?? 0) + fresh.length > readyCap(destination)) return false;
-    if (!queue) this.#queues.set(destinationId, (queue = { items: [], head: 0, ready: 0 }));
-    for (const delivery of fresh) {
-      queue.items.push(delivery);
-      queue.ready++;
-      this.#readyIds.set(delivery.id, destinationId);
-    }
+    if ((this.#queues.get(destinationId)?.ready ?? 0) + fresh.length > readyCap(destination)) return false;
     this.#cursors.set(destinationId, { at: last.nextAttemptAt, id: last.id });
-    this.#bodies.request(destination, fresh as DueDelivery[]);
+    this.#enqueue(destination, fresh);
     return true;
   }
 
@@ -258,27 +242,34 @@ export class ReadyQueues {
    */
   #refill(destination: Destination, cap: number, now: number): void {
     const destinationId = destination.id;
-    let queue = this.#queues.get(destinationId);
     const cursor = this.#cursors.get(destinationId);
-    const limit = cursor ? cap - (queue?.ready ?? 0) : cap + this.#inFlight.of(destinationId);
+    const limit = cursor ? cap - (this.#queues.get(destinationId)?.ready ?? 0) : cap + this.#inFlight.of(destinationId);
     const due = this.#deliveries.dueFor(destinationId, now, limit, cursor);
     const last = due.at(-1);
     if (last) this.#cursors.set(destinationId, { at: last.nextAttemptAt, id: last.id });
     // We now hold every due delivery of this destination: wait for the next one to fall due.
     if (due.length < limit) this.#heldAll.set(destinationId, this.#deliveries.nextDueAfter(destinationId, now));
     const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id));
-    if (fresh.length === 0) return;
-    if (!queue) this.#queues.set(destinationId, (queue = { items: [], head: 0, ready: 0 }));
-    for (const delivery of fresh) {
+    if (fresh.length > 0) this.#enqueue(destination, fresh);
+  }
+
+  /** Puts due deliveries (read, or handed over) at the end of the destination's queue and asks for their bodies. */
+  #enqueue(destination: Destination, deliveries: DueDelivery[]): void {
+    let queue = this.#queues.get(destination.id);
+    if (!queue) this.#queues.set(destination.id, (queue = { items: [], head: 0, ready: 0 }));
+    for (const delivery of deliveries) {
       queue.items.push(delivery);
       queue.ready++;
-      this.#readyIds.set(delivery.id, destinationId);
+      this.#readyIds.set(delivery.id, destination.id);
     }
-    this.#bodies.request(destination, fresh.filter((delivery) => delivery.bodyOverride === null && delivery.messageId !== null));
+    this.#bodies.request(destination, deliveries.filter((delivery) => delivery.bodyOverride === null && delivery.messageId !== null));
   }
 }
 
-/** The pending deliveries these commits made (CommittedRequest.due), by destination, in id order, as a read of due rows returns them. */
+/**
+ * The pending deliveries these commits made (CommittedRequest.due), by destination, as a read of due rows
+ * returns them. In id order: each request's are, and a group's requests commit in order.
+ */
 export function dueByDestination(committed: readonly CommittedRequest[]): Map<number, DueDelivery[]> {
   const out = new Map<number, DueDelivery[]>();
   for (const request of committed) {
@@ -294,6 +285,5 @@ export function dueByDestination(committed: readonly CommittedRequest[]): Map<nu
       });
     }
   }
-  for (const list of out.values()) list.sort((a, b) => a.id - b.id);
   return out;
 }

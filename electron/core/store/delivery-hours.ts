@@ -55,3 +55,13 @@ export function deliveryHours(db: DatabaseSync): DeliveryHours {
     },
   };
 }
+
+/** delivery_hours again from the deliveries a store holds (a salvage's copy), as migration 22 first counted them. */
+export function recountDeliveryHours(db: DatabaseSync): void {
+  db.exec(`
+    DELETE FROM delivery_hours;
+    INSERT INTO delivery_hours (destination_id, hour, status, skip_reason, n)
+      SELECT destination_id, created_at / ${HOUR}, status, coalesce(skip_reason, ''), count(*) FROM deliveries
+      WHERE trigger = 'automatic' GROUP BY 1, 2, 3, 4;
+  `);
+}

@@ -5,6 +5,7 @@ import { check, isDamage, isDiskFull, isWithoutRowid, orderOf, quote } from './i
 import { MIGRATIONS, migrate } from './migrations.ts';
 import { DatabaseSync as Database } from './sqlite.ts';
 import { registerSqlFunctions } from './sql-functions.ts';
+import { recountDeliveryHours } from './delivery-hours.ts';
 
 /**
  * `sluice doctor --salvage`: copies every row that can still be read out of a damaged store into a
@@ -100,7 +101,7 @@ export function salvage(file: string, now = new Date()): SalvageReport {
     if (recounted && tables.includes('event_counts')) recount(fresh);
     // The overview's hours, always: since migration 26 no trigger counts a delivery copied in (the writer
     // counts those it makes), and the hours copied are the damaged store's, deliveries lost or not.
-    if (tables.includes('delivery_hours') && tables.includes('deliveries')) recountHours(fresh);
+    if (tables.includes('delivery_hours') && tables.includes('deliveries')) recountDeliveryHours(fresh);
     migrate(fresh);
     const problems = [...check(fresh, 'quick_check', 1), ...fresh.prepare('PRAGMA foreign_key_check').all().map((row) => JSON.stringify(row))];
     if (problems.length > 0) throw new Error(`the new store did not check sound (${problems[0]}); the damaged store was left in place`);
@@ -309,16 +310,6 @@ function mendReferences(fresh: DatabaseSync, results: TableSalvage[]): void {
 }
 
 /** The tracking plan view's counts again, from the messages kept (as migration 10 and its triggers count). */
-/** delivery_hours from the deliveries kept, as migration 22 first counted them. */
-function recountHours(fresh: DatabaseSync): void {
-  fresh.exec(`
-    DELETE FROM delivery_hours;
-    INSERT INTO delivery_hours (destination_id, hour, status, skip_reason, n)
-      SELECT destination_id, created_at / 3600000, status, coalesce(skip_reason, ''), count(*) FROM deliveries
-      WHERE trigger = 'automatic' GROUP BY 1, 2, 3, 4;
-  `);
-}
-
 function recount(fresh: DatabaseSync): void {
   const event = "CASE WHEN m.type = 'track' THEN coalesce(m.event, '') ELSE '' END";
   const counted = "m.status = 'accepted' AND m.origin = 'ingest' AND m.type IS NOT NULL";

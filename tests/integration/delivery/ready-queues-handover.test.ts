@@ -42,7 +42,7 @@ function store() {
     const delivery = Number(db.prepare(`INSERT INTO deliveries (message_id, destination_id, trigger, status, next_attempt_at, created_at, updated_at) VALUES (?, 1, 'automatic', 'pending', ?, ?, ?)`).run(message, at, at, at).lastInsertRowid);
     return { requestId: 1, sourceId: 1, receivedAt: at, ids: Float64Array.of(message), statuses: Uint8Array.of(0), rejected: [], deliveries: 1, due: Float64Array.of(delivery, message, 1) };
   };
-  const handOver = (committed: CommittedRequest, now: number) => queues.added(committed.receivedAt, dueByDestination([committed]), () => destination, now);
+  const handOver = (committed: CommittedRequest, now: number) => queues.added(dueByDestination([committed]), () => destination, now);
   /** Every delivery the queue gives, in order, until it has none: started, so in flight (due in the store until a result). */
   const takeAll = (): DueDelivery[] => {
     const out: DueDelivery[] = [];
