@@ -70,6 +70,14 @@ export interface CoreOptions {
   mergeIndexes?: boolean;
   /** Tests only: the pause between two chunks of a bulk retry (delivery/bulk-retry.ts), lengthened to stop a job between two chunks. */
   bulkRetryPauseMs?: number;
+  /**
+   * Tests only. false: the pruner's timer is not started (its pass 5 s after start and every minute
+   * after), so retention prunes only when asked: `pruner.run()`, or a retention saved in Settings. A
+   * test that moves an injected clock, or fills the store, and then calls `pruner.run()` itself needs
+   * it: a pass of the timer's landing in between would prune first, and the test's own pass would find
+   * nothing left to prune. Default true.
+   */
+  scheduledPrunes?: boolean;
   /** The background check of the whole store: its timing (tests shorten it), or false for none (store-check/). */
   storeCheck?: Partial<StoreCheckTiming> | false;
   /**
@@ -329,7 +337,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     }
   }
   audiences.start();
-  pruner.start();
+  if (options.scheduledPrunes !== false) pruner.start();
   health.start();
   return core;
 }

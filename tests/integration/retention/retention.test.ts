@@ -32,6 +32,9 @@ async function start(options: { receiver?: Receiver; retention?: object; dataDir
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.now ? { clock: { now: options.now } } : {}),
     webhookTimeoutMs: options.webhookTimeoutMs ?? 2000,
+    // Each pass is the test's own (pruner.run()): the timer's first one, 5 s after start, could otherwise
+    // land between a test's clock jump or last message and its run(), and leave that run nothing to prune.
+    scheduledPrunes: false,
   });
   open.push({ close: () => core.dispose() });
   return Object.assign(core, { writeKey: 'wk_web' });
