@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Removes the temporary folders a test file made (tests/helpers/temp-dirs.ts) once the file has run.
+    setupFiles: ['tests/helpers/temp-dirs-setup.ts'],
     // Node 24's V8 can abort in a worker thread while it tiers up a Wasm-to-JS import wrapper
     // (Runtime_TierUpWasmToJSWrapper → WasmImportWrapperCache::Free → ThreadIsolation::
     // UnregisterWasmAllocation: V8_Fatal, SIGTRAP), that cache being shared by every isolate of the

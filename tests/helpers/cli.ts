@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { removeAfterFile } from './temp-dirs.ts';
 
 export const CLI = path.resolve(import.meta.dirname, '../../electron/cli.ts');
 
@@ -41,18 +42,21 @@ export function startServing(command: string, args: string[], options: { cwd?: s
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout });
-    lines.once('line', (line) =>
+    lines.once('line', (line) => {
+      const ready = JSON.parse(line) as ReadyLine;
+      // An --ephemeral relay removes its folder when it stops, but not when a test kills it with SIGKILL.
+      if (ready.ephemeral) removeAfterFile(ready.dataDir);
       resolve({
         child,
-        ready: JSON.parse(line) as ReadyLine,
+        ready,
         stderr: () => stderr,
         exited,
         stop: () => {
           child.kill('SIGTERM');
           return exited;
         },
-      }),
-    );
+      });
+    });
     void exited.then((code) => reject(new Error(`${path.basename(command)} exited (${code}) before it was ready: ${stderr}`)));
   });
 }

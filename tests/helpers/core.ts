@@ -1,20 +1,17 @@
 // Starts a real core (real SQLite file in a fresh temp folder, ingestion on 127.0.0.1:0) for a test.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { request } from 'undici';
 import { gzipSync } from 'node:zlib';
 import { createCore, type Core, type CoreOptions } from '../../electron/core/index.ts';
 import type { StoredMessage } from '../../electron/core/store/messages-repo.ts';
+import { tempDir } from './temp-dirs.ts';
+
+export { tempDir };
 
 export interface TestCore extends Core {
   writeKey: string;
   /** Removes the data folder too. */
   dispose(): Promise<void>;
-}
-
-export function tempDir(prefix = 'sluice-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
 export async function startCore(options: Partial<CoreOptions> = {}): Promise<TestCore> {

@@ -208,6 +208,4 @@ export function nodeVersion(binary: string): string | undefined {
   return run.status === 0 ? run.stdout.trim().replace(/^v/, '') : undefined;
 }
 
-export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir } from './temp-dirs.ts';
