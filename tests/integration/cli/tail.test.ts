@@ -22,7 +22,7 @@ afterEach(() => {
 async function relay(extra: string[] = []) {
   const hook = await receiver();
   const dataDir = tempDir();
-  const config = path.join(dataDir, '..', `tail-config-${path.basename(dataDir)}.json`);
+  const config = path.join(tempDir('sluice-tail-config-'), 'sluice.json');
   fs.writeFileSync(config, JSON.stringify({
     sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
     destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }],
@@ -154,7 +154,7 @@ describe('sluice serve --print', () => {
   it('prints each message stored as tail does, in the serve terminal', async () => {
     const hook = await receiver();
     const dataDir = tempDir();
-    const config = path.join(dataDir, '..', `print-config-${path.basename(dataDir)}.json`);
+    const config = path.join(tempDir('sluice-print-config-'), 'sluice.json');
     // Two sources: one delivering to a webhook, one with no destination (its line does not wait on an attempt).
     fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'app', writeKey: 'wk_app', kind: 'server' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] }));
     const child = spawn(process.execPath, [CLI, 'serve', '--print', '--data-dir', dataDir, '--config', config, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
