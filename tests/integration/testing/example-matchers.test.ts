@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const node = process.execPath;
@@ -40,7 +41,7 @@ describe('examples of sluice/matchers', () => {
       run(vitest, SHOW),
       run(jest, jestEnv),
       run(jest, { ...jestEnv, ...SHOW }),
-      run(['node_modules/@playwright/test/cli.js', 'test', '-c', 'tests/fixtures/matchers-playwright/playwright.config.mjs']),
+      run(['node_modules/@playwright/test/cli.js', 'test', '-c', 'tests/fixtures/matchers-playwright/playwright.config.mjs', '--output', tempDir('sluice-matchers-playwright-')]),
     ]);
     expect(vitestOk.out).toMatch(/Tests\s+3 passed \(3\)/);
     expect(vitestOk.status).toBe(0);
