@@ -1,30 +1,64 @@
 // When the writer thread indexes for search (writer/index-scheduler.ts): slice after slice until
-// nothing is left, never while a group commit waits, a failure logged once and retried.
+// nothing is left, never while a group commit waits, a failure logged once and retried; under load,
+// slices kept as short as LOADED_SLICE_MS.
 import { expect, it } from 'vitest';
-import { IndexScheduler, SLICE } from '../../electron/core/writer/index-scheduler.ts';
+import { IndexScheduler, LOADED_SLICE_MS, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
 
 const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
 
 it('indexes slice after slice until nothing is left, then waits for the next commit', async () => {
   const limits: number[] = [];
   let left = 3;
-  const scheduler = new IndexScheduler((limit) => (limits.push(limit), --left > 0), () => false);
+  // The clock: the commit long past by the time the slices run (the thread idle: whole slices, no rest).
+  let clock = 0;
+  const scheduler = new IndexScheduler((limit) => (limits.push(limit), --left > 0 ? limit : 0), () => false, undefined, () => clock);
   scheduler.committed();
+  clock = 1_000;
   await settle();
   expect(limits).toEqual([SLICE, SLICE, SLICE]);
   await settle();
   expect(limits).toHaveLength(3); // nothing left: no more slices until something is committed
   left = 1;
   scheduler.committed();
+  clock = 2_000;
   await settle();
   expect(limits).toHaveLength(4);
   scheduler.stop();
 });
 
+it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole slices once the commits stop', async () => {
+  // Each message takes 0.06 ms to index: a whole slice would take 30 ms, in the way of every request
+  // that reaches the thread meanwhile. A large backlog: every slice is as long as its limit lets it be.
+  const PER_MESSAGE_MS = 0.06;
+  let clock = 0;
+  const limits: number[] = [];
+  const scheduler = new IndexScheduler((limit) => {
+    limits.push(limit);
+    clock += limit * PER_MESSAGE_MS;
+    return limit;
+  }, () => false, undefined, () => clock);
+  // Commits keep coming (each at the clock's time): the thread is under load.
+  const commits = setInterval(() => scheduler.committed(), 2);
+  await settle(400);
+  clearInterval(commits);
+  const steady = Math.round(LOADED_SLICE_MS / PER_MESSAGE_MS);
+  expect(steady).toBeGreaterThan(MIN_SLICE);
+  expect(limits.length).toBeGreaterThan(3);
+  expect(limits[0]).toBeLessThan(SLICE); // the first loaded slice is small until its pace is known
+  expect(limits.slice(1)).toEqual(limits.slice(1).map(() => steady));
+  // The commits stopped: once the thread has been quiet a while, whole slices again (and no rests between them).
+  const before = limits.length;
+  clock += 1_000;
+  await settle(100);
+  scheduler.stop();
+  expect(limits.length).toBeGreaterThan(before + 3);
+  expect(limits.slice(before + 1)).toEqual(limits.slice(before + 1).map(() => SLICE));
+});
+
 it('waits while a group commit is pending, and stops for good', async () => {
   let busy = true;
   let steps = 0;
-  const scheduler = new IndexScheduler(() => (steps++, true), () => busy);
+  const scheduler = new IndexScheduler(() => (steps++, 1), () => busy);
   scheduler.committed();
   await settle();
   expect(steps).toBe(0);

@@ -25,8 +25,8 @@ export function emptySearchIndexes(db: DatabaseSync): void {
 }
 
 interface SearchIndexer {
-  /** Indexes up to `limit` messages; whether any are left. */
-  step(limit: number): boolean;
+  /** Indexes up to `limit` messages; how many it indexed (0: none was left). */
+  step(limit: number): number;
 }
 
 /** ASCII-lowercased (lower() without ICU): the index is case-sensitive, so matches are LIKE's. */
@@ -34,8 +34,8 @@ const VALUES = 'id, lower(user_id), lower(anonymous_id), lower(message_id), lowe
 
 export function searchIndexer(db: DatabaseSync): SearchIndexer {
 
-  const newest = db.prepare('SELECT max(id) AS id FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
-  const oldest = db.prepare('SELECT min(id) AS id FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)');
+  const newest = db.prepare('SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
+  const oldest = db.prepare('SELECT min(id) AS id, count(*) AS n FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)');
   const trigrams = db.prepare(
     `INSERT INTO messages_search (rowid, user_id, anonymous_id, message_id, event) SELECT ${VALUES} FROM messages WHERE id BETWEEN ? AND ?`,
   );
@@ -47,21 +47,21 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
     step(limit) {
       return transaction(db, () => {
         const { lo, hi } = indexedRange(db);
-        const top = (newest.get(hi, limit) as { id: number | null }).id;
-        if (top !== null) {
-          index.run(hi + 1, top);
-          setHi.run(top);
-          return true;
+        const above = newest.get(hi, limit) as { id: number | null; n: number };
+        if (above.id !== null) {
+          index.run(hi + 1, above.id);
+          setHi.run(above.id);
+          return above.n;
         }
-        if (lo <= 1) return false;
-        const bottom = (oldest.get(lo, limit) as { id: number | null }).id;
-        if (bottom === null) {
+        if (lo <= 1) return 0;
+        const below = oldest.get(lo, limit) as { id: number | null; n: number };
+        if (below.id === null) {
           setLo.run(1); // nothing older left: everything is indexed
-          return false;
+          return 0;
         }
-        index.run(bottom, lo - 1);
-        setLo.run(bottom);
-        return true;
+        index.run(below.id, lo - 1);
+        setLo.run(below.id);
+        return below.n;
       });
     },
   };

@@ -227,7 +227,7 @@ it('finds what LIKE finds with nothing indexed, new messages indexed upwards, th
   add(300);
   expect(range(db)).toEqual({ lo: 1, hi: 0 }); // a new store: everything is newer than the index
   checkAll(repo, db);
-  expect(indexer.step(120)).toBe(true); // ids 1–120 indexed, 121–300 read
+  expect(indexer.step(120)).toBe(120); // ids 1–120 indexed, 121–300 read
   expect(range(db)).toEqual({ lo: 1, hi: 120 });
   checkAll(repo, db);
   while (indexer.step(120));
@@ -247,10 +247,10 @@ it('indexes a store that had messages before the index, newest first, while sear
   add(300);
   // As migration 12 leaves a store that had 300 messages: nothing indexed, older ones to do.
   db.exec('UPDATE search_index SET lo = 301, hi = 300');
-  expect(indexer.step(100)).toBe(true);
+  expect(indexer.step(100)).toBe(100);
   expect(range(db)).toEqual({ lo: 201, hi: 300 });
   add(30); // new ones go first
-  expect(indexer.step(100)).toBe(true);
+  expect(indexer.step(100)).toBe(30); // the 30 new ones: fewer than the limit
   expect(range(db)).toEqual({ lo: 201, hi: 330 });
   checkAll(repo, db);
   while (indexer.step(100));
