@@ -12,6 +12,7 @@ import { ID_COLUMN_MAX } from '../../../shared/limits.ts';
 import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
 import { messageIdCondition } from '../store/message-ids.ts';
 import { ifJson, type IndexHint } from '../store/message-query-sql.ts';
+import { partialIndexTerm } from '../store/message-search.ts';
 import type { MessageFilter } from './filters.ts';
 
 export interface SqlTerms {
@@ -92,10 +93,13 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
     }
     byId = filter.messageId !== '';
   }
-  if (filter.status !== undefined) add('m.status = ?', filter.status);
+  for (const [column, value] of [['m.status', filter.status], ['m.origin', filter.origin]] as const) {
+    if (value === undefined) continue;
+    const term = partialIndexTerm(column, value);
+    add(term.sql, ...term.params);
+  }
   // A tracking plan's Violation Generated events are left out unless the filter names their origin.
-  if (filter.origin !== undefined) add('m.origin = ?', filter.origin);
-  else if (!options.everyOrigin) add("m.origin <> 'plan'");
+  if (filter.origin === undefined && !options.everyOrigin) add("m.origin <> 'plan'");
   if (filter.violations !== undefined) add(`coalesce(json_array_length(m.violations), 0) ${filter.violations ? '>' : '='} 0`);
   // What a filter names in part, its plain values (a string, a number, true, false, null) tested in SQL
   // — exactly as `matches` compares them — so that the rows read and parsed are the matches, not every
@@ -171,6 +175,9 @@ export interface DeliveryWanted {
 export function deliveryTerms(wanted: DeliveryWanted): SqlTerms {
   const terms = filterSql(wanted.message);
   if (wanted.destination !== undefined) (terms.where.push('dv.destination_id IN (SELECT id FROM destinations WHERE name = ?)'), terms.params.push(wanted.destination));
-  if (wanted.status !== undefined) (terms.where.push('dv.status = ?'), terms.params.push(wanted.status));
+  if (wanted.status !== undefined) {
+    const term = partialIndexTerm('dv.status', wanted.status);
+    (terms.where.push(term.sql), terms.params.push(...term.params));
+  }
   return terms;
 }

@@ -6,7 +6,7 @@ import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
 import { idRange } from './message-heads.ts';
-import { partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
+import { partialIndexTerm, partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliveryIs } from './shown-delivery.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
@@ -175,6 +175,9 @@ export interface ListMessagesQuery {
 const INDEXED_RANGE_MAX = 10_000;
 
 /** Read side of the messages table. Writes go through the store writer's group commit. */
+/** Composed reads' statements kept per repo (MessagesRepo.#composed). */
+const COMPOSED_STATEMENTS = 200;
+
 export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
@@ -183,6 +186,8 @@ export class MessagesRepo {
   readonly #range: StatementSync;
   #some: StatementSync | undefined;
   #names: StatementSync | undefined;
+  /** Composed reads (a filter's, a search's), by their SQL: see #composed. */
+  #composedStatements = new Map<string, StatementSync>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -228,7 +233,7 @@ export class MessagesRepo {
     const query = compileQuery(search);
     if (ids.length === 0 || query.where.length === 0) return new Set(ids);
     const sql = `SELECT m.id FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) AND ${query.where.join(' AND ')}`;
-    return new Set((this.#db.prepare(sql).all(JSON.stringify(ids), ...query.params) as { id: number }[]).map((row) => row.id));
+    return new Set((this.#composed(sql).all(JSON.stringify(ids), ...query.params) as { id: number }[]).map((row) => row.id));
   }
 
   /** The listed messages (without payloads), in id order; ids from one commit are near each other. */
@@ -253,8 +258,8 @@ export class MessagesRepo {
     const limit = Math.min(Math.max(query.limit ?? 100, 1), 10_000);
     const from = smallRange ? 'messages m INDEXED BY messages_received' : 'messages m';
     const read = (part: SearchPart | null, wanted: number): MessageRow[] => {
-      const { sql, values } = partQuery(part, COLUMNS, { where, params }, ascending ? 'ASC' : 'DESC', from);
-      return this.#db.prepare(sql).all(...values, wanted) as unknown as MessageRow[];
+      const { sql, values } = partQuery(part, COLUMNS, { where, params }, ascending ? 'ASC' : 'DESC', wanted, from);
+      return this.#composed(sql).all(...values) as unknown as MessageRow[];
     };
     // A search in a short time range reads that range (the time index), not every match through the
     // search index from the newest down.
@@ -266,6 +271,23 @@ export class MessagesRepo {
   }
 
   /** Whether the time range (below `beforeId`) holds fewer than INDEXED_RANGE_MAX rows; counted on the index, capped. */
+  /**
+   * The statement for a composed read, prepared once per SQL text: its values are bound (its limit
+   * written in: partQuery), so a wait or a list with the same filter shape and page size runs the same
+   * text. Preparing was half of a test's wait for one messageId (the id's B-tree read is a recursive
+   * query: 50–80 µs to prepare, at every wait). At most COMPOSED_STATEMENTS texts are kept; past that
+   * the cache starts again.
+   */
+  #composed(sql: string): StatementSync {
+    let statement = this.#composedStatements.get(sql);
+    if (!statement) {
+      if (this.#composedStatements.size >= COMPOSED_STATEMENTS) this.#composedStatements = new Map();
+      statement = this.#db.prepare(sql);
+      this.#composedStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
   #rangeIsSmall(query: ListMessagesQuery): boolean {
     const where: string[] = [];
     const params: number[] = [];
@@ -296,8 +318,8 @@ export class MessagesRepo {
     const where = [...(bound.length ? [desc ? 'm.id < ?' : 'm.id > ?'] : []), ...terms.where];
     const params = [...bound, ...terms.params];
     const read = (part: SearchPart | null, wanted: number): { id: number }[] => {
-      const { sql, values } = partQuery(part, 'm.id', { where, params }, desc ? 'DESC' : 'ASC');
-      return this.#db.prepare(sql).all(...values, wanted) as { id: number }[];
+      const { sql, values } = partQuery(part, 'm.id', { where, params }, desc ? 'DESC' : 'ASC', wanted);
+      return this.#composed(sql).all(...values) as { id: number }[];
     };
     const bounds = desc ? { below: bound[0] } : { above: afterId };
     const rows = searchRows(this.#db, withIndex(compileQuery(search), terms.index), order, bounds, limit, read);
@@ -370,7 +392,10 @@ export function filterTerms(query: Omit<ListMessagesQuery, 'search' | 'beforeId'
   const where: string[] = [];
   const params: (number | string)[] = [];
   if (query.sourceId !== undefined) (where.push('m.source_id = ?'), params.push(query.sourceId));
-  if (query.status !== undefined) (where.push('m.status = ?'), params.push(query.status));
+  if (query.status !== undefined) {
+    const term = partialIndexTerm('m.status', query.status);
+    (where.push(term.sql), params.push(...term.params));
+  }
   if (query.type !== undefined) (where.push('m.type = ?'), params.push(query.type));
   if (query.violations !== undefined) where.push(violationsClause(query.violations));
   if (query.event !== undefined) (where.push('m.event = ?'), params.push(query.event));

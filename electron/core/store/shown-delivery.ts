@@ -51,7 +51,8 @@ const RARE_STATES: readonly string[] = ['failed', 'pending', 'retrying', 'cancel
  */
 export function shownDeliveryIs(state: string): { sql: string; params: string[] } {
   if (RARE_STATES.includes(state)) {
-    return { sql: `(m.id IN (SELECT d.message_id FROM deliveries d WHERE d.status = ?) AND ${shownDeliverySql('m')} = ?)`, params: [state, state] };
+    // The state written in (one of RARE_STATES): a bound one would have the statement prepared again at each run (partialIndexTerm).
+    return { sql: `(m.id IN (SELECT d.message_id FROM deliveries d WHERE d.status = '${state}') AND ${shownDeliverySql('m')} = ?)`, params: [state] };
   }
   return { sql: `${shownDeliverySql('m')} = ?`, params: [state] };
 }

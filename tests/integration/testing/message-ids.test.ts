@@ -87,5 +87,29 @@ describe('a messageId read through B-trees', () => {
       expect(await core.queries.messageById('nowhere')).toBeUndefined();
       expect((await core.queries.messageById('12345'))?.message).toMatchObject({ status: 'rejected', event: 'Numbered' });
     });
+
+    it('writes a status or origin into the SQL only when it is a plain word, and binds anything else', async () => {
+      // Written in, a statement is not prepared again at each run (store/message-search.ts partialIndexTerm).
+      const plain = filterSql({ messageId: 'shared-id', status: 'accepted', origin: 'ingest' });
+      expect(plain.where).toEqual(expect.arrayContaining(["m.status = 'accepted'", "m.origin = 'ingest'"]));
+      expect(plain.params).not.toContain('accepted');
+      expect(deliveryTerms({ message: {}, status: 'delivered' }).where).toContain("dv.status = 'delivered'");
+      // A value with a quote in it is bound: it matches nothing, and opens nothing.
+      const quoted = "accepted' OR '1'='1";
+      const bound = filterSql({ status: quoted, origin: quoted } as MessageFilter);
+      expect(bound.where).toEqual(expect.arrayContaining(['m.status = ?', 'm.origin = ?']));
+      expect(bound.params.filter((value) => value === quoted)).toHaveLength(2);
+      // (The queries refuse such a status before any SQL: it reaches the store only from a caller inside.)
+      await expect(core.queries.rows({ status: quoted } as MessageFilter)).rejects.toThrow('filter.status must be one of');
+      const db = openDatabase(core.dataDir);
+      try {
+        expect(db.prepare(`SELECT m.id FROM messages m WHERE ${bound.where.join(' AND ')}`).all(...bound.params)).toEqual([]);
+        expect(db.prepare(`SELECT m.id FROM messages m WHERE ${filterSql({ status: 'duplicate' }).where.join(' AND ')}`).all()).toHaveLength(1);
+      } finally {
+        db.close();
+      }
+      // The words themselves still filter as before.
+      expect((await core.queries.rows({ status: 'duplicate' })).map((row) => row.message.event)).toEqual(['Second']);
+    });
   });
 });
