@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { preparedOnUse } from './prepared.ts';
+import { composedStatements, preparedOnUse } from './prepared.ts';
 import type { AttemptView, DeliveryErrorCode, TransformRunView } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { headersSent } from './attempt-headers.ts';
@@ -155,9 +155,12 @@ export const FAILED_NOW_MAX = 10_000;
 export class DeliveriesRepo {
   readonly #db: DatabaseSync;
   readonly #sql;
+  /** A delivery wait's composed reads, prepared once per text. */
+  readonly #composed: (sql: string) => StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#composed = composedStatements(db);
     this.#sql = preparedOnUse(db, {
       hasMessage: 'SELECT 1 AS linked FROM deliveries WHERE id = ? AND message_id IS NOT NULL',
       dueFor: DUE_FOR_SQL,
@@ -295,8 +298,10 @@ export class DeliveriesRepo {
     return readSnapshot(this.#db, () => {
       const found = searchCondition(this.#db, query);
       const where = ['dv.id > ?', ...terms.where, ...found.where];
-      const sql = `SELECT dv.id FROM deliveries dv JOIN messages m ON m.id = dv.message_id WHERE ${where.join(' AND ')} ORDER BY dv.id LIMIT ?`;
-      return (this.#db.prepare(sql).all(afterId, ...terms.params, ...found.params, limit) as { id: number }[]).map((row) => row.id);
+      // The limit written in, the statement kept (prepared.ts composedStatements: a bound LIMIT has it prepared again at each run).
+      if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`a read's limit is a whole number, not ${limit}`);
+      const sql = `SELECT dv.id FROM deliveries dv JOIN messages m ON m.id = dv.message_id WHERE ${where.join(' AND ')} ORDER BY dv.id LIMIT ${limit}`;
+      return (this.#composed(sql).all(afterId, ...terms.params, ...found.params) as { id: number }[]).map((row) => row.id);
     });
   }
 

@@ -8,6 +8,7 @@ import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts'
 import { idRange } from './message-heads.ts';
 import { partialIndexTerm, partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliveryIs } from './shown-delivery.ts';
+import { composedStatements } from './prepared.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
 export type MessageOrigin = 'ingest' | 'client' | 'audience' | 'plan';
@@ -175,9 +176,6 @@ export interface ListMessagesQuery {
 const INDEXED_RANGE_MAX = 10_000;
 
 /** Read side of the messages table. Writes go through the store writer's group commit. */
-/** Composed reads' statements kept per repo (MessagesRepo.#composed). */
-const COMPOSED_STATEMENTS = 200;
-
 export class MessagesRepo {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
@@ -186,11 +184,12 @@ export class MessagesRepo {
   readonly #range: StatementSync;
   #some: StatementSync | undefined;
   #names: StatementSync | undefined;
-  /** Composed reads (a filter's, a search's), by their SQL: see #composed. */
-  #composedStatements = new Map<string, StatementSync>();
+  /** Composed reads (a filter's, a search's, a wait's), prepared once per text. */
+  readonly #composed: (sql: string) => StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#composed = composedStatements(db);
     this.#get = db.prepare(
       `SELECT ${COLUMNS}, m.raw, m.violations, r.sent_at, r.ip, r.envelope
        FROM messages m LEFT JOIN requests r ON r.id = m.request_id WHERE m.id = ?`,
@@ -271,23 +270,6 @@ export class MessagesRepo {
   }
 
   /** Whether the time range (below `beforeId`) holds fewer than INDEXED_RANGE_MAX rows; counted on the index, capped. */
-  /**
-   * The statement for a composed read, prepared once per SQL text: its values are bound (its limit
-   * written in: partQuery), so a wait or a list with the same filter shape and page size runs the same
-   * text. Preparing was half of a test's wait for one messageId (the id's B-tree read is a recursive
-   * query: 50–80 µs to prepare, at every wait). At most COMPOSED_STATEMENTS texts are kept; past that
-   * the cache starts again.
-   */
-  #composed(sql: string): StatementSync {
-    let statement = this.#composedStatements.get(sql);
-    if (!statement) {
-      if (this.#composedStatements.size >= COMPOSED_STATEMENTS) this.#composedStatements = new Map();
-      statement = this.#db.prepare(sql);
-      this.#composedStatements.set(sql, statement);
-    }
-    return statement;
-  }
-
   #rangeIsSmall(query: ListMessagesQuery): boolean {
     const where: string[] = [];
     const params: number[] = [];

@@ -24,3 +24,24 @@ export function preparedOnUse<K extends string>(db: DatabaseSync, sql: Record<K,
   }
   return statements;
 }
+
+/**
+ * Statements for reads composed at run time (a filter's, a search's, a wait's), prepared once per SQL
+ * text and kept: a wait or a list with the same filter shape runs the same text again. At most `max`
+ * texts are kept; past that the cache starts again. Compose them with their values bound, but with a
+ * LIMIT and a value compared with a column a partial index's WHERE names written in
+ * (message-search.ts partQuery, partialIndexTerm): bound there, SQLite prepares the statement again
+ * at every run, and a kept statement saves nothing.
+ */
+export function composedStatements(db: DatabaseSync, max = 200): (sql: string) => StatementSync {
+  let kept = new Map<string, StatementSync>();
+  return (sql) => {
+    let statement = kept.get(sql);
+    if (!statement) {
+      if (kept.size >= max) kept = new Map();
+      statement = db.prepare(sql);
+      kept.set(sql, statement);
+    }
+    return statement;
+  };
+}
