@@ -4,11 +4,17 @@
 // `lo`: a store that had messages before the index existed). When to run a slice is the writer
 // thread's business (writer-worker.ts): never in the way of a group commit.
 import { transaction } from './connection.ts';
+import type { StatementSync } from 'node:sqlite';
 import type { DatabaseSync } from './sqlite.ts';
+
+/** Each connection's statement of indexedRange: it is read at every search, every wait's look and every slice. */
+const ranges = new WeakMap<DatabaseSync, StatementSync>();
 
 /** The ids the search indexes hold: [lo, hi] (empty when lo > hi). */
 export function indexedRange(db: DatabaseSync): { lo: number; hi: number } {
-  return db.prepare('SELECT lo, hi FROM search_index WHERE id = 1').get() as { lo: number; hi: number };
+  let statement = ranges.get(db);
+  if (!statement) ranges.set(db, (statement = db.prepare('SELECT lo, hi FROM search_index WHERE id = 1')));
+  return statement.get() as { lo: number; hi: number };
 }
 
 /**
