@@ -24,6 +24,7 @@ import { runPlansBench } from './plans.bench.ts';
 import { runRetentionBench } from './retention.bench.ts';
 import { runScaleBench } from './scale.bench.ts';
 import { runSearchBench } from './search.bench.ts';
+import { runStatementsBench } from './statements.bench.ts';
 import { runStoreCheckBench } from './store-check.bench.ts';
 import { runTransformsBench } from './transforms.bench.ts';
 import { runWriteCostBench } from './write-cost.bench.ts';
@@ -46,6 +47,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   retention: runRetentionBench,
   scale: runScaleBench,
   search: runSearchBench,
+  statements: runStatementsBench,
   'store-check': runStoreCheckBench,
   latency: runLatencyBench,
   transforms: runTransformsBench,
