@@ -50,9 +50,20 @@ it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole sli
   const before = limits.length;
   clock += 1_000;
   await settle(100);
-  scheduler.stop();
   expect(limits.length).toBeGreaterThan(before + 3);
   expect(limits.slice(before + 1)).toEqual(limits.slice(before + 1).map(() => SLICE));
+  // Commits again: the burst's first slice is small again (the pace may have changed while idle), then 3 ms' worth.
+  const idle = limits.length;
+  const again = setInterval(() => scheduler.committed(), 2);
+  await settle(200);
+  clearInterval(again);
+  scheduler.stop();
+  // (Whole slices ran on until the first commit came.)
+  const first = limits.findIndex((limit, i) => i >= idle && limit !== SLICE);
+  expect(first).toBeGreaterThan(0);
+  expect(limits[first]).toBe(4 * MIN_SLICE);
+  expect(limits.slice(first + 1).length).toBeGreaterThan(1);
+  expect(limits.slice(first + 1)).toEqual(limits.slice(first + 1).map(() => steady));
 });
 
 it('waits while a group commit is pending, and stops for good', async () => {

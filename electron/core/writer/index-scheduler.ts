@@ -33,7 +33,7 @@ export class IndexScheduler {
   readonly #busy: () => boolean;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
-  /** The messages the next slice may index under load (SLICE when idle; a first loaded slice is small until its pace is known). */
+  /** The messages the next slice may index under load (SLICE when idle; the first slice of a burst is small until its pace is known). */
   #loadedLimit = 4 * MIN_SLICE;
   #timer: NodeJS.Timeout | undefined;
   #lastCommit = -Infinity;
@@ -81,6 +81,8 @@ export class IndexScheduler {
     }
     const started = this.#now();
     const loaded = started - this.#lastCommit < QUIET_MS;
+    // Idle, whole slices; the next burst's first slice is small again until its pace is known.
+    if (!loaded) this.#loadedLimit = 4 * MIN_SLICE;
     const limit = loaded ? this.#loadedLimit : SLICE;
     let indexed: number;
     try {
