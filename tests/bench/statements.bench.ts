@@ -34,6 +34,8 @@ export async function runStatementsBench() {
     const now = filterSql({ messageId: 'x', status: 'accepted' });
     const waitNow = partQuery(null, 'm.id', { where: ['m.id > ?', ...now.where], params: [0, ...now.params] }, 'ASC', 2).sql;
     const waitBefore = waitNow.replace("m.status = 'accepted'", 'm.status = ?').replace(/LIMIT 2$/, 'LIMIT ?');
+    // The old form must differ in both places, or the pair would measure nothing.
+    if (!waitBefore.includes('m.status = ?') || !waitBefore.endsWith('LIMIT ?')) throw new Error(`the wait's read is no longer composed as this benchmark expects: ${waitNow}`);
     const pairs: { name: string; bound: [string, (i: number) => (string | number)[]]; written: [string, (i: number) => (string | number)[]] }[] = [
       {
         name: 'a status compared with a partial index column',

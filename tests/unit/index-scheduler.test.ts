@@ -2,7 +2,7 @@
 // nothing is left, never while a group commit waits, a failure logged once and retried; under load,
 // slices kept as short as LOADED_SLICE_MS.
 import { expect, it } from 'vitest';
-import { IndexScheduler, LOADED_SLICE_MS, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
+import { FIRST_LOADED_SLICE, IndexScheduler, LOADED_SLICE_MS, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
 
 const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
 
@@ -61,7 +61,7 @@ it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole sli
   // (Whole slices ran on until the first commit came.)
   const first = limits.findIndex((limit, i) => i >= idle && limit !== SLICE);
   expect(first).toBeGreaterThan(0);
-  expect(limits[first]).toBe(4 * MIN_SLICE);
+  expect(limits[first]).toBe(FIRST_LOADED_SLICE);
   expect(limits.slice(first + 1).length).toBeGreaterThan(1);
   expect(limits.slice(first + 1)).toEqual(limits.slice(first + 1).map(() => steady));
 });

@@ -12,7 +12,7 @@ import { ID_COLUMN_MAX } from '../../../shared/limits.ts';
 import { NO_SOURCE_ID } from '../../../shared/refused-request.ts';
 import { messageIdCondition } from '../store/message-ids.ts';
 import { ifJson, type IndexHint } from '../store/message-query-sql.ts';
-import { partialIndexTerm } from '../store/message-search.ts';
+import { partialIndexTerm } from '../store/prepared.ts';
 import type { MessageFilter } from './filters.ts';
 
 export interface SqlTerms {
@@ -51,6 +51,7 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   const where: string[] = [];
   const params: (string | number)[] = [];
   const add = (sql: string, ...values: (string | number)[]) => (where.push(sql), params.push(...values));
+  const addTerm = (term: { sql: string; params: string[] }) => add(term.sql, ...term.params);
   const text = (value: string | number) => String(value);
   // A rejected message's fields are read from its text (ingestion recorded no columns it could not
   // trust); the others' from the columns, which the trigram index holds.
@@ -93,13 +94,10 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
     }
     byId = filter.messageId !== '';
   }
-  for (const [column, value] of [['m.status', filter.status], ['m.origin', filter.origin]] as const) {
-    if (value === undefined) continue;
-    const term = partialIndexTerm(column, value);
-    add(term.sql, ...term.params);
-  }
+  if (filter.status !== undefined) addTerm(partialIndexTerm('m.status', filter.status));
   // A tracking plan's Violation Generated events are left out unless the filter names their origin.
-  if (filter.origin === undefined && !options.everyOrigin) add("m.origin <> 'plan'");
+  if (filter.origin !== undefined) addTerm(partialIndexTerm('m.origin', filter.origin));
+  else if (!options.everyOrigin) add("m.origin <> 'plan'");
   if (filter.violations !== undefined) add(`coalesce(json_array_length(m.violations), 0) ${filter.violations ? '>' : '='} 0`);
   // What a filter names in part, its plain values (a string, a number, true, false, null) tested in SQL
   // — exactly as `matches` compares them — so that the rows read and parsed are the matches, not every

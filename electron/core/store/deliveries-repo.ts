@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { composedStatements, preparedOnUse } from './prepared.ts';
+import { composedStatements, preparedOnUse, writtenLimit } from './prepared.ts';
 import type { AttemptView, DeliveryErrorCode, TransformRunView } from '../../../shared/contract.ts';
 import type { DeliveryStatus, DeliveryTrigger } from './delivery-types.ts';
 import { headersSent } from './attempt-headers.ts';
@@ -298,9 +298,7 @@ export class DeliveriesRepo {
     return readSnapshot(this.#db, () => {
       const found = searchCondition(this.#db, query);
       const where = ['dv.id > ?', ...terms.where, ...found.where];
-      // The limit written in, the statement kept (prepared.ts composedStatements: a bound LIMIT has it prepared again at each run).
-      if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`a read's limit is a whole number, not ${limit}`);
-      const sql = `SELECT dv.id FROM deliveries dv JOIN messages m ON m.id = dv.message_id WHERE ${where.join(' AND ')} ORDER BY dv.id LIMIT ${limit}`;
+      const sql = `SELECT dv.id FROM deliveries dv JOIN messages m ON m.id = dv.message_id WHERE ${where.join(' AND ')} ORDER BY dv.id ${writtenLimit(limit)}`;
       return (this.#composed(sql).all(afterId, ...terms.params, ...found.params) as { id: number }[]).map((row) => row.id);
     });
   }

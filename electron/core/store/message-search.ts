@@ -10,6 +10,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { readSnapshot } from './connection.ts';
 import type { CompiledQuery } from './message-query-sql.ts';
+import { writtenLimit } from './prepared.ts';
 import { indexedRange } from './search-index.ts';
 
 /** A part of a search: its WHERE terms; `match` when it is read through an index. */
@@ -43,12 +44,7 @@ export function partFrom(
   return { sql: `FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, values, order: 'm.id' };
 }
 
-/**
- * One part's SELECT of `select`, in `order`, at most `limit` rows. The limit is written into the SQL,
- * not bound: a statement with a bound LIMIT ran as slowly as if it were prepared again at each run
- * (measured on Node 24's SQLite at 20,000 messages: a wait's read of one messageId 80–90 µs with `LIMIT ?`,
- * 11 µs with `LIMIT 2`; a plain `id > ? ORDER BY id LIMIT ?` 11 µs against 5 µs).
- */
+/** One part's SELECT of `select`, in `order`, at most `limit` rows (written in: prepared.ts writtenLimit). */
 export function partQuery(
   part: SearchPart | null,
   select: string,
@@ -57,20 +53,8 @@ export function partQuery(
   limit: number,
   from = 'messages m',
 ): { sql: string; values: (string | number)[] } {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`a read's limit is a whole number, not ${limit}`);
   const found = partFrom(part, terms, from);
-  return { sql: `SELECT ${select} ${found.sql} ORDER BY ${found.order} ${order} LIMIT ${limit}`, values: found.values };
-}
-
-/**
- * `column = value` for a column that a partial index's WHERE names (messages' status and origin, deliveries' status), with
- * the value written into the SQL when it is a plain lowercase word (the values these columns hold), bound
- * otherwise. SQLite prepares a statement again at each run when a bound value is compared with such a
- * column (the value may make a partial index usable): a test's wait for one messageId with
- * `m.status = ?` ran 80–150 µs, 21 µs with the status written in (20,000 messages, Node 24's SQLite).
- */
-export function partialIndexTerm(column: string, value: string): { sql: string; params: string[] } {
-  return /^[a-z_]{1,32}$/.test(value) ? { sql: `${column} = '${value}'`, params: [] } : { sql: `${column} = ?`, params: [value] };
+  return { sql: `SELECT ${select} ${found.sql} ORDER BY ${found.order} ${order} ${writtenLimit(limit)}`, values: found.values };
 }
 
 /** Where a page starts: ids below `below` (newest first) or above `above` (oldest first). */

@@ -6,9 +6,9 @@ import type { MessageNames } from '../../../shared/contract.ts';
 import { normalizeMessage, type BatchEnvelope } from './normalize.ts';
 import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
 import { idRange } from './message-heads.ts';
-import { partialIndexTerm, partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
+import { partQuery, queryPart, searchRows, type SearchPart } from './message-search.ts';
 import { shownDeliveryIs } from './shown-delivery.ts';
-import { composedStatements } from './prepared.ts';
+import { composedStatements, partialIndexTerm } from './prepared.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
 export type MessageOrigin = 'ingest' | 'client' | 'audience' | 'plan';

@@ -6,6 +6,7 @@
  * "superseded?" check is a range seek on it (message_id = ? AND rowid > ?): no scan of deliveries.
  */
 import { STATUS_WEIGHT } from '../../../shared/shown-delivery.ts';
+import { partialIndexTerm } from './prepared.ts';
 
 export { STATUS_WEIGHT };
 
@@ -51,8 +52,8 @@ const RARE_STATES: readonly string[] = ['failed', 'pending', 'retrying', 'cancel
  */
 export function shownDeliveryIs(state: string): { sql: string; params: string[] } {
   if (RARE_STATES.includes(state)) {
-    // The state written in (one of RARE_STATES): a bound one would have the statement prepared again at each run (partialIndexTerm).
-    return { sql: `(m.id IN (SELECT d.message_id FROM deliveries d WHERE d.status = '${state}') AND ${shownDeliverySql('m')} = ?)`, params: [state] };
+    const status = partialIndexTerm('d.status', state);
+    return { sql: `(m.id IN (SELECT d.message_id FROM deliveries d WHERE ${status.sql}) AND ${shownDeliverySql('m')} = ?)`, params: [...status.params, state] };
   }
   return { sql: `${shownDeliverySql('m')} = ?`, params: [state] };
 }

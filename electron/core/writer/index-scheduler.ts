@@ -12,6 +12,8 @@
 export const SLICE = 500;
 /** Under load, the fewest messages a slice indexes: each slice is a transaction and a new segment of each index. */
 export const MIN_SLICE = 25;
+/** Under load, the first slice of a burst, before its pace is known. */
+export const FIRST_LOADED_SLICE = 4 * MIN_SLICE;
 /** Under load, how long a slice should take. */
 export const LOADED_SLICE_MS = 3;
 /** No commit for this long: the thread is idle, indexing goes at full speed. */
@@ -34,7 +36,7 @@ export class IndexScheduler {
   readonly #log: (line: string) => void;
   readonly #now: () => number;
   /** The messages the next slice may index under load (SLICE when idle; the first slice of a burst is small until its pace is known). */
-  #loadedLimit = 4 * MIN_SLICE;
+  #loadedLimit = FIRST_LOADED_SLICE;
   #timer: NodeJS.Timeout | undefined;
   #lastCommit = -Infinity;
   #failing = false;
@@ -82,7 +84,7 @@ export class IndexScheduler {
     const started = this.#now();
     const loaded = started - this.#lastCommit < QUIET_MS;
     // Idle, whole slices; the next burst's first slice is small again until its pace is known.
-    if (!loaded) this.#loadedLimit = 4 * MIN_SLICE;
+    if (!loaded) this.#loadedLimit = FIRST_LOADED_SLICE;
     const limit = loaded ? this.#loadedLimit : SLICE;
     let indexed: number;
     try {

@@ -89,7 +89,7 @@ describe('a messageId read through B-trees', () => {
     });
 
     it('writes a status or origin into the SQL only when it is a plain word, and binds anything else', async () => {
-      // Written in, a statement is not prepared again at each run (store/message-search.ts partialIndexTerm).
+      // Written in, a statement is not prepared again at each run (store/prepared.ts partialIndexTerm).
       const plain = filterSql({ messageId: 'shared-id', status: 'accepted', origin: 'ingest' });
       expect(plain.where).toEqual(expect.arrayContaining(["m.status = 'accepted'", "m.origin = 'ingest'"]));
       expect(plain.params).not.toContain('accepted');
