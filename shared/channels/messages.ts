@@ -73,11 +73,23 @@ export interface MessageResponses {
    * the matches, 0 the newest (null: nothing there).
    */
   'messages.list': { messages: MessageSummary[]; next: number | null; newer?: number | null; position?: number | null };
-  'messages.count': { total: number; matching: number };
+  /**
+   * `newestId`: the newest message the counts include (0: none), so a live view adds only the
+   * `messages.stored` ids above it — an arrival its event announces after the count already read it
+   * is not counted twice.
+   */
+  'messages.count': MessageCounts;
   'messages.byIds': { messages: MessageSummary[] };
   'messages.get': MessageDetail;
   /** `changed`: how many of the ids are stored messages (the others are gone: no error). */
   'messages.pin': { changed: number };
+}
+
+/** How many messages there are and how many the filters match, as of one read (`newestId` the newest it holds). */
+export interface MessageCounts {
+  total: number;
+  matching: number;
+  newestId: number;
 }
 
 /** A list row: what happened to the message, without its payload. */

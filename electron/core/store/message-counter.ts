@@ -8,6 +8,7 @@ import { OperationError } from '../operation-error.ts';
 import { workerExecArgv } from '../worker-options.ts';
 import type { CountQuery } from './message-counts.ts';
 import type { FacetQuery } from './message-facets.ts';
+import type { MessageCounts } from '../../../shared/channels/messages.ts';
 import type { FacetsView, TimelineView } from '../../../shared/channels/facets.ts';
 import type { IndexHint } from './message-query-sql.ts';
 import type { DestinationFunnel } from '../../../shared/channels/overview.ts';
@@ -64,8 +65,8 @@ export class MessageCounter {
   }
 
   /** `lane`: what the count is for (a newer count of the same lane supersedes one waiting). */
-  count(query: CountQuery, lane = 'count'): Promise<{ total: number; matching: number }> {
-    return this.#run({ kind: 'count', query }, lane) as Promise<{ total: number; matching: number }>;
+  count(query: CountQuery, lane = 'count'): Promise<MessageCounts> {
+    return this.#run({ kind: 'count', query }, lane) as Promise<MessageCounts>;
   }
 
   /** The `beforeId` to list the match at `offset` (newest first) from; null past the last. */

@@ -4,6 +4,7 @@
 // through the index, below it. Counting may read every matching row (a filter on a payload field of
 // a million messages takes seconds), so the core runs these in a thread of their own (count-worker.ts).
 import type { DatabaseSync } from 'node:sqlite';
+import type { MessageCounts } from '../../../shared/channels/messages.ts';
 import { readSnapshot } from './connection.ts';
 import { filterTerms, type ListMessagesQuery } from './messages-repo.ts';
 import { compileQuery } from './message-query-sql.ts';
@@ -18,14 +19,21 @@ export function parts(db: DatabaseSync, query: CountQuery): ReturnType<typeof pa
   return searchParts(db, compileQuery(search)).map((part) => partFrom(part, terms));
 }
 
-/** Every message, and those the filters (search included) match: one read snapshot. */
-export function countMessages(db: DatabaseSync, query: CountQuery): { total: number; matching: number } {
+/**
+ * Every message, and those the filters (search included) match: one read snapshot, with the newest
+ * message id it holds (the writer gives ids in commit order, so the snapshot holds every stored id up
+ * to it and none above).
+ */
+export function countMessages(db: DatabaseSync, query: CountQuery): MessageCounts {
   return readSnapshot(db, () => {
+    // Apart: SQLite counts a bare count(*) through its smallest index and reads max(id) off the
+    // rowid's end; asked together, it would step through every row for them.
     const { total } = db.prepare('SELECT count(*) AS total FROM messages').get() as { total: number };
-    if (Object.values(query).every((v) => v === undefined || v === '')) return { total, matching: total };
+    const { newestId } = db.prepare('SELECT coalesce(max(id), 0) AS newestId FROM messages').get() as { newestId: number };
+    if (Object.values(query).every((v) => v === undefined || v === '')) return { total, matching: total, newestId };
     let matching = 0;
     for (const part of parts(db, query)) matching += (db.prepare(`SELECT count(*) AS n ${part.sql}`).get(...part.values) as { n: number }).n;
-    return { total, matching };
+    return { total, matching, newestId };
   });
 }
 

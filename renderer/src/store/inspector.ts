@@ -139,7 +139,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
       switch (event.type) {
         case 'messages.stored':
           rate.record(env.now(), event.ids.length);
-          counts.arrived(event.ids.length);
+          counts.arrived(event.ids);
           if (getState().jumped) {
             for (const id of event.ids) if (whileJumped.length < RELOAD_AFTER) whileJumped.push(id);
             // Unfiltered, every arrival is a row above the list's first: its position moves down with them.
@@ -164,6 +164,7 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           // Every message was forgotten: the list starts again, and so does what was held back.
           heldIds = [];
           setState({ held: 0 });
+          counts.removed();
           void pager.first();
           detail.reload();
           break;
@@ -178,12 +179,12 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         case 'storage.pruned':
           // Messages were pruned or cleared: the rows that went leave the list (on resume, while paused).
           pruneRefresh.request(event.report);
-          counts.later();
+          counts.removed();
           break;
         case 'messages.purged':
           // A deletion request purged a user's messages: any rows may have gone, as after a clear.
           pruneRefresh.request({ reason: 'clear', messages: event.messages });
-          counts.later();
+          counts.removed();
           break;
         case 'messages.pinned': {
           // Pinned or un-pinned (here or in another window): the rows say so in place; one the filters no

@@ -12,6 +12,11 @@ const REST_FACTOR = 4;
  * (`messages.count`, counted in the core's counting thread). Asked for with each new query; between
  * counts, messages that arrive add to the total (and to the matches when nothing filters), and a
  * recount follows once arrivals settle (a filter's matches among them are the core's to say).
+ *
+ * A count and the `messages.stored` events race: the counting thread may read a message before its
+ * event reaches the page, or its answer may come after events it never saw. Each answer says the
+ * newest id it holds (`newestId`): arrivals at or below it are in it already, those above are added,
+ * whether their event came before the answer or after it.
  */
 export class Counts {
   readonly #api: RelayApi;
@@ -20,6 +25,11 @@ export class Counts {
   #asked = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #lastMs = 0;
+  /** The newest id the counts shown hold (an answer's `newestId`, then each arrival added); null: add every arrival. */
+  #through: number | null = null;
+  /** Ids stored while a count is asked (each event's ids, oldest first), added to its answer above its `newestId`. */
+  #whileAsking: (readonly number[])[] = [];
+  #asking = false;
 
   constructor(api: RelayApi, store: InspectorStore, env: Environment) {
     this.#api = api;
@@ -35,29 +45,66 @@ export class Counts {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     const asked = ++this.#asked;
+    if (!this.#asking) this.#whileAsking = [];
+    this.#asking = true;
     this.#store.setState(fresh ? { counting: true, counts: null } : { counting: true });
     const started = Date.now();
     const result = await this.#api.invoke('messages.count', listQuery(this.#store.getState().filters, this.#env.now()));
     if (asked !== this.#asked) return;
+    this.#asking = false;
+    const arrivals = this.#whileAsking;
+    this.#whileAsking = [];
     this.#lastMs = Date.now() - started;
-    if (result.ok) this.#store.setState({ counts: result.value, counting: false });
+    if (result.ok) {
+      const { total, matching, newestId } = result.value;
+      const all = !hasFilters(this.#store.getState().filters);
+      let above = 0;
+      this.#through = newestId;
+      for (const ids of arrivals) {
+        above += countAbove(ids, newestId);
+        this.#through = newest(ids, this.#through);
+      }
+      this.#store.setState({ counts: { total: total + above, matching: matching + (all ? above : 0) }, counting: false });
+      // Under filters, whether those arrivals match is the core's to say.
+      if (above > 0 && !all) this.later();
+    }
     // Superseded (another window asked meanwhile): ask again soon. Anything else: the counts stay as they were.
     else if (result.error.code === 'superseded') this.later();
     else this.#store.setState({ counting: false });
   }
 
-  /** `n` messages were stored: the total grows at once, a recount follows. */
-  arrived(n: number): void {
+  /** Messages were stored (their ids, oldest first): the total grows at once by those the counts do not hold, a recount follows. */
+  arrived(ids: readonly number[]): void {
+    if (this.#asking) this.#whileAsking.push(ids);
     const { counts, filters } = this.#store.getState();
     if (counts) {
+      const through = this.#through;
+      const added = through === null ? ids.length : countAbove(ids, through);
+      if (through !== null) this.#through = newest(ids, through);
       const all = !hasFilters(filters);
-      this.#store.setState({ counts: { total: counts.total + n, matching: counts.matching + (all ? n : 0) } });
+      if (added > 0) this.#store.setState({ counts: { total: counts.total + added, matching: counts.matching + (all ? added : 0) } });
       if (all) return;
     }
     this.later();
   }
 
-  /** Messages left (retention, a clear) or may match differently (a re-check): count again soon. */
+  /**
+   * Messages left (retention, a clear, a deletion request): count again soon. Ids can be given again
+   * once the newest rows are gone, so until then every arrival adds, and an answer asked before is
+   * dropped (it may hold rows that went).
+   */
+  removed(): void {
+    this.#through = null;
+    if (this.#asking) {
+      this.#asked++;
+      this.#asking = false;
+      this.#whileAsking = [];
+      this.#store.setState({ counting: false });
+    }
+    this.later();
+  }
+
+  /** Messages may match differently (a re-check, a pin): count again soon. */
   later(): void {
     if (this.#timer) return;
     this.#timer = setTimeout(() => {
@@ -70,4 +117,16 @@ export class Counts {
     if (this.#timer) clearTimeout(this.#timer);
     this.#asked++;
   }
+}
+
+function countAbove(ids: readonly number[], id: number): number {
+  let n = 0;
+  for (const each of ids) if (each > id) n++;
+  return n;
+}
+
+function newest(ids: readonly number[], from: number): number {
+  let max = from;
+  for (const each of ids) if (each > max) max = each;
+  return max;
 }
