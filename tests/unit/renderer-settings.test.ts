@@ -87,6 +87,8 @@ function fakeCore(state: DeliveryHoldState = { held: false, waiting: 0 }) {
           return answer({ messages: [], next: null });
         case 'destinations.list':
           return answer({ destinations: [] });
+        case 'messages.count':
+          return answer({ total: 0, matching: 0, newestId: 0 });
         default:
           return answer({ version: '0', ingestUrl: 'http://127.0.0.1:1', receiverUrl: 'http://127.0.0.1:2', dataDir: '/d', sources: [] });
       }

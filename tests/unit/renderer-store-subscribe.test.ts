@@ -13,6 +13,7 @@ function fakeApi() {
       const answers: Partial<Record<Channel, unknown>> = {
         'app.info': { version: '0', ingestUrl: 'http://127.0.0.1:1', receiverUrl: 'http://127.0.0.1:2', sources: [] },
         'destinations.list': { destinations: [] },
+      'messages.count': { total: 0, matching: 0, newestId: 0 },
         'messages.list': { messages: [], next: null },
         'messages.byIds': { messages: [] },
       };

@@ -98,6 +98,7 @@ class InstantApi implements RelayApi {
     const answers: Partial<Record<Channel, unknown>> = {
       'app.info': { version: '0', ingestUrl: 'http://127.0.0.1:1', receiverUrl: 'http://127.0.0.1:2', sources: [] },
       'destinations.list': { destinations: [] },
+      'messages.count': { total: 0, matching: 0, newestId: 0 },
       'messages.list': this.page,
     };
     return Promise.resolve({ ok: true, value: answers[channel] as Responses[C] });
