@@ -141,7 +141,9 @@ export class DeliveryEngine {
     // A disabled destination, or one whose receivers are gone or behind an open breaker, is not read
     // while so (see #pump): nothing is queued for it either. Nor while the engine is held or closing: a
     // reset or a clear holds it while it removes deliveries, and the commit's answer can come after the
-    // removal (then what it names is gone, and its ids are given again after a reset).
+    // removal (then what it names is gone, and its ids are given again after a reset). Closed, no round
+    // would take them and the writer (closed after the engine) would build their bodies for nothing: they
+    // stay pending in the store, read at the next start.
     const open = this.#held || this.#closed
       ? () => undefined
       : (id: number) => {
