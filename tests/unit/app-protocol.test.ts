@@ -2,13 +2,13 @@
 // in a temporary folder — the page, an asset, and a secret beside the folder that no request may
 // reach — asked for with real Request objects, as protocol.handle passes them.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APP_ORIGIN, APP_PAGE_URL, isAppPage, resolveAppRequest, serveAppRequest } from '../../electron/main/app-protocol.ts';
 import { INSPECTOR_CSP } from '../../shared/csp.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-app-protocol-'));
+const work = tempDir('sluice-app-protocol-');
 const root = path.join(work, 'renderer');
 fs.mkdirSync(path.join(root, 'assets'), { recursive: true });
 fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><script type="module" src="./assets/index-1a2b.js"></script>');
@@ -20,7 +20,6 @@ fs.writeFileSync(path.join(work, 'secret.txt'), 'TOP-SECRET');
 // A folder whose name starts like the page's: `renderer-private` is not inside `renderer`.
 fs.mkdirSync(path.join(work, 'renderer-private'));
 fs.writeFileSync(path.join(work, 'renderer-private', 'x.js'), 'TOP-SECRET');
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 const get = (url: string, method = 'GET') => serveAppRequest(new Request(url, { method }), root);
 

@@ -2,15 +2,14 @@
 // saying why — decided by looking at files, never by requiring `electron` (which downloads).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { electronBinary, whyElectronCannotStart } from '../../electron/electron-binary.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-electron-dist-'));
+const dist = tempDir('sluice-electron-dist-');
 fs.writeFileSync(path.join(dist, 'electron'), '', { mode: 0o755 });
-afterAll(() => fs.rmSync(dist, { recursive: true, force: true }));
 
 describe('whyElectronCannotStart', () => {
   it('finds a binary where the electron package would look for it, and says when there is none', () => {

@@ -3,19 +3,13 @@
 // of the same checkout for the whole wait and then failing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { takeOver } from '../helpers/packed-sluice.ts';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 function packFolder(owner?: number): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-pack-lock-'));
-  dirs.push(dir);
+  const dir = tempDir('sluice-pack-lock-');
   if (owner !== undefined) fs.writeFileSync(path.join(dir, 'owner.pid'), String(owner));
   fs.mkdirSync(path.join(dir, 'source'));
   return dir;

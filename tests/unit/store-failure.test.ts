@@ -1,21 +1,14 @@
 // What a failed store read or write is (core/store/store-failure.ts storeFailureOf), wherever it
 // surfaces — the inspector's calls, the HTTP API, sluice export: a damaged store and a full disk say what
 // to do, once, whether the writer made the answer already or a reader met SQLite's message.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ingestErrorOf, unknownWriteKey } from '../../electron/core/ingest/ingest-error.ts';
 import { StoreFailure, storeFailure, storeFailureOf } from '../../electron/core/store/store-failure.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 function storeFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-failure-'));
-  dirs.push(dir);
-  return path.join(dir, 'sluice.db');
+  return path.join(tempDir('sluice-failure-'), 'sluice.db');
 }
 
 it('passes the writer’s own answer on as it is: a damaged store’s sentence is not wrapped again', () => {

@@ -1,14 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { writeWholeFile } from '../../electron/core/whole-file.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 let folder: string;
 beforeEach(() => {
-  folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-whole-file-'));
+  folder = tempDir('sluice-whole-file-');
 });
-afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
 
 describe('writeWholeFile', () => {
   it('creates an owner-only file by default and leaves nothing else in the folder', () => {

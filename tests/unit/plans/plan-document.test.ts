@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PLAN_FILE_LIMIT, loadPlanFile, readPlanDocument, writePlanFile } from '../../../electron/core/plans/plan-document.ts';
 import { PlanError } from '../../../electron/core/plans/plan-error.ts';
 import type { TrackingPlan } from '../../../shared/tracking-plan.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '../../fixtures/plans');
 const fixture = (name: string): any => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8'));
@@ -273,11 +273,10 @@ describe('documents Sluice cannot read', () => {
 describe('plan files', () => {
   let dir: string;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-plan-'));
+    dir = tempDir('sluice-plan-');
   });
   afterEach(() => {
     vi.restoreAllMocks();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('loads a file; its version is the start of the SHA-256 of its bytes', () => {
