@@ -9,13 +9,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../../helpers/cli.ts';
 import { post, tempDir } from '../../helpers/core.ts';
 import { fillDisk } from '../../helpers/full-disk.ts';
 
 const mounts: string[] = [];
-const dirs: string[] = [];
 let canMount = process.getuid?.() === 0;
 
 beforeAll(() => {
@@ -39,15 +38,11 @@ afterEach(() => {
     execFileSync('umount', [point]);
     fs.rmdirSync(point);
   }
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-afterAll(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** `dir`, seen read-only at a new mount point (a read-only bind mount: nothing may write through it). */
 function readOnlyView(dir: string): string {
+  // Not tempDir: a mount point is unmounted before it is removed (afterEach); tempDir's recursive removal would reach through a mount left in place.
   const point = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-ro-'));
   execFileSync('mount', ['--bind', dir, point]);
   mounts.push(point);
@@ -57,6 +52,7 @@ function readOnlyView(dir: string): string {
 }
 
 function smallDisk(): string {
+  // Not tempDir, as readOnlyView's: a mount point, unmounted before it is removed.
   const point = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-full-disk-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', point]);
   mounts.push(point);
@@ -66,7 +62,6 @@ function smallDisk(): string {
 /** A folder a real `sluice serve` stored `count` messages in, then stopped (SIGTERM) or was killed (SIGKILL). */
 async function servedFolder(count: number, end: 'SIGTERM' | 'SIGKILL'): Promise<string> {
   const dataDir = tempDir('sluice-served-');
-  dirs.push(dataDir);
   const cli = await startCli(['--data-dir', dataDir]);
   const writeKey = cli.ready.sources[0]!.writeKey;
   for (let start = 0; start < count; start += 100) {
@@ -104,7 +99,6 @@ describe('a read-only data folder', () => {
     });
 
     const out = path.join(tempDir('sluice-export-'), 'out.ndjson');
-    dirs.push(path.dirname(out));
     const exported = await runCli(['export', '--data-dir', folder, '--out', out]);
     expect([exported.code, exported.stderr]).toEqual([0, `exported 500 messages to ${out}\n`]);
     expect(exportedIds(out)).toEqual(Array.from({ length: 500 }, (_, i) => `m-${i}`).sort());
@@ -120,12 +114,10 @@ describe('a read-only data folder', () => {
     expect(fs.statSync(path.join(served, 'sluice.db-wal')).size).toBeGreaterThan(0);
     const folder = readOnlyView(served);
     const out = path.join(tempDir('sluice-export-'), 'out.ndjson');
-    dirs.push(path.dirname(out));
     const exported = await runCli(['export', '--data-dir', folder, '--out', out]);
     expect([exported.code, exported.stderr]).toEqual([0, `exported 300 messages to ${out}\n`]);
 
     const withoutShm = tempDir('sluice-no-shm-');
-    dirs.push(withoutShm);
     for (const name of ['sluice.db', 'sluice.db-wal']) fs.copyFileSync(path.join(served, name), path.join(withoutShm, name));
     const bare = readOnlyView(withoutShm);
     const refused = await runCli(['export', '--data-dir', bare, '--out', path.join(path.dirname(out), 'refused.ndjson')]);
@@ -141,7 +133,6 @@ describe('a read-only data folder', () => {
 
   it.skipIf(!canMount)('a folder to be made under a read-only one: the same sentence, not ENOENT', async () => {
     const empty = tempDir('sluice-ro-parent-');
-    dirs.push(empty);
     const parent = readOnlyView(empty);
     const folder = path.join(parent, 'data');
     const serve = await runCli(['serve', '--data-dir', folder, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0']);

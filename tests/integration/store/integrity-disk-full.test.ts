@@ -12,6 +12,7 @@ import { fillDisk } from '../../helpers/full-disk.ts';
 let mountPoint: string | undefined;
 
 beforeAll(() => {
+  // Not tempDir: a mount point is unmounted before it is removed (afterAll); tempDir's recursive removal would reach through a mount left in place.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-full-disk-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
