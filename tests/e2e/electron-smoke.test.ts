@@ -3,13 +3,12 @@
 // POSTed to the app's ingestion endpoint shows in the list. Runs where an Electron binary is
 // installed and can open a window; elsewhere it skips, saying why (the binary is a download that
 // `npm ci` makes; this machine has none).
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { _electron, type ElectronApplication, type Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRoot as root, ensureAppBuilt } from '../helpers/app-build.ts';
 import { electronBinary, whyElectronCannotStart } from '../../electron/electron-binary.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 
 // Not require('electron'): it downloads the binary when it is missing.
@@ -19,13 +18,12 @@ if (skipReason) console.warn(`[electron smoke] skipped: ${skipReason}`);
 describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
   let app: ElectronApplication;
   let window: Page;
-  let home: string;
   const problems: string[] = [];
 
   beforeAll(async () => {
     ensureAppBuilt();
     // Its own data folder: the app keeps its store in the platform's per-user data folder.
-    home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-electron-'));
+    const home = tempDir('sluice-electron-');
     app = await _electron.launch({
       executablePath: electronBinary()!,
       // Chromium refuses to run as root without --no-sandbox (containers, CI).
@@ -42,7 +40,6 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
 
   afterAll(async () => {
     await app?.close();
-    if (home) fs.rmSync(home, { recursive: true, force: true });
   });
 
   it('opens one window with the inspector, connected to the core through IPC', async () => {

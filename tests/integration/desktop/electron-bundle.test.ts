@@ -6,10 +6,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSPECTOR_CSP } from '../../../shared/csp.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 // Inside the checkout (as the real build is); deeper than out/, so that a path the sources take relative to themselves (which holds from sources
@@ -125,109 +125,93 @@ describe('electron-vite build', () => {
   }
 
   it("takes sluice serve's flags among Electron's own: a config file, ports and a data folder", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-flags-'));
-    try {
-      const config = path.join(dir, 'sluice.json');
-      fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'from-config', writeKey: 'wk_from_config', kind: 'server' }], destinations: [] }));
-      const dataDir = path.join(dir, 'data');
-      const { run, report } = runMain(['--no-sandbox', '--config', config, '--ingest-port', '0', '--receiver-port', '0', '--data-dir', dataDir, '--new-token'], path.join(dir, 'unused'));
-      expect(report.error).toBeUndefined();
-      expect(report.errorBox).toBeUndefined();
-      expect(report.appName).toBeUndefined(); // packaged: electron-builder named it
-      expect(report.sources).toContain('from-config');
-      expect(report.dataDir).toBe(dataDir);
-      expect(report.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787'); // port 0: a free one
-      expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
-      // --new-token replaced the folder's inspector token (sluice serve's links), owner-only.
-      const tokenFile = path.join(dataDir, 'inspector-token');
-      expect(fs.readFileSync(tokenFile, 'utf8')).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
-      expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600);
-      expect(run.status).toBe(0);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir('sluice-bundle-flags-');
+    const config = path.join(dir, 'sluice.json');
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'from-config', writeKey: 'wk_from_config', kind: 'server' }], destinations: [] }));
+    const dataDir = path.join(dir, 'data');
+    const { run, report } = runMain(['--no-sandbox', '--config', config, '--ingest-port', '0', '--receiver-port', '0', '--data-dir', dataDir, '--new-token'], path.join(dir, 'unused'));
+    expect(report.error).toBeUndefined();
+    expect(report.errorBox).toBeUndefined();
+    expect(report.appName).toBeUndefined(); // packaged: electron-builder named it
+    expect(report.sources).toContain('from-config');
+    expect(report.dataDir).toBe(dataDir);
+    expect(report.ingestUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787'); // port 0: a free one
+    expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+    // --new-token replaced the folder's inspector token (sluice serve's links), owner-only.
+    const tokenFile = path.join(dataDir, 'inspector-token');
+    expect(fs.readFileSync(tokenFile, 'utf8')).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
+    expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(run.status).toBe(0);
   });
 
   it("run from a checkout (unpackaged), stores where sluice serve does and reads its first flag", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-dev-'));
-    try {
-      const { run, report } = runMain(['--ingest-port', '0', '--receiver-port', '0'], path.join(dir, 'unused'), {
-        SLUICE_FAKE_UNPACKAGED: '1',
-        XDG_DATA_HOME: dir,
-      });
-      expect(report.error).toBeUndefined();
-      expect(report.dataDir).toBe(path.join(dir, 'sluice'));
-      // Given the main file, not an app folder (electron/start.ts), Electron would call the app "Electron".
-      expect(report.appName).toBe('Sluice');
-      expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787');
-      expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
-      expect(run.status).toBe(0);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir('sluice-bundle-dev-');
+    const { run, report } = runMain(['--ingest-port', '0', '--receiver-port', '0'], path.join(dir, 'unused'), {
+      SLUICE_FAKE_UNPACKAGED: '1',
+      XDG_DATA_HOME: dir,
+    });
+    expect(report.error).toBeUndefined();
+    expect(report.dataDir).toBe(path.join(dir, 'sluice'));
+    // Given the main file, not an app folder (electron/start.ts), Electron would call the app "Electron".
+    expect(report.appName).toBe('Sluice');
+    expect(report.ingestUrl).not.toBe('http://127.0.0.1:8787');
+    expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+    expect(run.status).toBe(0);
   });
 
   it('says what is wrong with an invalid config file in an error box, and exits 1', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-bad-'));
-    try {
-      const config = path.join(dir, 'sluice.json');
-      fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'x', writeKey: 'wk_x', kind: 'toaster' }] }));
-      const { run, report } = runMain(['--config', config, '--ingest-port', '0', '--receiver-port', '0'], dir);
-      expect(report.errorBox).toMatchObject({ title: 'Sluice could not start' });
-      expect(report.errorBox.content).toContain('Invalid config');
-      expect(report.errorBox.content).toContain('kind');
-      expect(report.windows).toEqual([]);
-      expect(run.status).toBe(1);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir('sluice-bundle-bad-');
+    const config = path.join(dir, 'sluice.json');
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'x', writeKey: 'wk_x', kind: 'toaster' }] }));
+    const { run, report } = runMain(['--config', config, '--ingest-port', '0', '--receiver-port', '0'], dir);
+    expect(report.errorBox).toMatchObject({ title: 'Sluice could not start' });
+    expect(report.errorBox.content).toContain('Invalid config');
+    expect(report.errorBox.content).toContain('kind');
+    expect(report.windows).toEqual([]);
+    expect(run.status).toBe(1);
   });
 
   it('runs: the main process opens the core, serves the contract over IPC to its own page only, stores a message, and quits', () => {
-    const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bundle-'));
-    try {
-      const { run, report } = runMain([], userData);
-      expect(report.error).toBeUndefined();
-      expect(report.windows).toEqual([
-        expect.objectContaining({
-          webPreferences: expect.objectContaining({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: path.join(outDir, 'preload/index.cjs') }),
-          preloadExists: true,
-          preloadIsCommonJs: true,
-        }),
-      ]);
-      // The page comes from app://sluice, registered as a privileged standard scheme before the app is ready.
-      expect(report.loadedFile).toBeUndefined();
-      expect(report.loadedUrl).toBe('app://sluice/index.html');
-      expect(report.privilegedSchemes).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
-      expect(report.privilegedBeforeReady).toBe(true);
-      expect(report.page).toEqual({ status: 200, type: 'text/html; charset=utf-8', csp: `${INSPECTOR_CSP}; frame-ancestors 'none'` });
-      // Every script and stylesheet the page names resolves, relative to app://sluice/, to a file served with its type.
-      const types = (report.assets as { url: string; status: number; type: string }[]).map((a) => [a.url.replace(/-[\w-]+\./, '-HASH.'), a.status, a.type]);
-      expect(types).toEqual(
-        expect.arrayContaining([
-          ['app://sluice/assets/index-HASH.js', 200, 'text/javascript; charset=utf-8'],
-          ['app://sluice/assets/index-HASH.css', 200, 'text/css; charset=utf-8'],
-        ]),
-      );
-      expect((report.assets as { status: number }[]).every((a) => a.status === 200), JSON.stringify(report.assets)).toBe(true);
-      expect(report.outside).toBe(403);
-      // Links: only the plain https one goes to the browser; no window opens for any.
-      expect(report.windowOpen).toEqual(['deny', 'deny', 'deny', 'deny', 'deny', 'deny']);
-      expect(report.opened).toEqual(['https://segment.com/docs/']);
-      expect(report.navigationPrevented).toEqual({ away: true, ownRoute: false });
-      expect(report.untrusted).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
-      expect(report.untrustedFile).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
-      expect(report.info).toBe(true);
-      expect(report.ingestStatus).toBe(200);
-      expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
-      expect(report.eventSends).toBeGreaterThan(0);
-      expect(report.exitCode).toBe(0);
-      expect(run.status).toBe(0);
-      // The store is where a packaged app keeps it (userData), written through the bundled worker.
-      expect(fs.readdirSync(userData).some((f) => f.endsWith('.db') || f.endsWith('.sqlite'))).toBe(true);
-    } finally {
-      fs.rmSync(userData, { recursive: true, force: true });
-    }
+    const userData = tempDir('sluice-bundle-');
+    const { run, report } = runMain([], userData);
+    expect(report.error).toBeUndefined();
+    expect(report.windows).toEqual([
+      expect.objectContaining({
+        webPreferences: expect.objectContaining({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: path.join(outDir, 'preload/index.cjs') }),
+        preloadExists: true,
+        preloadIsCommonJs: true,
+      }),
+    ]);
+    // The page comes from app://sluice, registered as a privileged standard scheme before the app is ready.
+    expect(report.loadedFile).toBeUndefined();
+    expect(report.loadedUrl).toBe('app://sluice/index.html');
+    expect(report.privilegedSchemes).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+    expect(report.privilegedBeforeReady).toBe(true);
+    expect(report.page).toEqual({ status: 200, type: 'text/html; charset=utf-8', csp: `${INSPECTOR_CSP}; frame-ancestors 'none'` });
+    // Every script and stylesheet the page names resolves, relative to app://sluice/, to a file served with its type.
+    const types = (report.assets as { url: string; status: number; type: string }[]).map((a) => [a.url.replace(/-[\w-]+\./, '-HASH.'), a.status, a.type]);
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['app://sluice/assets/index-HASH.js', 200, 'text/javascript; charset=utf-8'],
+        ['app://sluice/assets/index-HASH.css', 200, 'text/css; charset=utf-8'],
+      ]),
+    );
+    expect((report.assets as { status: number }[]).every((a) => a.status === 200), JSON.stringify(report.assets)).toBe(true);
+    expect(report.outside).toBe(403);
+    // Links: only the plain https one goes to the browser; no window opens for any.
+    expect(report.windowOpen).toEqual(['deny', 'deny', 'deny', 'deny', 'deny', 'deny']);
+    expect(report.opened).toEqual(['https://segment.com/docs/']);
+    expect(report.navigationPrevented).toEqual({ away: true, ownRoute: false });
+    expect(report.untrusted).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
+    expect(report.untrustedFile).toMatchObject({ ok: false, error: { code: 'untrusted_sender' } });
+    expect(report.info).toBe(true);
+    expect(report.ingestStatus).toBe(200);
+    expect(report.stored).toEqual({ event: 'Bundle Smoke', userId: 'u_bundle' });
+    expect(report.eventSends).toBeGreaterThan(0);
+    expect(report.exitCode).toBe(0);
+    expect(run.status).toBe(0);
+    // The store is where a packaged app keeps it (userData), written through the bundled worker.
+    expect(fs.readdirSync(userData).some((f) => f.endsWith('.db') || f.endsWith('.sqlite'))).toBe(true);
   });
 });

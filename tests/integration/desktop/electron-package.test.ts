@@ -7,10 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { appRoot as root, ensureAppBuilt } from '../../helpers/app-build.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const config = path.join(root, 'build/electron-builder.yml');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -43,7 +43,7 @@ const HARDENED = [
 ] as const;
 /** Electron's own defaults, the opposite of every hardened value but the V8 snapshot's (left alone). */
 const SHIPPED = '10110001';
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-package-'));
+const work = tempDir('sluice-package-');
 
 /** Enough of an unpacked Electron for electron-builder's Linux `dir` target to copy and rename. */
 function fakeElectronDist(): string {
@@ -77,8 +77,6 @@ beforeAll(() => {
   );
   unpacked = path.join(output, 'linux-unpacked');
 }, 180_000);
-
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 describe('electron-builder configuration', () => {
   it('passes electron-builder’s schema', async () => {

@@ -2,14 +2,13 @@
 import { IMPORT_MAX_CHARS } from '../../../shared/storage.ts';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import type { CoreEvent, Result, ServerFrame } from '../../../shared/contract.ts';
 import { UiServer } from '../../../electron/host/ui-server.ts';
-import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 import { until } from '../../helpers/wait.ts';
 import { INSPECTOR_CSP } from '../../../shared/csp.ts';
 
@@ -237,25 +236,21 @@ function raw(server: UiServer, text: string, reset = false): Promise<string> {
 
 describe('headless host, serving the built page', () => {
   it('serves the page uncached and its content-hashed assets cacheable; a path outside the folder is the page', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-renderer-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>t</title>');
-      fs.mkdirSync(path.join(dir, 'assets'));
-      fs.writeFileSync(path.join(dir, 'assets', 'app-1a2b.js'), 'console.log(1)');
-      core = await startCore({ config: { sources: [], destinations: [] } });
-      ui = new UiServer({ core, host: '127.0.0.1', port: 0, rendererDir: dir });
-      await ui.listen();
-      const page = await request(`${ui.baseUrl}/?token=${ui.token}`);
-      expect(page.headers['cache-control']).toBe('no-store');
-      expect(await page.body.text()).toContain('<title>t</title>');
-      const asset = await request(`${ui.baseUrl}/assets/app-1a2b.js`);
-      expect(asset.headers['cache-control']).toBeUndefined();
-      expect(await asset.body.text()).toBe('console.log(1)');
-      const outside = await request(`${ui.baseUrl}/..%2f..%2fetc%2fpasswd`);
-      expect(await outside.body.text()).toContain('<title>t</title>');
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir('sluice-renderer-');
+    fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>t</title>');
+    fs.mkdirSync(path.join(dir, 'assets'));
+    fs.writeFileSync(path.join(dir, 'assets', 'app-1a2b.js'), 'console.log(1)');
+    core = await startCore({ config: { sources: [], destinations: [] } });
+    ui = new UiServer({ core, host: '127.0.0.1', port: 0, rendererDir: dir });
+    await ui.listen();
+    const page = await request(`${ui.baseUrl}/?token=${ui.token}`);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(await page.body.text()).toContain('<title>t</title>');
+    const asset = await request(`${ui.baseUrl}/assets/app-1a2b.js`);
+    expect(asset.headers['cache-control']).toBeUndefined();
+    expect(await asset.body.text()).toBe('console.log(1)');
+    const outside = await request(`${ui.baseUrl}/..%2f..%2fetc%2fpasswd`);
+    expect(await outside.body.text()).toContain('<title>t</title>');
   });
 });
 

@@ -3,12 +3,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startServing, type RunningCli } from '../../helpers/cli.ts';
 import { connectMcp, type McpSession } from '../../helpers/mcp-client.ts';
 import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const READ_TOOLS = ['check_event', 'explain_violation', 'get_message', 'list_deliveries', 'search_messages', 'stats', 'wait_for_message'];
 const WRITE_TOOLS = ['replay', 'reset', 'send_test_event'];
@@ -21,7 +21,7 @@ let reader: McpSession;
 let writer: McpSession;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-mcp-'));
+  dir = tempDir('sluice-mcp-');
   receiver = await startReceiver();
   const config = path.join(dir, 'sluice.json');
   fs.writeFileSync(
@@ -44,7 +44,6 @@ afterAll(async () => {
   await writer?.close();
   await relay?.stop();
   await receiver?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** Whether the process runs (a zombie, ended but not yet reaped by whoever adopted it, does not). */

@@ -4,19 +4,18 @@
 // and wrong ones fail at their line, and a generated function sending through a real relay.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Analytics } from '@segment/analytics-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startSluice } from '../../../electron/testing/index.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const PLANS = path.join(ROOT, 'tests/fixtures/plans');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-codegen-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = tempDir('sluice-codegen-');
 
 const PLAN = {
   name: 'shop',

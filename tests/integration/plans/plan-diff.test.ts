@@ -3,14 +3,13 @@
 // 0 otherwise, 2 when it cannot compare), --json, and plans in Segment's, RudderStack's and Sluice's
 // formats, compared across formats.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const PLANS = path.resolve(import.meta.dirname, '../../fixtures/plans');
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-plan-diff-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = tempDir('sluice-plan-diff-');
 
 function planFile(name: string, plan: unknown): string {
   const file = path.join(work, name);

@@ -4,11 +4,10 @@
 // of its four tests fail on purpose; the JSON reporter's output says which, with what message, and how
 // long (c)'s 500 ms watch took.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason, chromiumPath } from '../../helpers/browser.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const spec = path.join(root, 'examples/playwright-fixture/checkout.spec.mjs');
@@ -45,15 +44,10 @@ describe.skipIf(noBrowser !== null)('examples/playwright-fixture: Playwright Tes
   };
   const errorOf = (prefix: string) => plain(result(prefix).errors.map((error) => error.message).join('\n'));
 
-  let output: string;
-  afterAll(() => {
-    if (output) fs.rmSync(output, { recursive: true, force: true });
-  });
-
   beforeAll(() => {
     const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
     // Playwright's output folder (it empties it first) apart from other runs' in the checkout.
-    output = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-example-playwright-fixture-'));
+    const output = tempDir('sluice-example-playwright-fixture-');
     const run = spawnSync(process.execPath, [cli, 'test', '-c', 'examples/playwright-fixture/playwright.config.mjs', '--reporter=json', '--output', output], {
       cwd: root,
       env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },

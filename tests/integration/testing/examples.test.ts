@@ -3,10 +3,10 @@
 // through the package's exports to the built dist/), and the shell script with curl against the HTTP API.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserUnavailableReason, chromiumPath } from '../../helpers/browser.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const curl = spawnSync('curl', ['--version'], { encoding: 'utf8' });
@@ -45,20 +45,16 @@ describe('examples', () => {
   it.skipIf(noBrowser !== null)('examples/playwright: Playwright Test clicks in a page running analytics.js and asserts the event with sluice/testing', () => {
     const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
     // Playwright's output folder (it empties it first) apart from the checkout's test-results/, removed after.
-    const output = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-example-playwright-'));
-    try {
-      const run = spawnSync(process.execPath, [cli, 'test', '-c', 'examples/playwright/playwright.config.mjs', '--output', output], {
-        cwd: root,
-        env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(run.stdout).toMatch(/1 passed/);
-      expect(run.status).toBe(0);
-      // The run's record went to that folder (in the checkout's test-results/ without --output).
-      expect(JSON.parse(fs.readFileSync(path.join(output, '.last-run.json'), 'utf8'))).toMatchObject({ status: 'passed' });
-    } finally {
-      fs.rmSync(output, { recursive: true, force: true });
-    }
+    const output = tempDir('sluice-example-playwright-');
+    const run = spawnSync(process.execPath, [cli, 'test', '-c', 'examples/playwright/playwright.config.mjs', '--output', output], {
+      cwd: root,
+      env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.stdout).toMatch(/1 passed/);
+    expect(run.status).toBe(0);
+    // The run's record went to that folder (in the checkout's test-results/ without --output).
+    expect(JSON.parse(fs.readFileSync(path.join(output, '.last-run.json'), 'utf8'))).toMatchObject({ status: 'passed' });
   });
 });

@@ -4,11 +4,10 @@
 // and leaves what it saw as annotations, which the tests below read from the JSON reporter's output.
 // sluice/playwright resolves, as from an installed package, through the package's exports to dist/.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { browserUnavailableReason, chromiumPath } from '../../helpers/browser.ts';
+import { tempDir } from '../../helpers/temp-dirs.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const noBrowser = browserUnavailableReason();
@@ -54,15 +53,10 @@ describe.skipIf(noBrowser !== null)('sluice/playwright in Playwright Test, two w
   };
   const passed = (title: string) => expect({ status: test(title).status, errors: test(title).errors }).toEqual({ status: 'passed', errors: [] });
 
-  let output: string;
-  afterAll(() => {
-    if (output) fs.rmSync(output, { recursive: true, force: true });
-  });
-
   beforeAll(() => {
     const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
     // Playwright's output folder (it empties it first) apart from other runs' in the checkout.
-    output = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-playwright-fixture-'));
+    const output = tempDir('sluice-playwright-fixture-');
     const spawned = spawnSync(process.execPath, [cli, 'test', '-c', 'tests/fixtures/playwright-fixture/playwright.config.mjs', '--output', output], {
       cwd: root,
       env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
