@@ -100,6 +100,7 @@ function baselines(dir: string, sourceId: number, now: number) {
 }
 
 export async function runAudiencesBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-audiences-'));
   const now = Date.now();
   console.log(`audiences: ${USERS.toLocaleString('en-US')} users, ${EVENTS.toLocaleString('en-US')} stored events; filling the store…`);

@@ -164,6 +164,7 @@ async function round(who: Who, events: number, endpoint: { url: string; writeKey
 
 /** A fresh Sluice core for one round: its store counts what was durably accepted. */
 async function coreRound(who: Who, events: number): Promise<RunFigures> {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-client-'));
   const core = await createCore({ dataDir: dir, ingestPort: 0, receiverPort: 0 });
   try {

@@ -48,6 +48,7 @@ function cli(args: string[], expected: number): () => void {
 export async function runCoverageBench() {
   const from = path.join(SOURCE, 'data');
   if (!fs.existsSync(databaseFile(from))) throw new Error(`no store at ${from}: run the latency benchmark first, or set BENCH_LATENCY_DIR to a folder holding data/sluice.db`);
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-coverage-'));
   try {
     console.log(`coverage: copying the store of ${from}…`);

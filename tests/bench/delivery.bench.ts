@@ -84,6 +84,7 @@ async function baseline(url: string, messages = MESSAGES): Promise<{ perSecond: 
  * reading the queue from the store, building each body from the stored message, retries, events.
  */
 async function recordedBaseline(url: string, messages = MESSAGES): Promise<{ perSecond: number; cpuMicrosPerRequest: number; walBytesPerRequest: number }> {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-recorded-'));
   try {
     const core = await heldStore(dir, url, messages);
@@ -207,6 +208,7 @@ async function heldStore(dir: string, url: string, messages: number) {
  * and delivery state are committed. Ingestion is measured by its own benchmark, so it is kept out.
  */
 export async function sluice(url: string, messages = MESSAGES) {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-delivery-'));
   let core: Awaited<ReturnType<typeof heldStore>> | undefined;
   try {
@@ -245,6 +247,7 @@ export async function sluice(url: string, messages = MESSAGES) {
  * its own queue): RATE messages/s for PACED_SECONDS, each request of 10 messages.
  */
 export async function pacedLatency(url: string, rate = 500, seconds = 4) {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-paced-'));
   const core = await benchCore(dir, url);
   const total = rate * seconds;

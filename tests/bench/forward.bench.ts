@@ -84,6 +84,7 @@ function storedMessages(core: Core): StoredMessage[] {
 
 /** Sluice: from the release of held forwards until the last delivery is announced (committed). */
 async function sluice(url: string, messages = MESSAGES) {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-forward-'));
   let core: Core | undefined;
   try {
@@ -153,6 +154,7 @@ async function rawLoop(url: string, bodies: string[]) {
  * deliveries.
  */
 async function recordedLoop(url: string, bodies: string[]) {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-forward-recorded-'));
   try {
     const core = await heldForwarder(dir, url, bodies.length);

@@ -62,6 +62,7 @@ interface Contender {
 }
 
 export async function runIngestBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-ingest-'));
   // Retention off: its default limit (1,000,000 messages) would prune during the rounds, and the
   // stored count would no longer say whether anything acknowledged was lost.

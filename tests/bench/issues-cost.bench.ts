@@ -21,6 +21,7 @@ type Variant = (typeof VARIANTS)[number];
 
 
 function store(variant: Variant): { db: DatabaseSync; dir: string } {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-issues-cost-'));
   const db = openDatabase(dir, { durable: false });
   if (variant === 'without') db.exec('DROP TRIGGER issue_deliveries_moved; DROP TRIGGER issue_deliveries_gone;');

@@ -244,8 +244,10 @@ async function fill(dataDir: string, target: number) {
 export async function runLatencyBench() {
   const runStarted = performance.now();
   const kept = process.env.BENCH_LATENCY_DIR;
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = kept ? path.resolve(kept) : fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-latency-'));
   const largeDir = path.join(dir, 'data');
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-latency-scratch-'));
   const run = Date.now().toString(36);
   const receiver = await startReceiver();

@@ -33,6 +33,7 @@ type Variant = (typeof VARIANTS)[number];
 type Run = { ingestPerSecond: number; ingestCpuMicros: number; deliveredPerSecond: number; deliveryCpuMicros: number };
 
 async function run(url: string, variant: Variant, messages = MESSAGES): Promise<Run> {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-overview-cost-'));
   let core: Awaited<ReturnType<typeof benchCore>> | undefined;
   try {

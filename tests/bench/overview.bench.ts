@@ -75,6 +75,7 @@ const summary = (runs: number[]) => {
 };
 
 export async function runOverviewBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-overview-bench-'));
   const now = Date.now();
   try {

@@ -38,6 +38,7 @@ export function benchPlan(): TrackingPlan {
 }
 
 export async function runPlansBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-plans-'));
   const source = { name: 'bench', writeKey: 'wk_bench', kind: 'server' as const };
   const plain = await createCore({ dataDir: path.join(dir, 'plain'), ingestPort: 0, receiverPort: 0, config: { sources: [source], destinations: [] } });

@@ -106,6 +106,7 @@ async function steadyState(dir: string, source: { writeKey: string }, make: (nam
 }
 
 export async function runRetentionBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-retention-'));
   const source = { name: 'bench', writeKey: 'wk_bench', kind: 'server' as const };
   const none = { maxAgeDays: null, maxMessages: null, maxBytes: null };

@@ -130,6 +130,7 @@ function stored(dataDir: string): number {
 export async function runScaleBench() {
   // BENCH_SCALE_DIR: a folder kept between runs (filled once, topped up to the target); else a temporary one.
   const kept = process.env.BENCH_SCALE_DIR;
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = kept ? path.resolve(kept) : fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-scale-'));
   const dataDir = path.join(dir, 'data');
   const emptyDir = path.join(dir, `empty-${Date.now().toString(36)}`);

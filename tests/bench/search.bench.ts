@@ -80,6 +80,7 @@ function time(repo: MessagesRepo, query: string): { ms: number; rows: number } {
 }
 
 export async function runSearchBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-search-'));
   try {
     console.log(`search: filling ${MESSAGES.toLocaleString('en-US')} messages…`);

@@ -19,6 +19,7 @@ const RUNS = 5_000;
 const ROUNDS = 3;
 
 export async function runStatementsBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-statements-'));
   const db = openDatabase(dir);
   try {

@@ -70,6 +70,7 @@ function dropCache(file: string): boolean {
 }
 
 export async function runStoreCheckBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-store-check-'));
   const source = { name: 'bench', writeKey: 'wk_bench', kind: 'server' as const };
   const dataDir = path.join(dir, 'relay');

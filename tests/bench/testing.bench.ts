@@ -30,6 +30,7 @@ function summary(values: number[]) {
 
 async function floor(): Promise<{ start: number; close: number }> {
   const t0 = performance.now();
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-floor-'));
   const db = new DatabaseSync(path.join(dir, 'x.db'));
   db.exec('PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
@@ -45,6 +46,7 @@ async function floor(): Promise<{ start: number; close: number }> {
 /** The floor with one message: its server stores a POST's body (an insert) and answers 200; started, posted to once, closed. */
 async function floorWithMessage(): Promise<number> {
   const t0 = performance.now();
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-floor-'));
   const db = new DatabaseSync(path.join(dir, 'x.db'));
   db.exec('PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');

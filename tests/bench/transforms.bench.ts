@@ -50,6 +50,7 @@ function deliveredCount(core: Core, count: number): Promise<number> {
 
 /** One run: `messages` stored while deliveries are held, then released; timed until the last is recorded. */
 async function run(variant: Variant, url: string, messages: number) {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sluice-bench-transforms-${variant}-`));
   const transformFile = path.join(dir, 'identity.js');
   fs.writeFileSync(transformFile, TRIVIAL);

@@ -160,6 +160,7 @@ function cost(ingestMs: number, resultsMs: number, frames: number): Cost {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function runWriteCostBench() {
+  // Not tempDir: benchmarks run under plain node (tests/bench/run.ts), where no vitest hook would remove it; this function removes it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-write-cost-'));
   console.log(`write cost: ${EVENTS.toLocaleString('en-US')} events (a message, a webhook and two forwards) per run, commits of ${SIZES.join(', ')} events, ${ROUNDS} interleaved rounds, CPU time per event`);
   try {
