@@ -34,6 +34,7 @@ import { PlanChecks } from './plans/plan-checks.ts';
 import { rechecker } from './plans/recheck-writes.ts';
 import { pruneWrites } from './retention/prune-writes.ts';
 import { indexMerger, searchIndexer } from './store/search-index.ts';
+import { commitGroups } from './writer/commit-groups.ts';
 import { IndexScheduler, restAfter } from './writer/index-scheduler.ts';
 import { claimToOpen, passGate } from './worker-options.ts';
 
@@ -198,7 +199,11 @@ function flush(): void {
   pendingResults = [];
   pendingOps = [];
   pendingRows = 0;
-  if (batch.length === 0 && results.length === 0 && ops.length === 0) return;
+  for (const group of commitGroups({ requests: batch, results, ops })) commitGroup(group.requests, group.results, group.ops);
+}
+
+/** One group commit: the requests, then the results, then the other writes, each unit in a savepoint. */
+function commitGroup(batch: typeof pending, results: typeof pendingResults, ops: typeof pendingOps): void {
   try {
     db.exec('BEGIN IMMEDIATE');
     const jobs = batch.map(({ job, prepared }) => {
