@@ -96,18 +96,24 @@ function engineOnStore(webUrl: string, appUrl: string) {
   return { engine, restart, writer, deliveries, hooks, ingest };
 }
 
+/** Two destinations on a store, and A (to "hooks") delivered with the engine idle after it. */
+async function afterA() {
+  const webReceiver = await receiver();
+  const appReceiver = await receiver();
+  const parts = engineOnStore(webReceiver.url, appReceiver.url);
+  parts.engine.kick(); // as the core does at start: the first read finds nothing due
+  await parts.ingest('web', ['A']);
+  await webReceiver.waitFor(1);
+  await until(() => parts.deliveries.countByStatus().delivered === 1, 10_000, "A's delivery recorded");
+  await parts.engine.idle();
+  return { ...parts, webReceiver, appReceiver };
+}
+
 const events = (received: { body: string }[]) => received.map((request) => JSON.parse(request.body).event as string);
 
 describe('a commit answered while a reset holds the engine', () => {
   it('is not queued: after the reset, each new delivery goes once to its own destination, and nothing the reset removed is sent', async () => {
-    const webReceiver = await receiver();
-    const appReceiver = await receiver();
-    const { engine, writer, deliveries, hooks, ingest } = engineOnStore(webReceiver.url, appReceiver.url);
-    engine.kick(); // as the core does at start: the first read finds nothing due
-    await ingest('web', ['A']);
-    await webReceiver.waitFor(1);
-    await until(() => deliveries.countByStatus().delivered === 1, 10_000, "A's delivery recorded");
-    await engine.idle();
+    const { webReceiver, appReceiver, engine, writer, deliveries, hooks, ingest } = await afterA();
     // The engine now holds every due delivery of both destinations (none): a hand-over is queued as it is.
 
     let stale: CommittedRequest | undefined;
@@ -135,14 +141,7 @@ describe('a commit answered while a reset holds the engine', () => {
 
 describe('a commit answered after the engine closed', () => {
   it('is not queued: no body is built and nothing is sent for it, and it stays pending until the next start sends it, once', async () => {
-    const webReceiver = await receiver();
-    const appReceiver = await receiver();
-    const { engine, restart, writer, deliveries, ingest } = engineOnStore(webReceiver.url, appReceiver.url);
-    engine.kick(); // as the core does at start: the first read finds nothing due
-    await ingest('web', ['A']);
-    await webReceiver.waitFor(1);
-    await until(() => deliveries.countByStatus().delivered === 1, 10_000, "A's delivery recorded");
-    await engine.idle();
+    const { webReceiver, appReceiver, engine, restart, writer, deliveries, ingest } = await afterA();
     // A's body was asked of the writer (the count sees a queued delivery). The engine now holds every due
     // delivery of hooks: were it open, the next hand-over would be queued as it is, its body asked for.
     expect(writer.bodiesAsked).toBeGreaterThan(0);

@@ -5,8 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { browserUnavailableReason, chromiumPath } from '../../helpers/browser.ts';
-import { tempDir } from '../../helpers/temp-dirs.ts';
+import { browserUnavailableReason, runPlaywrightTest } from '../../helpers/browser.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const curl = spawnSync('curl', ['--version'], { encoding: 'utf8' });
@@ -43,15 +42,8 @@ describe('examples', () => {
   });
 
   it.skipIf(noBrowser !== null)('examples/playwright: Playwright Test clicks in a page running analytics.js and asserts the event with sluice/testing', () => {
-    const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
-    // Playwright's output folder (it empties it first) apart from the checkout's test-results/, removed after.
-    const output = tempDir('sluice-example-playwright-');
-    const run = spawnSync(process.execPath, [cli, 'test', '-c', 'examples/playwright/playwright.config.mjs', '--output', output], {
-      cwd: root,
-      env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    // Playwright's output folder apart from the checkout's test-results/.
+    const { run, output } = runPlaywrightTest('examples/playwright/playwright.config.mjs', 'sluice-example-playwright-');
     expect(run.stdout).toMatch(/1 passed/);
     expect(run.status).toBe(0);
     // The run's record went to that folder (in the checkout's test-results/ without --output).

@@ -3,13 +3,9 @@
 // production analytics snippets unchanged (its shop.mjs); each spec asserts in the browser's test
 // and leaves what it saw as annotations, which the tests below read from the JSON reporter's output.
 // sluice/playwright resolves, as from an installed package, through the package's exports to dist/.
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { browserUnavailableReason, chromiumPath } from '../../helpers/browser.ts';
-import { tempDir } from '../../helpers/temp-dirs.ts';
+import { browserUnavailableReason, runPlaywrightTest } from '../../helpers/browser.ts';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const noBrowser = browserUnavailableReason();
 if (noBrowser) console.warn(`[sluice/playwright] skipped: ${noBrowser}`);
 
@@ -54,15 +50,8 @@ describe.skipIf(noBrowser !== null)('sluice/playwright in Playwright Test, two w
   const passed = (title: string) => expect({ status: test(title).status, errors: test(title).errors }).toEqual({ status: 'passed', errors: [] });
 
   beforeAll(() => {
-    const cli = path.join(root, 'node_modules/@playwright/test/cli.js');
-    // Playwright's output folder (it empties it first) apart from other runs' in the checkout.
-    const output = tempDir('sluice-playwright-fixture-');
-    const spawned = spawnSync(process.execPath, [cli, 'test', '-c', 'tests/fixtures/playwright-fixture/playwright.config.mjs', '--output', output], {
-      cwd: root,
-      env: { ...process.env, SLUICE_CHROMIUM: chromiumPath },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    // Playwright's output folder apart from other runs' in the checkout.
+    const { run: spawned } = runPlaywrightTest('tests/fixtures/playwright-fixture/playwright.config.mjs', 'sluice-playwright-fixture-');
     let report: { suites: JsonSuite[]; errors: unknown[] };
     try {
       report = JSON.parse(spawned.stdout) as typeof report;
