@@ -29,6 +29,7 @@ async function stream(n: number, stored: Map<number, MessageSummary>, next: numb
     'messages.list': (request: { beforeId?: number }) =>
       request.beforeId === undefined ? { messages: [...stored.values()].sort((a, b) => b.id - a.id).slice(0, n), next } : { messages: [], next: null },
     'messages.byIds': ({ ids }: { ids: number[] }) => ({ messages: ids.flatMap((id) => (stored.has(id) ? [stored.get(id)!] : [])) }),
+    'messages.count': () => ({ total: stored.size, matching: stored.size, newestId: Math.max(0, ...stored.keys()) }),
     'messages.get': ({ id }: { id: number }) => (stored.has(id) ? { ...row(id), raw: '{}', message: {}, deliveries: [], violationList: [] } : new Error('not found')),
   });
   const inspector: Inspector = createInspector(fake.api, { requestFrame: (cb) => setTimeout(cb, 0), now: () => 0 });
@@ -122,10 +123,14 @@ describe('the stream after a clear', () => {
   it('loads a long list’s first page again instead of reading it all', async () => {
     const stored = rows(1, 5001);
     const t = await stream(5001, stored);
+    expect(t.inspector.store.getState().counts).toEqual({ total: 5001, matching: 5001 });
+    stored.delete(1);
     t.emit(pruned('clear', 1));
     await tick(8);
     expect(t.count('messages.byIds')).toBe(0);
     expect(t.count('messages.list')).toBe(2);
+    // The reload's count, asked after the clear, is the one shown (not dropped as one asked before it).
+    expect(t.inspector.store.getState().counts).toEqual({ total: 5000, matching: 5000 });
   });
 });
 

@@ -178,13 +178,14 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
           break;
         case 'storage.pruned':
           // Messages were pruned or cleared: the rows that went leave the list (on resume, while paused).
-          pruneRefresh.request(event.report);
+          // Counts first: the reload a prune may start asks for a count, read after the removal, to keep.
           counts.removed();
+          pruneRefresh.request(event.report);
           break;
         case 'messages.purged':
           // A deletion request purged a user's messages: any rows may have gone, as after a clear.
-          pruneRefresh.request({ reason: 'clear', messages: event.messages });
           counts.removed();
+          pruneRefresh.request({ reason: 'clear', messages: event.messages });
           break;
         case 'messages.pinned': {
           // Pinned or un-pinned (here or in another window): the rows say so in place; one the filters no
