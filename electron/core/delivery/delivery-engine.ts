@@ -173,10 +173,14 @@ export class DeliveryEngine {
     return this.#held;
   }
 
-  /** Drops deliveries from the ready queue (they were cancelled): only the store's state counts. */
-  forget(deliveryIds: number[]): void {
+  /**
+   * Drops deliveries from the ready queue (they are being cancelled): none of them starts, and no read
+   * queues them again, until the returned function is called once their cancel is written or failed.
+   */
+  forget(deliveryIds: number[]): () => void {
     this.#queues.forget(deliveryIds);
     for (const id of deliveryIds) if (this.#inFlight.has(id)) this.#cancelledInFlight.add(id);
+    return () => this.#queues.settled(deliveryIds);
   }
 
   /**

@@ -59,6 +59,11 @@ export class ReadyQueues {
    * engine (which forgets every cursor), a round due again at once or a failed commit forgets its own.
    */
   readonly #cursors = new Map<number, DueCursor>();
+  /**
+   * Deliveries being cancelled: out of the queue, and not queued again by a read until their cancel is
+   * written (till then the store still has them due, and a read from a forgotten cursor returns them).
+   */
+  readonly #cancelling = new Set<number>();
 
   constructor(deliveries: Pick<DeliveriesRepo, 'dueFor' | 'nextDueAfter'>, bodies: BodyPrefetch, inFlight: InFlight) {
     this.#deliveries = deliveries;
@@ -200,12 +205,18 @@ export class ReadyQueues {
   /** Takes cancelled deliveries out of the queues: only the store's state counts. */
   forget(deliveryIds: readonly number[]): void {
     for (const id of deliveryIds) {
+      this.#cancelling.add(id);
       const destinationId = this.#readyIds.get(id);
       if (destinationId === undefined) continue;
       this.#readyIds.delete(id);
       const queue = this.#queues.get(destinationId);
       if (queue) queue.ready--;
     }
+  }
+
+  /** Their cancel was written, or failed (then they are due again, read as any due row): reads may queue them. */
+  settled(deliveryIds: readonly number[]): void {
+    for (const id of deliveryIds) this.#cancelling.delete(id);
   }
 
   /** A committed round left its delivery due again at `nextAttemptAt`: the last read did not include it. */
@@ -249,7 +260,7 @@ export class ReadyQueues {
     if (last) this.#cursors.set(destinationId, { at: last.nextAttemptAt, id: last.id });
     // We now hold every due delivery of this destination: wait for the next one to fall due.
     if (due.length < limit) this.#heldAll.set(destinationId, this.#deliveries.nextDueAfter(destinationId, now));
-    const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id));
+    const fresh = due.filter((delivery) => !this.#inFlight.has(delivery.id) && !this.#readyIds.has(delivery.id) && !this.#cancelling.has(delivery.id));
     if (fresh.length > 0) this.#enqueue(destination, fresh);
   }
 

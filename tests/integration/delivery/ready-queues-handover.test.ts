@@ -2,7 +2,8 @@
 // over a real migrated SQLite store and the real due-row reads (DeliveriesRepo). The cases a review found:
 // a read between the commit and its answer already holds the delivery (queued or in flight) — it must not
 // be queued twice, or it is sent twice at once; and a delivery not due yet (the clock went back) is left
-// to a read at its time. The body prefetch's writer answers "build it yourself" (null), as a closed one does.
+// to a read at its time; and a delivery being cancelled is not read back into the queue before its cancel
+// is written. The body prefetch's writer answers "build it yourself" (null), as a closed one does.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyPrefetch } from '../../../electron/core/delivery/body-prefetch.ts';
@@ -94,5 +95,24 @@ describe('ready queues: a commit’s new deliveries handed over', () => {
     expect(takeAll()).toEqual([]);
     queues.refillIfLow(destination, T + 60_000);
     expect(takeAll().map((d) => d.id)).toEqual([later.due![0]]);
+  });
+
+  it('one being cancelled is not queued again by a read until its cancel is written or failed', () => {
+    const { db, destination, queues, ingest, takeAll } = store();
+    const a = ingest(T);
+    const b = ingest(T + 1);
+    queues.refillIfLow(destination, T + 2);
+    // Cancelling b: out of the queue while its cancel is written, and still pending in the store.
+    queues.forget([b.due![0]!]);
+    // Something forgot the cursors meanwhile (a kick): the next read returns b again.
+    queues.forgetReads();
+    queues.refillIfLow(destination, T + 2);
+    expect(takeAll().map((d) => d.id)).toEqual([a.due![0]]);
+    // The cancel failed: b is due as any row, and a read queues it.
+    queues.settled([b.due![0]!]);
+    queues.forgetReads();
+    queues.refillIfLow(destination, T + 2);
+    expect(takeAll().map((d) => d.id)).toEqual([b.due![0]]);
+    expect(db.prepare('SELECT status FROM deliveries WHERE id = ?').get(b.due![0]!)).toEqual({ status: 'pending' });
   });
 });

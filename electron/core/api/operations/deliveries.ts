@@ -59,15 +59,17 @@ export function deliveryOperations(p: OperationContext): OperationsOf<DeliveryCh
 
 /** Cancels pending or retrying deliveries (a request, or a destination's deletion); how many were. */
 export function cancelDeliveries(p: OperationContext, ids: number[]): Promise<number> {
-  // Out of the ready queue first: none of them may start while the cancel is being written.
-  // (Should the write fail, they are still due in the store and the next refill reads them.)
-  p.delivery.forget(ids);
+  // Out of the ready queue first: none of them may start, nor be read again, while the cancel is
+  // being written. (Should the write fail, they are still due in the store and the next refill reads them.)
+  const settled = p.delivery.forget(ids);
   return p.writer.write({ op: 'cancel', deliveryIds: ids, now: p.clock.now() }).then(
     (outcome) => {
+      settled();
       if (outcome.changed > 0) p.announce(ids);
       return outcome.changed;
     },
     (error: unknown) => {
+      settled();
       p.delivery.kick(); // not cancelled: they are still due, read them again
       throw error;
     },
