@@ -6,10 +6,12 @@
 // that serves HTTP. Requests that arrive while a transaction runs are committed together in the next
 // one (group commit), and each is answered only once its transaction is durable. Each accepted
 // message's deliveries are created in the message's own transaction (nothing stored is ever left
-// without them), and the delivery engine's results are committed in the same group commits.
+// without them). The delivery engine's results and other writes are group-committed the same way;
+// when they wait beside requests, the requests commit first in a transaction of their own
+// (writer/commit-groups.ts), so that their answers do not wait for the rest.
 // Each unit of a group (an ingestion request, one commitResults call, one write op) runs in its own
 // savepoint: a unit that fails is undone and rejected alone, with its own error, and the others
-// still commit. Only a failure of the transaction itself (BEGIN, COMMIT, I/O) fails them all.
+// still commit. Only a failure of the transaction itself (BEGIN, COMMIT, I/O) fails its whole group.
 // The SQL is the store's (store/*-writes.ts, delivery-results.ts, and the audience writer); this file
 // is the thread: its messages, the group commit and the savepoints.
 import { parentPort, workerData } from 'node:worker_threads';
