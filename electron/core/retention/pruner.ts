@@ -112,10 +112,14 @@ export class Pruner {
   /** Called after a clear removed messages: records it as the last prune, merges the search indexes when due, and vacuums. */
   async cleared(removed: Omit<PruneReport, 'at' | 'reason' | 'keptPending' | 'tookMs'>, tookMs: number): Promise<number> {
     this.#unmerged += removed.messages;
-    await this.#mergeIfDue();
-    const freed = await this.vacuum();
-    this.#report({ ...removed, at: this.#o.clock.now(), reason: 'clear', keptPending: 0, tookMs });
-    return freed;
+    try {
+      await this.#mergeIfDue();
+      return await this.vacuum();
+    } finally {
+      // Reported even when the merge or the vacuum failed: the messages went, and the pages showing
+      // them (their rows, the footer's counts) hear of it only here.
+      this.#report({ ...removed, at: this.#o.clock.now(), reason: 'clear', keptPending: 0, tookMs });
+    }
   }
 
   /** A deletion request purged `messages`: what they left in the search indexes counts toward the next merge (at the next prune or clear). */
@@ -162,39 +166,48 @@ export class Pruner {
     const started = Date.now();
     const report: PruneReport = { at: 0, messages: 0, deliveries: 0, attempts: 0, reason: limits.reason, keptPending: 0, tookMs: 0 };
     let { budget, overBytes } = limits;
-    // Oldest first: everything up to the age limit's id, then on while the count or the size is over.
-    for (let afterId = 0; !this.#closed; ) {
-      const more = budget > 0 || overBytes;
-      const upToId = more ? limits.maxId : limits.ageUpToId;
-      if (upToId <= afterId) break;
-      const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
-      const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
-      if (!removed || removed.lastId === 0) break;
-      if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there
-      afterId = removed.lastId;
-      report.messages += removed.messages;
-      report.deliveries += removed.deliveries;
-      report.attempts += removed.attempts;
-      report.keptPending += removed.keptPending;
-      if (removed.keptPinned) report.keptPinned = (report.keptPinned ?? 0) + removed.keptPinned;
-      budget -= removed.messages;
-      this.#unmerged += removed.messages;
-      if (overBytes) {
-        // The indexes' pages count: what removed messages left in them is given back before more go.
-        if (this.#usedBytes() > retention.maxBytes!) await this.#mergeIfDue();
-        overBytes = this.#usedBytes() > retention.maxBytes!;
+    let failed = true;
+    try {
+      // Oldest first: everything up to the age limit's id, then on while the count or the size is over.
+      for (let afterId = 0; !this.#closed; ) {
+        const more = budget > 0 || overBytes;
+        const upToId = more ? limits.maxId : limits.ageUpToId;
+        if (upToId <= afterId) break;
+        const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
+        const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
+        if (!removed || removed.lastId === 0) break;
+        if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there
+        afterId = removed.lastId;
+        report.messages += removed.messages;
+        report.deliveries += removed.deliveries;
+        report.attempts += removed.attempts;
+        report.keptPending += removed.keptPending;
+        if (removed.keptPinned) report.keptPinned = (report.keptPinned ?? 0) + removed.keptPinned;
+        budget -= removed.messages;
+        this.#unmerged += removed.messages;
+        if (overBytes) {
+          // The indexes' pages count: what removed messages left in them is given back before more go.
+          if (this.#usedBytes() > retention.maxBytes!) await this.#mergeIfDue();
+          overBytes = this.#usedBytes() > retention.maxBytes!;
+        }
+      }
+      if (overBytes && !this.#closed) {
+        this.#log(`sluice: the store is still over its size limit (${retention.maxBytes!.toLocaleString('en-US')} bytes) with every message it may prune gone: raise the limit, or clear what is kept`);
+      }
+      if (report.messages > 0) {
+        await this.#mergeIfDue();
+        await this.vacuum();
+      }
+      failed = false;
+    } finally {
+      // What went is reported even when a later slice, the merge or the vacuum failed (the caller logs
+      // the failure): the pages showing those messages hear of it only here.
+      if (!failed || report.messages > 0) {
+        report.at = this.#o.clock.now();
+        report.tookMs = Date.now() - started;
+        this.#report(report);
       }
     }
-    if (overBytes && !this.#closed) {
-      this.#log(`sluice: the store is still over its size limit (${retention.maxBytes!.toLocaleString('en-US')} bytes) with every message it may prune gone: raise the limit, or clear what is kept`);
-    }
-    if (report.messages > 0) {
-      await this.#mergeIfDue();
-      await this.vacuum();
-    }
-    report.at = this.#o.clock.now();
-    report.tookMs = Date.now() - started;
-    this.#report(report);
     return report;
   }
 
