@@ -49,6 +49,15 @@ export interface PrunerOptions {
   mergeIndexes?: boolean;
 }
 
+/** Which limits a store is over, as a prune pass reads them (Pruner #over). */
+interface Limits {
+  ageUpToId: number;
+  budget: number;
+  overBytes: boolean;
+  maxId: number;
+  reason: PruneReport['reason'];
+}
+
 export class Pruner {
   readonly #o: PrunerOptions;
   readonly #log: (line: string) => void;
@@ -165,50 +174,56 @@ export class Pruner {
     if (!limits) return null;
     const started = Date.now();
     const report: PruneReport = { at: 0, messages: 0, deliveries: 0, attempts: 0, reason: limits.reason, keptPending: 0, tookMs: 0 };
-    let { budget, overBytes } = limits;
-    let failed = true;
+    const done = () => {
+      report.at = this.#o.clock.now();
+      report.tookMs = Date.now() - started;
+      this.#report(report);
+    };
     try {
-      // Oldest first: everything up to the age limit's id, then on while the count or the size is over.
-      for (let afterId = 0; !this.#closed; ) {
-        const more = budget > 0 || overBytes;
-        const upToId = more ? limits.maxId : limits.ageUpToId;
-        if (upToId <= afterId) break;
-        const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
-        const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
-        if (!removed || removed.lastId === 0) break;
-        if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there
-        afterId = removed.lastId;
-        report.messages += removed.messages;
-        report.deliveries += removed.deliveries;
-        report.attempts += removed.attempts;
-        report.keptPending += removed.keptPending;
-        if (removed.keptPinned) report.keptPinned = (report.keptPinned ?? 0) + removed.keptPinned;
-        budget -= removed.messages;
-        this.#unmerged += removed.messages;
-        if (overBytes) {
-          // The indexes' pages count: what removed messages left in them is given back before more go.
-          if (this.#usedBytes() > retention.maxBytes!) await this.#mergeIfDue();
-          overBytes = this.#usedBytes() > retention.maxBytes!;
-        }
-      }
-      if (overBytes && !this.#closed) {
-        this.#log(`sluice: the store is still over its size limit (${retention.maxBytes!.toLocaleString('en-US')} bytes) with every message it may prune gone: raise the limit, or clear what is kept`);
-      }
-      if (report.messages > 0) {
-        await this.#mergeIfDue();
-        await this.vacuum();
-      }
-      failed = false;
-    } finally {
+      await this.#removeOver(retention, limits, report);
+    } catch (error) {
       // What went is reported even when a later slice, the merge or the vacuum failed (the caller logs
       // the failure): the pages showing those messages hear of it only here.
-      if (!failed || report.messages > 0) {
-        report.at = this.#o.clock.now();
-        report.tookMs = Date.now() - started;
-        this.#report(report);
+      if (report.messages > 0) done();
+      throw error;
+    }
+    done();
+    return report;
+  }
+
+  /** Removes what is over the limits, oldest first, adding it up in `report`; then merges the indexes when due, and vacuums. */
+  async #removeOver(retention: Retention, limits: Limits, report: PruneReport): Promise<void> {
+    let { budget, overBytes } = limits;
+    // Oldest first: everything up to the age limit's id, then on while the count or the size is over.
+    for (let afterId = 0; !this.#closed; ) {
+      const more = budget > 0 || overBytes;
+      const upToId = more ? limits.maxId : limits.ageUpToId;
+      if (upToId <= afterId) break;
+      const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
+      const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
+      if (!removed || removed.lastId === 0) break;
+      if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there
+      afterId = removed.lastId;
+      report.messages += removed.messages;
+      report.deliveries += removed.deliveries;
+      report.attempts += removed.attempts;
+      report.keptPending += removed.keptPending;
+      if (removed.keptPinned) report.keptPinned = (report.keptPinned ?? 0) + removed.keptPinned;
+      budget -= removed.messages;
+      this.#unmerged += removed.messages;
+      if (overBytes) {
+        // The indexes' pages count: what removed messages left in them is given back before more go.
+        if (this.#usedBytes() > retention.maxBytes!) await this.#mergeIfDue();
+        overBytes = this.#usedBytes() > retention.maxBytes!;
       }
     }
-    return report;
+    if (overBytes && !this.#closed) {
+      this.#log(`sluice: the store is still over its size limit (${retention.maxBytes!.toLocaleString('en-US')} bytes) with every message it may prune gone: raise the limit, or clear what is kept`);
+    }
+    if (report.messages > 0) {
+      await this.#mergeIfDue();
+      await this.vacuum();
+    }
   }
 
   /** Merges the search indexes once enough was removed from them since the last merge (MERGE_SHARE of what they hold). */
@@ -230,7 +245,7 @@ export class Pruner {
    * limit (a seek on the received_at index), how many messages are over the count (counted only when
    * the id range says it might be), and whether the pages in use are over the size. Null when within all.
    */
-  #over(retention: Retention): { ageUpToId: number; budget: number; overBytes: boolean; maxId: number; reason: PruneReport['reason'] } | null {
+  #over(retention: Retention): Limits | null {
     const one = (sql: string, ...params: number[]) => this.#number(sql, ...params);
     const maxId = one('SELECT coalesce(max(id), 0) FROM messages');
     if (maxId === 0) return null;

@@ -62,14 +62,12 @@ export function cancelDeliveries(p: OperationContext, ids: number[]): Promise<nu
   // Out of the ready queue first: none of them may start, nor be read again, while the cancel is
   // being written. (Should the write fail, they are still due in the store and the next refill reads them.)
   const settled = p.delivery.forget(ids);
-  return p.writer.write({ op: 'cancel', deliveryIds: ids, now: p.clock.now() }).then(
+  return p.writer.write({ op: 'cancel', deliveryIds: ids, now: p.clock.now() }).finally(settled).then(
     (outcome) => {
-      settled();
       if (outcome.changed > 0) p.announce(ids);
       return outcome.changed;
     },
     (error: unknown) => {
-      settled();
       p.delivery.kick(); // not cancelled: they are still due, read them again
       throw error;
     },

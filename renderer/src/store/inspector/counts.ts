@@ -27,9 +27,8 @@ export class Counts {
   #lastMs = 0;
   /** The newest id the counts shown hold (an answer's `newestId`, then each arrival added); null: add every arrival. */
   #through: number | null = null;
-  /** Ids stored while a count is asked (each event's ids, oldest first), added to its answer above its `newestId`. */
-  #whileAsking: (readonly number[])[] = [];
-  #asking = false;
+  /** While a count is asked (null: none is): the ids stored meanwhile (each event's), added to its answer above its `newestId`. */
+  #whileAsking: (readonly number[])[] | null = null;
 
   constructor(api: RelayApi, store: InspectorStore, env: Environment) {
     this.#api = api;
@@ -45,15 +44,13 @@ export class Counts {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     const asked = ++this.#asked;
-    if (!this.#asking) this.#whileAsking = [];
-    this.#asking = true;
+    this.#whileAsking ??= [];
     this.#store.setState(fresh ? { counting: true, counts: null } : { counting: true });
     const started = Date.now();
     const result = await this.#api.invoke('messages.count', listQuery(this.#store.getState().filters, this.#env.now()));
     if (asked !== this.#asked) return;
-    this.#asking = false;
-    const arrivals = this.#whileAsking;
-    this.#whileAsking = [];
+    const arrivals = this.#whileAsking ?? [];
+    this.#whileAsking = null;
     this.#lastMs = Date.now() - started;
     if (result.ok) {
       const { total, matching, newestId } = result.value;
@@ -75,7 +72,7 @@ export class Counts {
 
   /** Messages were stored (their ids, oldest first): the total grows at once by those the counts do not hold, a recount follows. */
   arrived(ids: readonly number[]): void {
-    if (this.#asking) this.#whileAsking.push(ids);
+    this.#whileAsking?.push(ids);
     const { counts, filters } = this.#store.getState();
     if (counts) {
       const through = this.#through;
@@ -95,10 +92,9 @@ export class Counts {
    */
   removed(): void {
     this.#through = null;
-    if (this.#asking) {
+    if (this.#whileAsking) {
       this.#asked++;
-      this.#asking = false;
-      this.#whileAsking = [];
+      this.#whileAsking = null;
       this.#store.setState({ counting: false });
     }
     this.later();
