@@ -278,17 +278,27 @@ export class Pruner {
     return Number(row ? (Object.values(row)[0] ?? 0) : 0);
   }
 
+  /**
+   * Tells what a pass removed (the log line, `storage.pruned`), then records it as the last prune. The
+   * pages showing those messages hear of the removal only here, so they are told first: a record that
+   * cannot be saved (a full disk) is logged, not thrown over the removal or over the pass's own error.
+   */
   #report(report: PruneReport): void {
-    this.#saveSetting(LAST_PRUNE, report);
-    this.#saveSetting(UNMERGED, this.#unmerged);
-    if (report.messages === 0 && report.keptPending === 0) return;
-    const why = { maxAgeDays: 'older than the retention', maxMessages: 'over the message limit', maxBytes: 'over the size limit', clear: 'cleared' }[report.reason];
-    const kept = report.keptPending > 0 ? `; kept ${report.keptPending.toLocaleString('en-US')} whose delivery is still pending or retrying` : '';
-    this.#log(
-      `sluice: removed ${report.messages.toLocaleString('en-US')} messages (${why}) with ${report.deliveries.toLocaleString('en-US')} deliveries and ` +
-        `${report.attempts.toLocaleString('en-US')} attempts in ${(report.tookMs / 1000).toFixed(1)} s${kept}`,
-    );
-    this.#o.bus.emit('storage.pruned', report);
+    if (report.messages > 0 || report.keptPending > 0) {
+      const why = { maxAgeDays: 'older than the retention', maxMessages: 'over the message limit', maxBytes: 'over the size limit', clear: 'cleared' }[report.reason];
+      const kept = report.keptPending > 0 ? `; kept ${report.keptPending.toLocaleString('en-US')} whose delivery is still pending or retrying` : '';
+      this.#log(
+        `sluice: removed ${report.messages.toLocaleString('en-US')} messages (${why}) with ${report.deliveries.toLocaleString('en-US')} deliveries and ` +
+          `${report.attempts.toLocaleString('en-US')} attempts in ${(report.tookMs / 1000).toFixed(1)} s${kept}`,
+      );
+      this.#o.bus.emit('storage.pruned', report);
+    }
+    try {
+      this.#saveSetting(LAST_PRUNE, report);
+      this.#saveSetting(UNMERGED, this.#unmerged);
+    } catch (error) {
+      this.#log(`sluice: could not record the last prune in the store (the removal above stands): ${(error as Error).message}`);
+    }
   }
 
   #save(retention: Retention, from: Source): void {

@@ -1,7 +1,8 @@
 // A prune or a clear whose search-index merge fails after messages went is still reported
 // (`storage.pruned`): the pages showing those messages — their rows, the stream footer's counts, which
 // add arrivals without recounting — hear of a removal only there. Real SQLite store and writer thread;
-// the writer fails its merges, as a full disk or an I/O error would.
+// the writer fails its merges, as a full disk or an I/O error would. And a prune whose record (the
+// settings' last prune) cannot be saved is still reported, the failure logged beside it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -63,4 +64,43 @@ it('reports what a prune and a clear removed when the merge after them fails', a
   await expect(pruner.cleared({ messages: removed!.messages, deliveries: 0, attempts: 0 }, 1)).rejects.toThrow('disk I/O error');
   expect(reports.at(-1)).toMatchObject({ reason: 'clear', messages: 1000 });
   expect(reports).toHaveLength(2);
+});
+
+it('reports a prune whose record cannot be saved, and logs why the record is missing', async () => {
+  const dir = tempDir();
+  const db = openDatabase(dir);
+  const web = new SourcesRepo(db).upsert({ name: 'web', writeKey: 'wk_web', kind: 'web' }, 0);
+  const writer = new StoreWriter(path.join(dir, DATABASE_FILE), () => {});
+  writer.setWriteKeys([['wk_web', web.id]]);
+  writer.setRoutes([]);
+  const bus = new EventBus();
+  const reports: PruneReport[] = [];
+  bus.on('storage.pruned', (report) => reports.push(report));
+  const logged: string[] = [];
+  const pruner = new Pruner({ db, writer, bus, clock: { now: () => Date.now() }, configured: { maxAgeDays: null, maxMessages: 1000, maxBytes: null }, log: (line) => logged.push(line) });
+  cleanups.push(async () => {
+    await pruner.close();
+    await writer.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  for (let n = 0; n < 6; n++) {
+    const batch = Array.from({ length: 175 }, (_, i) => ({ type: 'track', userId: 'u', event: `E ${n * 175 + i}` }));
+    await writer.submit({ body: Buffer.from(JSON.stringify({ batch })), sourceId: web.id, endpoint: 'batch', singleType: null, receivedAt: Date.now(), ip: null });
+  }
+  // The store refuses the record as a full disk would (the settings table only: the messages can still go).
+  for (const when of ['INSERT', 'UPDATE']) {
+    db.exec(`CREATE TRIGGER refuse_prune_record_${when} BEFORE ${when} ON settings WHEN NEW.key = 'retention.lastPrune'
+      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+  }
+
+  const report = await pruner.run();
+  expect(report).toMatchObject({ reason: 'maxMessages', messages: 50 });
+  expect(reports).toEqual([expect.objectContaining({ reason: 'maxMessages', messages: 50 })]);
+  expect((db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n).toBe(1000);
+  expect(logged).toEqual([
+    expect.stringMatching(/^sluice: removed 50 messages \(over the message limit\)/),
+    'sluice: could not record the last prune in the store (the removal above stands): database or disk is full',
+  ]);
+  expect(pruner.lastPrune()).toBeNull();
 });
