@@ -56,6 +56,8 @@ export class AudienceService {
   readonly #lastError = new Map<number, string>();
   readonly #failedUntil = new Map<number, number>();
   #closed = false;
+  #audiences = false;
+  #audiencesAskedAt = -Infinity;
   readonly #off: () => void;
 
   constructor(options: AudienceServiceOptions) {
@@ -64,13 +66,28 @@ export class AudienceService {
     this.repo = new AudiencesRepo(options.db);
     // Keep the profiles folded as messages arrive, so a sync or preview only folds the last few.
     this.#off = options.bus.on('messages.stored', () => {
-      if (this.#foldTimer === undefined && !this.#closed && this.repo.count() > 0) {
+      if (this.#foldTimer === undefined && !this.#closed && this.#anyAudience()) {
         this.#foldTimer = setTimeout(() => {
           this.#foldTimer = undefined;
           this.#catchUp().catch(() => {}); // a sync or preview folds anyway
         }, FOLD_DEBOUNCE_MS).unref();
       }
     });
+  }
+
+  /**
+   * Whether any audience exists, asked of the store at most once per FOLD_DEBOUNCE_MS: messages.stored
+   * comes with every group commit, on the thread that answers ingestion, and most stores have none. An
+   * answer up to that old only delays the first background fold of a new audience (a sync or a
+   * preview folds anyway), or starts one with nothing to fold.
+   */
+  #anyAudience(): boolean {
+    const now = performance.now();
+    if (now - this.#audiencesAskedAt >= FOLD_DEBOUNCE_MS) {
+      this.#audiences = this.repo.count() > 0;
+      this.#audiencesAskedAt = now;
+    }
+    return this.#audiences;
   }
 
   /** Starts the scheduler (call once the writer is up). */
