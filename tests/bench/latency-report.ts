@@ -1,5 +1,6 @@
 // The latency benchmark's figures and how they are shown (latency.bench.ts): each measure's
 // p50/p95/p99, the ratios of one relay's over another's, and the table printed per scenario.
+import type { CpuSplit } from './cpu-split.ts';
 
 export const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -40,11 +41,20 @@ type Measured = Record<(typeof RATIO_KEYS)[number], Summary> & {
     perSecond: number;
     perStream: Record<string, number>;
     cpuMicrosPerEvent: Record<string, number>;
+    cpuSplits: Record<string, CpuSplit | null>;
     skipped: number | undefined;
     failed: number | undefined;
     unanswered: number | undefined;
   } | null;
 };
+
+/** Per stream: this process's CPU per event by thread kind, and how busy the machine was (cpu-split.ts). */
+function splits(all: Record<string, CpuSplit | null>): string {
+  const known = Object.values(all).filter((s): s is CpuSplit => s !== null);
+  if (known.length === 0) return '';
+  const list = (pick: (s: CpuSplit) => number) => known.map(pick).join(', ');
+  return `; of which main thread ${list((s) => s.main)}, worker threads ${list((s) => s.workers)}, V8's helpers ${list((s) => s.v8Helpers)} µs; machine busy ${list((s) => Math.round(s.machineBusy * 100))} %`;
+}
 
 /** One scenario's table: each measure for Sluice beside the floors, the HTTP API's reads, then each one's backlog and load. */
 export function printScenario(
@@ -64,7 +74,7 @@ export function printScenario(
     const bg = m.background;
     const load = bg
       ? `; load took ${bg.perSecond}/s (fanOut, waitHttp, waitTesting: ${Object.values(bg.perStream).join(', ')}/s; this process's CPU ${Object.values(bg.cpuMicrosPerEvent).join(', ')} µs per event), ` +
-        `${bg.skipped} skipped, ${bg.failed} failed, ${bg.unanswered} unanswered`
+        `${bg.skipped} skipped, ${bg.failed} failed, ${bg.unanswered} unanswered${splits(bg.cpuSplits)}`
       : '';
     console.log(`    ${`${who}:`.padEnd(17)} backlog at the end ${backlogAtEnd} (${left} left after ${drainedMs} ms; failed attempts ${failedAttempts ?? '-'})${load}`);
   }

@@ -27,6 +27,7 @@ import { Pool } from 'undici';
 import { startSluice } from '../../electron/testing/index.ts';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { indexCaughtUp } from '../helpers/search-index.ts';
+import { cpuSnapshot, cpuSplit, type CpuSplit } from './cpu-split.ts';
 import { KINDS, now, startLoad, startReceiver, type Kind, type Receiver } from './latency-processes.ts';
 import { printScenario, ratios, round1, summary } from './latency-report.ts';
 import { config, floorTarget, neverOn, sluiceTarget, storedIn, type Target, type TargetOptions } from './latency-targets.ts';
@@ -195,15 +196,19 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     // And this process's CPU (the relay or floor with every thread, the probes, the pending waits) per event it took.
     const achieved: Record<string, number> = {};
     const cpuMicrosPerEvent: Record<string, number> = {};
+    const cpuSplits: Record<string, CpuSplit | null> = {};
     const during = async <T,>(name: string, stream: () => Promise<T>): Promise<T> => {
       const before = await load?.mark();
       const cpu = process.cpuUsage();
+      const snapshot = cpuSnapshot();
       const result = await stream();
       const { user, system } = process.cpuUsage(cpu);
+      const snapshotAfter = cpuSnapshot();
       const after = await load?.mark();
       if (before && after) {
         achieved[name] = Math.round((after.accepted - before.accepted) / ((after.at - before.at) / 1000));
         cpuMicrosPerEvent[name] = Math.round((user + system) / Math.max(1, after.accepted - before.accepted));
+        cpuSplits[name] = cpuSplit(snapshot, snapshotAfter, after.accepted - before.accepted);
       }
       return result;
     };
@@ -217,7 +222,7 @@ async function measure(make: () => Promise<Target>, receiver: Receiver, tag: str
     const drainStarted = performance.now();
     while (target.backlog() > 0 && performance.now() - drainStarted < DRAIN_MS) await sleep(250);
     const drain = { backlogAtEnd, drainedMs: Math.round(performance.now() - drainStarted), left: target.backlog(), failedAttempts: target.failedAttempts() };
-    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, cpuMicrosPerEvent, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
+    return { storedAtStart, storedAtEnd, pendingWaits: PENDING, reads, ...fanOut, waitHttp, waitTesting, drain, background: background && { perSecond: Math.round(background.perSecond!), perStream: achieved, cpuMicrosPerEvent, cpuSplits, skipped: background.skipped, failed: background.failed, unanswered: background.unanswered } };
   } finally {
     release();
     await target.close();
