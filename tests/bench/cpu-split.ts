@@ -50,13 +50,21 @@ export function cpuSnapshot(): CpuSnapshot | null {
   return { threads, machine };
 }
 
+/** Node's own threads besides V8's: libuv's pool, the platform's delayed tasks, the signal watcher. */
+const NODE_THREADS = ['libuv-worker', 'DelayedTaskSche', 'SignalInspector'];
+
+/**
+ * By exclusion: every thread that is not the main thread, V8's or Node's own is a worker thread (named
+ * "WorkerThread", or what a Worker's `name` option said).
+ */
 function kind(name: string, tid: string): keyof Omit<CpuSplit, 'machineBusy'> {
   if (tid === String(process.pid)) return 'main';
-  if (name === 'WorkerThread') return 'workers';
   if (name.startsWith('V8Worker') || name.startsWith('v8:')) return 'v8Helpers';
-  return 'other';
+  if (NODE_THREADS.includes(name)) return 'other';
+  return 'workers';
 }
 
+/** Between two snapshots: a thread that ended between them is not counted (its time left with it). */
 export function cpuSplit(before: CpuSnapshot | null, after: CpuSnapshot | null, events: number): CpuSplit | null {
   if (!before || !after || events <= 0) return null;
   const split = { main: 0, workers: 0, v8Helpers: 0, other: 0 };

@@ -79,7 +79,7 @@ export class AudienceService {
    * Whether any audience exists, asked of the store at most once per FOLD_DEBOUNCE_MS: messages.stored
    * comes with every group commit, on the thread that answers ingestion, and most stores have none. An
    * answer up to that old only delays the first background fold of a new audience (a sync or a
-   * preview folds anyway), or starts one with nothing to fold.
+   * preview folds anyway, and saving one sets the answer at once), or starts one with nothing to fold.
    */
   #anyAudience(): boolean {
     const now = performance.now();
@@ -261,6 +261,7 @@ export class AudienceService {
       now,
     });
     if (outcome.op !== 'audience.save') throw unexpected(outcome);
+    this.#audiences = true; // the next messages fold for it, whenever the store was last asked
     this.#o.bus.emit('audiences.changed', { audienceId: outcome.audienceId, reason: 'saved' });
     this.#arm();
     return this.view(outcome.audienceId);

@@ -293,11 +293,17 @@ export class Pruner {
       );
       this.#o.bus.emit('storage.pruned', report);
     }
-    try {
-      this.#saveSetting(LAST_PRUNE, report);
-      this.#saveSetting(UNMERGED, this.#unmerged);
-    } catch (error) {
-      this.#log(`sluice: could not record the last prune in the store (the removal above stands): ${(error as Error).message}`);
+    // The count of removals the search indexes still hold decides their next merge, after a restart too:
+    // saved first, and apart from the record, which only the settings page shows.
+    for (const [key, value, what] of [
+      [UNMERGED, this.#unmerged, 'the removals the search indexes still hold'],
+      [LAST_PRUNE, report, 'the last prune'],
+    ] as const) {
+      try {
+        this.#saveSetting(key, value);
+      } catch (error) {
+        this.#log(`sluice: could not save ${what} in the store; what was removed stays removed: ${(error as Error).message}`);
+      }
     }
   }
 

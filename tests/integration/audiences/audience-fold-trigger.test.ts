@@ -14,7 +14,7 @@ afterEach(async () => {
   core = undefined;
 });
 
-it('asks whether any audience exists once for a burst of commits, and still folds for one made later', async () => {
+it('asks whether any audience exists once a second, not at each commit, and folds for one made later', async () => {
   core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } } as never);
   core.writeKey = 'wk_web';
   const repo = core.audiences.repo;
@@ -24,17 +24,21 @@ it('asks whether any audience exists once for a burst of commits, and still fold
   const stored: unknown[] = [];
   core.bus.on('messages.stored', (event) => void stored.push(event));
 
-  // Twenty requests, each its own commit (sent one after another, each answered once stored).
+  // Twenty requests, each its own commit (sent one after another, each answered once stored): one ask
+  // per second they took at most (on a loaded machine they may take more than one).
+  const started = performance.now();
   for (let i = 0; i < 20; i++) expect((await post(core, '/v1/track', { type: 'track', userId: `u${i}`, event: 'Opened' })).status).toBe(200);
+  const tookMs = performance.now() - started;
   expect(stored.length).toBeGreaterThanOrEqual(20);
-  expect(asked).toBe(1);
+  expect(asked).toBeGreaterThanOrEqual(1);
+  expect(asked).toBeLessThanOrEqual(1 + Math.floor(tookMs / 1_000));
 
-  // An audience made now is folded for in the background after the next messages (a second later at most).
+  // An audience made now is folded for in the background after the next message, with no second wait for
+  // the store to be asked again (the save tells the service).
   const sourceId = core.sources.byName('web')!.id;
   await core.audiences.save({ sourceId, name: 'Pro', rule: { match: 'all', conditions: [{ kind: 'trait', trait: 'plan', operator: 'equals', value: 'pro' }] }, intervalSeconds: 3600 });
   const store = new DatabaseSync(path.join(core.dataDir, DATABASE_FILE), { readOnly: true });
   const folded = () => Number((store.prepare("SELECT value FROM settings WHERE key = 'profiles.folded_through'").get() as { value: string } | undefined)?.value ?? 0);
-  await new Promise((resolve) => setTimeout(resolve, 1_100));
   expect((await post(core, '/v1/identify', { type: 'identify', userId: 'ada', traits: { plan: 'pro' } })).status).toBe(200);
   const newest = Number((store.prepare('SELECT max(id) AS id FROM messages').get() as { id: number }).id);
   try {
@@ -42,5 +46,4 @@ it('asks whether any audience exists once for a burst of commits, and still fold
   } finally {
     store.close();
   }
-  expect(asked).toBe(2);
 });

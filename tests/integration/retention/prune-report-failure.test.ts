@@ -2,7 +2,8 @@
 // (`storage.pruned`): the pages showing those messages — their rows, the stream footer's counts, which
 // add arrivals without recounting — hear of a removal only there. Real SQLite store and writer thread;
 // the writer fails its merges, as a full disk or an I/O error would. And a prune whose record (the
-// settings' last prune) cannot be saved is still reported, the failure logged beside it.
+// settings' last prune) cannot be saved is still reported, the failure logged beside it, and the count
+// of removals the indexes still hold is saved all the same.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -88,6 +89,7 @@ it('reports a prune whose record cannot be saved, and logs why the record is mis
     const batch = Array.from({ length: 175 }, (_, i) => ({ type: 'track', userId: 'u', event: `E ${n * 175 + i}` }));
     await writer.submit({ body: Buffer.from(JSON.stringify({ batch })), sourceId: web.id, endpoint: 'batch', singleType: null, receivedAt: Date.now(), ip: null });
   }
+  await indexCaughtUp(dir); // the indexes hold them all: removing 50 makes no merge due, the 50 are counted
   // The store refuses the record as a full disk would (the settings table only: the messages can still go).
   for (const when of ['INSERT', 'UPDATE']) {
     db.exec(`CREATE TRIGGER refuse_prune_record_${when} BEFORE ${when} ON settings WHEN NEW.key = 'retention.lastPrune'
@@ -100,7 +102,9 @@ it('reports a prune whose record cannot be saved, and logs why the record is mis
   expect((db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n).toBe(1000);
   expect(logged).toEqual([
     expect.stringMatching(/^sluice: removed 50 messages \(over the message limit\)/),
-    'sluice: could not record the last prune in the store (the removal above stands): database or disk is full',
+    'sluice: could not save the last prune in the store; what was removed stays removed: database or disk is full',
   ]);
   expect(pruner.lastPrune()).toBeNull();
+  // The removals the indexes still hold are saved all the same: they decide the next merge, after a restart too.
+  expect(db.prepare("SELECT value FROM settings WHERE key = 'retention.unmergedRemovals'").get()).toEqual({ value: '50' });
 });
