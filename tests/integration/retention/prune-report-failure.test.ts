@@ -30,11 +30,15 @@ class FailingMerges extends StoreWriter {
   }
 }
 
-it('reports what a prune and a clear removed when the merge after them fails', async () => {
+/**
+ * A store of `batches` × `size` messages (indexed for search) in a fresh folder, its real writer (or
+ * `Writer`), and a pruner that keeps 1,000 messages, whose reports and log lines are collected.
+ */
+async function setup(Writer: typeof StoreWriter, batches: number, size: number) {
   const dir = tempDir();
   const db = openDatabase(dir);
   const web = new SourcesRepo(db).upsert({ name: 'web', writeKey: 'wk_web', kind: 'web' }, 0);
-  const writer = new FailingMerges(path.join(dir, DATABASE_FILE), () => {});
+  const writer = new Writer(path.join(dir, DATABASE_FILE), () => {});
   writer.setWriteKeys([['wk_web', web.id]]);
   writer.setRoutes([]);
   const bus = new EventBus();
@@ -48,11 +52,17 @@ it('reports what a prune and a clear removed when the merge after them fails', a
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  for (let n = 0; n < 7; n++) {
-    const batch = Array.from({ length: 200 }, (_, i) => ({ type: 'track', userId: 'u', event: `E ${n * 200 + i}` }));
+  for (let n = 0; n < batches; n++) {
+    const batch = Array.from({ length: size }, (_, i) => ({ type: 'track', userId: 'u', event: `E ${n * size + i}` }));
     await writer.submit({ body: Buffer.from(JSON.stringify({ batch })), sourceId: web.id, endpoint: 'batch', singleType: null, receivedAt: Date.now(), ip: null });
   }
-  await indexCaughtUp(dir); // the indexes hold them: removing 400 of 1,400 makes a merge due
+  await indexCaughtUp(dir);
+  return { db, writer, pruner, reports, logged };
+}
+
+it('reports what a prune and a clear removed when the merge after them fails', async () => {
+  // The indexes hold 1,400: removing 400 makes a merge due.
+  const { db, writer, pruner, reports, logged } = await setup(FailingMerges, 7, 200);
 
   // 400 went over the limit of 1,000; the merge that follows fails, and so does the pass.
   await expect(pruner.run()).rejects.toThrow('disk I/O error');
@@ -68,28 +78,8 @@ it('reports what a prune and a clear removed when the merge after them fails', a
 });
 
 it('reports a prune whose record cannot be saved, and logs why the record is missing', async () => {
-  const dir = tempDir();
-  const db = openDatabase(dir);
-  const web = new SourcesRepo(db).upsert({ name: 'web', writeKey: 'wk_web', kind: 'web' }, 0);
-  const writer = new StoreWriter(path.join(dir, DATABASE_FILE), () => {});
-  writer.setWriteKeys([['wk_web', web.id]]);
-  writer.setRoutes([]);
-  const bus = new EventBus();
-  const reports: PruneReport[] = [];
-  bus.on('storage.pruned', (report) => reports.push(report));
-  const logged: string[] = [];
-  const pruner = new Pruner({ db, writer, bus, clock: { now: () => Date.now() }, configured: { maxAgeDays: null, maxMessages: 1000, maxBytes: null }, log: (line) => logged.push(line) });
-  cleanups.push(async () => {
-    await pruner.close();
-    await writer.close();
-    db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  for (let n = 0; n < 6; n++) {
-    const batch = Array.from({ length: 175 }, (_, i) => ({ type: 'track', userId: 'u', event: `E ${n * 175 + i}` }));
-    await writer.submit({ body: Buffer.from(JSON.stringify({ batch })), sourceId: web.id, endpoint: 'batch', singleType: null, receivedAt: Date.now(), ip: null });
-  }
-  await indexCaughtUp(dir); // the indexes hold them all: removing 50 makes no merge due, the 50 are counted
+  // The indexes hold 1,050: removing 50 makes no merge due, and the 50 are counted.
+  const { db, pruner, reports, logged } = await setup(StoreWriter, 6, 175);
   // The store refuses the record as a full disk would (the settings table only: the messages can still go).
   for (const when of ['INSERT', 'UPDATE']) {
     db.exec(`CREATE TRIGGER refuse_prune_record_${when} BEFORE ${when} ON settings WHEN NEW.key = 'retention.lastPrune'
