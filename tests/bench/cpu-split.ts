@@ -43,9 +43,11 @@ export function cpuSnapshot(): CpuSnapshot | null {
   for (const tid of fs.readdirSync('/proc/self/task')) {
     const text = read(`/proc/self/task/${tid}/stat`);
     if (text === null) continue;
-    // After "(comm) ": state is field 3, utime and stime fields 14 and 15.
-    const after = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    threads.set(tid, { name: (read(`/proc/self/task/${tid}/comm`) ?? '').trim(), ticks: Number(after[11]) + Number(after[12]) });
+    // "tid (comm) state …": the name is between the parentheses (it may hold some itself: up to the
+    // last); after it, state is field 3, utime and stime fields 14 and 15.
+    const close = text.lastIndexOf(')');
+    const after = text.slice(close + 2).split(' ');
+    threads.set(tid, { name: text.slice(text.indexOf('(') + 1, close), ticks: Number(after[11]) + Number(after[12]) });
   }
   return { threads, machine };
 }

@@ -295,15 +295,16 @@ export class Pruner {
     }
     // The count of removals the search indexes still hold decides their next merge, after a restart too:
     // saved first, and apart from the record, which only the settings page shows.
-    for (const [key, value, what] of [
-      [UNMERGED, this.#unmerged, 'the removals the search indexes still hold'],
-      [LAST_PRUNE, report, 'the last prune'],
-    ] as const) {
-      try {
-        this.#saveSetting(key, value);
-      } catch (error) {
-        this.#log(`sluice: could not save ${what} in the store; what was removed stays removed: ${(error as Error).message}`);
-      }
+    this.#saveOrLog(UNMERGED, this.#unmerged, 'the removals the search indexes still hold');
+    this.#saveOrLog(LAST_PRUNE, report, 'the last prune');
+  }
+
+  /** Saves a setting after a removal; one the store refuses (a full disk) is logged: the removal stands. */
+  #saveOrLog(key: string, value: unknown, what: string): void {
+    try {
+      this.#saveSetting(key, value);
+    } catch (error) {
+      this.#log(`sluice: could not save ${what} in the store; what was removed stays removed: ${(error as Error).message}`);
     }
   }
 
