@@ -127,7 +127,7 @@ const merging = () => mergeDue > 0 && performance.now() - mergeDue < MERGE_IDLE_
 let lastIngest = -Infinity;
 /** Indexing for search runs between group commits (writer/index-scheduler.ts); null when turned off. */
 const indexer = searchIndex ? new IndexScheduler(searchIndexer(db).step, () => scheduled || merging()) : null;
-indexer?.committed(); // what an earlier run left unindexed, or a store from before the index
+indexer?.backlog(); // what an earlier run left unindexed, or a store from before the index
 
 function send(message: FromWriter): void {
   port.postMessage(message);
@@ -226,13 +226,19 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
     hours.write();
     db.exec('COMMIT');
     if (batch.length > 0) lastIngest = performance.now();
-    indexer?.committed();
     const committed: (CommittedRequest & { jobId: number })[] = [];
     const failures: UnitFailure[] = [];
+    // The messages stored, for the indexer: a write other than a request may store some too (an audience's sync).
+    let messagesStored = ops.length;
     for (const { id, unit } of jobs) {
-      if (unit.ok) committed.push({ jobId: id, ...unit.value });
-      else failures.push({ kind: 'job', id, message: unit.error });
+      if (!unit.ok) {
+        failures.push({ kind: 'job', id, message: unit.error });
+        continue;
+      }
+      committed.push({ jobId: id, ...unit.value });
+      messagesStored += unit.value.ids.length + (unit.value.generatedIds?.length ?? 0);
     }
+    indexer?.committed(messagesStored);
     const resultIds: number[] = [];
     for (const { id, unit } of stored) {
       if (unit.ok) resultIds.push(id);

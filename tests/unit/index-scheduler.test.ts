@@ -1,8 +1,9 @@
 // When the writer thread indexes for search (writer/index-scheduler.ts): slice after slice until
 // nothing is left, never while a group commit waits, a failure logged once and retried; under load,
-// slices kept as short as LOADED_SLICE_MS.
-import { expect, it } from 'vitest';
-import { FIRST_LOADED_SLICE, IndexScheduler, LOADED_SLICE_MS, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
+// slices kept as short as LOADED_SLICE_MS; new messages gathered into one slice (INDEX_BATCH of them, or
+// the first INDEX_DELAY_MS old), not a slice per commit.
+import { expect, it, vi } from 'vitest';
+import { FIRST_LOADED_SLICE, INDEX_BATCH, INDEX_DELAY_MS, IndexScheduler, LOADED_SLICE_MS, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
 
 const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,14 +13,14 @@ it('indexes slice after slice until nothing is left, then waits for the next com
   // The clock: the commit long past by the time the slices run (the thread idle: whole slices, no rest).
   let clock = 0;
   const scheduler = new IndexScheduler((limit) => (limits.push(limit), --left > 0 ? limit : 0), () => false, undefined, () => clock);
-  scheduler.committed();
+  scheduler.backlog();
   clock = 1_000;
   await settle();
   expect(limits).toEqual([SLICE, SLICE, SLICE]);
   await settle();
   expect(limits).toHaveLength(3); // nothing left: no more slices until something is committed
   left = 1;
-  scheduler.committed();
+  scheduler.committed(INDEX_BATCH);
   clock = 2_000;
   await settle();
   expect(limits).toHaveLength(4);
@@ -38,7 +39,7 @@ it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole sli
     return limit;
   }, () => false, undefined, () => clock);
   // Commits keep coming (each at the clock's time): the thread is under load.
-  const commits = setInterval(() => scheduler.committed(), 2);
+  const commits = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
   await settle(400);
   clearInterval(commits);
   const steady = Math.round(LOADED_SLICE_MS / PER_MESSAGE_MS);
@@ -54,7 +55,7 @@ it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole sli
   expect(limits.slice(before + 1)).toEqual(limits.slice(before + 1).map(() => SLICE));
   // Commits again: the burst's first slice is small again (the pace may have changed while idle), then 3 ms' worth.
   const idle = limits.length;
-  const again = setInterval(() => scheduler.committed(), 2);
+  const again = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
   await settle(200);
   clearInterval(again);
   scheduler.stop();
@@ -70,7 +71,7 @@ it('waits while a group commit is pending, and stops for good', async () => {
   let busy = true;
   let steps = 0;
   const scheduler = new IndexScheduler(() => (steps++, 1), () => busy);
-  scheduler.committed();
+  scheduler.committed(INDEX_BATCH);
   await settle();
   expect(steps).toBe(0);
   busy = false;
@@ -78,7 +79,7 @@ it('waits while a group commit is pending, and stops for good', async () => {
   expect(steps).toBeGreaterThan(0);
   scheduler.stop();
   const stoppedAt = steps;
-  scheduler.committed();
+  scheduler.committed(INDEX_BATCH);
   await settle();
   expect(steps).toBe(stoppedAt);
 });
@@ -90,9 +91,67 @@ it('logs a failing slice once and retries later, not in a loop', async () => {
     steps++;
     throw new Error('database or disk is full');
   }, () => false, (line) => lines.push(line));
-  scheduler.committed();
-  await settle(200);
+  scheduler.committed(INDEX_BATCH);
+  await settle(100);
+  scheduler.committed(INDEX_BATCH); // commits meanwhile do not bring the next try forward
+  await settle(100);
   expect(steps).toBe(1);
   expect(lines).toEqual(['sluice: indexing for search failed (database or disk is full); retrying every 10 s']);
   scheduler.stop();
+});
+
+it('gathers new messages into one slice: INDEX_BATCH of them at once, fewer once the first has waited INDEX_DELAY_MS', () => {
+  vi.useFakeTimers();
+  try {
+    let clock = 0;
+    let unindexed = 0;
+    const slices: number[] = [];
+    const scheduler = new IndexScheduler((limit) => {
+      const n = Math.min(limit, unindexed);
+      unindexed -= n;
+      slices.push(n);
+      return n;
+    }, () => false, undefined, () => clock);
+    const tick = (ms: number) => {
+      clock += ms;
+      vi.advanceTimersByTime(ms);
+    };
+    const commit = (messages: number) => {
+      unindexed += messages;
+      scheduler.committed(messages);
+    };
+    // A test sending one message every 20 ms, and a results commit between them: no slice per commit.
+    for (let t = 20; t < INDEX_DELAY_MS; t += 20) {
+      commit(1);
+      scheduler.committed(0);
+      tick(20);
+    }
+    expect(slices).toEqual([]);
+    commit(1);
+    tick(20); // the first message has waited INDEX_DELAY_MS: all of them go in one slice
+    expect(slices).toEqual([INDEX_DELAY_MS / 20]);
+    expect(unindexed).toBe(0);
+    // Results alone (no message) start no slice, even once INDEX_DELAY_MS has passed.
+    scheduler.committed(0);
+    tick(INDEX_DELAY_MS * 2);
+    expect(slices).toHaveLength(1);
+    // A burst of INDEX_BATCH goes at once.
+    commit(INDEX_BATCH - 1);
+    tick(1);
+    expect(slices).toHaveLength(1);
+    commit(1);
+    tick(1);
+    expect(slices.slice(1).reduce((a, b) => a + b, 0)).toBe(INDEX_BATCH);
+    expect(unindexed).toBe(0);
+    // And one message after a long quiet waits its INDEX_DELAY_MS too.
+    const before = slices.length;
+    commit(1);
+    tick(INDEX_DELAY_MS - 1);
+    expect(slices).toHaveLength(before);
+    tick(1);
+    expect(slices).toEqual([...slices.slice(0, before), 1]);
+    scheduler.stop();
+  } finally {
+    vi.useRealTimers();
+  }
 });

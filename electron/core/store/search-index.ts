@@ -31,7 +31,7 @@ export function emptySearchIndexes(db: DatabaseSync): void {
 }
 
 interface SearchIndexer {
-  /** Indexes up to `limit` messages; how many it indexed (0: none was left). */
+  /** Indexes up to `limit` messages, the newest first; how many it indexed (fewer than `limit`: none is left). */
   step(limit: number): number;
 }
 
@@ -53,21 +53,23 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
     step(limit) {
       return transaction(db, () => {
         const { lo, hi } = indexedRange(db);
+        let indexed = 0;
         const above = newest.get(hi, limit) as { id: number | null; n: number };
         if (above.id !== null) {
           index.run(hi + 1, above.id);
           setHi.run(above.id);
-          return above.n;
+          indexed = above.n;
         }
-        if (lo <= 1) return 0;
-        const below = oldest.get(lo, limit) as { id: number | null; n: number };
+        // The rest of the slice, if any, goes to older messages: fewer than `limit` indexed means none is left.
+        if (indexed === limit || lo <= 1) return indexed;
+        const below = oldest.get(lo, limit - indexed) as { id: number | null; n: number };
         if (below.id === null) {
           setLo.run(1); // nothing older left: everything is indexed
-          return 0;
+          return indexed;
         }
         index.run(below.id, lo - 1);
         setLo.run(below.id);
-        return below.n;
+        return indexed + below.n;
       });
     },
   };

@@ -249,13 +249,15 @@ it('indexes a store that had messages before the index, newest first, while sear
   db.exec('UPDATE search_index SET lo = 301, hi = 300');
   expect(indexer.step(100)).toBe(100);
   expect(range(db)).toEqual({ lo: 201, hi: 300 });
-  add(30); // new ones go first
-  expect(indexer.step(100)).toBe(30); // the 30 new ones: fewer than the limit
-  expect(range(db)).toEqual({ lo: 201, hi: 330 });
+  add(30); // new ones go first, then older ones fill the slice
+  expect(indexer.step(100)).toBe(100); // the 30 new ones, and 70 older
+  expect(range(db)).toEqual({ lo: 131, hi: 330 });
   checkAll(repo, db);
-  while (indexer.step(100));
-  expect(range(db)).toEqual({ lo: 1, hi: 330 });
+  add(5);
+  expect(indexer.step(200)).toBe(135); // the 5 new ones and the last 130 older: fewer than the limit, none left
+  expect(range(db)).toEqual({ lo: 1, hi: 335 });
   checkAll(repo, db);
+  expect(indexer.step(100)).toBe(0);
 });
 
 it('refuses a search of more than 32 clauses, saying so', () => {
