@@ -110,6 +110,7 @@ export async function runSearchBench() {
       const countMs = round(performance.now() - countStarted);
       perQuery[query] = { p50: round(percentile(runs, 50)), p95: round(percentile(runs, 95)), max: round(runs.at(-1)!), rows, countMs, matching, unindexedMs: 0 };
     }
+    const slices = newMessagesBySlice(db);
     // Baseline: nothing indexed (every clause tested on the rows).
     db.exec('UPDATE search_index SET lo = (SELECT max(id) + 1 FROM messages), hi = (SELECT max(id) FROM messages)');
     for (const query of QUERIES) {
@@ -126,12 +127,57 @@ export async function runSearchBench() {
       overall: { p50: round(percentile(all, 50)), p95: round(percentile(all, 95)), max: round(all.at(-1)!) },
       targetP95Ms: 300,
       perQuery,
+      newMessagesBySlice: slices,
     };
     console.log(JSON.stringify(figures, null, 2));
     return figures;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * New messages indexed into the full store `per` at a time (a slice each, as the writer's indexer makes
+ * them: writer/index-scheduler.ts gathers new messages into slices of up to INDEX_BATCH), NEW_MESSAGES
+ * each way, alternated twice: the writer's time per message and its longest slice. FTS5 merges segments
+ * as they come, so what a slice costs depends on how many there are, not only on what it holds; the
+ * baseline is one message per slice (what a test that sends and waits made before the scheduler gathered them).
+ */
+function newMessagesBySlice(db: ReturnType<typeof openDatabase>) {
+  const SIZES = [1, 10, 50, 200];
+  const NEW_MESSAGES = Number(process.env.BENCH_SEARCH_NEW ?? 2_000);
+  const insert = db.prepare("INSERT INTO messages (source_id, message_id, type, status, user_id, event, received_at, raw) VALUES (1, ?, ?, 'accepted', ?, ?, ?, ?)");
+  const indexer = searchIndexer(db);
+  let n = MESSAGES;
+  const runs: Record<number, { ms: number; max: number }[]> = Object.fromEntries(SIZES.map((size) => [size, []]));
+  for (let round_ = 0; round_ < 2; round_++) {
+    for (const per of SIZES) {
+      let ms = 0;
+      let max = 0;
+      for (let done = 0; done < NEW_MESSAGES; done += per) {
+        db.exec('BEGIN');
+        for (let i = 0; i < per; i++, n++) {
+          const p = payload(n);
+          insert.run(`m${n}`, p.type, p.userId, p.event, Date.now(), p.raw);
+        }
+        db.exec('COMMIT');
+        const started = performance.now();
+        indexer.step(per);
+        const took = performance.now() - started;
+        ms += took;
+        max = Math.max(max, took);
+      }
+      runs[per]!.push({ ms, max });
+    }
+  }
+  const perMessage = (per: number) => runs[per]!.reduce((sum, r) => sum + r.ms, 0) / (2 * NEW_MESSAGES);
+  const figures = Object.fromEntries(SIZES.map((per) => [`per${per}`, {
+    msPerMessage: Math.round(perMessage(per) * 1000) / 1000,
+    longestSliceMs: round(Math.max(...runs[per]!.map((r) => r.max))),
+    baselineOverThis: round(perMessage(1) / perMessage(per)),
+  }]));
+  console.log(`  new messages indexed at ${MESSAGES.toLocaleString('en-US')} stored, ms of the writer per message by slice size: ${JSON.stringify(figures)}`);
+  return { messages: NEW_MESSAGES, rounds: 2, ...figures };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
