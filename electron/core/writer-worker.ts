@@ -228,8 +228,9 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
     if (batch.length > 0) lastIngest = performance.now();
     const committed: (CommittedRequest & { jobId: number })[] = [];
     const failures: UnitFailure[] = [];
-    // The messages stored, for the indexer: a write other than a request may store some too (an audience's sync).
-    let messagesStored = ops.length;
+    // The messages stored, for the indexer: the requests', and an audience sync's (the only other write that stores any).
+    let messagesStored = 0;
+    for (const { unit } of outcomes) if (unit.ok && unit.value.audience?.op === 'audience.sync') messagesStored += unit.value.audience.sync?.messageIds.length ?? 0;
     for (const { id, unit } of jobs) {
       if (!unit.ok) {
         failures.push({ kind: 'job', id, message: unit.error });

@@ -138,8 +138,8 @@ export async function runSearchBench() {
 
 /**
  * New messages indexed into the full store `per` at a time (a slice each, as the writer's indexer makes
- * them: writer/index-scheduler.ts gathers new messages into slices of up to INDEX_BATCH), NEW_MESSAGES
- * each way, alternated twice: the writer's time per message and its longest slice. FTS5 merges segments
+ * them: writer/index-scheduler.ts lets new messages gather until INDEX_BATCH wait), NEW_MESSAGES each
+ * way, the sizes in turn, twice: the writer's time per message and its longest slice. FTS5 merges segments
  * as they come, so what a slice costs depends on how many there are, not only on what it holds; the
  * baseline is one message per slice (what a test that sends and waits made before the scheduler gathered them).
  */

@@ -100,7 +100,7 @@ it('logs a failing slice once and retries later, not in a loop', async () => {
   scheduler.stop();
 });
 
-it('gathers new messages into one slice: INDEX_BATCH of them at once, fewer once the first has waited INDEX_DELAY_MS', () => {
+it('starts a slice once INDEX_BATCH new messages wait, or once the first has waited INDEX_DELAY_MS: not one per commit', () => {
   vi.useFakeTimers();
   try {
     let clock = 0;
@@ -135,13 +135,14 @@ it('gathers new messages into one slice: INDEX_BATCH of them at once, fewer once
     scheduler.committed(0);
     tick(INDEX_DELAY_MS * 2);
     expect(slices).toHaveLength(1);
-    // A burst of INDEX_BATCH goes at once.
+    // A burst of INDEX_BATCH starts at once (the thread is under load: a first slice of FIRST_LOADED_SLICE,
+    // then the rest, this clock's slices taking no time).
     commit(INDEX_BATCH - 1);
     tick(1);
     expect(slices).toHaveLength(1);
     commit(1);
     tick(1);
-    expect(slices.slice(1).reduce((a, b) => a + b, 0)).toBe(INDEX_BATCH);
+    expect(slices.slice(1)).toEqual([FIRST_LOADED_SLICE, INDEX_BATCH - FIRST_LOADED_SLICE]);
     expect(unindexed).toBe(0);
     // And one message after a long quiet waits its INDEX_DELAY_MS too.
     const before = slices.length;
@@ -150,6 +151,34 @@ it('gathers new messages into one slice: INDEX_BATCH of them at once, fewer once
     expect(slices).toHaveLength(before);
     tick(1);
     expect(slices).toEqual([...slices.slice(0, before), 1]);
+    scheduler.stop();
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('under load, new commits do not cut short the rest after a slice (indexing keeps to a tenth of the thread)', () => {
+  vi.useFakeTimers({ now: 0 });
+  try {
+    const slicesAt: number[] = [];
+    // Each slice takes 3 ms (the system time moves on, no timer fires meanwhile) and leaves more to do:
+    // a rest of 27 ms follows it.
+    const scheduler = new IndexScheduler((limit) => {
+      slicesAt.push(Date.now());
+      vi.setSystemTime(Date.now() + 3);
+      return limit;
+    }, () => false, undefined, () => Date.now());
+    scheduler.committed(INDEX_BATCH);
+    vi.advanceTimersByTime(1);
+    expect(slicesAt).toEqual([0]);
+    // Batches keep arriving during the rest (3 + 27 ms): none of them starts a slice before it ends.
+    for (let i = 0; i < 25; i++) {
+      scheduler.committed(INDEX_BATCH);
+      vi.advanceTimersByTime(1);
+    }
+    expect(slicesAt).toEqual([0]);
+    vi.advanceTimersByTime(5);
+    expect(slicesAt).toEqual([0, 30]);
     scheduler.stop();
   } finally {
     vi.useRealTimers();

@@ -68,7 +68,8 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
           return indexed;
         }
         index.run(below.id, lo - 1);
-        setLo.run(below.id);
+        // Fewer than asked for: none is older than these (the oldest may have been removed), everything is indexed.
+        setLo.run(below.n < limit - indexed ? 1 : below.id);
         return indexed + below.n;
       });
     },

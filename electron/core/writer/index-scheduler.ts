@@ -14,10 +14,11 @@
 // the first of them has waited INDEX_DELAY_MS (a search reads what is not indexed yet from the messages
 // themselves, so nothing is missed meanwhile). Every slice is a new segment of each FTS5 index, and
 // FTS5 merges its segments as they come (64 leaf pages of merging per level for every 64 pages written,
-// a whole common word's list at a time): at 1,000,000 stored, indexing 2,000 messages one per slice
-// took 2,422 ms of the thread, up to 63 ms at once, in the way of the requests behind it; 50 per slice,
-// 112 ms; 500 per slice, 41 ms (measured on a copy of the benchmark's store). A test that sends and
-// waits one message at a time made a slice of each.
+// a whole common word's list at a time): at 1,000,000 stored, indexed one a slice, new messages cost the
+// thread 1.26 ms each and up to 80 ms at once, in the way of the requests behind it; 50 a slice 0.06 ms,
+// 200 a slice 0.043 ms (the search benchmark's newMessagesBySlice). A test that sends and waits one
+// message at a time made a slice of each. Under load a slice still holds about LOADED_SLICE_MS' worth:
+// 200 that arrive together may take two.
 export const SLICE = 500;
 /** Under load, the fewest messages a slice indexes: each slice is a transaction and a new segment of each index. */
 export const MIN_SLICE = 25;

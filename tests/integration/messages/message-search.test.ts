@@ -260,6 +260,17 @@ it('indexes a store that had messages before the index, newest first, while sear
   expect(indexer.step(100)).toBe(0);
 });
 
+it('a store from before the index whose oldest messages were removed is indexed to its end in one short slice', () => {
+  const { db, repo, indexer, add } = store();
+  add(300);
+  db.exec('UPDATE search_index SET lo = 301, hi = 300');
+  db.exec('DELETE FROM messages WHERE id <= 3'); // retention took the oldest before the index reached them
+  expect(indexer.step(500)).toBe(297);
+  // Short of its limit: nothing older is left, so the range reaches the start (a search reads nothing one by one).
+  expect(range(db)).toEqual({ lo: 1, hi: 300 });
+  checkAll(repo, db);
+});
+
 it('refuses a search of more than 32 clauses, saying so', () => {
   const { repo, add } = store();
   add(10);
