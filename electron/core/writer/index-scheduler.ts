@@ -82,9 +82,8 @@ export class IndexScheduler {
   }
 
   /**
-   * A group committed, storing `messages` messages (0: only results or other writes; a write that may
-   * store some, such as an audience's sync, counts 1): indexed in a slice once INDEX_BATCH wait or the
-   * first has waited INDEX_DELAY_MS.
+   * A group committed, storing `messages` messages (its requests' and an audience sync's; 0 for results
+   * and the other writes): indexed in a slice once INDEX_BATCH wait or the first has waited INDEX_DELAY_MS.
    */
   committed(messages: number): void {
     const now = this.#now();
