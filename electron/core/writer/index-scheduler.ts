@@ -136,9 +136,9 @@ export class IndexScheduler {
     } catch (error) {
       if (!this.#failing) this.#log(`sluice: indexing for search failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
       this.#failing = true;
-      // Commits meanwhile do not bring the next try forward.
+      // The next try after RETRY_MS, which commits meanwhile do not bring forward.
       this.#restUntil = this.#now() + RETRY_MS;
-      this.#later(RETRY_MS);
+      this.#later(0);
       return;
     }
     const now = this.#now();
