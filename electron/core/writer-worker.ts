@@ -126,7 +126,7 @@ const merging = () => mergeDue > 0 && performance.now() - mergeDue < MERGE_IDLE_
 /** When a group commit last stored ingested messages. */
 let lastIngest = -Infinity;
 /** Indexing for search runs between group commits (writer/index-scheduler.ts); null when turned off. */
-const indexer = searchIndex ? new IndexScheduler(searchIndexer(db).step, () => scheduled || merging()) : null;
+const indexer = searchIndex ? new IndexScheduler(searchIndexer(db), () => scheduled || merging()) : null;
 indexer?.backlog(); // what an earlier run left unindexed, or a store from before the index
 
 function send(message: FromWriter): void {

@@ -12,6 +12,7 @@ import { openDatabase } from '../../electron/core/store/database.ts';
 import { MessagesRepo } from '../../electron/core/store/messages-repo.ts';
 import { countMessages } from '../../electron/core/store/message-counts.ts';
 import { searchIndexer } from '../../electron/core/store/search-index.ts';
+import { MERGE_AFTER, MERGE_PAGES } from '../../electron/core/writer/index-scheduler.ts';
 
 const MESSAGES = Number(process.env.BENCH_SEARCH_MESSAGES ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_SEARCH_RUNS ?? 20);
@@ -50,6 +51,7 @@ function fill(dir: string): { fillMs: number; indexMs: number; repo: MessagesRep
   const indexer = searchIndexer(db);
   const indexStarted = performance.now();
   while (indexer.step(5000));
+  while (indexer.merge(256)); // as the writer merges them once idle (writer/index-scheduler.ts)
   return { fillMs, indexMs: performance.now() - indexStarted, repo: new MessagesRepo(db), db };
 }
 
@@ -139,9 +141,10 @@ export async function runSearchBench() {
 /**
  * New messages indexed into the full store `per` at a time (a slice each, as the writer's indexer makes
  * them: writer/index-scheduler.ts lets new messages gather until INDEX_BATCH wait), NEW_MESSAGES each
- * way, the sizes in turn, twice: the writer's time per message and its longest slice. FTS5 merges segments
- * as they come, so what a slice costs depends on how many there are, not only on what it holds; the
- * baseline is one message per slice (what a test that sends and waits made before the scheduler gathered them).
+ * way, the sizes in turn, twice: the writer's time per message (the slices, and the merge steps it runs
+ * once MERGE_AFTER messages were indexed) and its longest slice and step. Each slice is a new segment of
+ * each index, so what new messages cost depends on how many slices hold them; the baseline is one
+ * message per slice (what a test that sends and waits made before the scheduler gathered them).
  */
 function newMessagesBySlice(db: ReturnType<typeof openDatabase>) {
   const SIZES = [1, 10, 50, 200];
@@ -149,11 +152,13 @@ function newMessagesBySlice(db: ReturnType<typeof openDatabase>) {
   const insert = db.prepare("INSERT INTO messages (source_id, message_id, type, status, user_id, event, received_at, raw) VALUES (1, ?, ?, 'accepted', ?, ?, ?, ?)");
   const indexer = searchIndexer(db);
   let n = MESSAGES;
-  const runs: Record<number, { ms: number; max: number }[]> = Object.fromEntries(SIZES.map((size) => [size, []]));
+  let unmerged = 0;
+  const runs: Record<number, { ms: number; max: number; maxStep: number }[]> = Object.fromEntries(SIZES.map((size) => [size, []]));
   for (let round_ = 0; round_ < 2; round_++) {
     for (const per of SIZES) {
       let ms = 0;
       let max = 0;
+      let maxStep = 0;
       for (let done = 0; done < NEW_MESSAGES; done += per) {
         db.exec('BEGIN');
         for (let i = 0; i < per; i++, n++) {
@@ -166,14 +171,26 @@ function newMessagesBySlice(db: ReturnType<typeof openDatabase>) {
         const took = performance.now() - started;
         ms += took;
         max = Math.max(max, took);
+        // The merge steps the writer runs once MERGE_AFTER messages were indexed since they last caught up, each a stretch of its own.
+        unmerged += per;
+        if (unmerged < MERGE_AFTER) continue;
+        unmerged = 0;
+        for (let more = true; more; ) {
+          const stepStarted = performance.now();
+          more = indexer.merge(MERGE_PAGES);
+          const stepTook = performance.now() - stepStarted;
+          ms += stepTook;
+          maxStep = Math.max(maxStep, stepTook);
+        }
       }
-      runs[per]!.push({ ms, max });
+      runs[per]!.push({ ms, max, maxStep });
     }
   }
   const perMessage = (per: number) => runs[per]!.reduce((sum, r) => sum + r.ms, 0) / (2 * NEW_MESSAGES);
   const figures = Object.fromEntries(SIZES.map((per) => [`per${per}`, {
     msPerMessage: Math.round(perMessage(per) * 1000) / 1000,
     longestSliceMs: round(Math.max(...runs[per]!.map((r) => r.max))),
+    longestMergeStepMs: round(Math.max(...runs[per]!.map((r) => r.maxStep))),
     baselineOverThis: round(perMessage(1) / perMessage(per)),
   }]));
   console.log(`  new messages indexed at ${MESSAGES.toLocaleString('en-US')} stored, ms of the writer per message by slice size: ${JSON.stringify(figures)}`);

@@ -46,6 +46,7 @@ export function indexSizes(dataDir: string): { indexes: number; fresh: number } 
       ${schema('messages_text')};`);
     const indexer = searchIndexer(fresh);
     while (indexer.step(500));
+    while (indexer.merge(256)); // as the writer merges them once idle
     return { indexes: bytes(store), fresh: bytes(fresh) };
   } finally {
     store.close();

@@ -1,18 +1,30 @@
 // When the writer thread indexes for search (writer/index-scheduler.ts): slice after slice until
 // nothing is left, never while a group commit waits, a failure logged once and retried; under load,
 // slices kept as short as LOADED_SLICE_MS; new messages gathered into one slice (INDEX_BATCH of them, or
-// the first INDEX_DELAY_MS old), not a slice per commit.
+// the first INDEX_DELAY_MS old), not a slice per commit; the indexes merged in steps of their own, after
+// the slices and at their pace.
 import { expect, it, vi } from 'vitest';
-import { FIRST_LOADED_SLICE, INDEX_BATCH, INDEX_DELAY_MS, IndexScheduler, LOADED_SLICE_MS, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
+import { FIRST_LOADED_SLICE, INDEX_BATCH, INDEX_DELAY_MS, IndexScheduler, LOADED_SLICE_MS, MERGE_AFTER, MERGE_PAGES, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
 
 const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
+/** Runs `test` on vitest's fake timers from 0 (the scheduler's clock: Date.now); real timers after. */
+function onFakeTimers(test: () => void): void {
+  vi.useFakeTimers({ now: 0 });
+  try {
+    test();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+/** An indexer whose indexes never need merging. */
+const slicesOnly = (step: (limit: number) => number) => ({ step, merge: () => false });
 
 it('indexes slice after slice until nothing is left, then waits for the next commit', async () => {
   const limits: number[] = [];
   let left = 3;
   // The clock: the commit long past by the time the slices run (the thread idle: whole slices, no rest).
   let clock = 0;
-  const scheduler = new IndexScheduler((limit) => (limits.push(limit), --left > 0 ? limit : 0), () => false, undefined, () => clock);
+  const scheduler = new IndexScheduler(slicesOnly((limit) => (limits.push(limit), --left > 0 ? limit : 0)), () => false, undefined, () => clock);
   scheduler.backlog();
   clock = 1_000;
   await settle();
@@ -33,11 +45,11 @@ it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole sli
   const PER_MESSAGE_MS = 0.06;
   let clock = 0;
   const limits: number[] = [];
-  const scheduler = new IndexScheduler((limit) => {
+  const scheduler = new IndexScheduler(slicesOnly((limit) => {
     limits.push(limit);
     clock += limit * PER_MESSAGE_MS;
     return limit;
-  }, () => false, undefined, () => clock);
+  }), () => false, undefined, () => clock);
   // Commits keep coming (each at the clock's time): the thread is under load.
   const commits = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
   await settle(400);
@@ -70,7 +82,7 @@ it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole sli
 it('waits while a group commit is pending, and stops for good', async () => {
   let busy = true;
   let steps = 0;
-  const scheduler = new IndexScheduler(() => (steps++, 1), () => busy);
+  const scheduler = new IndexScheduler(slicesOnly(() => (steps++, 1)), () => busy);
   scheduler.committed(INDEX_BATCH);
   await settle();
   expect(steps).toBe(0);
@@ -87,10 +99,10 @@ it('waits while a group commit is pending, and stops for good', async () => {
 it('logs a failing slice once and retries later, not in a loop', async () => {
   const lines: string[] = [];
   let steps = 0;
-  const scheduler = new IndexScheduler(() => {
+  const scheduler = new IndexScheduler(slicesOnly(() => {
     steps++;
     throw new Error('database or disk is full');
-  }, () => false, (line) => lines.push(line));
+  }), () => false, (line) => lines.push(line));
   scheduler.committed(INDEX_BATCH);
   await settle(100);
   scheduler.committed(INDEX_BATCH); // commits meanwhile do not bring the next try forward
@@ -100,18 +112,17 @@ it('logs a failing slice once and retries later, not in a loop', async () => {
   scheduler.stop();
 });
 
-it('starts a slice once INDEX_BATCH new messages wait, or once the first has waited INDEX_DELAY_MS: not one per commit', () => {
+it('starts a slice once INDEX_BATCH new messages wait, or once the first has waited INDEX_DELAY_MS: not one per commit', () =>
   // The scheduler's clock is the fake timers' (slices take no time on it).
-  vi.useFakeTimers({ now: 0 });
-  try {
+  onFakeTimers(() => {
     let unindexed = 0;
     const slices: number[] = [];
-    const scheduler = new IndexScheduler((limit) => {
+    const scheduler = new IndexScheduler(slicesOnly((limit) => {
       const n = Math.min(limit, unindexed);
       unindexed -= n;
       slices.push(n);
       return n;
-    }, () => false, undefined, () => Date.now());
+    }), () => false, undefined, () => Date.now());
     const tick = (ms: number) => vi.advanceTimersByTime(ms);
     const commit = (messages: number) => {
       unindexed += messages;
@@ -149,22 +160,18 @@ it('starts a slice once INDEX_BATCH new messages wait, or once the first has wai
     tick(1);
     expect(slices).toEqual([...slices.slice(0, before), 1]);
     scheduler.stop();
-  } finally {
-    vi.useRealTimers();
-  }
-});
+  }));
 
-it('under load, new commits do not cut short the rest after a slice (indexing keeps to a tenth of the thread)', () => {
-  vi.useFakeTimers({ now: 0 });
-  try {
+it('under load, new commits do not cut short the rest after a slice (indexing keeps to a tenth of the thread)', () =>
+  onFakeTimers(() => {
     const slicesAt: number[] = [];
     // Each slice takes 3 ms (the system time moves on, no timer fires meanwhile) and leaves more to do:
     // a rest of 27 ms follows it.
-    const scheduler = new IndexScheduler((limit) => {
+    const scheduler = new IndexScheduler(slicesOnly((limit) => {
       slicesAt.push(Date.now());
       vi.setSystemTime(Date.now() + 3);
       return limit;
-    }, () => false, undefined, () => Date.now());
+    }), () => false, undefined, () => Date.now());
     scheduler.committed(INDEX_BATCH);
     vi.advanceTimersByTime(1);
     expect(slicesAt).toEqual([0]);
@@ -177,7 +184,144 @@ it('under load, new commits do not cut short the rest after a slice (indexing ke
     vi.advanceTimersByTime(5);
     expect(slicesAt).toEqual([0, 30]);
     scheduler.stop();
-  } finally {
-    vi.useRealTimers();
-  }
-});
+  }));
+
+it('merges the indexes in steps after the slices that added segments, until nothing is left to merge', () =>
+  onFakeTimers(() => {
+    const log: string[] = [];
+    let unindexed = 0;
+    let owed = 0;
+    const scheduler = new IndexScheduler({
+      step(limit) {
+        const n = Math.min(limit, unindexed);
+        unindexed -= n;
+        log.push(`slice ${n}`);
+        if (n > 0) owed = 3; // new segments: three steps of merging
+        return n;
+      },
+      merge(pages) {
+        log.push(`merge ${pages}`);
+        return --owed > 0;
+      },
+    }, () => false, undefined, () => Date.now());
+    unindexed = INDEX_BATCH;
+    scheduler.committed(INDEX_BATCH);
+    vi.advanceTimersByTime(10);
+    // Slices take no time on this clock: no rest. A burst's first slice is FIRST_LOADED_SLICE, the next takes the rest.
+    expect(log).toEqual([`slice ${FIRST_LOADED_SLICE}`, `slice ${INDEX_BATCH - FIRST_LOADED_SLICE}`, ...Array(3).fill(`merge ${MERGE_PAGES}`)]);
+    // Nothing left to merge and nothing to index: no more steps.
+    vi.advanceTimersByTime(60_000);
+    expect(log).toHaveLength(5);
+    // A commit that stored no message owes no merge.
+    scheduler.committed(0);
+    vi.advanceTimersByTime(60_000);
+    expect(log).toHaveLength(5);
+    scheduler.stop();
+  }));
+
+it('small slices start no merge until MERGE_AFTER messages were indexed since the merges last caught up', () =>
+  onFakeTimers(() => {
+    const slices: number[] = [];
+    let merges = 0;
+    let owed = 0;
+    let unindexed = 0;
+    const scheduler = new IndexScheduler({
+      step(limit) {
+        const n = Math.min(limit, unindexed);
+        unindexed -= n;
+        slices.push(n);
+        owed = 2;
+        return n;
+      },
+      merge() {
+        merges++;
+        return --owed > 0;
+      },
+    }, () => false, undefined, () => Date.now());
+    // A trickle: a few messages a second, each second's in a slice of its own.
+    const PER = MERGE_AFTER / 4;
+    const second = () => {
+      unindexed += PER;
+      scheduler.committed(PER);
+      vi.advanceTimersByTime(INDEX_DELAY_MS + 10); // the slice, and any merge steps after it
+    };
+    for (let i = 0; i < 3; i++) second();
+    expect(slices).toEqual([PER, PER, PER]);
+    expect(merges).toBe(0);
+    second(); // MERGE_AFTER indexed: the merges run until they report nothing left
+    expect(merges).toBe(2);
+    for (let i = 0; i < 3; i++) second(); // counted again from there
+    expect(merges).toBe(2);
+    second();
+    expect(merges).toBe(4);
+    scheduler.stop();
+  }));
+
+it('under load, merge steps keep the slices\' pace, and a slice that is due goes before the next step', () =>
+  onFakeTimers(() => {
+    const log: [string, number][] = [];
+    let unindexed = 0;
+    // Each merge step takes 3 ms and there is always more to merge: a rest of 27 ms follows each.
+    const scheduler = new IndexScheduler({
+      step(limit) {
+        const n = Math.min(limit, unindexed);
+        unindexed -= n;
+        log.push(['slice', Date.now()]);
+        return n;
+      },
+      merge() {
+        log.push(['merge', Date.now()]);
+        vi.setSystemTime(Date.now() + 3);
+        return true;
+      },
+    }, () => false, undefined, () => Date.now());
+    const commit = (messages: number) => {
+      unindexed += messages;
+      scheduler.committed(messages);
+    };
+    commit(INDEX_BATCH);
+    vi.advanceTimersByTime(10); // two slices (taking no time), then the first merge step
+    expect(log.map(([what]) => what)).toEqual(['slice', 'slice', 'merge']);
+    const first = log[2]![1];
+    // Commits keep coming every 5 ms (one message each: no slice is due before INDEX_DELAY_MS).
+    while (Date.now() < first + 100) {
+      commit(1);
+      vi.advanceTimersByTime(5);
+    }
+    // A step every 30 ms: 3 ms of merging, then the rest (commits during it do not cut it short).
+    expect(log.slice(2)).toEqual([0, 30, 60, 90].map((t) => ['merge', first + t]));
+    // INDEX_BATCH wait now: the slice goes at the end of the rest, before the next merge step.
+    commit(INDEX_BATCH);
+    vi.advanceTimersByTime(first + 120 - Date.now());
+    expect(log.slice(6)).toEqual([['slice', first + 120]]);
+    // The slice took no time (no rest after it): merging goes on at once.
+    vi.advanceTimersByTime(2);
+    expect(log.slice(7).map(([what]) => what)).toEqual(['merge']);
+    scheduler.stop();
+  }));
+
+it('logs a failing merge step once and retries it later, not in a loop', () =>
+  onFakeTimers(() => {
+    const lines: string[] = [];
+    let merges = 0;
+    let failing = true;
+    const scheduler = new IndexScheduler({
+      step: () => 0,
+      merge() {
+        merges++;
+        if (failing) throw new Error('database or disk is full');
+        return false;
+      },
+    }, () => false, (line) => lines.push(line), () => Date.now());
+    scheduler.backlog(); // an earlier run may have left merges owed: a first step
+    vi.advanceTimersByTime(1);
+    expect(merges).toBe(1);
+    scheduler.committed(INDEX_BATCH); // commits meanwhile do not bring the next try forward
+    vi.advanceTimersByTime(9_000);
+    expect(merges).toBe(1);
+    failing = false;
+    vi.advanceTimersByTime(1_001);
+    expect(merges).toBe(2);
+    expect(lines).toEqual(['sluice: indexing for search failed (database or disk is full); retrying every 10 s', 'sluice: indexing for search resumed']);
+    scheduler.stop();
+  }));

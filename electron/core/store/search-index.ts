@@ -33,12 +33,25 @@ export function emptySearchIndexes(db: DatabaseSync): void {
 interface SearchIndexer {
   /** Indexes up to `limit` messages, the newest first; how many it indexed (fewer than `limit`: none is left). */
   step(limit: number): number;
+  /** A step of merging each index's segments (about `pages` pages written in each); false: nothing was left to merge. */
+  merge(pages: number): boolean;
 }
 
 /** ASCII-lowercased (lower() without ICU): the index is case-sensitive, so matches are LIKE's. */
 const VALUES = 'id, lower(user_id), lower(anonymous_id), lower(message_id), lower(event)';
 
+/**
+ * The indexer of the writer thread. By default FTS5 merges an index's segments as they come
+ * ('automerge'), inside the transaction that wrote the new one: at 1 M stored a slice of 200 new
+ * messages then took up to 39 ms now and then, whatever it held (the search benchmark), in the way of
+ * the group commits behind it. Merging is the indexer's own step instead (`merge`), which the writer
+ * runs when it has time (writer/index-scheduler.ts): 'automerge' is off for both indexes (a setting
+ * each index keeps). FTS5 still merges a level that reaches 16 segments by itself ('crisismerge'), so
+ * if the steps never came, the segments would stay bounded.
+ */
 export function searchIndexer(db: DatabaseSync): SearchIndexer {
+  for (const table of INDEXES) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`).run();
+  const tidy = mergeCommand(db);
 
   const newest = db.prepare('SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
   const oldest = db.prepare('SELECT min(id) AS id, count(*) AS n FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)');
@@ -73,6 +86,29 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
         return indexed + below.n;
       });
     },
+    // Positive: only a level with 4 segments or more ('usermerge'), as 'automerge' did, or one a merge is under way on.
+    merge: (pages) => transaction(db, () => tidy(Math.max(1, Math.floor(pages)))),
+  };
+}
+
+const INDEXES = ['messages_search', 'messages_text'];
+
+/**
+ * FTS5's 'merge' on both indexes, `pages` pages written in each (negative: every segment into one);
+ * true if either had something to merge (FTS5's documented test: two changes or more).
+ */
+function mergeCommand(db: DatabaseSync): (pages: number) => boolean {
+  const changes = db.prepare('SELECT total_changes() AS n');
+  const total = () => Number((changes.get() as { n: number | bigint }).n);
+  const merges = INDEXES.map((table) => db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`));
+  return (pages) => {
+    let more = false;
+    for (const merge of merges) {
+      const before = total();
+      merge.run(pages);
+      if (total() - before >= 2) more = true;
+    }
+    return more;
   };
 }
 
@@ -89,17 +125,6 @@ export function searchIndexer(db: DatabaseSync): SearchIndexer {
  * FTS5's 'secure-delete' was measured too: it pruned 26 times slower and the index still grew.
  */
 export function indexMerger(db: DatabaseSync): (pages: number) => boolean {
-  const changes = db.prepare('SELECT total_changes() AS n');
-  const total = () => Number((changes.get() as { n: number | bigint }).n);
-  const merges = ['messages_search', 'messages_text'].map((table) => db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`));
-  return (pages) => {
-    let more = false;
-    for (const merge of merges) {
-      const before = total();
-      merge.run(-Math.max(1, Math.floor(pages)));
-      // FTS5's documented test: fewer than two changes, and the merge had nothing left to do.
-      if (total() - before >= 2) more = true;
-    }
-    return more;
-  };
+  const merge = mergeCommand(db);
+  return (pages) => merge(-Math.max(1, Math.floor(pages)));
 }

@@ -13,12 +13,18 @@
 // New messages are not indexed one commit at a time: a slice waits until INDEX_BATCH messages wait, or
 // the first of them has waited INDEX_DELAY_MS (a search reads what is not indexed yet from the messages
 // themselves, so nothing is missed meanwhile). Every slice is a new segment of each FTS5 index, and
-// FTS5 merges its segments as they come (64 leaf pages of merging per level for every 64 pages written,
-// a whole common word's list at a time): at 1,000,000 stored, indexed one a slice, new messages cost the
-// thread 1.26 ms each and up to 80 ms at once, in the way of the requests behind it; 50 a slice 0.06 ms,
-// 200 a slice 0.043 ms (the search benchmark's newMessagesBySlice). A test that sends and waits one
+// segments are merged four at a time, level after level, so what new messages cost follows how many
+// slices hold them: at 1,000,000 stored, one a slice costs the thread 1.37 ms a message (slices and
+// merges), 200 a slice 0.021 ms (the search benchmark's newMessagesBySlice). A test that sends and waits one
 // message at a time made a slice of each. Under load a slice still holds about LOADED_SLICE_MS' worth:
 // 200 that arrive together may take two.
+//
+// Merging is a step of its own (store/search-index.ts: FTS5's 'automerge' is off), MERGE_PAGES pages of
+// each index at a time, at the slices' pace (rests under load, none once idle) and after them: a slice
+// that is due goes first. FTS5's own merges ran inside the slice that crossed their threshold: at 1 M
+// stored a slice of 200 took up to 39 ms, whatever it held. Now slices of 50 and 200 take at most 0.9 and
+// 2.2 ms and merge steps 2.4 ms, except the rare step that copies a common word's whole list at a high
+// level (up to 70 ms, as FTS5's own merges did; a merge stops only between words).
 export const SLICE = 500;
 /** Under load, the fewest messages a slice indexes: each slice is a transaction and a new segment of each index. */
 export const MIN_SLICE = 25;
@@ -41,11 +47,26 @@ export const INDEX_DELAY_MS = 1_000;
 export function restAfter(started: number, now: number, lastCommit: number): number {
   return now - lastCommit < QUIET_MS ? Math.ceil((now - started) * 9) : 0;
 }
-/** A slice failed (say, a full disk): the next try waits this long. */
+/** A step of merging writes about this many pages of each index (2-4 ms at millions of messages). */
+export const MERGE_PAGES = 16;
+/**
+ * Merge steps start once this many messages were indexed since the merges last caught up, not after every
+ * slice: a level is merged once it holds four segments, so slices of a message or two (a trickle, a second
+ * apart) would have the levels merged over and over for a few messages each. FTS5 itself merges level 0
+ * once it holds 16 segments ('crisismerge').
+ */
+export const MERGE_AFTER = INDEX_BATCH;
+/** A slice or a merge step failed (say, a full disk): the next try waits this long. */
 const RETRY_MS = 10_000;
 
+/** The writer's side of the search indexes (store/search-index.ts searchIndexer). */
+interface IndexWork {
+  step(limit: number): number;
+  merge(pages: number): boolean;
+}
+
 export class IndexScheduler {
-  readonly #step: (limit: number) => number;
+  readonly #work: IndexWork;
   readonly #busy: () => boolean;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
@@ -54,23 +75,29 @@ export class IndexScheduler {
   #timer: NodeJS.Timeout | undefined;
   /** When the timer fires, on the scheduler's clock. */
   #due = 0;
-  /** Under load, no slice before this (the rest after the last one). */
+  /** Under load, no slice or merge step before this (the rest after the last one). */
   #restUntil = -Infinity;
   /** Messages committed since the last slice, and when the first of them was (null: none). */
   #waiting = 0;
   #waitingSince: number | null = null;
   #lastCommit = -Infinity;
+  /** The last slice was full: more messages may wait to be indexed (or older ones: a store from before the index). */
+  #more = false;
+  /** MERGE_AFTER messages were indexed since the merges last caught up, or the last merge step merged some: a step may have work. */
+  #mergeOwed = false;
+  /** Messages indexed since the merges last caught up. */
+  #unmerged = 0;
   #failing = false;
   #stopped = false;
 
   /** `busy`: a group commit is waiting (indexing waits its turn). `now`: the clock (tests set one). */
   constructor(
-    step: (limit: number) => number,
+    work: IndexWork,
     busy: () => boolean,
     log: (line: string) => void = (line) => console.error(line),
     now: () => number = () => performance.now(),
   ) {
-    this.#step = step;
+    this.#work = work;
     this.#busy = busy;
     this.#log = log;
     this.#now = now;
@@ -78,6 +105,8 @@ export class IndexScheduler {
 
   /** The thread started: what an earlier run left unindexed (or a store from before the index) goes now. */
   backlog(): void {
+    this.#more = true;
+    this.#mergeOwed = true; // an earlier run may have stopped with merges owed
     this.#later(0);
   }
 
@@ -100,7 +129,7 @@ export class IndexScheduler {
     this.#timer = undefined;
   }
 
-  /** The next slice in `ms` (never before the rest ends); an earlier one already set stands. */
+  /** The next slice or merge step in `ms` (never before the rest ends); an earlier one already set stands. */
   #later(ms: number): void {
     if (this.#stopped) return;
     const now = this.#now();
@@ -120,22 +149,34 @@ export class IndexScheduler {
       this.#later(5);
       return;
     }
-    // What waits now goes in this slice (or, when it is full, the ones after it).
-    this.#waiting = 0;
-    this.#waitingSince = null;
     const started = this.#now();
+    const slice = this.#more || this.#sliceDue(started);
+    if (!slice && !this.#mergeOwed) return this.#next(started);
     const loaded = started - this.#lastCommit < QUIET_MS;
     // Idle, whole slices; the next burst's first slice is small again until its pace is known.
     if (!loaded) this.#loadedLimit = FIRST_LOADED_SLICE;
     const limit = loaded ? this.#loadedLimit : SLICE;
-    let indexed: number;
+    let indexed = 0;
     try {
-      indexed = this.#step(limit);
+      if (slice) {
+        // What waits now goes in this slice (or, when it is full, the ones after it).
+        this.#waiting = 0;
+        this.#waitingSince = null;
+        indexed = this.#work.step(limit);
+        // A slice short of its limit indexed everything: the next waits for new messages (committed()).
+        this.#more = indexed >= limit;
+        this.#unmerged += indexed;
+        if (this.#unmerged >= MERGE_AFTER) this.#mergeOwed = true;
+      } else {
+        this.#mergeOwed = this.#work.merge(MERGE_PAGES);
+        if (!this.#mergeOwed) this.#unmerged = 0;
+      }
       if (this.#failing) this.#log('sluice: indexing for search resumed');
       this.#failing = false;
     } catch (error) {
       if (!this.#failing) this.#log(`sluice: indexing for search failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
       this.#failing = true;
+      if (slice) this.#more = true; // the retry indexes whatever is there by then
       // The next try after RETRY_MS, which commits meanwhile do not bring forward.
       this.#restUntil = this.#now() + RETRY_MS;
       this.#later(0);
@@ -143,10 +184,19 @@ export class IndexScheduler {
     }
     const now = this.#now();
     this.#restUntil = now + restAfter(started, now, this.#lastCommit);
-    // A slice short of its limit indexed everything: the next waits for new messages (committed()).
-    if (indexed < limit) return;
     // The next slice's limit: as many messages as LOADED_SLICE_MS holds at this slice's pace.
-    if (loaded) this.#loadedLimit = Math.max(MIN_SLICE, Math.min(SLICE, Math.round((indexed * LOADED_SLICE_MS) / Math.max(now - started, 0.01))));
-    this.#later(0);
+    if (slice && loaded && this.#more) this.#loadedLimit = Math.max(MIN_SLICE, Math.min(SLICE, Math.round((indexed * LOADED_SLICE_MS) / Math.max(now - started, 0.01))));
+    this.#next(now);
+  }
+
+  /** New messages are due for a slice: INDEX_BATCH of them wait, or the first has waited INDEX_DELAY_MS. */
+  #sliceDue(now: number): boolean {
+    return this.#waitingSince !== null && (this.#waiting >= INDEX_BATCH || now >= this.#waitingSince + INDEX_DELAY_MS);
+  }
+
+  /** The next slice or merge step: now (after the rest) if one is owed, else when the waiting messages are due. */
+  #next(now: number): void {
+    if (this.#more || this.#mergeOwed || this.#waiting >= INDEX_BATCH) this.#later(0);
+    else if (this.#waitingSince !== null) this.#later(this.#waitingSince + INDEX_DELAY_MS - now);
   }
 }

@@ -271,6 +271,28 @@ it('a store from before the index whose oldest messages were removed is indexed 
   checkAll(repo, db);
 });
 
+it('slices do not merge the indexes\' segments: the indexer\'s merge steps do, in steps, and no search changes', () => {
+  const { db, repo, indexer, add } = store();
+  const automerge = () => ['messages_search', 'messages_text'].map((t) => (db.prepare(`SELECT v FROM ${t}_config WHERE k = 'automerge'`).get() as { v: number } | undefined)?.v);
+  expect(automerge()).toEqual([0, 0]); // the writer's indexer merges (writer/index-scheduler.ts), FTS5 does not
+  const pages = () => ['messages_search', 'messages_text'].map((t) => (db.prepare(`SELECT count(*) AS n FROM ${t}_data`).get() as { n: number }).n);
+  add(300);
+  while (indexer.step(10)); // 30 slices: 30 segments in each index (FTS5 merges 16 of them by itself: 'crisismerge')
+  const before = pages();
+  checkAll(repo, db);
+  let steps = 0;
+  while (indexer.merge(1)) expect(++steps).toBeLessThan(100);
+  expect(steps).toBeGreaterThan(1); // a page at a time: more than one step
+  const after = pages();
+  expect(after[0]).toBeLessThan(before[0]!);
+  expect(after[1]).toBeLessThan(before[1]!);
+  expect(indexer.merge(16)).toBe(false); // nothing left to merge
+  checkAll(repo, db);
+  // Emptying the indexes (a reset) keeps the setting.
+  db.exec("INSERT INTO messages_text (messages_text) VALUES ('delete-all')");
+  expect(automerge()).toEqual([0, 0]);
+});
+
 it('refuses a search of more than 32 clauses, saying so', () => {
   const { repo, add } = store();
   add(10);
