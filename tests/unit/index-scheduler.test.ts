@@ -6,7 +6,6 @@
 import { expect, it, vi } from 'vitest';
 import { FIRST_LOADED_SLICE, INDEX_BATCH, INDEX_DELAY_MS, IndexScheduler, LOADED_SLICE_MS, MERGE_AFTER, MERGE_PAGES, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
 
-const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
 /** Runs `test` on vitest's fake timers from 0 (the scheduler's clock: Date.now); real timers after. */
 function onFakeTimers(test: () => void): void {
   vi.useFakeTimers({ now: 0 });
@@ -19,98 +18,103 @@ function onFakeTimers(test: () => void): void {
 /** An indexer whose indexes never need merging. */
 const slicesOnly = (step: (limit: number) => number) => ({ step, merge: () => false });
 
-it('indexes slice after slice until nothing is left, then waits for the next commit', async () => {
-  const limits: number[] = [];
-  let left = 3;
-  // The clock: the commit long past by the time the slices run (the thread idle: whole slices, no rest).
-  let clock = 0;
-  const scheduler = new IndexScheduler(slicesOnly((limit) => (limits.push(limit), --left > 0 ? limit : 0)), () => false, undefined, () => clock);
-  scheduler.backlog();
-  clock = 1_000;
-  await settle();
-  expect(limits).toEqual([SLICE, SLICE, SLICE]);
-  await settle();
-  expect(limits).toHaveLength(3); // nothing left: no more slices until something is committed
-  left = 1;
-  scheduler.committed(INDEX_BATCH);
-  clock = 2_000;
-  await settle();
-  expect(limits).toHaveLength(4);
-  scheduler.stop();
-});
+it('indexes slice after slice until nothing is left, then waits for the next commit', () =>
+  onFakeTimers(() => {
+    const limits: number[] = [];
+    let left = 3;
+    // No commit yet: the thread is idle (whole slices, no rest); slices take no time on this clock.
+    const scheduler = new IndexScheduler(slicesOnly((limit) => (limits.push(limit), --left > 0 ? limit : 0)), () => false, undefined, () => Date.now());
+    scheduler.backlog();
+    vi.advanceTimersByTime(10);
+    expect(limits).toEqual([SLICE, SLICE, SLICE]);
+    vi.advanceTimersByTime(60_000);
+    expect(limits).toHaveLength(3); // nothing left: no more slices until something is committed
+    left = 1;
+    scheduler.committed(INDEX_BATCH);
+    vi.advanceTimersByTime(10);
+    expect(limits).toEqual([SLICE, SLICE, SLICE, FIRST_LOADED_SLICE]); // a commit just now: a burst's first slice
+    scheduler.stop();
+  }));
 
-it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole slices once the commits stop', async () => {
-  // Each message takes 0.06 ms to index: a whole slice would take 30 ms, in the way of every request
-  // that reaches the thread meanwhile. A large backlog: every slice is as long as its limit lets it be.
-  const PER_MESSAGE_MS = 0.06;
-  let clock = 0;
-  const limits: number[] = [];
-  const scheduler = new IndexScheduler(slicesOnly((limit) => {
-    limits.push(limit);
-    clock += limit * PER_MESSAGE_MS;
-    return limit;
-  }), () => false, undefined, () => clock);
-  // Commits keep coming (each at the clock's time): the thread is under load.
-  const commits = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
-  await settle(400);
-  clearInterval(commits);
-  const steady = Math.round(LOADED_SLICE_MS / PER_MESSAGE_MS);
-  expect(steady).toBeGreaterThan(MIN_SLICE);
-  expect(limits.length).toBeGreaterThan(3);
-  expect(limits[0]).toBeLessThan(SLICE); // the first loaded slice is small until its pace is known
-  expect(limits.slice(1)).toEqual(limits.slice(1).map(() => steady));
-  // The commits stopped: once the thread has been quiet a while, whole slices again (and no rests between them).
-  const before = limits.length;
-  clock += 1_000;
-  await settle(100);
-  expect(limits.length).toBeGreaterThan(before + 3);
-  expect(limits.slice(before + 1)).toEqual(limits.slice(before + 1).map(() => SLICE));
-  // Commits again: the burst's first slice is small again (the pace may have changed while idle), then 3 ms' worth.
-  const idle = limits.length;
-  const again = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
-  await settle(200);
-  clearInterval(again);
-  scheduler.stop();
-  // (Whole slices ran on until the first commit came.)
-  const first = limits.findIndex((limit, i) => i >= idle && limit !== SLICE);
-  expect(first).toBeGreaterThan(0);
-  expect(limits[first]).toBe(FIRST_LOADED_SLICE);
-  expect(limits.slice(first + 1).length).toBeGreaterThan(1);
-  expect(limits.slice(first + 1)).toEqual(limits.slice(first + 1).map(() => steady));
-});
+it('under load keeps each slice near LOADED_SLICE_MS, and goes back to whole slices once the commits stop', () =>
+  onFakeTimers(() => {
+    // Each message takes 0.06 ms to index: a whole slice would take 30 ms, in the way of every request
+    // that reaches the thread meanwhile. A large backlog: every slice is as long as its limit lets it be
+    // (the clock moves on during it, no timer fires meanwhile).
+    const PER_MESSAGE_MS = 0.06;
+    const limits: number[] = [];
+    const scheduler = new IndexScheduler(slicesOnly((limit) => {
+      limits.push(limit);
+      vi.setSystemTime(Date.now() + limit * PER_MESSAGE_MS);
+      return limit;
+    }), () => false, undefined, () => Date.now());
+    // Commits keep coming: the thread is under load.
+    const commits = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
+    vi.advanceTimersByTime(400);
+    clearInterval(commits);
+    const steady = Math.round(LOADED_SLICE_MS / PER_MESSAGE_MS);
+    expect(steady).toBeGreaterThan(MIN_SLICE);
+    expect(limits.length).toBeGreaterThan(3);
+    expect(limits[0]).toBe(FIRST_LOADED_SLICE); // the first loaded slice is small until its pace is known
+    expect(limits.slice(1)).toEqual(limits.slice(1).map(() => steady));
+    // A slice of 3 ms, then a rest of 27: about one slice every 30 ms.
+    expect(limits.length).toBeGreaterThan(400 / 30 - 2);
+    expect(limits.length).toBeLessThan(400 / 30 + 2);
+    // The commits stopped: once the thread has been quiet a while, whole slices again (and no rests between them).
+    const before = limits.length;
+    vi.setSystemTime(Date.now() + 1_000);
+    vi.advanceTimersByTime(100);
+    expect(limits.length).toBeGreaterThan(before + 3);
+    expect(limits.slice(before + 1)).toEqual(limits.slice(before + 1).map(() => SLICE));
+    // Commits again: the burst's first slice is small again (the pace may have changed while idle), then 3 ms' worth.
+    const idle = limits.length;
+    const again = setInterval(() => scheduler.committed(INDEX_BATCH), 2);
+    vi.advanceTimersByTime(200);
+    clearInterval(again);
+    scheduler.stop();
+    // (Whole slices ran on until the first commit came.)
+    const first = limits.findIndex((limit, i) => i >= idle && limit !== SLICE);
+    expect(first).toBeGreaterThan(0);
+    expect(limits[first]).toBe(FIRST_LOADED_SLICE);
+    expect(limits.slice(first + 1).length).toBeGreaterThan(1);
+    expect(limits.slice(first + 1)).toEqual(limits.slice(first + 1).map(() => steady));
+  }));
 
-it('waits while a group commit is pending, and stops for good', async () => {
-  let busy = true;
-  let steps = 0;
-  const scheduler = new IndexScheduler(slicesOnly(() => (steps++, 1)), () => busy);
-  scheduler.committed(INDEX_BATCH);
-  await settle();
-  expect(steps).toBe(0);
-  busy = false;
-  await settle();
-  expect(steps).toBeGreaterThan(0);
-  scheduler.stop();
-  const stoppedAt = steps;
-  scheduler.committed(INDEX_BATCH);
-  await settle();
-  expect(steps).toBe(stoppedAt);
-});
+it('waits while a group commit is pending, and stops for good', () =>
+  onFakeTimers(() => {
+    let busy = true;
+    let steps = 0;
+    const scheduler = new IndexScheduler(slicesOnly(() => (steps++, 1)), () => busy, undefined, () => Date.now());
+    scheduler.committed(INDEX_BATCH);
+    vi.advanceTimersByTime(1_000);
+    expect(steps).toBe(0);
+    busy = false;
+    vi.advanceTimersByTime(10);
+    expect(steps).toBe(1); // the commit's messages, in one slice (short of its limit: nothing left)
+    scheduler.stop();
+    scheduler.committed(INDEX_BATCH);
+    vi.advanceTimersByTime(60_000);
+    expect(steps).toBe(1);
+  }));
 
-it('logs a failing slice once and retries later, not in a loop', async () => {
-  const lines: string[] = [];
-  let steps = 0;
-  const scheduler = new IndexScheduler(slicesOnly(() => {
-    steps++;
-    throw new Error('database or disk is full');
-  }), () => false, (line) => lines.push(line));
-  scheduler.committed(INDEX_BATCH);
-  await settle(100);
-  scheduler.committed(INDEX_BATCH); // commits meanwhile do not bring the next try forward
-  await settle(100);
-  expect(steps).toBe(1);
-  expect(lines).toEqual(['sluice: indexing for search failed (database or disk is full); retrying every 10 s']);
-  scheduler.stop();
-});
+it('logs a failing slice once and retries later, not in a loop', () =>
+  onFakeTimers(() => {
+    const lines: string[] = [];
+    let steps = 0;
+    const scheduler = new IndexScheduler(slicesOnly(() => {
+      steps++;
+      throw new Error('database or disk is full');
+    }), () => false, (line) => lines.push(line), () => Date.now());
+    scheduler.committed(INDEX_BATCH);
+    vi.advanceTimersByTime(100);
+    scheduler.committed(INDEX_BATCH); // commits meanwhile do not bring the next try forward
+    vi.advanceTimersByTime(9_000);
+    expect(steps).toBe(1);
+    vi.advanceTimersByTime(1_000); // 10 s after the failure: one more try, failing again, logged once
+    expect(steps).toBe(2);
+    expect(lines).toEqual(['sluice: indexing for search failed (database or disk is full); retrying every 10 s']);
+    scheduler.stop();
+  }));
 
 it('starts a slice once INDEX_BATCH new messages wait, or once the first has waited INDEX_DELAY_MS: not one per commit', () =>
   // The scheduler's clock is the fake timers' (slices take no time on it).
