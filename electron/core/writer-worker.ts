@@ -228,9 +228,15 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
     if (batch.length > 0) lastIngest = performance.now();
     const committed: (CommittedRequest & { jobId: number })[] = [];
     const failures: UnitFailure[] = [];
-    // The messages stored, for the indexer: the requests', and an audience sync's (the only other write that stores any).
+    // The messages stored, for the indexer: the requests', and an audience sync's (the only other write that stores any);
+    // and those removed (a prune, a removal, a purge), whose 'delete' entries are a new segment of each index too.
     let messagesStored = 0;
-    for (const { unit } of outcomes) if (unit.ok && unit.value.audience?.op === 'audience.sync') messagesStored += unit.value.audience.sync?.messageIds.length ?? 0;
+    let messagesRemoved = 0;
+    for (const { op, unit } of outcomes) {
+      if (!unit.ok) continue;
+      if (unit.value.audience?.op === 'audience.sync') messagesStored += unit.value.audience.sync?.messageIds.length ?? 0;
+      if (op === 'prune' || op === 'removeMessages' || op === 'deletionRequest') messagesRemoved += unit.value.changed;
+    }
     for (const { id, unit } of jobs) {
       if (!unit.ok) {
         failures.push({ kind: 'job', id, message: unit.error });
@@ -239,7 +245,7 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
       committed.push({ jobId: id, ...unit.value });
       messagesStored += unit.value.ids.length + (unit.value.generatedIds?.length ?? 0);
     }
-    indexer?.committed(messagesStored);
+    indexer?.committed(messagesStored, messagesRemoved);
     const resultIds: number[] = [];
     for (const { id, unit } of stored) {
       if (unit.ok) resultIds.push(id);

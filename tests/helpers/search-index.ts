@@ -21,6 +21,30 @@ export async function indexCaughtUp(dataDir: string, ms = 300_000, pollMs = 100)
   }
 }
 
+/**
+ * The search index has caught up and the writer has stopped writing (its merge steps, which go on
+ * after the last slice, are done): no commit for `quietMs` (PRAGMA data_version, which changes with
+ * every other connection's commit). For a test that then counts rows; only where nothing else writes.
+ */
+export async function indexSettled(dataDir: string, quietMs = 500, ms = 300_000): Promise<void> {
+  await indexCaughtUp(dataDir, ms);
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+  try {
+    const version = db.prepare('PRAGMA data_version');
+    const read = () => Number((version.get() as { data_version: number }).data_version);
+    let last = read();
+    let since = Date.now();
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      const now = read();
+      if (now !== last) [last, since] = [now, Date.now()];
+      else if (Date.now() - since >= quietMs) return;
+    }
+    throw new Error(`the writer did not stop writing within ${ms / 1000} s`);
+  } finally {
+    db.close();
+  }
+}
+
 const INDEX_TABLES = "('messages_search_data', 'messages_search_idx', 'messages_text_data', 'messages_text_idx')";
 
 /**

@@ -4,7 +4,7 @@
 // the first INDEX_DELAY_MS old), not a slice per commit; the indexes merged in steps of their own, after
 // the slices and at their pace.
 import { expect, it, vi } from 'vitest';
-import { FIRST_LOADED_SLICE, INDEX_BATCH, INDEX_DELAY_MS, IndexScheduler, LOADED_SLICE_MS, MERGE_AFTER, MERGE_PAGES, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
+import { FIRST_LOADED_SLICE, INDEX_BATCH, INDEX_DELAY_MS, IndexScheduler, LOADED_SLICE_MS, MERGE_AFTER, MERGE_PAGES, MERGES_PER_SLICE, MIN_SLICE, SLICE } from '../../electron/core/writer/index-scheduler.ts';
 
 /** Runs `test` on vitest's fake timers from 0 (the scheduler's clock: Date.now); real timers after. */
 function onFakeTimers(test: () => void): void {
@@ -261,7 +261,7 @@ it('small slices start no merge until MERGE_AFTER messages were indexed since th
     scheduler.stop();
   }));
 
-it('under load, merge steps keep the slices\' pace, and a slice that is due goes before the next step', () =>
+it('under load, merge steps keep the slices\' pace, and a slice owed waits for MERGES_PER_SLICE steps at most', () =>
   onFakeTimers(() => {
     const log: [string, number][] = [];
     let unindexed = 0;
@@ -304,13 +304,20 @@ it('under load, merge steps keep the slices\' pace, and a slice that is due goes
     scheduler.stop();
   }));
 
-it('logs a failing merge step once and retries it later, not in a loop', () =>
+it('logs a failing merge step once and retries it later, not in a loop, while slices go on', () =>
   onFakeTimers(() => {
     const lines: string[] = [];
     let merges = 0;
+    let slices = 0;
     let failing = true;
+    let unindexed = 0;
     const scheduler = new IndexScheduler({
-      step: () => 0,
+      step(limit) {
+        slices++;
+        const n = Math.min(limit, unindexed);
+        unindexed -= n;
+        return n;
+      },
       merge() {
         merges++;
         if (failing) throw new Error('database or disk is full');
@@ -318,14 +325,77 @@ it('logs a failing merge step once and retries it later, not in a loop', () =>
       },
     }, () => false, (line) => lines.push(line), () => Date.now());
     scheduler.backlog(); // an earlier run may have left merges owed: a first step
-    vi.advanceTimersByTime(1);
+    vi.advanceTimersByTime(10);
     expect(merges).toBe(1);
-    scheduler.committed(INDEX_BATCH); // commits meanwhile do not bring the next try forward
+    // New messages meanwhile are indexed as usual (and owe merges, which wait for the retry).
+    unindexed = INDEX_BATCH;
+    const slicesBefore = slices;
+    scheduler.committed(INDEX_BATCH);
     vi.advanceTimersByTime(9_000);
+    expect(slices).toBeGreaterThan(slicesBefore);
+    expect(unindexed).toBe(0);
     expect(merges).toBe(1);
     failing = false;
     vi.advanceTimersByTime(1_001);
     expect(merges).toBe(2);
-    expect(lines).toEqual(['sluice: indexing for search failed (database or disk is full); retrying every 10 s', 'sluice: indexing for search resumed']);
+    expect(lines).toEqual(['sluice: merging the search indexes failed (database or disk is full); retrying every 10 s', 'sluice: merging the search indexes resumed']);
+    scheduler.stop();
+  }));
+
+it('while a backlog is indexed, merge steps go between its slices (at most MERGES_PER_SLICE in a row), and the slices keep their own pace', () =>
+  onFakeTimers(() => {
+    const log: string[] = [];
+    let unindexed = 100_000;
+    const PER_MESSAGE_MS = 0.06;
+    const scheduler = new IndexScheduler({
+      step(limit) {
+        const n = Math.min(limit, unindexed);
+        unindexed -= n;
+        log.push(`slice ${n}`);
+        vi.setSystemTime(Date.now() + n * PER_MESSAGE_MS);
+        return n;
+      },
+      merge() {
+        log.push('merge');
+        vi.setSystemTime(Date.now() + 10); // merge steps far longer than the slices: the slices' pace is their own
+        return true; // always more to merge
+      },
+    }, () => false, undefined, () => Date.now());
+    scheduler.backlog();
+    // Commits keep coming (no message stored: results): the thread is under load, everything rests 9×.
+    const commits = setInterval(() => scheduler.committed(0), 2);
+    vi.advanceTimersByTime(3_000);
+    clearInterval(commits);
+    scheduler.stop();
+    const kinds = log.map((entry) => (entry === 'merge' ? 'm' : 's')).join('');
+    expect(kinds).toMatch(/^m*s(m{4}s)+m*$/); // after the first, MERGES_PER_SLICE merge steps between slices
+    expect(MERGES_PER_SLICE).toBe(4);
+    // The slices' limit follows their own pace (3 ms' worth: 50 of 0.06 ms), not the merge steps'.
+    const sizes = log.filter((entry) => entry !== 'merge').map((entry) => Number(entry.slice(6)));
+    expect(sizes.slice(1)).toEqual(sizes.slice(1).map(() => Math.round(LOADED_SLICE_MS / PER_MESSAGE_MS)));
+  }));
+
+it('no merge step while a group commit waits; removed messages owe merges as indexed ones do', () =>
+  onFakeTimers(() => {
+    let busy = true;
+    let merges = 0;
+    let owed = 0;
+    const scheduler = new IndexScheduler({ step: () => 0, merge: () => (merges++, --owed > 0) }, () => busy, undefined, () => Date.now());
+    // A prune removed MERGE_AFTER indexed messages: a segment of 'delete' entries in each index.
+    owed = 2;
+    scheduler.committed(0, MERGE_AFTER);
+    vi.advanceTimersByTime(1_000);
+    expect(merges).toBe(0);
+    busy = false;
+    vi.advanceTimersByTime(10);
+    expect(merges).toBe(2);
+    // Fewer removed than MERGE_AFTER since the merges caught up: none owed yet.
+    scheduler.committed(0, MERGE_AFTER - 1);
+    vi.advanceTimersByTime(1_000);
+    expect(merges).toBe(2);
+    owed = 1;
+    scheduler.committed(0, 1);
+    vi.advanceTimersByTime(10);
+    expect(merges).toBe(3);
     scheduler.stop();
   }));

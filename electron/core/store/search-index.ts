@@ -46,11 +46,21 @@ const VALUES = 'id, lower(user_id), lower(anonymous_id), lower(message_id), lowe
  * messages then took up to 39 ms now and then, whatever it held (the search benchmark), in the way of
  * the group commits behind it. Merging is the indexer's own step instead (`merge`), which the writer
  * runs when it has time (writer/index-scheduler.ts): 'automerge' is off for both indexes (a setting
- * each index keeps). FTS5 still merges a level that reaches 16 segments by itself ('crisismerge'), so
- * if the steps never came, the segments would stay bounded.
+ * each index keeps). FTS5 still merges a level that reaches 16 segments by itself ('crisismerge'): that
+ * bounds how many segments pile up if the steps never came, not how long the slice that crosses it
+ * takes (a whole level at once), so the writer's steps go between its slices.
  */
-export function searchIndexer(db: DatabaseSync): SearchIndexer {
-  for (const table of INDEXES) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`).run();
+export function searchIndexer(db: DatabaseSync, log: (line: string) => void = (line) => console.error(line)): SearchIndexer {
+  for (const table of INDEXES) {
+    try {
+      // Written once (each writer start reads it): a write makes every reading connection load the index's settings again.
+      const setting = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).get() as { v: unknown } | undefined;
+      if (setting?.v !== 0) db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`);
+    } catch (error) {
+      // Say, a full disk: FTS5 goes on merging inside the slices meanwhile, as it did before; nothing else changes.
+      log(`sluice: could not turn FTS5's own merging off for ${table} (${(error as Error).message}); it merges as it indexes until the next start`);
+    }
+  }
   const tidy = mergeCommand(db);
 
   const newest = db.prepare('SELECT max(id) AS id, count(*) AS n FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');

@@ -20,11 +20,12 @@
 // 200 that arrive together may take two.
 //
 // Merging is a step of its own (store/search-index.ts: FTS5's 'automerge' is off), MERGE_PAGES pages of
-// each index at a time, at the slices' pace (rests under load, none once idle) and after them: a slice
-// that is due goes first. FTS5's own merges ran inside the slice that crossed their threshold: at 1 M
-// stored a slice of 200 took up to 39 ms, whatever it held. Now slices of 50 and 200 take at most 0.9 and
-// 2.2 ms and merge steps 2.4 ms, except the rare step that copies a common word's whole list at a high
-// level (up to 70 ms, as FTS5's own merges did; a merge stops only between words).
+// each index at a time, at the slices' pace (rests under load, none once idle), between the slices (at
+// most MERGES_PER_SLICE steps before a slice that is owed). FTS5's own merges ran inside the slice that
+// crossed their threshold: at 1 M stored a slice of 200 took up to 39 ms, whatever it held. Now slices of
+// 50 and 200 take at most 0.9 and 2.2 ms (the search benchmark); at 3.7 M, steps of 16 pages took 4.0 ms
+// at p95 and 29 at p99, and a step that copies a common word's whole list at a high level up to 35–71 ms
+// (as FTS5's own merges did: a merge stops only between words).
 export const SLICE = 500;
 /** Under load, the fewest messages a slice indexes: each slice is a transaction and a new segment of each index. */
 export const MIN_SLICE = 25;
@@ -56,7 +57,14 @@ export const MERGE_PAGES = 16;
  * once it holds 16 segments ('crisismerge').
  */
 export const MERGE_AFTER = INDEX_BATCH;
-/** A slice or a merge step failed (say, a full disk): the next try waits this long. */
+/**
+ * While slices and merges are both owed (a backlog, or ingestion faster than indexing's share), at most
+ * this many merge steps go between two slices, and at least one: with merges put off for as long as
+ * slices are owed, FTS5 merged a level by itself once it reached 16 segments ('crisismerge'), a whole
+ * level at once inside a slice (0.5–0.6 s at 300,000 messages of backlog, measured in review).
+ */
+export const MERGES_PER_SLICE = 4;
+/** A slice or a merge step failed (say, a full disk): the next try of that kind waits this long. */
 const RETRY_MS = 10_000;
 
 /** The writer's side of the search indexes (store/search-index.ts searchIndexer). */
@@ -85,9 +93,14 @@ export class IndexScheduler {
   #more = false;
   /** MERGE_AFTER messages were indexed since the merges last caught up, or the last merge step merged some: a step may have work. */
   #mergeOwed = false;
-  /** Messages indexed since the merges last caught up. */
+  /** Messages indexed or removed (a removal is a new segment too) since the merges last caught up. */
   #unmerged = 0;
-  #failing = false;
+  /** Merge steps since the last slice. */
+  #mergesSinceSlice = 0;
+  /** A merge step failed: the next waits until then (slices go on meanwhile). */
+  #mergeRetryAt = -Infinity;
+  #sliceFailing = false;
+  #mergeFailing = false;
   #stopped = false;
 
   /** `busy`: a group commit is waiting (indexing waits its turn). `now`: the clock (tests set one). */
@@ -113,14 +126,18 @@ export class IndexScheduler {
   /**
    * A group committed, storing `messages` messages (its requests' and an audience sync's; 0 for results
    * and the other writes): indexed in a slice once INDEX_BATCH wait or the first has waited INDEX_DELAY_MS.
+   * `removed` messages left the indexes (a prune, a purge): each such commit wrote a segment of 'delete'
+   * entries, to be merged as new messages' are.
    */
-  committed(messages: number): void {
+  committed(messages: number, removed = 0): void {
     const now = this.#now();
     this.#lastCommit = now;
-    if (messages <= 0) return;
-    this.#waitingSince ??= now;
-    this.#waiting += messages;
-    this.#later(this.#waiting >= INDEX_BATCH ? 0 : this.#waitingSince + INDEX_DELAY_MS - now);
+    if (removed > 0) this.#owe(removed);
+    if (messages > 0) {
+      this.#waitingSince ??= now;
+      this.#waiting += messages;
+    }
+    if (messages > 0 || removed > 0) this.#next(now);
   }
 
   stop(): void {
@@ -150,37 +167,50 @@ export class IndexScheduler {
       return;
     }
     const started = this.#now();
-    const slice = this.#more || this.#sliceDue(started);
-    if (!slice && !this.#mergeOwed) return this.#next(started);
+    const slicePending = this.#more || this.#sliceDue(started);
+    const mergeReady = this.#mergeOwed && started >= this.#mergeRetryAt;
+    // Merges owed go between slices: a slice owed waits for MERGES_PER_SLICE steps at most.
+    const slice = slicePending && (!mergeReady || this.#mergesSinceSlice >= MERGES_PER_SLICE);
+    if (!slice && !mergeReady) return this.#next(started);
     const loaded = started - this.#lastCommit < QUIET_MS;
     // Idle, whole slices; the next burst's first slice is small again until its pace is known.
     if (!loaded) this.#loadedLimit = FIRST_LOADED_SLICE;
     const limit = loaded ? this.#loadedLimit : SLICE;
     let indexed = 0;
-    try {
-      if (slice) {
+    if (slice) {
+      try {
         // What waits now goes in this slice (or, when it is full, the ones after it).
         this.#waiting = 0;
         this.#waitingSince = null;
+        this.#mergesSinceSlice = 0;
         indexed = this.#work.step(limit);
         // A slice short of its limit indexed everything: the next waits for new messages (committed()).
         this.#more = indexed >= limit;
-        this.#unmerged += indexed;
-        if (this.#unmerged >= MERGE_AFTER) this.#mergeOwed = true;
-      } else {
+        this.#owe(indexed);
+        if (this.#sliceFailing) this.#log('sluice: indexing for search resumed');
+        this.#sliceFailing = false;
+      } catch (error) {
+        if (!this.#sliceFailing) this.#log(`sluice: indexing for search failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
+        this.#sliceFailing = true;
+        this.#more = true; // the retry indexes whatever is there by then
+        // The next try after RETRY_MS, which commits meanwhile do not bring forward.
+        this.#restUntil = this.#now() + RETRY_MS;
+        this.#later(0);
+        return;
+      }
+    } else {
+      try {
+        this.#mergesSinceSlice++;
         this.#mergeOwed = this.#work.merge(MERGE_PAGES);
         if (!this.#mergeOwed) this.#unmerged = 0;
+        if (this.#mergeFailing) this.#log('sluice: merging the search indexes resumed');
+        this.#mergeFailing = false;
+      } catch (error) {
+        if (!this.#mergeFailing) this.#log(`sluice: merging the search indexes failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
+        this.#mergeFailing = true;
+        // Slices go on meanwhile (a merge writes far more than a slice: a nearly full disk may refuse it alone).
+        this.#mergeRetryAt = this.#now() + RETRY_MS;
       }
-      if (this.#failing) this.#log('sluice: indexing for search resumed');
-      this.#failing = false;
-    } catch (error) {
-      if (!this.#failing) this.#log(`sluice: indexing for search failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
-      this.#failing = true;
-      if (slice) this.#more = true; // the retry indexes whatever is there by then
-      // The next try after RETRY_MS, which commits meanwhile do not bring forward.
-      this.#restUntil = this.#now() + RETRY_MS;
-      this.#later(0);
-      return;
     }
     const now = this.#now();
     this.#restUntil = now + restAfter(started, now, this.#lastCommit);
@@ -189,14 +219,21 @@ export class IndexScheduler {
     this.#next(now);
   }
 
+  /** `n` messages were indexed or removed: merges are owed once MERGE_AFTER were since they last caught up. */
+  #owe(n: number): void {
+    this.#unmerged += n;
+    if (this.#unmerged >= MERGE_AFTER) this.#mergeOwed = true;
+  }
+
   /** New messages are due for a slice: INDEX_BATCH of them wait, or the first has waited INDEX_DELAY_MS. */
   #sliceDue(now: number): boolean {
     return this.#waitingSince !== null && (this.#waiting >= INDEX_BATCH || now >= this.#waitingSince + INDEX_DELAY_MS);
   }
 
-  /** The next slice or merge step: now (after the rest) if one is owed, else when the waiting messages are due. */
+  /** The next slice or merge step: now (after the rest) if one is owed, else when one will be. */
   #next(now: number): void {
-    if (this.#more || this.#mergeOwed || this.#waiting >= INDEX_BATCH) this.#later(0);
-    else if (this.#waitingSince !== null) this.#later(this.#waitingSince + INDEX_DELAY_MS - now);
+    if (this.#more || this.#waiting >= INDEX_BATCH || (this.#mergeOwed && now >= this.#mergeRetryAt)) return this.#later(0);
+    const at = Math.min(this.#waitingSince !== null ? this.#waitingSince + INDEX_DELAY_MS : Infinity, this.#mergeOwed ? this.#mergeRetryAt : Infinity);
+    if (at < Infinity) this.#later(at - now);
   }
 }

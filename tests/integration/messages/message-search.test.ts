@@ -14,6 +14,7 @@ import { afterEach, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase } from '../../../electron/core/store/database.ts';
 import { MessagesRepo } from '../../../electron/core/store/messages-repo.ts';
 import { searchIndexer } from '../../../electron/core/store/search-index.ts';
+import { registerSqlFunctions } from '../../../electron/core/store/sql-functions.ts';
 import { post, startCore, tempDir } from '../../helpers/core.ts';
 import { indexCaughtUp } from '../../helpers/search-index.ts';
 
@@ -287,10 +288,31 @@ it('slices do not merge the indexes\' segments: the indexer\'s merge steps do, i
   expect(after[0]).toBeLessThan(before[0]!);
   expect(after[1]).toBeLessThan(before[1]!);
   expect(indexer.merge(16)).toBe(false); // nothing left to merge
+  // A level is merged once it holds four segments, not everything into one (that is retention's merge).
+  const segments = (db.prepare('SELECT count(DISTINCT segid) AS n FROM messages_text_idx').get() as { n: number }).n;
+  expect(segments).toBeGreaterThan(1);
   checkAll(repo, db);
   // Emptying the indexes (a reset) keeps the setting.
   db.exec("INSERT INTO messages_text (messages_text) VALUES ('delete-all')");
   expect(automerge()).toEqual([0, 0]);
+  // The setting is written once: another writer start reads it and writes nothing.
+  const changes = () => Number((db.prepare('SELECT total_changes() AS n').get() as { n: number }).n);
+  const before2 = changes();
+  searchIndexer(db);
+  expect(changes()).toBe(before2);
+});
+
+it('a store whose indexes\' setting cannot be written still indexes, and says why', () => {
+  const { db, add } = store();
+  add(20);
+  db.exec("INSERT INTO messages_search (messages_search, rank) VALUES ('automerge', 4)"); // as a store from before
+  const file = path.join(path.dirname(db.location()!), DATABASE_FILE);
+  const readOnly = new DatabaseSync(file, { readOnly: true });
+  dbs.push(readOnly);
+  registerSqlFunctions(readOnly);
+  const lines: string[] = [];
+  searchIndexer(readOnly, (line) => lines.push(line));
+  expect(lines).toEqual([expect.stringMatching(/^sluice: could not turn FTS5's own merging off for messages_search \(attempt to write a readonly database\); it merges as it indexes until the next start$/)]);
 });
 
 it('refuses a search of more than 32 clauses, saying so', () => {

@@ -14,7 +14,7 @@ import { DatabaseSync } from '../../../electron/core/store/sqlite.ts';
 import { browserUnavailableReason, launchBrowser } from '../../helpers/browser.ts';
 import { runCli, startCli, type RunningCli } from '../../helpers/cli.ts';
 import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
-import { indexCaughtUp } from '../../helpers/search-index.ts';
+import { indexSettled } from '../../helpers/search-index.ts';
 import { until } from '../../helpers/wait.ts';
 
 const browserSkip = browserUnavailableReason();
@@ -41,7 +41,7 @@ beforeAll(async () => {
       }));
       expect((await post(core, '/v1/batch', { batch })).status).toBe(200);
     }
-    await indexCaughtUp(seed); // the tests' cores then write nothing while their checks count rows
+    await indexSettled(seed); // indexed and merged: the tests' cores then write nothing while their checks count rows
     await core.close();
   }
   expect(fileBytes(path.join(seed, 'sluice.db'))).toBeGreaterThan(QUICK_CHECK_MAX_BYTES); // the start reads only its ends
