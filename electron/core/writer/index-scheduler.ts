@@ -48,7 +48,7 @@ export const INDEX_DELAY_MS = 1_000;
 export function restAfter(started: number, now: number, lastCommit: number): number {
   return now - lastCommit < QUIET_MS ? Math.ceil((now - started) * 9) : 0;
 }
-/** A step of merging writes about this many pages of each index (2-4 ms at millions of messages). */
+/** A step of merging writes about this many pages of each index (at 3.7 M stored: 4 ms at p95, 29 at p99). */
 export const MERGE_PAGES = 16;
 /**
  * Merge steps start once this many messages were indexed since the merges last caught up, not after every
@@ -61,7 +61,7 @@ export const MERGE_AFTER = INDEX_BATCH;
  * While slices and merges are both owed (a backlog, or ingestion faster than indexing's share), at most
  * this many merge steps go between two slices, and at least one: with merges put off for as long as
  * slices are owed, FTS5 merged a level by itself once it reached 16 segments ('crisismerge'), a whole
- * level at once inside a slice (0.5–0.6 s at 300,000 messages of backlog, measured in review).
+ * level at once inside a slice (up to 0.46 s at a backlog of 300,000 messages: bench-results/issue26-automerge-experiment.json).
  */
 export const MERGES_PER_SLICE = 4;
 /** A slice or a merge step failed (say, a full disk): the next try of that kind waits this long. */
@@ -91,7 +91,7 @@ export class IndexScheduler {
   #lastCommit = -Infinity;
   /** The last slice was full: more messages may wait to be indexed (or older ones: a store from before the index). */
   #more = false;
-  /** MERGE_AFTER messages were indexed since the merges last caught up, or the last merge step merged some: a step may have work. */
+  /** MERGE_AFTER messages were indexed or removed since the merges last caught up, or the last step merged some: a step may have work. */
   #mergeOwed = false;
   /** Messages indexed or removed (a removal is a new segment too) since the merges last caught up. */
   #unmerged = 0;
@@ -116,10 +116,13 @@ export class IndexScheduler {
     this.#now = now;
   }
 
-  /** The thread started: what an earlier run left unindexed (or a store from before the index) goes now. */
+  /**
+   * The thread started: what an earlier run left unindexed (or a store from before the index) goes now.
+   * Merges are owed once MERGE_AFTER messages were indexed or removed, as in any run: a start writes
+   * nothing when nothing is left to index (a merge an earlier run left under way goes on with the next).
+   */
   backlog(): void {
     this.#more = true;
-    this.#mergeOwed = true; // an earlier run may have stopped with merges owed
     this.#later(0);
   }
 
