@@ -51,9 +51,9 @@ export function restAfter(started: number, now: number, lastCommit: number): num
 /** A step of merging writes about this many pages of each index (at 3.7 M stored: 4 ms at p95, 29 at p99). */
 export const MERGE_PAGES = 16;
 /**
- * Merge steps start once this many messages were indexed since the merges last caught up, not after every
- * slice: a level is merged once it holds four segments, so slices of a message or two (a trickle, a second
- * apart) would have the levels merged over and over for a few messages each. FTS5 itself merges level 0
+ * Merge steps start once this many messages were indexed or removed since the merges last caught up, not
+ * after every slice: a level is merged once it holds four segments, so slices of a message or two (a
+ * trickle, a second apart) would have the levels merged over and over for a few messages each. FTS5 itself merges level 0
  * once it holds 16 segments ('crisismerge').
  */
 export const MERGE_AFTER = INDEX_BATCH;
