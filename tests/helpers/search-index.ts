@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { DATABASE_FILE } from '../../electron/core/store/database.ts';
 import { searchIndexer } from '../../electron/core/store/search-index.ts';
 import { registerSqlFunctions } from '../../electron/core/store/sql-functions.ts';
+import { until } from './wait.ts';
 
 /** Resolves once the indexes cover every message of the store in `dataDir`, or throws after `ms`. */
 export async function indexCaughtUp(dataDir: string, ms = 300_000, pollMs = 100): Promise<void> {
@@ -34,12 +35,11 @@ export async function indexSettled(dataDir: string, quietMs = 500, ms = 300_000)
     const read = () => Number((version.get() as { data_version: number }).data_version);
     let last = read();
     let since = Date.now();
-    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    await until(() => {
       const now = read();
       if (now !== last) [last, since] = [now, Date.now()];
-      else if (Date.now() - since >= quietMs) return;
-    }
-    throw new Error(`the writer did not stop writing within ${ms / 1000} s`);
+      return Date.now() - since >= quietMs;
+    }, ms, 'the writer to stop writing');
   } finally {
     db.close();
   }

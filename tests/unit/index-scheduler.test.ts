@@ -15,6 +15,18 @@ function onFakeTimers(test: () => void): void {
     vi.useRealTimers();
   }
 }
+/** Messages waiting to be indexed: a slice takes up to its limit of them. */
+function unindexedMessages(left: number) {
+  const messages = {
+    left,
+    take(limit: number): number {
+      const n = Math.min(limit, messages.left);
+      messages.left -= n;
+      return n;
+    },
+  };
+  return messages;
+}
 /** An indexer whose indexes never need merging. */
 const slicesOnly = (step: (limit: number) => number) => ({ step, merge: () => false });
 
@@ -119,17 +131,16 @@ it('logs a failing slice once and retries later, not in a loop', () =>
 it('starts a slice once INDEX_BATCH new messages wait, or once the first has waited INDEX_DELAY_MS: not one per commit', () =>
   // The scheduler's clock is the fake timers' (slices take no time on it).
   onFakeTimers(() => {
-    let unindexed = 0;
+    const pending = unindexedMessages(0);
     const slices: number[] = [];
     const scheduler = new IndexScheduler(slicesOnly((limit) => {
-      const n = Math.min(limit, unindexed);
-      unindexed -= n;
+      const n = pending.take(limit);
       slices.push(n);
       return n;
     }), () => false, undefined, () => Date.now());
     const tick = (ms: number) => vi.advanceTimersByTime(ms);
     const commit = (messages: number) => {
-      unindexed += messages;
+      pending.left += messages;
       scheduler.committed(messages);
     };
     // A test sending one message every 20 ms, and a results commit between them: no slice per commit.
@@ -142,7 +153,7 @@ it('starts a slice once INDEX_BATCH new messages wait, or once the first has wai
     commit(1);
     tick(20); // the first message has waited INDEX_DELAY_MS: all of them go in one slice
     expect(slices).toEqual([INDEX_DELAY_MS / 20]);
-    expect(unindexed).toBe(0);
+    expect(pending.left).toBe(0);
     // Results alone (no message) start no slice, even once INDEX_DELAY_MS has passed.
     scheduler.committed(0);
     tick(INDEX_DELAY_MS * 2);
@@ -155,7 +166,7 @@ it('starts a slice once INDEX_BATCH new messages wait, or once the first has wai
     commit(1);
     tick(1);
     expect(slices.slice(1)).toEqual([FIRST_LOADED_SLICE, INDEX_BATCH - FIRST_LOADED_SLICE]);
-    expect(unindexed).toBe(0);
+    expect(pending.left).toBe(0);
     // And one message after a long quiet waits its INDEX_DELAY_MS too.
     const before = slices.length;
     commit(1);
@@ -193,12 +204,11 @@ it('under load, new commits do not cut short the rest after a slice (indexing ke
 it('merges the indexes in steps after the slices that added segments, until nothing is left to merge', () =>
   onFakeTimers(() => {
     const log: string[] = [];
-    let unindexed = 0;
+    const pending = unindexedMessages(0);
     let owed = 0;
     const scheduler = new IndexScheduler({
       step(limit) {
-        const n = Math.min(limit, unindexed);
-        unindexed -= n;
+        const n = pending.take(limit);
         log.push(`slice ${n}`);
         if (n > 0) owed = 3; // new segments: three steps of merging
         return n;
@@ -208,7 +218,7 @@ it('merges the indexes in steps after the slices that added segments, until noth
         return --owed > 0;
       },
     }, () => false, undefined, () => Date.now());
-    unindexed = INDEX_BATCH;
+    pending.left = INDEX_BATCH;
     scheduler.committed(INDEX_BATCH);
     vi.advanceTimersByTime(10);
     // Slices take no time on this clock: no rest. A burst's first slice is FIRST_LOADED_SLICE, the next takes the rest.
@@ -228,11 +238,10 @@ it('small slices start no merge until MERGE_AFTER messages were indexed since th
     const slices: number[] = [];
     let merges = 0;
     let owed = 0;
-    let unindexed = 0;
+    const pending = unindexedMessages(0);
     const scheduler = new IndexScheduler({
       step(limit) {
-        const n = Math.min(limit, unindexed);
-        unindexed -= n;
+        const n = pending.take(limit);
         slices.push(n);
         owed = 2;
         return n;
@@ -245,7 +254,7 @@ it('small slices start no merge until MERGE_AFTER messages were indexed since th
     // A trickle: a few messages a second, each second's in a slice of its own.
     const PER = MERGE_AFTER / 4;
     const second = () => {
-      unindexed += PER;
+      pending.left += PER;
       scheduler.committed(PER);
       vi.advanceTimersByTime(INDEX_DELAY_MS + 10); // the slice, and any merge steps after it
     };
@@ -264,12 +273,11 @@ it('small slices start no merge until MERGE_AFTER messages were indexed since th
 it('under load, merge steps keep the slices\' pace, and a slice owed waits for MERGES_PER_SLICE steps at most', () =>
   onFakeTimers(() => {
     const log: [string, number][] = [];
-    let unindexed = 0;
+    const pending = unindexedMessages(0);
     // Each merge step takes 3 ms and there is always more to merge: a rest of 27 ms follows each.
     const scheduler = new IndexScheduler({
       step(limit) {
-        const n = Math.min(limit, unindexed);
-        unindexed -= n;
+        const n = pending.take(limit);
         log.push(['slice', Date.now()]);
         return n;
       },
@@ -280,7 +288,7 @@ it('under load, merge steps keep the slices\' pace, and a slice owed waits for M
       },
     }, () => false, undefined, () => Date.now());
     const commit = (messages: number) => {
-      unindexed += messages;
+      pending.left += messages;
       scheduler.committed(messages);
     };
     commit(INDEX_BATCH);
@@ -310,12 +318,11 @@ it('logs a failing merge step once and retries it later, not in a loop, while sl
     let merges = 0;
     let slices = 0;
     let failing = true;
-    let unindexed = 0;
+    const pending = unindexedMessages(0);
     const scheduler = new IndexScheduler({
       step(limit) {
         slices++;
-        const n = Math.min(limit, unindexed);
-        unindexed -= n;
+        const n = pending.take(limit);
         return n;
       },
       merge() {
@@ -328,12 +335,12 @@ it('logs a failing merge step once and retries it later, not in a loop, while sl
     vi.advanceTimersByTime(10);
     expect(merges).toBe(1);
     // New messages meanwhile are indexed as usual (and owe merges, which wait for the retry).
-    unindexed = INDEX_BATCH;
+    pending.left = INDEX_BATCH;
     const slicesBefore = slices;
     scheduler.committed(INDEX_BATCH);
     vi.advanceTimersByTime(9_000);
     expect(slices).toBeGreaterThan(slicesBefore);
-    expect(unindexed).toBe(0);
+    expect(pending.left).toBe(0);
     expect(merges).toBe(1);
     failing = false;
     vi.advanceTimersByTime(1_001);
@@ -345,12 +352,11 @@ it('logs a failing merge step once and retries it later, not in a loop, while sl
 it('while a backlog is indexed, merge steps go between its slices (at most MERGES_PER_SLICE in a row), and the slices keep their own pace', () =>
   onFakeTimers(() => {
     const log: string[] = [];
-    let unindexed = 100_000;
+    const pending = unindexedMessages(100_000);
     const PER_MESSAGE_MS = 0.06;
     const scheduler = new IndexScheduler({
       step(limit) {
-        const n = Math.min(limit, unindexed);
-        unindexed -= n;
+        const n = pending.take(limit);
         log.push(`slice ${n}`);
         vi.setSystemTime(Date.now() + n * PER_MESSAGE_MS);
         return n;

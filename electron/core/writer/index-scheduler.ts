@@ -67,6 +67,27 @@ export const MERGES_PER_SLICE = 4;
 /** A slice or a merge step failed (say, a full disk): the next try of that kind waits this long. */
 const RETRY_MS = 10_000;
 
+/** Logs the first failure of one kind of work and its recovery, once each: not every retry. */
+class FailureLog {
+  readonly #what: string;
+  readonly #log: (line: string) => void;
+  #failing = false;
+  constructor(what: string, log: (line: string) => void) {
+    this.#what = what;
+    this.#log = log;
+  }
+
+  failed(error: unknown): void {
+    if (!this.#failing) this.#log(`sluice: ${this.#what} failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
+    this.#failing = true;
+  }
+
+  ok(): void {
+    if (this.#failing) this.#log(`sluice: ${this.#what} resumed`);
+    this.#failing = false;
+  }
+}
+
 /** The writer's side of the search indexes (store/search-index.ts searchIndexer). */
 interface IndexWork {
   step(limit: number): number;
@@ -76,8 +97,9 @@ interface IndexWork {
 export class IndexScheduler {
   readonly #work: IndexWork;
   readonly #busy: () => boolean;
-  readonly #log: (line: string) => void;
   readonly #now: () => number;
+  readonly #slices: FailureLog;
+  readonly #merges: FailureLog;
   /** The messages the next slice may index under load (SLICE when idle; the first slice of a burst is small until its pace is known). */
   #loadedLimit = FIRST_LOADED_SLICE;
   #timer: NodeJS.Timeout | undefined;
@@ -91,16 +113,15 @@ export class IndexScheduler {
   #lastCommit = -Infinity;
   /** The last slice was full: more messages may wait to be indexed (or older ones: a store from before the index). */
   #more = false;
-  /** MERGE_AFTER messages were indexed or removed since the merges last caught up, or the last step merged some: a step may have work. */
-  #mergeOwed = false;
-  /** Messages indexed or removed (a removal is a new segment too) since the merges last caught up. */
+  /**
+   * Messages indexed or removed (a removal is a new segment too) since the merges last caught up: merge
+   * steps are owed from MERGE_AFTER on, until one finds nothing left to merge (then 0).
+   */
   #unmerged = 0;
   /** Merge steps since the last slice. */
   #mergesSinceSlice = 0;
   /** A merge step failed: the next waits until then (slices go on meanwhile). */
   #mergeRetryAt = -Infinity;
-  #sliceFailing = false;
-  #mergeFailing = false;
   #stopped = false;
 
   /** `busy`: a group commit is waiting (indexing waits its turn). `now`: the clock (tests set one). */
@@ -112,8 +133,9 @@ export class IndexScheduler {
   ) {
     this.#work = work;
     this.#busy = busy;
-    this.#log = log;
     this.#now = now;
+    this.#slices = new FailureLog('indexing for search', log);
+    this.#merges = new FailureLog('merging the search indexes', log);
   }
 
   /**
@@ -135,7 +157,7 @@ export class IndexScheduler {
   committed(messages: number, removed = 0): void {
     const now = this.#now();
     this.#lastCommit = now;
-    if (removed > 0) this.#owe(removed);
+    this.#unmerged += removed;
     if (messages > 0) {
       this.#waitingSince ??= now;
       this.#waiting += messages;
@@ -171,7 +193,7 @@ export class IndexScheduler {
     }
     const started = this.#now();
     const slicePending = this.#more || this.#sliceDue(started);
-    const mergeReady = this.#mergeOwed && started >= this.#mergeRetryAt;
+    const mergeReady = this.#mergeOwed() && started >= this.#mergeRetryAt;
     // Merges owed go between slices: a slice owed waits for MERGES_PER_SLICE steps at most.
     const slice = slicePending && (!mergeReady || this.#mergesSinceSlice >= MERGES_PER_SLICE);
     if (!slice && !mergeReady) return this.#next(started);
@@ -189,12 +211,10 @@ export class IndexScheduler {
         indexed = this.#work.step(limit);
         // A slice short of its limit indexed everything: the next waits for new messages (committed()).
         this.#more = indexed >= limit;
-        this.#owe(indexed);
-        if (this.#sliceFailing) this.#log('sluice: indexing for search resumed');
-        this.#sliceFailing = false;
+        this.#unmerged += indexed;
+        this.#slices.ok();
       } catch (error) {
-        if (!this.#sliceFailing) this.#log(`sluice: indexing for search failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
-        this.#sliceFailing = true;
+        this.#slices.failed(error);
         this.#more = true; // the retry indexes whatever is there by then
         // The next try after RETRY_MS, which commits meanwhile do not bring forward.
         this.#restUntil = this.#now() + RETRY_MS;
@@ -204,13 +224,10 @@ export class IndexScheduler {
     } else {
       try {
         this.#mergesSinceSlice++;
-        this.#mergeOwed = this.#work.merge(MERGE_PAGES);
-        if (!this.#mergeOwed) this.#unmerged = 0;
-        if (this.#mergeFailing) this.#log('sluice: merging the search indexes resumed');
-        this.#mergeFailing = false;
+        if (!this.#work.merge(MERGE_PAGES)) this.#unmerged = 0;
+        this.#merges.ok();
       } catch (error) {
-        if (!this.#mergeFailing) this.#log(`sluice: merging the search indexes failed (${(error as Error).message}); retrying every ${RETRY_MS / 1000} s`);
-        this.#mergeFailing = true;
+        this.#merges.failed(error);
         // Slices go on meanwhile (a merge writes far more than a slice: a nearly full disk may refuse it alone).
         this.#mergeRetryAt = this.#now() + RETRY_MS;
       }
@@ -222,10 +239,9 @@ export class IndexScheduler {
     this.#next(now);
   }
 
-  /** `n` messages were indexed or removed: merges are owed once MERGE_AFTER were since they last caught up. */
-  #owe(n: number): void {
-    this.#unmerged += n;
-    if (this.#unmerged >= MERGE_AFTER) this.#mergeOwed = true;
+  /** Merge steps are owed: MERGE_AFTER messages were indexed or removed since the merges last caught up. */
+  #mergeOwed(): boolean {
+    return this.#unmerged >= MERGE_AFTER;
   }
 
   /** New messages are due for a slice: INDEX_BATCH of them wait, or the first has waited INDEX_DELAY_MS. */
@@ -235,8 +251,9 @@ export class IndexScheduler {
 
   /** The next slice or merge step: now (after the rest) if one is owed, else when one will be. */
   #next(now: number): void {
-    if (this.#more || this.#waiting >= INDEX_BATCH || (this.#mergeOwed && now >= this.#mergeRetryAt)) return this.#later(0);
-    const at = Math.min(this.#waitingSince !== null ? this.#waitingSince + INDEX_DELAY_MS : Infinity, this.#mergeOwed ? this.#mergeRetryAt : Infinity);
+    const mergeOwed = this.#mergeOwed();
+    if (this.#more || this.#waiting >= INDEX_BATCH || (mergeOwed && now >= this.#mergeRetryAt)) return this.#later(0);
+    const at = Math.min(this.#waitingSince !== null ? this.#waitingSince + INDEX_DELAY_MS : Infinity, mergeOwed ? this.#mergeRetryAt : Infinity);
     if (at < Infinity) this.#later(at - now);
   }
 }

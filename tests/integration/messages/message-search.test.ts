@@ -302,7 +302,7 @@ it('slices do not merge the indexes\' segments: the indexer\'s merge steps do, i
   expect(changes()).toBe(before2);
 });
 
-it('a store whose indexes\' setting cannot be written still indexes, and says why', () => {
+it('a store whose indexes\' setting cannot be written still gets its indexer, and the log says why', () => {
   const { db, add } = store();
   add(20);
   db.exec("INSERT INTO messages_search (messages_search, rank) VALUES ('automerge', 4)"); // as a store from before
