@@ -211,7 +211,7 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
     const jobs = batch.map(({ job, prepared }) => {
       const unit = inSavepoint(() => storeRequest(prepared, routes.get(prepared.sourceId), forwarding));
       hours.endUnit(unit.ok);
-      return { id: job.id, unit };
+      return { id: job.id, prepared, unit };
     });
     const now = Date.now();
     // A unit rolled back to its savepoint takes the header sets it stored with it: forgotten at once, so
@@ -237,13 +237,15 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
       if (unit.value.audience?.op === 'audience.sync') messagesStored += unit.value.audience.sync?.messageIds.length ?? 0;
       if (op === 'prune' || op === 'removeMessages' || op === 'deletionRequest') messagesRemoved += unit.value.changed;
     }
-    for (const { id, unit } of jobs) {
+    for (const { id, prepared, unit } of jobs) {
       if (!unit.ok) {
         failures.push({ kind: 'job', id, message: unit.error });
         continue;
       }
       committed.push({ jobId: id, ...unit.value });
       messagesStored += unit.value.ids.length + (unit.value.generatedIds?.length ?? 0);
+      // Their bodies are asked for next. Not after other writes in the same transaction (a purge, a reset).
+      if (ops.length === 0) prepareBodies.remember(prepared, unit.value);
     }
     indexer?.committed(messagesStored, messagesRemoved);
     const resultIds: number[] = [];

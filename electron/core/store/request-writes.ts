@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DeliveryHours } from './delivery-hours.ts';
-import type { CommittedRequest, PreparedRequest, RejectedEntry } from './stored-request.ts';
+import type { DeliveredPayload } from './messages-repo.ts';
+import type { CommittedRequest, PreparedMessage, PreparedRequest, RejectedEntry } from './stored-request.ts';
 
 /**
  * Stores one ingestion request in the caller's transaction: its `requests` row, a row per message
@@ -118,5 +119,27 @@ export function requestStorer(
       ...(due.length > 0 ? { due: Float64Array.from(due) } : {}),
       ...(generatedIds ? { generatedIds } : {}),
     };
+  };
+}
+
+/**
+ * The payload MessagesRepo.payloads() reads for an accepted message of an ingestion request, made from
+ * the request as requestStorer stores it: the writer builds the message's bodies from it without
+ * reading the row back (delivery/prepare-bodies.ts). What one stores, the other must give: a test
+ * holds the two together.
+ */
+export function storedPayload(request: PreparedRequest, message: PreparedMessage): DeliveredPayload {
+  return {
+    raw: message.raw,
+    status: 'accepted',
+    message_id: message.messageId,
+    type: message.type,
+    received_at: request.receivedAt,
+    sent_at: request.sentAt,
+    ip: request.ip,
+    envelope: request.envelope,
+    source_id: request.sourceId,
+    origin: 'ingest',
+    violations: message.violations ?? null,
   };
 }

@@ -1,13 +1,19 @@
 // The writer thread builds queued deliveries' bodies ahead (delivery/prepare-bodies.ts), and reads and
-// normalizes each message once for all its destinations (their requests come one after another). What
-// one destination's body does to the message must never show in another's, and a write that changes
-// stored messages (forget()) must be seen by the next bodies. Real core, real SQLite file.
+// normalizes each message once for all its destinations (their requests come one after another); the
+// messages of a request it has just stored it does not read at all (remember()). What one destination's
+// body does to the message must never show in another's, a remembered message must give the bodies a
+// fresh read gives, and a write that changes stored messages (forget()) must be seen by the next
+// bodies. Real core, real SQLite file, the writer's own ingestion code.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bodiesPreparer } from '../../../electron/core/delivery/prepare-bodies.ts';
 import { buildBody } from '../../../electron/core/delivery/body.ts';
-import { openDatabase } from '../../../electron/core/store/database.ts';
-import { MessagesRepo, normalizedMessage } from '../../../electron/core/store/messages-repo.ts';
+import { prepareRequest } from '../../../electron/core/ingest/prepare-request.ts';
+import { connect } from '../../../electron/core/store/connection.ts';
+import { databaseFile, openDatabase } from '../../../electron/core/store/database.ts';
+import { deliveryHours } from '../../../electron/core/store/delivery-hours.ts';
+import { MessagesRepo, normalizedMessage, type DeliveredPayload } from '../../../electron/core/store/messages-repo.ts';
+import { requestStorer, storedPayload } from '../../../electron/core/store/request-writes.ts';
 import type { DatabaseSync } from '../../../electron/core/store/sqlite.ts';
 import type { BodyRecipe } from '../../../shared/webhook-body.ts';
 import { post, startCore, tempDir, waitForStored } from '../../helpers/core.ts';
@@ -92,5 +98,54 @@ describe('bodies built ahead for several destinations of the same messages', () 
     const again = prepare.prepare({ messageIds: ids, ...recipe });
     expect(JSON.parse(again.bodies[0]!).event).toBe('Order Refunded');
     expect(again.bodies[2]).toBeNull(); // gone: no body, as for a purged message
+  });
+
+  it("a request's messages just stored: built from what the writer has in hand, as a fresh read builds them", () => {
+    dir = tempDir();
+    openDatabase(dir).close(); // every migration
+    db = connect(databaseFile(dir), 'writer');
+    db.exec(`INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'web', 'wk_web', 'server', 0);
+      INSERT INTO destinations (id, name, kind, enabled, settings, created_at, updated_at) VALUES (1, 'hook', 'webhooks', 1, '{}', 0, 0);
+      INSERT INTO destination_sources VALUES (1, 1);`);
+    const body = {
+      sentAt: '2026-11-30T10:00:00.000Z',
+      context: { library: { name: 'analytics-node', version: '6.2.0' }, page: { path: '/a' } },
+      batch: [
+        { type: 'track', messageId: 'm-1', userId: 'u_1', event: 'Order Completed', properties: { revenue: 9.99 } },
+        { type: 'identify', messageId: 'm-2', userId: 'u_2', traits: { email: 'a@example.com' } },
+        { type: 'track', messageId: 'm-1', userId: 'u_1', event: 'Order Completed' }, // a duplicate: no delivery
+        { type: 'track', messageId: 'm-3', userId: 'u_3' }, // rejected (no event): no delivery
+        { type: 'track', messageId: 'm-4', userId: 'u_4', event: 'Muted', integrations: { All: false } }, // its webhook skipped
+      ],
+    };
+    const prepared = prepareRequest(
+      { id: 1, body: Buffer.from(JSON.stringify(body)), sourceId: 1, endpoint: 'batch', singleType: null, receivedAt: Date.now(), ip: '127.0.0.1' },
+      () => 1,
+    );
+    const hours = deliveryHours(db);
+    db.exec('BEGIN IMMEDIATE');
+    const committed = requestStorer(db, hours)(prepared, [1]);
+    hours.write();
+    db.exec('COMMIT');
+    const ids = [...committed.ids];
+    expect([...committed.statuses]).toEqual([0, 0, 2, 1, 0]);
+    expect(committed.due?.length).toBe(6); // m-1 and m-2, one delivery each
+
+    // What the writer has in hand is the row payloads() reads, field for field.
+    const read = new MessagesRepo(db).payloads(ids);
+    for (const i of [0, 1, 4]) {
+      const { id: _id, ...row } = read.get(ids[i]!) as DeliveredPayload & { id: number };
+      expect(storedPayload(prepared, prepared.messages[i]!)).toEqual(row);
+    }
+
+    const recipe: BodyRecipe = { bodyShape: 'full', sharedSecret: 'abc123' };
+    const expected = fresh(ids.slice(0, 2), recipe);
+    const prepare = bodiesPreparer(db);
+    prepare.remember(prepared, committed);
+    // The rows gone behind the preparer's back: only what it remembered can still be built.
+    db.exec('DELETE FROM deliveries; DELETE FROM messages;');
+    const built = prepare.prepare({ messageIds: ids, ...recipe });
+    expect(built.bodies).toEqual([...expected, null, null, null]);
+    expect(JSON.parse(built.bodies[0]!)).toMatchObject({ messageId: 'm-1', sentAt: body.sentAt, context: { page: { path: '/a' } } });
   });
 });
