@@ -6,7 +6,7 @@ import type { DeliveryChange } from '../../../shared/contract.ts';
 import { verifyAsSeedReceiver } from '../../../electron/core/signature/signature.ts';
 import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
 import type { DestinationConfig } from '../../../shared/settings.ts';
-import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
 
 let core: TestCore | undefined;
@@ -212,18 +212,21 @@ describe('delivery', () => {
 
   it('fails a delivery whose stored message cannot be read, once, and delivers the others', async () => {
     const r = await receiver();
-    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] });
-    c.delivery.setHeld(true);
-    await post(c, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'Broken' }, { type: 'track', userId: 'u', event: 'Fine' }] });
-    const [broken, fine] = c.messages.list().reverse();
-    // A row no ingestion writes today (an older version's bug could): its raw text is not an object.
-    const side = new DatabaseSync(path.join(c.dataDir, DATABASE_FILE));
-    side.exec('PRAGMA busy_timeout = 5000');
+    const dataDir = tempDir();
+    const first = await coreWith({ webhooks: [{ url: r.url, headers: {} }] }, { dataDir });
+    first.delivery.setHeld(true);
+    await post(first, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'Broken' }, { type: 'track', userId: 'u', event: 'Fine' }] });
+    const [broken, fine] = first.messages.list().reverse();
+    await first.dispose();
+    // A row no ingestion writes today (an older version's bug could): its raw text is not an object. Found
+    // at a start, as such a row would be (a run's writer builds the bodies of the messages it stored itself
+    // from what it stored, without reading them back).
+    const side = new DatabaseSync(path.join(dataDir, DATABASE_FILE));
     side.prepare('UPDATE messages SET raw = ? WHERE id = ?').run('1', broken!.id);
     side.close();
+    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] }, { dataDir });
     const announced: DeliveryChange[] = [];
     c.bus.on('deliveries.changed', (changes) => announced.push(...changes));
-    c.delivery.setHeld(false);
     await settled(c, ['delivered', 'failed']);
     // The store shows a round's result before the main thread hears it committed and announces it:
     // the rounds' end (idle) comes after their announcements.
