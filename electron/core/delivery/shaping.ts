@@ -1,4 +1,4 @@
-import type { BodyRecipe } from '../../../shared/webhook-body.ts';
+import type { BodyRecipe, BodyShape } from '../../../shared/webhook-body.ts';
 import type { TransformRunView } from '../../../shared/channels/deliveries.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import type { Destination } from '../store/destinations-repo.ts';
@@ -164,7 +164,18 @@ function unkept(filtered: Exclude<Filtered, { kind: 'kept' }>): Shaped {
   return { kind: 'fail', error: filtered.error, shaping: 'a filter failed', run: null };
 }
 
-/** A fan-out's bodies as its delivery records them: one body as it is, several as a JSON array of them, in order. */
-export function recordedBody(bodies: readonly SignedBody[]): string {
-  return bodies.length === 1 ? bodies[0]!.body : `[${bodies.map((b) => b.body).join(',')}]`;
+/**
+ * The bodies a round sent as its delivery records them. By reference to its message — the shape only,
+ * no copy (store/delivery-bodies.ts builds it again when read) — when the one body is what the builder
+ * makes of the stored message: its destination has no filter and no transform, the delivery no body of
+ * its own. Else whole: one body as it is, a fan-out's as a JSON array of them, in order.
+ */
+export function recordedBody(
+  bodies: readonly SignedBody[],
+  delivery: { bodyOverride: string | null },
+  destination: Pick<Destination, 'filters' | 'transform'>,
+  recipe: BodyRecipe,
+): { body: string | null; bodyShape?: BodyShape } {
+  if (bodies.length === 1 && delivery.bodyOverride === null && shapeKey(destination) === null) return { body: null, bodyShape: recipe.bodyShape };
+  return { body: bodies.length === 1 ? bodies[0]!.body : `[${bodies.map((b) => b.body).join(',')}]` };
 }

@@ -7,6 +7,8 @@ import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 import { readSnapshot } from './connection.ts';
 import { compileQuery, withIndex, type IndexHint } from './message-query-sql.ts';
 import { searchCondition } from './message-search.ts';
+import { recordedBodies } from './delivery-bodies.ts';
+import type { BodyShape } from '../../../shared/webhook-body.ts';
 
 
 export interface Delivery {
@@ -17,7 +19,10 @@ export interface Delivery {
   replayOf: number | null;
   status: DeliveryStatus;
   targetUrl: string | null;
+  /** The body its last round sent (built again from its message when recorded by reference: bodyShape). */
   body: string | null;
+  /** The shape its body was recorded by reference in (store/delivery-bodies.ts); null: stored whole, or none sent. */
+  bodyShape: BodyShape | null;
   signature: string | null;
   attemptCount: number;
   firstAttemptAt: number | null;
@@ -62,7 +67,7 @@ export interface LastAttempt {
 }
 
 const COLUMNS = `id, message_id AS messageId, destination_id AS destinationId, trigger, replay_of AS replayOf, status,
-  target_url AS targetUrl, body, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
+  target_url AS targetUrl, body, body_shape AS bodyShape, signature, attempt_count AS attemptCount, first_attempt_at AS firstAttemptAt,
   next_attempt_at AS nextAttemptAt, deadline_at AS deadlineAt, last_error AS lastError, skip_reason AS skipReason,
   body_override AS bodyOverride, deletion_request_id AS deletionRequestId, created_at AS createdAt, updated_at AS updatedAt,
   shaping, transform_run AS transformRun, transform_body AS transformBody`;
@@ -157,9 +162,12 @@ export class DeliveriesRepo {
   readonly #sql;
   /** A delivery wait's composed reads, prepared once per text. */
   readonly #composed: (sql: string) => StatementSync;
+  /** Fills in the bodies recorded by reference of the deliveries read. */
+  readonly #bodies: <T extends Delivery>(rows: T[]) => T[];
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#bodies = recordedBodies(db);
     this.#composed = composedStatements(db);
     this.#sql = preparedOnUse(db, {
       hasMessage: 'SELECT 1 AS linked FROM deliveries WHERE id = ? AND message_id IS NOT NULL',
@@ -227,18 +235,19 @@ export class DeliveriesRepo {
   }
 
   get(id: number): Delivery | undefined {
-    return this.#sql.get.get(id) as unknown as Delivery | undefined;
+    const row = this.#sql.get.get(id) as unknown as Delivery | undefined;
+    return row && this.#bodies([row])[0];
   }
 
   forMessage(messageId: number): Delivery[] {
-    return this.#sql.forMessage.all(messageId) as unknown as Delivery[];
+    return this.#bodies(this.#sql.forMessage.all(messageId) as unknown as Delivery[]);
   }
 
   /** The deliveries of several messages (a page of the list), by message id. */
   forMessages(messageIds: number[]): Map<number, Delivery[]> {
     const out = new Map<number, Delivery[]>();
     if (messageIds.length === 0) return out;
-    const rows = this.#sql.forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[];
+    const rows = this.#bodies(this.#sql.forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[]);
     for (const row of rows) {
       const list = out.get(row.messageId!) ?? [];
       list.push(row);
@@ -263,7 +272,7 @@ export class DeliveriesRepo {
   }
 
   forDeletionRequest(deletionRequestId: number): Delivery[] {
-    return this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[];
+    return this.#bodies(this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[]);
   }
 
   /**
@@ -279,13 +288,13 @@ export class DeliveriesRepo {
         ? this.#sql.failedNow.all(limit + 1)
         : this.#sql.failedNowFor.all(options.destinationId, limit + 1)
     ) as unknown as Delivery[];
-    return { deliveries: rows.slice(0, limit), truncated: rows.length > limit };
+    return { deliveries: this.#bodies(rows.slice(0, limit)), truncated: rows.length > limit };
   }
 
   /** These deliveries as stored (ids that do not exist are left out), in id order. */
   byIds(ids: readonly number[]): Delivery[] {
     if (ids.length === 0) return [];
-    return this.#sql.byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
+    return this.#bodies(this.#sql.byIds.all(JSON.stringify(ids)) as unknown as Delivery[]);
   }
 
   /**

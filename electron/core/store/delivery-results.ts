@@ -47,9 +47,14 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
   // Parameters are anonymous (`?`), a value repeated where the SQL uses it twice: Node 22.19 and
   // 24.0–24.6 cannot bind numbered ones (`?1`) by position ("column index out of range").
   const PURGED = 'message_id IS NULL AND body_override IS NULL';
+  // A body sent is stored whole, or by reference to its message (its shape: store/delivery-bodies.ts);
+  // each clears the other. A round that sent nothing (both NULL) keeps what was stored.
+  const BODY = `body = CASE WHEN ${PURGED} THEN NULL WHEN ? IS NOT NULL THEN NULL ELSE coalesce(?, body) END,
+       body_shape = CASE WHEN ${PURGED} THEN NULL WHEN ? IS NOT NULL THEN ? WHEN ? IS NOT NULL THEN NULL ELSE body_shape END`;
+  const bodyParams = (body: string | null, shape: string | null) => [shape, body, shape, shape, body] as const;
   const updateDelivery = db.prepare(
     `UPDATE deliveries SET status = ?, attempt_count = ?, first_attempt_at = ?, next_attempt_at = ?, deadline_at = ?,
-       last_error = ?, body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?, body) END,
+       last_error = ?, ${BODY},
        signature = CASE WHEN ? IS NULL THEN signature ELSE ? END, updated_at = ?,
        skip_reason = ?, shaping = ?, transform_run = ?
      WHERE id = ? AND status != 'cancelled'`,
@@ -63,7 +68,7 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
   );
   // A cancelled delivery's round still records what it sent: its attempts' X-Signature is the delivery's.
   const keepSent = db.prepare(
-    `UPDATE deliveries SET body = CASE WHEN ${PURGED} THEN NULL ELSE coalesce(?, body) END, signature = ?, updated_at = ?
+    `UPDATE deliveries SET ${BODY}, signature = ?, updated_at = ?
      WHERE id = ? AND status = 'cancelled'`,
   );
   const storeSet = db.prepare(
@@ -104,10 +109,12 @@ export function deliveryResultRecorder(db: DatabaseSync): DeliveryResultRecorder
     /** The requests that carried deliveries of this group, each with its shares. */
     const requests = new Map<SharedRequest, Shares>();
     for (const result of results) {
+      const shape = result.bodyShape ?? null;
+      const body = bodyParams(result.body, shape);
       const updated = updateDelivery.run(result.status, result.attemptCount, result.firstAttemptAt, result.nextAttemptAt, result.deadlineAt,
-        result.lastError, result.body, result.body, result.signature, now, result.skipReason ?? null, result.shaping ?? null,
+        result.lastError, ...body, result.body ?? shape, result.signature, now, result.skipReason ?? null, result.shaping ?? null,
         result.transformRun ?? null, result.deliveryId).changes;
-      if (updated === 0 && result.signature !== null) keepSent.run(result.body, result.signature, now, result.deliveryId);
+      if (updated === 0 && result.signature !== null) keepSent.run(...body, result.signature, now, result.deliveryId);
       else if (updated > 0 && (result.status === 'retrying' || result.status === 'failed')) joinIssue(result, now);
       for (const a of result.attempts) {
         const request = a.carriedBy;

@@ -1,6 +1,7 @@
 // The shapes of deliveries and their attempts as the store keeps them: what the delivery engine
 // records after a round, and what is asked of the writer when deliveries are made on request.
 import type { DeliveryErrorCode } from '../../../shared/contract.ts';
+import type { BodyShape } from '../../../shared/webhook-body.ts';
 
 /** Which enabled destinations receive each source's messages: a delivery row is created for each. */
 export interface Route {
@@ -57,9 +58,14 @@ export interface DeliveryResult {
   nextAttemptAt: number | null;
   deadlineAt: number;
   lastError: string | null;
-  /** The body sent and its signature; null when nothing was sent (the stored ones are kept). */
+  /** The body sent and its signature; null when nothing was sent (the stored ones are kept), or when it is recorded by reference (bodyShape). */
   body: string | null;
   signature: string | null;
+  /**
+   * The body sent was what the builder makes of the delivery's stored message in this shape (no filter,
+   * no transform, no body of its own): recorded by reference, not copied (store/delivery-bodies.ts).
+   */
+  bodyShape?: BodyShape | null;
   attempts: AttemptRecord[];
   /**
    * What the destination's filters and transform made of it (migration 21: deliveries.shaping), e.g.

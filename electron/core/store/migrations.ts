@@ -829,6 +829,17 @@ ${ISSUE_TRIGGERS}
       CREATE INDEX IF NOT EXISTS deliveries_made ON deliveries (created_at, destination_id) WHERE trigger = 'automatic';
     `,
   },
+  {
+    version: 27,
+    name: "a delivery's body recorded by reference to its message",
+    sql: `
+      -- Issue 26 (npm run bench -- latency): every round's body was stored whole on its delivery, a copy of the
+      -- message per destination. When the body is what the builder makes of the stored message in a shape (no
+      -- filter, no transform, no body of its own), the writer now stores only the shape, and body stays NULL;
+      -- reads build it again (store/delivery-bodies.ts). NULL: the body column says it all, as before.
+      ALTER TABLE deliveries ADD COLUMN body_shape TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {

@@ -1,4 +1,5 @@
 import type { AttemptRecord, DeliveryResult, SharedRequest } from '../store/delivery-types.ts';
+import type { BodyShape } from '../../../shared/webhook-body.ts';
 
 /**
  * Delivery results as they cross to the writer thread: numbers in one Float64Array, texts in flat
@@ -11,7 +12,7 @@ import type { AttemptRecord, DeliveryResult, SharedRequest } from '../store/deli
 export interface ResultColumns {
   /** Per result: deliveryId, attemptCount, firstAttemptAt, nextAttemptAt, deadlineAt, attempts. */
   numbers: Float64Array;
-  /** Per result: status, lastError, body, signature, shaping, skipReason, transformRun. */
+  /** Per result: status, lastError, body, signature, shaping, skipReason, transformRun, bodyShape. */
   texts: (string | null)[];
   /** Per attempt: startedAt, durationMs, responseStatus, retryAt, index of its carrying request (NaN: none). */
   attemptNumbers: Float64Array;
@@ -24,7 +25,7 @@ export interface ResultColumns {
 }
 
 const NUMBERS = 6;
-const TEXTS = 7;
+const TEXTS = 8;
 const ATTEMPT_NUMBERS = 5;
 const ATTEMPT_TEXTS = 9;
 const REQUEST_NUMBERS = 3;
@@ -62,7 +63,7 @@ export function toColumns(results: readonly DeliveryResult[]): ResultColumns {
     numbers[n + 3] = orNaN(r.nextAttemptAt);
     numbers[n + 4] = r.deadlineAt;
     numbers[n + 5] = r.attempts.length;
-    texts.push(r.status, r.lastError, r.body, r.signature, r.shaping ?? null, r.skipReason ?? null, r.transformRun ?? null);
+    texts.push(r.status, r.lastError, r.body, r.signature, r.shaping ?? null, r.skipReason ?? null, r.transformRun ?? null, r.bodyShape ?? null);
     for (const attempt of r.attempts) {
       const m = a++ * ATTEMPT_NUMBERS;
       const carried = attempt.carriedBy !== undefined;
@@ -150,6 +151,7 @@ export function fromColumns({ numbers, texts, attemptNumbers, attemptTexts, requ
       ...(texts[t + 4] === null ? {} : { shaping: texts[t + 4]! }),
       ...(texts[t + 5] === null ? {} : { skipReason: texts[t + 5]! }),
       ...(texts[t + 6] === null ? {} : { transformRun: texts[t + 6]! }),
+      ...(texts[t + 7] === null ? {} : { bodyShape: texts[t + 7] as BodyShape }),
     });
   }
   return results;

@@ -248,6 +248,7 @@ describe('audience rules', () => {
       DROP TRIGGER delivery_hours_moved; DROP TRIGGER delivery_hours_gone; DROP INDEX deliveries_made; -- schema 26's
       DROP TABLE delivery_hours; DROP INDEX deliveries_funnel; -- schema 22's (made again by 26)
       DROP INDEX messages_pinned; ALTER TABLE messages DROP COLUMN pinned; -- schema 23's
+      ALTER TABLE deliveries DROP COLUMN body_shape; -- schema 27's
       PRAGMA user_version = 7;`);
     expect(db.prepare(`SELECT typeof(value) AS t FROM profile_traits WHERE user_id = 'a'`).get()).toEqual({ t: 'integer' }); // the old bug, reproduced
     db.close();

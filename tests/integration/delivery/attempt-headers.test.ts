@@ -220,6 +220,7 @@ describe('a store from before header sets (schema 17)', () => {
         DROP TRIGGER delivery_hours_moved; DROP TRIGGER delivery_hours_gone; DROP INDEX deliveries_made; -- schema 26's
         DROP TABLE delivery_hours; DROP INDEX deliveries_funnel; -- schema 22's (made again by 26)
         DROP INDEX messages_pinned; ALTER TABLE messages DROP COLUMN pinned; -- schema 23's
+        ALTER TABLE deliveries DROP COLUMN body_shape; -- schema 27's
         PRAGMA user_version = 17;`);
       db.close();
 

@@ -82,6 +82,7 @@ describe('migration 24 on a store of schema 23', () => {
     // Set back to schema 23: what migration 24 made is gone, the deliveries and attempts stay.
     const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE));
     db.exec(`DROP TRIGGER issue_deliveries_moved; DROP TRIGGER issue_deliveries_gone; DROP TABLE issue_deliveries; DROP TABLE issues;
+      ALTER TABLE deliveries DROP COLUMN body_shape; -- schema 27's
       PRAGMA user_version = 23;`);
     db.close();
 
@@ -133,6 +134,7 @@ describe('migration 25 on a store of schema 24', () => {
       DELETE FROM sqlite_sequence WHERE name = 'issues';
       UPDATE destinations SET deleted_at = ${deletedAt}, enabled = 0, name = name || ' (deleted #' || id || ') ' WHERE id = ${strictId};
       DELETE FROM destination_sources WHERE destination_id = ${strictId};
+      ALTER TABLE deliveries DROP COLUMN body_shape; -- schema 27's
       PRAGMA user_version = 24;`);
     expect(db.prepare("SELECT sql LIKE '%AUTOINCREMENT%' AS auto FROM sqlite_master WHERE name = 'issues'").get()).toEqual({ auto: 0 });
     db.close();

@@ -1,5 +1,6 @@
 import { SEGMENT_MAX_MESSAGE_BYTES } from '../../../../shared/limits.ts';
 import { LOOP_HEADER } from '../../../../shared/loop-guard.ts';
+import type { BodyShape } from '../../../../shared/webhook-body.ts';
 import type { DueDelivery } from '../../store/deliveries-repo.ts';
 import type { AttemptRecord, SharedRequest } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
@@ -56,8 +57,8 @@ interface Item {
   text: string;
   /** How many messages of the batch it is (a transform's fan-out: several). */
   events: number;
-  /** Its body as its delivery records it (shaping.ts recordedBody). */
-  body: string;
+  /** Its body as its delivery records it (shaping.ts recordedBody: whole, or by reference to its message). */
+  recorded: { body: string | null; bodyShape?: BodyShape };
   shaping: string | null;
   run: string | null;
   /** The body's size in UTF-8 bytes (what the API's limits count). */
@@ -97,7 +98,7 @@ async function runForwardRound(
       return;
     }
     // A transform's fan-out: each event its own message of the batch, next to each other, in order.
-    const body = recordedBody(resolved.bodies);
+    const recorded = recordedBody(resolved.bodies, delivery, destination, recipe);
     const events = resolved.bodies.length;
     const sizes = resolved.bodies.map((b) => Buffer.byteLength(b.body));
     const bytes = sizes.reduce((n, size) => n + size, events - 1);
@@ -109,7 +110,7 @@ async function runForwardRound(
       const lastError = `the message is ${largest} bytes as forwarded; a Tracking API takes at most ${SEGMENT_MAX_MESSAGE_BYTES / 1024} KB per message, so it was not sent`;
       outcomes.push({
         result: {
-          deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null, deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null, attempts: [],
+          deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount, firstAttemptAt, nextAttemptAt: null, deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, ...recorded, signature: null, attempts: [],
           ...(resolved.shaping ? { shaping: resolved.shaping } : {}),
         },
         announced: delivery,
@@ -121,7 +122,7 @@ async function runForwardRound(
     if (!chunks) groups.set(key, (chunks = [{ items: [], bytes: BATCH_FRAME_BYTES }]));
     let chunk = chunks.at(-1)!;
     if (chunk.items.length > 0 && (chunk.items.length >= api.batchSize || chunk.bytes + bytes > MAX_FORWARD_BYTES)) chunks.push((chunk = { items: [], bytes: BATCH_FRAME_BYTES }));
-    chunk.items.push({ delivery, text: resolved.bodies.map((b) => b.body).join(','), events, body, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
+    chunk.items.push({ delivery, text: resolved.bodies.map((b) => b.body).join(','), events, recorded, bytes, via: resolved.via, shaping: resolved.shaping, run: resolved.run });
     chunk.bytes += bytes + 1;
   });
 
@@ -158,7 +159,7 @@ async function runForwardRound(
     // once (carriedBy), each message's attempt a reference to it with what it meant for that message.
     const request: SharedRequest = { ...requestRecord(url, headers, result), errorMessage };
     let index = 0;
-    for (const { delivery, body, events, shaping, run } of items) {
+    for (const { delivery, recorded, events, shaping, run } of items) {
       // Accepted as a batch, but this message (one of its events) refused (a Sluice upstream says which, with why): final.
       let rejection: string | undefined;
       for (let k = index; k < index + events && !rejection; k++) rejection = refused?.get(k);
@@ -171,7 +172,7 @@ async function runForwardRound(
         outcomes.push({
           result: {
             deliveryId: delivery.id, status: 'failed', attemptCount: delivery.attemptCount + 1, firstAttemptAt, nextAttemptAt: null,
-            deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, body, signature: null, ...shaped,
+            deadlineAt: firstAttemptAt + RETRY_WINDOW_MS, lastError, ...recorded, signature: null, ...shaped,
             attempts: [{ ...request, errorCode: 'http', errorMessage: lastError, outcome: 'final', retryAt: null, carriedBy: request, ...ran }],
           },
           announced: delivery,
@@ -193,7 +194,7 @@ async function runForwardRound(
           nextAttemptAt: next,
           deadlineAt: firstAttemptAt + RETRY_WINDOW_MS,
           lastError,
-          body,
+          ...recorded,
           signature: null,
           attempts: [attempt],
           ...shaped,

@@ -56,7 +56,8 @@ async function runRound(
   const deadlineAt = firstAttemptAt + RETRY_WINDOW_MS;
   const attemptCount = delivery.attemptCount + 1;
 
-  const [resolved] = await resolveBodies(parts, [delivery], destination, webhookKind.recipe(destination), [prepared], startedAt);
+  const recipe = webhookKind.recipe(destination);
+  const [resolved] = await resolveBodies(parts, [delivery], destination, recipe, [prepared], startedAt);
   if ('unsendable' in resolved!) return resolved.unsendable;
   const { bodies, via, shaping, run } = resolved!;
   const loop = via ? `${via}, ${parts.instanceId}` : parts.instanceId;
@@ -122,7 +123,8 @@ async function runRound(
   }));
   return {
     result: {
-      deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError, body: recordedBody(bodies), signature, attempts,
+      deliveryId: delivery.id, status, attemptCount, firstAttemptAt, nextAttemptAt: next, deadlineAt, lastError,
+      ...recordedBody(bodies, delivery, destination, recipe), signature, attempts,
       ...(shaping ? { shaping } : {}),
     },
     announced: delivery,

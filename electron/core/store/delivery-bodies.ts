@@ -1,0 +1,52 @@
+// A delivery's body recorded by reference (deliveries.body_shape, migration 27): when the body a round
+// sent is what the body builder makes of the delivery's stored message in a shape — no filter, no
+// transform, no body of its own — the writer records the shape, not a copy of the message; reads build
+// it again here. The builder is deterministic (a stored message never changes; the body is
+// JSON.stringify(webhookBody(normalizedMessage(row), shape)), as delivery/body.ts builds it), so what
+// is read is byte for byte what was sent. A purged message takes its deliveries' bodies with it, as
+// the purge clears a body stored whole.
+//
+// The bytes a shape makes are part of the store's format: a change to what webhookBody makes of a shape
+// would change what older deliveries say they sent. Such a change is a new shape name, not an edit.
+import type { DatabaseSync } from 'node:sqlite';
+import { webhookBody, type BodyShape } from '../../../shared/webhook-body.ts';
+import { MessagesRepo, normalizedMessage, type MessagePayload } from './messages-repo.ts';
+
+/**
+ * A body recorded by reference, built again from its message's stored payload; null for a rejected
+ * message, or one that cannot be read (damaged: its round failed saying so, and sent nothing).
+ */
+export function bodyOfMessage(payload: MessagePayload, shape: BodyShape): string | null {
+  try {
+    const message = normalizedMessage(payload);
+    return message ? JSON.stringify(webhookBody(message, shape)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a read of deliveries needs to fill in their bodies recorded by reference. */
+export interface RecordedBody {
+  /** The delivery's message (its row id); null once purged. */
+  messageId: number | null;
+  body: string | null;
+  bodyShape: BodyShape | null;
+}
+
+/**
+ * Fills in the bodies of these deliveries that were recorded by reference, reading their messages in
+ * one query; the others are left as they are. A read of a page of deliveries: bounded by its caller.
+ */
+export function recordedBodies(db: DatabaseSync): <T extends RecordedBody>(rows: T[]) => T[] {
+  const messages = new MessagesRepo(db);
+  return (rows) => {
+    const wanted = rows.filter((row) => row.body === null && row.bodyShape !== null && row.messageId !== null);
+    if (wanted.length === 0) return rows;
+    const payloads = messages.payloads([...new Set(wanted.map((row) => row.messageId!))]);
+    for (const row of wanted) {
+      const payload = payloads.get(row.messageId!);
+      row.body = payload ? bodyOfMessage(payload, row.bodyShape!) : null;
+    }
+    return rows;
+  };
+}
