@@ -2,7 +2,7 @@
 // one plain thread, but writing what Sluice writes, with Sluice's own code, into a Sluice store: each
 // request through the writer's request storer (store/request-writes.ts: the request, the message with
 // its indexes, one delivery per destination, the tracking plan counts), each answer through the
-// writer's result recorder (store/delivery-results.ts: the delivery's new state, its body and signature,
+// writer's result recorder (store/delivery-results.ts: the delivery's new state, its body by reference and its signature,
 // the attempt with its headers by reference, a forwarded request once for the messages it carried),
 // answers grouped every 10 ms or 500 rows as the recording floor groups them. What it leaves out is
 // Sluice's design around those writes: no writer thread, no delivery engine (rounds, bodies built
@@ -143,15 +143,16 @@ export function schemaStore(dir: string): SchemaStore {
           const common = { status, attemptCount: 1, firstAttemptAt: startedAt, nextAttemptAt: retryAt, deadlineAt: startedAt + 4 * 3_600_000, lastError: errorMessage } as const;
           const request = { url: `${url}${path}`, startedAt, durationMs, responseStatus: answer.status, responseHeaders: answer.responseHeaders, responseBody: answer.responseBody, errorCode, errorMessage } as const;
           if (owner !== null) {
-            // A webhook's attempt: the body and its signature on the delivery, the headers by reference.
+            // A webhook's attempt: its signature on the delivery, the body and the headers by reference (the
+            // body is the one the builder makes of the message: store/delivery-bodies.ts).
             // Named as Sluice sends them, so that the set is one for every attempt and the signature the delivery's.
             const signature = headers['x-signature'] ?? null;
             const { headerSet, own } = headersByReference({ 'Content-Type': headers['content-type'] ?? 'application/json', ...(signature ? { 'X-Signature': signature } : {}) }, signature);
-            record([{ ...common, deliveryId: owner, body, signature, attempts: [{ ...request, requestHeaders: own, headerSet, outcome, retryAt }] }]);
+            record([{ ...common, deliveryId: owner, body: null, bodyShape: 'seed', signature, attempts: [{ ...request, requestHeaders: own, headerSet, outcome, retryAt }] }]);
           } else {
             // A forwarded batch: one request for the messages it carried.
             const carriedBy: SharedRequest = { ...request, requestHeaders: JSON.stringify(headers) };
-            record(deliveries.map((deliveryId) => ({ ...common, deliveryId, body: null, signature: null, attempts: [{ ...carriedBy, outcome, retryAt, carriedBy }] })));
+            record(deliveries.map((deliveryId) => ({ ...common, deliveryId, body: null, bodyShape: 'forward' as const, signature: null, attempts: [{ ...carriedBy, outcome, retryAt, carriedBy }] })));
           }
         }),
     backlog: () => Number((open.get() as { n: number }).n),

@@ -99,8 +99,9 @@ function sluiceWrites(dir: string, size: number): Cost {
         const body = `{"version":1,${group[i]!.json.slice(1)}`;
         const headers = HOOK_HEADERS(n + i, body);
         const { headerSet, own } = headersByReference(headers, headers['X-Signature']);
-        out.push({ ...common, deliveryId: hook!, body, signature: headers['X-Signature'], attempts: [{ ...answer, url: 'http://127.0.0.1:9/hook', requestHeaders: own, headerSet, outcome: 'success', retryAt: null }] });
-        [fwd0, fwd1].forEach((deliveryId, f) => out.push({ ...common, deliveryId: deliveryId!, body: null, signature: null, attempts: [{ ...forwards[f]!, outcome: 'success', retryAt: null, carriedBy: forwards[f] }] }));
+        // Each body by reference to its message, as Sluice records a body the builder made of it (store/delivery-bodies.ts).
+        out.push({ ...common, deliveryId: hook!, body: null, bodyShape: 'seed', signature: headers['X-Signature'], attempts: [{ ...answer, url: 'http://127.0.0.1:9/hook', requestHeaders: own, headerSet, outcome: 'success', retryAt: null }] });
+        [fwd0, fwd1].forEach((deliveryId, f) => out.push({ ...common, deliveryId: deliveryId!, body: null, bodyShape: 'forward', signature: null, attempts: [{ ...forwards[f]!, outcome: 'success', retryAt: null, carriedBy: forwards[f] }] }));
       });
       store.recordResults(out);
       results += cpuMs() - t;
