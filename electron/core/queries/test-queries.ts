@@ -202,7 +202,7 @@ export class TestQueries {
     const destinations = this.#destinationNames();
     const sources = this.#sourceNames();
     const out: TestDelivery[] = [];
-    for (const d of this.#p.deliveries.byIds(ids)) {
+    for (const d of this.#p.deliveries.byIds(ids, { bodies: true })) {
       if (filter.destination !== undefined && destinationName(destinations, d) !== filter.destination) continue;
       if (filter.status !== undefined && d.status !== filter.status) continue;
       const record = d.messageId === null ? undefined : this.#p.texts.text(d.messageId);

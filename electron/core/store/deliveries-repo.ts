@@ -19,7 +19,11 @@ export interface Delivery {
   replayOf: number | null;
   status: DeliveryStatus;
   targetUrl: string | null;
-  /** The body its last round sent (built again from its message when recorded by reference: bodyShape). */
+  /**
+   * The body its last round sent. Recorded by reference (bodyShape), it is built again from its message
+   * by the reads that show it — get, forDeletionRequest, forMessage and byIds with `bodies` — and left null
+   * by the others, which read rows for their states (many, some of them).
+   */
   body: string | null;
   /** The shape its body was recorded by reference in (store/delivery-bodies.ts); null: stored whole, or none sent. */
   bodyShape: BodyShape | null;
@@ -235,19 +239,20 @@ export class DeliveriesRepo {
   }
 
   get(id: number): Delivery | undefined {
-    const row = this.#sql.get.get(id) as unknown as Delivery | undefined;
-    return row && this.#bodies([row])[0];
+    return readSnapshot(this.#db, () => this.#bodies(this.#sql.get.all(id) as unknown as Delivery[])[0]);
   }
 
-  forMessage(messageId: number): Delivery[] {
-    return this.#bodies(this.#sql.forMessage.all(messageId) as unknown as Delivery[]);
+  /** The message's deliveries; with `bodies`, their bodies recorded by reference built again. */
+  forMessage(messageId: number, options: { bodies?: boolean } = {}): Delivery[] {
+    const read = () => this.#sql.forMessage.all(messageId) as unknown as Delivery[];
+    return options.bodies ? readSnapshot(this.#db, () => this.#bodies(read())) : read();
   }
 
   /** The deliveries of several messages (a page of the list), by message id. */
   forMessages(messageIds: number[]): Map<number, Delivery[]> {
     const out = new Map<number, Delivery[]>();
     if (messageIds.length === 0) return out;
-    const rows = this.#bodies(this.#sql.forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[]);
+    const rows = this.#sql.forMessages.all(JSON.stringify(messageIds)) as unknown as Delivery[];
     for (const row of rows) {
       const list = out.get(row.messageId!) ?? [];
       list.push(row);
@@ -272,7 +277,7 @@ export class DeliveriesRepo {
   }
 
   forDeletionRequest(deletionRequestId: number): Delivery[] {
-    return this.#bodies(this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[]);
+    return readSnapshot(this.#db, () => this.#bodies(this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[]));
   }
 
   /**
@@ -288,13 +293,17 @@ export class DeliveriesRepo {
         ? this.#sql.failedNow.all(limit + 1)
         : this.#sql.failedNowFor.all(options.destinationId, limit + 1)
     ) as unknown as Delivery[];
-    return { deliveries: this.#bodies(rows.slice(0, limit)), truncated: rows.length > limit };
+    return { deliveries: rows.slice(0, limit), truncated: rows.length > limit };
   }
 
-  /** These deliveries as stored (ids that do not exist are left out), in id order. */
-  byIds(ids: readonly number[]): Delivery[] {
+  /**
+   * These deliveries as stored (ids that do not exist are left out), in id order; with `bodies`, their
+   * bodies recorded by reference built again (a page of them: the caller bounds it).
+   */
+  byIds(ids: readonly number[], options: { bodies?: boolean } = {}): Delivery[] {
     if (ids.length === 0) return [];
-    return this.#bodies(this.#sql.byIds.all(JSON.stringify(ids)) as unknown as Delivery[]);
+    const read = () => this.#sql.byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
+    return options.bodies ? readSnapshot(this.#db, () => this.#bodies(read())) : read();
   }
 
   /**

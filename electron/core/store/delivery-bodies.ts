@@ -1,13 +1,17 @@
 // A delivery's body recorded by reference (deliveries.body_shape, migration 27): when the body a round
 // sent is what the body builder makes of the delivery's stored message in a shape — no filter, no
 // transform, no body of its own — the writer records the shape, not a copy of the message; reads build
-// it again here. The builder is deterministic (a stored message never changes; the body is
-// JSON.stringify(webhookBody(normalizedMessage(row), shape)), as delivery/body.ts builds it), so what
+// it again here. The builder is deterministic (a stored message and its request never change; the body
+// is JSON.stringify(webhookBody(normalizedMessage(row), shape)), as delivery/body.ts builds it), so what
 // is read is byte for byte what was sent. A purged message takes its deliveries' bodies with it, as
-// the purge clears a body stored whole.
+// the purge clears a body stored whole; a salvage keeps by reference only the bodies whose message and
+// request it kept (store/salvage.ts).
 //
-// The bytes a shape makes are part of the store's format: a change to what webhookBody makes of a shape
-// would change what older deliveries say they sent. Such a change is a new shape name, not an edit.
+// The bytes a shape makes of a stored message are part of the store's format: what normalizeMessage
+// (store/normalize.ts: the merged context, the corrected timestamp) and webhookBody (shared/webhook-body.ts)
+// make of it. A change to either would change what older deliveries say they sent, and fail the test that
+// pins each shape's bytes (delivery-bodies-by-reference.test.ts): such a change is a new shape name, with
+// the old one still built as before, not an edit.
 import type { DatabaseSync } from 'node:sqlite';
 import { webhookBody, type BodyShape } from '../../../shared/webhook-body.ts';
 import { MessagesRepo, normalizedMessage, type MessagePayload } from './messages-repo.ts';
@@ -35,7 +39,8 @@ export interface RecordedBody {
 
 /**
  * Fills in the bodies of these deliveries that were recorded by reference, reading their messages in
- * one query; the others are left as they are. A read of a page of deliveries: bounded by its caller.
+ * one query; the others are left as they are. A read of a page of deliveries: bounded by its caller,
+ * and in the same snapshot as the rows (a purged message's id may be a new message's by the next read).
  */
 export function recordedBodies(db: DatabaseSync): <T extends RecordedBody>(rows: T[]) => T[] {
   const messages = new MessagesRepo(db);

@@ -130,9 +130,11 @@ export function requestStorer(
  */
 export function storedPayload(request: PreparedRequest, message: PreparedMessage): DeliveredPayload {
   return {
-    raw: message.raw,
+    // A copy of its own: `raw` is mostly a slice of the whole request's text, which the slice keeps alive.
+    raw: Buffer.from(message.raw, 'utf8').toString('utf8'),
     status: 'accepted',
-    message_id: message.messageId,
+    // As SQLite stores it: a client's id may hold a lone surrogate (a JSON escape), which UTF-8 cannot.
+    message_id: message.messageId?.toWellFormed() ?? null,
     type: message.type,
     received_at: request.receivedAt,
     sent_at: request.sentAt,

@@ -90,6 +90,7 @@ export function salvage(file: string, now = new Date()): SalvageReport {
       // The search index is not copied: the new store indexes what it holds (store/search-index.ts).
       .filter((name) => oldTables.has(name) && !/^(messages_search|messages_text|search_index)/.test(name));
     const results = tables.map((table) => copyTable(old, fresh!, table));
+    unlinkUnbuildableBodies(fresh);
     mendReferences(fresh, results);
     // The new store indexes its messages for search newest first, as a store from before the index.
     if (tables.includes('messages') && fresh.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'search_index'").get()) {
@@ -281,6 +282,18 @@ function readAll(rows: Iterator<SQLInputValue[]>, take: (row: SQLInputValue[]) =
  * delivery) are removed, references the schema sets to NULL (a delivery's lost message) are cleared,
  * until nothing points at a row that is not there.
  */
+/**
+ * A body recorded by reference (store/delivery-bodies.ts) is built from its message and that message's
+ * request. One whose message or request was lost goes with them — rather than be built again without
+ * them, a body that was never sent. Before mendReferences, which unlinks the lost messages.
+ */
+function unlinkUnbuildableBodies(fresh: DatabaseSync): void {
+  if (!fresh.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get()) return;
+  fresh.exec(`UPDATE deliveries SET body_shape = NULL WHERE body IS NULL AND body_shape IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM messages m WHERE m.id = deliveries.message_id
+      AND (m.request_id IS NULL OR EXISTS (SELECT 1 FROM requests r WHERE r.id = m.request_id)))`);
+}
+
 function mendReferences(fresh: DatabaseSync, results: TableSalvage[]): void {
   for (let pass = 0; pass < 20; pass++) {
     let changed = 0;

@@ -12,6 +12,7 @@ import pkg from '../../../package.json' with { type: 'json' };
 import { filterClauses, type ExportFilter } from './export-lines.ts';
 import { isCredentialHeader } from '../../../shared/credential-headers.ts';
 import { headersSent } from '../store/attempt-headers.ts';
+import { readSnapshot } from '../store/connection.ts';
 import { recordedBodies, type RecordedBody } from '../store/delivery-bodies.ts';
 
 /** Which attempts: those of a destination, of the messages a filter picks, made in a time range. */
@@ -89,14 +90,21 @@ interface AttemptRow {
   body_shape: RecordedBody['bodyShape'];
 }
 
-/** The rows with their bodies recorded by reference built again. */
-function bodiesFilled(db: DatabaseSync): <T extends Pick<AttemptRow, 'body' | 'message_row' | 'body_shape'>>(rows: T[]) => T[] {
+/** The rows a read gives, with their bodies recorded by reference built again in the same snapshot. */
+function bodiesFilled(db: DatabaseSync): <T extends Pick<AttemptRow, 'body' | 'message_row' | 'body_shape'>>(read: () => T[]) => T[] {
   const fill = recordedBodies(db);
-  return (rows) => {
-    const filled = fill(rows.map((row) => ({ messageId: row.message_row, body: row.body, bodyShape: row.body_shape })));
-    rows.forEach((row, i) => (row.body = filled[i]!.body));
-    return rows;
-  };
+  return (read) =>
+    readSnapshot(db, () => {
+      const rows = read();
+      const filled = fill(rows.map((row) => ({ messageId: row.message_row, body: row.body, bodyShape: row.body_shape })));
+      rows.forEach((row, i) => (row.body = filled[i]!.body));
+      return rows;
+    });
+}
+
+/** A store written before migration 27 (read without migrating it) has no body recorded by reference. */
+function bodyShapeColumn(db: DatabaseSync): string {
+  return db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get() ? 'd.body_shape' : 'NULL AS body_shape';
 }
 
 /** The document up to its first entry, and after its last: entries go between, comma-separated. */
@@ -128,7 +136,7 @@ function* attemptPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[
   const statement = db.prepare(
     `SELECT a.id, a.delivery_id, a.url, a.started_at, a.duration_ms, a.request_headers, h.headers AS header_set, d.signature,
        a.response_status, a.response_headers, a.response_body, a.error_message, a.outcome, d.body, d.body_override,
-       dst.name AS destination, m.message_id, d.message_id AS message_row, d.body_shape
+       dst.name AS destination, m.message_id, d.message_id AS message_row, ${bodyShapeColumn(db)}
      FROM attempts a NOT INDEXED JOIN deliveries d ON d.id = a.delivery_id JOIN destinations dst ON dst.id = d.destination_id
        LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN header_sets h ON h.id = a.header_set
      WHERE a.id > ? AND a.id <= ? ${where.map((w) => `AND ${w}`).join(' ')}
@@ -139,9 +147,9 @@ function* attemptPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[
   let after = 0;
   while (after < last) {
     const end = Math.min(after + WINDOW_IDS, last);
-    const rows = statement.all(after, end, ...params) as unknown as AttemptRow[];
+    const rows = filled(() => statement.all(after, end, ...params) as unknown as AttemptRow[]);
     after = rows.length === PAGE_ROWS ? rows.at(-1)!.id : end;
-    yield filled(rows).map(harEntry);
+    yield rows.map(harEntry);
   }
 }
 
@@ -162,7 +170,7 @@ function* forwardedPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntr
   );
   const carried = db.prepare(
     `SELECT fa.delivery_id, fa.outcome, coalesce(fa.error_message, r.error_message) AS error_message, d.body, d.body_override, dst.name AS destination, m.message_id,
-       d.message_id AS message_row, d.body_shape
+       d.message_id AS message_row, ${bodyShapeColumn(db)}
      FROM forward_attempts fa INDEXED BY forward_attempts_request JOIN forward_requests r ON r.id = fa.request_id
        JOIN deliveries d ON d.id = fa.delivery_id JOIN destinations dst ON dst.id = d.destination_id LEFT JOIN messages m ON m.id = d.message_id
      WHERE fa.request_id = ? ORDER BY fa.delivery_id`,
@@ -175,7 +183,7 @@ function* forwardedPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntr
     const rows = requests.all(after, end, ...params) as unknown as Omit<AttemptRow, 'delivery_id' | 'header_set' | 'signature' | 'outcome' | 'body' | 'body_override' | 'destination' | 'message_id' | 'message_row' | 'body_shape'>[];
     after = rows.length === PAGE_ROWS ? rows.at(-1)!.id : end;
     yield rows.map((row) => {
-      const shares = filled(carried.all(row.id) as unknown as Pick<AttemptRow, 'delivery_id' | 'outcome' | 'error_message' | 'body' | 'body_override' | 'destination' | 'message_id' | 'message_row' | 'body_shape'>[]);
+      const shares = filled(() => carried.all(row.id) as unknown as Pick<AttemptRow, 'delivery_id' | 'outcome' | 'error_message' | 'body' | 'body_override' | 'destination' | 'message_id' | 'message_row' | 'body_shape'>[]);
       const first = shares[0]!;
       const body = `{"batch":[${shares.flatMap((share) => (share.body ?? share.body_override) ?? []).join(',')}]}`;
       const entry = harEntry({ ...row, ...first, error_message: row.error_message, header_set: null, signature: null, body, body_override: null });

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAsSeedReceiver } from '../../../electron/core/signature/signature.ts';
 import { connect, openReadOnly } from '../../../electron/core/store/connection.ts';
 import { DATABASE_FILE, databaseFile, openDatabase } from '../../../electron/core/store/database.ts';
+import { bodyOfMessage } from '../../../electron/core/store/delivery-bodies.ts';
 import { deliveryResultRecorder } from '../../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult } from '../../../electron/core/store/delivery-types.ts';
 import { harPages } from '../../../electron/core/transfer/har.ts';
@@ -44,7 +45,7 @@ async function relay(hookUrl: string, apiUrl: string, filters?: unknown[]): Prom
 async function delivered(c: TestCore, messageRowId: number) {
   const names = new Map(c.destinations.list().map((d) => [d.id, d.name]));
   const rows = await until(() => {
-    const found = c.deliveries.forMessage(messageRowId);
+    const found = c.deliveries.forMessage(messageRowId, { bodies: true });
     return found.length === 2 && found.every((d) => d.status === 'delivered') ? found : undefined;
   });
   return Object.fromEntries(rows.map((d) => [names.get(d.destinationId)!, d]));
@@ -82,7 +83,10 @@ describe('a body recorded by reference to its message', () => {
     expect(verifyAsSeedReceiver(hooks!.body!, hooks!.signature!, SECRET)).toBe(true);
     expect(batch!.body).toBe(`{"batch":[${forward!.body}]}`);
     expect(c.deliveries.get(hooks!.id)!.body).toBe(sent!.body);
-    expect(c.deliveries.byIds([hooks!.id, forward!.id]).map((d) => d.body)).toEqual([sent!.body, forward!.body]);
+    expect(c.deliveries.byIds([hooks!.id, forward!.id], { bodies: true }).map((d) => d.body)).toEqual([sent!.body, forward!.body]);
+    // A read for states (the many-row ones) leaves a body by reference unbuilt.
+    expect(c.deliveries.byIds([hooks!.id, forward!.id]).map((d) => [d.body, d.bodyShape])).toEqual([[null, 'seed'], [null, 'forward']]);
+    expect(c.deliveries.forMessage(message!.id).map((d) => d.body)).toEqual([null, null]);
 
     const db = openReadOnly(path.join(c.dataDir, DATABASE_FILE));
     try {
@@ -121,6 +125,30 @@ describe('a body recorded by reference to its message', () => {
     expect(stored(c, hooks!.id)).toEqual({ body: sent!.body, body_shape: null });
     expect(hooks!.body).toBe(sent!.body);
     expect(stored(c, forward!.id).body_shape).toBe('forward'); // the other destination has no filter
+  });
+});
+
+describe('the bytes each shape makes of a stored message', () => {
+  // Part of the store's format (store/delivery-bodies.ts): a body recorded by reference is built again
+  // from them. A change to normalizeMessage or webhookBody that fails this would change what older
+  // deliveries say they sent: make it a new shape, and build the old one as before.
+  it('are pinned: seed, full and forward, with the batch context merged, the ip added and the clock corrected', () => {
+    const payload = {
+      raw: '{"type":"track","event":"Order Completed","userId":"u_1","properties":{"revenue":9.99},"context":{"page":{"path":"/a"}},"timestamp":"2026-11-30T09:59:58.000Z"}',
+      status: 'accepted' as const, message_id: 'm-1', type: 'track', received_at: Date.parse('2026-11-30T10:00:01.000Z'),
+      sent_at: Date.parse('2026-11-30T10:00:00.000Z'), ip: '10.0.0.1',
+      envelope: '{"context":{"library":{"name":"analytics-node","version":"6.2.0"}},"sentAt":"2026-11-30T10:00:00.000Z"}',
+    };
+    expect(bodyOfMessage(payload, 'seed')).toBe(
+      '{"version":1,"type":"track","userId":"u_1","event":"Order Completed","properties":{"revenue":9.99},"timestamp":"2026-11-30T09:59:59.000Z"}',
+    );
+    expect(bodyOfMessage(payload, 'full')).toBe(
+      '{"version":1,"type":"track","event":"Order Completed","userId":"u_1","properties":{"revenue":9.99},"context":{"library":{"name":"analytics-node","version":"6.2.0"},"page":{"path":"/a"},"ip":"10.0.0.1"},"timestamp":"2026-11-30T09:59:59.000Z","messageId":"m-1","sentAt":"2026-11-30T10:00:00.000Z","originalTimestamp":"2026-11-30T09:59:58.000Z","receivedAt":"2026-11-30T10:00:01.000Z"}',
+    );
+    expect(bodyOfMessage(payload, 'forward')).toBe(
+      '{"type":"track","event":"Order Completed","userId":"u_1","properties":{"revenue":9.99},"context":{"library":{"name":"analytics-node","version":"6.2.0"},"page":{"path":"/a"},"ip":"10.0.0.1"},"timestamp":"2026-11-30T09:59:59.000Z","messageId":"m-1","originalTimestamp":"2026-11-30T09:59:58.000Z"}',
+    );
+    expect(bodyOfMessage({ ...payload, raw: '1' }, 'seed')).toBeNull(); // a damaged row: no body, not an error
   });
 });
 

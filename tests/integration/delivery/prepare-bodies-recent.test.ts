@@ -116,6 +116,7 @@ describe('bodies built ahead for several destinations of the same messages', () 
         { type: 'track', messageId: 'm-1', userId: 'u_1', event: 'Order Completed' }, // a duplicate: no delivery
         { type: 'track', messageId: 'm-3', userId: 'u_3' }, // rejected (no event): no delivery
         { type: 'track', messageId: 'm-4', userId: 'u_4', event: 'Muted', integrations: { All: false } }, // its webhook skipped
+        { type: 'track', messageId: 'm-5\ud800', userId: 'u_5', event: 'Odd Id' }, // a lone surrogate, which SQLite stores as U+FFFD
       ],
     };
     const prepared = prepareRequest(
@@ -128,24 +129,25 @@ describe('bodies built ahead for several destinations of the same messages', () 
     hours.write();
     db.exec('COMMIT');
     const ids = [...committed.ids];
-    expect([...committed.statuses]).toEqual([0, 0, 2, 1, 0]);
-    expect(committed.due?.length).toBe(6); // m-1 and m-2, one delivery each
+    expect([...committed.statuses]).toEqual([0, 0, 2, 1, 0, 0]);
+    expect(committed.due?.length).toBe(9); // m-1, m-2 and m-5, one delivery each
 
     // What the writer has in hand is the row payloads() reads, field for field.
     const read = new MessagesRepo(db).payloads(ids);
-    for (const i of [0, 1, 4]) {
+    for (const i of [0, 1, 4, 5]) {
       const { id: _id, ...row } = read.get(ids[i]!) as DeliveredPayload & { id: number };
       expect(storedPayload(prepared, prepared.messages[i]!)).toEqual(row);
     }
 
     const recipe: BodyRecipe = { bodyShape: 'full', sharedSecret: 'abc123' };
-    const expected = fresh(ids.slice(0, 2), recipe);
+    const expected = fresh([ids[0]!, ids[1]!, ids[5]!], recipe);
     const prepare = bodiesPreparer(db);
     prepare.remember(prepared, committed);
     // The rows gone behind the preparer's back: only what it remembered can still be built.
     db.exec('DELETE FROM deliveries; DELETE FROM messages;');
     const built = prepare.prepare({ messageIds: ids, ...recipe });
-    expect(built.bodies).toEqual([...expected, null, null, null]);
+    expect(built.bodies).toEqual([expected[0], expected[1], null, null, null, expected[2]]);
+    expect(JSON.parse(built.bodies[5]!).messageId).toBe('m-5\ufffd');
     expect(JSON.parse(built.bodies[0]!)).toMatchObject({ messageId: 'm-1', sentAt: body.sentAt, context: { page: { path: '/a' } } });
   });
 });

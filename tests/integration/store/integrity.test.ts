@@ -432,6 +432,45 @@ describe('salvage of the delivery overview', () => {
   });
 });
 
+describe('salvage of bodies recorded by reference', () => {
+  it("keeps by reference only the bodies whose message and request it kept: one is not built again without its request's context", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    db.exec(`INSERT INTO sources (id, name, write_key, kind, created_at) VALUES (1, 'web', 'wk', 'server', 0);
+      INSERT INTO destinations (id, name, enabled, settings, created_at, updated_at) VALUES (1, 'api', 1, '{}', 0, 0)`);
+    const request = db.prepare(`INSERT INTO requests (id, source_id, endpoint, received_at, envelope) VALUES (?, 1, 'batch', ?, ?)`);
+    const message = db.prepare(`INSERT INTO messages (id, request_id, source_id, message_id, type, status, event, received_at, raw) VALUES (?, ?, 1, ?, 'track', 'accepted', 'E', ?, '{"type":"track","event":"E"}')`);
+    const delivery = db.prepare(`INSERT INTO deliveries (id, message_id, destination_id, trigger, status, body_shape, created_at, updated_at) VALUES (?, ?, 1, 'automatic', 'delivered', 'forward', ?, ?)`);
+    db.exec('BEGIN');
+    for (let i = 1; i <= 2000; i++) {
+      request.run(i, i * 1000, JSON.stringify({ context: { page: { path: `/p/${i}/${'x'.repeat(200)}` } } }));
+      message.run(i, i, `m-${i}`, i * 1000);
+      delivery.run(i, i, i * 1000, i * 1000);
+    }
+    db.exec('COMMIT');
+    db.close();
+    const file = path.join(dir, 'sluice.db');
+    const stat = new DatabaseSync(file, { readOnly: true });
+    const leaves = stat.prepare("SELECT pageno FROM dbstat WHERE name = 'requests' AND pagetype = 'leaf' ORDER BY path").all() as { pageno: number }[];
+    stat.close();
+    expect(leaves.length).toBeGreaterThan(10);
+    overwrite(file, [leaves[Math.floor(leaves.length / 2)]!.pageno], seeded(11));
+
+    const report = salvage(file, new Date(2025, 0, 2, 3, 4, 5));
+    expect(report.tables.find((t) => t.table === 'requests')!.copied).toBeLessThan(2000);
+    const check = new DatabaseSync(file, { readOnly: true });
+    try {
+      const shapes = check.prepare(`SELECT d.body_shape AS shape, r.id IS NOT NULL AS kept, count(*) AS n FROM deliveries d
+        JOIN messages m ON m.id = d.message_id LEFT JOIN requests r ON r.id = m.request_id GROUP BY 1, 2 ORDER BY 2`).all() as { shape: string | null; kept: number; n: number }[];
+      expect(shapes.map(({ shape, kept }) => [shape, kept])).toEqual([[null, 0], ['forward', 1]]);
+      expect(shapes.reduce((sum, row) => sum + Number(row.n), 0)).toBe(2000); // every message and delivery kept
+    } finally {
+      check.close();
+    }
+  });
+});
+
 describe('store failures as ingestion answers', () => {
   it('maps SQLite messages: malformed / not a database → 503 store_damaged, full → 507 disk_full, anything else stays a 500', () => {
     const file = '/data/sluice/sluice.db';

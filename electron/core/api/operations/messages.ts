@@ -85,7 +85,7 @@ export function messageOperations(p: OperationContext): OperationsOf<'messages.l
     'messages.get': ({ id }) => {
       const record = messages.get(id);
       if (!record) throw new OperationError('not_found', `there is no message ${id}`);
-      const own = deliveries.forMessage(id).map((d) => viewWithAttempts(d, deliveries.attempts(d.id)));
+      const own = deliveries.forMessage(id, { bodies: true }).map((d) => viewWithAttempts(d, deliveries.attempts(d.id)));
       const shown = shownDelivery(own);
       const audience = record.origin === 'audience' ? p.audiences.repo.tags([id]).get(id) : undefined;
       const named = messages.names([id]).get(id);
