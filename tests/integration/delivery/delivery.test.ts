@@ -78,7 +78,7 @@ describe('delivery', () => {
     });
 
     await settled(c, ['delivered']);
-    const [delivery] = c.deliveries.forMessage(c.messages.list()[0]!.id);
+    const [delivery] = c.deliveries.forMessage(c.messages.list()[0]!.id, { bodies: true });
     expect(delivery).toMatchObject({ status: 'delivered', attemptCount: 1, body: request!.body, signature: request!.headers['x-signature'] });
     const [attempt] = c.deliveries.attempts(delivery!.id);
     expect(attempt).toMatchObject({ url: `${r.url}/a?x=1`, responseStatus: 200, responseBody: 'ok', errorCode: null, outcome: 'success' });

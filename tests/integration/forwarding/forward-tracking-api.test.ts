@@ -122,7 +122,7 @@ describe('forwarding to a Tracking API (another Sluice)', () => {
     const perRequest = new Map<number, number>();
     for (const m of b.messages.list({ limit: 10_000 })) perRequest.set(m.requestId!, (perRequest.get(m.requestId!) ?? 0) + 1);
     expect(Math.max(...perRequest.values())).toBeLessThanOrEqual(100);
-    const deliveries = a.messages.list({ status: 'accepted', limit: 10_000 }).flatMap((m) => a.deliveries.forMessage(m.id));
+    const deliveries = a.messages.list({ status: 'accepted', limit: 10_000 }).flatMap((m) => a.deliveries.forMessage(m.id, { bodies: true }));
     expect(deliveries).toHaveLength(250);
     expect(deliveries.every((d) => d.status === 'delivered' && d.attemptCount === 1)).toBe(true);
     const [attempt] = a.deliveries.attempts(deliveries[0]!.id);
