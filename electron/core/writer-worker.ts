@@ -237,15 +237,13 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
       if (unit.value.audience?.op === 'audience.sync') messagesStored += unit.value.audience.sync?.messageIds.length ?? 0;
       if (op === 'prune' || op === 'removeMessages' || op === 'deletionRequest') messagesRemoved += unit.value.changed;
     }
-    for (const { id, prepared, unit } of jobs) {
+    for (const { id, unit } of jobs) {
       if (!unit.ok) {
         failures.push({ kind: 'job', id, message: unit.error });
         continue;
       }
       committed.push({ jobId: id, ...unit.value });
       messagesStored += unit.value.ids.length + (unit.value.generatedIds?.length ?? 0);
-      // Their bodies are asked for next. Not after other writes in the same transaction (a purge, a reset).
-      if (ops.length === 0) prepareBodies.remember(prepared, unit.value);
     }
     indexer?.committed(messagesStored, messagesRemoved);
     const resultIds: number[] = [];
@@ -260,6 +258,16 @@ function commitGroup(batch: typeof pending, results: typeof pendingResults, ops:
       else failures.push({ kind: 'op', id, op, message: unit.error });
     }
     if (failures.length > 0) send({ kind: 'failed', failures });
+    // The stored messages' bodies are asked for next: remembered once the requests are answered (the answers
+    // wait for nothing more), before the next message is handled. Not after other writes in the same
+    // transaction (a purge, a reset). Remembering cannot fail the group, which is committed and answered.
+    if (ops.length === 0) {
+      try {
+        for (const { prepared, unit } of jobs) if (unit.ok) prepareBodies.remember(prepared, unit.value);
+      } catch {
+        prepareBodies.forget(); // their bodies read them back instead
+      }
+    }
   } catch (error) {
     // The transaction itself failed: nothing of the group was stored.
     if (db.isTransaction) db.exec('ROLLBACK');
