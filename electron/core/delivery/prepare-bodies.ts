@@ -81,9 +81,9 @@ export interface BodiesPreparer {
   prepare(request: BodiesRequest): PreparedBodies;
   /**
    * An ingestion request just committed: its messages' destinations ask for their bodies next, built
-   * from the payloads the writer has in hand instead of reading them back (a read per message was
-   * about a tenth of the bodies' cost). Only after a commit that wrote nothing else: a purge in the
-   * same transaction may have removed them.
+   * from the payloads the writer has in hand instead of reading them back (the read was about a quarter
+   * of the bodies' cost: 28.1 against 20.6 µs a message for three destinations). Only after a commit
+   * that wrote nothing else: a purge in the same transaction may have removed them.
    */
   remember(prepared: PreparedRequest, committed: CommittedRequest): void;
   /** A write may have changed or removed stored messages (a purge, a recheck, a reset): read them afresh. */
