@@ -166,8 +166,8 @@ export class DeliveriesRepo {
   readonly #sql;
   /** A delivery wait's composed reads, prepared once per text. */
   readonly #composed: (sql: string) => StatementSync;
-  /** Fills in the bodies recorded by reference of the deliveries read. */
-  readonly #bodies: <T extends Delivery>(rows: T[]) => T[];
+  /** Fills in the bodies recorded by reference of the deliveries read (#withBodies). */
+  readonly #bodies: (rows: Delivery[]) => Delivery[];
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -239,13 +239,13 @@ export class DeliveriesRepo {
   }
 
   get(id: number): Delivery | undefined {
-    return readSnapshot(this.#db, () => this.#bodies(this.#sql.get.all(id) as unknown as Delivery[])[0]);
+    return this.#withBodies(() => this.#sql.get.all(id) as unknown as Delivery[])[0];
   }
 
   /** The message's deliveries; with `bodies`, their bodies recorded by reference built again. */
   forMessage(messageId: number, options: { bodies?: boolean } = {}): Delivery[] {
     const read = () => this.#sql.forMessage.all(messageId) as unknown as Delivery[];
-    return options.bodies ? readSnapshot(this.#db, () => this.#bodies(read())) : read();
+    return options.bodies ? this.#withBodies(read) : read();
   }
 
   /** The deliveries of several messages (a page of the list), by message id. */
@@ -277,7 +277,7 @@ export class DeliveriesRepo {
   }
 
   forDeletionRequest(deletionRequestId: number): Delivery[] {
-    return readSnapshot(this.#db, () => this.#bodies(this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[]));
+    return this.#withBodies(() => this.#sql.forDeletion.all(deletionRequestId) as unknown as Delivery[]);
   }
 
   /**
@@ -303,7 +303,12 @@ export class DeliveriesRepo {
   byIds(ids: readonly number[], options: { bodies?: boolean } = {}): Delivery[] {
     if (ids.length === 0) return [];
     const read = () => this.#sql.byIds.all(JSON.stringify(ids)) as unknown as Delivery[];
-    return options.bodies ? readSnapshot(this.#db, () => this.#bodies(read())) : read();
+    return options.bodies ? this.#withBodies(read) : read();
+  }
+
+  /** The rows a read gives, their bodies recorded by reference built again in the same snapshot (store/delivery-bodies.ts). */
+  #withBodies(read: () => Delivery[]): Delivery[] {
+    return readSnapshot(this.#db, () => this.#bodies(read()));
   }
 
   /**

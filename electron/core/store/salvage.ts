@@ -288,7 +288,7 @@ function readAll(rows: Iterator<SQLInputValue[]>, take: (row: SQLInputValue[]) =
  * them, a body that was never sent. Before mendReferences, which unlinks the lost messages.
  */
 function unlinkUnbuildableBodies(fresh: DatabaseSync): void {
-  if (!fresh.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get()) return;
+  if (!columnsOf(fresh, 'deliveries').includes('body_shape')) return; // a store from before migration 27
   fresh.exec(`UPDATE deliveries SET body_shape = NULL WHERE body IS NULL AND body_shape IS NOT NULL AND NOT EXISTS (
     SELECT 1 FROM messages m WHERE m.id = deliveries.message_id
       AND (m.request_id IS NULL OR EXISTS (SELECT 1 FROM requests r WHERE r.id = m.request_id)))`);

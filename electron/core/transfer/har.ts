@@ -85,26 +85,20 @@ interface AttemptRow {
   body_override: string | null;
   destination: string;
   message_id: string | null;
-  /** The delivery's message (its row id), and the shape of a body recorded by reference (store/delivery-bodies.ts). */
-  message_row: number | null;
-  body_shape: RecordedBody['bodyShape'];
+  /** The delivery's message (its row id) and the shape of a body recorded by reference: what recordedBodies reads. */
+  messageId: RecordedBody['messageId'];
+  bodyShape: RecordedBody['bodyShape'];
 }
 
 /** The rows a read gives, with their bodies recorded by reference built again in the same snapshot. */
-function bodiesFilled(db: DatabaseSync): <T extends Pick<AttemptRow, 'body' | 'message_row' | 'body_shape'>>(read: () => T[]) => T[] {
+function bodiesFilled(db: DatabaseSync): <T extends RecordedBody>(read: () => T[]) => T[] {
   const fill = recordedBodies(db);
-  return (read) =>
-    readSnapshot(db, () => {
-      const rows = read();
-      const filled = fill(rows.map((row) => ({ messageId: row.message_row, body: row.body, bodyShape: row.body_shape })));
-      rows.forEach((row, i) => (row.body = filled[i]!.body));
-      return rows;
-    });
+  return (read) => readSnapshot(db, () => fill(read()));
 }
 
 /** A store written before migration 27 (read without migrating it) has no body recorded by reference. */
 function bodyShapeColumn(db: DatabaseSync): string {
-  return db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get() ? 'd.body_shape' : 'NULL AS body_shape';
+  return db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get() ? 'd.body_shape AS bodyShape' : 'NULL AS bodyShape';
 }
 
 /** The document up to its first entry, and after its last: entries go between, comma-separated. */
@@ -136,7 +130,7 @@ function* attemptPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntry[
   const statement = db.prepare(
     `SELECT a.id, a.delivery_id, a.url, a.started_at, a.duration_ms, a.request_headers, h.headers AS header_set, d.signature,
        a.response_status, a.response_headers, a.response_body, a.error_message, a.outcome, d.body, d.body_override,
-       dst.name AS destination, m.message_id, d.message_id AS message_row, ${bodyShapeColumn(db)}
+       dst.name AS destination, m.message_id, d.message_id AS messageId, ${bodyShapeColumn(db)}
      FROM attempts a NOT INDEXED JOIN deliveries d ON d.id = a.delivery_id JOIN destinations dst ON dst.id = d.destination_id
        LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN header_sets h ON h.id = a.header_set
      WHERE a.id > ? AND a.id <= ? ${where.map((w) => `AND ${w}`).join(' ')}
@@ -170,7 +164,7 @@ function* forwardedPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntr
   );
   const carried = db.prepare(
     `SELECT fa.delivery_id, fa.outcome, coalesce(fa.error_message, r.error_message) AS error_message, d.body, d.body_override, dst.name AS destination, m.message_id,
-       d.message_id AS message_row, ${bodyShapeColumn(db)}
+       d.message_id AS messageId, ${bodyShapeColumn(db)}
      FROM forward_attempts fa INDEXED BY forward_attempts_request JOIN forward_requests r ON r.id = fa.request_id
        JOIN deliveries d ON d.id = fa.delivery_id JOIN destinations dst ON dst.id = d.destination_id LEFT JOIN messages m ON m.id = d.message_id
      WHERE fa.request_id = ? ORDER BY fa.delivery_id`,
@@ -180,10 +174,10 @@ function* forwardedPages(db: DatabaseSync, filter: HarFilter): Generator<HarEntr
   let after = 0;
   while (after < last) {
     const end = Math.min(after + WINDOW_IDS, last);
-    const rows = requests.all(after, end, ...params) as unknown as Omit<AttemptRow, 'delivery_id' | 'header_set' | 'signature' | 'outcome' | 'body' | 'body_override' | 'destination' | 'message_id' | 'message_row' | 'body_shape'>[];
+    const rows = requests.all(after, end, ...params) as unknown as Omit<AttemptRow, 'delivery_id' | 'header_set' | 'signature' | 'outcome' | 'body' | 'body_override' | 'destination' | 'message_id' | 'messageId' | 'bodyShape'>[];
     after = rows.length === PAGE_ROWS ? rows.at(-1)!.id : end;
     yield rows.map((row) => {
-      const shares = filled(() => carried.all(row.id) as unknown as Pick<AttemptRow, 'delivery_id' | 'outcome' | 'error_message' | 'body' | 'body_override' | 'destination' | 'message_id' | 'message_row' | 'body_shape'>[]);
+      const shares = filled(() => carried.all(row.id) as unknown as Pick<AttemptRow, 'delivery_id' | 'outcome' | 'error_message' | 'body' | 'body_override' | 'destination' | 'message_id' | 'messageId' | 'bodyShape'>[]);
       const first = shares[0]!;
       const body = `{"batch":[${shares.flatMap((share) => (share.body ?? share.body_override) ?? []).join(',')}]}`;
       const entry = harEntry({ ...row, ...first, error_message: row.error_message, header_set: null, signature: null, body, body_override: null });

@@ -66,15 +66,21 @@ const BATCH = {
   batch: [{ type: 'track', messageId: 'ref-1', userId: 'u_1', event: 'Order Completed', properties: { revenue: 9.99, secret: 's1' } }],
 };
 
+/** BATCH sent through a relay on two receivers (its destinations' `filters` given), once both deliveries are delivered. */
+async function sentBatch(filters?: unknown[]) {
+  const hook = await receiver();
+  const api = await receiver();
+  const c = await relay(hook.url, api.url, filters);
+  await post(c, '/v1/batch', BATCH);
+  const [message] = c.messages.list();
+  const { hooks, api: forward } = await delivered(c, message!.id);
+  const [sent] = await hook.waitFor(1);
+  return { c, hook, api, message: message!, hooks: hooks!, forward: forward!, sent: sent! };
+}
+
 describe('a body recorded by reference to its message', () => {
   it('is stored as its shape only, and read back byte for byte as sent: by the repository and by the HAR export', async () => {
-    const hook = await receiver();
-    const api = await receiver();
-    const c = await relay(hook.url, api.url);
-    await post(c, '/v1/batch', BATCH);
-    const [message] = c.messages.list();
-    const { hooks, api: forward } = await delivered(c, message!.id);
-    const [sent] = await hook.waitFor(1);
+    const { c, api, message, hooks, forward, sent } = await sentBatch();
     const [batch] = await api.waitFor(1);
 
     expect(stored(c, hooks!.id)).toEqual({ body: null, body_shape: 'seed' });
@@ -98,13 +104,7 @@ describe('a body recorded by reference to its message', () => {
   });
 
   it('keeps its own shape when its destination changes shape later', async () => {
-    const hook = await receiver();
-    const api = await receiver();
-    const c = await relay(hook.url, api.url);
-    await post(c, '/v1/batch', BATCH);
-    const [message] = c.messages.list();
-    const { hooks } = await delivered(c, message!.id);
-    const [sent] = await hook.waitFor(1);
+    const { c, hook, hooks, sent } = await sentBatch();
     const destination = c.destinations.list().find((d) => d.name === 'hooks')!;
     const config = { name: 'hooks', enabled: true, sources: ['web'], webhooks: [{ url: hook.url, headers: {} }], sharedSecret: SECRET, options: { bodyShape: 'full' } };
     expect(c.destinations.update(destination.id, config as never, Date.now())).toBeDefined();
@@ -114,13 +114,7 @@ describe('a body recorded by reference to its message', () => {
   });
 
   it('is stored whole when a filter changed the message', async () => {
-    const hook = await receiver();
-    const api = await receiver();
-    const c = await relay(hook.url, api.url, [{ if: '', blockFields: ['properties.secret'] }]);
-    await post(c, '/v1/batch', BATCH);
-    const [message] = c.messages.list();
-    const { hooks, api: forward } = await delivered(c, message!.id);
-    const [sent] = await hook.waitFor(1);
+    const { c, hooks, forward, sent } = await sentBatch([{ if: '', blockFields: ['properties.secret'] }]);
     expect(JSON.parse(sent!.body).properties).toEqual({ revenue: 9.99 });
     expect(stored(c, hooks!.id)).toEqual({ body: sent!.body, body_shape: null });
     expect(hooks!.body).toBe(sent!.body);

@@ -412,10 +412,8 @@ describe('salvage of the delivery overview', () => {
     db.exec('COMMIT');
     db.close();
     const file = path.join(dir, 'sluice.db');
-    const stat = new DatabaseSync(file, { readOnly: true });
-    const leaves = stat.prepare("SELECT pageno FROM dbstat WHERE name = 'deliveries' AND pagetype = 'leaf' ORDER BY path").all() as { pageno: number }[];
-    stat.close();
-    overwrite(file, [leaves[Math.floor(leaves.length / 2)]!.pageno], seeded(7));
+    const leaves = pagesOf(file, "name = 'deliveries' AND pagetype = 'leaf'");
+    overwrite(file, [leaves[Math.floor(leaves.length / 2)]!], seeded(7));
 
     const report = salvage(file, new Date(2025, 0, 2, 3, 4, 5));
     const kept = report.tables.find((t) => t.table === 'deliveries')!.copied;
@@ -451,11 +449,9 @@ describe('salvage of bodies recorded by reference', () => {
     db.exec('COMMIT');
     db.close();
     const file = path.join(dir, 'sluice.db');
-    const stat = new DatabaseSync(file, { readOnly: true });
-    const leaves = stat.prepare("SELECT pageno FROM dbstat WHERE name = 'requests' AND pagetype = 'leaf' ORDER BY path").all() as { pageno: number }[];
-    stat.close();
+    const leaves = pagesOf(file, "name = 'requests' AND pagetype = 'leaf'");
     expect(leaves.length).toBeGreaterThan(10);
-    overwrite(file, [leaves[Math.floor(leaves.length / 2)]!.pageno], seeded(11));
+    overwrite(file, [leaves[Math.floor(leaves.length / 2)]!], seeded(11));
 
     const report = salvage(file, new Date(2025, 0, 2, 3, 4, 5));
     expect(report.tables.find((t) => t.table === 'requests')!.copied).toBeLessThan(2000);
