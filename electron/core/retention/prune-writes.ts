@@ -26,12 +26,21 @@ export function pruneWrites(db: DatabaseSync) {
   // oldest message's is empty once the oldest messages are gone (no index by request_id is needed,
   // which ingestion would pay for). A clear of some messages in the middle leaves their requests
   // (small rows) until pruning reaches them.
-  // The oldest request still in use is looked for among the oldest 5,000 messages only (a run of
-  // messages without a request — an audience sync's identifies — must not make each slice walk it);
-  // found none there, this slice removes no request, and a later one does.
+  // That order holds for a client's messages (origin 'ingest'), not for the ones Sluice makes (a plan's
+  // Violation Generated events, an audience sync's identifies: store/request-writes.ts,
+  // audiences/audience-writer.ts), whose requests of their own (one per loop chain) are made inside a
+  // unit as its messages need them, between the unit's other messages. A batch stores b1-0 under request
+  // 1, its violation under request 2, b1-1 under request 1 again; a sync, identifies under chain requests
+  // 5, 6, then 5 again. So the oldest request in use is the lower of two: a client's message's, the first
+  // among the oldest 5,000 messages (a run of messages without one — a sync's identifies — must not make
+  // each slice walk it; found none there, this slice removes no request, and a later one does), and a
+  // made message's, the lowest of any, read through messages_made_request (migration 28): one lookup.
   const deleteOlderRequests = db.prepare(
     `DELETE FROM requests WHERE id < (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages) THEN (SELECT coalesce(max(id), 0) + 1 FROM requests)
-       ELSE (SELECT request_id FROM (SELECT request_id FROM messages ORDER BY id LIMIT 5000) WHERE request_id IS NOT NULL LIMIT 1) END)`,
+       ELSE min(
+         (SELECT request_id FROM (SELECT request_id, origin FROM messages ORDER BY id LIMIT 5000) WHERE request_id IS NOT NULL AND origin = 'ingest' LIMIT 1),
+         coalesce((SELECT min(request_id) FROM messages WHERE origin <> 'ingest' AND request_id IS NOT NULL), 9007199254740991)
+       ) END)`,
   );
   // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
   // those still being delivered. A range of the table's own key: no scan beyond the slice.

@@ -840,6 +840,19 @@ ${ISSUE_TRIGGERS}
       ALTER TABLE deliveries ADD COLUMN body_shape TEXT;
     `,
   },
+  {
+    version: 28,
+    name: 'the oldest request a message Sluice made still uses',
+    sql: `
+      -- Pruning removes the requests older than the oldest one a message left uses (retention/prune-writes.ts).
+      -- A client's messages use their requests in the order both were stored, but a message Sluice made (a
+      -- Violation Generated event, an audience sync's identify) may use a request of its own made earlier in its
+      -- unit than the message before it: pruning took such a request from the messages after it (their batch's
+      -- context, sentAt and loop chain lost, and the bodies rebuilt from them wrong). This index holds only those
+      -- messages (an index write for them, none for a client's), so their oldest request is one lookup.
+      CREATE INDEX IF NOT EXISTS messages_made_request ON messages (request_id) WHERE origin <> 'ingest' AND request_id IS NOT NULL;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {
