@@ -65,6 +65,15 @@ interface Cost {
   totalMicrosPerEvent: number;
   /** Pages the commits wrote to the WAL (no checkpoint runs meanwhile: the file only grows), per event. */
   walPagesPerEvent: number;
+  /** What the events add to the store, checkpointed (pages in use × page size, less the empty store's), per event. */
+  storeBytesPerEvent: number;
+}
+
+/** The bytes a store's pages take, once its WAL is checkpointed into it (outside any timing). */
+function storeBytes(db: DatabaseSync): number {
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  const one = (sql: string) => Object.values(db.prepare(sql).get() as object)[0] as number;
+  return (one('PRAGMA page_count') - one('PRAGMA freelist_count')) * one('PRAGMA page_size');
 }
 
 /** The WAL's frames: its size past the header, over a frame's size (a page and its 24-byte header). */
@@ -76,9 +85,15 @@ function walFrames(dbFile: string): number {
   }
 }
 
-function sluiceWrites(dir: string, size: number): Cost {
+/**
+ * Sluice's writes. `bodies`: each round's body by reference to its message, as Sluice records a body the
+ * builder made of it (store/delivery-bodies.ts, migration 27), or whole on its delivery, as every body was
+ * before (and still is after a filter, a transform or an edit): what recording them by reference saves.
+ */
+function sluiceWrites(dir: string, size: number, bodies: 'reference' | 'whole' = 'reference'): Cost {
   const store = schemaStore(dir);
   const file = path.join(dir, 'sluice.db');
+  const bytesBefore = storeBytes(store.db);
   const framesBefore = walFrames(file);
   let ingest = 0;
   let results = 0;
@@ -99,14 +114,15 @@ function sluiceWrites(dir: string, size: number): Cost {
         const body = `{"version":1,${group[i]!.json.slice(1)}`;
         const headers = HOOK_HEADERS(n + i, body);
         const { headerSet, own } = headersByReference(headers, headers['X-Signature']);
-        // Each body by reference to its message, as Sluice records a body the builder made of it (store/delivery-bodies.ts).
-        out.push({ ...common, deliveryId: hook!, body: null, bodyShape: 'seed', signature: headers['X-Signature'], attempts: [{ ...answer, url: 'http://127.0.0.1:9/hook', requestHeaders: own, headerSet, outcome: 'success', retryAt: null }] });
-        [fwd0, fwd1].forEach((deliveryId, f) => out.push({ ...common, deliveryId: deliveryId!, body: null, bodyShape: 'forward', signature: null, attempts: [{ ...forwards[f]!, outcome: 'success', retryAt: null, carriedBy: forwards[f] }] }));
+        const recorded = (shape: 'seed' | 'forward', whole: string) => (bodies === 'reference' ? { body: null, bodyShape: shape } : { body: whole });
+        out.push({ ...common, deliveryId: hook!, ...recorded('seed', body), signature: headers['X-Signature'], attempts: [{ ...answer, url: 'http://127.0.0.1:9/hook', requestHeaders: own, headerSet, outcome: 'success', retryAt: null }] });
+        [fwd0, fwd1].forEach((deliveryId, f) => out.push({ ...common, deliveryId: deliveryId!, ...recorded('forward', group[i]!.json), signature: null, attempts: [{ ...forwards[f]!, outcome: 'success', retryAt: null, carriedBy: forwards[f] }] }));
       });
       store.recordResults(out);
       results += cpuMs() - t;
     }
-    return cost(ingest, results, walFrames(file) - framesBefore);
+    const frames = walFrames(file) - framesBefore;
+    return cost(ingest, results, frames, storeBytes(store.db) - bytesBefore);
   } finally {
     store.db.close();
   }
@@ -122,6 +138,7 @@ function floorWrites(dir: string, size: number): Cost {
     CREATE INDEX messages_message_id ON messages (message_id);`);
   const insert = db.prepare('INSERT INTO messages (message_id, type, user_id, event, received_at, json) VALUES (?, ?, ?, ?, ?, ?)');
   const { insertDelivery, writeAnswers } = recordingTables(db);
+  const bytesBefore = storeBytes(db);
   const framesBefore = walFrames(path.join(dir, 'floor.db'));
   let ingest = 0;
   let results = 0;
@@ -147,15 +164,19 @@ function floorWrites(dir: string, size: number): Cost {
       db.exec('COMMIT');
       results += cpuMs() - t;
     }
-    return cost(ingest, results, walFrames(path.join(dir, 'floor.db')) - framesBefore);
+    const frames = walFrames(path.join(dir, 'floor.db')) - framesBefore;
+    return cost(ingest, results, frames, storeBytes(db) - bytesBefore);
   } finally {
     db.close();
   }
 }
 
-function cost(ingestMs: number, resultsMs: number, frames: number): Cost {
+function cost(ingestMs: number, resultsMs: number, frames: number, bytes: number): Cost {
   const per = (ms: number) => Math.round((ms * 1000) / EVENTS);
-  return { ingestMicrosPerEvent: per(ingestMs), resultsMicrosPerEvent: per(resultsMs), totalMicrosPerEvent: per(ingestMs + resultsMs), walPagesPerEvent: Math.round((frames / EVENTS) * 10) / 10 };
+  return {
+    ingestMicrosPerEvent: per(ingestMs), resultsMicrosPerEvent: per(resultsMs), totalMicrosPerEvent: per(ingestMs + resultsMs),
+    walPagesPerEvent: Math.round((frames / EVENTS) * 10) / 10, storeBytesPerEvent: Math.round(bytes / EVENTS),
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -165,11 +186,13 @@ export async function runWriteCostBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-write-cost-'));
   console.log(`write cost: ${EVENTS.toLocaleString('en-US')} events (a message, a webhook and two forwards) per run, commits of ${SIZES.join(', ')} events, ${ROUNDS} interleaved rounds, CPU time per event`);
   try {
-    const runs: Record<number, { sluice: Cost[]; floor: Cost[] }> = Object.fromEntries(SIZES.map((s) => [s, { sluice: [], floor: [] }]));
+    const runs: Record<number, { sluice: Cost[]; floor: Cost[]; sluiceWhole: Cost[] }> = Object.fromEntries(SIZES.map((s) => [s, { sluice: [], floor: [], sluiceWhole: [] }]));
+    const writers = [['floor', floorWrites], ['sluice', sluiceWrites], ['sluiceWhole', (dir: string, size: number) => sluiceWrites(dir, size, 'whole')]] as const;
     let run = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const size of SIZES) {
-        for (const [who, write] of [['floor', floorWrites], ['sluice', sluiceWrites]] as const) {
+        // Rounds start with a different writer each, so none always runs first after the others' files.
+        for (const [who, write] of [...writers.slice(round % 3), ...writers.slice(0, round % 3)]) {
           const runDir = path.join(dir, `${who}-${run}`);
           runs[size]![who].push(write(runDir, size));
           fs.rmSync(runDir, { recursive: true, force: true });
@@ -183,13 +206,17 @@ export async function runWriteCostBench() {
         resultsMicrosPerEvent: median(costs.map((c) => c.resultsMicrosPerEvent)),
         totalMicrosPerEvent: median(costs.map((c) => c.totalMicrosPerEvent)),
         walPagesPerEvent: median(costs.map((c) => c.walPagesPerEvent)),
+        storeBytesPerEvent: median(costs.map((c) => c.storeBytesPerEvent)),
       });
       const sluice = pick(runs[size]!.sluice);
       const floor = pick(runs[size]!.floor);
+      const sluiceWhole = pick(runs[size]!.sluiceWhole);
       const ratio = Math.round((sluice.totalMicrosPerEvent / floor.totalMicrosPerEvent) * 100) / 100;
-      console.log(`  commits of ${String(size).padStart(2)}: Sluice's writes ${sluice.totalMicrosPerEvent} µs/event (ingest ${sluice.ingestMicrosPerEvent}, results ${sluice.resultsMicrosPerEvent}; ${sluice.walPagesPerEvent} WAL pages); ` +
-        `the recording floor's ${floor.totalMicrosPerEvent} (ingest ${floor.ingestMicrosPerEvent}, results ${floor.resultsMicrosPerEvent}; ${floor.walPagesPerEvent} pages); ${ratio}×`);
-      return [size, { sluice, floor, sluiceOverFloor: ratio }];
+      const smaller = Math.round((1 - sluice.storeBytesPerEvent / sluiceWhole.storeBytesPerEvent) * 100);
+      console.log(`  commits of ${String(size).padStart(2)}: Sluice's writes ${sluice.totalMicrosPerEvent} µs/event (ingest ${sluice.ingestMicrosPerEvent}, results ${sluice.resultsMicrosPerEvent}; ${sluice.walPagesPerEvent} WAL pages; ${sluice.storeBytesPerEvent} bytes stored); ` +
+        `the recording floor's ${floor.totalMicrosPerEvent} (ingest ${floor.ingestMicrosPerEvent}, results ${floor.resultsMicrosPerEvent}; ${floor.walPagesPerEvent} pages; ${floor.storeBytesPerEvent} bytes); ${ratio}×; ` +
+        `with bodies stored whole ${sluiceWhole.totalMicrosPerEvent} µs/event (results ${sluiceWhole.resultsMicrosPerEvent}; ${sluiceWhole.walPagesPerEvent} pages; ${sluiceWhole.storeBytesPerEvent} bytes: by reference ${smaller} % smaller)`);
+      return [size, { sluice, floor, sluiceOverFloor: ratio, sluiceBodiesWhole: sluiceWhole, storeSmallerByReference: smaller / 100 }];
     }));
     const one = bySize[1]!.sluice.totalMicrosPerEvent;
     const most = bySize[SIZES.at(-1)!]!.sluice.totalMicrosPerEvent;
