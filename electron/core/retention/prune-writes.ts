@@ -4,9 +4,33 @@ import { emptySearchIndexes } from '../store/search-index.ts';
 
 
 /**
+ * The requests no message left can use, removed after each slice. Requests and their messages are stored
+ * in arrival order, together: every request older than the oldest message's is empty once the oldest
+ * messages are gone (no index by request_id is needed, which ingestion would pay for). A clear of some
+ * messages in the middle leaves their requests (small rows) until pruning reaches them; so does an unused
+ * request while an older one is still in use (a bound, not a count).
+ *
+ * That order holds for a client's messages (origin 'ingest'), not for the ones Sluice makes (a plan's
+ * Violation Generated events, an audience sync's identifies: store/request-writes.ts,
+ * audiences/audience-writer.ts), whose requests of their own (one per loop chain) are made inside a unit
+ * as its messages need them, between the unit's other messages. A batch stores b1-0 under request 1, its
+ * violation under request 2, b1-1 under request 1 again; a sync, identifies under chain requests 5, 6,
+ * then 5 again. So the oldest request in use is the lower of two:
+ * - a client's message's: the first among the oldest 5,000 messages (a run of messages without one — a
+ *   sync's identifies — must not make each slice walk the table). A window without one removes no
+ *   request, and the next slices read the window again until pruning has passed it: bounded, and rare;
+ * - a made message's: the lowest of any, through messages_made_request (migration 28), one lookup.
+ */
+export const DELETE_UNUSED_REQUESTS = `DELETE FROM requests WHERE id < (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages) THEN (SELECT coalesce(max(id), 0) + 1 FROM requests)
+  ELSE min(
+    (SELECT request_id FROM (SELECT request_id, origin FROM messages ORDER BY id LIMIT 5000) WHERE request_id IS NOT NULL AND origin = 'ingest' LIMIT 1),
+    coalesce((SELECT min(request_id) FROM messages WHERE origin <> 'ingest' AND request_id IS NOT NULL), 9007199254740991)
+  ) END)`;
+
+/**
  * Removing messages, in the store's writer thread, a slice per write op (each a unit of a group
  * commit, so ingestion goes on between slices): a message goes with its deliveries (replays too), their
- * attempts (cascade; a forwarded request's record with the last message it carried), its audience-sync entry, and the requests older than the oldest message left.
+ * attempts (cascade; a forwarded request's record with the last message it carried), its audience-sync entry, and the requests no message left uses (DELETE_UNUSED_REQUESTS).
  * Deletion requests' notifications (deliveries without a message) are not touched. The tracking plan
  * counts follow by themselves (migration 10's triggers).
  */
@@ -22,26 +46,7 @@ export function pruneWrites(db: DatabaseSync) {
   const deleteDeliveries = db.prepare(`DELETE FROM deliveries WHERE message_id IN (${IDS})`);
   const deleteSyncEntries = db.prepare(`DELETE FROM audience_sync_messages WHERE message_id IN (${IDS})`);
   const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
-  // Requests and their messages are stored in arrival order, together: every request older than the
-  // oldest message's is empty once the oldest messages are gone (no index by request_id is needed,
-  // which ingestion would pay for). A clear of some messages in the middle leaves their requests
-  // (small rows) until pruning reaches them.
-  // That order holds for a client's messages (origin 'ingest'), not for the ones Sluice makes (a plan's
-  // Violation Generated events, an audience sync's identifies: store/request-writes.ts,
-  // audiences/audience-writer.ts), whose requests of their own (one per loop chain) are made inside a
-  // unit as its messages need them, between the unit's other messages. A batch stores b1-0 under request
-  // 1, its violation under request 2, b1-1 under request 1 again; a sync, identifies under chain requests
-  // 5, 6, then 5 again. So the oldest request in use is the lower of two: a client's message's, the first
-  // among the oldest 5,000 messages (a run of messages without one — a sync's identifies — must not make
-  // each slice walk it; found none there, this slice removes no request, and a later one does), and a
-  // made message's, the lowest of any, read through messages_made_request (migration 28): one lookup.
-  const deleteOlderRequests = db.prepare(
-    `DELETE FROM requests WHERE id < (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages) THEN (SELECT coalesce(max(id), 0) + 1 FROM requests)
-       ELSE min(
-         (SELECT request_id FROM (SELECT request_id, origin FROM messages ORDER BY id LIMIT 5000) WHERE request_id IS NOT NULL AND origin = 'ingest' LIMIT 1),
-         coalesce((SELECT min(request_id) FROM messages WHERE origin <> 'ingest' AND request_id IS NOT NULL), 9007199254740991)
-       ) END)`,
-  );
+  const deleteOlderRequests = db.prepare(DELETE_UNUSED_REQUESTS);
   // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
   // those still being delivered. A range of the table's own key: no scan beyond the slice.
   const OPEN = `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ('pending', 'retrying', 'in_flight'))`;
