@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 export interface DeletionWrites {
   /** Records the request; its id. */
   record(userId: string, now: number, purge: boolean, sourceIds: number[]): number;
-  /** Purges a user's messages of one source, and what deliveries keep of them; how many messages. */
+  /** Purges a user's messages of one source, what deliveries keep of them, and the requests only they used; how many messages. */
   purgeUser(userId: string, sourceId: number): number;
   /** Notes on the request how many messages its purge removed. */
   notePurged(purged: number, deletionRequestId: number): void;
@@ -18,7 +18,7 @@ export function deletionWrites(db: DatabaseSync): DeletionWrites {
   // an edited replay's body, and the receivers' answers (which may echo what they got). The delivery
   // rows themselves stay, as history of what was sent when, their message link set to NULL. The
   // messages are found once (a scan: no index by user); the rest goes through ids.
-  const userMessages = db.prepare('SELECT id FROM messages WHERE user_id = ? AND source_id = ?');
+  const userMessages = db.prepare('SELECT id, request_id, origin FROM messages WHERE user_id = ? AND source_id = ?');
   userMessages.setReturnArrays(true);
   const IDS = 'SELECT value FROM json_each(?)';
   const scrubResponses = db.prepare(`UPDATE attempts SET response_body = NULL WHERE response_body IS NOT NULL
@@ -28,18 +28,50 @@ export function deletionWrites(db: DatabaseSync): DeletionWrites {
     AND id IN (SELECT request_id FROM forward_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id IN (${IDS})))`);
   const scrubBodies = db.prepare(`UPDATE deliveries SET body = NULL, body_override = NULL WHERE message_id IN (${IDS})`);
   const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
+  // A request whose messages were all the user's goes with them: its row keeps the batch-level context and
+  // the sender's IP. A request's messages are stored together, in one unit (consecutive ids, a client's
+  // messages in the order of their requests: store/request-writes.ts), so whether another message still uses
+  // it is read beside the purged ones, by id, not by a scan (messages have no index by request): between
+  // the first and the last purged message of it, and the nearest client message on either side. The
+  // requests of the messages Sluice made (an audience's identify of the user: a loop chain, no more) are
+  // left to pruning.
+  const usedBetween = db.prepare('SELECT 1 FROM messages WHERE id BETWEEN ? AND ? AND request_id = ? LIMIT 1');
+  const clientBefore = db.prepare("SELECT request_id FROM messages WHERE id < ? AND origin = 'ingest' ORDER BY id DESC LIMIT 1");
+  const clientAfter = db.prepare("SELECT request_id FROM messages WHERE id > ? AND origin = 'ingest' ORDER BY id LIMIT 1");
+  const deleteRequest = db.prepare('DELETE FROM requests WHERE id = ?');
+  const requestOf = (row: unknown) => (row as { request_id: number | null } | undefined)?.request_id;
+  /** Removes the requests of these (first, last) spans of purged messages that no message left uses. */
+  const dropUnused = (spans: Map<number, { first: number; last: number }>) => {
+    for (const [requestId, { first, last }] of spans) {
+      if (usedBetween.get(first, last, requestId)) continue;
+      if (requestOf(clientBefore.get(first)) === requestId || requestOf(clientAfter.get(last)) === requestId) continue;
+      deleteRequest.run(requestId);
+    }
+  };
   const notePurged = db.prepare('UPDATE deletion_requests SET purged_messages = ? WHERE id = ?');
   return {
     record: (userId, now, purge, sourceIds) =>
       Number(insertDeletion.run(userId, now, purge ? 1 : 0, JSON.stringify(sourceIds)).lastInsertRowid),
     purgeUser(userId, sourceId) {
-      const ids = (userMessages.all(userId, sourceId) as unknown as [number][]).map(([id]) => id);
-      if (ids.length === 0) return 0;
-      const list = JSON.stringify(ids);
+      const rows = userMessages.all(userId, sourceId) as unknown as [id: number, requestId: number | null, origin: string][];
+      if (rows.length === 0) return 0;
+      const list = JSON.stringify(rows.map(([id]) => id));
+      const spans = new Map<number, { first: number; last: number }>();
+      for (const [id, requestId, origin] of rows) {
+        if (requestId === null || origin !== 'ingest') continue;
+        const span = spans.get(requestId);
+        if (!span) spans.set(requestId, { first: id, last: id });
+        else {
+          span.first = Math.min(span.first, id);
+          span.last = Math.max(span.last, id);
+        }
+      }
       scrubResponses.run(list);
       scrubForwardResponses.run(list);
       scrubBodies.run(list);
-      return Number(deleteMessages.run(list).changes);
+      const purged = Number(deleteMessages.run(list).changes);
+      dropUnused(spans);
+      return purged;
     },
     notePurged(purged, deletionRequestId) {
       notePurged.run(purged, deletionRequestId);

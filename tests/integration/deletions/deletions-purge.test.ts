@@ -168,6 +168,33 @@ describe('purging a user', () => {
     }
   });
 
+  it('removes the requests only the user\'s messages used (their batch context and IP), and keeps those another message still uses', async () => {
+    const { core, db, handlers } = await setup();
+    const context = (build: string) => ({ context: { page: { url: `https://shop.example/${build}` }, app: { build } } });
+    const batch = async (build: string, users: string[]) => {
+      const res = await post(core, '/v1/batch', { ...context(build), batch: users.map((userId, i) => ({ type: 'track', userId, event: 'Viewed', messageId: `${build}-${i}` })) });
+      expect(res.status).toBe(200);
+    };
+    await batch('only-hers', ['alice', 'alice']);
+    await batch('between', ['alice', 'bob', 'alice']); // bob's message between hers
+    await batch('before', ['bob', 'alice']); // bob's before hers
+    await batch('after', ['alice', 'bob']); // bob's after hers
+    await batch('bobs', ['bob']);
+    expect((await post(core, '/v1/track', { userId: 'alice', event: 'Single', messageId: 'single' })).status).toBe(200);
+    const requestOf = (messageId: string) => (db.prepare('SELECT request_id AS r FROM messages WHERE message_id = ?').get(messageId) as { r: number }).r;
+    const requests = Object.fromEntries(['only-hers-0', 'between-0', 'before-0', 'after-0', 'bobs-0', 'single'].map((m) => [m.replace(/-0$/, ''), requestOf(m)]));
+    const bobsBefore = ['between-1', 'before-0', 'after-1', 'bobs-0'].map((m) => core.messages.get(core.messages.list({ limit: 100 }).find((s) => s.messageId === m)!.id)!.message);
+
+    await callOk(handlers, 'deletions.create', { userId: 'alice', purge: true });
+
+    const left = (db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+    expect(left).toEqual([requests.between, requests.before, requests.after, requests.bobs]);
+    // Bob's messages read as they did: their requests' context is theirs still.
+    const bobsAfter = ['between-1', 'before-0', 'after-1', 'bobs-0'].map((m) => core.messages.get(core.messages.list({ limit: 100 }).find((s) => s.messageId === m)!.id)!.message);
+    expect(bobsAfter).toEqual(bobsBefore);
+    expect(bobsAfter[0]).toMatchObject({ context: { page: { url: 'https://shop.example/between' } } });
+  });
+
   it('tells a userId no stored message has apart, without refusing it; an empty one is refused', async () => {
     const { core, handlers } = await setup();
     expect((await post(core, '/v1/track', { userId: 'alice', event: 'A' })).status).toBe(200);
