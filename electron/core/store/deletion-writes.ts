@@ -32,19 +32,25 @@ export function deletionWrites(db: DatabaseSync): DeletionWrites {
   // the sender's IP. A request's messages are stored together, in one unit (consecutive ids, a client's
   // messages in the order of their requests: store/request-writes.ts), so whether another message still uses
   // it is read beside the purged ones, by id, not by a scan (messages have no index by request): between
-  // the first and the last purged message of it, and the nearest client message on either side. The
-  // requests of the messages Sluice made (an audience's identify of the user: a loop chain, no more) are
-  // left to pruning.
+  // the first and the last purged message of it, and the nearest client message on either side — past the
+  // Violation Generated events between (origin 'plan': a request's own, at most FORWARD_PER_REQUEST), not past
+  // anything else: an audience sync's identifies are a unit of their own, never inside a request's, and a
+  // sync's run of them may be a million rows long. The requests of the messages Sluice made (an audience's
+  // identify of the user: a loop chain, no more) are left to pruning.
   const usedBetween = db.prepare('SELECT 1 FROM messages WHERE id BETWEEN ? AND ? AND request_id = ? LIMIT 1');
-  const clientBefore = db.prepare("SELECT request_id FROM messages WHERE id < ? AND origin = 'ingest' ORDER BY id DESC LIMIT 1");
-  const clientAfter = db.prepare("SELECT request_id FROM messages WHERE id > ? AND origin = 'ingest' ORDER BY id LIMIT 1");
+  const nearestBefore = db.prepare("SELECT request_id, origin FROM messages WHERE id < ? AND origin <> 'plan' ORDER BY id DESC LIMIT 1");
+  const nearestAfter = db.prepare("SELECT request_id, origin FROM messages WHERE id > ? AND origin <> 'plan' ORDER BY id LIMIT 1");
   const deleteRequest = db.prepare('DELETE FROM requests WHERE id = ?');
-  const requestOf = (row: unknown) => (row as { request_id: number | null } | undefined)?.request_id;
+  /** Whether this row (the nearest message on one side) is a client's message of this request. */
+  const clientOf = (row: unknown, requestId: number) => {
+    const near = row as { request_id: number | null; origin: string } | undefined;
+    return near?.origin === 'ingest' && near.request_id === requestId;
+  };
   /** Removes the requests of these (first, last) spans of purged messages that no message left uses. */
   const dropUnused = (spans: Map<number, { first: number; last: number }>) => {
     for (const [requestId, { first, last }] of spans) {
       if (usedBetween.get(first, last, requestId)) continue;
-      if (requestOf(clientBefore.get(first)) === requestId || requestOf(clientAfter.get(last)) === requestId) continue;
+      if (clientOf(nearestBefore.get(first), requestId) || clientOf(nearestAfter.get(last), requestId)) continue;
       deleteRequest.run(requestId);
     }
   };

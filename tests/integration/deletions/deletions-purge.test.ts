@@ -3,16 +3,19 @@
 // purge then removes, row for row; the built-in receiver's inbox loses the purged user's requests
 // (a batch holding one of theirs too) and keeps everyone else's and the delete notifications; a
 // userId no stored message has is told apart (0 messages), not refused.
+import fs from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
-import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
+import { DATABASE_FILE, openDatabase } from '../../../electron/core/store/database.ts';
+import { deletionWrites } from '../../../electron/core/store/deletion-writes.ts';
 import type { CoreEvent } from '../../../shared/contract.ts';
+import { configFileSchema } from '../../../shared/settings.ts';
 import { streamEvents } from '../../../electron/core/api/event-stream.ts';
 import { callOk } from '../../helpers/contract.ts';
-import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 import { until } from '../../helpers/wait.ts';
 
 let core: TestCore | undefined;
@@ -193,6 +196,65 @@ describe('purging a user', () => {
     const bobsAfter = ['between-1', 'before-0', 'after-1', 'bobs-0'].map((m) => core.messages.get(core.messages.list({ limit: 100 }).find((s) => s.messageId === m)!.id)!.message);
     expect(bobsAfter).toEqual(bobsBefore);
     expect(bobsAfter[0]).toMatchObject({ context: { page: { url: 'https://shop.example/between' } } });
+  });
+
+  it('looks past the Violation Generated events between a request\'s messages, keeps a request a refused message still uses, and purges each source\'s', async () => {
+    core = await startCore({
+      config: configFileSchema.parse({
+        sources: [
+          { name: 'web', writeKey: 'wk_web', kind: 'web' },
+          { name: 'ios', writeKey: 'wk_ios', kind: 'mobile' },
+        ],
+        // Violations go to a hook no source sends to: a Violation Generated event (no request of its own:
+        // nothing came through another Sluice) is stored right after the message that broke the plan.
+        destinations: [{ name: 'violations', sources: [], webhooks: [{ url: 'sluice://receiver/violations' }] }],
+        trackingPlans: [{ name: 'shop', sources: ['web'], plan: { events: { Good: {} } }, unplanned: 'flag', forwardViolationsTo: 'violations' }],
+      }),
+    });
+    core.writeKey = 'wk_web';
+    db = new DatabaseSync(path.join(core.dataDir, DATABASE_FILE), { readOnly: true });
+    const handlers = createHandlers(core);
+    const send = async (build: string, events: { userId?: string; event?: string }[], writeKey = 'wk_web') => {
+      const res = await post({ ingestUrl: core!.ingestUrl, writeKey }, '/v1/batch', {
+        context: { app: { build } },
+        batch: events.map((e, i) => ({ type: 'track', messageId: `${build}-${i}`, ...e })),
+      });
+      expect(res.status).toBe(200);
+    };
+    await send('violation-between', [{ userId: 'bob', event: 'Unplanned' }, { userId: 'alice', event: 'Good' }]);
+    await send('refused-after', [{ userId: 'alice', event: 'Good' }, {}]); // the second is refused (no event, no user), and stored
+    await send('ios', [{ userId: 'alice', event: 'Opened' }], 'wk_ios');
+    const rows = db.prepare('SELECT message_id AS m, origin, request_id AS r FROM messages ORDER BY id').all() as { m: string; origin: string; r: number | null }[];
+    expect(rows.map((row) => row.origin)).toEqual(['ingest', 'plan', 'ingest', 'ingest', 'ingest', 'ingest']);
+    expect(rows[1]!.r).toBeNull();
+    const request = (m: string) => rows.find((row) => row.m === m)!.r!;
+
+    await callOk(handlers, 'deletions.create', { userId: 'alice', purge: true });
+
+    // Bob's request stays (his message is past his Violation Generated event), so does the one whose refused
+    // message stays; alice's request on ios carried only hers and goes.
+    const left = (db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+    expect(left).toEqual([request('violation-between-0'), request('refused-after-0')]);
+    expect(db.prepare('SELECT count(*) AS n FROM messages WHERE request_id IS NOT NULL AND request_id NOT IN (SELECT id FROM requests)').get()).toEqual({ n: 0 });
+  });
+
+  it('leaves the loop-chain request of an audience identify to pruning: another user\'s identify beside it still uses it', () => {
+    const dir = tempDir();
+    const store = openDatabase(dir, { durable: false });
+    try {
+      // As an audience sync stores them (audiences/audience-writer.ts): one request per loop chain, its identifies in a run.
+      const chain = Number(store.prepare("INSERT INTO requests (source_id, endpoint, received_at, envelope) VALUES (1, 'audience', 0, '{\"via\":[\"up\"]}')").run().lastInsertRowid);
+      const identify = store.prepare("INSERT INTO messages (request_id, source_id, type, status, origin, user_id, received_at, raw) VALUES (?, 1, 'identify', 'accepted', 'audience', ?, 0, '{}')");
+      identify.run(chain, 'bob');
+      identify.run(chain, 'alice');
+      store.exec('BEGIN');
+      expect(deletionWrites(store).purgeUser('alice', 1)).toBe(1);
+      store.exec('COMMIT');
+      expect(store.prepare('SELECT id FROM requests').all()).toEqual([{ id: chain }]);
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('tells a userId no stored message has apart, without refusing it; an empty one is refused', async () => {
