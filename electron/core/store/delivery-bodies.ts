@@ -29,6 +29,11 @@ export function bodyOfMessage(payload: MessagePayload, shape: BodyShape): string
   }
 }
 
+/** Whether this store records bodies by reference: one written before migration 27 (read without migrating it, or salvaged from) has no `body_shape`. */
+export function recordsBodyShapes(db: DatabaseSync): boolean {
+  return db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get() !== undefined;
+}
+
 /** What a read of deliveries needs to fill in their bodies recorded by reference. */
 export interface RecordedBody {
   /** The delivery's message (its row id); null once purged. */

@@ -6,6 +6,7 @@ import { MIGRATIONS, migrate } from './migrations.ts';
 import { DatabaseSync as Database } from './sqlite.ts';
 import { registerSqlFunctions } from './sql-functions.ts';
 import { recountDeliveryHours } from './delivery-hours.ts';
+import { recordsBodyShapes } from './delivery-bodies.ts';
 
 /**
  * `sluice doctor --salvage`: copies every row that can still be read out of a damaged store into a
@@ -288,7 +289,7 @@ function readAll(rows: Iterator<SQLInputValue[]>, take: (row: SQLInputValue[]) =
  * them, a body that was never sent. Before mendReferences, which unlinks the lost messages.
  */
 function unlinkUnbuildableBodies(fresh: DatabaseSync): void {
-  if (!columnsOf(fresh, 'deliveries').includes('body_shape')) return; // a store from before migration 27
+  if (!recordsBodyShapes(fresh)) return;
   fresh.exec(`UPDATE deliveries SET body_shape = NULL WHERE body IS NULL AND body_shape IS NOT NULL AND NOT EXISTS (
     SELECT 1 FROM messages m WHERE m.id = deliveries.message_id
       AND (m.request_id IS NULL OR EXISTS (SELECT 1 FROM requests r WHERE r.id = m.request_id)))`);

@@ -13,7 +13,7 @@ import { filterClauses, type ExportFilter } from './export-lines.ts';
 import { isCredentialHeader } from '../../../shared/credential-headers.ts';
 import { headersSent } from '../store/attempt-headers.ts';
 import { readSnapshot } from '../store/connection.ts';
-import { recordedBodies, type RecordedBody } from '../store/delivery-bodies.ts';
+import { recordedBodies, recordsBodyShapes, type RecordedBody } from '../store/delivery-bodies.ts';
 
 /** Which attempts: those of a destination, of the messages a filter picks, made in a time range. */
 export interface HarFilter extends Omit<ExportFilter, 'since' | 'until'> {
@@ -98,7 +98,7 @@ function bodiesFilled(db: DatabaseSync): <T extends RecordedBody>(read: () => T[
 
 /** A store written before migration 27 (read without migrating it) has no body recorded by reference. */
 function bodyShapeColumn(db: DatabaseSync): string {
-  return db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'body_shape'").get() ? 'd.body_shape AS bodyShape' : 'NULL AS bodyShape';
+  return recordsBodyShapes(db) ? 'd.body_shape AS bodyShape' : 'NULL AS bodyShape';
 }
 
 /** The document up to its first entry, and after its last: entries go between, comma-separated. */

@@ -3,19 +3,19 @@
 // purge then removes, row for row; the built-in receiver's inbox loses the purged user's requests
 // (a batch holding one of theirs too) and keeps everyone else's and the delete notifications; a
 // userId no stored message has is told apart (0 messages), not refused.
-import fs from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
-import { DATABASE_FILE, openDatabase } from '../../../electron/core/store/database.ts';
+import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
 import { deletionWrites } from '../../../electron/core/store/deletion-writes.ts';
 import type { CoreEvent } from '../../../shared/contract.ts';
 import { configFileSchema } from '../../../shared/settings.ts';
 import { streamEvents } from '../../../electron/core/api/event-stream.ts';
 import { callOk } from '../../helpers/contract.ts';
-import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
+import { post, startCore, type TestCore } from '../../helpers/core.ts';
+import { scratchStores } from '../../helpers/scratch-store.ts';
 import { until } from '../../helpers/wait.ts';
 
 let core: TestCore | undefined;
@@ -82,6 +82,7 @@ async function postToHook(c: TestCore, hook: string, body: unknown) {
 }
 
 describe('purging a user', () => {
+  const scratch = scratchStores();
   it('previews exactly what the purge then removes, and the purge empties the inbox of that user only', async () => {
     const { core, db, handlers } = await setup();
     const events: CoreEvent[] = [];
@@ -186,14 +187,19 @@ describe('purging a user', () => {
     expect((await post(core, '/v1/track', { userId: 'alice', event: 'Single', messageId: 'single' })).status).toBe(200);
     const requestOf = (messageId: string) => (db.prepare('SELECT request_id AS r FROM messages WHERE message_id = ?').get(messageId) as { r: number }).r;
     const requests = Object.fromEntries(['only-hers-0', 'between-0', 'before-0', 'after-0', 'bobs-0', 'single'].map((m) => [m.replace(/-0$/, ''), requestOf(m)]));
-    const bobsBefore = ['between-1', 'before-0', 'after-1', 'bobs-0'].map((m) => core.messages.get(core.messages.list({ limit: 100 }).find((s) => s.messageId === m)!.id)!.message);
+    /** Bob's messages as they read, their requests' context merged in. */
+    const bobs = () => {
+      const stored = core.messages.list({ limit: 100 });
+      return ['between-1', 'before-0', 'after-1', 'bobs-0'].map((m) => core.messages.get(stored.find((s) => s.messageId === m)!.id)!.message);
+    };
+    const bobsBefore = bobs();
 
     await callOk(handlers, 'deletions.create', { userId: 'alice', purge: true });
 
     const left = (db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id);
     expect(left).toEqual([requests.between, requests.before, requests.after, requests.bobs]);
     // Bob's messages read as they did: their requests' context is theirs still.
-    const bobsAfter = ['between-1', 'before-0', 'after-1', 'bobs-0'].map((m) => core.messages.get(core.messages.list({ limit: 100 }).find((s) => s.messageId === m)!.id)!.message);
+    const bobsAfter = bobs();
     expect(bobsAfter).toEqual(bobsBefore);
     expect(bobsAfter[0]).toMatchObject({ context: { page: { url: 'https://shop.example/between' } } });
   });
@@ -239,22 +245,16 @@ describe('purging a user', () => {
   });
 
   it('leaves the loop-chain request of an audience identify to pruning: another user\'s identify beside it still uses it', () => {
-    const dir = tempDir();
-    const store = openDatabase(dir, { durable: false });
-    try {
-      // As an audience sync stores them (audiences/audience-writer.ts): one request per loop chain, its identifies in a run.
-      const chain = Number(store.prepare("INSERT INTO requests (source_id, endpoint, received_at, envelope) VALUES (1, 'audience', 0, '{\"via\":[\"up\"]}')").run().lastInsertRowid);
-      const identify = store.prepare("INSERT INTO messages (request_id, source_id, type, status, origin, user_id, received_at, raw) VALUES (?, 1, 'identify', 'accepted', 'audience', ?, 0, '{}')");
-      identify.run(chain, 'bob');
-      identify.run(chain, 'alice');
-      store.exec('BEGIN');
-      expect(deletionWrites(store).purgeUser('alice', 1)).toBe(1);
-      store.exec('COMMIT');
-      expect(store.prepare('SELECT id FROM requests').all()).toEqual([{ id: chain }]);
-    } finally {
-      store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const store = scratch('purge-chain');
+    // As an audience sync stores them (audiences/audience-writer.ts): one request per loop chain, its identifies in a run.
+    const chain = Number(store.prepare("INSERT INTO requests (source_id, endpoint, received_at, envelope) VALUES (1, 'audience', 0, '{\"via\":[\"up\"]}')").run().lastInsertRowid);
+    const identify = store.prepare("INSERT INTO messages (request_id, source_id, type, status, origin, user_id, received_at, raw) VALUES (?, 1, 'identify', 'accepted', 'audience', ?, 0, '{}')");
+    identify.run(chain, 'bob');
+    identify.run(chain, 'alice');
+    store.exec('BEGIN');
+    expect(deletionWrites(store).purgeUser('alice', 1)).toBe(1);
+    store.exec('COMMIT');
+    expect(store.prepare('SELECT id FROM requests').all()).toEqual([{ id: chain }]);
   });
 
   it('tells a userId no stored message has apart, without refusing it; an empty one is refused', async () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAsSeedReceiver } from '../../../electron/core/signature/signature.ts';
 import { connect, openReadOnly } from '../../../electron/core/store/connection.ts';
 import { DATABASE_FILE, databaseFile, openDatabase } from '../../../electron/core/store/database.ts';
-import { bodyOfMessage } from '../../../electron/core/store/delivery-bodies.ts';
+import { bodyOfMessage, recordsBodyShapes } from '../../../electron/core/store/delivery-bodies.ts';
 import { deliveryResultRecorder } from '../../../electron/core/store/delivery-results.ts';
 import type { DeliveryResult } from '../../../electron/core/store/delivery-types.ts';
 import { harPages } from '../../../electron/core/transfer/har.ts';
@@ -98,6 +98,30 @@ describe('a body recorded by reference to its message', () => {
     try {
       const texts = [...harPages(db, {})].flat().map((entry) => entry.request.postData.text);
       expect(texts).toEqual([sent!.body, batch!.body]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a store from before migration 27, read without migrating it: the HAR export reads it, a body recorded by reference read as none', async () => {
+    const { c, api, sent } = await sentBatch();
+    await api.waitFor(1);
+    const old = path.join(tempDir(), 'before-27.db');
+    const live = openReadOnly(path.join(c.dataDir, DATABASE_FILE));
+    try {
+      live.exec(`VACUUM INTO '${old}'`);
+    } finally {
+      live.close();
+    }
+    const set = new DatabaseSync(old);
+    set.exec('ALTER TABLE deliveries DROP COLUMN body_shape; PRAGMA user_version = 26;');
+    set.close();
+    const db = openReadOnly(old);
+    try {
+      expect(recordsBodyShapes(db)).toBe(false);
+      const entries = [...harPages(db, {})].flat();
+      expect(entries).toHaveLength(2); // the webhook's attempt and the forwarded request
+      expect(entries.map((entry) => entry.request.postData.text)).not.toContain(sent!.body);
     } finally {
       db.close();
     }

@@ -9,12 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELETE_UNUSED_REQUESTS, pruneWrites } from '../../../electron/core/retention/prune-writes.ts';
-import { DATABASE_FILE, openDatabase } from '../../../electron/core/store/database.ts';
+import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
 import { DatabaseSync } from '../../../electron/core/store/sqlite.ts';
 import { LOOP_HEADER } from '../../../shared/loop-guard.ts';
 import { configFileSchema } from '../../../shared/settings.ts';
 import { post, startCore, storedMessages, tempDir, type TestCore } from '../../helpers/core.ts';
 import { closedPort } from '../../helpers/ports.ts';
+import { scratchStores } from '../../helpers/scratch-store.ts';
 
 const cores: TestCore[] = [];
 const dirs: string[] = [];
@@ -106,72 +107,59 @@ describe('pruning keeps the requests of the messages it keeps', () => {
 });
 
 describe('the requests pruning keeps, in the store', () => {
+  const scratch = scratchStores();
   /** A migrated store of its own, and its rows written as the writer writes them (request-writes.ts, audience-writer.ts). */
   function store() {
-    const dir = tempDir();
-    dirs.push(dir);
-    const db = openDatabase(dir, { durable: false });
-    const request = (endpoint: string) =>
-      Number(db.prepare("INSERT INTO requests (source_id, endpoint, received_at, envelope) VALUES (1, ?, 0, '{\"via\":[\"x\"]}')").run(endpoint).lastInsertRowid);
-    const message = (requestId: number | null, origin: string) =>
-      Number(db.prepare("INSERT INTO messages (request_id, source_id, type, status, origin, received_at, raw) VALUES (?, 1, 'identify', 'accepted', ?, 0, '{}')").run(requestId, origin).lastInsertRowid);
+    const db = scratch('prune-requests');
+    const insertRequest = db.prepare("INSERT INTO requests (source_id, endpoint, received_at, envelope) VALUES (1, ?, 0, '{\"via\":[\"x\"]}')");
+    const insertMessage = db.prepare("INSERT INTO messages (request_id, source_id, type, status, origin, received_at, raw) VALUES (?, 1, 'identify', 'accepted', ?, 0, '{}')");
+    const request = (endpoint: string) => Number(insertRequest.run(endpoint).lastInsertRowid);
+    const message = (requestId: number | null, origin: string) => Number(insertMessage.run(requestId, origin).lastInsertRowid);
     const requests = () => (db.prepare('SELECT id FROM requests ORDER BY id').all() as { id: number }[]).map((r) => r.id);
     return { db, request, message, requests, prune: pruneWrites(db) };
   }
 
   it('an audience sync\'s identifies under two loop chains, interleaved: a chain\'s request stays while an identify uses it', () => {
-    const { db, request, message, requests, prune } = store();
-    try {
-      const batch = request('batch');
-      const a = message(batch, 'ingest');
-      // One sync: a request per loop chain, made as the identifies need them.
-      const chainX = request('audience');
-      const chainY = request('audience');
-      const i1 = message(chainX, 'audience');
-      const i2 = message(chainY, 'audience');
-      const i3 = message(chainX, 'audience');
-      const later = request('batch');
-      message(later, 'ingest');
+    const { request, message, requests, prune } = store();
+    const batch = request('batch');
+    const a = message(batch, 'ingest');
+    // One sync: a request per loop chain, made as the identifies need them.
+    const chainX = request('audience');
+    const chainY = request('audience');
+    const i1 = message(chainX, 'audience');
+    const i2 = message(chainY, 'audience');
+    const i3 = message(chainX, 'audience');
+    const later = request('batch');
+    message(later, 'ingest');
 
-      prune.remove([a, i1]); // i2 is the oldest left, under chain Y; i3 still uses chain X
-      expect(requests()).toEqual([chainX, chainY, later]);
-      // Chain Y's request is unused now, and stays while an older request is in use (a bound, not a count):
-      // it goes with chain X's.
-      prune.remove([i2]);
-      expect(requests()).toEqual([chainX, chainY, later]);
-      prune.remove([i3]);
-      expect(requests()).toEqual([later]);
-    } finally {
-      db.close();
-    }
+    prune.remove([a, i1]); // i2 is the oldest left, under chain Y; i3 still uses chain X
+    expect(requests()).toEqual([chainX, chainY, later]);
+    // Chain Y's request is unused now, and stays while an older request is in use (a bound, not a count):
+    // it goes with chain X's.
+    prune.remove([i2]);
+    expect(requests()).toEqual([chainX, chainY, later]);
+    prune.remove([i3]);
+    expect(requests()).toEqual([later]);
   });
 
   it('a window of 5,000 made messages without requests before a client\'s: no request is removed, not all of them', () => {
     const { db, request, message, requests, prune } = store();
-    try {
-      const old = request('batch');
-      const first = message(old, 'ingest');
-      db.exec('BEGIN');
-      const identifies = Array.from({ length: 5_001 }, () => message(null, 'audience')); // a sync without loop chains
-      db.exec('COMMIT');
-      const batch = request('batch');
-      message(batch, 'ingest');
-      prune.remove([first, identifies[0]!]); // the client's message left is past the window of 5,000
-      expect(requests()).toEqual([old, batch]); // old is unused, and stays until the window holds a client's message
-      prune.remove(identifies.slice(1, 100));
-      expect(requests()).toEqual([batch]);
-    } finally {
-      db.close();
-    }
+    const old = request('batch');
+    const first = message(old, 'ingest');
+    db.exec('BEGIN');
+    const identifies = Array.from({ length: 5_001 }, () => message(null, 'audience')); // a sync without loop chains
+    db.exec('COMMIT');
+    const batch = request('batch');
+    message(batch, 'ingest');
+    prune.remove([first, identifies[0]!]); // the client's message left is past the window of 5,000
+    expect(requests()).toEqual([old, batch]); // old is unused, and stays until the window holds a client's message
+    prune.remove(identifies.slice(1, 100));
+    expect(requests()).toEqual([batch]);
   });
 
   it('finds the oldest request a made message uses through its index, not by reading the messages', () => {
-    const { db } = store();
-    try {
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${DELETE_UNUSED_REQUESTS}`).all() as { detail: string }[]).map((row) => row.detail).join('; ');
-      expect(plan).toMatch(/SEARCH messages USING (COVERING )?INDEX messages_made_request/);
-    } finally {
-      db.close();
-    }
+    const db = scratch('prune-plan');
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${DELETE_UNUSED_REQUESTS}`).all() as { detail: string }[]).map((row) => row.detail).join('; ');
+    expect(plan).toMatch(/SEARCH messages USING (COVERING )?INDEX messages_made_request/);
   });
 });
