@@ -71,6 +71,15 @@ export interface TestMessage {
   pinned: boolean;
 }
 
+/**
+ * The fields Sluice adds beside a message's own in a TestMessage — what the HTTP API, `sluice/testing` and
+ * `sluice tail --json` show of a message besides the message — by name: what an import of their answers
+ * leaves out (transfer/import-parse.ts). test-queries.ts builds them as an object of exactly these keys, so a
+ * field added there and not here does not compile.
+ */
+export const SLUICE_FIELDS = ['receivedAt', 'sequence', 'source', 'origin', 'status', 'rejection', 'violations', 'blocked', 'warning', 'pinned'] as const;
+export type SluiceFields = { [K in (typeof SLUICE_FIELDS)[number]]: TestMessage[K] };
+
 /** A delivery as a test sees it: where it went, how it ended, each attempt, and its message. */
 export interface TestDelivery {
   id: number;

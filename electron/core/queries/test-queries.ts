@@ -13,7 +13,7 @@ import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
-import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
+import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, type SluiceFields, type TestDelivery, type TestMessage } from './filters.ts';
 
 export type { Row, TestDelivery } from './filters.ts';
 import { deliveryTerms, filterSql, type DeliveryWanted, type SqlTerms } from './filter-sql.ts';
@@ -328,10 +328,7 @@ function testMessage(row: MessageText, source: string): TestMessage {
   } catch {
     // a rejected message's text that is not JSON: only what Sluice recorded of it
   }
-  return {
-    ...received,
-    ...(row.type !== null ? { type: row.type } : {}),
-    ...(row.messageId !== null ? { messageId: row.messageId } : {}),
+  const added: SluiceFields = {
     receivedAt: new Date(row.receivedAt).toISOString(),
     sequence: row.id,
     source,
@@ -342,6 +339,12 @@ function testMessage(row: MessageText, source: string): TestMessage {
     blocked: row.blocked ?? null,
     warning: row.warning ?? null,
     pinned: row.pinned === true,
+  };
+  return {
+    ...received,
+    ...(row.type !== null ? { type: row.type } : {}),
+    ...(row.messageId !== null ? { messageId: row.messageId } : {}),
+    ...added,
   };
 }
 

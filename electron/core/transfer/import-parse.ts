@@ -16,6 +16,7 @@
  */
 import { envelopeChanges, isObject, lazy } from './export-lines.ts';
 import { memberValue, objectMembers, parseExact, withMembers } from './json-text.ts';
+import { SLUICE_FIELDS } from '../queries/filters.ts';
 
 /** A message to send, and where it came from (for what the summary says of it). */
 export interface Outgoing {
@@ -58,8 +59,12 @@ const BATCH_PATHS = new Set(['batch', 'import', 'b']);
 /** A Tracking API call's path ends so, whatever comes before (a proxy's prefix, a data plane's host). */
 const TRACKING_PATH = /\/v1\/([a-z]+)\/?$/;
 
-/** The fields the HTTP API adds beside a message's own (queries/test-queries.ts): not the client's, left out. */
-const API_METADATA = ['receivedAt', 'source', 'origin', 'status', 'rejection', 'violations', 'blocked'] as const;
+/**
+ * A message of the HTTP API (queries/test-queries.ts) is told by the fields it has had since exports began;
+ * every field Sluice adds beside the message's own is then left out (SLUICE_FIELDS: those and the ones
+ * added since — `sequence`, `warning`, `pinned` — which an older capture may not have).
+ */
+const API_MARKERS = ['receivedAt', 'source', 'origin', 'status', 'rejection', 'violations', 'blocked'] as const;
 /** Origins of the messages Sluice makes itself. */
 const SLUICE_MADE = new Set(['audience', 'plan']);
 
@@ -170,11 +175,11 @@ function fromApi(message: unknown, where: string, out: Parsed, rejected = false)
   }
   let own = message;
   let wasRejected = rejected;
-  if (API_METADATA.every((key) => Object.hasOwn(message, key))) {
+  if (API_MARKERS.every((key) => Object.hasOwn(message, key))) {
     if (typeof message.origin === 'string' && SLUICE_MADE.has(message.origin)) return skip(out, 'sluice-made', where);
     wasRejected ||= message.status === 'rejected';
     own = { ...message };
-    for (const key of API_METADATA) delete own[key];
+    for (const key of SLUICE_FIELDS) delete own[key];
   }
   out.send.push({ message: withoutWriteKey(own), where, wasRejected, ...(own !== message && message.status === 'duplicate' ? { wasDuplicate: true } : {}) });
   return out;

@@ -297,6 +297,23 @@ describe('sluice import reads every input shape and says what it could not send'
     expect(parseLines((await sluice(['export', '--data-dir', b.dataDir])).stdout).map((l) => l.message)).toEqual([message]);
   });
 
+  it("the HTTP API's answers as it gives them now — a page, a message with its deliveries — lose every field Sluice added", async () => {
+    const a = await relay([{ name: 'web', writeKey: 'wk_a' }]);
+    const own = [
+      { type: 'track', event: 'Shown', userId: 'u', messageId: 'api-1', properties: { n: 1 } },
+      { type: 'identify', userId: 'u', messageId: 'api-2', traits: { plan: 'pro' } },
+    ];
+    for (const message of own) expect((await post(a, `/v1/${message.type}`, message)).status).toBe(200);
+    const answers = await a.queries.messages();
+    // What the API shows besides the message: its place in the store, the warning, the pin, and the rest.
+    expect(answers[0]).toMatchObject({ sequence: expect.any(Number), warning: null, pinned: false, source: 'web', status: 'accepted' });
+    const b = await relay([{ name: 'web', writeKey: 'wk_b' }]);
+    const input = [JSON.stringify({ messages: [answers[0]], next: null }), JSON.stringify({ message: answers[1], deliveries: [] })].join('\n');
+    const run = await sluice(['import', '-', '--write-key', 'wk_b', '--url', b.ingestUrl], { stdin: input });
+    expect(run.code).toBe(0);
+    expect(parseLines((await sluice(['export', '--data-dir', b.dataDir])).stdout).map((l) => l.message)).toEqual(own);
+  });
+
   it('says how far it has got every ~2 s on stderr', async () => {
     const b = await relay([{ name: 'web', writeKey: 'wk_b' }]);
     const child = spawn(process.execPath, [CLI, 'import', '-', '--write-key', 'wk_b', '--url', b.ingestUrl], { stdio: 'pipe' });
