@@ -43,6 +43,8 @@ export class BatchSender {
   /** The first refusals, to list: only a few are kept, however many there are. */
   readonly firstRefusals: Refusal[] = [];
   #relayRefused = 0;
+  /** Of the messages accepted, those sent without a messageId: the relay gave each one of its own. */
+  #acceptedWithoutId = 0;
   readonly #keep: number;
   readonly #base: string;
   readonly #authorization: string;
@@ -102,15 +104,21 @@ export class BatchSender {
       throw new TransferError(`${this.#base} answered ${status} to POST /v1/batch: it is not a Sluice ingestion endpoint (sluice serve prints its URL as "ingest"); check --url`);
     }
     if (Array.isArray(body?.rejected)) {
+      const refused = new Set<Outgoing>();
       for (const r of body.rejected) {
         const item = typeof r.index === 'number' ? batch[r.index]?.item : undefined;
-        if (!item) continue;
+        if (!item || refused.has(item)) continue;
+        refused.add(item);
         this.#relayRefused++;
         this.#refuse(item, r.code ?? 'rejected', r.message ?? '');
       }
+      this.#acceptedWithoutId += batch.filter(({ item }) => !refused.has(item) && !hasMessageId(item.message)).length;
       return;
     }
-    if (status >= 200 && status < 300) return;
+    if (status >= 200 && status < 300) {
+      this.#acceptedWithoutId += batch.filter(({ item }) => !hasMessageId(item.message)).length;
+      return;
+    }
     // The request was refused whole (not one of its messages): each of them says so.
     const code = body?.error?.code ?? `http_${status}`;
     const message = body?.error?.message ?? `the relay answered ${status}`;
@@ -157,10 +165,22 @@ export class BatchSender {
     }
   }
 
-  /** What was sent before a failure, and what importing again does with it. */
+  /**
+   * What was sent before a failure, and what importing again does with it: a message that has a messageId
+   * is stored as a duplicate of itself; one sent without is given a new messageId each time it arrives, so
+   * it is stored, and delivered, again.
+   */
   #sofar(firstWhere: string): string {
     if (this.sent === 0) return '';
-    return `; ${this.accepted.toLocaleString('en-US')} messages before ${firstWhere} were accepted: importing the file again stores those as duplicates (the same messageIds)`;
+    const accepted = this.accepted;
+    const without = this.#acceptedWithoutId;
+    const n = (count: number) => count.toLocaleString('en-US');
+    const head = `; ${n(accepted)} message${accepted === 1 ? ' was' : 's were'} accepted before ${firstWhere}`;
+    if (accepted === 0) return head;
+    if (without === 0) return `${head}: importing the file again stores those as duplicates (the same messageIds)`;
+    const again = 'again, as new messages (the relay gives a message without a messageId a new one each time)';
+    if (without === accepted) return `${head}, none with a messageId: importing the file again stores ${accepted === 1 ? 'it' : 'them'} ${again}`;
+    return `${head}: importing the file again stores the ${n(without)} without a messageId ${again}, and the other ${n(accepted - without)} as duplicates (the same messageIds)`;
   }
 
   #unreachable(error: unknown): string {
@@ -170,6 +190,12 @@ export class BatchSender {
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot reach ${base}: its host name is not known; check --url`;
     return `cannot reach ${base}: ${describe(error)}`;
   }
+}
+
+/** Whether a message names its messageId (ingestion keeps it; without one, it gives a new one each time). */
+function hasMessageId(message: unknown): boolean {
+  const id = typeof message === 'object' && message !== null ? (message as { messageId?: unknown }).messageId : undefined;
+  return id !== undefined && id !== null;
 }
 
 function causeCode(error: unknown): string | undefined {

@@ -350,6 +350,63 @@ describe('sluice import reads every input shape and says what it could not send'
   });
 });
 
+describe('an import the relay stops answering mid-way', () => {
+  /** A front to `relay` that passes the first `passed` batches on and answers 503 to the rest. */
+  async function failingAfter(relay: TestCore, passed: number): Promise<{ url: string; close: () => Promise<void> }> {
+    let batches = 0;
+    const front = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        if (req.url === '/v1/batch' && batches++ >= passed) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"unavailable","message":"down"}}');
+        const answer = await fetch(`${relay.ingestUrl}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', () => resolve()));
+    return { url: `http://127.0.0.1:${(front.address() as net.AddressInfo).port}`, close: () => new Promise((resolve) => front.close(() => resolve())) };
+  }
+
+  it('says how many were accepted, and truly what importing again does: a duplicate of each with a messageId, a new message of each without', async () => {
+    const b = await relay([{ name: 'web', writeKey: 'wk_b' }]);
+    // 600 messages: the first batch (500) goes through, the second is refused until the import gives up.
+    // Of the first 500, every fifth has no messageId: 100 without, 400 with.
+    const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'track', event: 'Seen', userId: 'u', ...(i % 5 === 0 ? {} : { messageId: `m-${i}` }) })).join('\n');
+    const front = await failingAfter(b, 1);
+    const run = await sluice(['import', '-', '--write-key', 'wk_b', '--url', front.url], { stdin: lines });
+    await front.close();
+    expect(run).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `sluice: ${front.url} answered 503 (down), 4 times; 500 messages were accepted before <stdin>:501: importing the file again stores the 100 without a messageId ` +
+        'again, as new messages (the relay gives a message without a messageId a new one each time), and the other 400 as duplicates (the same messageIds)\n',
+    });
+    // What it says is what happens.
+    const again = await sluice(['import', '-', '--write-key', 'wk_b', '--url', b.ingestUrl], { stdin: lines });
+    expect(again.code).toBe(0);
+    const stored = parseLines((await sluice(['export', '--data-dir', b.dataDir])).stdout);
+    const firstFive = (status: string) => stored.filter((l) => l.status === status && Number(l.message?.messageId?.toString().slice(2) ?? 0) < 500);
+    expect(stored.filter((l) => l.status === 'accepted')).toHaveLength(500 + 600 - 400);
+    expect(firstFive('duplicate').map((l) => l.messageId)).toEqual(Array.from({ length: 500 }, (_, i) => i).filter((i) => i % 5 !== 0).map((i) => `m-${i}`));
+  }, 30_000);
+
+  it('says so when none of them had a messageId, or all', async () => {
+    const b = await relay([{ name: 'web', writeKey: 'wk_b' }]);
+    for (const [withIds, said] of [
+      [false, '500 messages were accepted before <stdin>:501, none with a messageId: importing the file again stores them again, as new messages'],
+      [true, '500 messages were accepted before <stdin>:501: importing the file again stores those as duplicates (the same messageIds)\n'],
+    ] as const) {
+      const lines = Array.from({ length: 501 }, (_, i) => JSON.stringify({ type: 'track', event: 'Seen', userId: 'u', ...(withIds ? { messageId: `all-${i}` } : {}) })).join('\n');
+      const front = await failingAfter(b, 1);
+      const run = await sluice(['import', '-', '--write-key', 'wk_b', '--url', front.url], { stdin: lines });
+      await front.close();
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(said);
+    }
+  }, 30_000);
+});
+
 describe('errors are sentences, with exit code 2', () => {
   it('export: no store, unknown source, bad --since, --destination without --har', async () => {
     const dir = scratch();
