@@ -95,10 +95,34 @@ export const IMPORT_MAX_CHARS = 16 * 1024 * 1024;
 /** A download from the inspector holds at most this many messages. */
 export const EXPORT_MAX_MESSAGES = 100_000;
 
+/** Why a message read from a file was not sent: Sluice made it (the relay makes its own), an export's rejected message whose text it could not keep whole, a HAR entry that is not a Tracking API call. */
+export type ImportSkipReason = 'sluice-made' | 'not-kept' | 'not-tracking-api';
+
+/** What an import says of the messages it did not send, by why (`sluice import` and the inspector's drop alike); `n` is the count, formatted. */
+export const IMPORT_SKIPPED: Record<ImportSkipReason, (n: string, one: boolean) => string> = {
+  'sluice-made': (n) => `${n} not sent: made by Sluice itself (audience syncs' identifies, Violation Generated events); the relay makes its own`,
+  'not-kept': (n) => `${n} not sent: rejected, and the export could not keep its text whole (not JSON, too large or too deep)`,
+  'not-tracking-api': (n, one) => `${n} HAR ${one ? 'entry' : 'entries'} skipped: not ${one ? 'a POST' : 'POSTs'} to the Tracking API (/v1/batch, /v1/track, …)`,
+};
+
+/** What an import says of the messages refused again (`n` formatted). */
+export const importRefusedAgain = (n: string): string => `${n} refused again, as the export says they were the first time (not counted as refused)`;
+
+/** What a dropped file's import did: every count whole, only the first refusals and unreadable lines listed. */
 export interface ImportOutcome {
   format: 'ndjson' | 'har';
   sent: number;
   accepted: number;
+  /** Messages ingestion refused, but those the file says it refused the first time too (refusedAgain). */
+  refusedCount: number;
+  /** The first of them, to list. */
   refused: { line: number | null; reason: string }[];
+  /** Refused again, as the export says they were the first time: not a failure of the import. */
+  refusedAgain: number;
+  /** Lines that are not messages. */
+  unreadableCount: number;
+  /** The first of them, to list. */
   unreadable: { line: number; reason: string }[];
+  /** What was read but not sent, by why (only reasons that occurred). */
+  skipped: { reason: ImportSkipReason; count: number }[];
 }

@@ -20,6 +20,7 @@ import { messageFile } from './message-file.ts';
 import { checkInputFiles, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
 import { openStore, sourceId, sourceNames, writeKeyOf } from './read-store.ts';
 import { BatchSender, TransferError, type Refusal } from '../core/transfer/batch-sender.ts';
+import { IMPORT_SKIPPED, importRefusedAgain } from '../../shared/storage.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 const PROGRESS_EVERY_MS = 2_000;
@@ -114,19 +115,13 @@ function resolveWriteKey(source: string | undefined, writeKey: string | undefine
   }
 }
 
-const SKIPPED: Record<SkipReason, (n: string, one: boolean) => string> = {
-  'sluice-made': (n) => `${n} not sent: made by Sluice itself (audience syncs' identifies, Violation Generated events); the relay makes its own`,
-  'not-kept': (n) => `${n} not sent: rejected, and the export could not keep its text whole (not JSON, too large or too deep)`,
-  'not-tracking-api': (n, one) => `${n} HAR ${one ? 'entry' : 'entries'} skipped: not ${one ? 'a POST' : 'POSTs'} to the Tracking API (/v1/batch, /v1/track, …)`,
-};
-
 function report(name: string, base: string, into: string, sender: BatchSender, totals: Totals): void {
   const n = (count: number) => count.toLocaleString('en-US');
   const lines = [
     `imported ${name} into ${base} (${into}): ${n(sender.sent)} message${sender.sent === 1 ? '' : 's'} sent, ${n(sender.accepted)} accepted, ${n(sender.refused)} refused, ${n(totals.unreadable)} unreadable line${totals.unreadable === 1 ? '' : 's'}`,
   ];
-  if (sender.refusedAgain > 0) lines.push(`  ${n(sender.refusedAgain)} refused again, as the export says they were the first time (not counted as refused)`);
-  for (const [reason, count] of totals.skipped) lines.push(`  ${SKIPPED[reason](n(count), count === 1)}`);
+  if (sender.refusedAgain > 0) lines.push(`  ${importRefusedAgain(n(sender.refusedAgain))}`);
+  for (const [reason, count] of totals.skipped) lines.push(`  ${IMPORT_SKIPPED[reason](n(count), count === 1)}`);
   if (sender.refused > 0) lines.push('refused:', ...listed(sender.firstRefusals.map(refusalLine), sender.refused));
   if (totals.unreadable > 0) lines.push('unreadable:', ...listed(totals.firstErrors.map((e) => `${e.where}  ${e.error}`), totals.unreadable));
   process.stdout.write(`${lines.join('\n')}\n`);

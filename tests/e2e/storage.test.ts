@@ -274,7 +274,10 @@ describe.skipIf(skipReason !== null)('Storage in the inspector', () => {
     const importDialog = p.getByRole('dialog', { name: 'Import session.har' });
     await expect.poll(() => importDialog.isVisible(), { timeout: 10_000 }).toBe(true);
     await importDialog.getByRole('button', { name: 'Import' }).click();
-    await expect.poll(() => importDialog.getByRole('status').textContent(), { timeout: 10_000 }).toBe('session.har into web — HAR file: Accepted 3 messages of 3 sent. They are in the stream now.');
+    const outcome = importDialog.getByRole('status');
+    await expect.poll(() => outcome.locator('p').first().textContent(), { timeout: 10_000 }).toBe('session.har into web — HAR file: Accepted 3 messages of 3 sent. They are in the stream now.');
+    // The settings GET is not sent, and the dialog says so and why.
+    expect(await outcome.locator('p').nth(1).textContent()).toBe('1 HAR entry skipped: not a POST to the Tracking API (/v1/batch, /v1/track, …).');
     await importDialog.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => rows().filter({ hasText: 'har_' }).count(), { timeout: 10_000 }).toBe(3);
     // /v1/t is the single track endpoint: its type comes from the path, as ingestion reads it.

@@ -147,7 +147,7 @@ describe('dropRows', () => {
 });
 
 describe('importing a dropped file', () => {
-  const outcome: ImportOutcome = { format: 'ndjson', sent: 2, accepted: 1, refused: [{ line: 2, reason: 'no type' }], unreadable: [] };
+  const outcome: ImportOutcome = { format: 'ndjson', sent: 2, accepted: 1, refusedCount: 1, refused: [{ line: 2, reason: 'no type' }], refusedAgain: 0, unreadableCount: 0, unreadable: [], skipped: [] };
   const file = (name: string, text: string) => ({ name, size: text.length, text: async () => text });
 
   it('reads the first file, sends it with the chosen source and keeps the outcome', async () => {

@@ -164,19 +164,40 @@ describe('export and import outcomes', () => {
   });
 
   it('says what ingestion accepted, the first refusals and unreadable lines with their numbers', () => {
+    const none = { refusedAgain: 0, unreadableCount: 0, unreadable: [], skipped: [] };
     const refused = Array.from({ length: 7 }, (_, i) => ({ line: i + 10, reason: `bad ${i}` }));
-    const words = importWords({ format: 'ndjson', sent: 120, accepted: 113, refused, unreadable: [{ line: 4, reason: 'not JSON' }] });
+    const words = importWords({ ...none, format: 'ndjson', sent: 120, accepted: 113, refusedCount: 7, refused, unreadableCount: 1, unreadable: [{ line: 4, reason: 'not JSON' }] });
     expect(words.summary).toBe('NDJSON file: Accepted 113 messages of 120 sent; refused 7; 1 line not read.');
-    // The core lists the first refusals only: the count comes from what was sent and accepted.
-    expect(importWords({ format: 'ndjson', sent: 500, accepted: 100, refused: refused.slice(0, 2), unreadable: [] })).toMatchObject({
+    expect(words.notes).toEqual([]);
+    // The core lists the first refusals and lines only: the counts are its own, whole.
+    expect(importWords({ ...none, format: 'ndjson', sent: 500, accepted: 100, refusedCount: 400, refused: refused.slice(0, 2) })).toMatchObject({
       summary: 'NDJSON file: Accepted 100 messages of 500 sent; refused 400.',
       more: 'and 398 more not shown',
+    });
+    const lines = Array.from({ length: 20 }, (_, i) => ({ line: i + 1, reason: 'not JSON' }));
+    expect(importWords({ ...none, format: 'ndjson', sent: 0, accepted: 0, refusedCount: 0, refused: [], unreadableCount: 500, unreadable: lines })).toMatchObject({
+      summary: 'NDJSON file: Accepted 0 messages of 0 sent; 500 lines not read.',
+      more: 'and 495 more not shown',
     });
     expect(words.refused).toEqual(['line 10: bad 0', 'line 11: bad 1', 'line 12: bad 2', 'line 13: bad 3', 'line 14: bad 4']);
     expect(words.unreadable).toEqual(['line 4: not JSON']);
     expect(words.more).toBe('and 2 more not shown');
-    const har = importWords({ format: 'har', sent: 3, accepted: 3, refused: [{ line: null, reason: 'batch too big' }], unreadable: [] });
-    expect(har).toEqual({ summary: 'HAR file: Accepted 3 messages of 3 sent; refused 1.', refused: ['batch too big'], unreadable: [], more: null });
+    const har = importWords({ ...none, format: 'har', sent: 3, accepted: 3, refusedCount: 1, refused: [{ line: null, reason: 'batch too big' }] });
+    expect(har).toEqual({ summary: 'HAR file: Accepted 3 messages of 3 sent; refused 1.', notes: [], refused: ['batch too big'], unreadable: [], more: null });
+  });
+
+  it('says what was not sent and why, and what was refused again as the export says, apart from what was refused', () => {
+    const words = importWords({
+      format: 'ndjson', sent: 3, accepted: 0, refusedCount: 0, refused: [], refusedAgain: 3, unreadableCount: 0, unreadable: [],
+      skipped: [{ reason: 'sluice-made', count: 2 }, { reason: 'not-tracking-api', count: 1 }],
+    });
+    expect(words.summary).toBe('NDJSON file: Accepted 0 messages of 3 sent.');
+    expect(words.notes).toEqual([
+      '3 refused again, as the export says they were the first time (not counted as refused).',
+      "2 not sent: made by Sluice itself (audience syncs' identifies, Violation Generated events); the relay makes its own.",
+      '1 HAR entry skipped: not a POST to the Tracking API (/v1/batch, /v1/track, …).',
+    ]);
+    expect(words.more).toBeNull();
   });
 });
 

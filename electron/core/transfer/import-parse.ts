@@ -17,6 +17,7 @@
 import { envelopeChanges, isObject, lazy } from './export-lines.ts';
 import { memberValue, objectMembers, parseExact, withMembers } from './json-text.ts';
 import { SLUICE_FIELDS } from '../queries/filters.ts';
+import type { ImportSkipReason } from '../../../shared/storage.ts';
 
 /** A message to send, and where it came from (for what the summary says of it). */
 export interface Outgoing {
@@ -34,7 +35,7 @@ export interface Outgoing {
   wasDuplicate?: boolean;
 }
 
-export type SkipReason = 'sluice-made' | 'not-kept' | 'not-tracking-api';
+export type SkipReason = ImportSkipReason;
 
 export interface Parsed {
   send: Outgoing[];

@@ -3,7 +3,7 @@
 // this relay's own ingestion endpoint as `sluice import` sends one (import-parse.ts, batch-sender.ts).
 import type { DatabaseSync } from 'node:sqlite';
 import type { MessageFilter } from '../../../shared/message-filter.ts';
-import { EXPORT_MAX_MESSAGES, type ImportOutcome } from '../../../shared/storage.ts';
+import { EXPORT_MAX_MESSAGES, type ImportOutcome, type ImportSkipReason } from '../../../shared/storage.ts';
 import type { StorageResponses } from '../../../shared/channels/storage.ts';
 import { exportLineText, exportPages, type ExportFilter } from './export-lines.ts';
 import { ndjsonLine, splitLines } from './json-lines.ts';
@@ -69,8 +69,11 @@ export async function importDropped(ingestUrl: string, writeKey: string, fileNam
   const lineOf = (where: string) => Number(/:(\d+)/.exec(where)?.[1] ?? NaN);
   const sender = new BatchSender(ingestUrl, writeKey, LISTED);
   const unreadable: ImportOutcome['unreadable'] = [];
+  let unreadableCount = 0;
+  const skipped = new Map<ImportSkipReason, number>();
   const take = async (parsed: Parsed) => {
-    for (const error of parsed.errors) if (unreadable.length < LISTED) unreadable.push({ line: lineOf(error.where) || 0, reason: error.error });
+    for (const error of parsed.errors) if (unreadableCount++ < LISTED) unreadable.push({ line: lineOf(error.where) || 0, reason: error.error });
+    for (const { reason } of parsed.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
     for (const item of parsed.send) await sender.add(item);
   };
   let format: ImportOutcome['format'] = 'ndjson';
@@ -106,7 +109,11 @@ export async function importDropped(ingestUrl: string, writeKey: string, fileNam
     format,
     sent: sender.sent,
     accepted: sender.accepted,
+    refusedCount: sender.refused,
     refused: sender.firstRefusals.map((r) => ({ line: lineOf(r.item.where) || null, reason: `${r.code}: ${r.message}` })),
+    refusedAgain: sender.refusedAgain,
+    unreadableCount,
     unreadable,
+    skipped: [...skipped].map(([reason, count]) => ({ reason, count })),
   };
 }

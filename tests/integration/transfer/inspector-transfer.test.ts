@@ -52,6 +52,22 @@ describe('inspector export and import', () => {
     expect(stored.map((m) => m.message)).toMatchObject(lines.map((l) => l.message));
   });
 
+  it('counts every unreadable line, says what it did not send and why, and keeps what the export says was refused apart', async () => {
+    const a = await start();
+    await post(a, '/v1/batch', { batch: [{ type: 'track', event: 'Kept', userId: 'u1', messageId: 'k1' }, { type: 'track', userId: 'u1', messageId: 'bad-1' }] });
+    const exported = (await a.operations['messages.export']({ filter: {}, format: 'ndjson' })).text;
+    // An export's line for a message Sluice made itself (a Violation Generated event's, say).
+    const made = JSON.stringify({ message: { type: 'track', event: 'Violation Generated', messageId: 'v1' }, id: 9, messageId: 'v1', source: 'web', type: 'track', event: 'Violation Generated', status: 'accepted', origin: 'plan', receivedAt: new Date().toISOString(), timestamp: null, rejection: null, violations: [], blocked: null });
+    const noise = Array.from({ length: 30 }, (_, i) => `not json ${i}`).join('\n');
+    const b = await start();
+    const outcome = await b.operations['messages.import']({ sourceId: b.sources.byName('web')!.id, fileName: 'drop.ndjson', text: `${exported}${made}\n${noise}\n` });
+    expect(outcome).toMatchObject({ sent: 2, accepted: 1, refusedCount: 0, refused: [], refusedAgain: 1, unreadableCount: 30, skipped: [{ reason: 'sluice-made', count: 1 }] });
+    // The first 20 listed, with their lines (the export's 2, the made one, then the noise from line 4).
+    expect(outcome.unreadable).toHaveLength(20);
+    expect(outcome.unreadable[0]).toEqual({ line: 4, reason: expect.stringContaining('not JSON') });
+    expect(storedMessages(b).map((m) => m.messageId)).toEqual(['k1']);
+  });
+
   it("downloads a filter set's webhook attempts as HAR 1.2, which a drop reads back", async () => {
     const hooks = await startReceiver();
     open.push(hooks);

@@ -109,6 +109,11 @@ function ImportOutcomeText({ id, step, sourceName }: { id: string; step: Extract
         {step.name} into {sourceName} — {words.summary}
         {step.outcome.accepted > 0 ? ' They are in the stream now.' : ''}
       </p>
+      {words.notes.map((note, i) => (
+        <p key={i} className="dialog-text">
+          {note}
+        </p>
+      ))}
       {words.refused.length > 0 ? (
         <>
           <h3 className="storage-subhead">Refused by ingestion</h3>

@@ -3,7 +3,7 @@
  * prune, the clear question and its outcome, an export's and an import's outcome. Pure (no React, no
  * DOM), tested in Node.
  */
-import type { ImportOutcome, PruneReport, Retention } from '../../../../shared/storage.ts';
+import { IMPORT_SKIPPED, importRefusedAgain, type ImportOutcome, type PruneReport, type Retention } from '../../../../shared/storage.ts';
 import type { StorageResponses } from '../../../../shared/channels/storage.ts';
 import { formatCount, plural, relativeTime } from '../../lib/format.ts';
 
@@ -159,20 +159,25 @@ function lineOf(line: number | null): string {
   return line === null ? '' : `line ${formatCount(line)}: `;
 }
 
-/** An import's outcome as lines: what was accepted, the first refusals with their reasons, the unreadable lines with their numbers. */
-export function importWords(outcome: ImportOutcome): { summary: string; refused: string[]; unreadable: string[]; more: string | null } {
+/**
+ * An import's outcome as lines: what was accepted, what was not sent and why, the first refusals with
+ * their reasons, the unreadable lines with their numbers. The counts are the core's, whole; only the
+ * lists are cut.
+ */
+export function importWords(outcome: ImportOutcome): { summary: string; notes: string[]; refused: string[]; unreadable: string[]; more: string | null } {
   const format = outcome.format === 'har' ? 'HAR file' : 'NDJSON file';
-  // The core lists the first refusals only: the count is what was sent less what was accepted.
-  const refusedCount = Math.max(outcome.refused.length, outcome.sent - outcome.accepted);
-  const unreadableCount = outcome.unreadable.length;
   const parts = [`Accepted ${plural(outcome.accepted, 'message')} of ${formatCount(outcome.sent)} sent`];
-  if (refusedCount > 0) parts.push(`refused ${formatCount(refusedCount)}`);
-  if (unreadableCount > 0) parts.push(`${plural(unreadableCount, 'line')} not read`);
+  if (outcome.refusedCount > 0) parts.push(`refused ${formatCount(outcome.refusedCount)}`);
+  if (outcome.unreadableCount > 0) parts.push(`${plural(outcome.unreadableCount, 'line')} not read`);
   const summary = `${format}: ${parts.join('; ')}.`;
+  const notes = [
+    ...(outcome.refusedAgain > 0 ? [`${importRefusedAgain(formatCount(outcome.refusedAgain))}.`] : []),
+    ...outcome.skipped.map(({ reason, count }) => `${IMPORT_SKIPPED[reason](formatCount(count), count === 1)}.`),
+  ];
   const refused = outcome.refused.slice(0, NAMED_MAX).map((r) => `${lineOf(r.line)}${r.reason}`);
   const unreadable = outcome.unreadable.slice(0, NAMED_MAX).map((u) => `${lineOf(u.line)}${u.reason}`);
-  const hidden = refusedCount - refused.length + (unreadableCount - unreadable.length);
-  return { summary, refused, unreadable, more: hidden > 0 ? `and ${formatCount(hidden)} more not shown` : null };
+  const hidden = outcome.refusedCount - refused.length + (outcome.unreadableCount - unreadable.length);
+  return { summary, notes, refused, unreadable, more: hidden > 0 ? `and ${formatCount(hidden)} more not shown` : null };
 }
 
 /** What a reset forgets and what it keeps (electron/core/api/operations/storage.ts: reset). */
