@@ -94,6 +94,8 @@ export const IMPORT_MAX_CHARS = 16 * 1024 * 1024;
 
 /** A download from the inspector holds at most this many messages. */
 export const EXPORT_MAX_MESSAGES = 100_000;
+/** …and at most this many characters (the rest: `sluice export`, or the HTTP API's streaming export). */
+export const EXPORT_MAX_CHARS = 256 * 1024 * 1024;
 
 /** Why a message read from a file was not sent: Sluice made it (the relay makes its own), an export's rejected message whose text it could not keep whole, a HAR entry that is not a Tracking API call. */
 export type ImportSkipReason = 'sluice-made' | 'not-kept' | 'not-tracking-api';

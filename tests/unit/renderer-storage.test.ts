@@ -161,6 +161,10 @@ describe('export and import outcomes', () => {
     expect(exportDone({ ...file, fileName: 'a.har', messages: 0 }, 'har', EXPORT_MAX_MESSAGES)).toBe('Sluice made no request for these messages: a.har holds none.');
     expect(exportDone({ ...file, truncated: true, messages: 100_000 }, 'ndjson', EXPORT_MAX_MESSAGES)).toMatch(/^Saved 100,000 messages to .* More messages match than/);
     expect(exportDone({ ...file, messages: 0 }, 'ndjson', EXPORT_MAX_MESSAGES)).toBe('No message matches: sluice-2026-11-25T18-00.ndjson is empty.');
+    // Cut before the count, at the download's size: a few very large messages.
+    expect(exportDone({ ...file, truncated: true, messages: 812 }, 'ndjson', EXPORT_MAX_MESSAGES)).toBe(
+      'Saved 812 messages to sluice-2026-11-25T18-00.ndjson. More messages match than one download holds (256 MB of text): run sluice export in a terminal for all of them.',
+    );
   });
 
   it('says what ingestion accepted, the first refusals and unreadable lines with their numbers', () => {

@@ -3,11 +3,12 @@
 // this relay's own ingestion endpoint as `sluice import` sends one (import-parse.ts, batch-sender.ts).
 import type { DatabaseSync } from 'node:sqlite';
 import type { MessageFilter } from '../../../shared/message-filter.ts';
-import { EXPORT_MAX_MESSAGES, type ImportOutcome, type ImportSkipReason } from '../../../shared/storage.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { EXPORT_MAX_CHARS, EXPORT_MAX_MESSAGES, type ImportOutcome, type ImportSkipReason } from '../../../shared/storage.ts';
 import type { StorageResponses } from '../../../shared/channels/storage.ts';
-import { exportLineText, exportPages, type ExportFilter } from './export-lines.ts';
+import { exportLineText, exportPages, type ExportFilter, type ExportLine } from './export-lines.ts';
 import { ndjsonLine, splitLines } from './json-lines.ts';
-import { HAR_TAIL, harHead, harPages } from './har.ts';
+import { HAR_TAIL, harHead, harPages, type HarEntry } from './har.ts';
 import { harMessages, isHar, parseLine, type Parsed } from './import-parse.ts';
 import { BatchSender } from './batch-sender.ts';
 
@@ -29,36 +30,50 @@ function exportFilter(filter: MessageFilter): ExportFilter {
   };
 }
 
-/** A download of the filter's messages (NDJSON) or of the requests Sluice made for them (HAR 1.2: webhook attempts, forwarded requests), at most EXPORT_MAX_MESSAGES messages. */
-export function exportForDownload(db: DatabaseSync, filter: MessageFilter, format: 'ndjson' | 'har', now: number): StorageResponses['messages.export'] {
+/**
+ * A download of the filter's messages (NDJSON) or of the requests Sluice made for them (HAR 1.2: webhook
+ * attempts, forwarded requests): at most EXPORT_MAX_MESSAGES of them and EXPORT_MAX_CHARS of text (`limits`,
+ * for tests). It
+ * runs on the core's thread, beside ingestion and delivery, so it yields a turn of the event loop after
+ * each page (as the HTTP API's streaming export does): a download of 100,000 messages, or a selective
+ * filter read over a million, does not hold an ingestion answer for the whole of it.
+ */
+export async function exportForDownload(
+  db: DatabaseSync,
+  filter: MessageFilter,
+  format: 'ndjson' | 'har',
+  now: number,
+  limits = { messages: EXPORT_MAX_MESSAGES, chars: EXPORT_MAX_CHARS },
+): Promise<StorageResponses['messages.export']> {
   const stamp = new Date(now).toISOString().slice(0, 16).replace(':', '-');
   const wanted = exportFilter(filter);
   const parts: string[] = [];
-  let count = 0;
+  let chars = 0;
   let truncated = false;
-  if (format === 'ndjson') {
-    for (const page of exportPages(db, wanted)) {
-      for (const line of page) {
-        if (count === EXPORT_MAX_MESSAGES) truncated = true;
-        if (truncated) break;
-        parts.push(`${exportLineText(line)}\n`);
-        count++;
-      }
-      if (truncated) break;
-    }
-    return { fileName: `sluice-${stamp}.ndjson`, mimeType: 'application/x-ndjson', text: parts.join(''), messages: count, truncated };
-  }
+  /** Takes a part if the download holds one more; false (and truncated) when it is full. */
+  const take = (text: string): boolean => {
+    if (parts.length === limits.messages || chars + text.length > limits.chars) return !(truncated = true);
+    parts.push(text);
+    chars += text.length + 1;
+    return true;
+  };
   const { since: _since, until: _until, ...messages } = wanted; // a HAR's time range is its attempts'
-  const entries: string[] = [];
-  for (const page of harPages(db, { ...messages, ...(filter.from !== undefined ? { since: filter.from } : {}), ...(filter.to !== undefined ? { until: filter.to } : {}) })) {
-    for (const entry of page) {
-      if (entries.length === EXPORT_MAX_MESSAGES) truncated = true;
-      if (truncated) break;
-      entries.push(ndjsonLine(entry));
+  const pages =
+    format === 'ndjson'
+      ? exportPages(db, wanted)
+      : harPages(db, { ...messages, ...(filter.from !== undefined ? { since: filter.from } : {}), ...(filter.to !== undefined ? { until: filter.to } : {}) });
+  try {
+    for (let next = pages.next(); !next.done && !truncated; next = pages.next()) {
+      for (const item of next.value) if (!take(format === 'ndjson' ? exportLineText(item as ExportLine) : ndjsonLine(item as HarEntry))) break;
+      await nextTurn();
     }
-    if (truncated) break;
+  } finally {
+    pages.return?.(undefined); // its statements are let go when it ends early
   }
-  return { fileName: `sluice-${stamp}.har`, mimeType: 'application/json', text: `${harHead()}${entries.join(',')}${HAR_TAIL}`, messages: entries.length, truncated };
+  if (format === 'ndjson') {
+    return { fileName: `sluice-${stamp}.ndjson`, mimeType: 'application/x-ndjson', text: parts.length ? `${parts.join('\n')}\n` : '', messages: parts.length, truncated };
+  }
+  return { fileName: `sluice-${stamp}.har`, mimeType: 'application/json', text: `${harHead()}${parts.join(',')}${HAR_TAIL}`, messages: parts.length, truncated };
 }
 
 /** Lines listed in an outcome at most (the counts are whole). */

@@ -1,6 +1,10 @@
 // The inspector's download (messages.export) and drop (messages.import), on real cores: what one
 // relay exports another takes in through its own ingestion endpoint, message for message.
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openReadOnly } from '../../../electron/core/store/connection.ts';
+import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
+import { exportForDownload } from '../../../electron/core/transfer/inspector-transfer.ts';
 import { parseConfig } from '../../../electron/core/config/load-config.ts';
 import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
 import { startReceiver } from '../../helpers/receiver.ts';
@@ -67,6 +71,29 @@ describe('inspector export and import', () => {
     expect(outcome.unreadable[0]).toEqual({ line: 4, reason: expect.stringContaining('not JSON') });
     expect(storedMessages(b).map((m) => m.messageId)).toEqual(['k1']);
   });
+
+  it('answers ingestion while a download is built, and cuts a download at its size as at its count', async () => {
+    const a = await start();
+    for (let b = 0; b < 40; b++) {
+      const batch = Array.from({ length: 500 }, (_, i) => ({ type: 'track', event: 'Filled', userId: `u${i}`, messageId: `f-${b}-${i}`, properties: { n: i } }));
+      expect((await post(a, '/v1/batch', { batch })).status).toBe(200);
+    }
+    let built = false;
+    const download = Promise.resolve(a.operations['messages.export']({ filter: {}, format: 'ndjson' })).then((d) => ((built = true), d));
+    // The download reads 20,000 messages a page at a time; a track sent as it starts is answered before it ends.
+    expect((await post(a, '/v1/track', { event: 'Meanwhile', userId: 'u', messageId: 'meanwhile' })).status).toBe(200);
+    expect(built).toBe(false);
+    expect(await download).toMatchObject({ messages: 20_000, truncated: false }); // up to the newest message when it started
+    // Cut at the count, and at the size: each whole line or none, and said so.
+    const db = openReadOnly(path.join(a.dataDir, DATABASE_FILE));
+    open.push({ close: async () => db.close() });
+    const byCount = await exportForDownload(db, {}, 'ndjson', Date.now(), { messages: 3, chars: 1e9 });
+    expect(byCount).toMatchObject({ messages: 3, truncated: true });
+    const line = byCount.text.split('\n')[0]!;
+    const bySize = await exportForDownload(db, {}, 'ndjson', Date.now(), { messages: 100, chars: line.length * 2 + 10 });
+    expect(bySize).toMatchObject({ messages: 2, truncated: true });
+    expect(bySize.text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { messageId: string }).messageId)).toEqual(['f-0-0', 'f-0-1']);
+  }, 60_000);
 
   it("downloads a filter set's webhook attempts as HAR 1.2, which a drop reads back", async () => {
     const hooks = await startReceiver();

@@ -3,7 +3,7 @@
  * prune, the clear question and its outcome, an export's and an import's outcome. Pure (no React, no
  * DOM), tested in Node.
  */
-import { IMPORT_SKIPPED, importRefusedAgain, type ImportOutcome, type PruneReport, type Retention } from '../../../../shared/storage.ts';
+import { EXPORT_MAX_CHARS, IMPORT_SKIPPED, importRefusedAgain, type ImportOutcome, type PruneReport, type Retention } from '../../../../shared/storage.ts';
 import type { StorageResponses } from '../../../../shared/channels/storage.ts';
 import { formatCount, plural, relativeTime } from '../../lib/format.ts';
 
@@ -148,7 +148,9 @@ export function exportDone(result: StorageResponses['messages.export'], format: 
         : `No message matches: ${result.fileName} is empty.`
       : `Saved ${format === 'har' ? plural(n, 'request') : plural(n, 'message')} to ${result.fileName}.`;
   const more = format === 'har' ? 'requests' : 'messages';
-  const cut = result.truncated ? ` More ${more} match than one download holds (${formatCount(max)}): run sluice export in a terminal for all of them.` : '';
+  // Cut at the count, or before it at the download's size (EXPORT_MAX_CHARS: a few very large messages).
+  const holds = n >= max ? formatCount(max) : `${formatBytes(EXPORT_MAX_CHARS)} of text`;
+  const cut = result.truncated ? ` More ${more} match than one download holds (${holds}): run sluice export in a terminal for all of them.` : '';
   return saved + cut;
 }
 
