@@ -307,6 +307,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     close() {
       closing ??= (async () => {
         stopping = true;
+        queries.close(); // pending waits end now, rather than time out later on a closed store
         plans.close();
         rechecks.stop();
         bulkRetries.stop();

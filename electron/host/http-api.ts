@@ -13,7 +13,7 @@ import { DELIVERY_STATUSES } from '../../shared/message-filter.ts';
 import type { HttpApiCore } from '../core/api/operations/index.ts';
 import { invoke } from '../core/api/contract-handlers.ts';
 import type { Channel } from '../../shared/contract.ts';
-import { SluiceTimeoutError } from '../core/queries/test-queries.ts';
+import { SluiceClosedError, SluiceTimeoutError } from '../core/queries/test-queries.ts';
 import { OperationError } from '../core/operation-error.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 import { streamMessages, streamOptions, StreamRequestError } from './message-stream.ts';
@@ -119,6 +119,7 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
     if (res.headersSent || res.destroyed) return;
     if (error instanceof ApiError) return send(res, error.status, { error: { code: error.code, message: error.message } });
     if (error instanceof SluiceTimeoutError) return send(res, 408, { error: { code: 'timeout', message: error.message }, matched: error.matched });
+    if (error instanceof SluiceClosedError) return send(res, 503, { error: { code: 'shutting_down', message: error.message } });
     if (error instanceof QueryError) return send(res, 400, { error: { code: 'invalid_query', message: `search: ${error.message}` } });
     if (error instanceof TypeError || error instanceof StreamRequestError) return send(res, 400, { error: { code: 'invalid_request', message: error.message } });
     // A read handed to the counting thread as Sluice stops.

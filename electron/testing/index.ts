@@ -29,7 +29,7 @@ import { withQueries } from './handle.ts';
 import type { CoverageReport } from '../../shared/plan-coverage.ts';
 
 export type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
-export { SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
+export { SluiceClosedError, SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
 export type { FaultedRequest, FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
 export type { CoverageEvent, CoverageReport, CoverageState, PlanCoverage } from '../../shared/plan-coverage.ts';
 
@@ -86,11 +86,11 @@ export interface Sluice {
   readonly dataDir: string;
   /** Stored messages that match, oldest first (all of them without a filter). */
   messages(filter?: MessageFilter): Promise<TestMessage[]>;
-  /** Resolves with the matches once `count` are stored (those stored before the call count too); rejects with a SluiceTimeoutError. */
+  /** Resolves with the matches once `count` are stored (those stored before the call count too); rejects with a SluiceTimeoutError, or a SluiceClosedError when the relay is closed first. */
   waitForMessages(filter?: MessageFilter, options?: WaitOptions): Promise<TestMessage[]>;
   /** Deliveries that match, oldest first, with their attempts. */
   deliveries(filter?: DeliveryFilter): Promise<TestDelivery[]>;
-  /** Resolves once `count` deliveries match (with `status`, e.g. 'delivered', in the filter or the options); rejects with a SluiceTimeoutError. */
+  /** Resolves once `count` deliveries match (with `status`, e.g. 'delivered', in the filter or the options); rejects with a SluiceTimeoutError, or a SluiceClosedError when the relay is closed first. */
   waitForDeliveries(filter?: DeliveryFilter, options?: WaitOptions & { status?: TestDelivery['status'] }): Promise<TestDelivery[]>;
   /**
    * The requests the built-in receiver got (of one hook, or all), oldest first, each with its signature

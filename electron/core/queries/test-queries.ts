@@ -22,7 +22,7 @@ import type { StoreStats } from '../store/store-stats.ts';
 import { Waits } from './waits.ts';
 import { SluiceTimeoutError } from './timeout-error.ts';
 
-export { SluiceTimeoutError } from './timeout-error.ts';
+export { SluiceClosedError, SluiceTimeoutError } from './timeout-error.ts';
 
 export interface WaitOptions {
   /** Matches to wait for (default 1). */
@@ -171,6 +171,11 @@ export class TestQueries {
   /** Resets since start: row ids are given again from 1 after one, so a paging cursor names its generation. */
   get generation(): number {
     return this.#generation;
+  }
+
+  /** The relay is closing: pending waits end now, saying so (waits.ts close). */
+  close(): void {
+    this.#waits.close();
   }
 
   /** After a reset: nothing seen is kept. */

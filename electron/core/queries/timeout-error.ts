@@ -14,3 +14,12 @@ export class SluiceTimeoutError extends Error {
     this.matched = matched;
   }
 }
+
+/** The relay was closed while a wait was pending: nothing more could arrive. */
+export class SluiceClosedError extends Error {
+  readonly code = 'closed';
+  constructor(message: string) {
+    super(message);
+    this.name = 'SluiceClosedError';
+  }
+}

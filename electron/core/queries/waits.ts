@@ -14,6 +14,7 @@ import type { CommittedRequest } from '../store/stored-request.ts';
 import { deliveryTerms, filterSql, idInColumn, type DeliveryWanted, type SqlTerms } from './filter-sql.ts';
 import { matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
 import { READ_STEP, type StoreReader } from './store-reader.ts';
+import { SluiceClosedError } from './timeout-error.ts';
 
 
 /** A delivery as a change or a new row gives it: enough to tell which waits it may concern. */
@@ -74,6 +75,8 @@ export class Waits {
   readonly #byEvent = new Set<MessageWait>();
   /** Commits announced this turn, checked in the next (#stored). */
   readonly #storedLater: CommittedRequest[] = [];
+  /** The relay is closing: no wait is kept, none is taken. */
+  #closed = false;
 
   constructor(bus: EventBus, host: WaitHost) {
     this.#host = host;
@@ -89,6 +92,15 @@ export class Waits {
       if (progress.state === 'running') return;
       for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) if (wait.rechecks) this.#firstLook(wait as Pending<unknown>);
     });
+  }
+
+  /**
+   * The relay is closing: every pending wait ends now with a SluiceClosedError (it could only time out
+   * later, reading a closed store), and a wait asked after this ends so at once.
+   */
+  close(): void {
+    this.#closed = true;
+    for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) wait.finish(closedError(wait.of, wait.count, wait.found.size));
   }
 
   /** `deadline`: when the wait times out, on performance.now()'s clock (its caller's arrival plus its timeoutMs). */
@@ -142,6 +154,7 @@ export class Waits {
     timeout: (found: T[]) => Promise<Error> | Error,
     listen: (wait: W, on: boolean) => void,
   ): Promise<T[]> {
+    if (this.#closed) return Promise.reject(closedError(parts.of, parts.count, 0));
     return new Promise((resolve, reject) => {
       let done = false;
       const wait = {
@@ -307,4 +320,9 @@ function keyOf(filter: MessageFilter): string | null {
   if (filter.anonymousId !== undefined && idInColumn(filter.anonymousId)) return `a\n${String(filter.anonymousId)}`;
   if (filter.event !== undefined) return `e\n${filter.event}`;
   return null;
+}
+
+function closedError(of: 'messages' | 'deliveries', count: number, found: number): SluiceClosedError {
+  const what = of === 'messages' ? `message${count === 1 ? '' : 's'}` : `deliver${count === 1 ? 'y' : 'ies'}`;
+  return new SluiceClosedError(`Sluice was closed while this wait for ${count} ${what} was pending (${found} had matched): nothing more can arrive`);
 }

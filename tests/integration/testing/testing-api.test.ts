@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Analytics } from '@segment/analytics-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SluiceTimeoutError, startSluice, type Sluice } from '../../../electron/testing/index.ts';
+import { SluiceClosedError, SluiceTimeoutError, startSluice, type Sluice } from '../../../electron/testing/index.ts';
 import { post, tempDir } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
 
@@ -190,6 +190,41 @@ describe('waiting', () => {
     expect(unrelated).toMatch(/; 0 arrived \(3 stored in all\)\. None comes close; the latest stored:\n {2}- track "Unrelated" of "u_7" \(accepted, far\)\n/);
     const nothing = await (await start()).waitForMessages({ event: 'X' }, { timeoutMs: 50 }).catch((e: Error) => e.message);
     expect(nothing).toMatch(/0 arrived \(0 stored in all\)\. Nothing was stored: is the client pointed at this Sluice, with its write key, and flushed\?$/);
+  });
+});
+
+describe('closing with waits pending', () => {
+  it('ends each pending wait at once with a SluiceClosedError, none later on the closed store, and refuses a wait asked after', async () => {
+    const hook = await receiver();
+    hook.fallback = { hang: true }; // the delivery never ends: its wait is pending when the relay closes
+    const sluice = await startSluice({ config: { ...CONFIG, destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: hook.url }] }] } });
+    await post({ ingestUrl: sluice.ingestUrl, writeKey: 'wk_web' }, '/v1/track', { event: 'Paid', userId: 'u1', messageId: 'p1' });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const settled = (p: Promise<unknown>) => p.then(() => 'resolved', (error: unknown) => error);
+      // One with a match found already (1 of 2), one for a delivery that will not end, one with nothing yet.
+      const waits = [
+        settled(sluice.waitForMessages({ event: 'Paid' }, { count: 2, timeoutMs: 1_500 })),
+        settled(sluice.waitForDeliveries({ event: 'Paid' }, { status: 'delivered', timeoutMs: 1_500 })),
+        settled(sluice.waitForMessages({ event: 'Never' }, { timeoutMs: 1_500 })),
+      ];
+      await hook.waitFor(1);
+      const closing = sluice.close(); // it waits for the hanging request's 5 s; the waits end as it starts
+      const errors = await Promise.all(waits);
+      expect(errors.map((e) => (e as Error).name)).toEqual(['SluiceClosedError', 'SluiceClosedError', 'SluiceClosedError']);
+      expect((errors[0] as Error).message).toBe('Sluice was closed while this wait for 2 messages was pending (1 had matched): nothing more can arrive');
+      expect((errors[1] as Error).message).toBe('Sluice was closed while this wait for 1 delivery was pending (0 had matched): nothing more can arrive');
+      expect(errors[0]).toBeInstanceOf(SluiceClosedError);
+      await expect(sluice.waitForMessages({ event: 'Paid' })).rejects.toBeInstanceOf(SluiceClosedError);
+      await closing;
+      // Past their deadlines: no timer of theirs fires on the closed store.
+      await new Promise((resolve) => setTimeout(resolve, 1_700));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });
 
