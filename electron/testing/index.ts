@@ -18,7 +18,7 @@ import { configFileSchema, describeIssues, type ConfigFile } from '../../shared/
 import { ConfigError, loadConfigFile, resolveTransformFiles } from '../core/config/load-config.ts';
 import { createCore, type Core } from '../core/index.ts';
 import { UiServer } from '../host/ui-server.ts';
-import type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
+import { checkOptions, type MessageFilter, type TestMessage } from '../core/queries/filters.ts';
 import type { SignatureVerdict } from '../../shared/receiver.ts';
 import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
 import { withCallerStack } from './caller-stack.ts';
@@ -136,6 +136,8 @@ export interface ReceivedRequest {
 export const startSluice: (options?: StartOptions) => Promise<Sluice> = withCallerStack(start);
 
 async function start(options: StartOptions = {}): Promise<Sluice> {
+  // A misspelt option (`confg`) would start a relay without the config: its plans unchecked, its tests passing.
+  checkOptions(options, ['config', 'dataDir'], 'startSluice()');
   const config = configOf(options.config);
   const made = options.dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-')) : undefined;
   const dataDir = options.dataDir ?? made!;

@@ -117,6 +117,24 @@ export interface Row {
   message: TestMessage;
 }
 
+/** A message filter's fields: given as an option instead, they are said to belong in the filter. */
+export const MESSAGE_FILTER_FIELDS: readonly string[] = ['type', 'event', 'userId', 'anonymousId', 'messageId', 'source', 'status', 'properties', 'traits', 'context'];
+
+/**
+ * Options checked as filters are: one the call does not take (misspelt, or a filter's field given as an
+ * option) is a TypeError naming it and what the call takes, never silently dropped — a dropped
+ * `destination` or `status` would let a wait pass on the wrong delivery.
+ */
+export function checkOptions(options: unknown, allowed: readonly string[], where: string, filterFields: readonly string[] = MESSAGE_FILTER_FIELDS): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`${where}: options are an object, e.g. { timeoutMs: 5000 }`);
+  for (const key of Object.keys(options)) {
+    if (allowed.includes(key)) continue;
+    const hint = /^timeout/i.test(key) && allowed.includes('timeoutMs') ? ' (did you mean timeoutMs?)' : filterFields.includes(key) ? ' (a field of the filter: give it there)' : '';
+    throw new TypeError(`${where}: unknown option ${JSON.stringify(key)}${hint}; it takes ${allowed.join(', ')}`);
+  }
+}
+
 /** A filter checked before it is used: unknown fields and wrong types are a typed error, not "no match". */
 export function checkFilter(filter: unknown, where: string): MessageFilter {
   if (filter === undefined || filter === null) return {};

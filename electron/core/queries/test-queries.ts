@@ -13,7 +13,7 @@ import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
 import type { Violation } from '../../../shared/tracking-plan.ts';
-import { checkFilter, explainShortfall, matches, type MessageFilter, type Row, type SluiceFields, type TestDelivery, type TestMessage } from './filters.ts';
+import { checkFilter, checkOptions, explainShortfall, MESSAGE_FILTER_FIELDS, matches, type MessageFilter, type Row, type SluiceFields, type TestDelivery, type TestMessage } from './filters.ts';
 
 export type { Row, TestDelivery } from './filters.ts';
 import { deliveryTerms, filterSql, type DeliveryWanted, type SqlTerms } from './filter-sql.ts';
@@ -128,6 +128,7 @@ export class TestQueries {
   async waitForMessages(filter?: unknown, options: WaitOptions = {}, signal?: AbortSignal, startedAt = performance.now()): Promise<TestMessage[]> {
     const given = checkFilter(filter, 'waitForMessages()');
     const wanted: MessageFilter = given.status === undefined ? { ...given, status: 'accepted' } : given;
+    checkOptions(options, ['count', 'timeoutMs'], 'waitForMessages()');
     const { count, timeoutMs } = waitOptions(options, 'waitForMessages()');
     return this.#waits.forMessages(wanted, count, startedAt + timeoutMs, signal, async (found) => {
       // The newest 200, the closest of them named: read in one statement, without normalizing them.
@@ -144,6 +145,11 @@ export class TestQueries {
 
   /** As waitForMessages, for deliveries; `startedAt` as there. */
   async waitForDeliveries(filter?: unknown, options: WaitOptions & { status?: string } = {}, signal?: AbortSignal, startedAt = performance.now()): Promise<TestDelivery[]> {
+    checkOptions(options, ['count', 'timeoutMs', 'status'], 'waitForDeliveries()', [...MESSAGE_FILTER_FIELDS, 'destination']);
+    const inFilter = (filter as { status?: unknown } | null | undefined)?.status;
+    if (options.status !== undefined && inFilter !== undefined && inFilter !== options.status) {
+      throw new TypeError(`waitForDeliveries(): the filter's status (${JSON.stringify(inFilter)}) and the options' (${JSON.stringify(options.status)}) differ; give one`);
+    }
     const merged = options.status !== undefined ? { ...(filter as object | undefined), status: options.status } : filter;
     const wanted = deliveryFilter(merged, 'waitForDeliveries()');
     const { count, timeoutMs } = waitOptions(options, 'waitForDeliveries()');

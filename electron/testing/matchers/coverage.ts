@@ -8,6 +8,7 @@
  * the plans in use, or of the one named; `{ violations: false }` also fails when a planned event was
  * seen breaking its plan. No wait: coverage is of what was stored when it is asked.
  */
+import { checkOptions } from '../../core/queries/filters.ts';
 import { coverageName, type CoverageEvent, type CoverageReport } from '../../../shared/plan-coverage.ts';
 import { relayOf } from './relay.ts';
 import { atTestLine, testSite } from './test-line.ts';
@@ -27,6 +28,8 @@ export async function toCoverPlan(this: { isNot?: boolean }, received: unknown, 
   return atTestLine(site, async () => {
     const relay = relayOf(received, 'toCoverPlan');
     if (typeof options !== 'object' || options === null) throw new TypeError('toCoverPlan(): options are an object, e.g. { plan: "web" } or { violations: false }');
+    checkOptions(options, ['plan', 'violations'], 'toCoverPlan()');
+    if (options.violations !== undefined && typeof options.violations !== 'boolean') throw new TypeError('toCoverPlan(): violations is true or false');
     if (options.plan !== undefined && (typeof options.plan !== 'string' || options.plan === '')) throw new TypeError('toCoverPlan(): plan is the name of a tracking plan in use (the config\'s trackingPlans[].name)');
     const report: CoverageReport = await relay.coverage(options.plan);
     if (report.plans.length === 0) {

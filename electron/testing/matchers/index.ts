@@ -13,7 +13,7 @@
  * Each wait is the relay's own (pushed by each commit, core/queries/waits.ts), and a failure says what
  * came closest in the words of the relay's SluiceTimeoutError (core/queries/filters.ts).
  */
-import { label, type MessageFilter, type TestMessage } from '../../core/queries/filters.ts';
+import { checkOptions, label, type MessageFilter, type TestMessage } from '../../core/queries/filters.ts';
 import type { DeliveryFilter, TestDelivery } from '../../core/queries/test-queries.ts';
 import { atTestLine, testSite } from './test-line.ts';
 import { relayOf, VIOLATIONS_READ, type MatcherRelay, type Waited } from './relay.ts';
@@ -89,6 +89,7 @@ async function toHaveReceived(this: SluiceMatcherState, received: unknown, filte
   const site = testSite(toHaveReceived);
   return atTestLine(site, async () => {
     const relay = relayOf(received, 'toHaveReceived');
+    checkOptions(options, ['count', 'timeoutMs', 'within'], 'toHaveReceived()');
     const { count, timeoutMs } = waitOf(options, this.isNot === true, 'toHaveReceived');
     const started = Date.now();
     const result = await relay.waitForMessages(filter, count, timeoutMs);
@@ -100,6 +101,11 @@ async function toHaveDelivered(this: SluiceMatcherState, received: unknown, filt
   const site = testSite(toHaveDelivered);
   return atTestLine(site, async () => {
     const relay = relayOf(received, 'toHaveDelivered');
+    checkOptions(options, ['count', 'timeoutMs', 'within', 'destination', 'status'], 'toHaveDelivered()');
+    // The status is the options' (default 'delivered'): one in the filter too would be overwritten unseen.
+    if (typeof filter === 'object' && filter !== null && Object.hasOwn(filter, 'status')) {
+      throw new TypeError(`toHaveDelivered(): a delivery's status goes in the options, e.g. toHaveDelivered({ event: 'Order Completed' }, { status: 'failed' }); the filter is the message's`);
+    }
     const { count, timeoutMs } = waitOf(options, this.isNot === true, 'toHaveDelivered');
     const { destination, status = 'delivered' } = options;
     const deliveryFilter: DeliveryFilter = { ...(filter ?? {}), ...(destination !== undefined ? { destination } : {}) };
@@ -114,6 +120,8 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
   return atTestLine(site, async () => {
     const relay = relayOf(received, 'toHaveReceivedInOrder');
     if (!Array.isArray(filters) || filters.length === 0) throw new TypeError('toHaveReceivedInOrder(): give the filters in the order expected, e.g. [{ event: "Cart Viewed" }, { event: "Order Completed" }]');
+    // It has no window of its own: with .not as without, it waits timeoutMs for the filters' matches.
+    checkOptions(options, ['timeoutMs'], `${this.isNot === true ? '.not.' : ''}toHaveReceivedInOrder()`);
     const { timeoutMs } = waitOf(options, false, 'toHaveReceivedInOrder');
     // Each filter's first match first (pushed waits, side by side): one that never comes is the failure.
     const waits = await Promise.all(filters.map((filter) => relay.waitForMessages(filter, 1, timeoutMs)));

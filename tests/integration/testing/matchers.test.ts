@@ -100,6 +100,24 @@ describe('.not.toHaveReceived', () => {
   });
 });
 
+describe('options a matcher does not take', () => {
+  it('are a TypeError naming them and what it takes, never dropped: a dropped status or option would pass on the wrong match', async () => {
+    const cases: [Promise<unknown>, RegExp][] = [
+      [expect(sluice).toHaveReceived({ event: 'Cart Viewed' }, { timeout: 100 } as never), /^toHaveReceived\(\): unknown option "timeout" \(did you mean timeoutMs\?\); it takes count, timeoutMs, within$/],
+      [expect(sluice).toHaveReceived({ event: 'Cart Viewed' }, { event: 'x' } as never), /^toHaveReceived\(\): unknown option "event" \(a field of the filter: give it there\)/],
+      [expect(sluice).toHaveDelivered({ event: 'Order Completed', status: 'failed' } as never), /^toHaveDelivered\(\): a delivery's status goes in the options/],
+      [expect(sluice).toHaveDelivered({ event: 'Order Completed' }, { destinaton: 'orders' } as never), /^toHaveDelivered\(\): unknown option "destinaton"; it takes count, timeoutMs, within, destination, status$/],
+      [expect(sluice).toCoverPlan({ violation: false } as never), /^toCoverPlan\(\): unknown option "violation"; it takes plan, violations$/],
+      [expect(sluice).not.toHaveReceivedInOrder([{ event: 'a' }, { event: 'b' }], { within: 100 } as never), /^\.not\.toHaveReceivedInOrder\(\): unknown option "within"; it takes timeoutMs$/],
+    ];
+    for (const [assertion, message] of cases) {
+      const error = await failure(assertion);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.message).toMatch(message);
+    }
+  });
+});
+
 describe('toHaveReceivedInOrder', () => {
   it('passes for matches stored in that order; fails with the stored order otherwise, or with the filter that never matched', async () => {
     await track('Cart Viewed');

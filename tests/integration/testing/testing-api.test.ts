@@ -134,6 +134,17 @@ describe('messages and filters', () => {
     await expect(sluice.messages({ properties: 'x' } as never)).rejects.toThrow(/filter.properties must be an object/);
     await expect(sluice.waitForMessages({}, { count: 0 })).rejects.toThrow(/count must be a whole number/);
   });
+
+  it('refuses an option it does not take, instead of dropping it: a dropped destination or status would resolve with the wrong delivery', async () => {
+    const sluice = await start();
+    await expect(sluice.waitForMessages({}, { timeout: 10 } as never)).rejects.toThrow(/^waitForMessages\(\): unknown option "timeout" \(did you mean timeoutMs\?\); it takes count, timeoutMs$/);
+    await expect(sluice.waitForMessages({ messageId: 'm1' }, { status: 'duplicate' } as never)).rejects.toThrow(/^waitForMessages\(\): unknown option "status" \(a field of the filter: give it there\)/);
+    await expect(sluice.waitForDeliveries({ event: 'Paid' }, { destination: 'crm', status: 'delivered' } as never)).rejects.toThrow(
+      /^waitForDeliveries\(\): unknown option "destination" \(a field of the filter: give it there\); it takes count, timeoutMs, status$/,
+    );
+    await expect(sluice.waitForDeliveries({ event: 'Paid', status: 'failed' }, { status: 'delivered' })).rejects.toThrow(/^waitForDeliveries\(\): the filter's status \("failed"\) and the options' \("delivered"\) differ; give one$/);
+    await expect(startSluice({ confg: CONFIG } as never)).rejects.toThrow(/^startSluice\(\): unknown option "confg"; it takes config, dataDir$/);
+  });
 });
 
 describe('waiting', () => {
