@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { TrackingPlanView, Violation } from '../../shared/tracking-plan.ts';
 import { explainViolations } from './explain.ts';
 import { RelayError, type RelayApi } from './relay-api.ts';
-import { answer } from './tool-result.ts';
+import { answer, answerPage } from './tool-result.ts';
 
 /** What a stored message looks like in an answer: the message as the client sent it plus what Sluice made of it. */
 export const STORED_MESSAGE = 'the message as the client sent it plus sequence (its place in the stored order), receivedAt, source (the source\'s name), status (accepted, rejected or duplicate), rejection, violations (each {type, path, message, plan}), blocked and warning';
@@ -20,7 +20,7 @@ const after = z.string().max(100).optional().describe('The "next" cursor of a pr
 const MESSAGE_FILTER = z
   .strictObject({
     type: z.enum(['track', 'identify', 'page', 'screen', 'group', 'alias']).optional(),
-    event: z.string().max(1024).optional().describe('The track event name (or page/screen name), exact'),
+    event: z.string().max(1024).optional().describe("A track's event name, exact (a page's or screen's name is not an event: find those with search_messages, event:Home)"),
     userId: z.union([z.string(), z.number()]).optional(),
     anonymousId: z.union([z.string(), z.number()]).optional(),
     messageId: z.string().max(1000).optional(),
@@ -89,11 +89,11 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Search stored messages',
       description: `Lists the messages the Sluice relay stored (analytics events: track, identify, page, screen, group, alias) that a query matches, newest first (what the app just sent comes first; sequence gives the stored order). Returns {"messages": [...], "next": cursor or null}; each message is ${STORED_MESSAGE}. Give "next" as "after" for the following page: the next older ones. ${QUERY_LANGUAGE} A query that does not parse is an error saying why.`,
-      inputSchema: { query: z.string().max(1000).optional().describe('A query in the language above; omit for every message'), limit, after },
+      inputSchema: z.strictObject({ query: z.string().max(1000).optional().describe('A query in the language above; omit for every message'), limit, after }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ query, limit, after }, { signal }) =>
-      answer(() => api.get('/messages', { search: query, limit, after, order: 'newest' }, signal), 'narrow the query, lower limit, or read one message with get_message'),
+      answerPage((fits) => api.get('/messages', { search: query, limit: fits ?? limit, after, order: 'newest' }, signal), 'narrow the query, lower limit, or read one message with get_message'),
   );
 
   server.registerTool(
@@ -101,7 +101,7 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Get one message with its deliveries',
       description: `One stored message by its messageId, with every delivery Sluice made of it (one per webhook destination, plus replays): {"message": {...}, "deliveries": [{id, destination, status (pending, retrying, delivered, failed, skipped, cancelled), trigger (automatic, replay, …), attemptCount, lastError, skipReason, shaping, body (the JSON body sent), attempts: [{url, startedAt, durationMs, status (the HTTP status), error, outcome}]}]}. The message is ${STORED_MESSAGE}. A delivery may still be pending right after the message is stored: call again to see it attempted. Unknown messageId: an error.`,
-      inputSchema: { messageId },
+      inputSchema: z.strictObject({ messageId }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ messageId }, { signal }) =>
@@ -116,11 +116,11 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Wait for a message to arrive',
       description: `Waits until the relay has stored \`count\` messages matching the filter (those stored before the call count too), then returns them: {"messages": [...]}, each ${STORED_MESSAGE}. Use it after making the app send an event. When timeoutMs passes first, it is an error whose text says what was expected and which stored messages came closest, field by field. The filter matches fields exactly (not the query language): {"event": "Order Completed", "properties": {"plan": "pro"}}.`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         filter: MESSAGE_FILTER,
         count: z.number().int().min(1).max(1000).default(1).describe('How many matching messages to wait for (default 1)'),
         timeoutMs: z.number().int().min(1).max(300_000).default(10_000).describe('Milliseconds to wait at most, 1 to 300000 (default 10000)'),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ filter, count, timeoutMs }, { signal }) => answer(() => api.post('/messages/wait', { filter, count, timeoutMs }, signal)),
@@ -131,18 +131,18 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'List webhook deliveries',
       description: `Lists deliveries (Sluice's signed POSTs of messages to webhook destinations, with retries), oldest first: {"deliveries": [{id, destination, status, trigger, attemptCount, lastError, skipReason, shaping, body, attempts: [{url, startedAt, durationMs, status, error, outcome}], message: {messageId, sequence, type, event}}], "next"}. Filters combine: destination (a destination's name), status (the delivery's), and query: the deliveries of the messages it matches. ${QUERY_LANGUAGE}`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         destination: z.string().max(100).optional().describe('A destination\'s name'),
         status: z.enum(['pending', 'retrying', 'delivered', 'failed', 'skipped', 'cancelled']).optional(),
         query: z.string().max(1000).optional().describe('Picks the messages whose deliveries are listed'),
         limit,
         after,
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ destination, status, query, limit, after }, { signal }) =>
-      answer(async () => {
-        const page = await api.get<{ deliveries: Delivery[]; next: string | null }>('/deliveries', { destination, status, search: query, limit, after }, signal);
+      answerPage(async (fits) => {
+        const page = await api.get<{ deliveries: Delivery[]; next: string | null }>('/deliveries', { destination, status, search: query, limit: fits ?? limit, after }, signal);
         return { deliveries: page.deliveries.map(lean), next: page.next };
       }),
   );
@@ -152,7 +152,7 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Counts of stored messages and deliveries',
       description: 'What the relay holds: {"messages": {by status and type}, "deliveries": {by status}, "store": {the background integrity check and any damage found, with the fix}}. Reads counts Sluice keeps, never every message: quick at any size.',
-      inputSchema: {},
+      inputSchema: z.strictObject({}),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (_args, { signal }) => answer(() => api.get('/stats', {}, signal)),
@@ -163,7 +163,7 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Check an event against the tracking plans',
       description: 'Checks a message against the tracking plans the relay has loaded, without sending or storing it: {"plans": [names of the plans that checked it], "violations": [{type (Unplanned-Event, Required-Missing, Datatype-Mismatch, Additional-Properties, Unknown-Violation), path (JSON Pointer into the message), message (what is wrong), plan}], "conforms": true when there is none}. "plans": [] means no plan checks it (none loaded, or none for that source). Use it before changing tracking code, or to try a fix.',
-      inputSchema: { event: EVENT, source: z.string().min(1).max(100).optional().describe('A source\'s name: only the plans that check that source; omit for every plan') },
+      inputSchema: z.strictObject({ event: EVENT, source: z.string().min(1).max(100).optional().describe('A source\'s name: only the plans that check that source; omit for every plan') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ event, source }, { signal }) =>
@@ -178,7 +178,7 @@ export function registerReadTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Explain a stored message\'s violations',
       description: 'Explains why a stored message broke its tracking plans: {"messageId", "event", "violations": [{type, plan, path, sentence (what is wrong), rule (the plan\'s JSON Schema at that place, or the events the plan lists), fix (what to change: the call or the plan, naming the plan file), planFile}], "blocked" (why its deliveries were skipped, or null)}. A message without violations answers "violations": [] and says so.',
-      inputSchema: { messageId },
+      inputSchema: z.strictObject({ messageId }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ messageId }, { signal }) =>

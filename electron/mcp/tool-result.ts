@@ -15,13 +15,20 @@ export function result(value: Record<string, unknown>, whole?: string): CallTool
 
 /** The value as compact JSON of at most MAX_RESULT_CHARS; `whole` says how to see what was cut. */
 export function boundedJson(value: Record<string, unknown>, whole = 'ask for fewer (limit) or one message (get_message)'): string {
+  return bounded(value, whole).text;
+}
+
+/** As boundedJson, and when a list had to be shortened, which and to how many. */
+function bounded(value: Record<string, unknown>, whole = 'ask for fewer (limit) or one message (get_message)'): { text: string; shortened?: { key: string; keep: number } } {
   let text = JSON.stringify(value);
-  if (text.length <= MAX_RESULT_CHARS) return text;
+  if (text.length <= MAX_RESULT_CHARS) return { text };
+  // A note the value carries already (answerPage's) comes first in the one that says what was cut.
+  const said = typeof value.truncated === 'string' ? `${value.truncated}; ` : '';
   for (const cap of STRING_CAPS) {
     let cut = 0;
     const capped = capStrings(value, cap, () => cut++) as Record<string, unknown>;
-    text = JSON.stringify({ ...capped, truncated: `${cut} long string values were cut to ${cap} characters ("…[N more characters]"); ${whole}` });
-    if (text.length <= MAX_RESULT_CHARS) return text;
+    text = JSON.stringify({ ...capped, truncated: `${said}${cut} long string values were cut to ${cap} characters ("…[N more characters]"); ${whole}` });
+    if (text.length <= MAX_RESULT_CHARS) return { text };
   }
   // Still too long: the longest list is shortened until it fits.
   const capped = capStrings(value, STRING_CAPS.at(-1)!, () => {}) as Record<string, unknown>;
@@ -29,11 +36,38 @@ export function boundedJson(value: Record<string, unknown>, whole = 'ask for few
   if (key !== undefined) {
     const list = capped[key] as unknown[];
     for (let keep = list.length - 1; keep >= 0; keep = Math.min(keep - 1, Math.floor(keep * 0.8))) {
-      text = JSON.stringify({ ...capped, [key]: list.slice(0, keep), truncated: `only the first ${keep} of ${list.length} ${key} are shown, their long strings cut; ${whole}` });
-      if (text.length <= MAX_RESULT_CHARS) return text;
+      text = JSON.stringify({ ...capped, [key]: list.slice(0, keep), truncated: `${said}only the first ${keep} of ${list.length} ${key} are shown, their long strings cut; ${whole}` });
+      if (text.length <= MAX_RESULT_CHARS) return { text, shortened: { key, keep } };
     }
   }
-  return `${text.slice(0, MAX_RESULT_CHARS)}… [answer cut at ${MAX_RESULT_CHARS} characters; ${whole}]`;
+  return { text: `${text.slice(0, MAX_RESULT_CHARS)}… [answer cut at ${MAX_RESULT_CHARS} characters; ${whole}]` };
+}
+
+/**
+ * A page of a list (search_messages, list_deliveries): `read(limit)` asks the relay for it. When the
+ * answer only fits with its list shortened, the page is asked again with that many, so that its `next`
+ * goes on after the last one shown — not after the last one read, which would skip the ones cut.
+ */
+export async function answerPage(read: (limit: number | undefined) => Promise<Record<string, unknown>>, whole?: string): Promise<CallToolResult> {
+  try {
+    const first = bounded(await read(undefined), whole);
+    if (!first.shortened || first.shortened.keep === 0) return text(first.text);
+    // Said as a list cut short is said (and within the bound); `next` goes on after these.
+    const fewer = `only ${first.shortened.keep} ${first.shortened.key} fit in this page ("next" goes on after them)`;
+    const again = bounded({ ...(await read(first.shortened.keep)), truncated: fewer }, whole);
+    // Shortened again (the newest messages changed between the two reads): no cursor that skips nothing.
+    if (again.shortened) {
+      const value = JSON.parse(again.text) as Record<string, unknown>;
+      return text(JSON.stringify({ ...value, next: null, truncated: `${String(value.truncated)}; no "next" is given, as it would skip those not shown: ask again with a lower limit` }));
+    }
+    return text(again.text);
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: 'text', text: value }] };
 }
 
 /** A tool error: the relay's sentence (and what it added, such as a wait's closest messages). */

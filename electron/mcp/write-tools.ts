@@ -21,12 +21,12 @@ export function registerWriteTools(server: McpServer, api: RelayApi): void {
       title: 'Replay messages to webhooks',
       description:
         'Sends stored messages again as new deliveries (signed, with retries, as the first time; the earlier ones stay recorded): through every enabled webhook destination of each message\'s source, or one destination (by name), or to targetUrl instead of the destination\'s webhooks. Returns {"deliveryIds": [...], "messages", "deliveries", "leftOut": {"rejected", "noDestination"}}; follow them with get_message or list_deliveries. dryRun only counts. Rejected messages cannot be replayed.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         messageIds,
         destination: z.string().min(1).max(100).optional().describe('A destination\'s name; omit for every enabled destination of the source'),
         targetUrl: z.string().url().max(2048).optional().describe('Post here instead of the destination\'s webhooks, e.g. http://localhost:3000/hook'),
         dryRun: z.boolean().optional().describe('true: only count what would be replayed'),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     ({ messageIds, destination, targetUrl, dryRun }, { signal }) => answer(() => api.post('/replay', { messageIds, destination, targetUrl, dryRun }, signal)),
@@ -38,7 +38,7 @@ export function registerWriteTools(server: McpServer, api: RelayApi): void {
       title: 'Send a test event through the relay',
       description:
         'Sends one message to the relay\'s ingestion endpoint (Segment\'s HTTP Tracking API, POST /v1/<type>) with a source\'s write key, as an app would: it is checked against the tracking plans, stored and delivered to the source\'s webhooks. Returns {"messageId", "source", "ingest", "answer"} (the endpoint\'s answer); then wait_for_message with {"messageId"} and get_message to read its deliveries. A track needs "event"; every message needs userId or anonymousId (an anonymousId is made when neither is given).',
-      inputSchema: {
+      inputSchema: z.strictObject({
         type: z.enum(['track', 'identify', 'page', 'screen', 'group', 'alias']).default('track'),
         event: z.string().min(1).max(1024).optional().describe('The track event\'s name'),
         name: z.string().max(1024).optional().describe('A page or screen name'),
@@ -51,7 +51,7 @@ export function registerWriteTools(server: McpServer, api: RelayApi): void {
         context: z.record(z.string(), z.unknown()).optional(),
         messageId: z.string().min(1).max(1000).optional().describe('Default: a new "mcp-<uuid>"'),
         source: z.string().min(1).max(100).optional().describe('The source\'s name; omit when the relay has one source'),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     ({ type, source, ...fields }, { signal }) =>
@@ -89,7 +89,7 @@ export function registerWriteTools(server: McpServer, api: RelayApi): void {
     {
       title: 'Forget every stored message',
       description: 'Deletes every stored message and its deliveries from the relay (as sluice/testing\'s reset between tests), ends injected faults; sources, destinations and plans stay. Returns {"messages": N forgotten}. Cannot be undone.',
-      inputSchema: {},
+      inputSchema: z.strictObject({}),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     (_args, { signal }) => answer(() => api.post('/reset', {}, signal)),

@@ -127,6 +127,38 @@ describe('sluice mcp over stdio', () => {
     expect(search.description).toMatch(/newest first/);
   });
 
+  it('search_messages: a page cut to fit goes on after the last message shown, so paging skips none', async () => {
+    // 60 messages of ~3 KB each even with every string cut to 60 characters: a page of 50 cannot fit.
+    const wide = (n: number) => Object.fromEntries(Array.from({ length: 120 }, (_, k) => [`field_${k}`, `${n}-${k}`]));
+    const batch = Array.from({ length: 60 }, (_, n) => ({ type: 'track', event: 'Wide', userId: 'u-wide', messageId: `wide-${n}`, properties: wide(n) }));
+    const res = await fetch(`${relay.ready.ingest}/v1/batch`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` }, body: JSON.stringify({ batch }) });
+    expect(res.status).toBe(200);
+    await reader.call('wait_for_message', { filter: { messageId: 'wide-59' } });
+    const seen: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      const page = await reader.call('search_messages', { query: 'userId:u-wide', limit: 50, ...(after ? { after } : {}) });
+      expect(page.isError).toBe(false);
+      if (pages === 0) expect(page.json.truncated).toMatch(/^only \d+ messages fit in this page \("next" goes on after them\)/);
+      seen.push(...page.json.messages.map((m: { messageId: string }) => m.messageId));
+      after = page.json.next ?? undefined;
+      pages++;
+    } while (after && pages < 20);
+    expect(pages).toBeGreaterThan(2);
+    expect(seen).toEqual(Array.from({ length: 60 }, (_, n) => `wide-${59 - n}`));
+  });
+
+  it('a tool argument it does not take is an error, not dropped (a dropped filter would answer with every message)', async () => {
+    const wrong = await reader.call('search_messages', { event: 'Order Completed' });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toMatch(/event/);
+    const tools = (await reader.client.listTools()).tools;
+    expect(tools.find((t) => t.name === 'search_messages')!.inputSchema).toMatchObject({ additionalProperties: false });
+    const wait = tools.find((t) => t.name === 'wait_for_message')!;
+    expect(JSON.stringify(wait.inputSchema)).toContain("a page's or screen's name is not an event");
+  });
+
   it('wait_for_message resolves when the message arrives, and times out within 100 ms of its timeout with the relay\'s sentence', async () => {
     const waiting = reader.call('wait_for_message', { filter: { event: 'Arrives Later', userId: 'u-late' }, timeoutMs: 20_000 });
     await new Promise((resolve) => setTimeout(resolve, 300));
