@@ -6,7 +6,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { mergeChains } from '../../../shared/loop-guard.ts';
 
-const CURSOR_KEY = 'profiles.folded_through';
+import { PROFILE_CURSOR_KEY as CURSOR_KEY, profileCursorRewinder } from '../store/profile-cursor.ts';
 
 /**
  * What the profiles are made of: accepted messages with a userId, never what Sluice generated itself —
@@ -38,6 +38,7 @@ export class ProfileFold {
   readonly #userVia: StatementSync;
   readonly #setUserVia: StatementSync;
   readonly #forgetUser: StatementSync[];
+  readonly #rewind: () => void;
 
   constructor(db: DatabaseSync) {
     this.#cursor = db.prepare(`SELECT value FROM settings WHERE key = '${CURSOR_KEY}'`);
@@ -45,6 +46,7 @@ export class ProfileFold {
       `INSERT INTO settings (key, value) VALUES ('${CURSOR_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     );
     this.#latest = db.prepare('SELECT coalesce(max(id), 0) AS id FROM messages');
+    this.#rewind = profileCursorRewinder(db);
     // The id the chunk ends at: the `limit`-th message after the cursor, or the latest one.
     this.#upTo = db.prepare('SELECT coalesce(max(id), ?) AS id FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)');
     this.#users = db.prepare(
@@ -138,7 +140,6 @@ export class ProfileFold {
    */
   forgetUser(sourceId: number, userId: string): void {
     for (const statement of this.#forgetUser) statement.run(sourceId, userId);
-    const latest = Number((this.#latest.get() as { id: number }).id);
-    if (this.through() > latest) this.#setCursor.run(String(latest));
+    this.#rewind();
   }
 }

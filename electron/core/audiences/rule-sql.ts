@@ -116,6 +116,8 @@ export function compileComputation(computation: Computation, sourceId: number, n
             SELECT e.user_id, max(format('%016d', e.at + ${-MIN_TIME}) || format('%016d', e.message_id) || (
               SELECT ${JSON_OF('p.type', 'p.value')} FROM json_each(m.raw, '$.properties') p WHERE p.key = ?)) AS latest
             FROM profile_events e JOIN messages m ON m.id = e.message_id
+              -- The event's own message: a pruned or cleared one's id may be another's now (ids are given again).
+              AND m.source_id = e.source_id AND m.user_id = e.user_id AND m.type = 'track' AND m.event = e.event
             WHERE e.source_id = ? AND e.event = ? AND json_type(m.raw, '$.properties') = 'object'
             GROUP BY e.user_id)
           WHERE latest IS NOT NULL`,

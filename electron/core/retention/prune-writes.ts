@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Removed } from '../writer/protocol.ts';
 import { emptySearchIndexes } from '../store/search-index.ts';
+import { profileCursorRewinder } from '../store/profile-cursor.ts';
 
 
 /**
@@ -47,6 +48,7 @@ export function pruneWrites(db: DatabaseSync) {
   const deleteSyncEntries = db.prepare(`DELETE FROM audience_sync_messages WHERE message_id IN (${IDS})`);
   const deleteMessages = db.prepare(`DELETE FROM messages WHERE id IN (${IDS})`);
   const deleteOlderRequests = db.prepare(DELETE_UNUSED_REQUESTS);
+  const rewindProfiles = profileCursorRewinder(db);
   // The oldest messages first, by id (= arrival order: the pruner turns an age into an id), skipping
   // those still being delivered. A range of the table's own key: no scan beyond the slice.
   const OPEN = `EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ('pending', 'retrying', 'in_flight'))`;
@@ -67,6 +69,7 @@ export function pruneWrites(db: DatabaseSync) {
     deleteSyncEntries.run(list);
     const messages = Number(deleteMessages.run(list).changes);
     deleteOlderRequests.run();
+    rewindProfiles(); // the newest gone: their ids are given again, and must be folded when they are
     // None left (a clear of everything): the search indexes are emptied at once (a cleared store kept
     // most of its size in them otherwise).
     if (messages > 0 && !anyMessage.get()) emptySearchIndexes(db);

@@ -1,3 +1,4 @@
+import { PROFILE_CURSOR_KEY } from './profile-cursor.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { emptySearchIndexes } from './search-index.ts';
 
@@ -35,7 +36,7 @@ export function storeResetter(db: DatabaseSync): () => number {
       DELETE FROM profile_events;
       DELETE FROM profile_traits;
       DELETE FROM profile_users;
-      DELETE FROM settings WHERE key = 'profiles.folded_through';
+      DELETE FROM settings WHERE key = '${PROFILE_CURSOR_KEY}';
       DELETE FROM event_counts;
     `);
     return Number(n);
