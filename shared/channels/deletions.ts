@@ -23,8 +23,14 @@ export interface DeletionPreview {
   userId: string;
   /** Stored messages with this userId, of any status: what a purge deletes. 0: Sluice has never stored one (or no longer has). */
   messages: number;
-  /** The sources holding them: their enabled webhook destinations are notified. */
+  /**
+   * The sources holding them, or a profile of the user (the traits and events audiences keep, which
+   * outlive the messages they came from: a source whose messages of the user were pruned still has
+   * one): their enabled webhook destinations are notified, and a purge removes the profile.
+   */
   sourceIds: number[];
+  /** Sources keeping a profile of the user (audiences' traits and events): a purge removes them. */
+  profiles: number;
   /** Destinations a `delete` notification would go to (one each). */
   notifications: number;
   /** Deliveries of those messages: a purge removes the bodies they sent (the delivery rows stay, as the record of what was sent when). */

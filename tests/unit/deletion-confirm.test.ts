@@ -50,6 +50,7 @@ const preview = (fields: Partial<DeletionPreview>): DeletionPreview => ({
   attempts: 2410,
   audienceMemberships: 3,
   inboxRequests: 14,
+  profiles: 1,
   ...fields,
 });
 
@@ -76,12 +77,25 @@ describe('deletionQuestion', () => {
   });
 
   it('flags a userId no stored message has, purge or not, and says what a purge would still remove', () => {
-    const none = preview({ messages: 0, sourceIds: [], notifications: 0, deliveries: 0, attempts: 0, audienceMemberships: 0, inboxRequests: 0, userId: 'u_12' });
+    const none = preview({ messages: 0, sourceIds: [], notifications: 0, deliveries: 0, attempts: 0, audienceMemberships: 0, inboxRequests: 0, profiles: 0, userId: 'u_12' });
     const plain = deletionQuestion(none, false)!;
     expect(plain).toMatchObject({ kind: 'unknown', title: 'Unknown user', confirm: 'Send anyway' });
     expect(plain.text).toMatch(/^No stored message has userId u_12 — send anyway\? No destination would be notified/);
     expect(deletionQuestion(none, true)!.text).toContain('There is nothing stored to purge.');
     expect(deletionQuestion({ ...none, inboxRequests: 2 }, true)!.text).toContain('The purge removes 2 requests in the built-in receiver’s inbox; this cannot be undone.');
+  });
+});
+
+describe('a user whose messages were pruned but whose profile the audiences keep', () => {
+  it('is not an unknown user: a purge removes the profile and the memberships, and the sources\' destinations are notified', () => {
+    const pruned = preview({ messages: 0, deliveries: 0, attempts: 0, inboxRequests: 0, audienceMemberships: 2, profiles: 1, notifications: 1 });
+    expect(deletionQuestion(pruned, false)).toBeNull();
+    expect(deletionQuestion(pruned, true)).toEqual({
+      kind: 'purge',
+      title: 'Purge user u_123?',
+      text: 'Purge user u_123: removes the profile audiences keep of them (traits and events of messages since removed) and 2 audience memberships. A delete notification goes to 1 destination. This cannot be undone.',
+      confirm: 'Purge user',
+    });
   });
 });
 

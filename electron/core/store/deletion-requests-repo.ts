@@ -17,8 +17,10 @@ interface Row {
 /** What a purge of a user would remove, counted in one read (one snapshot). */
 export interface PurgeCounts {
   messages: number;
-  /** The sources holding them, ascending. */
+  /** The sources holding them or a profile of the user, ascending. */
   sourceIds: number[];
+  /** Sources keeping a profile of the user. */
+  profiles: number;
   deliveries: number;
   attempts: number;
   audienceMemberships: number;
@@ -39,21 +41,25 @@ export class DeletionRequestsRepo {
       // message's attempt is its share of a request's record, migration 17: the purge clears that
       // request's answer), and the memberships in those sources' audiences.
       purgeCounts: `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
-           sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id)
+           sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id),
+           -- Profiles outlive their messages (a prune keeps them): a source may have one and no message left.
+           profiled AS MATERIALIZED (SELECT source_id FROM profile_users WHERE user_id = ?),
+           affected AS MATERIALIZED (SELECT source_id FROM mine UNION SELECT source_id FROM profiled)
          SELECT
            (SELECT count(*) FROM mine) AS messages,
-           (SELECT json_group_array(source_id) FROM (SELECT DISTINCT source_id FROM mine ORDER BY source_id)) AS sourceIds,
+           (SELECT json_group_array(source_id) FROM (SELECT source_id FROM affected ORDER BY source_id)) AS sourceIds,
+           (SELECT count(*) FROM profiled) AS profiles,
            (SELECT count(*) FROM sent) AS deliveries,
            (SELECT count(*) FROM sent JOIN attempts a ON a.delivery_id = sent.id)
              + (SELECT count(*) FROM sent JOIN forward_attempts fa ON fa.delivery_id = sent.id) AS attempts,
            (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
-             WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM mine)) AS audienceMemberships`,
+             WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM affected)) AS audienceMemberships`,
     });
   }
 
   /** What purging this user would remove now. */
   purgeCounts(userId: string): PurgeCounts {
-    const row = this.#sql.purgeCounts.get(userId, userId) as unknown as Omit<PurgeCounts, 'sourceIds'> & { sourceIds: string };
+    const row = this.#sql.purgeCounts.get(userId, userId, userId) as unknown as Omit<PurgeCounts, 'sourceIds'> & { sourceIds: string };
     return { ...row, sourceIds: JSON.parse(row.sourceIds) as number[] };
   }
 

@@ -311,8 +311,9 @@ export class MessagesRepo {
   /** Sources holding messages of this user, of any status. */
   sourcesOfUser(userId: string): number[] {
     return (
-      // Any status: a source holding only rejected messages of the user still holds their data.
-      this.#db.prepare('SELECT DISTINCT source_id AS id FROM messages WHERE user_id = ?').all(userId) as {
+      // Any status: a source holding only rejected messages of the user still holds their data. And a
+      // source keeping a profile of the user (audiences' traits and events, which a prune leaves) does too.
+      this.#db.prepare('SELECT source_id AS id FROM messages WHERE user_id = ? UNION SELECT source_id FROM profile_users WHERE user_id = ? ORDER BY 1').all(userId, userId) as {
         id: number;
       }[]
     ).map((row) => row.id);

@@ -51,3 +51,37 @@ it("a purge removes the user's rows from every audience table and keeps everyone
     db.close();
   }
 });
+
+it("a purge removes the profile of a user whose messages are gone already (a clear or a prune keeps profiles), and notifies that source's destinations", async () => {
+  const dataDir = tempDir();
+  core = await startCore({
+    dataDir,
+    config: {
+      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+      destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: 'http://127.0.0.1:9/crm' }] }],
+    },
+  } as never);
+  core.writeKey = 'wk_web';
+  const sourceId = core.sources.byName('web')!.id;
+  expect((await post(core, '/v1/batch', { batch: ['alice', 'bob'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com` } })) })).status).toBe(200);
+  const saved = await core.audiences.save({ sourceId, name: 'Has Email', rule: { match: 'all', conditions: [{ kind: 'trait', trait: 'email', operator: 'exists' }] } });
+  expect(await core.audiences.syncNow(saved.id)).toMatchObject({ joined: 2 });
+  await core.operations['storage.clear']({ scope: { all: true }, dryRun: false });
+
+  const preview = await core.operations['deletions.preview']({ userId: 'alice' });
+  expect(preview).toMatchObject({ messages: 0, profiles: 1, sourceIds: [sourceId], audienceMemberships: 1, notifications: 1 });
+  const deletion = await core.operations['deletions.create']({ userId: 'alice', purge: true });
+  expect(deletion).toMatchObject({ sourceIds: [sourceId], purgedMessages: 0 });
+  expect(deletion.deliveryIds).toHaveLength(1); // crm, which was sent her data before the clear
+
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE), { readOnly: true });
+  try {
+    for (const table of ['profile_users', 'profile_traits', 'audience_members']) {
+      const users = (db.prepare(`SELECT DISTINCT user_id FROM ${table} ORDER BY user_id`).all() as { user_id: string }[]).map((r) => r.user_id);
+      expect(users, table).toEqual(['bob']);
+    }
+    expect(db.prepare("SELECT count(*) AS n FROM profile_traits WHERE value LIKE '%alice@example.com%'").get()).toEqual({ n: 0 });
+  } finally {
+    db.close();
+  }
+});

@@ -134,6 +134,7 @@ describe('purging a user', () => {
         attempts: before.attempts.length,
         audienceMemberships: 1,
         inboxRequests: hers.length,
+        profiles: 2, // web's and ios's: each source's messages of hers were folded into a profile
       });
       // Asking changed nothing.
       expect(kept(db, 'alice')).toEqual(before);
@@ -270,6 +271,7 @@ describe('purging a user', () => {
       attempts: 0,
       audienceMemberships: 0,
       inboxRequests: 0,
+      profiles: 0,
     });
     // Only the receiver has seen this one (posted to it directly): the preview says so, and a purge removes it.
     await postToHook(core, 'direct', { type: 'track', userId: 'ghost', event: 'Seen' });

@@ -24,7 +24,8 @@ export type DeletionQuestion = { kind: 'purge' | 'unknown'; title: string; text:
 
 export function deletionQuestion(preview: DeletionPreview, purge: boolean): DeletionQuestion {
   const user = preview.userId;
-  if (preview.messages === 0) {
+  // Unknown: no message and no profile (a user whose messages were pruned may still have one).
+  if (preview.messages === 0 && preview.profiles === 0) {
     const inbox =
       purge && preview.inboxRequests > 0
         ? ` The purge removes ${plural(preview.inboxRequests, 'request')} in the built-in receiver’s inbox; this cannot be undone.`
@@ -39,7 +40,8 @@ export function deletionQuestion(preview: DeletionPreview, purge: boolean): Dele
     };
   }
   if (!purge) return null;
-  const parts = [plural(preview.messages, 'stored message')];
+  const parts = preview.messages > 0 ? [plural(preview.messages, 'stored message')] : [];
+  if (preview.messages === 0) parts.push('the profile audiences keep of them (traits and events of messages since removed)');
   if (preview.deliveries > 0) {
     const attempts = preview.attempts > 0 ? ` and ${plural(preview.attempts, 'attempt')}` : '';
     parts.push(
