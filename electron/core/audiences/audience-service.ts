@@ -257,7 +257,8 @@ export class AudienceService {
         destinationIds: input.destinationIds,
       },
       nextSyncAt,
-      resetMembers: existing !== undefined && (fresh || gained),
+      resetMembers: existing !== undefined && fresh,
+      resendMembers: existing !== undefined && !fresh && gained,
       now,
     });
     if (outcome.op !== 'audience.save') throw unexpected(outcome);

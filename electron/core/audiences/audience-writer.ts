@@ -12,6 +12,9 @@ import type { AudienceOp, AudienceOutcome, PreviewOutcome, SyncOutcome } from '.
 import { ProfileFold } from './profile-fold.ts';
 import { compile, leavingValue } from './rule-sql.ts';
 
+/** settings' key (with the audience's id) of an audience whose next sync sends every member again. */
+const RESEND_KEY = 'audience.resend.';
+
 /** Messages folded per fold call: bounds how long one call holds the writer (and ingestion). */
 export const FOLD_CHUNK = 20_000;
 
@@ -59,6 +62,7 @@ export class AudienceWriter {
       case 'audience.save':
         return { op: op.op, audienceId: this.#save(op) };
       case 'audience.delete':
+        this.#s.clearResend.run(op.audienceId);
         return { op: op.op, deleted: Number(this.#s.deleteAudience.run(op.audienceId).changes) > 0 };
       case 'audience.fold': {
         const { through, latest } = this.fold.fold(op.limit);
@@ -94,6 +98,9 @@ export class AudienceWriter {
     }
     this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, destinations, op.now, op.nextSyncAt, a.id);
     if (op.resetMembers) this.#s.forgetMembers.run(a.id);
+    // A gained destination used to forget the snapshot too (before 2026-11-30): whoever had left since the
+    // last sync was never told so, and the audience showed no member until the next sync.
+    else if (op.resendMembers) this.#s.markResend.run(a.id);
     return a.id;
   }
 
@@ -138,7 +145,8 @@ export class AudienceWriter {
     // A scheduled sync that finds nothing to send is not recorded (the audience's lastSyncAt says it ran):
     // at the demo interval of 30 s such rows buried the syncs that sent something. An audience's first
     // sync, and every "Sync now", are recorded whatever they find.
-    if (op.reason === 'scheduled' && this.#s.hasSync.get(row.id) !== undefined && !(this.#s.anyChange.get(row.id, row.id) as { changed: number }).changed) {
+    const resend = this.#s.isResend.get(row.id) !== undefined;
+    if (op.reason === 'scheduled' && !resend && this.#s.hasSync.get(row.id) !== undefined && !(this.#s.anyChange.get(row.id, row.id) as { changed: number }).changed) {
       const members = count(this.#s.countCurrent.get());
       this.#s.clearCurrent.run();
       this.#s.synced.run(op.now, op.nextSyncAt, row.id);
@@ -181,8 +189,9 @@ export class AudienceWriter {
 
     let joined = 0;
     type Changed = { user_id: string; value: string; previous: string | null; via: string | null };
-    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id) as Changed[]) {
-      send(user_id, value, previous === null ? 'joined' : 'changed', via);
+    // Every member again when a destination was gained (resend): the unchanged ones join it.
+    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id, resend ? 1 : 0) as Changed[]) {
+      send(user_id, value, previous === null || previous === value ? 'joined' : 'changed', via);
       this.#s.upsertMember.run(row.id, user_id, value, op.now);
       joined++;
     }
@@ -196,6 +205,7 @@ export class AudienceWriter {
     const members = count(this.#s.countCurrent.get());
     this.#s.clearCurrent.run();
     this.#s.synced.run(op.now, op.nextSyncAt, row.id);
+    if (resend) this.#s.clearResend.run(row.id);
     const durationMs = performance.now() - started;
     this.#s.finishSync.run(members, joined, left, deliveries, durationMs, syncId);
     return { syncId, audienceId: row.id, sourceId, initial, members, joined, left, messageIds, deliveries, durationMs };
@@ -237,6 +247,11 @@ function prepare(db: DatabaseSync) {
     forgetMembers: db.prepare('DELETE FROM audience_members WHERE audience_id = ?'),
     deleteAudience: db.prepare('DELETE FROM audiences WHERE id = ?'),
     audience: db.prepare('SELECT id, kind, source_id, property, definition FROM audiences WHERE id = ?'),
+    // An audience that gained a destination sends every member at its next sync (a key in settings: no
+    // schema change for a flag that lives from a save to the next sync).
+    markResend: db.prepare(`INSERT INTO settings (key, value) VALUES ('${RESEND_KEY}' || ?, '1') ON CONFLICT (key) DO UPDATE SET value = '1'`),
+    isResend: db.prepare(`SELECT 1 AS resend FROM settings WHERE key = '${RESEND_KEY}' || ?`),
+    clearResend: db.prepare(`DELETE FROM settings WHERE key = '${RESEND_KEY}' || ?`),
     clearCurrent: db.prepare('DELETE FROM temp.audience_current'),
     countCurrent: db.prepare('SELECT count(*) AS n FROM temp.audience_current'),
     sample: db.prepare('SELECT user_id, value FROM temp.audience_current ORDER BY user_id LIMIT ?'),
@@ -248,7 +263,7 @@ function prepare(db: DatabaseSync) {
       `SELECT c.user_id, c.value, m.value AS previous, p.via FROM temp.audience_current c
        LEFT JOIN profile_users p ON p.source_id = ? AND p.user_id = c.user_id
        LEFT JOIN audience_members m ON m.audience_id = ? AND m.user_id = c.user_id
-       WHERE m.value IS NOT c.value ORDER BY c.user_id`,
+       WHERE m.value IS NOT c.value OR ? ORDER BY c.user_id`,
     ),
     // Users in the snapshot who no longer match (or no longer have a value): (source, audience).
     left: db.prepare(

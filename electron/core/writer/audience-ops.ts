@@ -16,6 +16,11 @@ export type AudienceOp =
       nextSyncAt: number;
       /** The property or source changed: forget the snapshot, so the next sync is an initial one. */
       resetMembers: boolean;
+      /**
+       * A destination was gained: the next sync sends every member again (the new destination learns them),
+       * keeping the snapshot, so that whoever left meanwhile is still told they left.
+       */
+      resendMembers: boolean;
       now: number;
     }
   | { op: 'audience.delete'; audienceId: number }

@@ -135,6 +135,29 @@ describe('an audience chooses its destinations', () => {
     await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
     expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
   });
+
+  it('a destination added while a member has left: the others are still told who left, and the members stay shown until the sync', async () => {
+    const { core, a, b, ids } = await setup();
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+    a.received.length = 0;
+    // Bob leaves; before the next sync, b is added.
+    await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/identify', { userId: 'bob', traits: { plan: 'free' } });
+    await core.delivery.idle();
+    a.received.length = 0;
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.b] });
+    expect(core.audiences.view(saved.id).members).toBe(2); // what the last sync sent, until the next one
+    await core.audiences.syncNow(saved.id);
+    await core.delivery.idle();
+    const sent = (r: typeof a) => r.received.map((q) => JSON.parse(q.body) as { userId: string; traits?: Record<string, unknown> }).filter((q) => q.traits?.pro_users !== undefined).map((q) => [q.userId, q.traits!.pro_users]).sort();
+    expect(sent(a)).toEqual([['ada', true], ['bob', false]]); // a had bob: it hears that he left
+    expect(sent(b)).toEqual([['ada', true], ['bob', false]]); // b learns ada (bob's false is the same message: harmless)
+    expect(core.audiences.view(saved.id).members).toBe(1);
+    // The next sync without change sends nothing to either.
+    a.received.length = 0;
+    b.received.length = 0;
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
+  });
 });
 
 describe('validation', () => {
