@@ -22,6 +22,8 @@ export interface DeletionDeps {
   bus: EventBus;
   /** Whether a destination's kind takes `delete` notifications (delivery's Kind.takesDeletions). */
   takesDeletions: TakesDeletions;
+  /** Destinations an audience sent the user's membership to, connected to the user's sources or not. */
+  audienceDestinations: (userId: string) => number[];
 }
 
 /** Whether a destination's kind takes `delete` notifications: a Tracking API takes none (Segment's deletions go through its own API). */
@@ -52,7 +54,7 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   const sourceIds = deps.messages.sourcesOfUser(userId);
   const body = JSON.stringify(deleteBody(userId, now));
   const deliveries: NewDelivery[] = [];
-  for (const destination of notified(deps.destinations.list(), sourceIds, deps.takesDeletions)) {
+  for (const destination of notified(deps.destinations.list(), sourceIds, deps.audienceDestinations(userId), deps.takesDeletions)) {
     deliveries.push({
       messageId: null,
       destinationId: destination.id,
@@ -76,9 +78,13 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   return { deletionRequestId: outcome.deletionRequestId!, sourceIds, deliveryIds: outcome.ids, purgedMessages: outcome.changed, inboxRequests };
 }
 
-/** The destinations a deletion request notifies: the enabled ones of the sources holding the user's messages whose kind takes deletions. */
-function notified(destinations: Destination[], sourceIds: number[], takesDeletions: TakesDeletions): Destination[] {
-  return destinations.filter((d) => d.enabled && takesDeletions(d) && d.sourceIds.some((id) => sourceIds.includes(id)));
+/**
+ * The destinations a deletion request notifies: the enabled ones whose kind takes deletions, of the
+ * sources holding the user's messages or profile, and those an audience sent the user's membership to
+ * (an audience may choose destinations not connected to its source: before 2026-11-30 they were missed).
+ */
+function notified(destinations: Destination[], sourceIds: number[], audienceDestinationIds: number[], takesDeletions: TakesDeletions): Destination[] {
+  return destinations.filter((d) => d.enabled && takesDeletions(d) && (d.sourceIds.some((id) => sourceIds.includes(id)) || audienceDestinationIds.includes(d.id)));
 }
 
 export interface DeletionPreviewDeps {
@@ -102,7 +108,7 @@ export function previewDeletion(deps: DeletionPreviewDeps, input: unknown): Dele
   return {
     userId,
     ...counts,
-    notifications: notified(deps.destinations.list(), counts.sourceIds, deps.takesDeletions).length,
+    notifications: notified(deps.destinations.list(), counts.sourceIds, deps.deletionRequests.audienceDestinationsOfUser(userId), deps.takesDeletions).length,
     inboxRequests: deps.inboxRequests(userId),
   };
 }

@@ -40,6 +40,13 @@ export class DeletionRequestsRepo {
       // deliveries of them whose bodies it removes, their attempts whose answers it removes (a forwarded
       // message's attempt is its share of a request's record, migration 17: the purge clears that
       // request's answer), and the memberships in those sources' audiences.
+      // Audiences with a destination list of their own (NULL: their source's, notified as the source's are).
+      // No index by user on the syncs' record: a deletion (rare) reads it once.
+      audienceDestinations: `SELECT DISTINCT CAST(j.value AS INTEGER) AS id FROM audiences a, json_each(a.destination_ids) j
+         WHERE a.destination_ids IS NOT NULL AND (
+           EXISTS (SELECT 1 FROM audience_members m WHERE m.audience_id = a.id AND m.user_id = ?)
+           OR EXISTS (SELECT 1 FROM audience_sync_messages s JOIN audience_syncs y ON y.id = s.sync_id WHERE y.audience_id = a.id AND s.user_id = ?))
+         ORDER BY 1`,
       purgeCounts: `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
            sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id),
            -- Profiles outlive their messages (a prune keeps them): a source may have one and no message left.
@@ -55,6 +62,15 @@ export class DeletionRequestsRepo {
            (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
              WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM affected)) AS audienceMemberships`,
     });
+  }
+
+  /**
+   * The destinations an audience chose (its own list, connected to its source or not) that it sent this
+   * user's membership to — a member now, or named in a sync's record — which a deletion request notifies
+   * beside the sources' own destinations.
+   */
+  audienceDestinationsOfUser(userId: string): number[] {
+    return (this.#sql.audienceDestinations.all(userId, userId) as { id: number }[]).map((row) => row.id);
   }
 
   /** What purging this user would remove now. */

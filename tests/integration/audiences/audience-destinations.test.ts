@@ -160,6 +160,30 @@ describe('an audience chooses its destinations', () => {
   });
 });
 
+describe('a deletion request', () => {
+  it('notifies the destination an audience sent the user to, connected to the source or not', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+    a.received.length = 0;
+    b.received.length = 0;
+    expect(await core.operations['deletions.preview']({ userId: 'ada' })).toMatchObject({ notifications: 2 });
+    const deletion = await core.operations['deletions.create']({ userId: 'ada', purge: false });
+    expect(deletion.deliveryIds).toHaveLength(2); // a: connected to web; b: the audience sent ada there
+    await core.delivery.idle();
+    const deletes = (r: typeof a) => r.received.map((q) => JSON.parse(q.body) as { type: string; userId: string }).filter((q) => q.type === 'delete').map((q) => q.userId);
+    expect(deletes(a)).toEqual(['ada']);
+    expect(deletes(b)).toEqual(['ada']);
+    // A user the audience never sent there: b is not told.
+    b.received.length = 0;
+    expect((await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/identify', { userId: 'cyd', traits: { plan: 'free' } })).status).toBe(200);
+    await core.delivery.idle();
+    await core.operations['deletions.create']({ userId: 'cyd', purge: false });
+    await core.delivery.idle();
+    expect(deletes(b)).toEqual([]);
+  });
+});
+
 describe('validation', () => {
   it('an unknown destination is refused through the contract, on its place in the list', async () => {
     const { core, ids } = await setup();
