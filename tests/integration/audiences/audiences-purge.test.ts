@@ -4,6 +4,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { parseConfig } from '../../../electron/core/config/load-config.ts';
 import { DATABASE_FILE } from '../../../electron/core/store/database.ts';
 import { post, startCore, tempDir, type TestCore } from '../../helpers/core.ts';
 
@@ -54,13 +55,9 @@ it("a purge removes the user's rows from every audience table and keeps everyone
 
 it("a purge removes the profile of a user whose messages are gone already (a clear or a prune keeps profiles), and notifies that source's destinations", async () => {
   const dataDir = tempDir();
-  core = await startCore({
-    dataDir,
-    config: {
-      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-      destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: 'http://127.0.0.1:9/crm' }] }],
-    },
-  } as never);
+  // Parsed as a config file is (its destination's options filled in with their defaults).
+  const config = parseConfig(JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [{ name: 'crm', sources: ['web'], webhooks: [{ url: 'http://127.0.0.1:9/crm' }] }] }));
+  core = await startCore({ dataDir, config });
   core.writeKey = 'wk_web';
   const sourceId = core.sources.byName('web')!.id;
   expect((await post(core, '/v1/batch', { batch: ['alice', 'bob'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com` } })) })).status).toBe(200);
