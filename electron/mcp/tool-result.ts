@@ -45,22 +45,25 @@ function bounded(value: Record<string, unknown>, whole = 'ask for fewer (limit) 
 
 /**
  * A page of a list (search_messages, list_deliveries): `read(limit)` asks the relay for it. When the
- * answer only fits with its list shortened, the page is asked again with that many, so that its `next`
- * goes on after the last one shown — not after the last one read, which would skip the ones cut.
+ * answer only fits with its list shortened, the page is asked again with as many as fit (fewer each time
+ * the note or a changed page makes it still too long, a few times at most), so that its `next` goes on
+ * after the last one shown — not after the last one read, which would skip the ones cut.
  */
 export async function answerPage(read: (limit: number | undefined) => Promise<Record<string, unknown>>, whole?: string): Promise<CallToolResult> {
   try {
     const first = bounded(await read(undefined), whole);
-    if (!first.shortened || first.shortened.keep === 0) return text(first.text);
-    // Said as a list cut short is said (and within the bound); `next` goes on after these.
-    const fewer = `only ${first.shortened.keep} ${first.shortened.key} fit in this page ("next" goes on after them)`;
-    const again = bounded({ ...(await read(first.shortened.keep)), truncated: fewer }, whole);
-    // Shortened again (the newest messages changed between the two reads): no cursor that skips nothing.
-    if (again.shortened) {
-      const value = JSON.parse(again.text) as Record<string, unknown>;
-      return text(JSON.stringify({ ...value, next: null, truncated: `${String(value.truncated)}; no "next" is given, as it would skip those not shown: ask again with a lower limit` }));
+    if (!first.shortened) return text(first.text);
+    const key = first.shortened.key;
+    let keep = Math.max(1, first.shortened.keep);
+    for (let tries = 0; ; tries++) {
+      const fewer = `only ${keep} ${key} fit in this page ("next" goes on after them)`;
+      const again = bounded({ ...(await read(keep)), truncated: fewer }, whole);
+      if (!again.shortened) return text(again.text);
+      // One alone too large even with its strings cut: shown cut, and `next` goes past it (read it whole
+      // with get_message). Otherwise fewer, unless it has been tried enough.
+      if (keep === 1 || tries === 3) return text(again.text);
+      keep = Math.max(1, Math.min(again.shortened.keep, keep - 1));
     }
-    return text(again.text);
   } catch (error) {
     return failure(error);
   }

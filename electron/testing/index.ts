@@ -181,7 +181,10 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
         status: entry.answeredStatus,
       })),
     ),
-    coverage: withCallerStack((options: { plan?: string } = {}) => operation(started, 'plans.coverage', options.plan !== undefined ? { name: options.plan } : {})),
+    coverage: withCallerStack(async (options: { plan?: string } = {}) => {
+      checkOptions(options, ['plan'], 'coverage()');
+      return operation(started, 'plans.coverage', options.plan !== undefined ? { name: options.plan } : {});
+    }),
     faults: {
       ingest: withCallerStack((fault: IngestFault) => operation(started, 'faults.ingest', fault)),
       clear: withCallerStack(() => operation(started, 'faults.clear', {})),

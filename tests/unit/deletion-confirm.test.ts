@@ -60,13 +60,13 @@ describe('deletionQuestion', () => {
       kind: 'purge',
       title: 'Purge user u_123?',
       text:
-        'Purge user u_123: removes 1,204 stored messages, what their 2,300 deliveries and 2,410 attempts kept of them (the bodies sent and the answers received; the deliveries stay, as the record of what was sent when), 3 audience memberships and 14 requests in the built-in receiver’s inbox. A delete notification goes to 2 destinations. This cannot be undone.',
+        'Purge user u_123: removes 1,204 stored messages, the profile audiences keep of them, what their 2,300 deliveries and 2,410 attempts kept of them (the bodies sent and the answers received; the deliveries stay, as the record of what was sent when), 3 audience memberships and 14 requests in the built-in receiver’s inbox. A delete notification goes to 2 destinations. This cannot be undone.',
       confirm: 'Purge user',
     });
   });
 
   it('leaves out what there is none of, and says one in the singular', () => {
-    const q = deletionQuestion(preview({ messages: 1, deliveries: 0, attempts: 0, audienceMemberships: 0, inboxRequests: 1, notifications: 0 }), true)!;
+    const q = deletionQuestion(preview({ messages: 1, deliveries: 0, attempts: 0, audienceMemberships: 0, inboxRequests: 1, notifications: 0, profiles: 0 }), true)!;
     expect(q.text).toBe(
       'Purge user u_123: removes 1 stored message and 1 request in the built-in receiver’s inbox. No destination is notified: none is connected to the sources that hold them. This cannot be undone.',
     );
@@ -83,6 +83,8 @@ describe('deletionQuestion', () => {
     expect(plain.text).toMatch(/^No stored message has userId u_12 — send anyway\? No destination would be notified/);
     expect(deletionQuestion(none, true)!.text).toContain('There is nothing stored to purge.');
     expect(deletionQuestion({ ...none, inboxRequests: 2 }, true)!.text).toContain('The purge removes 2 requests in the built-in receiver’s inbox; this cannot be undone.');
+    // An audience sent them to a destination of its own: that one is still told.
+    expect(deletionQuestion({ ...none, notifications: 1 }, false)!.text).toContain('A delete notification still goes to 1 destination an audience sent them to; the request is recorded.');
   });
 });
 
@@ -108,6 +110,10 @@ describe('deletionOutcome', () => {
     expect(deletionOutcome({ ...result, deliveryIds: [] }, 'u_1', false)).toBe(
       'Requested: 0 delete notifications queued (no enabled destination is connected to the affected sources).',
     );
+  });
+
+  it('says what was queued when no source held the user but an audience had sent them somewhere', () => {
+    expect(deletionOutcome({ ...result, sourceIds: [], deliveryIds: [9], purgedMessages: 0, inboxRequests: 0 }, 'u_x', false)).toBe('Requested: 1 delete notification queued.');
   });
 
   it('says when no source held the user, and what the purge still removed from the inbox', () => {

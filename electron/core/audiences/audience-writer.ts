@@ -126,7 +126,7 @@ export class AudienceWriter {
     let joining: number | null = null;
     let leaving: number | null = null;
     if (op.audienceId !== null) {
-      joining = this.#s.changed.all(op.sourceId, op.audienceId).length;
+      joining = this.#s.changed.all(op.sourceId, op.audienceId, this.#s.isResend.get(op.audienceId) !== undefined ? 1 : 0).length;
       leaving = this.#s.left.all(op.sourceId, op.audienceId).length;
     }
     const users = count(this.#s.users.get(op.sourceId));

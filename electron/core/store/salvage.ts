@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { transaction } from './connection.ts';
+import { profileCursorRewinder } from './profile-cursor.ts';
 import { check, isDamage, isDiskFull, isWithoutRowid, orderOf, quote } from './integrity.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
 import { DatabaseSync as Database } from './sqlite.ts';
@@ -101,6 +102,9 @@ export function salvage(file: string, now = new Date()): SalvageReport {
     const counts = results.find((r) => r.table === 'event_counts');
     const recounted = lost(messages) || lost(counts);
     if (recounted && tables.includes('event_counts')) recount(fresh);
+    // The newest messages lost (a torn write at the file's end): their ids are given again, and the
+    // audiences' profiles must fold the messages that take them (store/profile-cursor.ts).
+    if (lost(messages) && tables.includes('settings')) profileCursorRewinder(fresh)();
     // The overview's hours, always: since migration 26 no trigger counts a delivery copied in (the writer
     // counts those it makes), and the hours copied are the damaged store's, deliveries lost or not.
     if (tables.includes('delivery_hours') && tables.includes('deliveries')) recountDeliveryHours(fresh);

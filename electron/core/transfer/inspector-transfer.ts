@@ -65,6 +65,7 @@ export async function exportForDownload(
   try {
     for (let next = pages.next(); !next.done && !truncated; next = pages.next()) {
       for (const item of next.value) if (!take(format === 'ndjson' ? exportLineText(item as ExportLine) : ndjsonLine(item as HarEntry))) break;
+      if (truncated) break; // no page read past the cut
       await nextTurn();
     }
   } finally {

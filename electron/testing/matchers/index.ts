@@ -36,6 +36,7 @@ const defaults: MatcherDefaults = { timeoutMs: 3_000, withinMs: 500 };
 
 /** Changes the matchers' default waits (for every test after the call); returns the defaults now in force. */
 export function configureSluiceMatchers(options: Partial<MatcherDefaults> = {}): MatcherDefaults {
+  checkOptions(options, ['timeoutMs', 'withinMs'], 'configureSluiceMatchers()');
   for (const key of ['timeoutMs', 'withinMs'] as const) {
     const value = options[key];
     if (value === undefined) continue;

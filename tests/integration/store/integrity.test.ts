@@ -365,6 +365,8 @@ describe('salvage', () => {
       message.run(`m-${i}`, i, JSON.stringify({ type: 'track', event: 'E', messageId: `m-${i}` }));
     }
     db.exec('COMMIT');
+    // The audiences' profiles were folded through the last message.
+    db.exec("INSERT INTO settings (key, value) VALUES ('profiles.folded_through', '3000')");
     db.close();
     const file = path.join(dir, 'sluice.db');
     const leaves = (name: string) => {
@@ -390,6 +392,10 @@ describe('salvage', () => {
     expect(report.recounted).toBe(true); // messages were lost: the plan view's counts are the kept messages'
     const kept = rawById(file);
     expect([...kept.keys()]).toEqual(Array.from({ length: 3000 - last.ncell }, (_, i) => i + 1));
+    // The newest messages lost, their ids are given again: the fold's cursor is back at the last one kept.
+    const after = new DatabaseSync(file, { readOnly: true });
+    expect(after.prepare("SELECT value FROM settings WHERE key = 'profiles.folded_through'").get()).toEqual({ value: String(3000 - last.ncell) });
+    after.close();
   });
 });
 

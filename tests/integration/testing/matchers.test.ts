@@ -110,6 +110,7 @@ describe('options a matcher does not take', () => {
       [expect(sluice).toCoverPlan({ violation: false } as never), /^toCoverPlan\(\): unknown option "violation"; it takes plan, violations$/],
       [expect(sluice).not.toHaveReceivedInOrder([{ event: 'a' }, { event: 'b' }], { within: 100 } as never), /^\.not\.toHaveReceivedInOrder\(\): unknown option "within"; it takes timeoutMs$/],
     ];
+    expect(() => configureSluiceMatchers({ within: 1000 } as never)).toThrow(/^configureSluiceMatchers\(\): unknown option "within"; it takes timeoutMs, withinMs$/);
     for (const [assertion, message] of cases) {
       const error = await failure(assertion);
       expect(error).toBeInstanceOf(TypeError);

@@ -144,6 +144,7 @@ describe('messages and filters', () => {
     );
     await expect(sluice.waitForDeliveries({ event: 'Paid', status: 'failed' }, { status: 'delivered' })).rejects.toThrow(/^waitForDeliveries\(\): the filter's status \("failed"\) and the options' \("delivered"\) differ; give one$/);
     await expect(startSluice({ confg: CONFIG } as never)).rejects.toThrow(/^startSluice\(\): unknown option "confg"; it takes config, dataDir$/);
+    await expect(sluice.coverage({ plna: 'web' } as never)).rejects.toThrow(/^coverage\(\): unknown option "plna"; it takes plan$/);
   });
 });
 

@@ -32,16 +32,20 @@ export function deletionQuestion(preview: DeletionPreview, purge: boolean): Dele
         : purge
           ? ' There is nothing stored to purge.'
           : '';
+    const notice =
+      preview.notifications > 0
+        ? `A delete notification still goes to ${plural(preview.notifications, 'destination')} an audience sent them to`
+        : 'No destination would be notified, since no source holds messages of this user';
     return {
       kind: 'unknown',
       title: 'Unknown user',
-      text: `No stored message has userId ${user} — send anyway? No destination would be notified, since no source holds messages of this user; the request is recorded.${inbox} Check the userId for a typo.`,
+      text: `No stored message has userId ${user} — send anyway? ${notice}; the request is recorded.${inbox} Check the userId for a typo.`,
       confirm: 'Send anyway',
     };
   }
   if (!purge) return null;
   const parts = preview.messages > 0 ? [plural(preview.messages, 'stored message')] : [];
-  if (preview.messages === 0) parts.push('the profile audiences keep of them (traits and events of messages since removed)');
+  if (preview.profiles > 0) parts.push(preview.messages > 0 ? 'the profile audiences keep of them' : 'the profile audiences keep of them (traits and events of messages since removed)');
   if (preview.deliveries > 0) {
     const attempts = preview.attempts > 0 ? ` and ${plural(preview.attempts, 'attempt')}` : '';
     parts.push(
@@ -62,7 +66,7 @@ export function deletionQuestion(preview: DeletionPreview, purge: boolean): Dele
 export function deletionOutcome(result: Responses['deletions.create'], userId: string, purge: boolean): string {
   const { sourceIds, deliveryIds, purgedMessages, inboxRequests } = result;
   const inbox = inboxRequests > 0 ? `${plural(inboxRequests, 'request')} removed from the built-in receiver’s inbox` : null;
-  if (sourceIds.length === 0) {
+  if (sourceIds.length === 0 && deliveryIds.length === 0) {
     const removed = purge && inbox ? ` ${inbox[0]!.toUpperCase()}${inbox.slice(1)}.` : '';
     return `No source holds messages of ${userId}, so there was no destination to notify. The request is recorded.${removed}`;
   }
