@@ -14,12 +14,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../core/config/data-dir.ts';
 import { databaseFile } from '../core/store/database.ts';
-import type { Parsed, SkipReason } from '../core/transfer/import-parse.ts';
 import { InputError, UsageError } from './command-error.ts';
 import { messageFile } from './message-file.ts';
 import { checkInputFiles, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
 import { openStore, sourceId, sourceNames, writeKeyOf } from './read-store.ts';
-import { BatchSender, TransferError, type Refusal } from '../core/transfer/batch-sender.ts';
+import { BatchSender, ImportTally, TransferError, type Refusal } from '../core/transfer/batch-sender.ts';
 import { IMPORT_SKIPPED, importRefusedAgain } from '../../shared/storage.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -55,15 +54,12 @@ async function runImport(args: string[]): Promise<number> {
   const sender = new BatchSender(base, writeKey, LISTED);
   await sender.checkListening();
   const name = file === STDIN_ARG ? STDIN_NAME : file;
-  const totals: Totals = { skipped: new Map(), unreadable: 0, firstErrors: [] };
+  const totals = new ImportTally(sender, LISTED);
   const started = Date.now();
   let lastProgress = started;
   let lastWhere = name;
   for await (const parsed of messageFile(file, name)) {
-    for (const { reason } of parsed.skipped) totals.skipped.set(reason, (totals.skipped.get(reason) ?? 0) + 1);
-    totals.unreadable += parsed.errors.length;
-    totals.firstErrors.push(...parsed.errors.slice(0, LISTED - totals.firstErrors.length));
-    for (const item of parsed.send) await sender.add(item);
+    await totals.take(parsed);
     lastWhere = (parsed.send[0] ?? parsed.errors[0] ?? parsed.skipped[0])?.where.replace(/ (batch|messages)\[\d+\]$/, '') ?? lastWhere;
     // A long file says how far it has got; a short one says nothing but its summary.
     if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
@@ -74,13 +70,6 @@ async function runImport(args: string[]): Promise<number> {
   await sender.flush();
   report(name, base, into, sender, totals);
   return sender.refused + totals.unreadable > 0 ? 1 : 0;
-}
-
-/** What was not sent, counted; only the first few unreadable lines are kept, to list. */
-interface Totals {
-  skipped: Map<SkipReason, number>;
-  unreadable: number;
-  firstErrors: Parsed['errors'];
 }
 
 /** The ingestion endpoint's base URL: what --url names, without a trailing /v1/batch or slash. */
@@ -115,7 +104,7 @@ function resolveWriteKey(source: string | undefined, writeKey: string | undefine
   }
 }
 
-function report(name: string, base: string, into: string, sender: BatchSender, totals: Totals): void {
+function report(name: string, base: string, into: string, sender: BatchSender, totals: ImportTally): void {
   const n = (count: number) => count.toLocaleString('en-US');
   const lines = [
     `imported ${name} into ${base} (${into}): ${n(sender.sent)} message${sender.sent === 1 ? '' : 's'} sent, ${n(sender.accepted)} accepted, ${n(sender.refused)} refused, ${n(totals.unreadable)} unreadable line${totals.unreadable === 1 ? '' : 's'}`,

@@ -7,11 +7,11 @@ import type { NewDelivery } from '../store/delivery-types.ts';
 import type { StoreWriter } from '../writer/store-writer.ts';
 import { OperationError } from '../operation-error.ts';
 import type { Destination, DestinationsRepo } from '../store/destinations-repo.ts';
-import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { DeletionRequestsRepo } from '../store/deletion-requests-repo.ts';
 
 export interface DeletionDeps {
-  messages: MessagesRepo;
+  /** Where the user's data is (their sources, the destinations audiences sent them to). */
+  deletionRequests: DeletionRequestsRepo;
   destinations: DestinationsRepo;
   writer: StoreWriter;
   clock: Clock;
@@ -22,8 +22,6 @@ export interface DeletionDeps {
   bus: EventBus;
   /** Whether a destination's kind takes `delete` notifications (delivery's Kind.takesDeletions). */
   takesDeletions: TakesDeletions;
-  /** Destinations an audience sent the user's membership to, connected to the user's sources or not. */
-  audienceDestinations: (userId: string) => number[];
 }
 
 /** Whether a destination's kind takes `delete` notifications: a Tracking API takes none (Segment's deletions go through its own API). */
@@ -51,10 +49,10 @@ export async function requestDeletion(deps: DeletionDeps, input: unknown): Promi
   if (!parsed.success) throw new OperationError('invalid_deletion_request', describeIssues(parsed.error).join('; '));
   const { userId, purge } = parsed.data;
   const now = deps.clock.now();
-  const sourceIds = deps.messages.sourcesOfUser(userId);
+  const sourceIds = deps.deletionRequests.sourcesOfUser(userId);
   const body = JSON.stringify(deleteBody(userId, now));
   const deliveries: NewDelivery[] = [];
-  for (const destination of notified(deps.destinations.list(), sourceIds, deps.audienceDestinations(userId), deps.takesDeletions)) {
+  for (const destination of notified(deps.destinations.list(), sourceIds, deps.deletionRequests.audienceDestinationsOfUser(userId), deps.takesDeletions)) {
     deliveries.push({
       messageId: null,
       destinationId: destination.id,

@@ -117,8 +117,8 @@ export interface Row {
   message: TestMessage;
 }
 
-/** A message filter's fields: given as an option instead, they are said to belong in the filter. */
-export const MESSAGE_FILTER_FIELDS: readonly string[] = ['type', 'event', 'userId', 'anonymousId', 'messageId', 'source', 'status', 'properties', 'traits', 'context'];
+/** A message filter's fields (what checkFilter takes): given as an option instead, they are said to belong in the filter. */
+export const MESSAGE_FILTER_FIELDS: readonly string[] = [...EXACT, ...PARTIAL, 'violations'];
 
 /**
  * Options checked as filters are: one the call does not take (misspelt, or a filter's field given as an
@@ -152,7 +152,7 @@ export function checkFilter(filter: unknown, where: string): MessageFilter {
     } else if ((PARTIAL as readonly string[]).includes(key)) {
       if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new TypeError(`${where}: filter.${key} must be an object (matched in part)`);
     } else {
-      throw new TypeError(`${where}: unknown filter field "${key}"; filter by ${[...EXACT, ...PARTIAL, 'violations'].join(', ')}`);
+      throw new TypeError(`${where}: unknown filter field "${key}"; filter by ${MESSAGE_FILTER_FIELDS.join(', ')}`);
     }
   }
   return filter as MessageFilter;

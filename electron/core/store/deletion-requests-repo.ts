@@ -26,6 +26,9 @@ export interface PurgeCounts {
   audienceMemberships: number;
 }
 
+/** The sources keeping a profile of the user (`?`: the userId): part of where a user's data is. */
+const PROFILED = 'SELECT source_id FROM profile_users WHERE user_id = ?';
+
 /** Read side of deletion requests (the store's writer thread writes them with their notifications). */
 export class DeletionRequestsRepo {
   readonly #sql;
@@ -35,11 +38,10 @@ export class DeletionRequestsRepo {
       recent: `SELECT id, user_id AS userId, requested_at AS requestedAt, purge, source_ids AS sourceIds,
            purged_messages AS purgedMessages
          FROM deletion_requests ORDER BY id DESC LIMIT ?`,
-      // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser):
-      // the user's messages in every source (one scan: no index by user, as the purge's own), the
-      // deliveries of them whose bodies it removes, their attempts whose answers it removes (a forwarded
-      // message's attempt is its share of a request's record, migration 17: the purge clears that
-      // request's answer), and the memberships in those sources' audiences.
+      // The sources a user's data is in: their messages (any status: rejected ones hold their data too;
+      // one scan, no index by user), or a profile of them (audiences' traits and events, which outlive the
+      // messages: a prune keeps them).
+      sourcesOfUser: `SELECT source_id AS id FROM messages WHERE user_id = ? UNION ${PROFILED} ORDER BY 1`,
       // Audiences with a destination list of their own (NULL: their source's, notified as the source's are).
       // No index by user on the syncs' record: a deletion (rare) reads it once.
       audienceDestinations: `SELECT DISTINCT CAST(j.value AS INTEGER) AS id FROM audiences a, json_each(a.destination_ids) j
@@ -47,10 +49,14 @@ export class DeletionRequestsRepo {
            EXISTS (SELECT 1 FROM audience_members m WHERE m.audience_id = a.id AND m.user_id = ?)
            OR EXISTS (SELECT 1 FROM audience_sync_messages s JOIN audience_syncs y ON y.id = s.sync_id WHERE y.audience_id = a.id AND s.user_id = ?))
          ORDER BY 1`,
+      // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser) in
+      // the sources sourcesOfUser names (here read from the same two parts): the user's messages, the
+      // deliveries of them whose bodies it removes, their attempts whose answers it removes (a forwarded
+      // message's attempt is its share of a request's record, migration 17: the purge clears that
+      // request's answer), the profiles, and the memberships in those sources' audiences.
       purgeCounts: `WITH mine AS MATERIALIZED (SELECT id, source_id FROM messages WHERE user_id = ?),
            sent AS MATERIALIZED (SELECT d.id FROM mine JOIN deliveries d ON d.message_id = mine.id),
-           -- Profiles outlive their messages (a prune keeps them): a source may have one and no message left.
-           profiled AS MATERIALIZED (SELECT source_id FROM profile_users WHERE user_id = ?),
+           profiled AS MATERIALIZED (${PROFILED}),
            affected AS MATERIALIZED (SELECT source_id FROM mine UNION SELECT source_id FROM profiled)
          SELECT
            (SELECT count(*) FROM mine) AS messages,
@@ -62,6 +68,11 @@ export class DeletionRequestsRepo {
            (SELECT count(*) FROM audience_members m JOIN audiences a ON a.id = m.audience_id
              WHERE m.user_id = ? AND a.source_id IN (SELECT source_id FROM affected)) AS audienceMemberships`,
     });
+  }
+
+  /** The sources holding the user's messages or a profile of them, ascending: those a deletion request concerns. */
+  sourcesOfUser(userId: string): number[] {
+    return (this.#sql.sourcesOfUser.all(userId, userId) as { id: number }[]).map((row) => row.id);
   }
 
   /**

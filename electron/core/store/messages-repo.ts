@@ -308,17 +308,6 @@ export class MessagesRepo {
     return rows.map((row) => row.id);
   }
 
-  /** Sources holding messages of this user, of any status. */
-  sourcesOfUser(userId: string): number[] {
-    return (
-      // Any status: a source holding only rejected messages of the user still holds their data. And a
-      // source keeping a profile of the user (audiences' traits and events, which a prune leaves) does too.
-      this.#db.prepare('SELECT source_id AS id FROM messages WHERE user_id = ? UNION SELECT source_id FROM profile_users WHERE user_id = ? ORDER BY 1').all(userId, userId) as {
-        id: number;
-      }[]
-    ).map((row) => row.id);
-  }
-
   /**
    * What names these identify, group and alias messages beyond their userId (MessageNames), read from
    * their payloads for a page of rows at once; the other messages are left out.

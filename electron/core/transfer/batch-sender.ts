@@ -5,7 +5,7 @@
  * answer read back onto the messages it refused.
  */
 import { INGEST_MAX_REQUEST_BYTES, SEGMENT_MAX_REQUEST_BYTES } from '../../../shared/limits.ts';
-import type { Outgoing } from './import-parse.ts';
+import type { Outgoing, Parsed, SkipReason } from './import-parse.ts';
 import { IMPORT_HEADER } from '../store/normalize.ts';
 
 /** The import cannot go on (nothing listens, the write key is refused, …): a sentence for the user. */
@@ -31,6 +31,31 @@ export interface Refusal {
 interface Answer {
   status: number;
   body: { error?: { code?: string; message?: string }; rejected?: { index?: number; code?: string; message?: string }[] } | undefined;
+}
+
+/**
+ * What an import read and did not send, counted whole — skipped messages by why, unreadable lines, the
+ * first `keep` of those kept to list — as it hands what it sends to its BatchSender. `sluice import` and the
+ * inspector's drop count with it, so that both say the same.
+ */
+export class ImportTally {
+  readonly skipped = new Map<SkipReason, number>();
+  unreadable = 0;
+  readonly firstErrors: Parsed['errors'] = [];
+  readonly #keep: number;
+  readonly #sender: BatchSender;
+
+  constructor(sender: BatchSender, keep: number) {
+    this.#sender = sender;
+    this.#keep = keep;
+  }
+
+  async take(parsed: Parsed): Promise<void> {
+    for (const { reason } of parsed.skipped) this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+    this.unreadable += parsed.errors.length;
+    this.firstErrors.push(...parsed.errors.slice(0, Math.max(0, this.#keep - this.firstErrors.length)));
+    for (const item of parsed.send) await this.#sender.add(item);
+  }
 }
 
 export class BatchSender {

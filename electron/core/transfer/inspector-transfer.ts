@@ -4,13 +4,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { MessageFilter } from '../../../shared/message-filter.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { EXPORT_MAX_CHARS, EXPORT_MAX_MESSAGES, type ImportOutcome, type ImportSkipReason } from '../../../shared/storage.ts';
+import { EXPORT_MAX_CHARS, EXPORT_MAX_MESSAGES, type ImportOutcome } from '../../../shared/storage.ts';
 import type { StorageResponses } from '../../../shared/channels/storage.ts';
 import { exportLineText, exportPages, type ExportFilter, type ExportLine } from './export-lines.ts';
 import { ndjsonLine, splitLines } from './json-lines.ts';
 import { HAR_TAIL, harHead, harPages, type HarEntry } from './har.ts';
 import { harMessages, isHar, parseLine, type Parsed } from './import-parse.ts';
-import { BatchSender } from './batch-sender.ts';
+import { BatchSender, ImportTally } from './batch-sender.ts';
 
 /** The stream's filter as the export's (the same fields, named as the CLI's). */
 function exportFilter(filter: MessageFilter): ExportFilter {
@@ -84,14 +84,8 @@ const LISTED = 20;
 export async function importDropped(ingestUrl: string, writeKey: string, fileName: string, text: string): Promise<ImportOutcome> {
   const lineOf = (where: string) => Number(/:(\d+)/.exec(where)?.[1] ?? NaN);
   const sender = new BatchSender(ingestUrl, writeKey, LISTED);
-  const unreadable: ImportOutcome['unreadable'] = [];
-  let unreadableCount = 0;
-  const skipped = new Map<ImportSkipReason, number>();
-  const take = async (parsed: Parsed) => {
-    for (const error of parsed.errors) if (unreadableCount++ < LISTED) unreadable.push({ line: lineOf(error.where) || 0, reason: error.error });
-    for (const { reason } of parsed.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
-    for (const item of parsed.send) await sender.add(item);
-  };
+  const tally = new ImportTally(sender, LISTED);
+  const take = (parsed: Parsed) => tally.take(parsed);
   let format: ImportOutcome['format'] = 'ndjson';
   let whole: unknown;
   try {
@@ -128,8 +122,8 @@ export async function importDropped(ingestUrl: string, writeKey: string, fileNam
     refusedCount: sender.refused,
     refused: sender.firstRefusals.map((r) => ({ line: lineOf(r.item.where) || null, reason: `${r.code}: ${r.message}` })),
     refusedAgain: sender.refusedAgain,
-    unreadableCount,
-    unreadable,
-    skipped: [...skipped].map(([reason, count]) => ({ reason, count })),
+    unreadableCount: tally.unreadable,
+    unreadable: tally.firstErrors.map((error) => ({ line: lineOf(error.where) || 0, reason: error.error })),
+    skipped: [...tally.skipped].map(([reason, count]) => ({ reason, count })),
   };
 }

@@ -14,8 +14,7 @@ export function deletionOperations(p: OperationContext): OperationsOf<'deletions
     /** Delete notifications to the user's sources' destinations, and with `purge` the user's messages gone. */
     'deletions.create': (request) => {
       const purged = delivery.purging(); // queued deliveries must not send purged messages
-      const parts = { messages: p.messages, destinations: p.destinations, writer: p.writer, clock: p.clock, inbox: p.receiver, roundsEnded: () => delivery.roundsEnded(), bus: p.bus, takesDeletions,
-        audienceDestinations: (userId: string) => p.deletionRequests.audienceDestinationsOfUser(userId) };
+      const parts = { deletionRequests: p.deletionRequests, destinations: p.destinations, writer: p.writer, clock: p.clock, inbox: p.receiver, roundsEnded: () => delivery.roundsEnded(), bus: p.bus, takesDeletions };
       return requestDeletion(parts, request)
         .finally(purged)
         .then((result) => {
