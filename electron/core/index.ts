@@ -1,6 +1,7 @@
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
+import { configProblems, storeConfig } from './config/apply-config.ts';
 import { BuiltinReceiver, type SigningSecrets } from './receiver/builtin-receiver.ts';
 import { adoptReceiverUrls } from './destinations/receiver-urls.ts';
 import { Composer } from './composer/composer.ts';
@@ -35,6 +36,7 @@ import { DeletionRequestsRepo } from './store/deletion-requests-repo.ts';
 import { DestinationsRepo, type Destination } from './store/destinations-repo.ts';
 import { MessagesRepo } from './store/messages-repo.ts';
 import { SourcesRepo } from './store/sources-repo.ts';
+import { AudiencesRepo } from './store/audiences-repo.ts';
 import { hookOf, resolveHookUrl } from '../../shared/receiver-hooks.ts';
 import { TrackingPlans } from './plans/plan-registry.ts';
 import { Rechecks } from './plans/recheck.ts';
@@ -136,23 +138,14 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   const deletionRequests = new DeletionRequestsRepo(db);
 
   const now = clock.now();
-  /** The config file's sources: applied from it at each start, read-only in the inspector. */
-  const configured = new Set<number>();
-  if (options.config) {
-    const clashes = options.config.sources.flatMap((source, i) => {
-      const holder = sources.byWriteKey(source.writeKey);
-      return holder && holder.name !== source.name
-        ? [`sources[${i}].writeKey: already the key of the stored source "${holder.name}"; rename that source in the config or use another key`]
-        : [];
-    });
-    if (clashes.length > 0) {
-      db.close();
-      throw new ConfigError(options.configFile ?? '--config', clashes);
-    }
-    for (const source of options.config.sources) configured.add(sources.upsert(source, now).id);
-    for (const destination of options.config.destinations) destinations.upsert(destination, now);
+  // The file checked whole against the store before any of it is stored (config/apply-config.ts).
+  const problems = options.config ? configProblems(options.config, { sources, destinations, audiences: new AudiencesRepo(db) }) : [];
+  if (problems.length > 0) {
+    db.close();
+    throw new ConfigError(options.configFile ?? '--config', problems);
   }
-  sources.ensureDefault(now);
+  /** The config file's sources: applied from it at each start, read-only in the inspector. */
+  let configured = new Set<number>();
 
   const gate = options.loadGate?.cells;
   /**
@@ -189,7 +182,6 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     writer.setWriteKeys(sources.list().map((s) => [s.writeKey, s.id, s.allowedOrigins]));
     writer.setRoutes(routesOf(destinations));
   };
-  applyRouting();
   const planStats = new PlanStatsRepo(db);
   const plans = new TrackingPlans({ configs: options.config?.trackingPlans ?? [], configFile: options.configFile, sources, destinations, writer, bus, clock, stats: planStats });
   const sender = new WebhookSender({
@@ -237,7 +229,13 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     ...(options.random ? { random: options.random } : {}),
   });
   try {
-    await plans.start(); // the writer has the plans before the first message can arrive
+    // The plans load (and are checked) before the file's sources and destinations are stored; the
+    // writer has them before the first message can arrive.
+    await plans.load(sourceNamesAfter(sources, options.config));
+    if (options.config) configured = storeConfig(db, options.config, { sources, destinations }, now);
+    sources.ensureDefault(now);
+    applyRouting();
+    plans.start();
     await listenOn(() => ingest.listen(), 'ingest', `port ${options.ingestPort ?? DEFAULT_INGEST_PORT} is in use; is another Sluice running? Pick another with --ingest-port (0 = any free port)`);
     await listenOn(() => receiver.listen(), 'receiver', `port ${options.receiverPort ?? DEFAULT_RECEIVER_PORT} (the built-in receiver) is in use; pick another with --receiver-port (0 = any free port)`);
     // Before the first delivery: destinations stored with the receiver's address name it (receiver-urls.ts).
@@ -352,6 +350,13 @@ function withGenerated(committed: CommittedRequest[]): CommittedRequest[] {
     const ids = Float64Array.from(generatedIds);
     return [own, { ...own, ids, statuses: new Uint8Array(ids.length), rejected: [], deliveries: 0 }];
   });
+}
+
+/** The sources' names once the config file's are stored (and the first start's "default" made, when there is none). */
+function sourceNamesAfter(sources: SourcesRepo, config: ConfigFile | undefined): Set<string> {
+  const names = new Set([...sources.list(), ...(config?.sources ?? [])].map((s) => s.name));
+  if (names.size === 0) names.add('default');
+  return names;
 }
 
 /** Which enabled destinations each source's messages go to. */

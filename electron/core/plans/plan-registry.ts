@@ -74,18 +74,26 @@ export class TrackingPlans {
     }));
   }
 
-  /** Loads every plan and starts watching their files; a plan that cannot be used is a ConfigError naming it. */
-  async start(): Promise<void> {
+  /**
+   * Loads every plan, writing and sending nothing: a plan that cannot be used is a ConfigError naming
+   * it. `sourceNames`: the sources there will be once the config file's are stored — a start refused
+   * here has stored nothing of the file.
+   */
+  async load(sourceNames: ReadonlySet<string>): Promise<void> {
     if (this.#entries.length > 0) this.#compile = (await import('./compile-plan.ts')).compilePlan;
     const problems: string[] = [];
     this.#entries.forEach((entry, i) => {
       this.#load(entry);
       if (entry.error !== null) problems.push(`trackingPlans[${i}] ("${entry.config.name}"): ${entry.error}`);
       entry.config.sources?.forEach((name, j) => {
-        if (!this.#o.sources.list().some((s) => s.name === name)) problems.push(`trackingPlans[${i}].sources[${j}]: unknown source "${name}"`);
+        if (!sourceNames.has(name)) problems.push(`trackingPlans[${i}].sources[${j}]: unknown source "${name}"`);
       });
     });
     if (problems.length > 0) throw new ConfigError(this.#o.configFile ?? '--config', problems);
+  }
+
+  /** After load() and once the sources are stored: starts watching the plans' files and sends the plans to the writer. */
+  start(): void {
     this.#watch();
     this.apply();
   }

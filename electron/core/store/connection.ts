@@ -133,8 +133,22 @@ export function checkpointAutomatically(db: DatabaseSync): void {
   db.exec('PRAGMA wal_autocheckpoint = 1000');
 }
 
-/** Runs `fn` in one transaction; rolls back and rethrows on error. */
+/**
+ * Runs `fn` in one transaction; rolls back and rethrows on error. Inside another transaction, in a
+ * savepoint: what `fn` wrote is undone alone if it fails, and commits with the outer transaction.
+ */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  if (db.isTransaction) {
+    db.exec('SAVEPOINT nested');
+    try {
+      const result = fn();
+      db.exec('RELEASE nested');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK TO nested; RELEASE nested');
+      throw error;
+    }
+  }
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = fn();
