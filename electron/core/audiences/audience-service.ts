@@ -159,6 +159,7 @@ export class AudienceService {
         sourceId: request.sourceId,
         definition: (request.kind === 'audience' ? request.rule : request.computation)!,
         audienceId: request.audienceId ?? null,
+        destinationIds: this.#syncTargets(request.audienceId),
         sampleSize: request.sampleSize,
         now: this.#o.clock.now(),
       });
@@ -239,9 +240,6 @@ export class AudienceService {
     const timing = { mode: input.mode, intervalSeconds: input.intervalSeconds };
     // Another property, source or kind makes it a new audience for the destinations: start afresh.
     const fresh = !existing || existing.property !== property || existing.sourceId !== input.sourceId || existing.kind !== input.kind;
-    // A destination it did not send to before learns every member at the next sync (the others hear them again).
-    const before = existing ? this.#targets(existing, false) : [];
-    const gained = this.#targets({ sourceId: input.sourceId, destinationIds: input.destinationIds }, false).some((id) => !before.includes(id));
     const nextSyncAt = fresh ? firstSyncAt(timing, now, this.#random) : rescheduled(existing, timing, now, this.#random);
     const outcome = await this.#write({
       op: 'audience.save',
@@ -258,7 +256,8 @@ export class AudienceService {
       },
       nextSyncAt,
       resetMembers: existing !== undefined && fresh,
-      resendMembers: existing !== undefined && !fresh && gained,
+      // A destination it did not send to before learns every member at the next sync (AudienceWriter#sync).
+      targetsBefore: existing ? this.#targets(existing) : [],
       now,
     });
     if (outcome.op !== 'audience.save') throw unexpected(outcome);
@@ -280,7 +279,7 @@ export class AudienceService {
         reason,
         now,
         nextSyncAt: syncAfter(audience, now, this.#random),
-        destinationIds: audience.destinationIds === null ? null : this.#targets(audience, true),
+        destinationIds: this.#syncTargets(id),
       });
       if (outcome.op !== 'audience.sync') throw unexpected(outcome);
       const sync = outcome.sync;
@@ -361,16 +360,19 @@ export class AudienceService {
   }
 
   /**
-   * The destinations an audience sends to: the ones it chose (`enabledOnly`: those enabled now), or,
-   * when it chose none, the enabled destinations connected to its source.
+   * The destinations a sync of the audience sends to now: the enabled ones it chose, or, when it chose
+   * none, the enabled destinations connected to its source.
    */
-  #targets(audience: Pick<Audience, 'sourceId' | 'destinationIds'>, enabledOnly: boolean): number[] {
+  #targets(audience: Pick<Audience, 'sourceId' | 'destinationIds'>): number[] {
     const live = this.#o.destinations.list();
     if (audience.destinationIds === null) return live.filter((d) => d.enabled && d.sourceIds.includes(audience.sourceId)).map((d) => d.id);
-    return audience.destinationIds.filter((id) => {
-      const destination = this.#o.destinations.byId(id);
-      return destination !== undefined && (destination.enabled || !enabledOnly);
-    });
+    return audience.destinationIds.filter((id) => this.#o.destinations.byId(id)?.enabled === true);
+  }
+
+  /** The same for audience `id`, as a sync's op gives it: null for its source's (the writer's routes, which are those). */
+  #syncTargets(id: number | undefined): number[] | null {
+    const audience = id === undefined ? undefined : this.repo.get(id);
+    return audience && audience.destinationIds !== null ? this.#targets(audience) : null;
   }
 
   #sourceExists(sourceId: number): boolean {

@@ -12,8 +12,17 @@ import type { AudienceOp, AudienceOutcome, PreviewOutcome, SyncOutcome } from '.
 import { ProfileFold } from './profile-fold.ts';
 import { compile, leavingValue } from './rule-sql.ts';
 
-/** settings' key (with the audience's id) of an audience whose next sync sends every member again. */
+/**
+ * settings' key (with the audience's id) of an audience whose next sync sends every member again to every
+ * destination: written by saves before 2026-12-01 (a store may still hold one), read until its sync.
+ */
 const RESEND_KEY = 'audience.resend.';
+/**
+ * settings' key (with the audience's id): the destinations its last sync sent to (a JSON array of ids).
+ * A sync that sends to one not in it (connected to the source, chosen, enabled again) sends it every
+ * member whose value the others already have; no schema change for what one row per audience holds.
+ */
+const SENT_KEY = 'audience.sent.';
 
 /** Messages folded per fold call: bounds how long one call holds the writer (and ingestion). */
 export const FOLD_CHUNK = 20_000;
@@ -63,13 +72,14 @@ export class AudienceWriter {
         return { op: op.op, audienceId: this.#save(op) };
       case 'audience.delete':
         this.#s.clearResend.run(op.audienceId);
+        this.#s.clearSentTo.run(op.audienceId);
         return { op: op.op, deleted: Number(this.#s.deleteAudience.run(op.audienceId).changes) > 0 };
       case 'audience.fold': {
         const { through, latest } = this.fold.fold(op.limit);
         return { op: op.op, through, latest };
       }
       case 'audience.preview':
-        return { op: op.op, preview: this.#preview(op) };
+        return { op: op.op, preview: this.#preview(op, routes) };
       case 'audience.sync':
         return { op: op.op, sync: this.#sync(op, routes) };
     }
@@ -97,10 +107,13 @@ export class AudienceWriter {
       );
     }
     this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, destinations, op.now, op.nextSyncAt, a.id);
-    if (op.resetMembers) this.#s.forgetMembers.run(a.id);
-    // A gained destination used to forget the snapshot too (before 2026-11-30): whoever had left since the
-    // last sync was never told so, and the audience showed no member until the next sync.
-    else if (op.resendMembers) this.#s.markResend.run(a.id);
+    if (op.resetMembers) {
+      this.#s.forgetMembers.run(a.id);
+      this.#s.clearSentTo.run(a.id);
+    } else if (this.#s.sentTo.get(a.id) === undefined) {
+      // Last synced before the record of where syncs went: where they went then is where it sent to.
+      this.#s.setSentTo.run(a.id, JSON.stringify(op.targetsBefore));
+    }
     return a.id;
   }
 
@@ -115,7 +128,7 @@ export class AudienceWriter {
     this.#db.prepare(`INSERT INTO temp.audience_current (user_id, value) ${query.sql}`).run(...query.params);
   }
 
-  #preview(op: Extract<AudienceOp, { op: 'audience.preview' }>): PreviewOutcome {
+  #preview(op: Extract<AudienceOp, { op: 'audience.preview' }>, routes: ReadonlyMap<number, number[]>): PreviewOutcome {
     const started = performance.now();
     this.#evaluate(op.kind, op.definition, op.sourceId, op.now);
     const members = count(this.#s.countCurrent.get());
@@ -126,12 +139,21 @@ export class AudienceWriter {
     let joining: number | null = null;
     let leaving: number | null = null;
     if (op.audienceId !== null) {
-      joining = this.#s.changed.all(op.sourceId, op.audienceId, this.#s.isResend.get(op.audienceId) !== undefined ? 1 : 0).length;
+      const everyone = this.#s.isResend.get(op.audienceId) !== undefined || this.#gained(op.audienceId, op.destinationIds ?? routes.get(op.sourceId) ?? []).length > 0;
+      joining = this.#s.changed.all(op.sourceId, op.audienceId, everyone ? 1 : 0).length;
       leaving = this.#s.left.all(op.sourceId, op.audienceId).length;
     }
     const users = count(this.#s.users.get(op.sourceId));
     this.#s.clearCurrent.run();
     return { members, sample, joining, leaving, users, durationMs: performance.now() - started };
+  }
+
+  /** Of `destinations`, those the audience's last sync did not send to (none when no sync recorded where it sent). */
+  #gained(audienceId: number, destinations: readonly number[]): number[] {
+    const row = this.#s.sentTo.get(audienceId) as { value: string } | undefined;
+    if (row === undefined) return [];
+    const before = JSON.parse(row.value) as number[];
+    return destinations.filter((id) => !before.includes(id));
   }
 
   #sync(op: Extract<AudienceOp, { op: 'audience.sync' }>, routes: ReadonlyMap<number, number[]>): SyncOutcome | null {
@@ -146,7 +168,14 @@ export class AudienceWriter {
     // at the demo interval of 30 s such rows buried the syncs that sent something. An audience's first
     // sync, and every "Sync now", are recorded whatever they find.
     const resend = this.#s.isResend.get(row.id) !== undefined;
-    if (op.reason === 'scheduled' && !resend && this.#s.hasSync.get(row.id) !== undefined && !(this.#s.anyChange.get(row.id, row.id) as { changed: number }).changed) {
+    const destinations = op.destinationIds ?? routes.get(sourceId) ?? [];
+    // Destinations this sync sends to that the last did not: they learn the members the others have.
+    const gained = this.#gained(row.id, destinations);
+    this.#s.setSentTo.run(row.id, JSON.stringify(destinations));
+    if (
+      op.reason === 'scheduled' && !resend && gained.length === 0 &&
+      this.#s.hasSync.get(row.id) !== undefined && !(this.#s.anyChange.get(row.id, row.id) as { changed: number }).changed
+    ) {
       const members = count(this.#s.countCurrent.get());
       this.#s.clearCurrent.run();
       this.#s.synced.run(op.now, op.nextSyncAt, row.id);
@@ -154,7 +183,6 @@ export class AudienceWriter {
     }
     const initial = count(this.#s.snapshotSize.get(row.id)) === 0;
     const syncId = Number(this.#s.insertSync.run(row.id, op.now, op.reason, initial ? 1 : 0, row.property).lastInsertRowid);
-    const destinations = op.destinationIds ?? routes.get(sourceId) ?? [];
     const timestamp = new Date(op.now).toISOString();
     const computationClass = row.kind === 'audience' ? 'audience' : 'trait';
     const messageIds: number[] = [];
@@ -173,7 +201,7 @@ export class AudienceWriter {
       }
       return id;
     };
-    const send = (userId: string, value: string, change: 'joined' | 'left' | 'changed', via: string | null) => {
+    const send = (userId: string, value: string, change: 'joined' | 'left' | 'changed', via: string | null, to = destinations) => {
       const messageId = nextMessageId();
       // Built as text around the value's JSON so the value is sent exactly as computed.
       const raw =
@@ -181,24 +209,28 @@ export class AudienceWriter {
         `"messageId":"${messageId}","timestamp":"${timestamp}",` +
         `"context":{"personas":{"computation_class":"${computationClass}","computation_id":"${row.id}","computation_key":${JSON.stringify(row.property)}}}}`;
       const id = Number(this.#s.insertMessage.run(requestOf(via), sourceId, messageId, userId, op.now, op.now, raw).lastInsertRowid);
-      for (const destinationId of destinations) this.#s.insertDelivery.run(id, destinationId, op.now, op.now, op.now);
-      deliveries += destinations.length;
+      for (const destinationId of to) this.#s.insertDelivery.run(id, destinationId, op.now, op.now, op.now);
+      deliveries += to.length;
       this.#s.link.run(syncId, id, userId, value, change);
       messageIds.push(id);
     };
 
     let joined = 0;
     type Changed = { user_id: string; value: string; previous: string | null; via: string | null };
-    // Every member again when a destination was gained (resend): the unchanged ones join it.
-    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id, resend ? 1 : 0) as Changed[]) {
-      send(user_id, value, previous === null || previous === value ? 'joined' : 'changed', via);
+    // Every member again when a destination was gained: the unchanged ones join it (only it; a store's
+    // resend from before 2026-12-01 sends them to every destination, as it did).
+    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id, resend || gained.length > 0 ? 1 : 0) as Changed[]) {
+      const unchanged = previous === value;
+      send(user_id, value, previous === null || unchanged ? 'joined' : 'changed', via, unchanged && !resend ? gained : destinations);
       this.#s.upsertMember.run(row.id, user_id, value, op.now);
       joined++;
     }
     const gone = leavingValue(row.kind, definition);
     let left = 0;
+    // Who left is told only where they had been sent: not to a destination gained at this sync.
+    const told = gained.length > 0 ? destinations.filter((id) => !gained.includes(id)) : destinations;
     for (const { user_id, via } of this.#s.left.all(sourceId, row.id) as { user_id: string; via: string | null }[]) {
-      send(user_id, gone, 'left', via);
+      send(user_id, gone, 'left', via, told);
       this.#s.removeMember.run(row.id, user_id);
       left++;
     }
@@ -247,11 +279,11 @@ function prepare(db: DatabaseSync) {
     forgetMembers: db.prepare('DELETE FROM audience_members WHERE audience_id = ?'),
     deleteAudience: db.prepare('DELETE FROM audiences WHERE id = ?'),
     audience: db.prepare('SELECT id, kind, source_id, property, definition FROM audiences WHERE id = ?'),
-    // An audience that gained a destination sends every member at its next sync (a key in settings: no
-    // schema change for a flag that lives from a save to the next sync).
-    markResend: db.prepare(`INSERT INTO settings (key, value) VALUES ('${RESEND_KEY}' || ?, '1') ON CONFLICT (key) DO UPDATE SET value = '1'`),
     isResend: db.prepare(`SELECT 1 AS resend FROM settings WHERE key = '${RESEND_KEY}' || ?`),
     clearResend: db.prepare(`DELETE FROM settings WHERE key = '${RESEND_KEY}' || ?`),
+    sentTo: db.prepare(`SELECT value FROM settings WHERE key = '${SENT_KEY}' || ?`),
+    setSentTo: db.prepare(`INSERT INTO settings (key, value) VALUES ('${SENT_KEY}' || ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+    clearSentTo: db.prepare(`DELETE FROM settings WHERE key = '${SENT_KEY}' || ?`),
     clearCurrent: db.prepare('DELETE FROM temp.audience_current'),
     countCurrent: db.prepare('SELECT count(*) AS n FROM temp.audience_current'),
     sample: db.prepare('SELECT user_id, value FROM temp.audience_current ORDER BY user_id LIMIT ?'),

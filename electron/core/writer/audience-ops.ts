@@ -17,10 +17,11 @@ export type AudienceOp =
       /** The property or source changed: forget the snapshot, so the next sync is an initial one. */
       resetMembers: boolean;
       /**
-       * A destination was gained: the next sync sends every member again (the new destination learns them),
-       * keeping the snapshot, so that whoever left meanwhile is still told they left.
+       * The destinations the audience sent to before this save (as a sync now would): recorded as where its
+       * last sync went when that sync was recorded before syncs kept it, so that the next sync tells a
+       * destination gained by this save every member (AudienceWriter: SENT_KEY).
        */
-      resendMembers: boolean;
+      targetsBefore: number[];
       now: number;
     }
   | { op: 'audience.delete'; audienceId: number }
@@ -33,6 +34,8 @@ export type AudienceOp =
       definition: Audience['definition'];
       /** An existing audience: also count who would join and leave against its snapshot. */
       audienceId: number | null;
+      /** That audience's destinations, as for a sync (a destination gained makes every member join). */
+      destinationIds: number[] | null;
       sampleSize: number;
       now: number;
     }

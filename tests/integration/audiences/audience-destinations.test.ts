@@ -1,9 +1,11 @@
 // Which destinations an audience's syncs go to, over a real core (real SQLite file, real ingestion,
 // the real delivery engine) and two real webhook receivers on 127.0.0.1: the ones it chose, or, by
 // default (every audience from before the choice), the enabled destinations connected to its source.
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
 import { parseConfig } from '../../../electron/core/config/load-config.ts';
+import { databaseFile } from '../../../electron/core/store/database.ts';
 import type { AudienceRule, AudienceView } from '../../../shared/audiences.ts';
 import type { Result } from '../../../shared/contract.ts';
 import type { ConfigFile } from '../../../shared/settings.ts';
@@ -26,10 +28,10 @@ interface Setup {
 }
 
 /** Two destinations, each its own receiver; `b` connected to the web source or not. */
-async function setup(options: { bConnected?: boolean; audiences?: ConfigFile['audiences'] } = {}): Promise<Setup> {
+async function setup(options: { bConnected?: boolean; audiences?: ConfigFile['audiences']; clock?: { now(): number } } = {}): Promise<Setup> {
   const [a, b] = [await newReceiver(), await newReceiver()];
   const core = await startCore({
-    clock: { now: () => T0 },
+    clock: options.clock ?? { now: () => T0 },
     config: {
       sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
       destinations: [
@@ -123,17 +125,28 @@ describe('an audience chooses its destinations', () => {
     const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a] });
     expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
     a.received.length = 0;
-    // Nothing changed but the destinations: b learns who is in it (a hears them again).
+    // Nothing changed but the destinations: b learns who is in it, a hears nothing again (until
+    // 2026-12-01 a was sent every member again).
     await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.b] });
-    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([
-      ['ada', 'bob'],
-      ['ada', 'bob'],
-    ]);
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
     // Dropping one sends nothing again to the other.
     a.received.length = 0;
     b.received.length = 0;
     await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
     expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
+  });
+
+  it('an audience last synced before syncs recorded where they went: a destination added by a save still learns the members', async () => {
+    const { core, a, b, ids } = await setup();
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+    a.received.length = 0;
+    // As a store from before 2026-12-01 is: no record of where the last sync went.
+    const db = new DatabaseSync(databaseFile(core.dataDir));
+    expect(Number(db.prepare("DELETE FROM settings WHERE key LIKE 'audience.sent.%'").run().changes)).toBe(1);
+    db.close();
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a, ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
   });
 
   it('a destination added while a member has left: the others are still told who left, and the members stay shown until the sync', async () => {
@@ -150,13 +163,59 @@ describe('an audience chooses its destinations', () => {
     await core.audiences.syncNow(saved.id);
     await core.delivery.idle();
     const sent = (r: typeof a) => r.received.map((q) => JSON.parse(q.body) as { userId: string; traits?: Record<string, unknown> }).filter((q) => q.traits?.pro_users !== undefined).map((q) => [q.userId, q.traits!.pro_users]).sort();
-    expect(sent(a)).toEqual([['ada', true], ['bob', false]]); // a had bob: it hears that he left
-    expect(sent(b)).toEqual([['ada', true], ['bob', false]]); // b learns ada (bob's false is the same message: harmless)
+    expect(sent(a)).toEqual([['bob', false]]); // a had bob: it hears that he left, and nothing of ada again
+    expect(sent(b)).toEqual([['ada', true]]); // b learns ada, and is not told of bob, whom it never had
     expect(core.audiences.view(saved.id).members).toBe(1);
     // The next sync without change sends nothing to either.
     a.received.length = 0;
     b.received.length = 0;
     expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
+  });
+});
+
+describe('an audience on its source\'s destinations (none chosen)', () => {
+  it('a destination connected to the source later, or enabled again, learns the members at the next sync', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+    a.received.length = 0;
+
+    // b is connected to web: nothing about the audience changed, but where its syncs go did. Before
+    // 2026-12-01 b never heard of ada and bob (only of who joined or left later).
+    core.saveDestination({ name: 'b', enabled: true, sources: ['web'], webhooks: [{ url: `${b.url}/b` }], options: { bodyShape: 'seed' } });
+    const preview = await core.audiences.preview({ kind: 'audience', sourceId: ids.web, rule, audienceId: saved.id });
+    expect(preview).toMatchObject({ members: 2, joining: 2, leaving: 0 });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+    b.received.length = 0;
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
+    expect(await core.audiences.preview({ kind: 'audience', sourceId: ids.web, rule, audienceId: saved.id })).toMatchObject({ joining: 0 });
+
+    // a disabled: a sync without change sends nowhere; enabled again, a is sent the members once more
+    // (it may have missed a change while it was off).
+    core.saveDestination({ name: 'a', enabled: false, sources: ['web'], webhooks: [{ url: `${a.url}/a` }], options: { bodyShape: 'seed' } });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], []]);
+    core.saveDestination({ name: 'a', enabled: true, sources: ['web'], webhooks: [{ url: `${a.url}/a` }], options: { bodyShape: 'seed' } });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+  });
+
+  it('a scheduled sync with nothing changed still tells a destination gained since', async () => {
+    let now = T0;
+    const { core, a, b, ids } = await setup({ bConnected: false, clock: { now: () => now } });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, intervalSeconds: 30 });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+    a.received.length = 0;
+    // A scheduled sync that finds nothing changed is not recorded and sends nothing ...
+    now += 3_600_000;
+    expect(await core.audiences.tick()).toMatchObject([{ syncId: null, joined: 0, deliveries: 0 }]);
+    // ... but a destination gained since is a change.
+    core.saveDestination({ name: 'b', enabled: true, sources: ['web'], webhooks: [{ url: `${b.url}/b` }], options: { bodyShape: 'seed' } });
+    now += 3_600_000;
+    const [sync] = await core.audiences.tick();
+    expect(sync).toMatchObject({ joined: 2, left: 0, deliveries: 2 });
+    expect(sync!.syncId).not.toBeNull();
+    await core.delivery.idle();
+    expect(b.received.map((r) => (JSON.parse(r.body) as { userId: string }).userId).sort()).toEqual(['ada', 'bob']);
+    expect(a.received).toEqual([]);
   });
 });
 
