@@ -78,7 +78,7 @@ export function DestinationsChoice({ form, shown, change, sourceName, destinatio
         <p className="aud-help" id="aud-destinations-hint">
           {!bySource && form.destinationIds!.length === 0
             ? 'None ticked: the syncs are stored and shown in the stream, and sent nowhere.'
-            : 'A destination added to an audience gets every member at the next sync (the others hear them again).'}
+            : 'A destination added to an audience gets every member at the next sync; the others hear only what changed.'}
         </p>
       )}
     </fieldset>
