@@ -1,7 +1,7 @@
 import { DEFAULT_HOST, DEFAULT_INGEST_PORT, DEFAULT_RECEIVER_PORT } from '../../shared/limits.ts';
 import type { ConfigFile } from '../../shared/settings.ts';
 import { ConfigError } from './config/load-config.ts';
-import { configProblems, storeConfig } from './config/apply-config.ts';
+import { configProblems, storeConfig, type Declared } from './config/apply-config.ts';
 import { BuiltinReceiver, type SigningSecrets } from './receiver/builtin-receiver.ts';
 import { adoptReceiverUrls } from './destinations/receiver-urls.ts';
 import { Composer } from './composer/composer.ts';
@@ -144,8 +144,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     db.close();
     throw new ConfigError(options.configFile ?? '--config', problems);
   }
-  /** The config file's sources: applied from it at each start, read-only in the inspector. */
-  let configured = new Set<number>();
+  /** The config file's sources and destinations: applied from it at each start; read-only, or not renamed, in the inspector. */
+  let declared: Declared = { sources: new Set(), destinations: new Set() };
 
   const gate = options.loadGate?.cells;
   /**
@@ -232,7 +232,7 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     // The plans load (and are checked) before the file's sources and destinations are stored; the
     // writer has them before the first message can arrive.
     await plans.load(sourceNamesAfter(sources, options.config));
-    if (options.config) configured = storeConfig(db, options.config, { sources, destinations }, now);
+    if (options.config) declared = storeConfig(db, options.config, { sources, destinations }, now);
     sources.ensureDefault(now);
     applyRouting();
     plans.start();
@@ -287,7 +287,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
     transformer: transforms,
     writer,
     db,
-    declaredIn: (sourceId) => (configured.has(sourceId) ? (options.configFile ?? '--config') : null),
+    declaredIn: (sourceId) => (declared.sources.has(sourceId) ? (options.configFile ?? '--config') : null),
+    destinationDeclaredIn: (destinationId) => (declared.destinations.has(destinationId) ? (options.configFile ?? '--config') : null),
     settingsApplied() {
       applyRouting();
       plans.apply(); // sources and destinations by name

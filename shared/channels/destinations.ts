@@ -74,6 +74,11 @@ export interface DestinationView {
   filters: DestinationFilter[];
   /** The user's function run on each message (its file absolute), or null. */
   transform: DestinationTransform | null;
+  /**
+   * The config file that declares it (applied by name at every start), or null: such a destination is
+   * edited in the inspector until the next start, but not renamed (it would come back beside the copy).
+   */
+  fromConfig?: string | null;
 }
 
 /** Where a tracking-api destination forwards, as the UI sees it: the write key masked like the shared secret. */

@@ -80,7 +80,7 @@ function viewOf(d: Delivery, last: LastAttempt | undefined): Omit<DeliveryView, 
  * The destination as the inspector sees it; `breaker` reads a URL's circuit breaker (the engine's),
  * closed for all when not given (just saved: an edit gives every receiver a fresh start).
  */
-export function destinationView(d: Destination, breaker?: (url: string) => BreakerView): DestinationView {
+export function destinationView(d: Destination, breaker?: (url: string) => BreakerView, declaredIn: string | null = null): DestinationView {
   const api = d.trackingApi ?? null;
   return {
     id: d.id,
@@ -103,6 +103,7 @@ export function destinationView(d: Destination, breaker?: (url: string) => Break
     }),
     filters: d.filters ?? [],
     transform: d.transform ? maskedTransform(d.transform) : null,
+    fromConfig: declaredIn,
   };
 }
 

@@ -44,11 +44,16 @@ export function configProblems(config: ConfigFile, stores: ConfigStores): string
   return problems;
 }
 
-/** Stores the file's sources and destinations in one transaction; the ids of its sources. */
-export function storeConfig(db: DatabaseSync, config: ConfigFile, stores: Omit<ConfigStores, 'audiences'>, now: number): Set<number> {
-  return transaction(db, () => {
-    const ids = new Set(config.sources.map((source) => stores.sources.upsert(source, now).id));
-    for (const destination of config.destinations) stores.destinations.upsert(destination, now);
-    return ids;
-  });
+/** The ids of what the config file declares: read-only (sources) or kept under their name (destinations) in the inspector. */
+export interface Declared {
+  sources: Set<number>;
+  destinations: Set<number>;
+}
+
+/** Stores the file's sources and destinations in one transaction. */
+export function storeConfig(db: DatabaseSync, config: ConfigFile, stores: Omit<ConfigStores, 'audiences'>, now: number): Declared {
+  return transaction(db, () => ({
+    sources: new Set(config.sources.map((source) => stores.sources.upsert(source, now).id)),
+    destinations: new Set(config.destinations.map((destination) => stores.destinations.upsert(destination, now).id)),
+  }));
 }

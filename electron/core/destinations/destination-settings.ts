@@ -21,6 +21,8 @@ export interface DestinationSettingsDeps {
   applied(): void;
   /** Cancels deliveries through the writer (the core's cancelDeliveries); resolves to how many changed. */
   cancelDeliveries(ids: number[]): Promise<number>;
+  /** The config file that declares destination `id`, or null. */
+  declaredIn(id: number): string | null;
 }
 
 export interface SaveOptions {
@@ -50,6 +52,14 @@ export function saveDestination(deps: DestinationSettingsDeps, input: unknown, o
   const transformProblem = config.transform ? transformFileProblem(config.transform.file, null) : null;
   if (transformProblem) throw refusal('invalid_destination', [{ path: ['transform', 'file'], message: transformProblem }]);
 
+  // The config file applies its destinations by name at every start: one renamed here would come back
+  // under the file's name beside the renamed copy, and every message would go to both.
+  const declaredIn = id === undefined ? null : deps.declaredIn(id);
+  const stored = id === undefined ? undefined : deps.destinations.byId(id);
+  if (declaredIn !== null && stored && stored.name !== config.name) {
+    const message = `“${stored.name}” is declared in ${declaredIn}, which Sluice applies by name at every start: renamed here it would come back beside the copy, and every message would go to both; rename it in the file and restart Sluice`;
+    throw new OperationError('declared_in_config', message, [{ path: ['name'], message }]);
+  }
   const holder = deps.destinations.byName(config.name);
   if (holder && holder.id !== id && (id !== undefined || options.ifNameTaken === 'refuse')) {
     const message = `another destination is already called “${config.name}”; choose another name`;

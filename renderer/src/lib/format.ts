@@ -43,3 +43,8 @@ export function formatRate(perSecond: number): string {
   if (perSecond >= 10) return String(Math.round(perSecond));
   return perSecond === 0 ? '0' : perSecond.toFixed(1);
 }
+
+/** A file by its name alone (a config file, a plan file): the whole path belongs in a title. */
+export function fileName(path: string): string {
+  return path.split(/[\\/]/).pop() || path;
+}

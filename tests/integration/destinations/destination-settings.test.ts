@@ -228,6 +228,50 @@ describe('deleting a destination', () => {
   });
 });
 
+describe('a destination the config file declares', () => {
+  it('is marked with the file, edited until the next start, and refused a rename (it would come back beside the copy, every message sent twice)', async () => {
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const r = await receiver();
+    const configFile = `${dataDir}/sluice.json`;
+    const config: ConfigFile = {
+      sources: SOURCES,
+      destinations: [{ name: 'cfg', enabled: true, sources: ['web'], webhooks: [{ url: `${r.url}/cfg`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+    };
+    let started = await startCore({ dataDir, config, configFile });
+    started.writeKey = 'wk_web';
+    core = started;
+    const handlers = createHandlers(started);
+    const listed = (value(await invoke(handlers, 'destinations.list', {})) as { destinations: DestinationView[] }).destinations;
+    expect(listed.map((d) => [d.name, d.fromConfig])).toEqual([['cfg', configFile]]);
+    const cfg = listed[0]!;
+
+    const renamed = await save(handlers, { id: cfg.id, name: 'cfg-copy', sources: ['web'], webhooks: [{ url: `${r.url}/cfg` }] });
+    expect(renamed).toMatchObject({ ok: false, error: { code: 'declared_in_config', issues: [{ path: ['name'] }] } });
+    expect(!renamed.ok && renamed.error.message).toContain(`“cfg” is declared in ${configFile}`);
+    expect(started.destinations.list().map((d) => d.name)).toEqual(['cfg']);
+    // Its other settings may change, until the next start.
+    const edited = value(await save(handlers, { id: cfg.id, name: 'cfg', sources: ['web'], webhooks: [{ url: `${r.url}/edited` }] }));
+    expect(edited).toMatchObject({ id: cfg.id, fromConfig: configFile, webhooks: [{ url: `${r.url}/edited` }] });
+    // One made in the inspector is renamed as before.
+    const mine = value(await save(handlers, { name: 'mine', webhooks: [{ url: `${r.url}/mine` }] }));
+    expect(mine.fromConfig).toBeNull();
+    expect(value(await save(handlers, { id: mine.id, name: 'mine2', webhooks: [{ url: `${r.url}/mine` }] }))).toMatchObject({ name: 'mine2' });
+    await started.dispose();
+
+    // At the next start: one "cfg", as the file says, and each message reaches it once.
+    started = await startCore({ dataDir, config, configFile });
+    started.writeKey = 'wk_web';
+    core = started;
+    expect(started.destinations.list().map((d) => [d.id, d.name])).toEqual([[cfg.id, 'cfg'], [mine.id, 'mine2']]);
+    r.received.length = 0;
+    await post(started, '/v1/track', { userId: 'u', event: 'Once' });
+    await until(() => (r.received.some((q) => q.path === '/cfg') ? true : undefined));
+    await started.delivery.idle();
+    expect(r.received.filter((q) => q.path !== '/mine').map((q) => q.path)).toEqual(['/cfg']);
+  });
+});
+
 describe('replaying after a deletion', () => {
   it('leaves a deleted destination’s failed deliveries out of “all failed”, and replays the others', async () => {
     const { c, handlers } = await setup();

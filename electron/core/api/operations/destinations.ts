@@ -20,9 +20,12 @@ type DestinationChannel =
 export function destinationOperations(p: OperationContext): OperationsOf<DestinationChannel> {
   const { delivery, destinations } = p;
   return {
-    'destinations.list': () => ({ destinations: destinations.list().map((d) => destinationView(d, (url) => delivery.breaker(url))) }),
+    'destinations.list': () => ({ destinations: destinations.list().map((d) => destinationView(d, (url) => delivery.breaker(url), p.destinationDeclaredIn(d.id))) }),
     // The inspector's save: a new destination never overwrites another of the same name.
-    'destinations.save': (config) => destinationView(saveDestinationConfig(p, config, { ifNameTaken: 'refuse' })),
+    'destinations.save': (config) => {
+      const saved = saveDestinationConfig(p, config, { ifNameTaken: 'refuse' });
+      return destinationView(saved, undefined, p.destinationDeclaredIn(saved.id));
+    },
     /** Deletes a destination, cancelling its pending and retrying deliveries; history stays. */
     'destinations.delete': async ({ id, dryRun }) => {
       const cancelledDeliveries = await deleteDestination(settingsOf(p), id, { dryRun });
@@ -44,7 +47,7 @@ export function destinationOperations(p: OperationContext): OperationsOf<Destina
       }
       p.bus.emit('settings.changed', null);
       delivery.tryNow([id]);
-      return destinationView(destinations.byId(id)!, (u) => delivery.breaker(u));
+      return destinationView(destinations.byId(id)!, (u) => delivery.breaker(u), p.destinationDeclaredIn(id));
     },
   };
 }
@@ -72,6 +75,7 @@ function settingsOf(p: OperationContext): DestinationSettingsDeps {
     writer: p.writer,
     clock: p.clock,
     applied: () => p.settingsApplied(),
+    declaredIn: (id) => p.destinationDeclaredIn(id),
     cancelDeliveries: (ids) => cancelDeliveries(p, ids),
   };
 }

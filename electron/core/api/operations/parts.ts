@@ -81,6 +81,8 @@ export interface OperationParts extends CoreParts {
   settingsApplied(): void;
   /** Where a source is declared: the config file's path for the config's sources (read-only in the inspector), else null. */
   declaredIn(sourceId: number): string | null;
+  /** Where a destination is declared: the config file's path for the config's destinations (not renamed in the inspector), else null. */
+  destinationDeclaredIn(destinationId: number): string | null;
   /** The destinations' transform runtime (transforms/), started on first use: previews, reads and saves of transforms. */
   transformer(): Transformer;
 }

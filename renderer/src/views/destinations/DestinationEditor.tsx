@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DestinationView, RequestOf, SourceView } from '../../../../shared/contract.ts';
 import { MAX_WEBHOOKS } from '../../../../shared/limits.ts';
 import { Field } from '../../components/Field.tsx';
-import { clockTime } from '../../lib/format.ts';
+import { clockTime, fileName } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
 import { DeleteDestinationDialog } from './DeleteDestinationDialog.tsx';
 import {
@@ -57,6 +57,8 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
   const [savedAt, setSavedAt] = useState<number | null>(null);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
 
+  /** The config file that declares it: not renamed here (core: destinations/destination-settings.ts). */
+  const declaredIn = destination?.fromConfig ?? null;
   const dirty = !sameSettings(form, baseline);
   const problems = useMemo(() => validate(form, takenNames), [form, takenNames]);
   // What the user sees: a field's problem once they have changed it or tried to save; the webhook count at once.
@@ -194,11 +196,29 @@ export function DestinationEditor({ destination, sources, takenNames, onSaved, o
           id="dst-name"
           className="dst-field"
           label="Name"
-          hint={isNew ? 'Each destination has its own name.' : 'Renaming keeps its deliveries and their history.'}
+          hint={
+            declaredIn ? (
+              <>
+                Declared in <code title={declaredIn}>{fileName(declaredIn)}</code>, which Sluice applies by name at every start: rename it there. What
+                you change here lasts until the next start.
+              </>
+            ) : isNew ? (
+              'Each destination has its own name.'
+            ) : (
+              'Renaming keeps its deliveries and their history.'
+            )
+          }
           error={shown.name}
         >
           {(control) => (
-            <input {...control} type="text" value={form.name} placeholder="e.g. my-app" onChange={(e) => change({ ...form, name: e.target.value }, 'name')} />
+            <input
+              {...control}
+              type="text"
+              value={form.name}
+              readOnly={declaredIn !== null}
+              placeholder="e.g. my-app"
+              onChange={(e) => change({ ...form, name: e.target.value }, 'name')}
+            />
           )}
         </Field>
         <div className="dst-field dst-enabled">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { DestinationView } from '../../../../shared/contract.ts';
+import { fileName } from '../../lib/format.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { deletedNote } from './delete-wording.ts';
 import { DestinationEditor } from './DestinationEditor.tsx';
@@ -105,6 +106,11 @@ function DestinationItem({ destination: d, sources, current, onOpen }: {
       <span className="master-item-line">
         <span className="master-item-name">{d.name}</span>
         <span className={`dst-badge ${d.enabled ? 'tone-ok' : 'tone-muted'}`}>{d.enabled ? 'enabled' : 'disabled'}</span>
+        {d.fromConfig ? (
+          <span className="dst-origin" title={d.fromConfig}>
+            from {fileName(d.fromConfig)}
+          </span>
+        ) : null}
       </span>
       <span className="master-item-sub">
         {targetOf(d)} · {connected.length > 0 ? connected.join(', ') : 'no source'}

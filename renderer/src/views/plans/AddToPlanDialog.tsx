@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import type { JsonSchema, TrackingPlanView } from '../../../../shared/tracking-plan.ts';
 import { Dialog } from '../../components/Dialog.tsx';
-import { plural } from '../../lib/format.ts';
+import { fileName, plural } from '../../lib/format.ts';
 import { useInspector } from '../../store/react.ts';
 import type { Added } from './AddedBanner.tsx';
 import type { TypeSchema } from './plan-words.ts';
@@ -74,13 +74,9 @@ export function AddToPlanDialog({ plan, preview, onClose, onAdded }: {
           Cancel
         </button>
         <button type="button" className="btn btn-primary" disabled={writing} onClick={() => void confirm()}>
-          {writing ? 'Writing…' : plan.file ? `Write to ${basename(plan.file)}` : 'Add to the plan in memory'}
+          {writing ? 'Writing…' : plan.file ? `Write to ${fileName(plan.file)}` : 'Add to the plan in memory'}
         </button>
       </div>
     </Dialog>
   );
-}
-
-function basename(file: string): string {
-  return file.split(/[\\/]/).pop() ?? file;
 }

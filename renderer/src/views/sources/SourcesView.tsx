@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { SourceView } from '../../../../shared/contract.ts';
 import { ClientSnippets } from '../../components/ClientSnippets.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
+import { fileName } from '../../lib/format.ts';
 import { navigate } from '../../lib/route.ts';
 import { useInspectorState } from '../../store/react.ts';
 import { SourceEditor } from './SourceEditor.tsx';
@@ -9,10 +10,6 @@ import './sources.css';
 
 const KIND_LABELS: Record<SourceView['kind'], string> = { web: 'web', mobile: 'mobile', server: 'server' };
 
-/** The file a config-declared source comes from, by its name alone (the path is in its title). */
-function fileName(path: string): string {
-  return path.split(/[\\/]/).pop() || path;
-}
 
 /**
  * Where clients send to: each source with its write key, the ingestion endpoint, which destinations
