@@ -48,7 +48,8 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         return await streamMessages(core, res, streamOptions(url.searchParams, Date.now()), stopping);
       case 'POST /messages/wait': {
         const body = await jsonBody(req);
-        const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, wait, signal, arrived));
+        const after = body.afterSequence !== undefined ? { afterSequence: body.afterSequence as number } : {};
+        const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, { ...wait, ...after }, signal, arrived));
         return send(res, 200, { messages });
       }
       case 'POST /deliveries/wait': {

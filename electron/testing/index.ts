@@ -20,7 +20,7 @@ import { createCore, type Core } from '../core/index.ts';
 import { UiServer } from '../host/ui-server.ts';
 import { checkOptions, type MessageFilter, type TestMessage } from '../core/queries/filters.ts';
 import type { SignatureVerdict } from '../../shared/receiver.ts';
-import type { DeliveryFilter, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
+import type { DeliveryFilter, MessageWaitOptions, TestDelivery, WaitOptions } from '../core/queries/test-queries.ts';
 import { withCallerStack } from './caller-stack.ts';
 import { invoke } from '../core/api/contract-handlers.ts';
 import type { Channel, Responses } from '../../shared/contract.ts';
@@ -29,7 +29,7 @@ import { withQueries } from './handle.ts';
 import type { CoverageReport } from '../../shared/plan-coverage.ts';
 
 export type { MessageFilter, TestMessage } from '../core/queries/filters.ts';
-export { SluiceClosedError, SluiceTimeoutError, type DeliveryFilter, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
+export { SluiceClosedError, SluiceTimeoutError, type DeliveryFilter, type MessageWaitOptions, type TestDelivery, type WaitOptions } from '../core/queries/test-queries.ts';
 export type { FaultedRequest, FaultsView, FaultView, IngestFault } from '../../shared/channels/faults.ts';
 export type { CoverageEvent, CoverageReport, CoverageState, PlanCoverage } from '../../shared/plan-coverage.ts';
 
@@ -86,8 +86,12 @@ export interface Sluice {
   readonly dataDir: string;
   /** Stored messages that match, oldest first (all of them without a filter). */
   messages(filter?: MessageFilter): Promise<TestMessage[]>;
-  /** Resolves with the matches once `count` are stored (those stored before the call count too); rejects with a SluiceTimeoutError, or a SluiceClosedError when the relay is closed first. */
-  waitForMessages(filter?: MessageFilter, options?: WaitOptions): Promise<TestMessage[]>;
+  /**
+   * Resolves with the matches once `count` are stored (those stored before the call count too, or with
+   * `afterSequence` only those stored after that message); rejects with a SluiceTimeoutError, or a
+   * SluiceClosedError when the relay is closed first.
+   */
+  waitForMessages(filter?: MessageFilter, options?: MessageWaitOptions): Promise<TestMessage[]>;
   /** Deliveries that match, oldest first, with their attempts. */
   deliveries(filter?: DeliveryFilter): Promise<TestDelivery[]>;
   /** Resolves once `count` deliveries match (with `status`, e.g. 'delivered', in the filter or the options); rejects with a SluiceTimeoutError, or a SluiceClosedError when the relay is closed first. */
@@ -166,7 +170,7 @@ async function start(options: StartOptions = {}): Promise<Sluice> {
     token: api.token,
     dataDir,
     messages: withCallerStack(async (filter?: MessageFilter) => started.queries.messages(filter)),
-    waitForMessages: withCallerStack((filter?: MessageFilter, wait?: WaitOptions) => started.queries.waitForMessages(filter, wait)),
+    waitForMessages: withCallerStack((filter?: MessageFilter, wait?: MessageWaitOptions) => started.queries.waitForMessages(filter, wait)),
     deliveries: withCallerStack(async (filter?: DeliveryFilter) => started.queries.deliveries(filter)),
     waitForDeliveries: withCallerStack((filter?: DeliveryFilter, wait?: WaitOptions & { status?: TestDelivery['status'] }) =>
       started.queries.waitForDeliveries(filter, wait),

@@ -31,6 +31,11 @@ export interface WaitOptions {
   timeoutMs?: number;
 }
 
+/** A message wait's options; `afterSequence`: only messages stored after the one whose `sequence` this is count. */
+export interface MessageWaitOptions extends WaitOptions {
+  afterSequence?: number;
+}
+
 /** A delivery filter: its message's fields, and the destination (name) and delivery status. */
 export interface DeliveryFilter extends Omit<MessageFilter, 'status'> {
   destination?: string;
@@ -125,17 +130,20 @@ export class TestQueries {
    * `startedAt` (performance.now()): when the wait was asked, which `timeoutMs` counts from — the call,
    * or for the HTTP API the request's arrival, before its body was read.
    */
-  async waitForMessages(filter?: unknown, options: WaitOptions = {}, signal?: AbortSignal, startedAt = performance.now()): Promise<TestMessage[]> {
+  async waitForMessages(filter?: unknown, options: MessageWaitOptions = {}, signal?: AbortSignal, startedAt = performance.now()): Promise<TestMessage[]> {
     const given = checkFilter(filter, 'waitForMessages()');
     const wanted: MessageFilter = given.status === undefined ? { ...given, status: 'accepted' } : given;
-    checkOptions(options, ['count', 'timeoutMs'], 'waitForMessages()');
+    checkOptions(options, ['count', 'timeoutMs', 'afterSequence'], 'waitForMessages()');
     const { count, timeoutMs } = waitOptions(options, 'waitForMessages()');
+    const after = options.afterSequence ?? 0;
+    if (!Number.isSafeInteger(after) || after < 0) throw new TypeError("waitForMessages(): afterSequence must be a message's sequence (a whole number ≥ 0)");
     return this.#waits.forMessages(wanted, count, startedAt + timeoutMs, signal, async (found) => {
       // The newest 200, the closest of them named: read in one statement, without normalizing them.
       const sources = this.#sourceNames();
       const latest = this.#p.texts.latest(200).map((record) => this.#converted(record, sources));
-      return new SluiceTimeoutError(explainShortfall(wanted, count, found.length, latest, timeoutMs, given, await this.#p.reader.total()), found);
-    });
+      const explained = explainShortfall(wanted, count, found.length, latest, timeoutMs, given, await this.#p.reader.total());
+      return new SluiceTimeoutError(after > 0 ? `${explained} (only messages stored after sequence ${after} count)` : explained, found);
+    }, after);
   }
 
   async deliveries(filter?: unknown, where = 'deliveries()'): Promise<TestDelivery[]> {

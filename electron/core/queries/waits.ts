@@ -43,6 +43,8 @@ interface Pending<T> {
   of: 'messages' | 'deliveries';
   count: number;
   terms: SqlTerms;
+  /** Only rows after this id count (a message's `sequence`; 0: every one). */
+  after: number;
   /** Ids of the matches: found by the first look or since. */
   found: Set<number>;
   /** The first look is done: from now on only what changes is looked at. */
@@ -104,12 +106,20 @@ export class Waits {
   }
 
   /** `deadline`: when the wait times out, on performance.now()'s clock (its caller's arrival plus its timeoutMs). */
-  forMessages(filter: MessageFilter, count: number, deadline: number, signal: AbortSignal | undefined, timeout: (found: TestMessage[]) => Promise<Error> | Error): Promise<TestMessage[]> {
+  forMessages(
+    filter: MessageFilter,
+    count: number,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    timeout: (found: TestMessage[]) => Promise<Error> | Error,
+    after = 0,
+  ): Promise<TestMessage[]> {
     const key = keyOf(filter);
     return this.#wait<TestMessage, MessageWait>({
       of: 'messages',
       count,
       terms: filterSql(filter),
+      after,
       filter,
       pick: (ids) => this.#host.rowsOf(ids).flatMap((row) => (matches(row.message, filter) ? [{ id: row.id, item: row.message }] : [])),
       rechecks: filter.violations !== undefined,
@@ -138,6 +148,7 @@ export class Waits {
       of: 'deliveries',
       count,
       terms: deliveryTerms(wanted),
+      after: 0,
       wanted,
       pick: (ids) => this.#host.deliveriesOf(ids, wanted).map((d) => ({ id: d.id, item: d })),
       rechecks: wanted.message.violations !== undefined,
@@ -203,7 +214,7 @@ export class Waits {
       // Steps start at what is wanted (a filter SQL expresses whole reads no more than its count: each
       // message read is converted, its payload parsed) and grow to READ_STEP for one that JavaScript
       // narrows further (properties, traits).
-      for (let cursor = 0, step = Math.min(READ_STEP, wait.count * 2); ; step = Math.min(READ_STEP, step * 8)) {
+      for (let cursor = wait.after, step = Math.min(READ_STEP, wait.count * 2); ; step = Math.min(READ_STEP, step * 8)) {
         const ids = await this.#host.reader.ids({ of: wait.of, terms: wait.terms, search: undefined, afterId: cursor, limit: step });
         if (wait.look !== look || !this.#pending(wait)) return;
         for (const { id } of wait.pick(ids)) if (!wait.found.has(id)) (seen++, wait.found.add(id));
@@ -253,6 +264,7 @@ export class Waits {
         let message: TestMessage | undefined;
         for (const wait of this.#candidates(head)) {
           if (wait.filter.status !== undefined && wait.filter.status !== head[1]) continue;
+          if (head[0] <= wait.after) continue;
           message ??= this.#host.rowsOf([head[0]])[0]?.message;
           if (message && matches(message, wait.filter)) (wait.found.add(head[0]), touched.add(wait));
         }

@@ -124,6 +124,7 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
     // It has no window of its own: with .not as without, it waits timeoutMs for the filters' matches.
     checkOptions(options, ['timeoutMs'], `${this.isNot === true ? '.not.' : ''}toHaveReceivedInOrder()`);
     const { timeoutMs } = waitOf(options, false, 'toHaveReceivedInOrder');
+    const deadline = performance.now() + timeoutMs;
     // Each filter's first match first (pushed waits, side by side): one that never comes is the failure.
     const waits = await Promise.all(filters.map((filter) => relay.waitForMessages(filter, 1, timeoutMs)));
     const missing = waits.findIndex((wait) => !wait.ok);
@@ -133,9 +134,17 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
     }
     // The earliest match of each filter after the previous filter's: the order holds when each has one.
     // Each is one bounded read (the first match after a row id), never every message a filter matches.
+    // One not stored yet is waited for (after the previous match) until the deadline: an earlier match
+    // of a later filter (from before the call) must not fail the order while the right one is on its way.
+    // With .not the order is read once, when each filter has a match (else .not would hold every
+    // passing test for the whole timeout).
+    const waitsForOrder = this.isNot !== true;
     const chosen: { id: number; message: TestMessage }[] = [];
     for (const [index, filter] of filters.entries()) {
-      const [next] = await relay.firstAfter(filter, chosen.at(-1)?.id ?? 0, 1, 'toHaveReceivedInOrder()');
+      const after = chosen.at(-1)?.id ?? 0;
+      let [next] = await relay.firstAfter(filter, after, 1, 'toHaveReceivedInOrder()');
+      const left = deadline - performance.now();
+      if (!next && waitsForOrder && left > 0 && (await relay.waitForMessages(filter, 1, left, after)).ok) [next] = await relay.firstAfter(filter, after, 1, 'toHaveReceivedInOrder()');
       if (!next) {
         const firsts = await Promise.all(filters.map((each) => relay.firstAfter(each, 0, 3, 'toHaveReceivedInOrder()')));
         const order = firsts
@@ -144,7 +153,7 @@ async function toHaveReceivedInOrder(this: SluiceMatcherState, received: unknown
           .map((row) => `  - ${label(row.message)} at sequence ${row.id}: filter ${row.filter}`);
         return {
           pass: false,
-          message: () => `expected messages matching these ${filters.length} filters in this order; no match of filter ${index + 1} (${shown(filter)}) comes after ${index === 0 ? 'the start' : `the match of filter ${index}`}. Stored order:\n${order.join('\n')}`,
+          message: () => `expected messages matching these ${filters.length} filters in this order; no match of filter ${index + 1} (${shown(filter)}) comes after ${index === 0 ? 'the start' : `the match of filter ${index}`}${waitsForOrder ? ` within ${timeoutMs} ms` : ''}. Stored order:\n${order.join('\n')}`,
         };
       }
       chosen.push(next);

@@ -25,7 +25,8 @@ export type Waited<T> = { ok: true; items: T[] } | { ok: false; explanation: str
 export const VIOLATIONS_READ = 100;
 
 export interface MatcherRelay {
-  waitForMessages(filter: MessageFilter | undefined, count: number, timeoutMs: number): Promise<Waited<TestMessage>>;
+  /** `afterSequence`: only messages stored after that one count. */
+  waitForMessages(filter: MessageFilter | undefined, count: number, timeoutMs: number, afterSequence?: number): Promise<Waited<TestMessage>>;
   waitForDeliveries(filter: DeliveryFilter, status: TestDelivery['status'] | undefined, count: number, timeoutMs: number): Promise<Waited<TestDelivery>>;
   /**
    * The first `limit` stored matches after the row id `after`, with their row ids (stored order),
@@ -68,7 +69,7 @@ function describe(value: unknown): string {
 function localRelay(queries: TestQueries, sluice: { coverage(options: { plan?: string }): Promise<CoverageReport> }): MatcherRelay {
   return {
     coverage: (plan) => sluice.coverage(plan !== undefined ? { plan } : {}),
-    waitForMessages: (filter, count, timeoutMs) => waited(queries.waitForMessages(filter, { count, timeoutMs })),
+    waitForMessages: (filter, count, timeoutMs, afterSequence) => waited(queries.waitForMessages(filter, { count, timeoutMs, ...(afterSequence ? { afterSequence } : {}) })),
     waitForDeliveries: (filter, status, count, timeoutMs) => waited(queries.waitForDeliveries(filter, { count, timeoutMs, ...(status ? { status } : {}) })),
     firstAfter: async (filter, after, limit, where) => (await queries.page(acceptedUnlessNamed(checkFilter(filter, where)), undefined, after, limit, where)).rows,
     violating: async (filter, where) => (await queries.page({ ...checkFilter(filter, where), violations: true }, undefined, 0, VIOLATIONS_READ, where)).rows.map((row) => row.message),
@@ -133,8 +134,8 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
     }
   };
   return {
-    async waitForMessages(filter, count, timeoutMs) {
-      const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs });
+    async waitForMessages(filter, count, timeoutMs, afterSequence) {
+      const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs, ...(afterSequence ? { afterSequence } : {}) });
       if (status === 200) return { ok: true, items: json.messages as TestMessage[] };
       return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestMessage[] };
     },

@@ -105,6 +105,15 @@ describe('HTTP API queries', () => {
     expect(late.json.error.message).toMatch(/waited 150 ms for 1 accepted message matching .*Closest:\n {2}- track "Order Completed" of "u" \(accepted, o-1\): properties.total: wanted 40, got 42/s);
     expect(late.json.matched).toEqual([]);
     expect((await api('/messages/wait', { method: 'POST', body: { filter: { evnt: 'x' } } })).json.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/unknown filter field "evnt"/) });
+    // afterSequence: only messages stored after that one count (o-1 is before it: the next one resolves it).
+    const after = api('/messages/wait', { method: 'POST', body: { filter: { event: 'Order Completed' }, afterSequence: done.json.messages[0].sequence, timeoutMs: 5_000 } });
+    await new Promise((r) => setTimeout(r, 100));
+    await post(c, '/v1/track', { userId: 'u', event: 'Order Completed', messageId: 'o-2', properties: { total: 1 } });
+    expect((await after).json.messages.map((m: { messageId: string }) => m.messageId)).toEqual(['o-2']);
+    expect((await api('/messages/wait', { method: 'POST', body: { filter: {}, afterSequence: 'x' } })).json.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/afterSequence must be a message's sequence/),
+    });
     const broken = await request(`${ui!.apiUrl}/messages/wait`, { method: 'POST', headers: { authorization: `Bearer ${ui!.token}` }, body: '{not json' });
     expect(broken.statusCode).toBe(400);
     expect((await broken.body.json()) as object).toMatchObject({ error: { code: 'invalid_json' } });

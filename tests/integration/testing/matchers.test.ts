@@ -125,9 +125,31 @@ describe('toHaveReceivedInOrder', () => {
     await track('Order Completed', { total: 42 });
     await expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed' }]);
     const reversed = await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }], { timeoutMs: 100 }));
-    expect(reversed.message).toMatch(/no match of filter 2 \(\{"event":"Cart Viewed"\}\) comes after the match of filter 1\. Stored order:\n {2}- track "Cart Viewed" .*: filter 2\n {2}- track "Order Completed" .*: filter 1$/);
+    expect(reversed.message).toMatch(/no match of filter 2 \(\{"event":"Cart Viewed"\}\) comes after the match of filter 1 within 100 ms\. Stored order:\n {2}- track "Cart Viewed" .*: filter 2\n {2}- track "Order Completed" .*: filter 1$/);
     const missing = await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Checkout Started' }], { timeoutMs: 100 }));
     expect(missing.message).toMatch(/^expected 2 messages in order; filter 2 of 2 never matched: waited 100 ms for 1 accepted message matching \{"event":"Checkout Started"\}/);
+  });
+
+  it('waits for a match that comes after the previous filter\'s, when one stored before it would break the order', async () => {
+    // A "Cart Viewed" from before (another step of the test), then the "Order Completed"; the
+    // "Cart Viewed" expected after it is on its way. Until 2026-12-01 the order was read once, as soon as
+    // each filter had a match, and this failed.
+    await track('Cart Viewed', { step: 1 });
+    await track('Order Completed', { total: 42 });
+    const asserted = expect(sluice).toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }], { timeoutMs: 30_000 });
+    // .not reads the order once: it holds now, and does not wait for the timeout.
+    const started = performance.now();
+    await expect(sluice).not.toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }], { timeoutMs: 30_000 });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await track('Cart Viewed', { step: 2 });
+    await asserted;
+    // The same through the HTTP API (POST /messages/wait with afterSequence), as a relay in another process is asked.
+    await track('Order Completed', { total: 43 });
+    const remoteAsserted = expect(remote).toHaveReceivedInOrder([{ event: 'Order Completed', properties: { total: 43 } }, { event: 'Cart Viewed' }], { timeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await track('Cart Viewed', { step: 3 });
+    await remoteAsserted;
   });
 
   it('reads the first match of each filter, not every message a filter matches', async () => {
@@ -152,7 +174,7 @@ describe('toHaveReceivedInOrder', () => {
     };
     try {
       await expect(sluice).toHaveReceivedInOrder([{ event: 'Cart Viewed' }, { event: 'Order Completed' }]);
-      await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }]));
+      await failure(expect(sluice).toHaveReceivedInOrder([{ event: 'Order Completed' }, { event: 'Cart Viewed' }], { timeoutMs: 100 }));
     } finally {
       Object.assign(queries, { rows, page });
     }
@@ -267,7 +289,7 @@ describe('a relay in another process, by its HTTP API ({ apiUrl, token })', () =
     const [first, cart, , last] = sequences;
     expect(reversed.message).toBe(
       [
-        'expected messages matching these 2 filters in this order; no match of filter 2 ({"event":"Cart Viewed"}) comes after the match of filter 1. Stored order:',
+        'expected messages matching these 2 filters in this order; no match of filter 2 ({"event":"Cart Viewed"}) comes after the match of filter 1 within 100 ms. Stored order:',
         `  - track "Cart Viewed" of "u_1" (accepted, ${listed[1]!.messageId}) at sequence ${cart}: filter 2`,
         `  - track "Order Completed" of "u_1" (accepted, ${listed[3]!.messageId}) at sequence ${last}: filter 1`,
       ].join('\n'),

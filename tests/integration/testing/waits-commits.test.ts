@@ -53,6 +53,25 @@ describe('a wait checks each commit', () => {
     expect((await core.queries.waitForMessages({ messageId: 'counted-1', status: 'duplicate' })).length).toBe(1);
   });
 
+  it('afterSequence: only messages stored after that one count, in the first look and in the commits', async () => {
+    await post(core, '/v1/batch', { batch: [1, 2, 3].map((i) => ({ type: 'track', userId: 'seq', event: 'Seq', messageId: `seq-${i}` })) });
+    const [first, second] = await core.queries.waitForMessages({ event: 'Seq' }, { count: 3 });
+    // Two stored after the first: found by the first look.
+    expect((await core.queries.waitForMessages({ event: 'Seq' }, { count: 2, afterSequence: first!.sequence })).map((m) => m.messageId)).toEqual(['seq-2', 'seq-3']);
+    // One more than is stored after the second: the next commit's.
+    const next = core.queries.waitForMessages({ event: 'Seq' }, { count: 2, afterSequence: second!.sequence });
+    await post(core, '/v1/track', { userId: 'seq', event: 'Seq', messageId: 'seq-4' });
+    expect((await next).map((m) => m.messageId)).toEqual(['seq-3', 'seq-4']);
+    // A timeout says which messages counted.
+    await expect(core.queries.waitForMessages({ event: 'Seq' }, { count: 5, afterSequence: first!.sequence, timeoutMs: 50 })).rejects.toThrow(
+      new RegExp(`\\(only messages stored after sequence ${first!.sequence} count\\)$`),
+    );
+    // A bad value is refused (the HTTP API's is tested in http-api.test.ts).
+    for (const bad of [-1, 1.5, '3']) {
+      await expect(core.queries.waitForMessages({ event: 'Seq' }, { afterSequence: bad as number })).rejects.toThrow(/^waitForMessages\(\): afterSequence must be a message's sequence/);
+    }
+  });
+
   it('an id its column does not keep whole — empty, or past 1,024 characters — is found in the message', async () => {
     const long = `jwt.${'x'.repeat(1_100)}`; // refused (ids are at most 1,024 characters), and kept so
     const waits = [core.queries.waitForMessages({ userId: long, status: 'rejected' }), core.queries.waitForMessages({ anonymousId: '', event: 'Empty' })];
