@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { explainViolations } from '../../electron/mcp/explain.ts';
 import { RelayError } from '../../electron/mcp/relay-api.ts';
-import { boundedJson, failure, MAX_RESULT_CHARS } from '../../electron/mcp/tool-result.ts';
+import { answerPage, boundedJson, failure, MAX_RESULT_CHARS } from '../../electron/mcp/tool-result.ts';
 import type { TrackingPlanView } from '../../shared/tracking-plan.ts';
 
 describe('a tool\'s answer', () => {
@@ -35,6 +35,54 @@ describe('a tool\'s answer', () => {
   it('is a tool error with the relay\'s sentence, and what it added', () => {
     const error = failure(new RelayError('timeout', 'waited 50 ms for 1 accepted message', { matched: [] }));
     expect(error).toEqual({ isError: true, content: [{ type: 'text', text: 'waited 50 ms for 1 accepted message\n{"matched":[]}' }] });
+  });
+});
+
+describe('a page of a list (search_messages, list_deliveries)', () => {
+  /** A relay's list: `read(limit)` answers the first `limit` (default 100) and `next`, the last one's id; the reads asked. */
+  function relay(sizes: (i: number, read: number) => number, stored = 100) {
+    const asked: (number | undefined)[] = [];
+    const read = async (limit: number | undefined) => {
+      asked.push(limit);
+      const messages = Array.from({ length: Math.min(limit ?? 100, stored) }, (_, i) => ({ messageId: `m-${i}`, properties: { n: Array.from({ length: sizes(i, asked.length) }, (_, j) => j) } }));
+      return { messages, next: messages.at(-1)?.messageId ?? null };
+    };
+    return { read, asked };
+  }
+  const shown = async (read: (limit: number | undefined) => Promise<Record<string, unknown>>) => {
+    const answer = await answerPage(read);
+    const text = (answer.content[0] as { text: string }).text;
+    expect(text.length).toBeLessThanOrEqual(MAX_RESULT_CHARS);
+    return JSON.parse(text) as { messages: { messageId: string }[]; next: string | null; truncated?: string };
+  };
+
+  it('too long: asked again with as many as fit, so that next goes on after the last one shown', async () => {
+    const { read, asked } = relay(() => 400); // ~1,900 characters each, numbers: no string to cut
+    const page = await shown(read);
+    expect(asked[0]).toBeUndefined();
+    expect(asked).toHaveLength(2);
+    expect(page.messages).toHaveLength(asked[1]!);
+    expect(page.next).toBe(page.messages.at(-1)!.messageId);
+    expect(page.truncated).toBe(`only ${asked[1]} messages fit in this page ("next" goes on after them)`);
+  });
+
+  it('a page that grew between the reads is asked again with fewer, until it fits', async () => {
+    // The second read's messages are larger than the first's (newer, larger ones came in).
+    const { read, asked } = relay((_, reads) => (reads === 1 ? 400 : 900));
+    const page = await shown(read);
+    expect(asked.length).toBeGreaterThanOrEqual(3);
+    expect(asked[2]!).toBeLessThan(asked[1]!);
+    expect(page.messages).toHaveLength(asked.at(-1)!);
+    expect(page.next).toBe(page.messages.at(-1)!.messageId);
+  });
+
+  it('one message too large alone: next goes past it (read it with get_message), never null', async () => {
+    const { read, asked } = relay((i) => (i === 0 ? 20_000 : 10));
+    const page = await shown(read);
+    expect(asked).toEqual([undefined, 1]);
+    expect(page.messages).toEqual([]);
+    expect(page.next).toBe('m-0');
+    expect(page.truncated).toContain('only 1 messages fit in this page');
   });
 });
 
