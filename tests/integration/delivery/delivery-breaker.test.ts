@@ -95,6 +95,28 @@ describe('circuit breaker', () => {
     expect(c.delivery.breaker(dead.url).state).toBe('open');
   });
 
+  it('a URL its open breaker held back still counts: another URL\'s 4xx does not fail the message for good', async () => {
+    const down = await receiver();
+    down.fallback = { status: 503 };
+    const refusing = await receiver();
+    refusing.fallback = { status: 404 };
+    const c = await coreWith({ webhooks: [{ url: down.url, headers: {} }, { url: refusing.url, headers: {} }] });
+    await sendMany(c, FAILURE_THRESHOLD);
+    await until(() => c.delivery.breaker(down.url).state === 'open' || undefined);
+    await until(() => statuses(c).retrying === FAILURE_THRESHOLD || undefined);
+    // The next message's round posts to the 404 alone (the other URL is held back): before 2026-12-01 it
+    // failed for good there, "a 4xx is final", though the URL held back would have taken it.
+    await post(c, '/v1/track', { userId: 'u_1', event: 'Sixth' });
+    await refusing.waitFor(FAILURE_THRESHOLD + 1);
+    await until(() => statuses(c).retrying === FAILURE_THRESHOLD + 1 || undefined, 10_000, 'the sixth to be retrying');
+    expect(statuses(c).failed ?? 0).toBe(0);
+    expect(down.received).toHaveLength(FAILURE_THRESHOLD);
+
+    down.fallback = { status: 200, body: 'ok' };
+    advance(c, BASE_COOLDOWN_MS); // the breaker's probe succeeds, and every one is delivered there
+    await until(() => statuses(c).delivered === FAILURE_THRESHOLD + 1 || undefined, 20_000);
+  });
+
   it('failures below the threshold and the recovery are announced (at most once a second), so the inspector shows the count', async () => {
     const r = await receiver();
     r.fallback = { status: 503 };

@@ -104,7 +104,10 @@ async function runRound(
   releaseSlot();
   const now = clock.now();
   const failedBody = sent.slice(sent.length - targets.length);
-  const retryable = !delivered && failedBody.some(({ result }) => result.retryable);
+  // A live URL its open breaker held back this round may still take it: the round is not the last word,
+  // whatever the URLs it posted to answered (before 2026-12-01 another URL's 4xx failed it for good).
+  const heldBack = admitted !== undefined && destination.webhooks.some((webhook) => !admitted.has(webhook.url) && !destination.gone?.[webhook.url]);
+  const retryable = !delivered && (heldBack || failedBody.some(({ result }) => result.retryable));
   const retryAfterMs = maxRetryAfter(sent.map(({ result }) => result), now);
   // A destination's own webhook answering 410 Gone is disabled (receivers.ts); a typed URL is not.
   const gone = delivery.targetUrl === null;
