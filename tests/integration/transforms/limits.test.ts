@@ -17,6 +17,7 @@ async function onTrack(event) {
     case 'hog': { const kept = []; for (;;) kept.push(new Array(100000).fill(kept.length)); }
     case 'slow': await new Promise((resolve) => setTimeout(resolve, 30)); return { ...event, slow: true };
     case 'crash': throw new Error('crashed');
+    case 'busy': { const until = Date.now() + 5; while (Date.now() < until) {} await null; return { ...event, busy: true }; }
     default: return { ...event, ok: true };
   }
 }`;
@@ -45,6 +46,16 @@ describe('limits', () => {
     expect(outcomes.map((o) => (o.kind === 'failed' ? o.code : o.kind))).toEqual(['events', 'events', 'timeout', 'events', 'events']);
     expect(outcomes[0]).toMatchObject({ events: [{ messageId: 'slow-1', slow: true }] });
     expect(outcomes[3]).toMatchObject({ events: [{ messageId: 'slow-4', slow: true }] });
+  });
+
+  it('a batch of async calls whose synchronous parts together pass one call\'s limit: none fails for the others\' time', async () => {
+    runtime = createTransformer() as TransformRuntime;
+    // 64 calls of 5 ms of synchronous work each, at a 100 ms limit: the batch's synchronous parts take
+    // ~320 ms. Before 2026-12-01 the first calls, settled, failed "timeout" once the batch ended.
+    const calls = [...Array.from({ length: 64 }, (_, i) => call('busy', i)), call('slow', 64)];
+    const outcomes = await runtime.runSource(SOURCE, calls, { timeoutMs: 100 });
+    expect(outcomes.filter((o) => o.kind !== 'events').map((o) => (o.kind === 'failed' ? `${o.code}: ${o.message}` : o.kind))).toEqual([]);
+    expect(outcomes.at(-1)).toMatchObject({ events: [{ messageId: 'slow-64', slow: true }] });
   });
 
   it('a promise that never settles fails `timeout` at its limit, its worker kept', async () => {
