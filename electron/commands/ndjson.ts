@@ -80,10 +80,37 @@ export interface LineMessage {
   message: unknown;
   index?: number;
   list?: 'batch' | 'messages';
+  /** An export's refused row whose message was not kept: ingestion's recorded reason, in place of the message. */
+  refused?: { code: string; message: string };
 }
 
-/** What one input line holds: messages, nothing (a blank line), or why it is not something to check. */
-export type LineContent = { messages: LineMessage[] } | { error: string };
+/**
+ * What one input line holds: messages, nothing (a blank line), or why it is not something to check;
+ * `skipped`: messages an export or a page holds that no plan checks at ingestion — made by Sluice
+ * itself (an audience's identify, a `Violation Generated`), or duplicates of one stored before.
+ */
+export type LineContent = { messages: LineMessage[]; skipped?: { sluiceMade: number; duplicates: number } } | { error: string };
+
+/** Origins of the messages Sluice makes itself (as an export or the HTTP API says). */
+const SLUICE_MADE = new Set(['audience', 'plan']);
+
+/** Of an export's line or a page's message, why no plan checks it at ingestion (null: it is checked). */
+function notChecked(stored: Record<string, unknown>): 'sluiceMade' | 'duplicates' | null {
+  if (typeof stored.origin === 'string' && SLUICE_MADE.has(stored.origin)) return 'sluiceMade';
+  return stored.status === 'duplicate' ? 'duplicates' : null;
+}
+
+/** The messages kept, and those no plan checks counted apart. */
+function sorted(messages: { line: LineMessage; stored: Record<string, unknown> | null }[]): LineContent {
+  const skipped = { sluiceMade: 0, duplicates: 0 };
+  const kept: LineMessage[] = [];
+  for (const { line, stored } of messages) {
+    const why = stored ? notChecked(stored) : null;
+    if (why) skipped[why]++;
+    else kept.push(line);
+  }
+  return skipped.sluiceMade + skipped.duplicates > 0 ? { messages: kept, skipped } : { messages: kept };
+}
 
 /**
  * Tells a line apart, in this order:
@@ -110,7 +137,13 @@ export function lineContent(text: string): LineContent {
   }
   if (!isObject(value)) return { error: `the line is JSON but not an object (${describe(value)}); expected a message, a stored message, a page of messages or a batch` };
   // An export's metadata may have a `type` of its own (the stored row's), so `message` is looked at first.
-  if (isObject(value.message)) return { messages: [{ message: value.message }] };
+  // Its refused rows whose message was not kept carry `message: null` and the reason ingestion gave.
+  if (isObject(value.message)) return sorted([{ line: { message: value.message }, stored: value }]);
+  if (value.message === null && value.status === 'rejected') {
+    const rejection = isObject(value.rejection) ? value.rejection : {};
+    const refused = { code: typeof rejection.code === 'string' ? rejection.code : 'rejected', message: typeof rejection.reason === 'string' ? rejection.reason : 'refused at ingestion; the export did not keep the message' };
+    return { messages: [{ message: null, refused }] };
+  }
   if (Object.hasOwn(value, 'batch')) {
     const { batch, context } = value;
     if (!Array.isArray(batch)) return { error: `"batch" must be an array of messages; got ${describe(batch)}` };
@@ -123,7 +156,7 @@ export function lineContent(text: string): LineContent {
   if (Object.hasOwn(value, 'messages') && !Object.hasOwn(value, 'type')) {
     const { messages } = value;
     if (!Array.isArray(messages)) return { error: `"messages" must be an array of messages (a page of GET /api/v1/messages); got ${describe(messages)}` };
-    return { messages: messages.map((message, index) => ({ message, index, list: 'messages' as const })) };
+    return sorted(messages.map((message, index) => ({ line: { message, index, list: 'messages' as const }, stored: isObject(message) && Object.hasOwn(message, 'origin') ? message : null })));
   }
   if (Object.hasOwn(value, 'type')) return { messages: [{ message: value }] };
   if (Object.hasOwn(value, 'message')) return { error: `"message" must be a message (an object with a "type"); got ${describe(value.message)}` };

@@ -68,7 +68,7 @@ describe('sluice check', () => {
       violations: [{ type: 'Datatype-Mismatch', path: '/properties/price', message: 'properties.price must be a number; got the string "12"', plan: 'shop' }],
     });
     expect(out.slice(0, 4).map((o) => [o.line, (o.violations as unknown[]).length])).toEqual([[2, 1], [3, 1], [4, 1], [5, 2]]);
-    expect(out[4]).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 9, withViolations: 4, violations: 5, refused: 0, unreadable: 0 } });
+    expect(out[4]).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 9, withViolations: 4, violations: 5, refused: 0, unreadable: 0, skipped: { sluiceMade: 0, duplicates: 0 } } });
   });
 
   it('reads stdin for -', async () => {
@@ -101,7 +101,31 @@ describe('sluice check', () => {
     expect(out[1]).toMatchObject({ line: 1, index: 1, messageId: 'b2', type: 'identify', event: null });
     expect(out[3]).toEqual({ file: 'mixed.ndjson', line: 3, error: expect.stringMatching(/^the line is not JSON/) });
     expect(out[4]).toEqual({ file: 'mixed.ndjson', line: 4, messageId: 't1', type: 'track', event: null, refused: { code: 'missing_event', message: 'track needs "event"' } });
-    expect(out.at(-1)).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 6, withViolations: 3, violations: 3, refused: 2, unreadable: 2 } });
+    expect(out.at(-1)).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 6, withViolations: 3, violations: 3, refused: 2, unreadable: 2, skipped: { sluiceMade: 0, duplicates: 0 } } });
+  });
+
+  it('an export: leaves out what ingestion never checks (what Sluice made, duplicates), and reports a refused row by its recorded reason', async () => {
+    const dir = tempDir('sluice-check-');
+    const row = (message: unknown, extra: Record<string, unknown>) => JSON.stringify({ message, id: 1, source: 'web', type: null, event: null, status: 'accepted', origin: 'client', rejection: null, violations: [], blocked: null, ...extra });
+    const viewed = { type: 'track', event: 'Product Viewed', userId: 'u', messageId: 'e1', properties: { sku: 7 } };
+    fs.writeFileSync(path.join(dir, 'export.ndjson'), [
+      row(viewed, {}),
+      row(viewed, { status: 'duplicate' }), // the client's retry: checked once, as ingestion did
+      row({ type: 'identify', userId: 'u', traits: { pro_users: true } }, { origin: 'audience' }),
+      row({ type: 'track', event: 'Violation Generated', userId: 'u', properties: { violationType: 'Unplanned-Event' } }, { origin: 'plan' }),
+      row(null, { raw: '{"type": "track", "userId": ', status: 'rejected', rejection: { code: 'invalid_json', reason: 'the body is not JSON' } }),
+      JSON.stringify({ messages: [{ ...viewed, messageId: 'e2', receivedAt: 'x', source: 'web', origin: 'client', status: 'duplicate', rejection: null, violations: [], blocked: null }], next: null }),
+    ].join('\n'));
+    const run = await sluice(['check', '--plan', path.join(FIXTURES, 'plan.json'), 'export.ndjson'], { cwd: dir });
+    // Before 2026-12-01 the duplicate was counted again, the audience's identify and the Violation
+    // Generated were checked (an unplanned event), and the refused row was checked as a message of its own.
+    expect(lines(run.stdout)).toEqual([
+      'export.ndjson:1  track "Product Viewed" (e1)  Datatype-Mismatch at /properties/sku: properties.sku must be a string; got the integer 7',
+      'export.ndjson:5  message  ingestion would refuse it (invalid_json): the body is not JSON',
+      `checked 2 messages against ${JSON.stringify(path.join(FIXTURES, 'plan.json'))} (sluice format): 1 with violations (1 violation), 1 that ingestion would refuse, 0 unreadable lines; left out, as ingestion does not check them: 2 messages Sluice made itself (audience syncs, Violation Generated) and 2 duplicates`,
+    ]);
+    expect(run.code).toBe(1);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a file with only an unreadable line exits 1', async () => {
@@ -155,7 +179,7 @@ describe('sluice check', () => {
     const json = await sluice(['check', '--plan', 'plan.json', '--json', 'api-page.ndjson']);
     const out = lines(json.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(out[0]).toMatchObject({ file: 'api-page.ndjson', line: 1, index: 1, list: 'messages', messageId: 'p2', type: 'track', event: 'Order Completed' });
-    expect(out.at(-1)).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 4, withViolations: 1, violations: 1, refused: 0, unreadable: 1 } });
+    expect(out.at(-1)).toEqual({ summary: { plan: 'plan.json', format: 'sluice', messages: 4, withViolations: 1, violations: 1, refused: 0, unreadable: 1, skipped: { sluiceMade: 0, duplicates: 0 } } });
   });
 
   it('--unplanned allow lets unlisted track events through; flag (the default) does not, nor block (a config file\'s word)', async () => {
