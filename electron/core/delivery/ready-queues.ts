@@ -292,7 +292,7 @@ export function dueByDestination(committed: readonly CommittedRequest[]): Map<nu
       if (!list) out.set(destinationId, (list = []));
       list.push({
         id: due[i]!, messageId: due[i + 1]!, destinationId, trigger: 'automatic', targetUrl: null, bodyOverride: null,
-        attemptCount: 0, firstAttemptAt: null, nextAttemptAt: request.receivedAt,
+        attemptCount: 0, firstAttemptAt: null, nextAttemptAt: request.receivedAt, createdAt: request.receivedAt, // the row's created_at
       });
     }
   }

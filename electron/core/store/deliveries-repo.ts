@@ -50,7 +50,7 @@ export interface Delivery {
 /** What the delivery engine reads of a due delivery to send it: only these columns, it reads many. */
 export type DueDelivery = Pick<
   Delivery,
-  'id' | 'messageId' | 'destinationId' | 'trigger' | 'targetUrl' | 'bodyOverride' | 'attemptCount' | 'firstAttemptAt'
+  'id' | 'messageId' | 'destinationId' | 'trigger' | 'targetUrl' | 'bodyOverride' | 'attemptCount' | 'firstAttemptAt' | 'createdAt'
 > & { nextAttemptAt: number; transformBody?: number | null };
 
 /** Where a read of due deliveries stopped: the (nextAttemptAt, id) of the last one it returned. */
@@ -93,8 +93,8 @@ export function lastErrorOf(
 // One destination's due deliveries: a seek on the partial index deliveries_destination_due, so
 // another destination's backlog is never read past. (Exported for the query-plan tests.)
 // Read as arrays (half the cost of row objects from node:sqlite: the engine reads one per delivery), in this order.
-const DUE_COLUMNS = `id, message_id, destination_id, trigger, target_url, body_override, attempt_count, first_attempt_at, next_attempt_at, transform_body`;
-type DueRow = [number, number | null, number, DueDelivery['trigger'], string | null, string | null, number, number | null, number, number | null];
+const DUE_COLUMNS = `id, message_id, destination_id, trigger, target_url, body_override, attempt_count, first_attempt_at, next_attempt_at, transform_body, created_at`;
+type DueRow = [number, number | null, number, DueDelivery['trigger'], string | null, string | null, number, number | null, number, number | null, number];
 export const DUE_FOR_SQL = `SELECT ${DUE_COLUMNS} FROM deliveries
   WHERE destination_id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ?
   ORDER BY next_attempt_at, id LIMIT ?`;
@@ -214,7 +214,7 @@ export class DeliveriesRepo {
     const rows = (
       cursor ? this.#sql.dueAfter.all(destinationId, now, cursor.at, cursor.id, limit) : this.#sql.dueFor.all(destinationId, now, limit)
     ) as unknown as DueRow[];
-    return rows.map(([id, messageId, destination, trigger, targetUrl, bodyOverride, attemptCount, firstAttemptAt, nextAttemptAt, transformBody]) => ({
+    return rows.map(([id, messageId, destination, trigger, targetUrl, bodyOverride, attemptCount, firstAttemptAt, nextAttemptAt, transformBody, createdAt]) => ({
       id,
       messageId,
       destinationId: destination,
@@ -224,6 +224,7 @@ export class DeliveriesRepo {
       attemptCount,
       firstAttemptAt,
       nextAttemptAt,
+      createdAt,
       ...(transformBody === null ? {} : { transformBody }),
     }));
   }

@@ -44,7 +44,7 @@ describe('Standard Webhooks signing', () => {
     const [got] = await r.waitFor(1);
     const headers = headersOf(got!);
     expect(headers['x-signature']).toBeUndefined();
-    expect(headers['webhook-id']).toMatch(/^msg_[A-Za-z0-9_-]+_\d+$/);
+    expect(headers['webhook-id']).toMatch(/^msg_[A-Za-z0-9_-]+_\d+_[0-9a-z]+$/);
     expect(Number(headers['webhook-timestamp'])).toBe(Math.floor(now / 1000));
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(new Webhook(secret).verify(got!.body, headers)).toMatchObject({ type: 'track', event: 'Signed' });
@@ -84,6 +84,23 @@ describe('Standard Webhooks signing', () => {
     await post(c, '/v1/track', { userId: 'u_1', event: 'Second' });
     const [, , third] = await r.waitFor(3);
     expect(headersOf(third!)['webhook-id']).not.toBe(h1['webhook-id']);
+  });
+
+  it('a delivery after a reset, under a delivery id SQLite gives again, has another webhook-id', async () => {
+    const r = await receiver();
+    const secret = whsec();
+    const c = await coreWith({ webhooks: [{ url: r.url }], signing: 'standard', signingSecrets: [secret] });
+    await post(c, '/v1/track', { userId: 'u_1', event: 'Before' });
+    const [before] = await r.waitFor(1);
+    const firstId = c.deliveries.forMessage(c.messages.list()[0]!.id)[0]!.id;
+    await c.reset();
+    now += 1_000;
+    await post(c, '/v1/track', { userId: 'u_1', event: 'After' });
+    const [, after] = await r.waitFor(2);
+    expect(c.deliveries.forMessage(c.messages.list()[0]!.id)[0]!.id).toBe(firstId); // the same row id again
+    // Before 2026-12-01 the id was the same too: a receiver that drops ids it has processed dropped "After".
+    expect(headersOf(after!)['webhook-id']).not.toBe(headersOf(before!)['webhook-id']);
+    expect(new Webhook(secret).verify(after!.body, headersOf(after!))).toMatchObject({ event: 'After' });
   });
 
   it('the built-in receiver verifies either scheme: valid for Sluice\'s requests, invalid for a forged one', async () => {

@@ -75,7 +75,7 @@ async function runRound(
     // The seed's X-Signature unless the destination signs with Standard Webhooks alone; Standard Webhooks'
     // headers with a fresh timestamp at each round, under an id that stays the delivery's (each event's) across retries.
     const xSignature = destination.signing === 'standard' ? null : signature;
-    const id = webhookId(parts.instanceId, delivery.id) + (fanOut ? `_${index + 1}` : '');
+    const id = webhookId(parts.instanceId, delivery) + (fanOut ? `_${index + 1}` : '');
     const standard = destination.signing !== 'segment' && destination.signingSecrets?.length ? standardHeaders(id, startedAt, body, destination.signingSecrets) : undefined;
     // All of a body's requests start at once; the sender never rejects (failures are results).
     const requests = targets.map((webhook) => {
@@ -135,6 +135,12 @@ async function runRound(
 }
 
 /** Standard Webhooks' `webhook-id` of a delivery: unique per Sluice (its data folder's id) and delivery. */
-function webhookId(instanceId: string, deliveryId: number): string {
-  return `msg_${instanceId.replace(/^sl_/, '')}_${deliveryId}`;
+/**
+ * The delivery's Standard Webhooks id, the same at each retry: this Sluice, the delivery's id, and when it
+ * was made (base 36). SQLite gives a row id again once the newest rows are gone (a reset, a clear, a purge):
+ * without the time, a receiver that drops ids it has processed (as the spec advises) dropped the new
+ * delivery as the old one's repeat (until 2026-12-01).
+ */
+function webhookId(instanceId: string, delivery: Pick<DueDelivery, 'id' | 'createdAt'>): string {
+  return `msg_${instanceId.replace(/^sl_/, '')}_${delivery.id}_${Math.max(0, Math.floor(delivery.createdAt)).toString(36)}`;
 }
