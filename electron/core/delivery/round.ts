@@ -134,6 +134,9 @@ export async function resolveBodies(
   const key = shapeKey(destination);
   const out: (ResolvedBody | { via: string | null; filtered: Filtered } | { via: string | null; edited: Record<string, unknown> })[] = deliveries.map((delivery, i) => {
     const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
+    if (waitedPastWindow(delivery, startedAt)) {
+      return { unsendable: { result: { ...unsent(delivery, firstAttemptAt), status: 'failed', lastError: WINDOW_ENDED_WAITING }, announced: delivery } };
+    }
     const ready = prepared[i];
     if (delivery.bodyOverride === null && ready !== undefined && sameRecipe(ready, recipe) && ready.shapeKey === key) {
       return settled(parts, delivery, firstAttemptAt, ready.shaped, ready.via);
@@ -208,6 +211,23 @@ function readMessage(
   }
   if (body !== null) return { body, via: null };
   return { body: null, record: record as MessageRecord & { message: Record<string, unknown> }, via: record!.via };
+}
+
+/** How late past the 4-hour window a retry scheduled inside it may still go (a busy engine, a probe's turn). */
+export const WINDOW_GRACE_MS = 60_000;
+const WINDOW_ENDED_WAITING =
+  'gave up: the 4-hour retry window ended while the retry waited (Sluice stopped, or the destination was disabled, held or behind open breakers); nothing was sent — replay it to send it now';
+
+/**
+ * A retry the schedule set inside the 4-hour window whose round starts well past it: it waited (Sluice
+ * stopped for a night, the destination disabled, the engine held, its URLs behind open breakers), and is
+ * failed without a request, as the spec's window says (until 2026-12-01 it was sent, days late). A retry
+ * a person asked for (Retry now, a bulk retry: due at the time asked, past the window) is sent.
+ */
+function waitedPastWindow(delivery: DueDelivery, startedAt: number): boolean {
+  if (delivery.firstAttemptAt === null || delivery.targetUrl !== null) return false;
+  const deadline = delivery.firstAttemptAt + RETRY_WINDOW_MS;
+  return delivery.nextAttemptAt <= deadline && startedAt > deadline + WINDOW_GRACE_MS;
 }
 
 /** A result of a round that sent nothing: the delivery's counts as they were, no attempt. */

@@ -170,6 +170,54 @@ describe('delivery', () => {
     expect(attempts.length).toBeGreaterThanOrEqual(8);
   });
 
+  it('a retry that waited past the 4-hour window (Sluice stopped for days) fails without a request; a replay sends it', async () => {
+    const r = await receiver();
+    r.fallback = { status: 503 };
+    let now = Date.parse('2026-11-27T18:00:00.000Z'); // a Friday evening
+    const dataDir = tempDir();
+    const first = await coreWith({ webhooks: [{ url: r.url, headers: {} }] }, { clock: { now: () => now }, dataDir });
+    await post(first, '/v1/track', { userId: 'u', event: 'Friday' });
+    const messageId = first.messages.list()[0]!.id;
+    expect(await afterRound(first, messageId, 1)).toMatchObject({ status: 'retrying' });
+    await first.close();
+    core = undefined;
+
+    now += 64 * 3_600_000; // Monday morning: the retry was due 5 s after the first attempt
+    r.fallback = { status: 200 };
+    const again = await coreWith({ webhooks: [{ url: r.url, headers: {} }] }, { clock: { now: () => now }, dataDir });
+    await settled(again, ['failed']);
+    const [delivery] = again.deliveries.forMessage(messageId);
+    // Before 2026-12-01 it was sent now, 64 hours after its first attempt, and marked delivered.
+    expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1 });
+    expect(delivery!.lastError).toMatch(/^gave up: the 4-hour retry window ended while the retry waited/);
+    expect(r.received).toHaveLength(1);
+    expect(again.deliveries.attempts(delivery!.id)).toHaveLength(1);
+
+    // As its error says: a replay sends it now.
+    await again.operations['deliveries.replay']({ messageIds: [messageId] });
+    await r.waitFor(2);
+    await settled(again, ['delivered', 'failed']);
+    expect(again.deliveries.forMessage(messageId).map((d) => d.status).sort()).toEqual(['delivered', 'failed']);
+  });
+
+  it('a retry due inside the window goes, however the engine was held, when a person asks (Retry now past the deadline)', async () => {
+    const r = await receiver();
+    r.fallback = { status: 503 };
+    let now = Date.parse('2026-11-27T18:00:00.000Z');
+    const c = await coreWith({ webhooks: [{ url: r.url, headers: {} }] }, { clock: { now: () => now } });
+    await post(c, '/v1/track', { userId: 'u', event: 'Held' });
+    const messageId = c.messages.list()[0]!.id;
+    expect(await afterRound(c, messageId, 1)).toMatchObject({ status: 'retrying' });
+    await c.operations['delivery.hold']({ held: true });
+    now += 5 * 3_600_000;
+    r.fallback = { status: 200 };
+    const [delivery] = c.deliveries.forMessage(messageId);
+    await c.operations['deliveries.retryNow']({ ids: [delivery!.id] });
+    await c.operations['delivery.hold']({ held: false });
+    await r.waitFor(2);
+    await settled(c, ['delivered']);
+  });
+
   it('does not retry a 4xx', async () => {
     const r = await receiver();
     r.fallback = { status: 404, body: 'no such hook' };
