@@ -57,6 +57,11 @@ const MAX_SLEEP_MS = 30_000;
  * (at least once). Slots: at most `maxInFlight` deliveries in flight, and a destination's
  * `concurrency` requests at once, shared between destinations in turn.
  */
+/** The pause after the `n`th round in a row that failed to run or record: 1 s, doubling, at most a minute. */
+export function failurePause(n: number): number {
+  return Math.min(60_000, 1_000 * 2 ** Math.min(6, Math.max(0, n - 1)));
+}
+
 export class DeliveryEngine {
   readonly #o: DeliveryEngineOptions;
   readonly #maxInFlight: number;
@@ -81,6 +86,8 @@ export class DeliveryEngine {
   #held = false;
   /** After a failed commit, no new rounds until then (real time): the store needs a moment. */
   #pausedUntil = 0;
+  /** Rounds failed in a row (most likely the store not recording results): the pause after each doubles. */
+  #failuresInARow = 0;
 
   constructor(options: DeliveryEngineOptions) {
     this.#o = options;
@@ -336,10 +343,19 @@ export class DeliveryEngine {
       this.#schedulePump();
     };
     const round = run(releaseSlot)
+      .then(() => {
+        this.#failuresInARow = 0;
+      })
       .catch((error: unknown) => {
         // Most likely the store could not record the result: the delivery is still due in the
-        // store and will be sent again (at least once), after a pause rather than in a tight loop.
-        this.#pausedUntil = Date.now() + 1_000;
+        // store and will be sent again (at least once), after a pause rather than in a tight loop —
+        // one that doubles while rounds keep failing (1 s, 2 s, … 1 min): a full disk or a damaged
+        // store re-sent the same deliveries every second before 2026-12-01, none of them recorded.
+        // Rounds that fail during the pause (the rest of the group whose commit failed) do not lengthen it.
+        if (Date.now() >= this.#pausedUntil) {
+          this.#failuresInARow++;
+          this.#pausedUntil = Date.now() + failurePause(this.#failuresInARow);
+        }
         this.#queues.readAgain(destination.id);
         console.error(`sluice: delivery ${deliveries[0]!.id}${deliveries.length > 1 ? ` (and ${deliveries.length - 1} more)` : ''}: ${(error as Error).message}`);
       })
