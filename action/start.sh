@@ -54,7 +54,9 @@ echo "$bin" > "$state/bin"
 args=(serve --ephemeral --json)
 [ -z "$config" ] || args+=(--config "$config")
 extra=()
-[ -z "${SLUICE_SERVE_ARGS:-}" ] || read -r -a extra <<< "$SLUICE_SERVE_ARGS"
+# Split at spaces and at line ends: a workflow's `args: |` block gives them a line each (a plain `read`
+# kept the first line alone, and dropped the rest without a word).
+[ -z "${SLUICE_SERVE_ARGS:-}" ] || read -r -d '' -a extra <<< "$SLUICE_SERVE_ARGS" || true
 nohup "$bin" "${args[@]}" ${extra[@]+"${extra[@]}"} > "$state/stdout" 2> "$state/stderr" < /dev/null &
 pid=$!
 echo "$pid" > "$state/pid"
@@ -101,6 +103,13 @@ done
 } <<< "$ready"
 echo "::add-mask::$token"
 cp "$state/stdout" "$state/ready.json"
+# What the relay warns of at start (a webhook pointed at its own ingestion endpoint): annotations, as
+# `sluice serve` prints them on its terminal; with --json they are in the ready line only.
+node -e '
+  const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8").split("\n")[0]);
+  const escaped = (s) => String(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  for (const warning of r.warnings ?? []) process.stdout.write(`::warning title=Sluice config::${escaped(warning)}\n`);
+' "$state/ready.json"
 
 {
   echo "SLUICE_INGEST_URL=$ingest"

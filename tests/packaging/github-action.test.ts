@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -114,6 +115,17 @@ const START = path.join(checkoutRoot, 'action.yml');
 const REPORT = path.join(checkoutRoot, 'action/report/action.yml');
 const FREE_PORTS = '--ingest-port 0 --ui-port 0 --receiver-port 0';
 
+/** A port free now on 127.0.0.1 (listened on and closed). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
 /** `NAME=value` lines (the runner's env and output files, single-line form). */
 function keyValues(text: string): Record<string, string> {
   return Object.fromEntries(text.trimEnd().split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
@@ -138,13 +150,18 @@ describe('the GitHub Action, from the packed tarball', () => {
       trackingPlans: [{ name: 'shop', sources: ['web'], plan: { events: { 'Order Completed': { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] } } } }],
     });
     const job = newJob('job-main');
-    const start = runAction(START, { version: tarball, config, args: FREE_PORTS }, job);
+    // A line each, as a workflow's `args: |` gives them: before 2026-12-01 only the first line was used.
+    const start = runAction(START, { version: tarball, config, args: FREE_PORTS.replaceAll(' --', '\n--') + '\n' }, job);
     expect({ status: start.status, stderr: start.stderr }).toMatchObject({ status: 0 });
+    expect(start.stdout).not.toContain('::warning');
 
     const env = keyValues(job.read('GITHUB_ENV'));
     expect(Object.keys(env).sort()).toEqual(['SLUICE_API_URL', 'SLUICE_DATA_DIR', 'SLUICE_INGEST_URL', 'SLUICE_RECEIVER_URL', 'SLUICE_TOKEN', 'SLUICE_UI_URL', 'SLUICE_WRITE_KEY']);
     expect(env.SLUICE_WRITE_KEY).toBe('wk_ci');
     expect(env.SLUICE_INGEST_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Each line's port taken (0: any free one), not the defaults 8788 and 8789.
+    expect(new URL(env.SLUICE_UI_URL!).port).not.toBe('8788');
+    expect(new URL(env.SLUICE_RECEIVER_URL!).port).not.toBe('8789');
     expect(env.SLUICE_API_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(env.SLUICE_TOKEN).toMatch(/^\S{20,}$/);
     const outputs = keyValues(job.read('GITHUB_OUTPUT'));
@@ -250,6 +267,21 @@ describe('the GitHub Action, from the packed tarball', () => {
     const start = runAction(START, { version: tarball, config: 'missing.json' }, job);
     expect(start.status).toBe(1);
     expect(start.stdout).toContain('::error title=Sluice did not start::the config input names missing.json, which is not a file');
+  });
+
+  it('shows what the relay warns of at start as annotations (the ready line\'s warnings)', async () => {
+    const port = await freePort();
+    const config = writeConfig('loop.json', {
+      sources: [{ name: 'web', writeKey: 'wk_loop', kind: 'web' }],
+      destinations: [{ name: 'self', sources: ['web'], webhooks: [{ url: `http://127.0.0.1:${port}/v1/track` }] }],
+    });
+    const job = newJob('job-warnings');
+    const start = runAction(START, { version: tarball, config, args: `--ingest-port ${port} --ui-port 0 --receiver-port 0` }, job);
+    expect(start.status).toBe(0);
+    expect(start.stdout).toMatch(
+      new RegExp(`^::warning title=Sluice config::destination "self", webhook 1 \\(http://127\\.0\\.0\\.1:${port}/v1/track\\) posts to this Sluice's own ingestion endpoint`, 'm'),
+    );
+    expect(runAction(REPORT, { path: 'warnings' }, job).status).toBe(0);
   });
 
   it('fails the report when the relay died during the job, with its log kept', async () => {
