@@ -16,7 +16,8 @@ Options:
   --plan FILE        the tracking plan (Sluice's format, or a Segment Protocols or RudderStack export)
   --data-dir DIR     the data folder (default: ${defaultDataDir()}); with sluice serve --ephemeral,
                      the ready line's "dataDir"
-  --source NAME      only the messages of this source
+  --source NAME      only the messages of this source (again for each more: the sources the
+                     relay's plan checks; without it, every source counts)
   --plan-name NAME   whose violations to count: the plan's trackingPlans[].name in the relay's config
                      (default: the only plan the store holds violations of)
   --from FILE        the messages of FILE instead of a store (- reads stdin): sluice export's NDJSON,

@@ -28,14 +28,14 @@ import { InputError, storeFailureInput, UsageError } from './command-error.ts';
 import { messageFile } from './message-file.ts';
 import { checkInputFiles, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
 import { readPlan } from './plan-input.ts';
-import { openStore, sourceId } from './read-store.ts';
+import { openStore, sourceId, sourceNames } from './read-store.ts';
 
 const OPTIONS = {
   plan: { type: 'string' },
   'plan-name': { type: 'string' },
   'data-dir': { type: 'string' },
   from: { type: 'string' },
-  source: { type: 'string' },
+  source: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   'fail-on-missing': { type: 'boolean' },
 } as const;
@@ -46,7 +46,8 @@ export const MISSING_EXIT = 2;
 export async function coverage(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`plan coverage takes no file (got ${positionals.map((p) => JSON.stringify(p)).join(', ')}): give the plan with --plan FILE and messages with --from FILE`);
-  for (const name of ['plan', 'plan-name', 'data-dir', 'from', 'source'] as const) if (values[name] === '') throw new UsageError(`--${name} needs a value`);
+  for (const name of ['plan', 'plan-name', 'data-dir', 'from'] as const) if (values[name] === '') throw new UsageError(`--${name} needs a value`);
+  if (values.source?.includes('')) throw new UsageError('--source needs a value');
   if (values.plan === undefined) throw new UsageError('--plan FILE is required: the tracking plan to cover (a running relay\'s own plans: GET /api/v1/plans/coverage)');
   if (values.from !== undefined && (values['data-dir'] !== undefined || values.source !== undefined || values['plan-name'] !== undefined)) {
     throw new UsageError('--from reads a file and checks its messages here: give it without --data-dir, --source and --plan-name');
@@ -63,9 +64,18 @@ export async function coverage(args: string[]): Promise<number> {
     notes.push(`${messages.toLocaleString('en-US')} message${messages === 1 ? '' : 's'} in ${values.from === STDIN_ARG ? STDIN_NAME : values.from}, each checked against the plan`);
   } else {
     const dataDir = values['data-dir'] ?? defaultDataDir();
-    const { stats, recordedAs } = storeStats(dataDir, plan, ownName, values['plan-name'], values.source);
+    const { stats, recordedAs, recorded, sources } = storeStats(dataDir, plan, ownName, values['plan-name'], values.source);
     report = coverageReport([planCoverage(recordedAs ?? ownName, stats)]);
     notes.push(recordedAs !== null ? `violations as the relay recorded them for its plan ${JSON.stringify(recordedAs)}` : 'the store holds no violations of any plan: none are counted');
+    // A name the store has no violation of may be a typo (or a plan that nothing broke): said, not guessed.
+    if (recordedAs !== null && !recorded.includes(recordedAs)) {
+      notes.push(`no violations are recorded under ${JSON.stringify(recordedAs)}${recorded.length > 0 ? ` (the store has violations of ${recorded.map((n) => JSON.stringify(n)).join(', ')})` : ''}: check --plan-name if some were expected`);
+    }
+    // The relay's plan checks the sources its config names (trackingPlans[].sources): another source's
+    // events do not count there, and here only --source leaves them out.
+    if (values.source === undefined && sources.length > 1) {
+      notes.push(`counted over all ${sources.length} sources of the store (${sources.map((n) => JSON.stringify(n)).join(', ')}); a plan that checks some of them: --source NAME for each`);
+    }
   }
   process.stdout.write(values.json ? `${ndjsonLine(report)}\n` : coverageText(report));
   if (!values.json) for (const note of notes) process.stderr.write(`note: ${note}\n`);
@@ -77,11 +87,18 @@ export async function coverage(args: string[]): Promise<number> {
  * clients, and the violations recorded under the relay's name for the plan. Which name: `--plan-name`;
  * else the only plan the store has violations of; else, of several, the plan file's own name.
  */
-function storeStats(dataDir: string, plan: TrackingPlan, ownName: string, planName: string | undefined, source: string | undefined): { stats: PlanStats; recordedAs: string | null } {
+function storeStats(
+  dataDir: string,
+  plan: TrackingPlan,
+  ownName: string,
+  planName: string | undefined,
+  source: string[] | undefined,
+): { stats: PlanStats; recordedAs: string | null; recorded: string[]; sources: string[] } {
   const { db, file } = openStore(dataDir);
   try {
     const repo = new PlanStatsRepo(db);
-    const sourceIds = source !== undefined ? [sourceId(db, source, dataDir)] : null;
+    // Each --source named (before 2026-12-01 the option took one: of several, the last alone counted).
+    const sourceIds = source !== undefined ? source.map((name) => sourceId(db, name, dataDir)) : null;
     const recorded = repo.recordedPlans();
     let recordedAs: string | null = planName ?? null;
     if (recordedAs === null && recorded.length === 1) recordedAs = recorded[0]!;
@@ -91,7 +108,7 @@ function storeStats(dataDir: string, plan: TrackingPlan, ownName: string, planNa
       }
       recordedAs = ownName;
     }
-    return { stats: repo.stats(recordedAs ?? '', plan, sourceIds), recordedAs };
+    return { stats: repo.stats(recordedAs ?? '', plan, sourceIds), recordedAs, recorded, sources: sourceNames(db).map((s) => s.name) };
   } catch (error) {
     if (error instanceof InputError) throw error;
     throw storeFailureInput(error, file) ?? new InputError(`cannot read the store ${databaseFile(dataDir)}: ${(error as Error).message}`);

@@ -84,7 +84,18 @@ describe('sluice plan coverage, beside a running relay', () => {
 
   it('over the store: each planned event seen, with violations or never, and the unplanned events; the violations the relay recorded', async () => {
     const run = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', planFile]);
-    expect(run).toEqual({ code: 0, stdout: TEXT, stderr: 'note: violations as the relay recorded them for its plan "web"\n' });
+    expect(run).toEqual({
+      code: 0,
+      stdout: TEXT,
+      stderr: [
+        'note: violations as the relay recorded them for its plan "web"',
+        // The relay's plan "web" checks the source "web" alone: said, as the counts here are every source's.
+        'note: counted over all 2 sources of the store ("web", "server"); a plan that checks some of them: --source NAME for each',
+        '',
+      ].join('\n'),
+    });
+    const web = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', planFile, '--source', 'web']);
+    expect(web).toEqual({ code: 0, stdout: TEXT, stderr: 'note: violations as the relay recorded them for its plan "web"\n' });
   });
 
   it('--json: the same as one object; --fail-on-missing exits 2 while a planned event never fired', async () => {
@@ -124,9 +135,23 @@ describe('sluice plan coverage, beside a running relay', () => {
     });
     const named = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed, '--plan-name', 'web', '--json']);
     expect((JSON.parse(named.stdout) as CoverageReport).plans[0]).toMatchObject({ plan: 'web', totals: TOTALS });
-    // --plan-name of a plan that recorded nothing: no violations.
+    // --plan-name of a plan that recorded nothing: no violations, and a note saying so (a typo would look the same).
     const other = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed, '--plan-name', 'mobile plan', '--json']);
     expect((JSON.parse(other.stdout) as CoverageReport).plans[0]).toMatchObject({ plan: 'mobile plan', totals: { ...TOTALS, violated: 0 } });
+    const typo = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', unnamed, '--plan-name', 'wbe', '--source', 'web']);
+    expect(typo.stderr.split('\n')[1]).toBe('note: no violations are recorded under "wbe" (the store has violations of "server pages", "web"): check --plan-name if some were expected');
+
+    // --source again and again: each counts (before 2026-12-01 only the last did). Signed Up fired from
+    // the server alone: never seen for the web source, seen for both.
+    const fromServer = await post(core, '/v1/track', track('s2', 'Signed Up'), { writeKey: 'wk_cov_server' });
+    expect(fromServer.status).toBe(200);
+    const stateOf = async (...sources: string[]) => {
+      const run = await sluice(['plan', 'coverage', '--data-dir', dataDir, '--plan', planFile, '--json', ...sources.flatMap((name) => ['--source', name])]);
+      return (JSON.parse(run.stdout) as CoverageReport).plans[0]!.events.find((e) => e.event === 'Signed Up')!.state;
+    };
+    expect(await stateOf('web')).toBe('missing');
+    expect(await stateOf('web', 'server')).toBe('seen');
+    expect(await stateOf('server', 'web')).toBe('seen');
   });
 
   it('once every planned event fired, --fail-on-missing exits 0', async () => {
