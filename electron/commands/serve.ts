@@ -88,6 +88,9 @@ export async function serve(args: string[]): Promise<void> {
     relayNote = (error as Error).message; // sluice tail cannot find this relay; the rest works
   }
   const printing = new AbortController();
+  /** Stopping: nothing more is stored, so --print hands out the rest and ends. */
+  const finishing = new AbortController();
+  let printed: Promise<void> = Promise.resolve();
   // A reader that went away (`sluice serve --print | head`: EPIPE) ends the printing, not the relay.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (printing.signal.aborted) return;
@@ -95,6 +98,14 @@ export async function serve(args: string[]): Promise<void> {
     process.stderr.write(`sluice: stopped writing to stdout (${error.code ?? error.message}: its reader went away); Sluice goes on serving — Ctrl+C stops it\n`);
   });
   const stop = handleSignals(async () => {
+    // Stored first, then handed out: what clients sent before the stop is stored (accepted requests
+    // finish), and every follower — sluice tail, a script's stream, --print — gets each message stored,
+    // then ends. Before 2026-12-01 they ended at once, leaving out those still settling, a slow reader's
+    // backlog and what the accepted requests stored meanwhile.
+    await core.stopIngesting();
+    finishing.abort();
+    await Promise.race([printed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await ui.finishStreams();
     printing.abort();
     await ui.close();
     await core.close();
@@ -127,7 +138,7 @@ export async function serve(args: string[]): Promise<void> {
   const lines = ['Sluice is running.', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`), 'Press Ctrl+C to stop.'];
   process.stdout.write(`${lines.join('\n')}\n`);
   sayDamage(core, false);
-  if (values.print) printMessages(core, printing.signal);
+  if (values.print) printed = printMessages(core, printing.signal, finishing.signal);
 }
 
 /**
@@ -135,9 +146,9 @@ export async function serve(args: string[]): Promise<void> {
  * A line is written once the previous ones have drained (a reader that stalls, `| less`, holds the
  * follower back in the store, not lines in memory here).
  */
-function printMessages(core: Core, signal: AbortSignal): void {
-  void (async () => {
-    for await (const followed of followMessages(core.queries, core.bus, {}, signal)) {
+function printMessages(core: Core, signal: AbortSignal, finishing: AbortSignal): Promise<void> {
+  return (async () => {
+    for await (const followed of followMessages(core.queries, core.bus, { finishing }, signal)) {
       if (signal.aborted) break;
       if (!process.stdout.write(`${messageLine(followed)}\n`)) await drained(process.stdout, signal);
     }

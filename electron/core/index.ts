@@ -107,6 +107,12 @@ export interface CoreOptions {
 export interface Core extends CoreCommands, Readonly<CoreParts> {
   /** Every channel's operation (shared/contract.ts names them): `core.operations['deliveries.replay'](request)`. */
   readonly operations: Operations;
+  /**
+   * Stops storing what clients send: the composer's queue goes in, ingestion stops listening and lets the
+   * requests it accepted finish. A host calls it before it lets its followers (message streams, --print)
+   * hand out the last messages; close() does it too.
+   */
+  stopIngesting(): Promise<void>;
   /** Stops listening, lets accepted requests finish, commits, checkpoints, closes the store. */
   close(): Promise<void>;
   /** The destinations' transform runtime (transforms/), started on first use; delivery's, the preview's and tests'. */
@@ -298,11 +304,18 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
   });
 
   let closing: Promise<void> | undefined;
+  let ingestStopped: Promise<void> | undefined;
+  const stopIngesting = () =>
+    (ingestStopped ??= (async () => {
+      await composer.close(); // its queue goes into the store before ingestion stops
+      await ingest.close();
+    })());
   const core: Core = {
     ...parts,
     ...commands,
     operations,
     transformer: transforms,
+    stopIngesting,
     close() {
       closing ??= (async () => {
         stopping = true;
@@ -313,9 +326,8 @@ async function buildCore(options: CoreOptions, unlock: () => void): Promise<Core
         await health.close();
         await pruner.close();
         await counter.close();
-        await composer.close(); // its queue goes into the store before ingestion stops
+        await stopIngesting();
         await audiences.close(); // a sync under way commits
-        await ingest.close();
         await receiver.close();
         await delivery.close();
         await transformer?.close();

@@ -26,8 +26,21 @@ const MAX_LIMIT = 1000;
 /** A wait may not hold a request longer than this. */
 const MAX_WAIT_MS = 300_000;
 
-/** Answers a request under /api/v1/; `origin` is this server's own (http://host:port). */
-export async function serveHttpApi(core: HttpApiCore, token: string, origin: string, req: IncomingMessage, res: ServerResponse, url: URL, stopping: AbortSignal): Promise<void> {
+/**
+ * Answers a request under /api/v1/; `origin` is this server's own (http://host:port). `stopping` ends
+ * what is held open; `streams.finishing` first lets each message stream hand out what is stored and
+ * end (the host stops storing before it), each stream's end given to `streams.opened`.
+ */
+export async function serveHttpApi(
+  core: HttpApiCore,
+  token: string,
+  origin: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  stopping: AbortSignal,
+  streams?: { finishing: AbortSignal; opened(ended: Promise<void>): void },
+): Promise<void> {
   // A wait's timeoutMs counts from here: the time its body takes to arrive and be read is part of it.
   const arrived = performance.now();
   try {
@@ -45,7 +58,11 @@ export async function serveHttpApi(core: HttpApiCore, token: string, origin: str
         }, 'messages', newestFirst ? 'newest' : 'oldest');
       }
       case 'GET /messages/stream':
-        return await streamMessages(core, res, streamOptions(url.searchParams, Date.now()), stopping);
+      {
+        const streamed = streamMessages(core, res, { ...streamOptions(url.searchParams, Date.now()), ...(streams ? { finishing: streams.finishing } : {}) }, stopping);
+        streams?.opened(streamed);
+        return await streamed;
+      }
       case 'POST /messages/wait': {
         const body = await jsonBody(req);
         const after = body.afterSequence !== undefined ? { afterSequence: body.afterSequence as number } : {};

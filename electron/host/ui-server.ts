@@ -48,6 +48,9 @@ export class UiServer {
   #closed = false;
   /** Aborted by close(): HTTP API waits end at once instead of holding the shutdown. */
   readonly #stopping = new AbortController();
+  /** Message streams: told to finish (hand out what is stored, then end) before the rest stops. */
+  readonly #finishing = new AbortController();
+  readonly #streams = new Set<Promise<void>>();
   readonly #handlers;
   #port = 0;
 
@@ -102,8 +105,24 @@ export class UiServer {
     return this.url;
   }
 
+  /**
+   * The message streams (`sluice tail`, scripts) hand out every message stored and end; resolves once
+   * they have, or after `timeoutMs` (a reader that stopped reading). Call it once nothing more is being
+   * stored (the core's stopIngesting): then nothing stored is left out of a stream when Sluice stops.
+   */
+  async finishStreams(timeoutMs = 10_000): Promise<void> {
+    this.#finishing.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#streams]),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs).unref())),
+    ]);
+    clearTimeout(timer);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#finishing.abort();
     this.#stopping.abort();
     const wss = await this.#wss?.catch(() => undefined);
     for (const client of wss?.clients ?? []) client.terminate();
@@ -167,7 +186,13 @@ export class UiServer {
     }
     const url = requestUrl(req);
     if (url?.pathname.startsWith(API_PREFIX)) {
-      void serveHttpApi(this.#o.core, this.token, `http://${req.headers.host}`, req, res, url, this.#stopping.signal);
+      void serveHttpApi(this.#o.core, this.token, `http://${req.headers.host}`, req, res, url, this.#stopping.signal, {
+        finishing: this.#finishing.signal,
+        opened: (ended) => {
+          this.#streams.add(ended);
+          void ended.catch(() => {}).finally(() => this.#streams.delete(ended));
+        },
+      });
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -68,6 +68,11 @@ export interface FollowOptions {
   settleMs?: number;
   /** Clock (tests). */
   now?: () => number;
+  /**
+   * Sluice is stopping and has stopped storing: hand out every message stored (settled or not), then end —
+   * rather than end at once with those still settling, or not yet read by a slow reader, left out.
+   */
+  finishing?: AbortSignal;
 }
 
 /**
@@ -80,6 +85,8 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
   const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
   const now = options.now ?? Date.now;
   const wake = new Wake(signal);
+  const finishing = options.finishing;
+  finishing?.addEventListener('abort', wake.poke);
   let reset = false;
   /** The lowest id a removal left as the highest since the last step (Infinity: none removed). */
   let removedTo = Infinity;
@@ -116,6 +123,7 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
       if (held.length === 0) {
         const ids = await reader.ids({ of: 'messages', terms: EVERY_MESSAGE, search: undefined, afterId: cursor, limit: FOLLOW_STEP });
         if (ids.length === 0) {
+          if (finishing?.aborted) return; // all handed out, and nothing more will be stored
           await wake.sleep(Infinity);
           continue;
         }
@@ -129,7 +137,7 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
       let wait = Infinity;
       for (const row of held) {
         const until = Date.parse(row.message.receivedAt) + settleMs;
-        if (at < until && currentDeliveries(deliveries.get(row.id) ?? []).some((d) => d.status === 'pending')) {
+        if (!finishing?.aborted && at < until && currentDeliveries(deliveries.get(row.id) ?? []).some((d) => d.status === 'pending')) {
           wait = until - at;
           break;
         }
@@ -156,6 +164,7 @@ export async function* followMessages(queries: TestQueries, bus: EventBus, optio
     }
   } finally {
     for (const off of offs) off();
+    finishing?.removeEventListener('abort', wake.poke);
     wake.close();
   }
 }

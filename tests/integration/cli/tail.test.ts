@@ -121,6 +121,19 @@ describe('sluice tail', () => {
     expect(fs.existsSync(path.join(dataDir, 'relay.json'))).toBe(false); // removed on a clean stop
   });
 
+  it('when the relay stops, still prints every message it stored, those waiting on their first attempt included', async () => {
+    const { cli, dataDir, hook, send } = await relay();
+    hook.script({ hang: true }); // the first attempts take until their 5 s timeout: held back by --settle
+    const t = await tail(['--data-dir', dataDir, '--settle', '60000', '--json']);
+    for (let i = 0; i < 3; i++) expect((await send({ userId: 'u_s', event: `Settling ${i}` })).status).toBe(200);
+    await hook.waitFor(1);
+    // Stopped before any first attempt ended: before 2026-12-01 the stream ended at once, and tail printed none of them.
+    expect(await cli.stop()).toBe(0);
+    expect(await t.exited).toBe(0);
+    expect(t.lines.map((line) => (JSON.parse(line) as { message: { event: string } }).message.event)).toEqual(['Settling 0', 'Settling 1', 'Settling 2']);
+    expect(t.stderr()).toContain(`sluice: the relay at ${cli.ready.api} stopped`);
+  });
+
   it('says why it cannot follow: no relay on the folder, one that was killed, a wrong token, bad options (exit 2)', async () => {
     const empty = tempDir();
     const none = await runCli(['tail', '--data-dir', empty]);
@@ -172,6 +185,26 @@ describe('sluice serve --print', () => {
     expect(identify).toMatch(/^\d\d:\d\d:\d\d identify · user u_p · source web · → (1\/1 delivered|0\/1 delivered, 1 pending)$/);
     child.kill('SIGINT');
     await new Promise((resolve) => child.on('exit', resolve));
+  });
+
+  it('on Ctrl+C prints the messages still waiting on their first attempt before it exits', async () => {
+    const hook = await receiver();
+    hook.script({ hang: true });
+    const dataDir = tempDir();
+    const config = path.join(tempDir('sluice-print-config-'), 'sluice.json');
+    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] }));
+    const child = spawn(process.execPath, [CLI, 'serve', '--print', '--data-dir', dataDir, '--config', config, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
+    children.push({ child });
+    const lines: string[] = [];
+    readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    await until(() => lines.includes('Press Ctrl+C to stop.'), 30_000, 'the banner');
+    const { ingest } = JSON.parse(fs.readFileSync(path.join(dataDir, 'relay.json'), 'utf8')) as { ingest: string };
+    expect((await post({ ingestUrl: ingest, writeKey: 'wk_web' }, '/v1/track', { userId: 'u_p', event: 'Waiting' })).status).toBe(200);
+    await hook.waitFor(1);
+    child.kill('SIGINT');
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    // Its first attempt had not ended (the default settle is 2 s): before 2026-12-01 it was never printed.
+    expect(lines.filter((l) => l.includes('Waiting'))).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d track Waiting · user u_p · source web · → 0\/1 delivered, 1 pending$/)]);
   });
 
   it('goes on serving when its reader goes away (`| head`), and stops cleanly on Ctrl+C', async () => {

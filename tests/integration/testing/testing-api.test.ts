@@ -137,7 +137,7 @@ describe('messages and filters', () => {
 
   it('refuses an option it does not take, instead of dropping it: a dropped destination or status would resolve with the wrong delivery', async () => {
     const sluice = await start();
-    await expect(sluice.waitForMessages({}, { timeout: 10 } as never)).rejects.toThrow(/^waitForMessages\(\): unknown option "timeout" \(did you mean timeoutMs\?\); it takes count, timeoutMs$/);
+    await expect(sluice.waitForMessages({}, { timeout: 10 } as never)).rejects.toThrow(/^waitForMessages\(\): unknown option "timeout" \(did you mean timeoutMs\?\); it takes count, timeoutMs, afterSequence$/);
     await expect(sluice.waitForMessages({ messageId: 'm1' }, { status: 'duplicate' } as never)).rejects.toThrow(/^waitForMessages\(\): unknown option "status" \(a field of the filter: give it there\)/);
     await expect(sluice.waitForDeliveries({ event: 'Paid' }, { destination: 'crm', status: 'delivered' } as never)).rejects.toThrow(
       /^waitForDeliveries\(\): unknown option "destination" \(a field of the filter: give it there\); it takes count, timeoutMs, status$/,
