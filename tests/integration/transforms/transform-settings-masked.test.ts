@@ -66,7 +66,7 @@ describe('transform settings that are credentials', () => {
     const view = listed.value.destinations.find((d: any) => d.name === 'hooks');
     const saved = await call(c, 'destinations.save', {
       id: view.id,
-      name: 'hooks renamed',
+      name: 'hooks', // declared in the config: its name stays (a rename is refused, declared_in_config)
       enabled: true,
       sources: ['web'],
       options: view.options,
