@@ -146,6 +146,16 @@ describe('sluice transform test', () => {
       stdout: '',
       stderr: `sluice: the transform broken.js cannot be used: SyntaxError: Unexpected token ';' (${path.join(dir, 'broken.js')}, line 2, column 17); fix it: no version of this transform has loaded yet\n`,
     });
+    // A top level that throws when run: every fixture fails to load. Exit 2 with the reason, and --update
+    // writes nothing (before 2026-12-01 it wrote the error into each expectation and exited 0).
+    write('throws.js', 'const config = undefined.region;\nfunction onTrack(event) { return event; }\n');
+    const loadFails = fixtures('for-throws', { 'a.input.json': order, 'a.expected.json': order });
+    for (const extra of [[], ['--update']]) {
+      const run = sluice('throws.js', '--fixtures', loadFails, ...extra);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(run.stderr).toMatch(/^sluice: the transform throws\.js cannot be used: .*top level.*undefined/s);
+    }
+    expect(JSON.parse(fs.readFileSync(path.join(dir, loadFails, 'a.expected.json'), 'utf8'))).toEqual(order);
   });
 });
 
