@@ -17,7 +17,7 @@ import type { CompiledPlan } from '../core/plans/compile-plan.ts';
 import { UsageError } from './command-error.ts';
 import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { checkInputFiles, clip, isObject, lineContent, LineWriter, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
-import { readPlan } from './plan-input.ts';
+import { readPlan, sayNotes } from './plan-input.ts';
 
 const OPTIONS = {
   plan: { type: 'string' },
@@ -55,7 +55,8 @@ export async function check(args: string[]): Promise<number> {
   if (unplanned !== 'allow' && unplanned !== 'flag' && unplanned !== 'block') throw new UsageError(`--unplanned must be allow, flag or block, not "${unplanned}"`);
   if (files.length === 0) throw new UsageError('name the files to check (NDJSON, one message per line; - reads stdin)');
   checkInputFiles(files);
-  const { format, compiled } = readPlan(values.plan);
+  const { format, compiled, notes } = readPlan(values.plan);
+  sayNotes(values.plan, notes);
 
   const out = new LineWriter();
   const report = values.json ? jsonReport(out) : humanReport(out);

@@ -27,7 +27,7 @@ import { ndjsonLine } from '../core/transfer/json-lines.ts';
 import { InputError, storeFailureInput, UsageError } from './command-error.ts';
 import { messageFile } from './message-file.ts';
 import { checkInputFiles, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
-import { readPlan } from './plan-input.ts';
+import { readPlan, sayNotes } from './plan-input.ts';
 import { openStore, sourceId, sourceNames } from './read-store.ts';
 
 const OPTIONS = {
@@ -53,7 +53,8 @@ export async function coverage(args: string[]): Promise<number> {
     throw new UsageError('--from reads a file and checks its messages here: give it without --data-dir, --source and --plan-name');
   }
   if (values.from !== undefined) checkInputFiles([values.from]);
-  const { plan, compiled } = readPlan(values.plan);
+  const { plan, compiled, notes: planNotes } = readPlan(values.plan);
+  sayNotes(values.plan, planNotes);
   const ownName = plan.name ?? path.basename(values.plan);
 
   let report: CoverageReport;

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { diffPlans, type PlanChange } from '../core/plans/plan-diff.ts';
 import { UsageError } from './command-error.ts';
-import { FORMAT_NAMES, readPlan } from './plan-input.ts';
+import { FORMAT_NAMES, readPlan, sayNotes } from './plan-input.ts';
 
 /** Changes that concern the whole event or part: printed without a field. */
 const WHOLE = new Set(['event-removed', 'event-added', 'part-removed', 'part-added']);
@@ -24,12 +24,15 @@ export async function planDiff(args: string[]): Promise<number> {
   const [oldFile, newFile] = positionals as [string, string];
   const before = readPlan(oldFile);
   const after = readPlan(newFile);
+  sayNotes(oldFile, before.notes);
+  sayNotes(newFile, after.notes);
   const changes = diffPlans(before.plan, after.plan);
   const breaking = changes.filter((c) => c.kind === 'breaking').length;
   const compatible = changes.length - breaking;
 
   if (values.json) {
-    const out = { old: { file: oldFile, format: before.format }, new: { file: newFile, format: after.format }, breaking, compatible, changes };
+    // `notes`: what reading each file left out, and so did not compare.
+    const out = { old: { file: oldFile, format: before.format, notes: before.notes }, new: { file: newFile, format: after.format, notes: after.notes }, breaking, compatible, changes };
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(text(changes));

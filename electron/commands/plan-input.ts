@@ -45,3 +45,12 @@ export function readPlan(file: string): PlanInput {
     throw error;
   }
 }
+
+/**
+ * Says on stderr what reading a vendor's plan left out (plan import's notes): a command that checks,
+ * covers or compares with the plan does not see those rules either (until 2026-12-01 only plan import
+ * and codegen said so, and plan diff answered "no changes" for a change in a part it had left out).
+ */
+export function sayNotes(file: string, notes: readonly string[]): void {
+  for (const note of notes) process.stderr.write(`note: ${file}: ${note}\n`);
+}
