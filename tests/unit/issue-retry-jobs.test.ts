@@ -140,7 +140,7 @@ describe('issue words', () => {
   it('says a retry’s progress and its bar’s fraction', () => {
     expect(progressWords(progress(1, 1, 120, 500))).toBe('Retrying: 120 of 500 deliveries looked at, 120 sent again.');
     expect(progressWords({ ...progress(1, 1, 3, 3, 'finished'), retried: 2, skipped: 1 })).toBe(
-      'Retried 3 deliveries: 2 sent again, 1 no longer failing. Their outcome shows as they are sent.',
+      'Retried 3 deliveries: 2 sent again, 1 no longer failing or replayed since. Their outcome shows as they are sent.',
     );
     expect(progressWords(progress(1, null, 0, 0, 'finished'))).toBe('Nothing to retry: no failed or retrying delivery.');
     expect(progressWords(progress(1, null, 0, 1200, 'counting'))).toBe('Counting the deliveries to retry: 1,200 so far.');

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { NewDelivery } from './delivery-types.ts';
+import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 
 /**
  * Deliveries made or moved on request, in the caller's transaction: replays, delete notifications
@@ -37,9 +38,13 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
   const retryNow = db.prepare(
     `UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
   );
+  // Only a failure that is still the message's last word for the destination: one a later replay to its
+  // webhooks superseded (delivered, or failed in its own right) is not sent again (before 2026-12-01 a bulk
+  // retry of an Issues group reopened both, and the receiver got the message twice).
   const reopen = db.prepare(
-    `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'failed'
-       AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL)`,
+    `UPDATE deliveries AS d SET status = 'retrying', next_attempt_at = ?, updated_at = ? WHERE d.id = ? AND d.status = 'failed'
+       AND d.destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL)
+       AND (d.message_id IS NULL OR ${LATEST_IN_LANE_SQL})`,
   );
   const cancel = db.prepare(
     `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = 'cancelled', updated_at = ?

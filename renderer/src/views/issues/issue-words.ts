@@ -41,7 +41,7 @@ export function countWords(issue: IssueView): string {
 /** A retry's progress in a sentence: "Retrying: 120 of 500 looked at, 118 sent again, 2 no longer failing". */
 export function progressWords(p: IssueRetryProgress): string {
   const again = `${formatCount(p.retried)} sent again`;
-  const skipped = p.skipped > 0 ? `, ${formatCount(p.skipped)} no longer failing` : '';
+  const skipped = p.skipped > 0 ? `, ${formatCount(p.skipped)} no longer failing or replayed since` : '';
   if (p.state === 'counting') return `Counting the deliveries to retry: ${formatCount(p.total)} so far.`;
   if (p.state === 'running') return `Retrying: ${formatCount(p.done)} of ${plural(p.total, 'delivery', 'deliveries')} looked at, ${again}${skipped}.`;
   if (p.state === 'finished') {
