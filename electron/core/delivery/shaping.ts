@@ -130,6 +130,11 @@ export function transformed(recipe: BodyRecipe, outcome: TransformOutcome, filte
     case 'retry':
       return { kind: 'retry', error: `the transform asked to retry (RetryError: ${outcome.message})`, shaping: `transform asked to retry (${version})`, run };
     case 'failed': {
+      // Not the code's doing: retried on the delivery's schedule (before 2026-12-01 it failed for good,
+      // under a sentence that said "the next calls try again").
+      if (outcome.runtime) {
+        return { kind: 'retry', error: `the transform runtime could not run the call (${outcome.message}); retried on the delivery's schedule`, shaping: `transform not run (${version}): the runtime failed`, run };
+      }
       // The runtime's sentences mostly say it already ("the transform ran past its 1000 ms limit…").
       const error = outcome.message.startsWith('the transform') ? outcome.message : `${FAILURES[outcome.code] ?? 'the transform failed'}: ${outcome.message}`;
       return { kind: 'fail', error, shaping: `transform failed (${version}): ${outcome.code}`, run };

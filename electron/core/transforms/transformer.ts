@@ -36,7 +36,14 @@ export type TransformOutcome = CallRecord &
     | { kind: 'events'; events: Record<string, unknown>[]; changed: boolean }
     | { kind: 'dropped'; reason: string }
     | { kind: 'retry'; message: string }
-    | { kind: 'failed'; code: TransformFailure; message: string; stack?: string }
+    | {
+        kind: 'failed';
+        code: TransformFailure;
+        message: string;
+        stack?: string;
+        /** The runtime failed it, not the call's code (no worker could start, a crash beside it, a close): a delivery retries it. */
+        runtime?: true;
+      }
   );
 
 export type TransformFailure = 'error' | 'timeout' | 'memory' | 'not-json' | 'load';

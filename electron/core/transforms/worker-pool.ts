@@ -113,7 +113,7 @@ export class WorkerPool {
           if (--left === 0) resolve(results);
         },
       }));
-      if (this.#closed) return this.#fail(pending, 'error', 'the transform runtime is closed');
+      if (this.#closed) return this.#fail(pending, 'error', 'the transform runtime is closed', 0, true);
       for (let i = 0; i < pending.length; i += MAX_BATCH) this.#dispatch(script, pending.slice(i, i + MAX_BATCH));
     });
   }
@@ -123,8 +123,8 @@ export class WorkerPool {
     clearTimeout(this.#spawnTimer);
     const threads = this.#threads.splice(0);
     const exits = threads.map((t) => this.#end(t));
-    for (const t of threads) for (const batch of t.batches.values()) this.#fail(batch.calls, 'error', 'the transform runtime closed before this call was answered');
-    for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', 'the transform runtime closed before this call was answered');
+    for (const t of threads) for (const batch of t.batches.values()) this.#fail(batch.calls, 'error', 'the transform runtime closed before this call was answered', 0, true);
+    for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', 'the transform runtime closed before this call was answered', 0, true);
     await Promise.all(exits);
   }
 
@@ -276,7 +276,7 @@ export class WorkerPool {
     if (this.#closed) return;
     if (!thread.ready) {
       const gaveUp = this.#startFailed(error);
-      if (gaveUp) this.#fail(held, 'error', gaveUp);
+      if (gaveUp) this.#fail(held, 'error', gaveUp, 0, true);
       else this.#rerun(thread, held, { why: `its worker did not start: ${error.message}` });
       return;
     }
@@ -302,7 +302,7 @@ export class WorkerPool {
     if (this.#startFailures < START_FAILURES) return null;
     this.#startFailures = 0;
     const message = `the transform runtime could not start a worker thread (${error.message}); the next calls try again`;
-    for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', message);
+    for (const w of this.#waiting.splice(0)) this.#fail(w.calls, 'error', message, 0, true);
     return message;
   }
 
@@ -329,7 +329,7 @@ export class WorkerPool {
       for (const call of batch.calls) {
         if (!again.has(call)) continue;
         if (cost && ++call.reruns > MAX_RERUNS) {
-          this.#fail([call], cost.code ?? 'error', cost.message ?? `this call's worker was stopped ${MAX_RERUNS + 1} times while it waited, the last time because ${cost.why}; it was not run again`);
+          this.#fail([call], cost.code ?? 'error', cost.message ?? `this call's worker was stopped ${MAX_RERUNS + 1} times while it waited, the last time because ${cost.why}; it was not run again`, 0, true);
           continue;
         }
         byScript.set(batch.script, [...(byScript.get(batch.script) ?? []), call]);
@@ -347,8 +347,9 @@ export class WorkerPool {
     }, Math.max(0, this.#spawnAt - Date.now()));
   }
 
-  #fail(calls: readonly Pending[], code: TransformFailure, message: string, ms = 0): void {
-    for (const call of calls) call.answer({ kind: 'failed', code, message, ms, logs: [] });
+  /** `runtime`: the runtime failed the calls, not their code (a worker that cannot start, a crash beside them, a close). */
+  #fail(calls: readonly Pending[], code: TransformFailure, message: string, ms = 0, runtime = false): void {
+    for (const call of calls) call.answer({ kind: 'failed', code, message, ms, logs: [], ...(runtime ? { runtime: true as const } : {}) });
   }
 
   async #end(thread: Thread): Promise<void> {

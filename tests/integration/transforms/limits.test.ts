@@ -145,12 +145,13 @@ describe('limits', () => {
     const script = { key: 'k', filename: 'amp.js', version: 'v', source: 'function onTrack(e) { return e }' };
     const job = { event: '{"type":"track"}', settings: '{}', timeoutMs: 1000 };
     const message = 'the transform runtime could not start a worker thread (this worker cannot load); the next calls try again';
+    // `runtime`: not the calls' doing — a delivery retries them (delivery/shaping.ts).
     expect(await pool.run(script, [job, job])).toEqual([
-      { kind: 'failed', code: 'error', message, ms: 0, logs: [] },
-      { kind: 'failed', code: 'error', message, ms: 0, logs: [] },
+      { kind: 'failed', code: 'error', message, ms: 0, logs: [], runtime: true },
+      { kind: 'failed', code: 'error', message, ms: 0, logs: [], runtime: true },
     ]);
     expect(pool.workers).toEqual([]);
-    expect(await pool.run(script, [job])).toEqual([{ kind: 'failed', code: 'error', message, ms: 0, logs: [] }]);
+    expect(await pool.run(script, [job])).toEqual([{ kind: 'failed', code: 'error', message, ms: 0, logs: [], runtime: true }]);
     await pool.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
