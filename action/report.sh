@@ -2,8 +2,8 @@
 # The sluice GitHub Action's report (action/report/action.yml; run it with `if: always()`): writes what
 # the relay that start.sh started holds — its messages as NDJSON and its webhook attempts as HAR, files
 # to upload with actions/upload-artifact, with the relay's own log beside them — appends a summary
-# (`sluice summary`: events by type, tracking-plan violations, failed deliveries) to the job's summary,
-# and stops the relay (SIGTERM: it finishes what it accepted; its temporary data folder goes with it).
+# (`sluice summary`: events by type, tracking-plan violations, failed deliveries) to the job's summary.
+# It stops the relay first (SIGTERM: it finishes what it accepted), reads its store, then removes it.
 # It does every part it can; it fails (exit 1) when the relay was gone before it, or a part failed.
 #
 # Inputs, through the environment:
@@ -45,7 +45,31 @@ cp "$state/stderr" "$out/sluice-relay.log"
   echo "path=$out"
 } >> "$GITHUB_OUTPUT"
 
-if [ -n "$data_dir" ] && alive "$pid"; then
+# Stopped first: it stores what it accepted (and what a client flushed on its way out), then the store is
+# read whole. Before 2026-12-01 the exports ran first and anything stored after them went with the
+# relay's temporary folder.
+if alive "$pid"; then
+  echo "Stopping Sluice (process $pid)"
+  kill -TERM "$pid" 2> /dev/null
+  waited=0
+  while alive "$pid" && [ "$waited" -lt $((stop_timeout * 5)) ]; do
+    sleep 0.2
+    waited=$((waited + 1))
+  done
+  if alive "$pid"; then
+    echo "::error title=Sluice report::the relay (process $pid) did not exit ${stop_timeout} s after SIGTERM; it was killed"
+    kill -KILL "$pid" 2> /dev/null
+    failed=1
+  fi
+  cp "$state/stderr" "$out/sluice-relay.log"
+else
+  echo "::error title=Sluice stopped early::the relay (process $pid) was no longer running when the report began; what it had stored is reported. Its stderr:"
+  sed 's/^/  /' "$state/stderr"
+  printf '## Sluice\n\nThe relay had stopped before the report: what it had stored is below and among the files, with its log (`sluice-relay.log`).\n\n' >> "$summary_file"
+  failed=1
+fi
+
+if [ -n "$data_dir" ] && [ -f "$data_dir/sluice.db" ]; then
   part() { # what it makes, then the command (whose stderr says what went wrong)
     local what="$1"
     shift
@@ -62,25 +86,13 @@ if [ -n "$data_dir" ] && alive "$pid"; then
     echo "::error title=Sluice report::sluice summary failed (its message is above)"
     failed=1
   fi
-  echo "Stopping Sluice (process $pid)"
-  kill -TERM "$pid" 2> /dev/null
-  waited=0
-  while alive "$pid" && [ "$waited" -lt $((stop_timeout * 5)) ]; do
-    sleep 0.2
-    waited=$((waited + 1))
-  done
-  if alive "$pid"; then
-    echo "::error title=Sluice report::the relay (process $pid) did not exit ${stop_timeout} s after SIGTERM; it was killed"
-    kill -KILL "$pid" 2> /dev/null
-    failed=1
-  fi
-  cp "$state/stderr" "$out/sluice-relay.log"
 else
-  echo "::error title=Sluice stopped early::the relay (process $pid) was no longer running when the report began: its messages went with its temporary data folder. Its stderr:"
-  sed 's/^/  /' "$state/stderr"
-  printf '## Sluice\n\nThe relay had stopped before the report: nothing could be exported. Its log is `sluice-relay.log` among the files.\n' >> "$summary_file"
+  echo "::error title=Sluice report::the relay's store ($data_dir) is not there: nothing could be exported"
+  printf '## Sluice\n\nThe relay'"'"'s store was not there: nothing could be exported. Its log is `sluice-relay.log` among the files.\n' >> "$summary_file"
   failed=1
 fi
+# The folder start.sh made for the store, and only that one.
+[ "$data_dir" = "$state/data" ] && rm -rf "$data_dir"
 rm -f "$state/pid"
 echo "Sluice's files are in $out: $(cd "$out" && ls | tr '\n' ' ')"
 exit "$failed"

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The sluice GitHub Action's start (action.yml): runs `sluice serve --ephemeral --json` in the
-# background, waits for its ready line, and hands the job its URLs, token and write key — in
-# GITHUB_ENV for the next steps, in GITHUB_OUTPUT for `steps.<id>.outputs`. The token is masked
+# The sluice GitHub Action's start (action.yml): runs `sluice serve --json` in the background, its
+# store in a new folder of this job's temporary folder ($RUNNER_TEMP/sluice/data: the report stops the
+# relay first, then reads the store whole, then removes it — with --ephemeral the store went with the
+# relay, so the report read it before the stop and missed what the relay stored after), waits for its
+# ready line, and hands the job its URLs, token and write key — in GITHUB_ENV for the next steps, in GITHUB_OUTPUT for `steps.<id>.outputs`. The token is masked
 # before anything can print it. What the report step (report.sh) needs is kept in $RUNNER_TEMP/sluice.
 #
 # Inputs, from the action's `with:` through the environment (never pasted into this script):
 #   SLUICE_VERSION        a version or dist-tag of the npm package (default latest), or a tarball or
 #                         folder path, or any other npm package spec (file:, https:, github:)
 #   SLUICE_CONFIG         a config file (sources, destinations, tracking plans), or empty
-#   SLUICE_SERVE_ARGS     more arguments for sluice serve, split at spaces (e.g. --ingest-port 0)
+#   SLUICE_SERVE_ARGS     more arguments for sluice serve, split at spaces and line ends (e.g. --ingest-port 0)
 #   SLUICE_START_TIMEOUT  seconds to wait for the ready line (npx may first download the package)
 # Plain bash 3.2 and POSIX tools (macOS runners too); JSON is read with the node that runs Sluice.
 set -euo pipefail
@@ -51,7 +53,8 @@ if ! bin="$(npx --yes --package "$spec" -c 'command -v sluice' 2> "$state/npx.lo
 fi
 echo "$bin" > "$state/bin"
 
-args=(serve --ephemeral --json)
+rm -rf "$state/data"
+args=(serve --json --data-dir "$state/data")
 [ -z "$config" ] || args+=(--config "$config")
 extra=()
 # Split at spaces and at line ends: a workflow's `args: |` block gives them a line each (a plain `read`

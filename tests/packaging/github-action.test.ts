@@ -215,7 +215,7 @@ describe('the GitHub Action, from the packed tarball', () => {
     expect({ status: report.status, stderr: report.stderr }).toMatchObject({ status: 0 });
     expect(report.stdout + report.stderr).not.toContain(env.SLUICE_TOKEN);
 
-    // The relay is gone, and its temporary data folder with it (it exited cleanly on SIGTERM).
+    // The relay is gone, and its data folder with it: stopped first, its store read, then removed.
     expect(running(pid)).toBe(false);
     expect(fs.existsSync(env.SLUICE_DATA_DIR!)).toBe(false);
 
@@ -292,10 +292,12 @@ describe('the GitHub Action, from the packed tarball', () => {
     process.kill(Number(pid), 'SIGKILL');
     await until(() => !running(Number(pid)), 10_000, 'the relay to die');
     const report = runAction(REPORT, { path: 'died' }, job);
-    fs.rmSync(dataDir!, { recursive: true, force: true }); // SIGKILL leaves the temporary folder
     expect(report.status).toBe(1);
-    expect(report.stdout).toMatch(/^::error title=Sluice stopped early::the relay \(process \d+\) was no longer running/m);
-    expect(fs.readdirSync(path.join(workspace, 'died'))).toEqual(['sluice-relay.log']);
+    expect(report.stdout).toMatch(/^::error title=Sluice stopped early::the relay \(process \d+\) was no longer running when the report began; what it had stored is reported/m);
+    // Its store is the job's (not --ephemeral's, which a SIGKILL left behind and the report could not read):
+    // read, then removed (before 2026-12-01 only the log was kept).
+    expect(fs.readdirSync(path.join(workspace, 'died')).sort()).toEqual(['sluice-messages.ndjson', 'sluice-relay.log', 'sluice-webhooks.har']);
+    expect(fs.existsSync(dataDir!)).toBe(false);
     expect(job.read('GITHUB_STEP_SUMMARY')).toContain('The relay had stopped before the report');
   });
 });
