@@ -101,6 +101,31 @@ export function runRecord(outcome: TransformOutcome): string {
   return JSON.stringify(run);
 }
 
+/**
+ * A fan-out forwarded to a Tracking API: each event a message of its own, so each needs its own messageId —
+ * Segment, and a Sluice upstream, keep the first of a messageId and drop the rest as duplicates (until
+ * 2026-12-01 `{...event, event: 'Signed Up'}` beside the event reached upstream once, recorded delivered).
+ * An event whose messageId an earlier one has gets `<id>_<its place>`; the same array when none repeats.
+ */
+export function distinctMessageIds(events: Record<string, unknown>[]): Record<string, unknown>[] {
+  if (events.length < 2) return events;
+  const seen = new Set<unknown>();
+  let changed = false;
+  const out = events.map((event, i) => {
+    const id = event.messageId;
+    if (typeof id !== 'string' || !seen.has(id)) {
+      seen.add(id);
+      return event;
+    }
+    changed = true;
+    let distinct = `${id}_${i + 1}`;
+    while (seen.has(distinct)) distinct = `${distinct}_`;
+    seen.add(distinct);
+    return { ...event, messageId: distinct };
+  });
+  return changed ? out : events;
+}
+
 /** What a transform failure code says, before the runtime's own message. */
 const FAILURES: Record<string, string> = {
   error: 'the transform threw',
@@ -122,8 +147,10 @@ export function transformed(recipe: BodyRecipe, outcome: TransformOutcome, filte
     case 'events': {
       const count = outcome.events.length;
       const said = `transformed${count > 1 ? ` into ${count} events` : ''} (${version}${outcome.changed ? '' : ', unchanged'})`;
-      const bodies = built && !outcome.changed && count === 1 ? [built] : outcome.events.map((event) => buildBody(recipe, asBody ? JSON.stringify(event) : event));
-      return { kind: 'send', bodies, shaping: filtering ? `${filtering}; ${said}` : said, run };
+      const events = recipe.bodyShape === 'forward' ? distinctMessageIds(outcome.events) : outcome.events;
+      const renamed = events === outcome.events ? '' : '; a messageId the events shared made distinct (_2, _3…)';
+      const bodies = built && !outcome.changed && count === 1 ? [built] : events.map((event) => buildBody(recipe, asBody ? JSON.stringify(event) : event));
+      return { kind: 'send', bodies, shaping: `${filtering ? `${filtering}; ${said}` : said}${renamed}`, run };
     }
     case 'dropped':
       return { kind: 'skip', reason: `dropped by transform: ${outcome.reason} (${version})`, run };

@@ -156,6 +156,12 @@ describe("a destination's transform in its deliveries", () => {
     const delivered = await settledAs(c, 'Fan', 'delivered');
     const batches = api.received.map((q) => (JSON.parse(q.body) as { batch: { event: string }[] }).batch.map((m) => m.event));
     expect(batches).toEqual([['Fan A', 'Fan B']]);
+    // Each its own messageId: the transform copied the event's, and an upstream keeps the first of a
+    // messageId and drops the rest (until 2026-12-01 both went with the same one).
+    const [sentA, sentB] = (JSON.parse(api.received[0]!.body) as { batch: { messageId: string }[] }).batch.map((m) => m.messageId);
+    const original = c.messages.list().find((m) => m.event === 'Fan')!.messageId!;
+    expect([sentA, sentB]).toEqual([original, `${original}_2`]);
+    expect(delivered.shaping).toContain('a messageId the events shared made distinct');
     expect((JSON.parse(delivered.body!) as { event: string }[]).map((m) => m.event)).toEqual(['Fan A', 'Fan B']);
     const [attempt] = c.deliveries.attempts(delivered.id);
     expect(attempt).toMatchObject({ forwarded: true, outcome: 'success', transform: { outcome: 'changed' } });
