@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DestinationView } from '../../shared/contract.ts';
 import { webhookBody } from '../../shared/webhook-body.ts';
-import { deliveryTarget, ownTarget, replayBody, signingHint } from '../../renderer/src/views/replay/replay-words.ts';
+import { bodyCaption, deliveryTarget, editedNote, ownTarget, replayBody, signingHint } from '../../renderer/src/views/replay/replay-words.ts';
 
 const hooks: DestinationView = {
   id: 1,
@@ -90,5 +90,24 @@ describe('what the Replay tab says', () => {
     expect(deliveryTarget({ targetUrl: null }, { ...hooks, webhooks: [...hooks.webhooks, { url: 'http://b/', headers: {} }] })).toBe('http://127.0.0.1:3000/hook, http://b/');
     expect(deliveryTarget({ targetUrl: null }, { ...hooks, webhooks: [] })).toBe('—');
     expect(deliveryTarget({ targetUrl: null }, undefined)).toBe('—');
+  });
+});
+
+describe('what the Replay tab says of a destination that filters or transforms (until 2026-12-01 "exactly what it sends" either way)', () => {
+  const filtered = { ...hooks, filters: [{ if: 'type:identify', drop: true }] } as unknown as DestinationView;
+  const transformed = { ...hooks, transform: { file: '/t/amp.js', settings: {}, timeoutMs: 1000 } } as unknown as DestinationView;
+  const both = { ...filtered, transform: transformed.transform } as DestinationView;
+
+  it('the body shown is exactly what it sends only when nothing changes it', () => {
+    expect(bodyCaption(hooks)).toBe('— exactly what hooks sends for this message');
+    expect(bodyCaption(filtered)).toBe('— hooks’s body for this message before its filter, which a replay of it as it is runs');
+    expect(bodyCaption(both)).toBe('— hooks’s body for this message before its filters and transform, which a replay of it as it is runs');
+  });
+
+  it('an edited body: its filters do not run on it; its transform when asked', () => {
+    expect(editedNote(hooks, false)).toBe('The edited body is sent instead of the mapped one.');
+    expect(editedNote(filtered, false)).toBe('The edited body is sent instead of the mapped one. hooks’s filters do not run on it: what they would drop or take out is sent.');
+    expect(editedNote(transformed, false)).toBe('The edited body is sent as it is, past hooks’s transform.');
+    expect(editedNote(transformed, true)).toBe('The edited body goes through hooks’s transform, and what it returns is sent.');
   });
 });

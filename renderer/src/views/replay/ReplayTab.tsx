@@ -7,7 +7,7 @@ import { checkJsonBody } from './json-check.ts';
 import { JsonEditor } from './JsonEditor.tsx';
 import { useReplayState, useReplayStore } from './replay-store.ts';
 import { ReplayTarget, targetRequest, type TargetChoice } from './ReplayTarget.tsx';
-import { deliveryTarget, replayBody, signingHint } from './replay-words.ts';
+import { bodyCaption, deliveryTarget, editedNote, replayBody, signingHint } from './replay-words.ts';
 import { deliveryName } from '../../store/delivery-words.ts';
 import './replay.css';
 import { plural } from '../../lib/format.ts';
@@ -44,6 +44,8 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
   const edited = compact !== null && mapped !== null && compact !== JSON.stringify(mapped);
   const target = targetRequest(choice);
 
+  // An edited body through the destination's transform (skipTransform: false), when it has one.
+  const [throughTransform, setThroughTransform] = useState(false);
   const [sending, setSending] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [sent, setSent] = useState<number[]>([]);
@@ -80,7 +82,8 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
     setSending(true);
     setProblem(null);
     const { ok: _ok, ...fields } = target;
-    const result = await inspector.call('deliveries.replay', { messageIds: [message.id], ...fields, ...(edited ? { body: check.value } : {}) });
+    const transformed = edited && throughTransform && destination?.transform ? { skipTransform: false } : {};
+    const result = await inspector.call('deliveries.replay', { messageIds: [message.id], ...fields, ...(edited ? { body: check.value, ...transformed } : {}) });
     setSending(false);
     if (!result.ok) {
       setProblem(`The replay was refused: ${result.error.message}.`);
@@ -97,7 +100,7 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
       <div className="replay-body-head">
         <h3 className="section-title">
           Body{' '}
-          {edited ? <span className="badge badge-warn">edited</span> : <span className="muted">— exactly what {destination?.name ?? 'the destination'} sends for this message</span>}
+          {edited ? <span className="badge badge-warn">edited</span> : <span className="muted">{bodyCaption(destination)}</span>}
         </h3>
         <div className="toolbar">
           <button type="button" className="btn btn-small" disabled={edits === null} onClick={() => setEdits(null)}>
@@ -111,12 +114,17 @@ export function ReplayTab({ message, delivery, destinations, onShowAttempts }: {
         Indented here; sent compact{compact !== null ? ` (${plural(bytes, 'byte')})` : ''}.{' '}
         {destination ? signingHint(destination, edited) : null}
       </p>
+      {edited && destination?.transform ? (
+        <label className="replay-transform">
+          <input type="checkbox" checked={throughTransform} onChange={(e) => setThroughTransform(e.target.checked)} /> Run {destination.name}’s transform on the edited body
+        </label>
+      ) : null}
       <div className="toolbar">
         <button type="button" className="btn btn-primary" disabled={blocker !== null || sending} aria-describedby={blockerId} onClick={() => void send()}>
           {sending ? 'Sending…' : 'Send replay'}
         </button>
         <span id={blockerId} className="muted">
-          {blocker ?? (edited ? 'The edited body is sent instead of the mapped one.' : '')}
+          {blocker ?? (edited ? editedNote(destination, throughTransform) : '')}
         </span>
       </div>
       {problem ? (

@@ -9,6 +9,9 @@ import { webhookBody, type BodyShape, type WebhookBody } from '../../../../share
 
 type Destination = Pick<DestinationView, 'name' | 'kind' | 'options' | 'signing' | 'hasSecret' | 'maskedSigningSecrets' | 'webhooks' | 'trackingApi'>;
 
+/** What a destination does to a message before it is sent: its filters and its transform. */
+type Shaping = Pick<DestinationView, 'name' | 'filters' | 'transform'>;
+
 /** The body shape a replay through the destination is built in. */
 export function replayShape(destination: Pick<DestinationView, 'kind' | 'options'>): BodyShape {
   return isForward(destination) ? 'forward' : destination.options.bodyShape;
@@ -56,4 +59,36 @@ export function deliveryTarget(delivery: Pick<DeliveryView, 'targetUrl'>, destin
 /** A tracking-api destination's replays are forwards (the stream's request-shown.ts asks the same; replay/ stays below stream/). */
 function isForward(destination: Pick<DestinationView, 'kind'> | undefined): boolean {
   return destination?.kind === 'tracking-api';
+}
+
+/**
+ * What the body shown is, beside its heading: the destination's body for the message, which is what it
+ * sends unless its filters or transform change it — an unedited replay runs them (until 2026-12-01 this
+ * said "exactly what it sends" either way).
+ */
+export function bodyCaption(destination: Shaping | undefined): string {
+  if (!destination) return '— what the destination sends for this message';
+  const shaped = shapedBy(destination);
+  if (shaped === null) return `— exactly what ${destination.name} sends for this message`;
+  return `— ${destination.name}’s body for this message before its ${shaped}, which a replay of it as it is runs`;
+}
+
+/**
+ * What happens to an edited body: sent as edited — the destination's filters do not run on it (a drop or
+ * a field they would take out is sent), its transform only when asked (`transform`).
+ */
+export function editedNote(destination: Shaping | undefined, transform: boolean): string {
+  if (!destination) return 'The edited body is sent instead of the mapped one.';
+  const filters = destination.filters.length > 0 ? ` ${destination.name}’s filters do not run on it: what they would drop or take out is sent.` : '';
+  if (!destination.transform) return `The edited body is sent instead of the mapped one.${filters}`;
+  return transform
+    ? `The edited body goes through ${destination.name}’s transform, and what it returns is sent.${filters}`
+    : `The edited body is sent as it is, past ${destination.name}’s transform.${filters}`;
+}
+
+function shapedBy(destination: Shaping): string | null {
+  const filters = destination.filters.length > 0;
+  if (filters && destination.transform) return 'filters and transform';
+  if (filters) return destination.filters.length === 1 ? 'filter' : 'filters';
+  return destination.transform ? 'transform' : null;
 }
