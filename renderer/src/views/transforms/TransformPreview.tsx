@@ -52,7 +52,7 @@ export function TransformPreview({ destinationId, forward, sourceIds, filters, s
   return (
     <section className="tf-preview" aria-labelledby="tf-preview-title">
       <h3 id="tf-preview-title" className="section-title">
-        Preview <span className="muted">the filters and transform above, saved or not, on a stored message; nothing is sent</span>
+        Preview <span className="muted">the filters and transform above, saved or not, on a stored message; Sluice sends nothing to the destination (what the transform itself fetches, it fetches)</span>
       </h3>
       {messages === null ? (
         <p className="muted">Reading the latest messages…</p>

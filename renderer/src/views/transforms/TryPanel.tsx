@@ -26,7 +26,7 @@ export function TryPanel({ message, destinations }: { message: MessageDetail; de
 
   return (
     <section className="tf-try" aria-label="Try on this message">
-      <p className="hint">What a destination’s filters and transform make of this message, and the bodies it would send. Nothing is sent or stored.</p>
+      <p className="hint">What a destination’s filters and transform make of this message, and the bodies it would send. Sluice sends and stores nothing; the transform runs for real, so what it fetches itself, it fetches.</p>
       {rejected ? (
         <p className="banner banner-bad" role="note">
           This message was rejected at ingestion: it is never delivered, so there is nothing to try.
