@@ -93,17 +93,28 @@ function follow(relay: Relay, params: URLSearchParams, json: boolean): Promise<n
       process.stderr.write(`sluice: the relay at ${relay.api} stopped\n`);
       finish(0);
     };
+    /** The stream was answered: from then on a broken connection is the relay going away. */
+    let following = false;
     const request = http.get(url, { headers: { authorization: `Bearer ${relay.token}` } }, (res) => {
       if (res.statusCode !== 200) return void refusal(res, relay).then((error) => finish(2, error));
+      following = true;
       process.stderr.write(`sluice: following the relay at ${relay.api} (Ctrl+C to stop)\n`);
       readLines(res, json).then(
-        (failure) => (failure ? finish(1, new InputError(`the relay's stream failed: ${failure}`)) : stopped()),
+        (failure) => {
+          if (!failure) return stopped();
+          // Exit 1 (it had started; 2 is "could not start"), with the relay's sentence.
+          process.stderr.write(`sluice: the relay's stream failed: ${failure}\n`);
+          finish(1);
+        },
         () => stopped(),
       );
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (done) return;
       if (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH') return finish(2, new InputError(unreachable(relay)));
+      // Before any answer (a reset, a timeout, a port that does not speak HTTP): it could not follow, exit 2
+      // (before 2026-12-01 this said "the relay stopped" and exited 0).
+      if (!following) return finish(2, new InputError(`could not follow the relay at ${relay.api}: ${error.code ?? error.message} before it answered — is that address its HTTP API?`));
       stopped(); // the connection broke once the stream was open: the relay went away
     });
   });

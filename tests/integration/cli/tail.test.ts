@@ -2,6 +2,7 @@
 // HTTP sends to it and to a real webhook receiver, the real CLI as a child process.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -154,6 +155,16 @@ describe('sluice tail', () => {
     const nothing = await runCli(['tail', '--api', cli.ready.api, `--token=${cli.ready.token}`]);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain(`nothing answers at ${cli.ready.api}`);
+
+    // Something listens there but does not answer HTTP (it hangs up): it could not follow, exit 2 — before
+    // 2026-12-01 "the relay stopped", exit 0.
+    const mute = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const muteApi = `http://127.0.0.1:${(mute.address() as net.AddressInfo).port}/api/v1`;
+    const reset = await runCli(['tail', '--api', muteApi, `--token=${cli.ready.token}`]);
+    mute.close();
+    expect(reset.code).toBe(2);
+    expect(reset.stderr).toMatch(new RegExp(`^sluice: could not follow the relay at ${muteApi.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: \\w+ before it answered`));
 
     for (const args of [['--since', 'yesterday'], ['--search', 'event:'], ['--api', cli.ready.api], ['--settle', 'soon'], ['stray']]) {
       const bad = await runCli(['tail', ...args]);
