@@ -16,7 +16,7 @@ import type { UnplannedMode, Violation } from '../../shared/tracking-plan.ts';
 import type { CompiledPlan } from '../core/plans/compile-plan.ts';
 import { UsageError } from './command-error.ts';
 import { ndjsonLine } from '../core/transfer/json-lines.ts';
-import { checkInputFiles, clip, isObject, lineContent, LineWriter, readLines, STDIN_ARG, STDIN_NAME } from './ndjson.ts';
+import { checkInputFiles, clip, isObject, lineContent, LineWriter, readLines, STDIN_ARG, STDIN_NAME, tooLongLine } from './ndjson.ts';
 import { readPlan, sayNotes } from './plan-input.ts';
 
 const OPTIONS = {
@@ -63,8 +63,8 @@ export async function check(args: string[]): Promise<number> {
   const totals: Totals = { messages: 0, withViolations: 0, violations: 0, refused: 0, unreadable: 0, skipped: { sluiceMade: 0, duplicates: 0 } };
   for (const file of files) {
     const name = file === STDIN_ARG ? STDIN_NAME : file;
-    for await (const { line, text } of readLines(file)) {
-      const content = lineContent(text);
+    for await (const { line, text, tooLong } of readLines(file)) {
+      const content = tooLong !== undefined ? { error: tooLongLine(tooLong) } : lineContent(text);
       if ('error' in content) {
         totals.unreadable++;
         await report.unreadable(name, line, content.error);

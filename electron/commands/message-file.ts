@@ -5,7 +5,7 @@
  * entry at a time.
  */
 import { harMessages, isHar, parseLine, type Parsed } from '../core/transfer/import-parse.ts';
-import { readLines } from './ndjson.ts';
+import { readLines, tooLongLine } from './ndjson.ts';
 
 /** Past this many characters a file whose first line is not JSON is not read as one document (V8's longest string is ~2^29). */
 export const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
@@ -25,7 +25,18 @@ export async function* messageFile(file: string, name: string, maxDocumentChars 
   /** Whether the last non-blank line held was a JSON object on its own. */
   let lastWasObject = false;
   let decided = false;
-  for await (const { line, text } of readLines(file)) {
+  for await (const { line, text, tooLong } of readLines(file, maxDocumentChars)) {
+    if (tooLong !== undefined) {
+      // Never gathered: said, and the rest of the file read on (a document held so far ends with it).
+      if (held) {
+        const where = `${name}:${held[0]!.line}`;
+        yield { send: [], skipped: [], errors: [{ where, error: 'the line is not JSON, and the lines after it are not one JSON document under the size Sluice reads: nothing read' }] };
+        return;
+      }
+      decided = true;
+      yield { send: [], skipped: [], errors: [{ where: `${name}:${line}`, error: tooLongLine(tooLong, maxDocumentChars) }] };
+      continue;
+    }
     if (held) {
       const object = text.trim() !== '' && objectOnItsOwn(text);
       if (text.trim() === '' || !(object && lastWasObject)) {

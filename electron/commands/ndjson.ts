@@ -44,35 +44,66 @@ export function fileProblem(file: string, error: unknown): string {
   return `cannot read ${file}: ${(error as Error).message}`;
 }
 
+/** The longest line read whole (as message-file.ts's MAX_DOCUMENT_CHARS): V8's strings end near 512 MB. */
+export const MAX_LINE_CHARS = 256 * 1024 * 1024;
+
+/** A line of the file; `tooLong`: its length, when it was over the cap (then `text` is empty: it was not kept). */
+export interface NumberedLine {
+  line: number;
+  text: string;
+  tooLong?: number;
+}
+
 /**
  * The file's lines with their numbers (from 1), streamed; `-` is stdin. A line ends at `\n` only (a `\r`
  * before it is dropped): not at U+2028 or U+2029, which Node's readline also takes for line ends and
  * which other encoders write raw inside strings (json-lines.ts). A UTF-8 BOM on the first line is dropped.
+ * A line over `maxLineChars` is not gathered (its length is counted, `tooLong`): before 2026-12-01 a file
+ * with no line end (a minified HAR, a JSON array on one line) was gathered whole, until "Invalid string
+ * length" ended the command without naming the file or the line.
  */
-export async function* readLines(file: string): AsyncGenerator<{ line: number; text: string }> {
+export async function* readLines(file: string, maxLineChars = MAX_LINE_CHARS): AsyncGenerator<NumberedLine> {
   const input = file === STDIN_ARG ? process.stdin : fs.createReadStream(file);
   input.setEncoding('utf8'); // a character cut between two chunks is decoded whole
   let line = 0;
-  const numbered = (text: string) => {
+  const numbered = (text: string): NumberedLine => {
     line++;
     const read = withoutCr(text);
     return { line, text: line === 1 && read.charCodeAt(0) === 0xfeff ? read.slice(1) : read };
   };
   try {
     let rest = '';
+    /** The length of a line over the cap, read so far (null: the line is being gathered). */
+    let over: number | null = null;
     for await (const chunk of input as AsyncIterable<string>) {
       let start = 0;
       for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
-        yield numbered(rest + chunk.slice(start, end));
+        if (over !== null || rest.length + (end - start) > maxLineChars) {
+          line++;
+          yield { line, text: '', tooLong: (over ?? rest.length) + (end - start) };
+          over = null;
+        } else yield numbered(rest + chunk.slice(start, end));
         rest = '';
         start = end + 1;
       }
-      rest += chunk.slice(start);
+      if (over !== null) over += chunk.length - start;
+      else if (rest.length + (chunk.length - start) > maxLineChars) {
+        over = rest.length + (chunk.length - start);
+        rest = '';
+      } else rest += chunk.slice(start);
     }
-    if (rest !== '') yield numbered(rest);
+    if (over !== null) {
+      line++;
+      yield { line, text: '', tooLong: over };
+    } else if (rest !== '') yield numbered(rest);
   } finally {
     if (input !== process.stdin) input.destroy();
   }
+}
+
+/** What a line over the cap says, as an unreadable line's error. */
+export function tooLongLine(chars: number, max = MAX_LINE_CHARS): string {
+  return `the line is ${chars.toLocaleString('en-US')} characters long, over the ${(max / 1024 / 1024).toLocaleString('en-US', { maximumFractionDigits: 3 })} MB Sluice reads as one line: not read (one message or document per line, each under that)`;
 }
 
 /** A message found on a line; `index` is its place in the line's list, `list` that list's name. */

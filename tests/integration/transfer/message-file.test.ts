@@ -61,6 +61,17 @@ describe('a file whose first line is not JSON', () => {
     expect(sent(parsed)).toEqual(['m-1', 'm-2', 'm-3']);
   });
 
+  it('a line over the size Sluice reads as one: not gathered, said with its line, the lines after it read', async () => {
+    const dir = tempDir('sluice-message-file-');
+    const file = path.join(dir, 'long.ndjson');
+    const long = JSON.stringify({ type: 'track', userId: 'u', event: 'Long', messageId: 'long', properties: { blob: 'x'.repeat(5_000) } });
+    fs.writeFileSync(file, `${long}\n${track(1)}\n${track(2)}`);
+    const parsed = await all(file, 2_000);
+    // Before 2026-12-01 a line was gathered whatever its length (a file with no line end: "Invalid string length").
+    expect(parsed.flatMap((p) => p.errors)).toEqual([{ where: 'f:1', error: `the line is ${long.length.toLocaleString('en-US')} characters long, over the 0.002 MB Sluice reads as one line: not read (one message or document per line, each under that)` }]);
+    expect(sent(parsed)).toEqual(['m-1', 'm-2']);
+  });
+
   it('past the size Sluice reads as one document: refused whole, saying so, nothing read', async () => {
     const dir = tempDir('sluice-message-file-');
     const file = path.join(dir, 'big.har');
