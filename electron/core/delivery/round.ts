@@ -8,6 +8,7 @@ import type { MessageRecord, MessagesRepo } from '../store/messages-repo.ts';
 import type { Transformer } from '../transforms/transformer.ts';
 import { buildBody, sameRecipe, type PreparedBody, type SignedBody } from './body.ts';
 import { factsOf, filterMessage, shapeKey, transformAll, untransformed, type Filtered, type Shaped } from './shaping.ts';
+import { MAX_COOLDOWN_MS } from './circuit-breaker.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { GONE_DISABLES, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
@@ -213,14 +214,17 @@ function readMessage(
   return { body: null, record: record as MessageRecord & { message: Record<string, unknown> }, via: record!.via };
 }
 
-/** How late past the 4-hour window a retry scheduled inside it may still go (a busy engine, a probe's turn). */
-export const WINDOW_GRACE_MS = 60_000;
+/**
+ * How late past the 4-hour window a retry scheduled inside it may still go: a busy engine, or its URL's
+ * circuit breaker holding it for the probe (MAX_COOLDOWN_MS at most), and a minute.
+ */
+export const WINDOW_GRACE_MS = MAX_COOLDOWN_MS + 60_000;
 const WINDOW_ENDED_WAITING =
-  'gave up: the 4-hour retry window ended while the retry waited (Sluice stopped, or the destination was disabled, held or behind open breakers); nothing was sent — replay it to send it now';
+  'gave up: the 4-hour retry window ended while the retry waited (Sluice stopped, or the destination was disabled or held); nothing was sent — replay it to send it now';
 
 /**
  * A retry the schedule set inside the 4-hour window whose round starts well past it: it waited (Sluice
- * stopped for a night, the destination disabled, the engine held, its URLs behind open breakers), and is
+ * stopped for a night, the destination disabled, the engine held), and is
  * failed without a request, as the spec's window says (until 2026-12-01 it was sent, days late). A retry
  * a person asked for (Retry now, a bulk retry: due at the time asked, past the window) is sent.
  */

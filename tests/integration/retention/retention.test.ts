@@ -64,11 +64,15 @@ describe('retention', () => {
     hooks.fallback = { status: 503 }; // the next one stays retrying
     await post(core, '/v1/track', { event: 'Stuck', userId: 'u', messageId: 'stuck' });
     await until(() => core.deliveries.forMessage(storedMessages(core).at(-1)!.id)[0]?.status === 'retrying', 5000, 'a retrying delivery');
-    // 31 days on, the stuck delivery's retry is overdue and its 4-hour window over: the new batch wakes
-    // the engine, which tries it once more (answered, it would fail and be prunable). It hangs: the
-    // delivery is in flight, still being delivered, when the pruner runs.
+    // 31 days on, the stuck delivery is retried by a person (Retry now: its own retry, overdue past its
+    // 4-hour window, would fail without a request). It hangs: the delivery is in flight, still being
+    // delivered, when the pruner runs.
     hooks.fallback = { hang: true };
+    const stuck = core.deliveries.forMessage(storedMessages(core).find((m) => m.messageId === 'stuck')!.id)[0]!;
+    await core.operations['delivery.hold']({ held: true }); // the engine does not look at it before the person does
     now += 31 * DAY;
+    await core.operations['deliveries.retryNow']({ ids: [stuck.id] });
+    await core.operations['delivery.hold']({ held: false });
     await post(core, '/v1/batch', batch(5, 'new'));
     const retried = (await hooks.waitFor(27)).filter((r) => r.body.includes('"Stuck"'));
     expect(retried).toHaveLength(2); // the 503, then the retry in flight
