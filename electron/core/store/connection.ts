@@ -138,24 +138,16 @@ export function checkpointAutomatically(db: DatabaseSync): void {
  * savepoint: what `fn` wrote is undone alone if it fails, and commits with the outer transaction.
  */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
-  if (db.isTransaction) {
-    db.exec('SAVEPOINT nested');
-    try {
-      const result = fn();
-      db.exec('RELEASE nested');
-      return result;
-    } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK TO nested; RELEASE nested');
-      throw error;
-    }
-  }
-  db.exec('BEGIN IMMEDIATE');
+  const [begin, end, undo] = db.isTransaction
+    ? ['SAVEPOINT nested', 'RELEASE nested', 'ROLLBACK TO nested; RELEASE nested']
+    : ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'];
+  db.exec(begin);
   try {
     const result = fn();
-    db.exec('COMMIT');
+    db.exec(end);
     return result;
   } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK');
+    if (db.isTransaction) db.exec(undo);
     throw error;
   }
 }

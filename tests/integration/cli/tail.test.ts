@@ -174,19 +174,25 @@ describe('sluice tail', () => {
   });
 });
 
+/** `sluice serve --print` with this config (in a file of its own): the child, its stdout's lines, and its ingestion URL once it is ready. */
+async function servePrinting(config: unknown) {
+  const dataDir = tempDir();
+  const file = path.join(tempDir('sluice-print-config-'), 'sluice.json');
+  fs.writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, [CLI, 'serve', '--print', '--data-dir', dataDir, '--config', file, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
+  children.push({ child });
+  const lines: string[] = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+  await until(() => lines.includes('Press Ctrl+C to stop.'), 30_000, 'the banner');
+  const { ingest } = JSON.parse(fs.readFileSync(path.join(dataDir, 'relay.json'), 'utf8')) as { ingest: string };
+  return { child, lines, ingest };
+}
+
 describe('sluice serve --print', () => {
   it('prints each message stored as tail does, in the serve terminal', async () => {
     const hook = await receiver();
-    const dataDir = tempDir();
-    const config = path.join(tempDir('sluice-print-config-'), 'sluice.json');
     // Two sources: one delivering to a webhook, one with no destination (its line does not wait on an attempt).
-    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'app', writeKey: 'wk_app', kind: 'server' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] }));
-    const child = spawn(process.execPath, [CLI, 'serve', '--print', '--data-dir', dataDir, '--config', config, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
-    children.push({ child });
-    const lines: string[] = [];
-    readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-    await until(() => lines.includes('Press Ctrl+C to stop.'), 30_000, 'the banner');
-    const { ingest } = JSON.parse(fs.readFileSync(path.join(dataDir, 'relay.json'), 'utf8')) as { ingest: string };
+    const { child, lines, ingest } = await servePrinting({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }, { name: 'app', writeKey: 'wk_app', kind: 'server' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] });
     await post({ ingestUrl: ingest, writeKey: 'wk_app' }, '/v1/track', { userId: 'u_p', event: 'Printed' });
     await post({ ingestUrl: ingest, writeKey: 'wk_web' }, '/v1/identify', { userId: 'u_p', traits: { plan: 'pro' } });
     const line = await until(() => lines.find((l) => l.includes('Printed')), 20_000, 'the printed line');
@@ -201,15 +207,7 @@ describe('sluice serve --print', () => {
   it('on Ctrl+C prints the messages still waiting on their first attempt before it exits', async () => {
     const hook = await receiver();
     hook.script({ hang: true });
-    const dataDir = tempDir();
-    const config = path.join(tempDir('sluice-print-config-'), 'sluice.json');
-    fs.writeFileSync(config, JSON.stringify({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] }));
-    const child = spawn(process.execPath, [CLI, 'serve', '--print', '--data-dir', dataDir, '--config', config, '--ingest-port', '0', '--ui-port', '0', '--receiver-port', '0'], { stdio: 'pipe' });
-    children.push({ child });
-    const lines: string[] = [];
-    readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-    await until(() => lines.includes('Press Ctrl+C to stop.'), 30_000, 'the banner');
-    const { ingest } = JSON.parse(fs.readFileSync(path.join(dataDir, 'relay.json'), 'utf8')) as { ingest: string };
+    const { child, lines, ingest } = await servePrinting({ sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [{ name: 'hooks', sources: ['web'], webhooks: [{ url: `${hook.url}/hook` }] }] });
     expect((await post({ ingestUrl: ingest, writeKey: 'wk_web' }, '/v1/track', { userId: 'u_p', event: 'Waiting' })).status).toBe(200);
     await hook.waitFor(1);
     child.kill('SIGINT');
