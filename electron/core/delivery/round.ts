@@ -52,8 +52,27 @@ export function settle(
   const { attemptCount: rounds, firstAttemptAt, now, delivered, retryable, retryAfterMs, error } = round;
   const next = !delivered && retryable ? nextAttemptAt({ rounds, firstAttemptAt, now, retryAfterMs, ...(parts.random ? { random: parts.random } : {}) }) : null;
   const status = delivered ? 'delivered' : next !== null ? 'retrying' : 'failed';
-  const lastError = delivered ? null : retryable && next === null ? `${error} — ${gaveUpReason(rounds)}` : error;
+  // A sender's sentence ends with its own verdict ("; will retry"): the round's, when it gives up, replaces it.
+  const lastError = delivered ? null : retryable && next === null ? `${withoutVerdict(error)} — ${gaveUpReason(rounds)}` : error;
   return { status, next, lastError };
+}
+
+/** The sender's own verdict at the end of its sentence (webhook-sender.ts). */
+const SENDER_VERDICT = /; (will retry|a 4xx is final, the request will not be retried)$/;
+
+/** An error sentence without the sender's verdict, for the round to say its own. */
+export function withoutVerdict(error: string | null): string | null {
+  return error === null ? null : error.replace(SENDER_VERDICT, '');
+}
+
+/**
+ * An attempt's error as the round settled it: the sender's verdict where the round's differs — a 503
+ * beside a webhook that took the event is not retried, and one in a round that gave up is not either
+ * (before 2026-12-01 both still said "will retry").
+ */
+export function attemptError(error: string | null, ok: boolean, status: DeliveryStatus): string | null {
+  if (ok || error === null || status === 'retrying' || !error.endsWith('; will retry')) return error;
+  return `${withoutVerdict(error)}; not retried: ${status === 'delivered' ? 'another webhook took the event' : 'the delivery gave up'}`;
 }
 
 /** An attempt's outcome in a settled round (settle): its own success, else the round's retry or end. */

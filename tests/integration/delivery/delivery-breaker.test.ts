@@ -93,6 +93,11 @@ describe('circuit breaker', () => {
     expect(dead.received.length).toBe(FAILURE_THRESHOLD);
     expect(live.received.length).toBe(20);
     expect(c.delivery.breaker(dead.url).state).toBe('open');
+    // The dead URL's attempts say they were not retried, as the round settled them (they said "will retry").
+    const first = c.deliveries.forMessage(c.messages.list().at(-1)!.id)[0]!;
+    const deadAttempt = c.deliveries.attempts(first.id).find((a) => a.url === dead.url)!;
+    expect(deadAttempt).toMatchObject({ outcome: 'final' });
+    expect(deadAttempt.errorMessage).toMatch(/closed the connection before answering; not retried: another webhook took the event$/);
   });
 
   it('a URL its open breaker held back still counts: another URL\'s 4xx does not fail the message for good', async () => {
@@ -110,6 +115,8 @@ describe('circuit breaker', () => {
     await refusing.waitFor(FAILURE_THRESHOLD + 1);
     await until(() => statuses(c).retrying === FAILURE_THRESHOLD + 1 || undefined, 10_000, 'the sixth to be retrying');
     expect(statuses(c).failed ?? 0).toBe(0);
+    const sixth = c.deliveries.forMessage(c.messages.list().find((m) => m.event === 'Sixth')!.id)[0]!;
+    expect(sixth.lastError).toBe('the receiver answered 404; will retry: a webhook its circuit breaker held back may take it');
     expect(down.received).toHaveLength(FAILURE_THRESHOLD);
 
     down.fallback = { status: 200, body: 'ok' };

@@ -161,8 +161,9 @@ describe('delivery', () => {
     }
     const [delivery] = c.deliveries.forMessage(messageId);
     expect(delivery).toMatchObject({ status: 'failed', deadlineAt: start + 4 * 3_600_000 });
-    expect(delivery!.lastError).toContain('4-hour retry window');
+    expect(delivery!.lastError).toBe('the receiver answered 500 — gave up: the 4-hour retry window is over'); // not "will retry — gave up"
     const attempts = c.deliveries.attempts(delivery!.id);
+    expect(attempts.at(-1)!.errorMessage).toBe('the receiver answered 500; not retried: the delivery gave up');
     // 5 s, 15 s, 1 min, 5 min, 15 min, 30 min, then hourly (+20 % jitter), the last at the deadline.
     expect(attempts.length).toBe(r.received.length);
     expect(attempts.at(-1)!.startedAt).toBe(start + 4 * 3_600_000);

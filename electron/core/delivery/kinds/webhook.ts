@@ -4,7 +4,7 @@ import type { AttemptRecord } from '../../store/delivery-types.ts';
 import type { Destination } from '../../store/destinations-repo.ts';
 import type { PreparedBody } from '../body.ts';
 import { RETRY_WINDOW_MS } from '../retry-schedule.ts';
-import { attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBodies, settle, type RoundOutcome, type RoundParts } from '../round.ts';
+import { attemptError, attemptOutcome, errorOf, maxRetryAfter, requestRecord, resolveBodies, settle, withoutVerdict, type RoundOutcome, type RoundParts } from '../round.ts';
 import { recordedBody } from '../shaping.ts';
 import { standardHeaders } from '../../signature/signature.ts';
 import { USER_AGENT, type SendResult } from '../webhook-sender.ts';
@@ -113,14 +113,20 @@ async function runRound(
   const gone = delivery.targetUrl === null;
   // The last attempt's error (all of a round's attempts failed unless it delivered): the one the
   // store's summaries pair with its code (DeliveriesRepo.lastErrors).
-  const error = errorOf(sent.findLast(({ result }) => !result.ok)?.result, gone);
+  // A retrying round's error is that of an attempt worth retrying (else a 4xx beside a timeout read
+  // "will not be retried" on a delivery that was).
+  const worthRetrying = sent.findLast(({ result }) => !result.ok && result.retryable);
+  const lastFailed = (retryable && worthRetrying) || sent.findLast(({ result }) => !result.ok);
+  const error = retryable && !worthRetrying && heldBack
+    ? `${withoutVerdict(errorOf(lastFailed?.result, gone))}; will retry: a webhook its circuit breaker held back may take it`
+    : errorOf(lastFailed?.result, gone);
   const { status, next, lastError } = settle(parts, { attemptCount, firstAttemptAt, now, delivered, retryable, retryAfterMs, error });
   // One body: its X-Signature is the delivery's (recorded with the body it signs), its attempts' headers by
   // reference. A fan-out's bodies are recorded as one JSON array, each request's headers as sent (each its own signature).
   const signature = fanOut ? null : bodies[0]!.signature;
   const attempts: AttemptRecord[] = sent.map(({ url, headers, result }) => ({
     ...requestRecord(url, headers, result, fanOut ? undefined : { signature: destination.signing === 'standard' ? null : signature }),
-    errorMessage: errorOf(result, gone),
+    errorMessage: attemptError(errorOf(result, gone), result.ok, status),
     ...attemptOutcome(result.ok, status, next),
     ...(run ? { transformRun: run } : {}),
   }));
