@@ -258,7 +258,9 @@ export class WorkerPool {
     if (why.kind === 'call') {
       const call = held.find((c) => c.job.seq === why.seq);
       if (call) this.#fail([call], 'timeout', timeoutMessage(call.job.timeoutMs, 'sync'), why.ms);
-      this.#rerun(thread, held.filter((c) => c !== call), call ? null : { why: 'code of a call already answered ran past its time limit' });
+      // The calls of the script that looped go again last: its next ones may loop too, and each costs a limit.
+      const suspect = call ? [...thread.batches.values()].find((batch) => batch.calls.includes(call))?.script : undefined;
+      this.#rerun(thread, held.filter((c) => c !== call), call ? null : { why: 'code of a call already answered ran past its time limit' }, suspect);
     } else if (why.kind === 'top') {
       const batch = thread.batches.get(why.batchId);
       const calls = batch?.calls ?? [];
@@ -322,7 +324,7 @@ export class WorkerPool {
    * stuck outside any call, one that did not start), it counts (`cost`): a call that has gone again
    * MAX_RERUNS times fails instead, with the cost's code and message.
    */
-  #rerun(thread: Thread, calls: Pending[], cost: { why: string; code?: TransformFailure; message?: string } | null): void {
+  #rerun(thread: Thread, calls: Pending[], cost: { why: string; code?: TransformFailure; message?: string } | null, suspect?: ScriptRef): void {
     const again = new Set(calls);
     const byScript = new Map<ScriptRef, Pending[]>();
     for (const batch of thread.batches.values()) {
@@ -335,7 +337,10 @@ export class WorkerPool {
         byScript.set(batch.script, [...(byScript.get(batch.script) ?? []), call]);
       }
     }
-    for (const [script, calls] of byScript) this.#dispatch(script, calls);
+    // The other scripts' calls first (before 2026-12-01 a looping transform's calls went again ahead of
+    // them, and another destination's transform waited a limit for each of its calls).
+    const order = [...byScript].sort(([a], [b]) => Number(a === suspect) - Number(b === suspect));
+    for (const [script, calls] of order) this.#dispatch(script, calls);
     if (this.#threads.length === 0 && this.#waiting.length > 0) this.#scheduleSpawn();
   }
 

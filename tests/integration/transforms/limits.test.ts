@@ -101,6 +101,19 @@ describe('limits', () => {
     expect(outcomes.map((o) => (o.kind === 'failed' ? o.code : o.kind))).toEqual(names.map((name) => (name === 'spin' ? 'timeout' : 'events')));
   });
 
+  it('a transform whose calls loop: another transform\'s calls go again first after each stop, not after every loop', async () => {
+    runtime = createTransformer() as TransformRuntime;
+    const order: string[] = [];
+    const looping = runtime.runSource(SOURCE, [call('spin', 1), call('spin', 2), call('spin', 3)], { timeoutMs: 100 }).then((o) => (order.push('looping'), o));
+    const other = runtime.runSource(`${SOURCE}\n// another transform`, [call('fine', 9)]).then((o) => (order.push('other'), o));
+    const [loops, fine] = await Promise.all([looping, other]);
+    expect(loops.map((o) => (o.kind === 'failed' ? o.code : o.kind))).toEqual(['timeout', 'timeout', 'timeout']);
+    expect(fine).toMatchObject([{ events: [{ messageId: 'fine-9', ok: true }] }]);
+    // Answered after the first stop: before 2026-12-01 the looping calls went again ahead of it, and it
+    // waited for all three to be stopped.
+    expect(order).toEqual(['other', 'looping']);
+  });
+
   it("a top level that loops forever: that transform's calls fail `timeout`; another transform's calls beside them are answered", async () => {
     runtime = createTransformer() as TransformRuntime;
     const [stuck, other] = await Promise.all([
