@@ -102,6 +102,7 @@ export class DeliveryEngine {
       heard: (destinationId, url, result) => this.#receivers.heard(destinationId, url, result),
       sourceName: (id) => options.sources?.list().find((source) => source.id === id)?.name ?? '',
       transformer: options.transformer,
+      runningSince: options.clock.now(),
     };
     this.#bodies = new BodyPrefetch(options.writer, {
       sourceNames: () => (options.sources?.list() ?? []).map((source) => [source.id, source.name]),

@@ -8,7 +8,6 @@ import type { MessageRecord, MessagesRepo } from '../store/messages-repo.ts';
 import type { Transformer } from '../transforms/transformer.ts';
 import { buildBody, sameRecipe, type PreparedBody, type SignedBody } from './body.ts';
 import { factsOf, filterMessage, shapeKey, transformAll, untransformed, type Filtered, type Shaped } from './shaping.ts';
-import { MAX_COOLDOWN_MS } from './circuit-breaker.ts';
 import { gaveUpReason, nextAttemptAt, parseRetryAfter, RETRY_WINDOW_MS } from './retry-schedule.ts';
 import { GONE_DISABLES, type SendResult, type WebhookSender } from './webhook-sender.ts';
 
@@ -32,6 +31,8 @@ export interface RoundParts {
   /** Hears each request's answer as soon as the round's requests end, before its slot is freed (circuit breakers, 410). */
   heard?: (destinationId: number, url: string, result: SendResult) => void;
   random?: (() => number) | undefined;
+  /** When this engine started (the relay's clock): a retry whose window ended before it waited while Sluice was stopped. */
+  runningSince?: number;
 }
 
 /** What a round came to: the result to record, and the delivery as it is to be announced. */
@@ -144,7 +145,7 @@ export type ResolvedBody =
  * prepared body is given during a purge: body-prefetch.ts).
  */
 export async function resolveBodies(
-  parts: Pick<RoundParts, 'messages' | 'deliveries' | 'sourceName' | 'transformer' | 'random'> & { clock: Clock },
+  parts: Pick<RoundParts, 'messages' | 'deliveries' | 'sourceName' | 'transformer' | 'random' | 'runningSince'> & { clock: Clock },
   deliveries: readonly DueDelivery[],
   destination: Destination,
   recipe: BodyRecipe,
@@ -154,7 +155,7 @@ export async function resolveBodies(
   const key = shapeKey(destination);
   const out: (ResolvedBody | { via: string | null; filtered: Filtered } | { via: string | null; edited: Record<string, unknown> })[] = deliveries.map((delivery, i) => {
     const firstAttemptAt = delivery.firstAttemptAt ?? startedAt;
-    if (waitedPastWindow(delivery, startedAt)) {
+    if (endedWhileStopped(delivery, parts.runningSince)) {
       return { unsendable: { result: { ...unsent(delivery, firstAttemptAt), status: 'failed', lastError: WINDOW_ENDED_WAITING }, announced: delivery } };
     }
     const ready = prepared[i];
@@ -233,24 +234,22 @@ function readMessage(
   return { body: null, record: record as MessageRecord & { message: Record<string, unknown> }, via: record!.via };
 }
 
-/**
- * How late past the 4-hour window a retry scheduled inside it may still go: a busy engine, or its URL's
- * circuit breaker holding it for the probe (MAX_COOLDOWN_MS at most), and a minute.
- */
-export const WINDOW_GRACE_MS = MAX_COOLDOWN_MS + 60_000;
-const WINDOW_ENDED_WAITING =
-  'gave up: the 4-hour retry window ended while the retry waited (Sluice stopped, or the destination was disabled or held); nothing was sent — replay it to send it now';
+/** How long before this engine started a retry's window may have ended and the retry still go (a restart's own minute). */
+export const WINDOW_GRACE_MS = 60_000;
+const WINDOW_ENDED_WAITING = 'gave up: the 4-hour retry window ended while Sluice was stopped; nothing was sent — replay it to send it now';
 
 /**
- * A retry the schedule set inside the 4-hour window whose round starts well past it: it waited (Sluice
- * stopped for a night, the destination disabled, the engine held), and is
- * failed without a request, as the spec's window says (until 2026-12-01 it was sent, days late). A retry
- * a person asked for (Retry now, a bulk retry: due at the time asked, past the window) is sent.
+ * A retry the schedule set inside the 4-hour window whose window ended while Sluice was stopped (before
+ * this engine started): failed without a request, as the spec's window says — before 2026-12-01 it went
+ * out when Sluice started again, days late. Only that: a retry that waited while Sluice ran (its
+ * destination disabled or held, its URLs behind open breakers until the receiver came back) still goes
+ * once, late, as the delivery docs say; one a person asked for (Retry now, a bulk retry: due at the time
+ * asked) always does.
  */
-function waitedPastWindow(delivery: DueDelivery, startedAt: number): boolean {
-  if (delivery.firstAttemptAt === null || delivery.targetUrl !== null) return false;
+function endedWhileStopped(delivery: DueDelivery, runningSince: number | undefined): boolean {
+  if (runningSince === undefined || delivery.firstAttemptAt === null || delivery.targetUrl !== null) return false;
   const deadline = delivery.firstAttemptAt + RETRY_WINDOW_MS;
-  return delivery.nextAttemptAt <= deadline && startedAt > deadline + WINDOW_GRACE_MS;
+  return delivery.nextAttemptAt <= deadline && deadline + WINDOW_GRACE_MS < runningSince;
 }
 
 /** A result of a round that sent nothing: the delivery's counts as they were, no attempt. */
