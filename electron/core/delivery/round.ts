@@ -59,7 +59,7 @@ export function settle(
 }
 
 /** The sender's own verdict at the end of its sentence (webhook-sender.ts). */
-const SENDER_VERDICT = /; (will retry|a 4xx is final, the request will not be retried)$/;
+const SENDER_VERDICT = /; (will retry(: a webhook its circuit breaker held back may take it)?|a 4xx is final, the request will not be retried)$/;
 
 /** An error sentence without the sender's verdict, for the round to say its own. */
 export function withoutVerdict(error: string | null): string | null {
@@ -72,7 +72,10 @@ export function withoutVerdict(error: string | null): string | null {
  * (before 2026-12-01 both still said "will retry").
  */
 export function attemptError(error: string | null, ok: boolean, status: DeliveryStatus): string | null {
-  if (ok || error === null || status === 'retrying' || !error.endsWith('; will retry')) return error;
+  if (ok || error === null) return error;
+  // A 4xx in a round that retries for another webhook's sake: this URL is posted to again with the rest.
+  if (status === 'retrying') return error.endsWith('the request will not be retried') ? `${withoutVerdict(error)}; a 4xx, but the delivery is retried for another webhook` : error;
+  if (!error.endsWith('; will retry')) return error;
   return `${withoutVerdict(error)}; not retried: ${status === 'delivered' ? 'another webhook took the event' : 'the delivery gave up'}`;
 }
 

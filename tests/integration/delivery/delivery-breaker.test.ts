@@ -117,6 +117,7 @@ describe('circuit breaker', () => {
     expect(statuses(c).failed ?? 0).toBe(0);
     const sixth = c.deliveries.forMessage(c.messages.list().find((m) => m.event === 'Sixth')!.id)[0]!;
     expect(sixth.lastError).toBe('the receiver answered 404; will retry: a webhook its circuit breaker held back may take it');
+    expect(c.deliveries.attempts(sixth.id).map((a) => [a.outcome, a.errorMessage])).toEqual([['retry', 'the receiver answered 404; a 4xx, but the delivery is retried for another webhook']]);
     expect(down.received).toHaveLength(FAILURE_THRESHOLD);
 
     down.fallback = { status: 200, body: 'ok' };
