@@ -73,9 +73,10 @@ export async function transformCommand(args: string[]): Promise<number> {
   // A top level that throws (or loops) fails every call `load`: the file cannot be used, as a syntax error
   // cannot — exit 2, and no expectation written from it (before 2026-12-01 --update wrote the error into
   // every NAME.expected.json and exited 0).
-  const load = outcomes.find((outcome) => outcome.kind === 'failed' && outcome.code === 'load');
-  if (load && outcomes.every((outcome) => outcome.kind === 'failed' && outcome.code === 'load')) {
-    throw new InputError(`the transform ${file} cannot be used: ${(load as { message: string }).message}`);
+  const unusable = (outcome: TransformOutcome) =>
+    outcome.kind === 'failed' && (outcome.code === 'load' || (outcome.code === 'timeout' && outcome.message.startsWith("the transform's top level")));
+  if (outcomes.length > 0 && outcomes.every(unusable)) {
+    throw new InputError(`the transform ${file} cannot be used: ${(outcomes[0] as { message: string }).message}`);
   }
 
   const out = new LineWriter();

@@ -344,9 +344,6 @@ export class DeliveryEngine {
       this.#schedulePump();
     };
     const round = run(releaseSlot)
-      .then(() => {
-        this.#failuresInARow = 0;
-      })
       .catch((error: unknown) => {
         // Most likely the store could not record the result: the delivery is still due in the
         // store and will be sent again (at least once), after a pause rather than in a tight loop —
@@ -457,6 +454,7 @@ export class DeliveryEngine {
    */
   async #commit(outcomes: readonly RoundOutcome[]): Promise<void> {
     await this.#results.addAll(outcomes.map(({ result }) => result));
+    this.#failuresInARow = 0; // recorded: the store takes results again (a round that recorded nothing does not say so)
     const changes: DeliveryChange[] = [];
     const cancelled: number[] = [];
     for (const { result, announced: delivery } of outcomes) {

@@ -339,7 +339,9 @@ export class WorkerPool {
     }
     // The other scripts' calls first (before 2026-12-01 a looping transform's calls went again ahead of
     // them, and another destination's transform waited a limit for each of its calls).
-    const order = [...byScript].sort(([a], [b]) => Number(a === suspect) - Number(b === suspect));
+    // By its key: each run() makes its own ScriptRef, and a delivery's round runs one call per run().
+    const suspected = (script: ScriptRef) => suspect !== undefined && script.key === suspect.key;
+    const order = [...byScript].sort(([a], [b]) => Number(suspected(a)) - Number(suspected(b)));
     for (const [script, calls] of order) this.#dispatch(script, calls);
     if (this.#threads.length === 0 && this.#waiting.length > 0) this.#scheduleSpawn();
   }

@@ -156,6 +156,13 @@ describe('sluice transform test', () => {
       expect(run.stderr).toMatch(/^sluice: the transform throws\.js cannot be used: .*top level.*undefined/s);
     }
     expect(JSON.parse(fs.readFileSync(path.join(dir, loadFails, 'a.expected.json'), 'utf8'))).toEqual(order);
+    // A top level that loops: stopped by the watchdog, every call fails the same way — unusable too.
+    write('loops.js', 'while (true) {}\nfunction onTrack(event) { return event; }\n');
+    const loopFails = fixtures('for-loops', { 'a.input.json': order, 'a.expected.json': order });
+    const looped = sluice('loops.js', '--fixtures', loopFails, '--update');
+    expect({ code: looped.code, stdout: looped.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(looped.stderr).toMatch(/^sluice: the transform loops\.js cannot be used: the transform's top level ran past/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, loopFails, 'a.expected.json'), 'utf8'))).toEqual(order);
   });
 });
 
