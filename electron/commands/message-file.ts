@@ -27,11 +27,11 @@ export async function* messageFile(file: string, name: string, maxDocumentChars 
   let decided = false;
   for await (const { line, text, tooLong } of readLines(file, maxDocumentChars)) {
     if (tooLong !== undefined) {
-      // Never gathered: said, and the rest of the file read on (a document held so far ends with it).
+      // Never gathered: said, and the rest of the file read on as NDJSON — what was held so far too (no
+      // document under the size Sluice reads holds a line that long).
       if (held) {
-        const where = `${name}:${held[0]!.line}`;
-        yield { send: [], skipped: [], errors: [{ where, error: 'the line is not JSON, and the lines after it are not one JSON document under the size Sluice reads: nothing read' }] };
-        return;
+        for (const h of held) if (h.text.trim() !== '') yield one(h.text, `${name}:${h.line}`, name);
+        held = undefined;
       }
       decided = true;
       yield { send: [], skipped: [], errors: [{ where: `${name}:${line}`, error: tooLongLine(tooLong, maxDocumentChars) }] };

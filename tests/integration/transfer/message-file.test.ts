@@ -70,6 +70,11 @@ describe('a file whose first line is not JSON', () => {
     // Before 2026-12-01 a line was gathered whatever its length (a file with no line end: "Invalid string length").
     expect(parsed.flatMap((p) => p.errors)).toEqual([{ where: 'f:1', error: `the line is ${long.length.toLocaleString('en-US')} characters long, over the 0.002 MB Sluice reads as one line: not read (one message or document per line, each under that)` }]);
     expect(sent(parsed)).toEqual(['m-1', 'm-2']);
+    // After a first line that is not JSON (held, as a HAR's first line would be): the same, nothing dropped.
+    fs.writeFileSync(file, `{"type": "track",\n${track(3)}\n${long}\n${track(4)}`);
+    const afterBroken = await all(file, 2_000);
+    expect(afterBroken.flatMap((p) => p.errors).map((e) => e.where)).toEqual(['f:1', 'f:3']);
+    expect(sent(afterBroken)).toEqual(['m-3', 'm-4']);
   });
 
   it('past the size Sluice reads as one document: refused whole, saying so, nothing read', async () => {
