@@ -60,6 +60,17 @@ extra=()
 # Split at spaces and at line ends: a workflow's `args: |` block gives them a line each (a plain `read`
 # kept the first line alone, and dropped the rest without a word).
 [ -z "${SLUICE_SERVE_ARGS:-}" ] || read -r -d '' -a extra <<< "$SLUICE_SERVE_ARGS" || true
+# The store is the job's own folder (above): --ephemeral, which workflows written for the action before
+# 2026-12-01 may pass, would be refused beside it. Left out, saying so.
+kept=()
+for arg in ${extra[@]+"${extra[@]}"}; do
+  if [ "$arg" = "--ephemeral" ]; then
+    echo "::notice title=Sluice::--ephemeral left out of args: the action keeps the store in \$RUNNER_TEMP/sluice/data and removes it after the report"
+  else
+    kept+=("$arg")
+  fi
+done
+extra=(${kept[@]+"${kept[@]}"})
 nohup "$bin" "${args[@]}" ${extra[@]+"${extra[@]}"} > "$state/stdout" 2> "$state/stderr" < /dev/null &
 pid=$!
 echo "$pid" > "$state/pid"

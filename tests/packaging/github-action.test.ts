@@ -276,8 +276,10 @@ describe('the GitHub Action, from the packed tarball', () => {
       destinations: [{ name: 'self', sources: ['web'], webhooks: [{ url: `http://127.0.0.1:${port}/v1/track` }] }],
     });
     const job = newJob('job-warnings');
-    const start = runAction(START, { version: tarball, config, args: `--ingest-port ${port} --ui-port 0 --receiver-port 0` }, job);
+    // --ephemeral (an older workflow's) is left out, saying so: the store is the job's folder.
+    const start = runAction(START, { version: tarball, config, args: `--ephemeral --ingest-port ${port} --ui-port 0 --receiver-port 0` }, job);
     expect(start.status).toBe(0);
+    expect(start.stdout).toContain('::notice title=Sluice::--ephemeral left out of args');
     expect(start.stdout).toMatch(
       new RegExp(`^::warning title=Sluice config::destination "self", webhook 1 \\(http://127\\.0\\.0\\.1:${port}/v1/track\\) posts to this Sluice's own ingestion endpoint`, 'm'),
     );
