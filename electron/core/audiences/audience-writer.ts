@@ -148,12 +148,24 @@ export class AudienceWriter {
     return { members, sample, joining, leaving, users, durationMs: performance.now() - started };
   }
 
-  /** Of `destinations`, those the audience's last sync did not send to (none when no sync recorded where it sent). */
+  /** Of `destinations`, those the audience's last sync did not send to. */
   #gained(audienceId: number, destinations: readonly number[]): number[] {
     const row = this.#s.sentTo.get(audienceId) as { value: string } | undefined;
-    if (row === undefined) return [];
-    const before = JSON.parse(row.value) as number[];
-    return destinations.filter((id) => !before.includes(id));
+    const before = row !== undefined ? (JSON.parse(row.value) as number[]) : this.#sentBeforeTheRecord(audienceId);
+    return before === null ? [] : destinations.filter((id) => !before.includes(id));
+  }
+
+  /**
+   * Where an audience synced before syncs recorded it (a store from before 2026-12-01): the destinations of
+   * the deliveries of its last sync that sent any; none when it synced and never sent; null (nothing gained)
+   * when it never synced, or what it sent is no longer stored.
+   */
+  #sentBeforeTheRecord(audienceId: number): number[] | null {
+    if (this.#s.hasSync.get(audienceId) === undefined) return null;
+    const sent = this.#s.lastSentSync.get(audienceId) as { id: number } | undefined;
+    if (sent === undefined) return [];
+    const destinations = (this.#s.syncDestinations.all(sent.id) as { id: number }[]).map((row) => row.id);
+    return destinations.length > 0 ? destinations : null;
   }
 
   #sync(op: Extract<AudienceOp, { op: 'audience.sync' }>, routes: ReadonlyMap<number, number[]>): SyncOutcome | null {
@@ -303,6 +315,11 @@ function prepare(db: DatabaseSync) {
        WHERE m.audience_id = ? AND NOT EXISTS (SELECT 1 FROM temp.audience_current c WHERE c.user_id = m.user_id) ORDER BY m.user_id`,
     ),
     hasSync: db.prepare('SELECT 1 FROM audience_syncs WHERE audience_id = ? LIMIT 1'),
+    lastSentSync: db.prepare('SELECT max(id) AS id FROM audience_syncs WHERE audience_id = ? AND deliveries > 0 HAVING max(id) IS NOT NULL'),
+    syncDestinations: db.prepare(
+      `SELECT DISTINCT d.destination_id AS id FROM audience_sync_messages m JOIN deliveries d ON d.message_id = m.message_id
+       WHERE m.sync_id = ?`,
+    ),
     // Whether a sync now would send anything: the two queries above, stopping at the first row.
     anyChange: db.prepare(
       `SELECT EXISTS (SELECT 1 FROM temp.audience_current c LEFT JOIN audience_members m ON m.audience_id = ? AND m.user_id = c.user_id

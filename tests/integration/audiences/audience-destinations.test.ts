@@ -198,6 +198,18 @@ describe('an audience on its source\'s destinations (none chosen)', () => {
     expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
   });
 
+  it('synced before syncs recorded where they went: a destination connected since is found from the last sync\'s deliveries', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([['ada', 'bob'], []]);
+    a.received.length = 0;
+    const db = new DatabaseSync(databaseFile(core.dataDir));
+    expect(Number(db.prepare("DELETE FROM settings WHERE key LIKE 'audience.sent.%'").run().changes)).toBe(1);
+    db.close();
+    core.saveDestination({ name: 'b', enabled: true, sources: ['web'], webhooks: [{ url: `${b.url}/b` }], options: { bodyShape: 'seed' } });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+  });
+
   it('a scheduled sync with nothing changed still tells a destination gained since', async () => {
     let now = T0;
     const { core, a, b, ids } = await setup({ bConnected: false, clock: { now: () => now } });
