@@ -218,7 +218,7 @@ export class WorkerPool {
     if (thread.gone || thread.batches.size === 0) return;
     const now = Date.now();
     const running = Atomics.load(thread.cells.running, 0);
-    const since = thread.epoch + Atomics.load(thread.cells.since, 0);
+    const since = now - elapsedSince(thread.epoch, Atomics.load(thread.cells.since, 0), now);
     const progress = Atomics.load(thread.cells.progress, 0);
     // A stretch past its limit is acted on once seen twice, the worker having made no step between (the
     // cells are written without fences: a first look may pair a new `running` with an old `since`).
@@ -286,7 +286,7 @@ export class WorkerPool {
     this.#spawnAt = Date.now() + Math.min(BACKOFF_MS.max, BACKOFF_MS.first * 2 ** (this.#deaths - 1));
     if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
       const running = Atomics.load(thread.cells.running, 0);
-      const ms = Date.now() - thread.epoch - Atomics.load(thread.cells.since, 0);
+      const ms = elapsedSince(thread.epoch, Atomics.load(thread.cells.since, 0), Date.now());
       const message = `the transform ran out of its ${this.#memoryMb} MB memory limit and was stopped`;
       const blamed = running > 0 ? held.filter((c) => c.job.seq === running) : running < 0 ? (thread.batches.get(-running)?.calls ?? []) : [];
       this.#fail(blamed, 'memory', message, ms);
@@ -388,4 +388,15 @@ function batchJob(batch: Batch): BatchJob {
 
 function topLevelLimit(batch: Batch): number {
   return Math.max(batch.longest, TOP_LEVEL_MIN_MS);
+}
+
+/**
+ * How long ago a `since` cell says a stretch began: the cell holds ms from the worker's epoch in an Int32,
+ * which wraps after 24.8 days of one worker's life — so the difference is taken modulo 2^32 (right for any
+ * stretch under 49 days; a call's limit is 30 s at most). Before 2026-12-01 a worker that old read a wrapped
+ * cell as a stretch of weeks and stopped the call it was running.
+ */
+export function elapsedSince(epoch: number, cell: number, now: number): number {
+  const TWO_32 = 2 ** 32;
+  return (((now - epoch - cell) % TWO_32) + TWO_32) % TWO_32;
 }
