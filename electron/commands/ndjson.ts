@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import { withoutCr } from '../core/transfer/json-lines.ts';
 import { InputError, UsageError } from './command-error.ts';
+import { SLUICE_MADE } from '../core/transfer/import-parse.ts';
 
 /** How stdin is named on the command line and in what the commands print. */
 export const STDIN_ARG = '-';
@@ -121,9 +122,6 @@ export interface LineMessage {
  * itself (an audience's identify, a `Violation Generated`), or duplicates of one stored before.
  */
 export type LineContent = { messages: LineMessage[]; skipped?: { sluiceMade: number; duplicates: number } } | { error: string };
-
-/** Origins of the messages Sluice makes itself (as an export or the HTTP API says). */
-const SLUICE_MADE = new Set(['audience', 'plan']);
 
 /** Of an export's line or a page's message, why no plan checks it at ingestion (null: it is checked). */
 function notChecked(stored: Record<string, unknown>): 'sluiceMade' | 'duplicates' | null {

@@ -255,9 +255,8 @@ export class AudienceService {
         destinationIds: input.destinationIds,
       },
       nextSyncAt,
-      resetMembers: existing !== undefined && fresh,
       // A destination it did not send to before learns every member at the next sync (AudienceWriter#sync).
-      targetsBefore: existing ? this.#targets(existing) : [],
+      resetMembers: existing !== undefined && fresh,
       now,
     });
     if (outcome.op !== 'audience.save') throw unexpected(outcome);
@@ -360,19 +359,13 @@ export class AudienceService {
   }
 
   /**
-   * The destinations a sync of the audience sends to now: the enabled ones it chose, or, when it chose
-   * none, the enabled destinations connected to its source.
+   * Where a sync of audience `id` sends now, as its op gives it: the enabled destinations it chose, or null
+   * when it chose none (its source's: the writer's routes, the enabled destinations connected to it).
    */
-  #targets(audience: Pick<Audience, 'sourceId' | 'destinationIds'>): number[] {
-    const live = this.#o.destinations.list();
-    if (audience.destinationIds === null) return live.filter((d) => d.enabled && d.sourceIds.includes(audience.sourceId)).map((d) => d.id);
-    return audience.destinationIds.filter((id) => this.#o.destinations.byId(id)?.enabled === true);
-  }
-
-  /** The same for audience `id`, as a sync's op gives it: null for its source's (the writer's routes, which are those). */
   #syncTargets(id: number | undefined): number[] | null {
     const audience = id === undefined ? undefined : this.repo.get(id);
-    return audience && audience.destinationIds !== null ? this.#targets(audience) : null;
+    if (!audience || audience.destinationIds === null) return null;
+    return audience.destinationIds.filter((destinationId) => this.#o.destinations.byId(destinationId)?.enabled === true);
   }
 
   #sourceExists(sourceId: number): boolean {

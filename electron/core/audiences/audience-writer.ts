@@ -13,14 +13,11 @@ import { ProfileFold } from './profile-fold.ts';
 import { compile, leavingValue } from './rule-sql.ts';
 
 /**
- * settings' key (with the audience's id) of an audience whose next sync sends every member again to every
- * destination: written by saves before 2026-12-01 (a store may still hold one), read until its sync.
- */
-const RESEND_KEY = 'audience.resend.';
-/**
  * settings' key (with the audience's id): the destinations its last sync sent to (a JSON array of ids).
  * A sync that sends to one not in it (connected to the source, chosen, enabled again) sends it every
  * member whose value the others already have; no schema change for what one row per audience holds.
+ * (The one-day `audience.resend.<id>` flag a save set before 2026-12-01 is not read: the last sync's
+ * deliveries tell the same, #sentBeforeTheRecord.)
  */
 const SENT_KEY = 'audience.sent.';
 
@@ -71,7 +68,6 @@ export class AudienceWriter {
       case 'audience.save':
         return { op: op.op, audienceId: this.#save(op) };
       case 'audience.delete':
-        this.#s.clearResend.run(op.audienceId);
         this.#s.clearSentTo.run(op.audienceId);
         return { op: op.op, deleted: Number(this.#s.deleteAudience.run(op.audienceId).changes) > 0 };
       case 'audience.fold': {
@@ -107,12 +103,10 @@ export class AudienceWriter {
       );
     }
     this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, destinations, op.now, op.nextSyncAt, a.id);
+    // A destination this save adds is found gained by the next sync (#gained); a fresh start forgets both.
     if (op.resetMembers) {
       this.#s.forgetMembers.run(a.id);
       this.#s.clearSentTo.run(a.id);
-    } else if (this.#s.sentTo.get(a.id) === undefined) {
-      // Last synced before the record of where syncs went: where they went then is where it sent to.
-      this.#s.setSentTo.run(a.id, JSON.stringify(op.targetsBefore));
     }
     return a.id;
   }
@@ -139,7 +133,7 @@ export class AudienceWriter {
     let joining: number | null = null;
     let leaving: number | null = null;
     if (op.audienceId !== null) {
-      const everyone = this.#s.isResend.get(op.audienceId) !== undefined || this.#gained(op.audienceId, op.destinationIds ?? routes.get(op.sourceId) ?? []).length > 0;
+      const everyone = this.#gained(op.audienceId, op.destinationIds ?? routes.get(op.sourceId) ?? []).length > 0;
       joining = this.#s.changed.all(op.sourceId, op.audienceId, everyone ? 1 : 0).length;
       leaving = this.#s.left.all(op.sourceId, op.audienceId).length;
     }
@@ -179,13 +173,12 @@ export class AudienceWriter {
     // A scheduled sync that finds nothing to send is not recorded (the audience's lastSyncAt says it ran):
     // at the demo interval of 30 s such rows buried the syncs that sent something. An audience's first
     // sync, and every "Sync now", are recorded whatever they find.
-    const resend = this.#s.isResend.get(row.id) !== undefined;
     const destinations = op.destinationIds ?? routes.get(sourceId) ?? [];
     // Destinations this sync sends to that the last did not: they learn the members the others have.
     const gained = this.#gained(row.id, destinations);
     this.#s.setSentTo.run(row.id, JSON.stringify(destinations));
     if (
-      op.reason === 'scheduled' && !resend && gained.length === 0 &&
+      op.reason === 'scheduled' && gained.length === 0 &&
       this.#s.hasSync.get(row.id) !== undefined && !(this.#s.anyChange.get(row.id, row.id) as { changed: number }).changed
     ) {
       const members = count(this.#s.countCurrent.get());
@@ -229,11 +222,10 @@ export class AudienceWriter {
 
     let joined = 0;
     type Changed = { user_id: string; value: string; previous: string | null; via: string | null };
-    // Every member again when a destination was gained: the unchanged ones join it (only it; a store's
-    // resend from before 2026-12-01 sends them to every destination, as it did).
-    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id, resend || gained.length > 0 ? 1 : 0) as Changed[]) {
+    // Every member again when a destination was gained: the unchanged ones join it, and only it.
+    for (const { user_id, value, previous, via } of this.#s.changed.all(sourceId, row.id, gained.length > 0 ? 1 : 0) as Changed[]) {
       const unchanged = previous === value;
-      send(user_id, value, previous === null || unchanged ? 'joined' : 'changed', via, unchanged && !resend ? gained : destinations);
+      send(user_id, value, previous === null || unchanged ? 'joined' : 'changed', via, unchanged ? gained : destinations);
       this.#s.upsertMember.run(row.id, user_id, value, op.now);
       joined++;
     }
@@ -249,7 +241,6 @@ export class AudienceWriter {
     const members = count(this.#s.countCurrent.get());
     this.#s.clearCurrent.run();
     this.#s.synced.run(op.now, op.nextSyncAt, row.id);
-    if (resend) this.#s.clearResend.run(row.id);
     const durationMs = performance.now() - started;
     this.#s.finishSync.run(members, joined, left, deliveries, durationMs, syncId);
     return { syncId, audienceId: row.id, sourceId, initial, members, joined, left, messageIds, deliveries, durationMs };
@@ -291,8 +282,6 @@ function prepare(db: DatabaseSync) {
     forgetMembers: db.prepare('DELETE FROM audience_members WHERE audience_id = ?'),
     deleteAudience: db.prepare('DELETE FROM audiences WHERE id = ?'),
     audience: db.prepare('SELECT id, kind, source_id, property, definition FROM audiences WHERE id = ?'),
-    isResend: db.prepare(`SELECT 1 AS resend FROM settings WHERE key = '${RESEND_KEY}' || ?`),
-    clearResend: db.prepare(`DELETE FROM settings WHERE key = '${RESEND_KEY}' || ?`),
     sentTo: db.prepare(`SELECT value FROM settings WHERE key = '${SENT_KEY}' || ?`),
     setSentTo: db.prepare(`INSERT INTO settings (key, value) VALUES ('${SENT_KEY}' || ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     clearSentTo: db.prepare(`DELETE FROM settings WHERE key = '${SENT_KEY}' || ?`),

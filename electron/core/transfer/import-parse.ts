@@ -66,8 +66,8 @@ const TRACKING_PATH = /\/v1\/([a-z]+)\/?$/;
  * added since — `sequence`, `warning`, `pinned` — which an older capture may not have).
  */
 const API_MARKERS = ['receivedAt', 'source', 'origin', 'status', 'rejection', 'violations', 'blocked'] as const;
-/** Origins of the messages Sluice makes itself. */
-const SLUICE_MADE = new Set(['audience', 'plan']);
+/** Origins of the messages Sluice makes itself (an import sends none of them, and no plan checks them). */
+export const SLUICE_MADE: ReadonlySet<string> = new Set(['audience', 'plan']);
 
 export function emptyParsed(): Parsed {
   return { send: [], skipped: [], errors: [] };

@@ -16,12 +16,6 @@ export type AudienceOp =
       nextSyncAt: number;
       /** The property or source changed: forget the snapshot, so the next sync is an initial one. */
       resetMembers: boolean;
-      /**
-       * The destinations the audience sent to before this save (as a sync now would): recorded as where its
-       * last sync went when that sync was recorded before syncs kept it, so that the next sync tells a
-       * destination gained by this save every member (AudienceWriter: SENT_KEY).
-       */
-      targetsBefore: number[];
       now: number;
     }
   | { op: 'audience.delete'; audienceId: number }
