@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { NewDelivery } from './delivery-types.ts';
+import { issueLeaver } from './issue-writes.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 
 /**
@@ -50,6 +51,7 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
     `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = 'cancelled', updated_at = ?
      WHERE id = ? AND status IN ('pending', 'retrying')`,
   );
+  const leaveIssues = issueLeaver(db);
   return {
     create(deliveries, now, deletionRequestId) {
       const ids: number[] = [];
@@ -59,8 +61,11 @@ export function deliveryWrites(db: DatabaseSync): DeliveryWrites {
         const result = insertRequested.run(d.messageId, d.destinationId, d.trigger, d.replayOf, d.targetUrl,
           d.bodyOverride, d.deletionRequestId ?? deletionRequestId, d.due, now, now, d.transformBody ? 1 : null,
           d.messageId, d.messageId, messageKey, messageKey, d.replayOf, d.replayOf, d.messageId);
-        if (result.changes === 1) ids.push(Number(result.lastInsertRowid));
-        else gone.add(d.messageId!);
+        if (result.changes === 1) {
+          const id = Number(result.lastInsertRowid);
+          ids.push(id);
+          if (d.trigger === 'replay') leaveIssues(id, now); // the failure it repeats is now the replay's to show
+        } else gone.add(d.messageId!);
       }
       return { ids, goneMessageIds: [...gone] };
     },

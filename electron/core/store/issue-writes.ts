@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { DeliveryResult } from './delivery-types.ts';
 import { issueKeyOf } from './issue-kind.ts';
 import { preparedOnUse } from './prepared.ts';
+import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 
 /**
  * Puts a delivery that a round left retrying or failed in its Issues group (migration 24), in the
@@ -13,11 +14,13 @@ import { preparedOnUse } from './prepared.ts';
  */
 export function issueJoiner(db: DatabaseSync): (result: DeliveryResult, now: number) => void {
   // Not a test's delivery, still failed or retrying (a cancel that came between the round and its record stays),
-  // and of a destination not deleted (a round in flight when it was deleted does not open its closed groups again).
+  // of a destination not deleted (a round in flight when it was deleted does not open its closed groups again),
+  // and not superseded by a later replay (issueLeaver: a delivery still retrying when it was replayed).
   const s = preparedOnUse(db, {
     upsert: `INSERT INTO issues (destination_id, url, http_status, error_kind, error, first_seen, last_seen)
-     SELECT destination_id, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ? AND trigger <> 'test' AND status IN ('retrying', 'failed')
-       AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL)
+     SELECT d.destination_id, ?, ?, ?, ?, ?, ? FROM deliveries d WHERE d.id = ? AND d.trigger <> 'test' AND d.status IN ('retrying', 'failed')
+       AND d.destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NULL)
+       AND (d.message_id IS NULL OR ${LATEST_IN_LANE_SQL})
      ON CONFLICT (destination_id, url, http_status, error_kind) DO UPDATE SET error = excluded.error, last_seen = max(last_seen, excluded.last_seen)
      RETURNING id`,
     member: 'SELECT issue_id FROM issue_deliveries WHERE delivery_id = ?',
@@ -36,6 +39,33 @@ export function issueJoiner(db: DatabaseSync): (result: DeliveryResult, now: num
     if (before !== undefined) s.leave.run(result.status, result.status, at, before);
     s.enter.run(result.status, result.status, row.id);
     s.place.run(result.deliveryId, row.id);
+  };
+}
+
+/**
+ * Takes out of their Issues groups the deliveries that delivery `id` (a replay, just created, in the
+ * caller's transaction) supersedes: the earlier ones of its message to its destination in its lane (the
+ * destination's own webhooks, or a typed URL: shown-delivery.ts). The message's failure is then the
+ * replay's to show — pending, delivered, or failed in a group of its own — and is not counted twice, nor
+ * kept open after the replay delivered it. Each group left empty closes; a bulk retry already skips them
+ * (delivery-writes.ts). One indexed probe of the message's deliveries; none when they are in no group.
+ */
+export function issueLeaver(db: DatabaseSync): (id: number, now: number) => void {
+  const s = preparedOnUse(db, {
+    superseded: `SELECT m.delivery_id AS deliveryId, m.issue_id AS issueId, d.status FROM deliveries later
+       JOIN deliveries d ON d.message_id = later.message_id AND d.destination_id = later.destination_id AND d.id < later.id
+         AND (d.target_url IS NULL) = (later.target_url IS NULL)
+       JOIN issue_deliveries m ON m.delivery_id = d.id
+      WHERE later.id = ? AND later.message_id IS NOT NULL`,
+    leave: `UPDATE issues SET failed = failed - (? = 'failed'), retrying = retrying - (? = 'retrying'),
+       closed_at = CASE WHEN failed + retrying = 1 THEN ? ELSE closed_at END WHERE id = ?`,
+    forget: 'DELETE FROM issue_deliveries WHERE delivery_id = ?',
+  });
+  return (id, now) => {
+    for (const row of s.superseded.all(id) as { deliveryId: number; issueId: number; status: string }[]) {
+      s.leave.run(row.status, row.status, now, row.issueId);
+      s.forget.run(row.deliveryId);
+    }
   };
 }
 

@@ -853,6 +853,24 @@ ${ISSUE_TRIGGERS}
       CREATE INDEX IF NOT EXISTS messages_made_request ON messages (request_id) WHERE origin <> 'ingest' AND request_id IS NOT NULL;
     `,
   },
+  {
+    version: 29,
+    name: 'a failure a replay superseded leaves its Issues group',
+    sql: `
+      -- Issues groups counted a failed (or retrying) delivery after a replay of its message to the same destination
+      -- and lane had delivered it, or had failed in its own right (counted twice): the group stayed open with
+      -- nothing the user could act on. The writer now takes them out as the replay is created (store/issue-writes.ts
+      -- issueLeaver); this does the same for what is stored, and counts each open group again from its members.
+      DELETE FROM issue_deliveries WHERE delivery_id IN (SELECT d.id FROM issue_deliveries m JOIN deliveries d ON d.id = m.delivery_id
+        WHERE d.message_id IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries later WHERE later.message_id = d.message_id
+          AND later.destination_id = d.destination_id AND later.id > d.id AND (later.target_url IS NULL) = (d.target_url IS NULL)));
+      UPDATE issues SET
+          failed = (SELECT count(*) FROM issue_deliveries m JOIN deliveries d ON d.id = m.delivery_id WHERE m.issue_id = issues.id AND d.status = 'failed'),
+          retrying = (SELECT count(*) FROM issue_deliveries m JOIN deliveries d ON d.id = m.delivery_id WHERE m.issue_id = issues.id AND d.status = 'retrying')
+        WHERE closed_at IS NULL;
+      UPDATE issues SET closed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE closed_at IS NULL AND failed + retrying = 0;
+    `,
+  },
 ];
 
 export function migrate(db: DatabaseSync): number {
