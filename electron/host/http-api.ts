@@ -14,6 +14,7 @@ import type { HttpApiCore } from '../core/api/operations/index.ts';
 import { invoke } from '../core/api/contract-handlers.ts';
 import type { Channel } from '../../shared/contract.ts';
 import { SluiceClosedError, SluiceTimeoutError } from '../core/queries/test-queries.ts';
+import { checkOptions, MESSAGE_FILTER_FIELDS } from '../core/queries/filters.ts';
 import { OperationError } from '../core/operation-error.ts';
 import { parseWhen, WHEN_FORMS } from '../core/transfer/when.ts';
 import { streamMessages, streamOptions, StreamRequestError } from './message-stream.ts';
@@ -64,13 +65,13 @@ export async function serveHttpApi(
         return await streamed;
       }
       case 'POST /messages/wait': {
-        const body = await jsonBody(req);
+        const body = waitBody(await jsonBody(req), 'messages');
         const after = body.afterSequence !== undefined ? { afterSequence: body.afterSequence as number } : {};
         const messages = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForMessages(body.filter, { ...wait, ...after }, signal, arrived));
         return send(res, 200, { messages });
       }
       case 'POST /deliveries/wait': {
-        const body = await jsonBody(req);
+        const body = waitBody(await jsonBody(req), 'deliveries');
         const status = body.status as string | undefined;
         const deliveries = await heldWait(res, stopping, body, (wait, signal) => core.queries.waitForDeliveries(body.filter, { ...wait, ...(status !== undefined ? { status } : {}) }, signal, arrived));
         return send(res, 200, { deliveries });
@@ -149,7 +150,24 @@ export async function serveHttpApi(
 }
 
 /**
- * A test's wait held open by a request: `count` and `timeoutMs` (at most MAX_WAIT_MS) from the body,
+ * A wait's body, its fields checked as sluice/testing's options are: one it does not take — a filter's
+ * field put beside `filter`, `timeout` for `timeoutMs`, `afterSequence` on the deliveries' wait — is a 400
+ * naming it. Left out, it made the wait match anything stored (a test asserting an event that never came
+ * passed) or wait 5 s instead. Values are checked by the wait itself (test-queries.ts), a timeoutMs over
+ * MAX_WAIT_MS here (before 2026-12-01 it was cut to it without a word, and any non-number became 0 or 1).
+ */
+function waitBody(body: Record<string, unknown>, of: 'messages' | 'deliveries'): Record<string, unknown> {
+  const where = `POST ${API_PREFIX}${of}/wait`;
+  if (of === 'messages') checkOptions(body, ['filter', 'count', 'timeoutMs', 'afterSequence'], where);
+  else checkOptions(body, ['filter', 'status', 'count', 'timeoutMs'], where, [...MESSAGE_FILTER_FIELDS, 'destination']);
+  if (typeof body.timeoutMs === 'number' && body.timeoutMs > MAX_WAIT_MS) {
+    throw new TypeError(`${where}: timeoutMs is at most ${MAX_WAIT_MS} (5 minutes); wait again for longer`);
+  }
+  return body;
+}
+
+/**
+ * A test's wait held open by a request: `count` and `timeoutMs` (default 5 s) from the checked body,
  * ended when the client hangs up, and at once (503) when Sluice stops rather than holding its shutdown.
  */
 async function heldWait<T>(
@@ -158,7 +176,7 @@ async function heldWait<T>(
   body: Record<string, unknown>,
   wait: (options: { count: number | undefined; timeoutMs: number }, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const timeoutMs = Math.min(Number(body.timeoutMs ?? 5_000), MAX_WAIT_MS);
+  const timeoutMs = (body.timeoutMs ?? 5_000) as number; // its type and range checked by the wait
   const abandoned = new AbortController();
   res.on('close', () => abandoned.abort()); // the client hung up: stop waiting for it
   if (stopping.aborted) throw new ApiError(503, 'shutting_down', 'Sluice is stopping');

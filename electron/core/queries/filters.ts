@@ -11,6 +11,8 @@ export const MESSAGE_STATUSES = ['accepted', 'rejected', 'duplicate'] as const;
 
 /** Fields compared exactly (a userId of 42 matches 42 and "42": clients send either). */
 const EXACT = ['type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'status', 'origin'] as const;
+/** The origins a stored message has (a client's, an audience sync's identify, a plan's Violation Generated). */
+const MESSAGE_ORIGINS = ['ingest', 'audience', 'plan'] as const;
 /** Objects matched in part: every key given must be there, deeply, with the same value. */
 const PARTIAL = ['properties', 'traits', 'context'] as const;
 
@@ -146,6 +148,11 @@ export function checkFilter(filter: unknown, where: string): MessageFilter {
       }
       if (key === 'status' && value !== undefined && !(MESSAGE_STATUSES as readonly unknown[]).includes(value)) {
         throw new TypeError(`${where}: filter.status must be one of ${MESSAGE_STATUSES.join(', ')}`);
+      }
+      // Before 2026-12-01 any string was taken: "plans" or "Plan" matched nothing, a list came back empty
+      // and a wait timed out, for a word the error could have named.
+      if (key === 'origin' && value !== undefined && !(MESSAGE_ORIGINS as readonly unknown[]).includes(value)) {
+        throw new TypeError(`${where}: filter.origin must be one of ${MESSAGE_ORIGINS.join(', ')} (ingest: a client sent it; audience: an audience sync; plan: a Violation Generated event)`);
       }
     } else if (key === 'violations') {
       if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${where}: filter.violations must be true (only messages that break a plan) or false`);

@@ -90,6 +90,12 @@ function acceptedUnlessNamed(filter: MessageFilter): MessageFilter {
   return filter.status === undefined ? { ...filter, status: 'accepted' } : filter;
 }
 
+/**
+ * The longest wait the HTTP API holds (5 minutes; it refuses more): a matcher configured to wait longer
+ * against a relay reached over HTTP waits that long.
+ */
+const heldAtMost = (timeoutMs: number) => Math.min(timeoutMs, 300_000);
+
 function remoteRelay(apiUrl: string, token: string): MatcherRelay {
   const call = async (method: string, route: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
     let response: Response;
@@ -135,12 +141,12 @@ function remoteRelay(apiUrl: string, token: string): MatcherRelay {
   };
   return {
     async waitForMessages(filter, count, timeoutMs, afterSequence) {
-      const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs, ...(afterSequence ? { afterSequence } : {}) });
+      const { status, json } = await call('POST', 'messages/wait', { filter: filter ?? {}, count, timeoutMs: heldAtMost(timeoutMs), ...(afterSequence ? { afterSequence } : {}) });
       if (status === 200) return { ok: true, items: json.messages as TestMessage[] };
       return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestMessage[] };
     },
     async waitForDeliveries(filter, status, count, timeoutMs) {
-      const { status: answered, json } = await call('POST', 'deliveries/wait', { filter, ...(status ? { status } : {}), count, timeoutMs });
+      const { status: answered, json } = await call('POST', 'deliveries/wait', { filter, ...(status ? { status } : {}), count, timeoutMs: heldAtMost(timeoutMs) });
       if (answered === 200) return { ok: true, items: json.deliveries as TestDelivery[] };
       return { ok: false, explanation: (json.error as { message: string }).message, matched: (json.matched ?? []) as TestDelivery[] };
     },
