@@ -194,12 +194,15 @@ export class Pruner {
   /** Removes what is over the limits, oldest first, adding it up in `report`; then merges the indexes when due, and vacuums. */
   async #removeOver(retention: Retention, limits: Limits, report: PruneReport): Promise<void> {
     let { budget, overBytes } = limits;
-    // Oldest first: everything up to the age limit's id, then on while the count or the size is over.
+    // Oldest first: everything up to the age limit's id, then on while the count or the size is over. The
+    // age's slices end at its id: one that ran on to the newest (the count over too) removed a whole slice
+    // where the count asked for fewer (before 2026-12-01: 10 old and 10 over the count removed 500).
     for (let afterId = 0; !this.#closed; ) {
-      const more = budget > 0 || overBytes;
-      const upToId = more ? limits.maxId : limits.ageUpToId;
+      const aged = afterId < limits.ageUpToId;
+      if (!aged && budget <= 0 && !overBytes) break;
+      const upToId = aged ? limits.ageUpToId : limits.maxId;
       if (upToId <= afterId) break;
-      const limit = more && !overBytes && afterId >= limits.ageUpToId ? Math.min(SLICE, budget) : SLICE;
+      const limit = aged || overBytes ? SLICE : Math.min(SLICE, budget);
       const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
       if (!removed || removed.lastId === 0) break;
       if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there

@@ -101,6 +101,38 @@ describe('retention', () => {
     expect(await core.pruner.run()).toBeNull();
   });
 
+  it('over both the age and the count, removes what each asks and no more (before 2026-12-01 a slice of 500 went at once)', async () => {
+    let now = Date.parse('2026-11-01T00:00:00.000Z');
+    const core = await start({ retention: { maxAgeDays: 7, maxMessages: 1000, maxBytes: null }, now: () => now });
+    await post(core, '/v1/batch', batch(10, 'old-'));
+    now += 8 * 24 * 3_600_000; // Sluice was stopped for a week
+    for (let i = 0; i < 2; i++) await post(core, '/v1/batch', batch(500, `new${i}-`));
+    // 1,010 stored: the 10 old ones are over the age, and the count is over by the same 10.
+    expect(await core.pruner.run()).toMatchObject({ reason: 'maxAgeDays', messages: 10 });
+    const left = storedMessages(core);
+    expect(left.length).toBe(1000);
+    expect(left[0]!.messageId).toBe('new0--0');
+    // The age asking more than the count: every old one goes (the 1,000 8 days old, the 210 4 days).
+    now += 4 * 24 * 3_600_000;
+    for (let i = 0; i < 2; i++) await post(core, '/v1/batch', batch(105, `more${i}-`));
+    now += 4 * 24 * 3_600_000;
+    expect(await core.pruner.run()).toMatchObject({ messages: 1000 });
+    expect(storedMessages(core).map((m) => m.messageId)[0]).toBe('more0--0');
+  });
+
+  it('over the count by more than the age asks, removes the old ones and then only what the count is over', async () => {
+    let now = Date.parse('2026-11-01T00:00:00.000Z');
+    const core = await start({ retention: { maxAgeDays: 7, maxMessages: 1000, maxBytes: null }, now: () => now });
+    await post(core, '/v1/batch', batch(10, 'old-'));
+    now += 8 * 24 * 3_600_000;
+    for (let i = 0; i < 3; i++) await post(core, '/v1/batch', batch(400, `new${i}-`));
+    // 1,210 stored: 10 over the age, 210 over the count.
+    expect(await core.pruner.run()).toMatchObject({ messages: 210 });
+    const left = storedMessages(core);
+    expect(left.length).toBe(1000);
+    expect(left[0]!.messageId).toBe('new0--200');
+  });
+
   it('prunes to maxBytes and gives the pages back to the disk (the file shrinks)', async () => {
     const dataDir = folder();
     const core = await start({ dataDir, retention: { maxAgeDays: null, maxMessages: null, maxBytes: 16 * 1024 * 1024 } });
