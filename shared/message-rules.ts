@@ -217,7 +217,9 @@ function parseIsoTime(text: string): number {
   if (hour === undefined) return Date.parse(text);
   if (Number(hour) > 23 || Number(minute) > 59 || (second !== undefined && Number(second) > 59)) return Number.NaN;
   const iso = text[10] === ' ' ? `${text.slice(0, 10)}T${text.slice(11)}` : text;
-  return Date.parse(zone === undefined ? `${iso}Z` : iso);
+  // A zone of hours alone (±hh, ISO 8601's shortest; PostgreSQL prints it for whole-hour zones), which the
+  // pattern takes and Date.parse does not: before 2026-12-01 such a timestamp was refused as "not ISO 8601".
+  return Date.parse(zone === undefined ? `${iso}Z` : zone.length === 3 ? `${iso}:00` : iso);
 }
 
 let lastTimeText = '';

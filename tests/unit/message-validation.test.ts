@@ -112,4 +112,12 @@ describe('parseTime', () => {
     expect(new Date(parseTime('2024-02-29')).toISOString()).toBe('2024-02-29T00:00:00.000Z');
     expect(new Date(parseTime('2000-02-29T23:59:59.999Z')).toISOString()).toBe('2000-02-29T23:59:59.999Z');
   });
+
+  it('reads a zone of hours alone (ISO 8601 ±hh, what PostgreSQL prints for a whole-hour zone), which Date.parse refuses', () => {
+    expect(new Date(parseTime('2024-03-01 12:34:56.789+00')).toISOString()).toBe('2024-03-01T12:34:56.789Z');
+    expect(new Date(parseTime('2024-03-01T12:34:56+05')).toISOString()).toBe('2024-03-01T07:34:56.000Z');
+    expect(new Date(parseTime('2024-03-01T12:34-03')).toISOString()).toBe('2024-03-01T15:34:00.000Z');
+    expect(new Date(parseTime('2024-03-01T12:34:56+0530')).toISOString()).toBe('2024-03-01T07:04:56.000Z');
+    expect(parseTime('2024-03-01T12:34:56+5')).toBeNaN();
+  });
 });

@@ -224,11 +224,15 @@ describe('limits', () => {
   it('reads a timestamp without a zone as UTC, and refuses impossible dates and times', async () => {
     await post(core, '/v1/track', { userId: 'u', event: 'Local', timestamp: '2024-01-01T10:00:00' });
     expect(storedMessages(core)[0]!.message!.timestamp).toBe('2024-01-01T10:00:00.000Z');
+    // A zone of hours alone, as PostgreSQL prints it (before 2026-12-01: 400 invalid_timestamp).
+    const hours = await post(core, '/v1/track', { userId: 'u', event: 'Hours', timestamp: '2024-01-01 10:00:00.5+02' });
+    expect(hours.status).toBe(200);
+    expect(storedMessages(core).find((m) => m.message?.event === 'Hours')!.message!.timestamp).toBe('2024-01-01T08:00:00.500Z');
     for (const timestamp of ['2024-02-31T00:00:00Z', '2023-02-29', '2024-01-01T24:00:00Z', '2024-13-01']) {
       const res = await post(core, '/v1/track', { userId: 'u', event: 'E', timestamp });
       expect(res.json.error?.code, timestamp).toBe('invalid_timestamp');
     }
-    expect(storedMessages(core)).toHaveLength(1);
+    expect(storedMessages(core)).toHaveLength(2);
   });
 
   it('refuses timestamps outside the years 1–9999, also when only the skew correction leaves them', async () => {
