@@ -57,8 +57,9 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   // trust); the others' from the columns, which the trigram index holds.
   const notRejected = filter.status !== undefined && filter.status !== 'rejected';
   const trigrams: string[] = [];
+  // A NUL ends an FTS5 phrase ("unterminated string", a 500): such a value gets no hint, its exact test stays.
   const trigram = (column: string, value: string | number) => {
-    if ([...text(value)].length >= 3) trigrams.push(`{${column}} : "${asciiLower(text(value)).replaceAll('"', '""')}"`);
+    if ([...text(value)].length >= 3 && !text(value).includes('\0')) trigrams.push(`{${column}} : "${asciiLower(text(value)).replaceAll('"', '""')}"`);
   };
   // The row's type, or the message's own when ingestion knew no such type (a rejected message).
   if (filter.type !== undefined) add(`(m.type = ? OR (m.type IS NULL AND ${receivedText('$.type')} = ?))`, filter.type, filter.type);

@@ -215,6 +215,6 @@ function pathWords(clause: Extract<Clause, { kind: 'path' }>): string | null {
 function trigramTerms(column: string, value: string): string[] {
   return value
     .split('*')
-    .filter((run) => [...run].length >= 3)
+    .filter((run) => [...run].length >= 3 && !run.includes('\0')) // a NUL ends an FTS5 phrase: no hint from that run
     .map((run) => `{${column}} : "${run.replace(/[A-Z]/g, (c) => c.toLowerCase()).replaceAll('"', '""')}"`);
 }

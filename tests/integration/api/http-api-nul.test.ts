@@ -1,0 +1,40 @@
+// A NUL in a filter's value over the HTTP API (a real core and API server on loopback): the value is
+// matched exactly, as any other. Before 2026-12-01 the trigram index's hint put it inside an FTS5 phrase,
+// which a NUL ends: "unterminated string", answered 500 (and a wait rejected with SQLite's error).
+import { expect, it } from 'vitest';
+import { request } from 'undici';
+import { UiServer } from '../../../electron/host/ui-server.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
+import { post, startCore } from '../../helpers/core.ts';
+import { indexCaughtUp } from '../../helpers/search-index.ts';
+
+const closing = closedAfterEach();
+
+it('matches a value holding a NUL exactly, in a list, a search and a wait', async () => {
+  const core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } }));
+  core.writeKey = 'wk_web';
+  const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
+  await ui.listen();
+  const api = async (path: string, body?: unknown) => {
+    const res = await request(`${ui.apiUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${ui.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as { messages?: { messageId: string }[] } };
+  };
+  expect((await post(core, '/v1/track', { userId: 'ab\u0000cd', event: 'E', messageId: 'nul-1' })).status).toBe(200);
+  await post(core, '/v1/track', { userId: 'abcd', event: 'E', messageId: 'plain-1' });
+  await api('/messages/wait', { filter: { messageId: 'plain-1' }, timeoutMs: 5_000 });
+  await indexCaughtUp(core.dataDir, 30_000); // the index's hint is used where it holds the messages
+
+  const listed = await api(`/messages?userId=${encodeURIComponent('ab\u0000cd')}`);
+  expect(listed.status).toBe(200);
+  expect(listed.json.messages!.map((m) => m.messageId)).toEqual(['nul-1']);
+  const searched = await api(`/messages?search=${encodeURIComponent('userId:"ab\u0000cd"')}`);
+  expect(searched.status).toBe(200);
+  expect(searched.json.messages!.map((m) => m.messageId)).toEqual(['nul-1']);
+  const waited = await api('/messages/wait', { filter: { userId: 'ab\u0000cd' }, timeoutMs: 5_000 });
+  expect(waited.status).toBe(200);
+  expect(waited.json.messages!.map((m) => m.messageId)).toEqual(['nul-1']);
+});
