@@ -42,12 +42,13 @@ export class DeletionRequestsRepo {
       // one scan, no index by user), or a profile of them (audiences' traits and events, which outlive the
       // messages: a prune keeps them).
       sourcesOfUser: `SELECT source_id AS id FROM messages WHERE user_id = ? UNION ${PROFILED} ORDER BY 1`,
-      // Audiences with a destination list of their own (NULL: their source's, notified as the source's are).
-      // No index by user on the syncs' record: a deletion (rare) reads it once.
+      // Audiences with a destination list of their own (NULL: their source's, notified as the source's are)
+      // that have the user as a member or sent them (migration 30: kept when retention or a clear takes the
+      // identifies it sent; before, those destinations were no longer told).
       audienceDestinations: `SELECT DISTINCT CAST(j.value AS INTEGER) AS id FROM audiences a, json_each(a.destination_ids) j
          WHERE a.destination_ids IS NOT NULL AND (
            EXISTS (SELECT 1 FROM audience_members m WHERE m.audience_id = a.id AND m.user_id = ?)
-           OR EXISTS (SELECT 1 FROM audience_sync_messages s JOIN audience_syncs y ON y.id = s.sync_id WHERE y.audience_id = a.id AND s.user_id = ?))
+           OR EXISTS (SELECT 1 FROM audience_sent_users s WHERE s.audience_id = a.id AND s.user_id = ?))
          ORDER BY 1`,
       // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser) in
       // the sources sourcesOfUser names (here read from the same two parts): the user's messages, the

@@ -33,6 +33,7 @@ export function storeResetter(db: DatabaseSync): () => number {
       DELETE FROM audience_sync_messages;
       DELETE FROM audience_syncs;
       DELETE FROM audience_members;
+      DELETE FROM audience_sent_users;
       DELETE FROM profile_events;
       DELETE FROM profile_traits;
       DELETE FROM profile_users;

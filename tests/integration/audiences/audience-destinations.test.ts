@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHandlers, invoke } from '../../../electron/core/api/contract-handlers.ts';
 import { parseConfig } from '../../../electron/core/config/load-config.ts';
 import { databaseFile } from '../../../electron/core/store/database.ts';
+import { migrate } from '../../../electron/core/store/migrations.ts';
 import type { AudienceRule, AudienceView } from '../../../shared/audiences.ts';
 import type { Result } from '../../../shared/contract.ts';
 import type { ConfigFile } from '../../../shared/settings.ts';
@@ -252,6 +253,45 @@ describe('a deletion request', () => {
     await core.operations['deletions.create']({ userId: 'cyd', purge: false });
     await core.delivery.idle();
     expect(deletes(b)).toEqual([]);
+  });
+
+  it('still notifies it once the identifies the audience sent are gone (a clear, retention), the user no longer a member', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+    // ada leaves: b is told, and she is no member any more.
+    expect((await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_web' }, '/v1/identify', { userId: 'ada', traits: { plan: 'free' } })).status).toBe(200);
+    await core.delivery.idle();
+    b.received.length = 0;
+    expect(await syncAndDeliver(core, saved.id, [b])).toEqual([['ada']]);
+    // Every message cleared: the syncs' identifies with them (retention takes them the same way).
+    await core.operations['storage.clear']({ scope: { all: true }, dryRun: false });
+    a.received.length = 0;
+    b.received.length = 0;
+    // Before 2026-12-01 b was found through those identifies only, and not told: it still had ada's data.
+    expect(await core.operations['deletions.preview']({ userId: 'ada' })).toMatchObject({ notifications: 2 });
+    const deletion = await core.operations['deletions.create']({ userId: 'ada', purge: true });
+    expect(deletion.deliveryIds).toHaveLength(2);
+    await core.delivery.idle();
+    const deletes = (r: typeof a) => r.received.map((q) => JSON.parse(q.body) as { type: string; userId: string }).filter((q) => q.type === 'delete').map((q) => q.userId);
+    expect(deletes(b)).toEqual(['ada']);
+    // The purge took the record with the rest of ada's data: a second request has nothing left to tell b.
+    expect(await core.operations['deletions.preview']({ userId: 'ada' })).toMatchObject({ notifications: 0 });
+  });
+  it('a store from before the record (schema 29) has it made from the syncs it kept', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+    await core.close();
+    const db = new DatabaseSync(databaseFile(core.dataDir));
+    try {
+      db.exec('DROP TABLE audience_sent_users; PRAGMA user_version = 29;');
+      migrate(db);
+      expect(db.prepare('SELECT audience_id AS audienceId, user_id AS userId FROM audience_sent_users ORDER BY user_id').all())
+        .toEqual([{ audienceId: saved.id, userId: 'ada' }, { audienceId: saved.id, userId: 'bob' }]);
+    } finally {
+      db.close();
+    }
   });
 });
 
