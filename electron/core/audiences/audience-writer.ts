@@ -112,8 +112,14 @@ export class AudienceWriter {
     return a.id;
   }
 
-  /** Folds whatever is left, then fills temp.audience_current with the definition's current values. */
-  #evaluate(kind: AudienceKind, definition: AudienceRule | Computation, sourceId: number, now: number): void {
+  /**
+   * Folds whatever is left, then fills temp.audience_current with the definition's current values. For the
+   * audience `keepFor` (its saved definition), a last-property trait also keeps the value of each member whose
+   * events of it are still in the profile but whose messages carrying the property are gone (pruned or
+   * cleared: the value is read from the message, which the profile outlives): retention alone does not
+   * change a trait. Before 2026-12-01 such a member "left", and every destination was sent null.
+   */
+  #evaluate(kind: AudienceKind, definition: AudienceRule | Computation, sourceId: number, now: number, keepFor?: number): void {
     while (true) {
       const { through, latest } = this.fold.fold(FOLD_CHUNK);
       if (through >= latest) break;
@@ -121,11 +127,17 @@ export class AudienceWriter {
     const query = compile(kind, definition, sourceId, now);
     this.#s.clearCurrent.run();
     this.#db.prepare(`INSERT INTO temp.audience_current (user_id, value) ${query.sql}`).run(...query.params);
+    if (keepFor !== undefined && kind === 'computed_trait' && (definition as Computation).kind === 'last_property') {
+      this.#s.keepLastValues.run(keepFor, sourceId, (definition as Computation).event);
+    }
   }
 
   #preview(op: Extract<AudienceOp, { op: 'audience.preview' }>, routes: ReadonlyMap<number, number[]>): PreviewOutcome {
     const started = performance.now();
-    this.#evaluate(op.kind, op.definition, op.sourceId, op.now);
+    // The members' kept values count when the preview is of the saved definition (what the next sync would do).
+    const saved = op.audienceId === null ? undefined : (this.#s.audience.get(op.audienceId) as AudienceRow | undefined);
+    const same = saved !== undefined && saved.kind === op.kind && saved.source_id === op.sourceId && saved.definition === JSON.stringify(op.definition);
+    this.#evaluate(op.kind, op.definition, op.sourceId, op.now, same ? saved.id : undefined);
     const members = count(this.#s.countCurrent.get());
     const sample = (this.#s.sample.all(op.sampleSize) as { user_id: string; value: string }[]).map((row) => ({
       userId: row.user_id,
@@ -169,7 +181,7 @@ export class AudienceWriter {
     if (!row) return null;
     const definition = JSON.parse(row.definition) as AudienceRule | Computation;
     const sourceId = row.source_id;
-    this.#evaluate(row.kind, definition, sourceId, op.now);
+    this.#evaluate(row.kind, definition, sourceId, op.now, row.id);
 
     // A scheduled sync that finds nothing to send is not recorded (the audience's lastSyncAt says it ran):
     // at the demo interval of 30 s such rows buried the syncs that sent something. An audience's first
@@ -288,6 +300,11 @@ function prepare(db: DatabaseSync) {
     setSentTo: db.prepare(`INSERT INTO settings (key, value) VALUES ('${SENT_KEY}' || ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     clearSentTo: db.prepare(`DELETE FROM settings WHERE key = '${SENT_KEY}' || ?`),
     clearCurrent: db.prepare('DELETE FROM temp.audience_current'),
+    // Members with events of the trait's event still in the profile and no value computed (#evaluate): kept.
+    keepLastValues: db.prepare(
+      `INSERT OR IGNORE INTO temp.audience_current (user_id, value) SELECT m.user_id, m.value FROM audience_members m
+       WHERE m.audience_id = ? AND m.user_id IN (SELECT e.user_id FROM profile_events e WHERE e.source_id = ? AND e.event = ?)`,
+    ),
     countCurrent: db.prepare('SELECT count(*) AS n FROM temp.audience_current'),
     sample: db.prepare('SELECT user_id, value FROM temp.audience_current ORDER BY user_id LIMIT ?'),
     users: db.prepare('SELECT count(*) AS n FROM profile_users WHERE source_id = ?'),

@@ -1,9 +1,11 @@
 // Profiles outlive the messages they were folded from (a clear or a prune keeps them), but the store
 // gives the highest message ids again once the newest messages are gone (messages has no AUTOINCREMENT).
 // So after a clear, the messages stored next must still be folded, and a computed trait that reads an
-// event's message by id must not read another user's message that took that id. Real core, real store.
+// event's message by id must not read another user's message that took that id; and a trait whose value
+// was read from messages now gone keeps it, rather than sending null. Real core, real store, a receiver.
 import { afterEach, expect, it } from 'vitest';
 import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
+import { startReceiver } from '../../helpers/receiver.ts';
 
 let core: TestCore | undefined;
 afterEach(async () => {
@@ -47,4 +49,44 @@ it("a computed trait's last value is never read from another user's message that
   expect((await post(core, '/v1/batch', { batch: orderBy('bob', 'bob-plan') })).status).toBe(200);
   expect(storedMessages(core).map((m) => [m.id, m.userId])).toEqual([[1, 'bob'], [2, 'bob']]);
   expect(await values()).toEqual({ bob: 'bob-plan' }); // alice's order is gone with its message: no value, never bob's
+});
+
+it("a computed trait's last value outlives the messages it was read from: a clear or a prune sends no null, a newer event its value", async () => {
+  const hook = await startReceiver();
+  try {
+    core = await startCore({
+      config: {
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+      },
+    });
+    core.writeKey = 'wk_web';
+    const sourceId = core.sources.byName('web')!.id;
+    const traits = () => hook.received.map((r) => JSON.parse(r.body) as { userId: string; traits?: Record<string, unknown> })
+      .filter((b) => b.traits?.last_plan !== undefined).map((b) => [b.userId, b.traits!.last_plan]);
+    const order = (userId: string, plan: string) => ({ type: 'track', userId, event: 'Order Completed', properties: { plan } });
+    expect((await post(core, '/v1/batch', { batch: [order('alice', 'pro'), order('bob', 'free')] })).status).toBe(200);
+    const computation = { kind: 'last_property' as const, event: 'Order Completed', property: 'plan' };
+    const saved = await core.audiences.save({ sourceId, name: 'Last plan', kind: 'computed_trait', computation });
+    await core.audiences.syncNow(saved.id);
+    await core.delivery.idle();
+    expect(traits().sort()).toEqual([['alice', 'pro'], ['bob', 'free']]);
+
+    await clearAll(core); // what a prune does to the oldest messages
+    hook.received.length = 0;
+    // The saved definition's preview says no one leaves; a sync sends nothing (before 2026-12-01: null to both).
+    expect(await core.audiences.preview({ sourceId, kind: 'computed_trait', computation, sampleSize: 10, audienceId: saved.id })).toMatchObject({ members: 2, leaving: 0 });
+    await core.audiences.syncNow(saved.id);
+    await core.delivery.idle();
+    expect(traits()).toEqual([]);
+    expect(core.audiences.list().find((a) => a.id === saved.id)).toMatchObject({ members: 2 });
+
+    // A newer event with the property: its value is sent.
+    expect((await post(core, '/v1/track', order('alice', 'max'))).status).toBe(200);
+    await core.audiences.syncNow(saved.id);
+    await core.delivery.idle();
+    expect(traits()).toEqual([['alice', 'max']]);
+  } finally {
+    await hook.close();
+  }
 });
