@@ -44,8 +44,9 @@ export function deliveryHours(db: DatabaseSync): DeliveryHours {
     write() {
       endUnit(true);
       for (const [key, n] of group) {
-        const [destinationId, hour, status, reason] = key.split('\u0000') as [string, string, string, string];
-        upsert.run(Number(destinationId), Number(hour), status, reason, n);
+        // The reason last, whole: a plan's block reason may quote an event name holding a NUL (the separator).
+        const [destinationId, hour, status, ...reason] = key.split('\u0000') as [string, string, string, ...string[]];
+        upsert.run(Number(destinationId), Number(hour), status, reason.join('\u0000'), n);
       }
       group = new Map();
     },

@@ -75,9 +75,11 @@ export function requestStorer(
         if (result.changes === 1) {
           const id = Number(result.lastInsertRowid);
           ids[i] = id; // status 0: accepted
-          const key = `${m.type}\u0000${m.type === 'track' ? (m.event ?? '') : ''}\u0000`;
-          counted(key);
-          for (const plan of m.violatedPlans ?? []) counted(key + plan);
+          // Type, plan, then the event last: a client's event name may hold a NUL (the key's separator),
+          // which a split would have cut into a plan's name (the plan counts and /stats miscounted).
+          const event = m.type === 'track' ? (m.event ?? '') : '';
+          counted(`${m.type}\u0000\u0000${event}`);
+          for (const plan of m.violatedPlans ?? []) counted(`${m.type}\u0000${plan}\u0000${event}`);
           if (destinations) {
             for (const destinationId of destinations) {
               // A message whose integrations turn webhooks off is still forwarded to a Tracking API as
@@ -111,8 +113,9 @@ export function requestStorer(
       }
     }
     for (const [key, n] of counts) {
-      const [type, event, plan] = key.split('\u0000') as [string, string, string];
-      count.run(sourceId, type, event, plan, n, receivedAt);
+      const typeEnd = key.indexOf('\u0000');
+      const planEnd = key.indexOf('\u0000', typeEnd + 1);
+      count.run(sourceId, key.slice(0, typeEnd), key.slice(planEnd + 1), key.slice(typeEnd + 1, planEnd), n, receivedAt);
     }
     return {
       requestId, sourceId, receivedAt, ids, statuses, rejected, deliveries,
