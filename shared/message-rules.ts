@@ -52,7 +52,7 @@ const NAME_TEXT = 'a string of up to 1024 characters, or null';
  * every type, then the type's own): the first field that breaks its rule is the one reported.
  */
 const COMMON_RULES: [field: string, rule: Rule, expects: string][] = [
-  ['messageId', (v) => optionalText(v, 1, 256), 'a string of 1 to 256 characters'],
+  ['messageId', optionalMessageId, 'a string of 1 to 256 characters, well-formed (no lone surrogate)'],
   ['userId', optionalUserIdentifier, USER_ID_TEXT],
   ['anonymousId', optionalUserIdentifier, USER_ID_TEXT],
   ['context', optionalObject, OBJECT_TEXT],
@@ -86,7 +86,7 @@ const TYPE_RULES: Record<MessageType, [field: string, rule: Rule, expects: strin
 /** True when `incomingMessageSchema` would accept `m` (without the userId/anonymousId rule). */
 export function conformsToSchema(m: Loose): boolean {
   if (
-    !optionalText(m.messageId, 1, 256) ||
+    !optionalMessageId(m.messageId) ||
     !optionalUserIdentifier(m.userId) ||
     !optionalUserIdentifier(m.anonymousId) ||
     !optionalObject(m.context) ||
@@ -172,6 +172,20 @@ function isIdentifier(v: unknown): boolean {
 }
 function optionalUserIdentifier(v: unknown): boolean {
   return v === undefined || v === null || v === '' || isIdentifier(v);
+}
+/**
+ * A messageId is the store's dedupe key: SQLite keeps a lone surrogate (a JSON escape such as \ud800) as
+ * U+FFFD, so two distinct ids would become one and the second be stored as a duplicate of the first,
+ * answered 200 and never delivered (before 2026-12-01). Refused instead, naming the field.
+ */
+function optionalMessageId(v: unknown): boolean {
+  return optionalText(v, 1, 256) && (v === undefined || isWellFormed(v as string));
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** String.prototype.isWellFormed, which the libraries this file is compiled against do not name yet. */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
 }
 function optionalText(v: unknown, min: number, max: number): boolean {
   return v === undefined || (typeof v === 'string' && v.length >= min && v.length <= max);

@@ -3,6 +3,7 @@ import {
   conformsToSchema,
   hasId,
   isTime,
+  isWellFormed,
   missingFieldRejection,
   parseTime,
   timestampRejection,
@@ -33,7 +34,7 @@ const isoTime = z.string().max(64).refine((s) => isTime(parseTime(s)), 'not an I
 
 /** Fields every message may carry. Unknown keys are kept: Segment messages are open-ended. */
 const common = {
-  messageId: z.string().min(1).max(256).optional(),
+  messageId: z.string().min(1).max(256).refine(isWellFormed, 'must be well-formed text (no lone surrogate)').optional(),
   userId: userIdentifier,
   anonymousId: userIdentifier,
   context: jsonObject.optional(),

@@ -235,6 +235,21 @@ describe('limits', () => {
     expect(storedMessages(core)).toHaveLength(2);
   });
 
+  it('refuses a messageId holding a lone surrogate, which the store would keep as another id (a silent duplicate before 2026-12-01)', async () => {
+    const res = await post(core, '/v1/batch', {
+      batch: [
+        { type: 'track', userId: 'u', event: 'E', messageId: 'm-\ud800' },
+        { type: 'track', userId: 'u', event: 'E', messageId: 'm-\udbff' },
+        { type: 'track', userId: 'u', event: 'E', messageId: 'm-\ud83d\ude00' }, // a pair: an emoji, well-formed
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.rejected.map((r: { index: number; code: string; message: string }) => [r.index, r.code, r.message.includes('messageId')])).toEqual([[0, 'invalid_field', true], [1, 'invalid_field', true]]);
+    const stored = storedMessages(core, 'all');
+    expect(stored.filter((m) => m.status === 'duplicate')).toEqual([]);
+    expect(stored.filter((m) => m.status === 'accepted').map((m) => m.messageId)).toEqual(['m-\ud83d\ude00']);
+  });
+
   it('refuses timestamps outside the years 1–9999, also when only the skew correction leaves them', async () => {
     const far = await post(core, '/v1/track', { userId: 'u', event: 'E', timestamp: '+275760-09-13T00:00:00.000Z' });
     expect(far.json.error.code).toBe('invalid_timestamp');

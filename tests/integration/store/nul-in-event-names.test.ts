@@ -23,7 +23,7 @@ it('counts an event holding a NUL as the event it is, under its plan, and takes 
     config: {
       sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
       destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
-      trackingPlans: [{ name: 'shop', plan: { events: { Known: { type: 'object' } } }, unplanned: 'block' }],
+      trackingPlans: [{ name: 'shop', plan: { events: { Known: { type: 'object' } } }, unplanned: 'block', violations: 'flag' }],
     },
   });
   core.writeKey = 'wk_web';
