@@ -4,7 +4,7 @@
 // deliveries it has not seen could decide what it shows.
 import { describe, expect, it } from 'vitest';
 import type { DeliverySummary } from '../../shared/contract.ts';
-import { addPage, applyDeliveryChanges, emptyList, type DeliveryChange } from '../../renderer/src/store/model.ts';
+import { addPage, addRows, applyDeliveryChanges, emptyList, type DeliveryChange } from '../../renderer/src/store/model.ts';
 import { describeOutcome } from '../../renderer/src/store/outcome.ts';
 import { msg } from '../helpers/renderer-fixtures.ts';
 
@@ -96,6 +96,30 @@ describe('a row as replays arrive', () => {
     out = applyDeliveryChanges(shownRetrying, [change(delivery(32, 'delivered', { destinationId: 2 }), 3)]);
     expect(out.refetch).toEqual([]);
     expect(out.list.byId.get(3)!.delivery!.id).toBe(31);
+  });
+
+  it('asks the core when a replay it has not seen may be one of the unseen deliveries or a new one, so its count never falls short', () => {
+    // Message 5 went to destinations 1 and 2; both failed. The row shows 52 (the later); 51 is unseen.
+    const failedTwice = addPage(emptyList(), [msg(5, { delivery: delivery(52, 'failed', { destinationId: 2 }), deliveryCount: 2 })], null);
+    // A replay of it through destination 2 to a typed URL: it does not change what the row shows, but
+    // it may be a new delivery (the message then has 3) rather than the unseen 51. Taken for 51, the
+    // row would count 2 known of 2, and a replay to destination 2's webhooks, delivered, would then
+    // read "delivered" with no question asked — while the core shows 51, failed.
+    const side = delivery(53, 'pending', { destinationId: 2, trigger: 'replay', targetUrl: 'http://localhost:3000/hook' });
+    let out = applyDeliveryChanges(failedTwice, [change(side, 5)]);
+    expect(out.list.byId.get(5)!.delivery!.id).toBe(52);
+    expect(out.refetch).toEqual([5]);
+    // The core's answer: 3 deliveries, 52 shown. The webhooks replay then arrives: still unsure, asked.
+    let list = addRows(out.list, [msg(5, { delivery: delivery(52, 'failed', { destinationId: 2 }), deliveryCount: 3 })], null);
+    out = applyDeliveryChanges(list, [change(delivery(54, 'delivered', { destinationId: 2, trigger: 'replay' }), 5)]);
+    expect(out.refetch).toEqual([5]);
+    // …and the core's answer (51, failed, of 4) is what the row shows.
+    list = addRows(out.list, [msg(5, { delivery: delivery(51, 'failed'), deliveryCount: 4 })], null);
+    expect(list.byId.get(5)!.delivery).toMatchObject({ id: 51, status: 'failed' });
+    // A delivery made with the message (another destination's) was counted by the summary: it is one
+    // of the unseen, surely, and the row need not ask.
+    out = applyDeliveryChanges(failedTwice, [change(delivery(51, 'failed'), 5)]);
+    expect(out.refetch).toEqual([]);
   });
 
   it('a message with no delivery gets one from a replay through a chosen destination', () => {

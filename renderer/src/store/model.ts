@@ -202,11 +202,20 @@ export function addPage(list: ListModel, rows: readonly MessageSummary[], next: 
 
 export interface ChangesOutcome {
   list: ListModel;
-  /** Rows whose change left their shown state unsure (a less telling state, other deliveries unseen): fetch them again. */
+  /**
+   * Rows whose change left them unsure, with other deliveries unseen (a less telling state, or a
+   * replay that may be one of the unseen or a new one): fetch them again.
+   */
   refetch: number[];
   /** Message ids of changes to rows that are not loaded. */
   unloaded: { messageId: number; status: string }[];
 }
+
+/**
+ * Triggers of the deliveries made in the same write as their message (ingestion's, an audience
+ * sync's): any such delivery existed when the row was read, so the row's summary counted it.
+ */
+const MADE_WITH_MESSAGE: ReadonlySet<string> = new Set(['automatic', 'audience']);
 
 /**
  * Applies delivery changes to the loaded rows in place. A change older than what the row already
@@ -240,8 +249,13 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
     };
     const deliveries = index >= 0 ? known.map((d, i) => (i === index ? next : d)) : [...known, next];
     // Deliveries of the row not seen here. An unknown delivery when there are none is a new one (a
-    // replay just created); when there are some, it may be one of them or a new one.
+    // replay just created); when there are some, it is taken for one of them (the count stays).
     const unseen = row.deliveryCount - known.length;
+    // That guess is safe only for a delivery made with its message, which the row's summary counted.
+    // Any other (a replay) may have been made since: counted as one of the unseen, a new one would
+    // leave the count short, and once the count says all are known the row would trust a picture
+    // that misses one (another destination's failure, say). Ask the core.
+    const ambiguous = index < 0 && unseen > 0 && !MADE_WITH_MESSAGE.has(change.trigger);
     const deliveryCount = index < 0 && unseen <= 0 ? known.length + 1 : Math.max(row.deliveryCount, deliveries.length);
     list.known.set(owner, deliveries);
     list.deliveryOwner.set(change.deliveryId, owner);
@@ -256,7 +270,7 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
     // supersede the delivery shown (a replay of it): ask the core.
     const before = row.delivery;
     const sure = before !== null && shown?.id === before.id && (STATUS_WEIGHT[shown.status] ?? 0) >= (STATUS_WEIGHT[before.status] ?? 0);
-    if (unseen > 0 && !sure) refetch.add(owner);
+    if (unseen > 0 && (ambiguous || !sure)) refetch.add(owner);
   }
   return { list: changed ? { ...list, rev: list.rev + 1 } : list, refetch: [...refetch], unloaded };
 }
