@@ -112,8 +112,8 @@ export function matchesFilters(m: MessageSummary, filters: Filters, now: number 
 
 let parsed: { query: string; clauses: Clause[] } | null = null;
 
-/** The query's clauses on what a summary holds (its columns and outcome), each as the core tests it; the rest hold. */
-function matchesShownClauses(m: MessageSummary, query: string): boolean {
+/** The search's clauses (the last query's kept: rows are tested against one query many times). */
+function clausesOf(query: string): Clause[] {
   if (parsed?.query !== query) {
     try {
       parsed = { query, clauses: parseQuery(query) };
@@ -121,7 +121,12 @@ function matchesShownClauses(m: MessageSummary, query: string): boolean {
       parsed = { query, clauses: [] }; // the search box applies only queries that parse
     }
   }
-  for (const clause of parsed.clauses) {
+  return parsed.clauses;
+}
+
+/** The query's clauses on what a summary holds (its columns and outcome), each as the core tests it; the rest hold. */
+function matchesShownClauses(m: MessageSummary, query: string): boolean {
+  for (const clause of clausesOf(query)) {
     if (clause.kind !== 'column') continue;
     // source and plan are not in a summary (null): the core's answer stands.
     const holds = columnClause(clause.field, clause.value, {
@@ -148,6 +153,19 @@ function matchesShownClauses(m: MessageSummary, query: string): boolean {
 export function matchesViolationFilters(m: Pick<MessageSummary, 'violations'>, filters: Pick<Filters, 'violations' | 'plan'>): boolean {
   if (!filtersOnViolations(filters)) return true;
   return (m.violations ?? 0) > 0;
+}
+
+/** Search fields whose answer a delivery's change can change: the outcome, the delivery overview's step, an Issues group. */
+const DELIVERY_FIELDS: ReadonlySet<string> = new Set(['status', 'delivery', 'issue']);
+
+/**
+ * Whether the filters narrow the list on delivery state (Status set to a delivery's, a `status:`,
+ * `delivery:` or `issue:` clause): a delivery's change can make a row match or not, and the count of matches move.
+ */
+export function filtersOnDeliveries(filters: Pick<Filters, 'status' | 'search'>): boolean {
+  if (filters.status !== null && filters.status !== 'rejected' && filters.status !== 'duplicate') return true;
+  const search = filters.search.trim();
+  return search !== '' && clausesOf(search).some((clause) => clause.kind === 'column' && DELIVERY_FIELDS.has(clause.field));
 }
 
 /** Whether the filters narrow the list on violations (a re-check can change which rows match). */

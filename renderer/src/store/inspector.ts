@@ -18,7 +18,7 @@ import { createStore } from 'zustand/vanilla';
 import type { Channel, CoreEvent, RequestOf, Responses, Result } from '../../../shared/contract.ts';
 import type { ConnectionState, RelayApi } from '../transport/relay-api.ts';
 import { browserFrameHost, requestFrameOrTimeout } from './frame.ts';
-import { hasFilters, matchesFilters, NO_FILTERS, type Filters } from './filters.ts';
+import { filtersOnDeliveries, hasFilters, matchesFilters, NO_FILTERS, type Filters } from './filters.ts';
 import { dropExpired, neighbour, refreshRows } from './model.ts';
 import { RateMeter } from './rate-meter.ts';
 import { ChangeLog } from './inspector/change-log.ts';
@@ -156,6 +156,8 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         case 'deliveries.changed':
           for (const change of event.changes) changeLog.record(change);
           queue.changes(event.changes);
+          // Filtering on delivery state: which messages match moves with their deliveries.
+          if (filtersOnDeliveries(getState().filters)) counts.later();
           break;
         case 'settings.changed':
           void loadInfo();
@@ -275,9 +277,11 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         return;
       }
       const ids = heldIds;
-      const held = getState().held;
+      const { held, list, filters } = getState();
       heldIds = [];
-      setState({ paused: false, held: 0 });
+      // Rows whose deliveries changed while paused stayed listed: those the filters no longer match go now.
+      const kept = hasFilters(filters) ? refreshRows(list, [...list.byId.values()], (row) => matchesFilters(row, filters, env.now())) : list;
+      setState({ paused: false, held: 0, list: kept });
       if (held > RELOAD_AFTER) void pager.first();
       else fetcher.fetch(ids);
       violationRefresh.resumed();

@@ -209,6 +209,8 @@ export interface ChangesOutcome {
   refetch: number[];
   /** Message ids of changes to rows that are not loaded. */
   unloaded: { messageId: number; status: string }[];
+  /** Loaded rows the changes updated (each once): what they show may no longer match the filters. */
+  updated: number[];
 }
 
 /**
@@ -224,7 +226,7 @@ const MADE_WITH_MESSAGE: ReadonlySet<string> = new Set(['automatic', 'audience']
 export function applyDeliveryChanges(list: ListModel, changes: readonly DeliveryChange[]): ChangesOutcome {
   const refetch = new Set<number>();
   const unloaded: { messageId: number; status: string }[] = [];
-  let changed = false;
+  const updatedRows = new Set<number>();
   for (const change of changes) {
     const owner = change.messageId ?? list.deliveryOwner.get(change.deliveryId);
     if (owner === undefined) continue;
@@ -264,7 +266,7 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
     countRow(list, row, -1);
     list.byId.set(owner, updated);
     countRow(list, updated, 1);
-    changed = true;
+    updatedRows.add(owner);
     // With deliveries unseen, the row is sure only while it shows the same delivery, no less telling:
     // the unseen ones rank below it. Otherwise one of them may be the one to show now, or may
     // supersede the delivery shown (a replay of it): ask the core.
@@ -272,7 +274,8 @@ export function applyDeliveryChanges(list: ListModel, changes: readonly Delivery
     const sure = before !== null && shown?.id === before.id && (STATUS_WEIGHT[shown.status] ?? 0) >= (STATUS_WEIGHT[before.status] ?? 0);
     if (unseen > 0 && (ambiguous || !sure)) refetch.add(owner);
   }
-  return { list: changed ? { ...list, rev: list.rev + 1 } : list, refetch: [...refetch], unloaded };
+  const changed = updatedRows.size > 0;
+  return { list: changed ? { ...list, rev: list.rev + 1 } : list, refetch: [...refetch], unloaded, updated: [...updatedRows] };
 }
 
 /** How many rows are newer than `id` in a newest-first order (binary search: ids grow with time). */

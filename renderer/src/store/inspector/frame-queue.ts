@@ -1,4 +1,5 @@
-import { addRows, applyDeliveryChanges, type DeliveryChange } from '../model.ts';
+import { hasFilters, matchesFilters } from '../filters.ts';
+import { addRows, applyDeliveryChanges, refreshRows, type DeliveryChange } from '../model.ts';
 import type { ChangeLog } from './change-log.ts';
 import type { ListWindow } from './list-window.ts';
 import type { FetchedRows, RowFetcher } from './row-fetcher.ts';
@@ -61,6 +62,8 @@ export class FrameQueue {
     const state = store.getState();
     let list = state.list;
     const refetch: number[] = [];
+    /** Rows that took a newer summary or a change: they are tested against the filters again. */
+    const touched = new Set<number>();
     for (const batch of this.#rows) {
       if (batch.query !== this.#deps.query()) continue;
       list = addRows(list, batch.rows, state.filters, env.now(), fetcher.restoreOnly());
@@ -69,6 +72,8 @@ export class FrameQueue {
       const replayed = applyDeliveryChanges(list, changeLog.since(batch.sentSeq));
       list = replayed.list;
       refetch.push(...replayed.refetch);
+      for (const row of batch.rows) touched.add(row.id);
+      for (const id of replayed.updated) touched.add(id);
       fetcher.restored(batch.rows);
     }
     this.#rows = [];
@@ -77,6 +82,7 @@ export class FrameQueue {
       const outcome = applyDeliveryChanges(list, changes);
       list = outcome.list;
       refetch.push(...outcome.refetch);
+      for (const id of outcome.updated) touched.add(id);
       // Filtering on a delivery state: a row that is not loaded may just have come to match it.
       const wanted = state.filters.status;
       if (wanted !== null && !state.paused) {
@@ -84,6 +90,14 @@ export class FrameQueue {
       }
       if (state.detail && changes.some((c) => c.messageId === state.detail!.id)) this.#deps.onDetailChanged();
       this.#changes = [];
+    }
+    // A listed row the filters no longer match (its delivery left the Status filter's state, a newer
+    // summary says otherwise) leaves the list, as an un-pinned row does under pinned:true. Not while
+    // paused: the list stays as it was, and is tested again on resume.
+    if (touched.size > 0 && hasFilters(state.filters) && !state.paused) {
+      const now = env.now();
+      const rows = [...touched].flatMap((id) => list.byId.get(id) ?? []);
+      list = refreshRows(list, rows, (row) => matchesFilters(row, state.filters, now));
     }
     list = window.capped(list);
     if (list !== state.list) store.setState({ list });
