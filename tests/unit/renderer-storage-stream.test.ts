@@ -16,9 +16,9 @@ const tick = async (n = 4) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 };
 
-const pruned = (reason: PruneReport['reason'], messages = 10): CoreEvent => ({
+const pruned = (reason: PruneReport['reason'], messages = 10, kept: Partial<PruneReport> = {}): CoreEvent => ({
   type: 'storage.pruned',
-  report: { at: 0, messages, deliveries: 0, attempts: 0, reason, keptPending: 0, tookMs: 1 },
+  report: { at: 0, messages, deliveries: 0, attempts: 0, reason, keptPending: 0, tookMs: 1, ...kept },
 });
 
 /** A stream listing rows 1..n (newest first) whose byIds answers come from `stored`. */
@@ -60,6 +60,28 @@ describe('the stream after a prune', () => {
     const { detail } = t.inspector.store.getState();
     expect(detail?.id).toBe(3);
     expect(detail?.error).toBe('This message is no longer stored: retention, a clear or a purge removed it.');
+  });
+
+  it('checks past the rows retention kept (pinned, still being delivered) until the cut is passed', async () => {
+    const stored = rows(1, 1000);
+    const t = await stream(1000, stored);
+    // Everything up to 450 went but 1 (pinned) and 300 (a delivery still retrying).
+    for (let id = 2; id <= 450; id++) if (id !== 300) stored.delete(id);
+    t.emit(pruned('maxAgeDays', 448, { keptPending: 1, keptPinned: 1 }));
+    await tick(8);
+    // The 200 oldest hold one stored row — the pinned one, not the cut — so the check goes on.
+    expect(t.byIdsSizes()).toEqual([PRUNE_FIRST_CHECK, 800]);
+    expect(t.order()).toHaveLength(552);
+    expect(t.order().slice(-3)).toEqual([451, 300, 1]);
+  });
+
+  it('stops at the first chunk still stored whole, however many retention kept (they lie below the list)', async () => {
+    const stored = rows(501, 1000);
+    const t = await stream(500, stored, 500);
+    t.emit(pruned('maxMessages', 300, { keptPending: 5000 }));
+    await tick(8);
+    expect(t.byIdsSizes()).toEqual([PRUNE_FIRST_CHECK]);
+    expect(t.order()).toHaveLength(500);
   });
 
   it('checks one small call when nothing listed went', async () => {

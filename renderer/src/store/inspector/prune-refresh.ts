@@ -17,11 +17,18 @@ export interface PruneRefreshDeps {
   disposed: () => boolean;
 }
 
+/** What the stream hears of a removal: a prune's report, or a purge's (reason `clear`, nothing kept). */
+export type RemovalNews = Pick<PruneReport, 'reason' | 'messages'> & Partial<Pick<PruneReport, 'keptPending' | 'keptPinned'>>;
+
 /**
  * After messages were pruned, cleared (`storage.pruned`) or purged (`messages.purged`) the rows that went leave the list, cheaply:
  *
  * - retention prunes the oldest: the list's oldest ids are checked (`messages.byIds`, 200 first, then
- *   growing chunks) until a chunk comes back with a row still stored; the list keeps its scroll;
+ *   growing chunks) until the cut is passed. Retention keeps the pinned messages in what it prunes,
+ *   and those still being delivered, and says how many: the rows still stored below the cut are at
+ *   most those, so the cut is passed once more rows than that came back stored (none kept: the first
+ *   chunk with a row still stored), or a whole chunk did (the kept rows are seldom that many in a
+ *   row, and past the cut every row is: a list above the cut costs one call). The list keeps its scroll;
  * - a clear removes any rows (a source's, a filter's set): a list of at most 5,000 rows is checked in
  *   one call, a longer one loads its first page again.
  *
@@ -30,6 +37,8 @@ export interface PruneRefreshDeps {
  */
 export class PruneRefresh {
   #wanted: 'oldest' | 'all' | null = null;
+  /** How many messages the prunes not yet checked for kept in what they removed (pinned, or still being delivered). */
+  #kept = 0;
   #running = false;
   readonly #deps: PruneRefreshDeps;
 
@@ -37,9 +46,11 @@ export class PruneRefresh {
     this.#deps = deps;
   }
 
-  request(report: Pick<PruneReport, 'reason' | 'messages'>): void {
+  request(report: RemovalNews): void {
     if (report.messages === 0) return;
     this.#wanted = report.reason === 'clear' || this.#wanted === 'all' ? 'all' : 'oldest';
+    // Each prune counts what it kept in the whole range it read, from the oldest: the sum bounds them all.
+    this.#kept += (report.keptPending ?? 0) + (report.keptPinned ?? 0);
     void this.#run();
   }
 
@@ -51,28 +62,36 @@ export class PruneRefresh {
     const { store, disposed } = this.#deps;
     if (this.#running || this.#wanted === null || disposed() || store.getState().paused) return;
     const kind = this.#wanted;
+    const kept = this.#kept;
     this.#wanted = null;
+    this.#kept = 0;
     this.#running = true;
     try {
       const order = store.getState().list.order;
       if (kind === 'all' && order.length > REFRESH_CHUNK) await this.#deps.reload();
-      else await this.#check(kind === 'all' ? [order] : null);
+      else await this.#check(kind === 'all' ? [order] : null, kept);
     } finally {
       this.#running = false;
       if (this.#wanted !== null) void this.#run();
     }
   }
 
-  /** Checks `chunks` (or the oldest ids, in growing chunks, while whole chunks have gone) and drops what went. */
-  async #check(chunks: (readonly number[])[] | null): Promise<void> {
+  /**
+   * Checks `chunks` (or the oldest ids, in growing chunks, until more than `kept` rows, or a whole
+   * chunk, came back still stored) and drops what went.
+   */
+  async #check(chunks: (readonly number[])[] | null, kept: number): Promise<void> {
     const { api, store, query, reload, disposed } = this.#deps;
     const forQuery = query();
     const order = store.getState().list.order;
     let end = order.length;
     let size = PRUNE_FIRST_CHECK;
+    let stillStored = 0;
     for (let i = 0; chunks ? i < chunks.length : end > 0; i++) {
       if (store.getState().paused) {
-        this.#wanted = chunks ? 'all' : 'oldest'; // paused meanwhile: again on resume
+        // Paused meanwhile: again on resume.
+        this.#wanted = chunks ? 'all' : this.#wanted === 'all' ? 'all' : 'oldest';
+        this.#kept += kept;
         return;
       }
       const start = Math.max(0, end - size);
@@ -83,7 +102,11 @@ export class PruneRefresh {
       const stored = new Set(result.value.messages.map((m) => m.id));
       const gone = ids.filter((id) => !stored.has(id));
       if (gone.length > 0) this.#drop(gone);
-      if (!chunks && gone.length < ids.length) break; // the cut is in this chunk: newer rows are stored
+      // Below the cut only kept rows are still stored: past `kept` of them, the cut is in this chunk
+      // and every newer row is stored. A chunk with none gone is past it too (or a run of kept rows
+      // as long: reading on for those would read the whole list after every prune that kept many).
+      stillStored += ids.length - gone.length;
+      if (!chunks && (stillStored > kept || gone.length === 0)) break;
       end = start;
       size = Math.min(REFRESH_CHUNK, size * 4);
     }
