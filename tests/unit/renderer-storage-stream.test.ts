@@ -30,7 +30,7 @@ async function stream(n: number, stored: Map<number, MessageSummary>, next: numb
       request.beforeId === undefined ? { messages: [...stored.values()].sort((a, b) => b.id - a.id).slice(0, n), next } : { messages: [], next: null },
     'messages.byIds': ({ ids }: { ids: number[] }) => ({ messages: ids.flatMap((id) => (stored.has(id) ? [stored.get(id)!] : [])) }),
     'messages.count': () => ({ total: stored.size, matching: stored.size, newestId: Math.max(0, ...stored.keys()) }),
-    'messages.get': ({ id }: { id: number }) => (stored.has(id) ? { ...row(id), raw: '{}', message: {}, deliveries: [], violationList: [] } : new Error('not found')),
+    'messages.get': ({ id }: { id: number }) => (stored.has(id) ? { ...stored.get(id)!, raw: '{}', message: {}, deliveries: [], violationList: [] } : new Error('not found')),
   });
   const inspector: Inspector = createInspector(fake.api, { requestFrame: (cb) => setTimeout(cb, 0), now: () => 0 });
   inspector.start();
@@ -153,6 +153,68 @@ describe('the stream after a clear', () => {
     expect(t.count('messages.list')).toBe(2);
     // The reload's count, asked after the clear, is the one shown (not dropped as one asked before it).
     expect(t.inspector.store.getState().counts).toEqual({ total: 5000, matching: 5000 });
+  });
+});
+
+describe('the open and selected message after a removal', () => {
+  /** A new message given id `id` again (ids restart once the newest went), with a delivery change the page hears of. */
+  const reused = (t: Awaited<ReturnType<typeof stream>>, stored: Map<number, MessageSummary>, id: number) => {
+    stored.set(id, row(id, { messageId: `another-${id}`, receivedAt: 1_800_000_000_000 }));
+    t.emit({ type: 'messages.stored', ids: [id] });
+    t.emit({ type: 'deliveries.changed', changes: [{ deliveryId: 1, messageId: id, status: 'delivered', attemptCount: 1, nextAttemptAt: null, lastError: null, lastErrorCode: null, lastHttpStatus: null, destinationId: 1, trigger: 'automatic', targetUrl: null }] });
+  };
+  const gets = (t: Awaited<ReturnType<typeof stream>>) => t.calls.filter((c) => c.channel === 'messages.get').length;
+
+  it('a clear of a long list (reloaded, not checked row by row) still lets the open and selected messages go, and never shows another under their id', async () => {
+    const stored = rows(1, 5001);
+    const t = await stream(5001, stored);
+    t.inspector.open(3);
+    await tick();
+    t.inspector.select(4);
+    stored.delete(3);
+    stored.delete(4);
+    t.emit(pruned('clear', 2));
+    await tick(8);
+    expect(t.count('messages.list')).toBe(2); // reloaded
+    expect(t.inspector.store.getState().selectedId).toBeNull();
+    expect(t.inspector.store.getState().detail).toEqual({ id: 3, data: null, error: 'This message is no longer stored: retention, a clear or a purge removed it.', loading: false, gone: true });
+    const asked = gets(t);
+    reused(t, stored, 3);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // past the detail's refresh after a change
+    expect(gets(t)).toBe(asked);
+    expect(t.inspector.store.getState().detail).toMatchObject({ id: 3, data: null, gone: true });
+  });
+
+  it('a reset lets the open and selected messages go: the message that takes the id next is not shown in their place', async () => {
+    const stored = rows(1, 5);
+    const t = await stream(5, stored);
+    t.inspector.open(2);
+    await tick();
+    stored.clear();
+    t.emit({ type: 'store.reset' });
+    await tick(8);
+    expect(t.inspector.store.getState().selectedId).toBeNull();
+    expect(t.inspector.store.getState().detail).toMatchObject({ id: 2, data: null, error: 'This message is no longer stored: the store was reset.', gone: true });
+    reused(t, stored, 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(t.inspector.store.getState().detail).toMatchObject({ id: 2, data: null, gone: true });
+    expect(t.inspector.store.getState().selectedId).toBeNull();
+  });
+
+  it('a detail read again that finds another message under its id says its own went (an event missed while disconnected)', async () => {
+    const stored = rows(1, 5);
+    const t = await stream(5, stored);
+    t.inspector.open(5);
+    await tick();
+    expect(t.inspector.store.getState().detail?.data?.messageId).toBe('m-5');
+    stored.set(5, row(5, { messageId: 'another-5', receivedAt: 1_800_000_000_000 }));
+    t.inspector.refreshDetail();
+    await tick();
+    expect(t.inspector.store.getState().detail).toMatchObject({ id: 5, data: null, gone: true });
+    // Opened again (the row clicked): whatever message the id is now.
+    t.inspector.open(5);
+    await tick();
+    expect(t.inspector.store.getState().detail?.data?.messageId).toBe('another-5');
   });
 });
 

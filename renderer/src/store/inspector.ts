@@ -22,7 +22,7 @@ import { filtersOnDeliveries, hasFilters, matchesFilters, NO_FILTERS, type Filte
 import { dropExpired, neighbour, refreshRows } from './model.ts';
 import { RateMeter } from './rate-meter.ts';
 import { ChangeLog } from './inspector/change-log.ts';
-import { DetailLoader } from './inspector/detail.ts';
+import { DetailLoader, goneDetail } from './inspector/detail.ts';
 import { FrameQueue } from './inspector/frame-queue.ts';
 import { ListWindow } from './inspector/list-window.ts';
 import { Counts } from './inspector/counts.ts';
@@ -162,14 +162,17 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
         case 'settings.changed':
           void loadInfo();
           break;
-        case 'store.reset':
-          // Every message was forgotten: the list starts again, and so does what was held back.
+        case 'store.reset': {
+          // Every message was forgotten: the list starts again, and so does what was held back. Ids
+          // start again from 1, so the open and selected messages went: a new message given their id
+          // must not take their place.
           heldIds = [];
-          setState({ held: 0 });
+          const open = getState().detail;
+          setState({ held: 0, selectedId: null, detail: open ? goneDetail(open.id, 'This message is no longer stored: the store was reset.') : null });
           counts.removed();
           void pager.first();
-          detail.reload();
           break;
+        }
         case 'plans.recheck':
           // A re-check that changed stored violations: the rows' badges are read again in place (on
           // resume, while paused), and the open detail too.

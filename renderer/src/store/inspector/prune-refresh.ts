@@ -1,6 +1,7 @@
 import type { PruneReport } from '../../../../shared/storage.ts';
 import type { RelayApi } from '../../transport/relay-api.ts';
-import { dropRows } from '../model.ts';
+import { dropRows, isListed } from '../model.ts';
+import { goneDetail, sameMessage } from './detail.ts';
 import type { InspectorStore } from './state.ts';
 import { REFRESH_CHUNK } from './violation-refresh.ts';
 
@@ -30,7 +31,9 @@ export type RemovalNews = Pick<PruneReport, 'reason' | 'messages'> & Partial<Pic
  *   chunk with a row still stored), or a whole chunk did (the kept rows are seldom that many in a
  *   row, and past the cut every row is: a list above the cut costs one call). The list keeps its scroll;
  * - a clear removes any rows (a source's, a filter's set): a list of at most 5,000 rows is checked in
- *   one call, a longer one loads its first page again.
+ *   one call, a longer one loads its first page again. The open message and the selected one are
+ *   checked too, listed or not (before a reload, which would not say they went): a message given
+ *   their id later must not take their place.
  *
  * A list left empty with older pages to read loads again. The open message, if it went, says so.
  * While the stream is paused nothing changes: the check waits for `resumed()`.
@@ -68,8 +71,13 @@ export class PruneRefresh {
     this.#running = true;
     try {
       const order = store.getState().list.order;
-      if (kind === 'all' && order.length > REFRESH_CHUNK) await this.#deps.reload();
-      else await this.#check(kind === 'all' ? [order] : null, kept);
+      if (kind === 'all' && order.length > REFRESH_CHUNK) {
+        await this.#checkOpen();
+        await this.#deps.reload();
+      } else if (kind === 'all') {
+        // The open and selected messages with the rows, when they are not listed.
+        await this.#check([[...order, ...this.#openIds().filter((id) => !isListed(order, id))]], kept);
+      } else await this.#check(null, kept);
     } finally {
       this.#running = false;
       if (this.#wanted !== null) void this.#run();
@@ -114,13 +122,34 @@ export class PruneRefresh {
     if (list.order.length === 0 && list.next !== null && forQuery === query()) await reload();
   }
 
+  /** The open message's id (unless it is known gone) and the selected one's. */
+  #openIds(): number[] {
+    const { detail, selectedId } = this.#deps.store.getState();
+    return [...new Set([detail && !detail.gone ? detail.id : null, selectedId])].filter((id) => id !== null);
+  }
+
+  /** Checks the open and the selected message (one call): each that went, or whose id another message took, is let go. */
+  async #checkOpen(): Promise<void> {
+    const { api, store, disposed } = this.#deps;
+    const ids = this.#openIds();
+    if (ids.length === 0) return;
+    const result = await api.invoke('messages.byIds', { ids });
+    if (disposed() || !result.ok) return;
+    const found = new Map(result.value.messages.map((m) => [m.id, m]));
+    const state = store.getState();
+    const gone = ids.filter((id) => {
+      const now = found.get(id);
+      const shown = (state.detail?.id === id ? state.detail.data : null) ?? state.list.byId.get(id);
+      return now === undefined || (shown !== undefined && !sameMessage(shown, now));
+    });
+    if (gone.length > 0) this.#drop(gone);
+  }
+
   #drop(gone: number[]): void {
     const { store } = this.#deps;
     const state = store.getState();
     const goneSet = new Set(gone);
-    const detail = state.detail && goneSet.has(state.detail.id)
-      ? { ...state.detail, loading: false, error: 'This message is no longer stored: retention, a clear or a purge removed it.' }
-      : state.detail;
+    const detail = state.detail && goneSet.has(state.detail.id) ? goneDetail(state.detail.id) : state.detail;
     store.setState({
       list: dropRows(state.list, gone),
       selectedId: state.selectedId !== null && goneSet.has(state.selectedId) ? null : state.selectedId,

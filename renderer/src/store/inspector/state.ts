@@ -10,6 +10,12 @@ export interface DetailState {
   data: MessageDetail | null;
   error: string | null;
   loading: boolean;
+  /**
+   * The message went (retention, a clear, a purge, a reset): the error says so, nothing of it is
+   * shown, and it is not read again — ids are given again once the newest messages went, and a new
+   * message under its id must not take its place (nor what the pane does: replay, pin).
+   */
+  gone?: true;
 }
 
 export interface InspectorState {

@@ -98,7 +98,9 @@ export function useStreamKeys(inspector: Inspector, searchRef: RefObject<HTMLInp
           break;
         }
         case 'pin': {
-          const id = selected ?? inspector.store.getState().detail?.id ?? null;
+          // Not a detail whose message went: another message may have its id by now.
+          const detail = inspector.store.getState().detail;
+          const id = selected ?? (detail && !detail.gone ? detail.id : null);
           if (id === null) return;
           void togglePin(inspector, id);
           break;
