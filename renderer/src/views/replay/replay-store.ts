@@ -35,12 +35,27 @@ export function replayStore(inspector: Inspector): StoreApi<ReplayState> {
   if (store) return store;
   const created = createStore<ReplayState>()(() => ({ deliveries: new Map(), rev: 0, bulk: null, dialogOpen: false }));
   inspector.subscribe((events) => {
-    const { deliveries, rev, bulk } = created.getState();
+    const { deliveries, rev } = created.getState();
+    let { bulk } = created.getState();
     let changed = false;
-    for (const event of events) if (event.type === 'deliveries.changed') changed = recordChanges(deliveries, event.changes) || changed;
+    for (const event of events) {
+      if (event.type === 'deliveries.changed') changed = recordChanges(deliveries, event.changes) || changed;
+      else if (event.type === 'store.reset') {
+        // Every delivery was forgotten (a bulk replay's too) and ids start again from 1: a state
+        // remembered for delivery 12 would be taken for the new delivery 12's, and win over it.
+        deliveries.clear();
+        bulk = null;
+        changed = true;
+      } else if (event.type === 'storage.pruned' || event.type === 'messages.purged') {
+        // Deliveries went with their messages; ids above the newest left are given again (no
+        // AUTOINCREMENT), and which went is not said: the states remembered are let go, but a
+        // running bulk replay's (its progress would go back; a prune keeps what is still open).
+        changed = forget(deliveries, new Set(bulk?.deliveryIds)) || changed;
+      }
+    }
     if (!changed) return;
     trim(deliveries, new Set(bulk?.deliveryIds));
-    created.setState({ rev: rev + 1 });
+    created.setState({ rev: rev + 1, bulk });
   });
   // Events missed while the connection was down would leave a bulk replay's progress waiting for
   // ever: after a reconnect its deliveries' states are read again.
@@ -64,6 +79,13 @@ async function readBulkAgain(inspector: Inspector, store: StoreApi<ReplayState>)
     const { deliveries, rev } = store.getState();
     if (recordChanges(deliveries, result.value.changes)) store.setState({ rev: rev + 1 });
   }
+}
+
+/** Lets go of the remembered states but those in `keep`; whether any went. */
+function forget(deliveries: Map<number, DeliveryState>, keep: ReadonlySet<number>): boolean {
+  const before = deliveries.size;
+  for (const id of deliveries.keys()) if (!keep.has(id)) deliveries.delete(id);
+  return deliveries.size !== before;
 }
 
 function trim(deliveries: Map<number, DeliveryState>, keep: ReadonlySet<number>): void {
