@@ -25,6 +25,7 @@ import addFormatsModule from 'ajv-formats';
 import type { JsonSchema, TrackingPlan, UnplannedMode, Violation } from '../../../shared/tracking-plan.ts';
 import { PlanError } from './plan-error.ts';
 import { patternRisk } from './pattern-safety.ts';
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED } from './schema-keywords.ts';
 import { appendViolations, fieldPath, MAX_PATTERN_INPUT, MAX_VIOLATIONS, moreViolations, need, preview, valueAt, type ViolationSubject } from './violation-text.ts';
 
 // Both packages are CommonJS that set `exports.default` to themselves: Node's default import (the
@@ -69,8 +70,10 @@ export function compilePlan(name: string, plan: TrackingPlan): CompiledPlan {
   // addUsedSchema: false — a compiled schema's $id is not registered, so two events copied from one
   // template (same $id) do not collide. validateSchema: false — we validate against the meta-schema
   // ourselves, to name the place of each problem. logger: false — unknown formats are ignored quietly.
-  // code.regExp — patterns are not run on strings longer than MAX_PATTERN_INPUT.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false, addUsedSchema: false, validateSchema: false, code: { regExp: boundedRegExp } });
+  // code.regExp — patterns are not run on strings longer than MAX_PATTERN_INPUT. verbose — each error
+  // names the schema object it came from, which tells an alternative's errors from inside a $ref apart
+  // (error-groups.ts); it only adds to the code run when a message fails.
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, logger: false, addUsedSchema: false, validateSchema: false, code: { regExp: boundedRegExp } });
   addFormats(ajv);
   const compile = (label: string, section: string, target: string, schema: unknown): Section | undefined => {
     const validate = compileSchema(ajv, label, schema, problems);
@@ -147,14 +150,14 @@ export function compilePlan(name: string, plan: TrackingPlan): CompiledPlan {
         const value = data === undefined ? EMPTY : data;
         if (!section.validate(value)) {
           out ??= [];
-          more += appendViolations(out, section.validate.errors ?? [], value, section, MAX_VIOLATIONS - out.length);
+          more += appendViolations(out, section.validate, value, section, MAX_VIOLATIONS - out.length);
         }
       }
       if (context !== undefined) {
         const value = message.context === undefined ? EMPTY : message.context;
         if (!context.validate(value)) {
           out ??= [];
-          more += appendViolations(out, context.validate.errors ?? [], value, context, MAX_VIOLATIONS - out.length);
+          more += appendViolations(out, context.validate, value, context, MAX_VIOLATIONS - out.length);
         }
       }
       if (more > 0) out!.push(moreViolations(more, name));
@@ -220,10 +223,6 @@ interface CopyContext {
   problems: string[];
   refs: { pointer: string; ref: string }[];
 }
-
-const SCHEMA_VALUED = new Set(['additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'items', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
-const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'items', 'prefixItems']);
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
 
 /**
  * A copy of a schema that ajv (draft-07, strict off) compiles, and the caller's plan untouched: only

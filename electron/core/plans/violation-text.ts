@@ -7,6 +7,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { Violation, ViolationType } from '../../../shared/tracking-plan.ts';
+import { AMBIGUOUS, groupErrors, type Sub } from './error-groups.ts';
 
 /** Violations listed per message; the rest are counted in one more. */
 export const MAX_VIOLATIONS = 20;
@@ -31,21 +32,29 @@ export interface ViolationSubject {
 
 type Err = ErrorObject<string, Record<string, any>, unknown>;
 
+/** A validation function after a run: its errors, and the schema it was compiled from (where their `$ref`s point). */
+export interface Validated {
+  readonly errors?: readonly Err[] | null;
+  readonly schema: unknown;
+}
+
 /**
- * Appends to `out` one violation per error (an anyOf/oneOf with its alternatives' errors is one), at
- * most `room` of them, and returns how many more there were.
+ * Appends to `out` one violation per error of `validate`'s last run (an anyOf/oneOf with its
+ * alternatives' errors is one; `contains` with its items' errors too), at most `room` of them, and
+ * returns how many more there were. Best with ajv's `verbose` option (see error-groups.ts).
  */
-export function appendViolations(out: Violation[], errors: readonly Err[], data: unknown, subject: ViolationSubject, room: number): number {
-  const alternatives = groupAlternatives(errors);
+export function appendViolations(out: Violation[], validate: Validated, data: unknown, subject: ViolationSubject, room: number): number {
+  const errors = validate.errors ?? [];
+  const groups = groupErrors(errors, validate.schema);
   let more = 0;
   for (let i = 0; i < errors.length; i++) {
     const e = errors[i]!;
-    // An alternative's own errors are told through its anyOf/oneOf; an `if` only repeats its `then`/`else` errors;
-    // a property name's own errors are told through `propertyNames`.
-    if (alternatives.nested.has(i) || e.keyword === 'if' || (e.propertyName !== undefined && e.keyword !== 'propertyNames')) continue;
+    // An alternative's own errors are told through its anyOf/oneOf, an item's through `contains`; an `if`
+    // only repeats its `then`/`else` errors; a property name's own errors are told through `propertyNames`.
+    if (groups.nested.has(i) || e.keyword === 'if' || (e.propertyName !== undefined && e.keyword !== 'propertyNames')) continue;
     if (room <= 0) more++;
     else {
-      out.push(violationOf(e, alternatives.subs.get(i), data, subject));
+      out.push(violationOf(e, groups.subs.get(i), data, subject));
       room--;
     }
   }
@@ -57,7 +66,7 @@ export function moreViolations(count: number, plan: string): Violation {
   return { type: 'Unknown-Violation', path: '', message: `and ${count} more violation${count === 1 ? '' : 's'} of the plan "${plan}" (only the first ${MAX_VIOLATIONS} are listed)`, plan };
 }
 
-function violationOf(e: Err, subs: Err[] | undefined, data: unknown, s: ViolationSubject): Violation {
+function violationOf(e: Err, subs: Sub[] | undefined, data: unknown, s: ViolationSubject): Violation {
   const p = e.params;
   const here = fieldPath(s.section, e.instancePath, data);
   const path = `/${s.section}${e.instancePath}`;
@@ -108,15 +117,13 @@ function violationOf(e: Err, subs: Err[] | undefined, data: unknown, s: Violatio
 }
 
 /** Each alternative's one error at the alternative's own place, or null when some alternative failed in a way one phrase cannot tell. */
-function branchNeeds(group: Err, subs: Err[]): Err[] | null {
-  const byBranch = new Map<string, Err[]>();
-  const prefix = `${group.schemaPath}/`;
-  for (const e of subs) {
-    if (!e.schemaPath.startsWith(prefix)) return null;
-    const branch = e.schemaPath.slice(prefix.length).split('/', 1)[0]!;
+function branchNeeds(group: Err, subs: Sub[]): Err[] | null {
+  const byBranch = new Map<number, Err[]>();
+  for (const { error, branch } of subs) {
+    if (branch === AMBIGUOUS) return null;
     const list = byBranch.get(branch);
-    if (list) list.push(e);
-    else byBranch.set(branch, [e]);
+    if (list) list.push(error);
+    else byBranch.set(branch, [error]);
   }
   const out: Err[] = [];
   for (const list of byBranch.values()) {
@@ -323,35 +330,4 @@ export function valueAt(root: unknown, pointer: string): unknown {
 
 export function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/**
- * Which errors belong to an anyOf/oneOf (ajv reports an alternative's errors just before the
- * alternative's own error, nested like parentheses), found walking backwards with a stack so that
- * thousands of errors cost linear time. Matching is by schemaPath prefix; errors from inside a $ref
- * carry the target's schemaPath, so they are told on their own instead (rare, and still correct).
- */
-function groupAlternatives(errors: readonly Err[]): { nested: Set<number>; subs: Map<number, Err[]> } {
-  const nested = new Set<number>();
-  const subs = new Map<number, Err[]>();
-  const stack: { index: number; schemaPrefix: string; instancePath: string }[] = [];
-  for (let i = errors.length - 1; i >= 0; i--) {
-    const e = errors[i]!;
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      if (e.schemaPath.startsWith(top.schemaPrefix) && (e.instancePath === top.instancePath || e.instancePath.startsWith(`${top.instancePath}/`))) break;
-      stack.pop();
-    }
-    const top = stack[stack.length - 1];
-    if (top) {
-      nested.add(i);
-      subs.get(top.index)!.push(e);
-    }
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
-      subs.set(i, []);
-      stack.push({ index: i, schemaPrefix: `${e.schemaPath}/`, instancePath: e.instancePath });
-    }
-  }
-  for (const list of subs.values()) list.reverse();
-  return { nested, subs };
 }

@@ -76,6 +76,37 @@ describe('Violation Generated events', () => {
   });
 });
 
+describe('violations from alternatives behind a $ref and from contains', () => {
+  it('are stored, counted, quoted and forwarded once each, not once per alternative or item', async () => {
+    // ajv reports an error inside a $ref with the target's schemaPath, and each item's miss of `contains`:
+    // these made "must be null" and "tags[0] must be "x"" violations of their own, the real one hidden in "and N more".
+    const sink = await startReceiver();
+    open.push(sink);
+    const plan: TrackingPlan = {
+      events: {
+        'Order Completed': {
+          type: 'object',
+          definitions: { price: { type: 'number' } },
+          properties: { price: { anyOf: [{ $ref: '#/definitions/price' }, { type: 'null' }] }, tags: { type: 'array', contains: { const: 'sale' } } },
+        },
+      },
+    };
+    const core = await start([{ name: 'p', plan, violations: 'block', forwardViolationsTo: 'violations' }], { forward: sink });
+    const tags = Array.from({ length: 25 }, (_, i) => `t${i}`);
+    await post(core, '/v1/track', order('12', { properties: { price: '12', tags }, messageId: 'bad' }));
+    const [message] = storedMessages(core).filter((m) => m.origin === 'ingest');
+    expect(message!.violationList.map((v) => [v.type, v.message])).toEqual([
+      ['Datatype-Mismatch', 'properties.price must be a number or null; got the string "12"'],
+      ['Unknown-Violation', expect.stringMatching(/^properties\.tags must contain an item the plan allows; got \["t0",/)],
+    ]);
+    expect(message!.violations).toBe(2);
+    expect(message!.blocked).toBe('blocked by the tracking plan "p": properties.price must be a number or null; got the string "12" (and 1 more)');
+    await sink.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sink.received.map((r) => (JSON.parse(r.body) as { properties: { violationField: string } }).properties.violationField).sort()).toEqual(['properties.price', 'properties.tags']);
+  });
+});
+
 describe('several plans, counts, refusals', () => {
   it('checks a message against every plan of its source; names that differ in case are told apart', async () => {
     const core = await start([

@@ -220,6 +220,35 @@ describe('the cap on violations', () => {
   });
 });
 
+describe('violations of alternatives behind a $ref, and of contains', () => {
+  // ajv reports errors from inside a $ref with the target's schemaPath, and each item's miss of `contains`:
+  // both were told as violations of their own ("must be null" for a nullable $ref; "tags[0] must be "x"").
+  const plan = compilePlan('P', {
+    events: {
+      E: {
+        type: 'object',
+        definitions: { price: { type: 'number' } },
+        properties: { price: { anyOf: [{ $ref: '#/definitions/price' }, { type: 'null' }] }, tags: { type: 'array', contains: { const: 'x' } } },
+      },
+    },
+  });
+
+  it('gives a nullable $ref one violation, saying both alternatives', () => {
+    expect(plan.check({ type: 'track', event: 'E', properties: { price: '12' } }, 'flag')).toEqual([
+      { type: 'Datatype-Mismatch', path: '/properties/price', message: 'properties.price must be a number or null; got the string "12"', plan: 'P' },
+    ]);
+    expect(plan.check({ type: 'track', event: 'E', properties: { price: null } }, 'flag')).toEqual([]);
+  });
+
+  it('gives a missing contains item one violation, however many items there are', () => {
+    const tags = Array.from({ length: 25 }, (_, i) => `t${i}`);
+    expect(plan.check({ type: 'track', event: 'E', properties: { tags } }, 'flag')).toEqual([
+      { type: 'Unknown-Violation', path: '/properties/tags', message: expect.stringMatching(/^properties\.tags must contain an item the plan allows; got \["t0",/), plan: 'P' },
+    ]);
+    expect(plan.check({ type: 'track', event: 'E', properties: { tags: [...tags, 'x'] } }, 'flag')).toEqual([]);
+  });
+});
+
 describe('patterns that could stall the relay (ReDoS)', () => {
   const withPattern = (pattern: string) => ({ events: { E: { properties: { v: { type: 'string', pattern } } } } });
   const refusal = (pattern: string) => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { Violation } from '../../../shared/tracking-plan.ts';
 import { appendViolations, MAX_VIOLATIONS, moreViolations, preview, typedValue } from '../../../electron/core/plans/violation-text.ts';
 
-const ajv = new AjvModule.default({ allErrors: true, strict: false, logger: false });
+// As compile-plan.ts makes it (verbose: errors name their schema object, see error-groups.ts).
+const ajv = new AjvModule.default({ allErrors: true, verbose: true, strict: false, logger: false });
 addFormatsModule.default(ajv);
 const subject = { plan: 'Shop', section: 'properties', target: '"Order Completed"' };
 
@@ -13,7 +14,7 @@ function violations(schema: object, data: unknown, room = MAX_VIOLATIONS): Viola
   const validate = ajv.compile(schema);
   expect(validate(data)).toBe(false);
   const out: Violation[] = [];
-  appendViolations(out, validate.errors ?? [], data, subject, room);
+  appendViolations(out, validate, data, subject, room);
   return out;
 }
 
@@ -139,6 +140,66 @@ describe('alternatives', () => {
   });
 });
 
+describe('alternatives written as $ref, and contains', () => {
+  // ajv reports an error from inside a $ref with the target's schemaPath: these were told as violations of their own.
+  const price = { definitions: { price: { type: 'number' } }, ...object({ price: { anyOf: [{ $ref: '#/definitions/price' }, { type: 'null' }] } }) };
+
+  it('tells a nullable $ref as one violation, as the same alternatives written inline', () => {
+    const expected = { type: 'Datatype-Mismatch', path: '/properties/price', message: 'properties.price must be a number or null; got the string "12"' };
+    expect(only(price, { price: '12' })).toEqual(expected);
+    expect(only(object({ price: { anyOf: [{ type: 'number' }, { type: 'null' }] } }), { price: '12' })).toEqual(expected);
+  });
+
+  it('follows a $ref to a $ref (which ajv compiles as a function of its own), an anchor and a percent-encoded pointer', () => {
+    const chained = { definitions: { price: { $ref: '#/definitions/amount' }, amount: { type: 'number', minimum: 0 } }, ...object({ price: { oneOf: [{ $ref: '#/definitions/price' }, { type: 'null' }] } }) };
+    expect(only(chained, { price: '12' }).message).toBe('properties.price must be a number or null; got the string "12"');
+    const anchored = { definitions: { price: { $id: '#price', type: 'number' } }, ...object({ price: { anyOf: [{ $ref: '#price' }, { type: 'null' }] } }) };
+    expect(only(anchored, { price: '12' }).message).toBe('properties.price must be a number or null; got the string "12"');
+    const encoded = { definitions: { 'unit price': { type: 'number' } }, ...object({ price: { anyOf: [{ $ref: '#/definitions/unit%20price' }, { type: 'null' }] } }) };
+    expect(only(encoded, { price: '12' }).message).toBe('properties.price must be a number or null; got the string "12"');
+  });
+
+  it('tells a $ref alternative that fails in several ways by the general sentence, and keeps errors around it apart', () => {
+    const schema = { definitions: { money: { type: 'object', required: ['amount'], properties: { currency: { type: 'string' } } }, n: { type: 'number' } }, ...object({ a: { $ref: '#/definitions/n' }, v: { anyOf: [{ $ref: '#/definitions/money' }, { type: 'null' }] }, c: { $ref: '#/definitions/n' } }) };
+    const list = violations(schema, { a: 'x', v: { currency: 1 }, c: 'y' });
+    expect(list.map((v) => [v.path, v.message])).toEqual([
+      ['/properties/a', 'properties.a must be a number; got the string "x"'],
+      ['/properties/v', 'properties.v must match one of the plan\'s alternatives (anyOf); got {"currency":1}'],
+      ['/properties/c', 'properties.c must be a number; got the string "y"'],
+    ]);
+  });
+
+  it('groups the alternatives of a recursive schema, each item once', () => {
+    const schema = { definitions: { node: { type: 'object', required: ['id'], properties: { kids: { type: 'array', items: { anyOf: [{ $ref: '#/definitions/node' }, { type: 'string' }] } } } } }, $ref: '#/definitions/node' };
+    expect(violations(schema, { id: 1, kids: [{ kids: [] }, 3] }).map((v) => [v.path, v.message])).toEqual([
+      ['/properties/kids/0', 'properties.kids[0] must match one of the plan\'s alternatives (anyOf); got {"kids":[]}'],
+      ['/properties/kids/1', 'properties.kids[1] must be an object or a string; got the integer 3'],
+    ]);
+  });
+
+  it('tells a missing `contains` item once, not as a violation of each item', () => {
+    const schema = object({ tags: { type: 'array', contains: { const: 'x' } } });
+    expect(only(schema, { tags: ['a', 'b'] })).toEqual({ type: 'Unknown-Violation', path: '/properties/tags', message: 'properties.tags must contain an item the plan allows; got ["a","b"]' });
+    const many = Array.from({ length: 25 }, (_, i) => `t${i}`);
+    expect(violations(object({ tags: { contains: { $ref: '#/definitions/x' } } }, { definitions: { x: { const: 'x' } } }), { tags: many }).map((v) => v.path)).toEqual(['/properties/tags']);
+  });
+
+  it('groups inline alternatives by schemaPath when ajv is not verbose', () => {
+    const plain = new AjvModule.default({ allErrors: true, strict: false, logger: false });
+    const validate = plain.compile(object({ v: { anyOf: [{ type: 'string' }, { type: 'null' }] }, tags: { contains: { const: 'x' } } }));
+    const data = { v: 1, tags: ['a'] };
+    validate(data);
+    const out: Violation[] = [];
+    appendViolations(out, validate, data, subject, MAX_VIOLATIONS);
+    expect(out.map((v) => v.message)).toEqual(['properties.v must be a string or null; got the integer 1', 'properties.tags must contain an item the plan allows; got ["a"]']);
+  });
+
+  it('keeps what the items themselves must be next to `contains`', () => {
+    const schema = object({ tags: { type: 'array', items: { type: 'string' }, contains: { const: 'x' } } });
+    expect(violations(schema, { tags: [1, 'a'] }).map((v) => v.message)).toEqual(['properties.tags[0] must be a string; got the integer 1', 'properties.tags must contain an item the plan allows; got [1,"a"]']);
+  });
+});
+
 describe('field names and values', () => {
   it('quotes keys that are not identifiers and tells array indices from keys like "0"', () => {
     const schema = object({ 'first name': { type: 'string' }, list: { items: { type: 'string' } }, map: { properties: { 0: { type: 'string' } } } });
@@ -184,7 +245,7 @@ describe('the cap', () => {
     const validate = ajv.compile(schema);
     validate({});
     const out: Violation[] = [];
-    expect(appendViolations(out, validate.errors ?? [], {}, subject, 20)).toBe(10);
+    expect(appendViolations(out, validate, {}, subject, 20)).toBe(10);
     expect(out).toHaveLength(20);
     expect(out[19]!.path).toBe('/properties/f19');
   });
@@ -194,7 +255,7 @@ describe('the cap', () => {
     const validate = ajv.compile(schema);
     validate({ v: 1, w: 1 });
     const out: Violation[] = [];
-    expect(appendViolations(out, validate.errors ?? [], { v: 1, w: 1 }, subject, 1)).toBe(1);
+    expect(appendViolations(out, validate, { v: 1, w: 1 }, subject, 1)).toBe(1);
   });
 
   it('says how many more in one violation', () => {
