@@ -9,10 +9,12 @@
  * Sluice cannot judge (not, if/then/else, patternProperties, dependencies…) counts as breaking, saying so.
  * A property added is also compared with what OLD accepted in its place (additionalProperties), a tuple's
  * places with the other side's place or rest, and draft-04's boolean exclusive bounds as draft-07's numbers.
+ * A `$ref` is followed, with the keywords beside it applied to its target (schema-merge.ts), as ajv does.
  * Pure: no I/O. Deterministic: events and properties in code-point order.
  */
 import type { JsonSchema, TrackingPlan } from '../../../shared/tracking-plan.ts';
 import { draft07Bounds } from './compile-plan.ts';
+import { mergeSchemas } from './schema-merge.ts';
 
 export type PlanPart = 'event' | 'identify' | 'group' | 'page' | 'screen' | 'context';
 
@@ -88,13 +90,13 @@ function compare(oldNode: unknown, newNode: unknown, path: string, o: Side, n: S
     return;
   }
   const enter = (fn: () => void) => {
-    if (a.ref !== undefined) o.following.push(a.ref);
-    if (b.ref !== undefined) n.following.push(b.ref);
+    o.following.push(...a.refs);
+    n.following.push(...b.refs);
     try {
       fn();
     } finally {
-      if (a.ref !== undefined) o.following.pop();
-      if (b.ref !== undefined) n.following.pop();
+      o.following.length -= a.refs.length;
+      n.following.length -= b.refs.length;
     }
   };
   enter(() => compareResolved(a.node, b.node, path, o, n, add, depth));
@@ -278,18 +280,39 @@ function compareAlternatives(a: Json, b: Json, key: string, path: string, add: A
   else if (added > 0) add(key === 'oneOf' ? 'breaking' : 'compatible', path, `${key}-widened`, `${key}: ${added} alternative${added === 1 ? '' : 's'} added${key === 'oneOf' ? ' (a value matching two is refused by oneOf: counted as breaking)' : ''}`);
 }
 
-/** The node, with a `$ref` within its schema followed (and the reference, to stop at a cycle). */
-function resolve(node: unknown, side: Side): { node: unknown; ref?: string; cycle?: boolean } {
-  if (!isObject(node) || typeof own(node, '$ref') !== 'string') return { node };
-  const ref = own(node, '$ref') as string;
-  if (side.following.includes(ref)) return { node, cycle: true };
-  let target: unknown = side.root;
-  if (!ref.startsWith('#')) return { node };
+/**
+ * The node with each `$ref` within its schema followed, and the keywords beside it applied too (ajv 8
+ * applies them: `{$ref, maximum: 100}` is the target capped at 100), and the references followed, to
+ * stop at a cycle. A reference to another document is left as it is.
+ */
+function resolve(node: unknown, side: Side): { node: unknown; refs: string[]; cycle?: boolean } {
+  const refs: string[] = [];
+  let current = node;
+  while (isObject(current) && typeof own(current, '$ref') === 'string') {
+    const ref = own(current, '$ref') as string;
+    if (side.following.includes(ref) || refs.includes(ref)) return { node: current, refs, cycle: true };
+    const target = lookup(side.root, ref);
+    if (target === undefined) break;
+    refs.push(ref);
+    const { $ref: _, ...siblings } = current;
+    current = Object.keys(siblings).length === 0 ? target : mergeSchemas(target, siblings);
+  }
+  return { node: current, refs };
+}
+
+function lookup(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  let target: unknown = root;
   for (const raw of ref.slice(1).split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined; // a malformed %-escape: not a reference Sluice can follow
+    }
     target = isObject(target) && Object.hasOwn(target, key) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
   }
-  return target === undefined ? { node } : { node: target, ref };
+  return target;
 }
 
 function listOf(schema: Json, key: string): string[] {

@@ -168,6 +168,15 @@ describe('sluice plan diff', () => {
     expect(run.code).toBe(1);
     expect(lines(run.stdout)).toEqual(['event "Order Completed"', '  breaking    properties.item.sku: pattern "^[A-Z]+$" added', `1 breaking change, 0 compatible changes from ${before} to ${after}`]);
   });
+
+  it('sees keywords beside a $ref, which the relay applies with the target: a bound added there is breaking', async () => {
+    const price = (extra: object) => ({ events: { 'Order Completed': { type: 'object', properties: { price: { $ref: '#/definitions/price', ...extra } }, definitions: { price: { type: 'number' } } } } });
+    const before = planFile('ref-sibling-old.json', price({}));
+    const after = planFile('ref-sibling-new.json', price({ maximum: 100 }));
+    const run = await runCli(['plan', 'diff', before, after]);
+    expect(run.code).toBe(1);
+    expect(lines(run.stdout)).toEqual(['event "Order Completed"', '  breaking    properties.price: maximum 100 added', `1 breaking change, 0 compatible changes from ${before} to ${after}`]);
+  });
 });
 
 describe('sluice plan diff across formats', () => {

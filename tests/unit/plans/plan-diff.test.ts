@@ -2,6 +2,7 @@
 // schemas, recursive references, keywords it cannot judge, words that are not changes.
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../../shared/tracking-plan.ts';
+import { compilePlan } from '../../../electron/core/plans/compile-plan.ts';
 import { diffPlans } from '../../../electron/core/plans/plan-diff.ts';
 
 /** The changes of one event's schema, as "kind path: text". */
@@ -85,5 +86,50 @@ describe('diffPlans', () => {
     expect(diff(prop({ type: 'number', minimum: 5 }), prop({ type: 'number', minimum: 5, exclusiveMinimum: true }))).toEqual(['compatible properties.p: minimum 5 removed', 'breaking properties.p: exclusive minimum 5 added']);
     expect(diff(prop({ type: 'number', maximum: 5, exclusiveMaximum: true }), prop({ type: 'number', exclusiveMaximum: 5 }))).toEqual([]);
     expect(diff(prop({ type: 'number', maximum: 5, exclusiveMaximum: true }), prop({ type: 'number', maximum: 5, exclusiveMaximum: false }))).toEqual(['breaking properties.p: maximum 5 added', 'compatible properties.p: exclusive maximum 5 removed']);
+  });
+
+  describe('keywords beside a $ref (ajv 8 applies them with the target: both must hold)', () => {
+    const withDefs = (price: object, definitions: object = { price: { type: 'number' } }) => ({ type: 'object', definitions, properties: { price } });
+    const ref = { $ref: '#/definitions/price' };
+
+    it('a bound, an enum, a pattern or a required beside a $ref is a change, as the relay checks it', () => {
+      expect(diff(withDefs(ref), withDefs({ ...ref, maximum: 100 }))).toEqual(['breaking properties.price: maximum 100 added']);
+      const relay = compilePlan('P', { events: { E: withDefs({ ...ref, maximum: 100 }) } });
+      expect(relay.check({ type: 'track', event: 'E', properties: { price: 500 } }, 'flag').map((v) => v.message)).toEqual(['properties.price must be at most 100; got 500']);
+      expect(diff(withDefs(ref), withDefs({ ...ref, enum: [1, 2] }))).toEqual(['breaking properties.price: now limited to 1, 2']);
+      const code = { code: { type: 'string' } };
+      expect(diff(withDefs(ref, { price: { type: 'string' } }), withDefs({ ...ref, pattern: '^[0-9]+$' }, { price: { type: 'string' } }))).toEqual(['breaking properties.price: pattern "^[0-9]+$" added']);
+      const item = { type: 'object', properties: code };
+      expect(diff(withDefs(ref, { price: item }), withDefs({ ...ref, required: ['code'] }, { price: item }))).toEqual(['breaking properties.price.code: property made required']);
+      // Taken away again: compatible; the same on both sides: no change.
+      expect(diff(withDefs({ ...ref, maximum: 100 }), withDefs(ref))).toEqual(['compatible properties.price: maximum 100 removed']);
+      expect(diff(withDefs({ ...ref, maximum: 100 }), withDefs({ ...ref, maximum: 100 }))).toEqual([]);
+    });
+
+    it('merges with the target: the tighter bound, the common types, the sibling\'s words', () => {
+      const capped = { price: { type: ['number', 'null'], maximum: 1000, description: 'the total' } };
+      expect(diff(withDefs(ref, capped), withDefs({ ...ref, maximum: 100 }, capped))).toEqual(['breaking properties.price: maximum tightened from 1000 to 100']);
+      expect(diff(withDefs(ref, capped), withDefs({ ...ref, maximum: 5000 }, capped))).toEqual([]);
+      expect(diff(withDefs(ref, capped), withDefs({ ...ref, type: 'number' }, capped))).toEqual(['breaking properties.price: type narrowed from null or number to number']);
+      expect(diff(withDefs(ref, capped), withDefs({ ...ref, description: 'the total paid' }, capped))).toEqual(['compatible properties.price: description changed']);
+    });
+
+    it('what one schema cannot say stays beside the target as an allOf: two patterns, additionalProperties beside properties', () => {
+      const code = { price: { type: 'string', pattern: '^[0-9]+$' } };
+      expect(diff(withDefs(ref, code), withDefs({ ...ref, pattern: '^1' }, code))).toEqual(['breaking properties.price: allOf: 1 schema added or changed (each must hold)']);
+      // Beside the target's properties, `additionalProperties: false` refuses them all (it sees no properties of its own).
+      const item = { price: { type: 'object', properties: { sku: { type: 'string' } } } };
+      expect(diff(withDefs(ref, item), withDefs({ ...ref, additionalProperties: false }, item))).toEqual(['breaking properties.price: allOf: 1 schema added or changed (each must hold)']);
+      // A closed target whose named property is narrowed beside it: one schema says it.
+      const closed = { price: { type: 'object', properties: { sku: { type: 'string' } }, additionalProperties: false } };
+      expect(diff(withDefs(ref, closed), withDefs({ ...ref, properties: { sku: { maxLength: 8 } } }, closed))).toEqual(['breaking properties.price.sku: maxLength 8 added']);
+    });
+
+    it('follows a $ref to a $ref, and keeps comparing a root $ref beside its definitions', () => {
+      const chain = (type: string) => withDefs({ $ref: '#/definitions/amount' }, { amount: { $ref: '#/definitions/number' }, number: { type } });
+      expect(diff(chain('number'), chain('integer'))).toEqual(['breaking properties.price: type narrowed from number to integer']);
+      const rooted = (type: string) => ({ $ref: '#/definitions/order', definitions: { order: { type: 'object', properties: { price: { type } } } } });
+      expect(diff(rooted('number'), rooted('string'))).toEqual(['breaking properties.price: type changed from number to string']);
+    });
   });
 });
