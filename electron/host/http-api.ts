@@ -369,7 +369,7 @@ async function page(
     // (skipping or repeating messages), so it is refused, naming the order it came from.
     const cursor = /^(\d+):(\d+)(:newest)?$/.exec(afterText);
     if (!cursor) throw new ApiError(400, 'invalid_request', 'after must be the "next" of a previous page');
-    if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset since that page: start again without "after"');
+    if (Number(cursor[1]) !== generation) throw new ApiError(409, 'stale_cursor', 'Sluice was reset, or its newest messages were removed (a clear, a purge), since that page: start again without "after"');
     const cursorOrder = cursor[3] ? 'newest' : 'oldest';
     if (cursorOrder !== order) {
       throw new ApiError(400, 'invalid_request', cursorOrder === 'newest'

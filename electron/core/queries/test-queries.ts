@@ -64,6 +64,8 @@ export class TestQueries {
   readonly #seen = new Map<string, TestMessage>();
   readonly #waits: Waits;
   #generation = 0;
+  /** The highest message id a page has handed out in this generation (its `next` cursor may name it). */
+  #handedOut = 0;
   /** Sources' and destinations' names by id, read once per turn of the event loop (a commit's checks share them). */
   #names: { sources: Map<number, string>; destinations: Map<number, string> } | null = null;
 
@@ -73,6 +75,14 @@ export class TestQueries {
     // A re-check may rewrite stored messages' violations (wording too, not only their number).
     parts.bus.on('plans.recheck', (progress) => {
       if (progress.state !== 'running') this.#seen.clear();
+    });
+    // A removal that took the newest messages (a clear, a purge) lets their ids be given again: a cursor
+    // past what is left would skip the messages that take them, so it is refused (409 stale_cursor), as
+    // after a reset. Before 2026-12-01 only a reset did this, and paging on after a clear missed them.
+    parts.bus.on('messages.removed', ({ topId }) => {
+      if (topId >= this.#handedOut) return;
+      this.#generation++;
+      this.#handedOut = 0;
     });
   }
 
@@ -87,7 +97,9 @@ export class TestQueries {
     const wanted = checkFilter(filter, where);
     const pick = (ids: number[]) => this.rowsOf(ids).filter((row) => matches(row.message, wanted));
     const { found, more } = await this.#matching('messages', filterSql(wanted), search, after, limit, pick, newestFirst);
-    return { rows: found, more, lastId: found.at(-1)?.id };
+    const lastId = found.at(-1)?.id;
+    if (lastId !== undefined && more) this.#handedOut = Math.max(this.#handedOut, lastId);
+    return { rows: found, more, lastId };
   }
 
   /**
@@ -196,6 +208,7 @@ export class TestQueries {
   forget(): void {
     this.#seen.clear();
     this.#generation++;
+    this.#handedOut = 0;
   }
 
   /** Where a wait reads the store (waits.ts). */

@@ -89,7 +89,13 @@ export class Waits {
       this.#storedLater.length = 0; // ids of messages gone, which new ones may take again
       for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) wait.found.clear();
     });
-    // A re-check rewrites stored messages' violations: a wait that filters on them looks again.
+    // The newest messages went (a clear, a purge): the ids above what is left are given again, to messages
+    // stored after every wait began. A wait for messages after a sequence above it counts those (before
+    // 2026-12-01 it skipped them, and timed out).
+    bus.on('messages.removed', ({ topId }) => {
+      for (const wait of this.#messageWaits) if (wait.after > topId) wait.after = topId;
+    });
+        // A re-check rewrites stored messages' violations: a wait that filters on them looks again.
     bus.on('plans.recheck', (progress) => {
       if (progress.state === 'running') return;
       for (const wait of [...this.#messageWaits, ...this.#deliveryWaits]) if (wait.rechecks) this.#firstLook(wait as Pending<unknown>);

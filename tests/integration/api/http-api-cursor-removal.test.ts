@@ -1,0 +1,61 @@
+// Paging and waits after the newest messages are removed (a clear, a purge), over the HTTP API against a
+// real core and API server on loopback: SQLite gives those ids again (messages has no AUTOINCREMENT), so a
+// page's cursor past what is left is refused (409 stale_cursor, as after a reset) rather than skipping the
+// messages that take them, and a wait for messages after a sequence counts them. Before 2026-12-01 the
+// cursor read on past them, and the wait timed out.
+import { expect, it } from 'vitest';
+import { request } from 'undici';
+import { UiServer } from '../../../electron/host/ui-server.ts';
+import { closedAfterEach } from '../../helpers/api-host.ts';
+import { post, startCore } from '../../helpers/core.ts';
+
+const closing = closedAfterEach();
+
+async function setup() {
+  const core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } }));
+  core.writeKey = 'wk_web';
+  const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
+  await ui.listen();
+  const api = async (path: string, body?: unknown) => {
+    const res = await request(`${ui.apiUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${ui.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as { next?: string | null; messages?: { messageId: string; sequence: number }[]; error?: { code: string } } };
+  };
+  const track = async (event: string, messageId: string) => expect((await post(core, '/v1/track', { userId: 'u', event, messageId })).status).toBe(200);
+  return { core, api, track };
+}
+
+it("refuses a page's cursor past the messages a clear removed, and a wait after a sequence counts the messages that take their ids", async () => {
+  const { core, api, track } = await setup();
+  for (const id of ['m1', 'm2', 'm3']) await track('Old', id);
+  const stored = await api('/messages/wait', { filter: { event: 'Old' }, count: 3, timeoutMs: 5_000 });
+  const last = stored.json.messages!.at(-1)!.sequence;
+  const first = await api('/messages?limit=2');
+  expect(first.json.next).toBeTruthy();
+  const waiting = api('/messages/wait', { filter: { event: 'New' }, afterSequence: last, timeoutMs: 10_000 });
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the wait is pending
+
+  await core.operations['storage.clear']({ scope: { all: true }, dryRun: false });
+  await track('New', 'n1'); // takes id 1 again
+  const waited = await waiting;
+  expect(waited.status).toBe(200);
+  expect(waited.json.messages!.map((m) => m.messageId)).toEqual(['n1']);
+  const after = await api(`/messages?after=${encodeURIComponent(first.json.next!)}`);
+  expect(after.status).toBe(409);
+  expect(after.json.error!.code).toBe('stale_cursor');
+  expect((await api('/messages')).json.messages!.map((m) => m.messageId)).toEqual(['n1']);
+});
+
+it('keeps a cursor when what was removed left the newest messages (retention, a clear of older ones): no id is given again', async () => {
+  const { core, api, track } = await setup();
+  for (const [event, id] of [['A', 'a1'], ['B', 'b1'], ['B', 'b2']]) await track(event!, id!);
+  await api('/messages/wait', { filter: { event: 'B' }, count: 2, timeoutMs: 5_000 });
+  const first = await api('/messages?limit=2');
+  await core.operations['storage.clear']({ scope: { filter: { event: 'A' } }, dryRun: false });
+  const rest = await api(`/messages?after=${encodeURIComponent(first.json.next!)}`);
+  expect(rest.status).toBe(200);
+  expect(rest.json.messages!.map((m) => m.messageId)).toEqual(['b2']);
+});
