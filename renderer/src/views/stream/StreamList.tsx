@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { slotIndex, useVirtualWindow } from '../../components/virtual.ts';
 import { formatCount } from '../../lib/format.ts';
+import { hasFilters } from '../../store/filters.ts';
 import { newerThan } from '../../store/model.ts';
 import { useInspector, useInspectorState } from '../../store/react.ts';
 import { StreamRow } from './StreamRow.tsx';
@@ -42,6 +43,7 @@ function DenseList({ compact, ROW_HEIGHT }: { compact: boolean; ROW_HEIGHT: numb
   const loadingFirst = useInspectorState((s) => s.loadingFirst);
   const paused = useInspectorState((s) => s.paused);
   const held = useInspectorState((s) => s.held);
+  const heldFiltered = useInspectorState((s) => hasFilters(s.filters));
   const sources = useInspectorState((s) => s.info?.sources);
   const jumped = useInspectorState((s) => s.jumped);
   const matching = useInspectorState((s) => s.counts?.matching ?? null);
@@ -331,7 +333,8 @@ function DenseList({ compact, ROW_HEIGHT }: { compact: boolean; ROW_HEIGHT: numb
       </div>
       {paused && held > 0 ? (
         <button type="button" className="pill" onClick={() => inspector.setPaused(false)}>
-          Paused · {formatCount(held)} new — resume
+          {/* Under filters the arrivals are counted before they are read: some may not match (they are tested on resume). */}
+          Paused · {formatCount(held)} {heldFiltered ? 'arrived (filters apply)' : 'new'} — resume
         </button>
       ) : hidden > 0 ? (
         <button
