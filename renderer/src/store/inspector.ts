@@ -93,6 +93,8 @@ export function createInspector(api: RelayApi, env: Environment = browserEnviron
     search: () => getState().filters.search.trim(),
     disposed: isDisposed,
     onRows: (fetched) => queue.rows(fetched),
+    onFailed: (count, message) =>
+      setState({ problem: `Could not read ${count.toLocaleString('en')} message${count === 1 ? '' : 's'} that arrived (${message}): they are stored, but not in this list; reload the page to see them` }),
   });
   const queue = new FrameQueue({
     store,

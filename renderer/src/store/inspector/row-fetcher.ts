@@ -1,5 +1,5 @@
 import type { MessageSummary } from '../../../../shared/contract.ts';
-import type { RelayApi } from '../../transport/relay-api.ts';
+import { DISCONNECTED, type RelayApi } from '../../transport/relay-api.ts';
 import type { ChangeLog } from './change-log.ts';
 import type { Environment } from './state.ts';
 
@@ -24,7 +24,12 @@ export interface RowFetcherDeps {
   disposed: () => boolean;
   /** An answer, to be applied on the next frame. */
   onRows: (fetched: FetchedRows) => void;
+  /** Ids that could not be read twice (not for a lost connection: the reload on reconnect reads them). */
+  onFailed: (count: number, message: string) => void;
 }
+
+/** How long a failed read waits before it is asked once more. */
+export const REFETCH_DELAY_MS = 1_000;
 
 /**
  * Fetches rows' summaries by id: live ids, rows a change left unsure, rows scrolled back into view.
@@ -38,6 +43,8 @@ export class RowFetcher {
   /** Ids fetched to fill the view: loaded again if still listed, never added as new rows. */
   readonly #restoring = new Set<number>();
   #fetching = false;
+  /** Ids whose read failed once (a timeout, an internal error) and were asked again. */
+  readonly #retried = new Set<number>();
   readonly #deps: RowFetcherDeps;
 
   constructor(deps: RowFetcherDeps) {
@@ -79,6 +86,23 @@ export class RowFetcher {
     this.#toFetch.length = 0;
     this.#awaited.clear();
     this.#restoring.clear();
+    this.#retried.clear();
+  }
+
+  /**
+   * A read that failed (a timeout, an internal error) is asked once more a moment later, then said: before
+   * 2026-12-01 its rows were dropped without a word, missing from the list while the counts had them.
+   */
+  #failed(ids: readonly number[], message: string, forQuery: number): void {
+    const again = ids.filter((id) => !this.#retried.has(id));
+    const given = ids.length - again.length;
+    if (given > 0) this.#deps.onFailed(given, message);
+    if (again.length === 0) return;
+    for (const id of again) this.#retried.add(id);
+    setTimeout(() => {
+      if (this.#deps.disposed() || this.#deps.query() !== forQuery) return;
+      this.fetch(again);
+    }, REFETCH_DELAY_MS);
   }
 
   async #pump(): Promise<void> {
@@ -99,6 +123,7 @@ export class RowFetcher {
           for (const id of ids) if (!got.has(id)) this.#restoring.delete(id);
         }
         if (result.ok) this.#deps.onRows({ rows: result.value.messages, sentSeq: request.seq, query: forQuery });
+        else if (result.error.code !== DISCONNECTED) this.#failed(ids, result.error.message, forQuery);
         // Kept until the frame has applied the changes logged since this request was sent.
         env.requestFrame(() => changeLog.end(request.id));
       }
