@@ -20,6 +20,11 @@ import { compile, leavingValue } from './rule-sql.ts';
  * deliveries tell the same, #sentBeforeTheRecord.)
  */
 const SENT_KEY = 'audience.sent.';
+/**
+ * Settings' key (with the audience's id), set when a save changes the definition: its members' values were
+ * computed under the old one until the next sync, so none is kept for want of its messages (#evaluate).
+ */
+const REDEFINED_KEY = 'audience.redefined.';
 
 /** Messages folded per fold call: bounds how long one call holds the writer (and ingestion). */
 export const FOLD_CHUNK = 20_000;
@@ -69,6 +74,7 @@ export class AudienceWriter {
         return { op: op.op, audienceId: this.#save(op) };
       case 'audience.delete':
         this.#s.clearSentTo.run(op.audienceId);
+        this.#s.clearRedefined.run(op.audienceId);
         return { op: op.op, deleted: Number(this.#s.deleteAudience.run(op.audienceId).changes) > 0 };
       case 'audience.fold': {
         const { through, latest } = this.fold.fold(op.limit);
@@ -103,6 +109,8 @@ export class AudienceWriter {
           .lastInsertRowid,
       );
     }
+    const before = this.#s.audience.get(a.id) as AudienceRow | undefined;
+    if (before !== undefined && before.definition !== definition) this.#s.setRedefined.run(a.id);
     this.#s.updateAudience.run(a.name, a.kind, a.sourceId, a.property, definition, a.mode, a.intervalSeconds, destinations, op.now, op.nextSyncAt, a.id);
     // A destination this save adds is found gained by the next sync (#gained); a fresh start forgets both.
     if (op.resetMembers) {
@@ -114,7 +122,8 @@ export class AudienceWriter {
 
   /**
    * Folds whatever is left, then fills temp.audience_current with the definition's current values. For the
-   * audience `keepFor` (its saved definition), a last-property trait also keeps the value of each member whose
+   * audience `keepFor` (its saved definition, unchanged since its last sync: a value computed under another
+   * event or property is not kept), a last-property trait also keeps the value of each member whose
    * events of it are still in the profile but whose messages carrying the property are gone (pruned or
    * cleared: the value is read from the message, which the profile outlives): retention alone does not
    * change a trait. Before 2026-12-01 such a member "left", and every destination was sent null.
@@ -127,7 +136,7 @@ export class AudienceWriter {
     const query = compile(kind, definition, sourceId, now);
     this.#s.clearCurrent.run();
     this.#db.prepare(`INSERT INTO temp.audience_current (user_id, value) ${query.sql}`).run(...query.params);
-    if (keepFor !== undefined && kind === 'computed_trait' && (definition as Computation).kind === 'last_property') {
+    if (keepFor !== undefined && kind === 'computed_trait' && (definition as Computation).kind === 'last_property' && this.#s.redefined.get(keepFor) === undefined) {
       this.#s.keepLastValues.run(keepFor, sourceId, (definition as Computation).event);
     }
   }
@@ -182,6 +191,7 @@ export class AudienceWriter {
     const definition = JSON.parse(row.definition) as AudienceRule | Computation;
     const sourceId = row.source_id;
     this.#evaluate(row.kind, definition, sourceId, op.now, row.id);
+    this.#s.clearRedefined.run(row.id); // this sync leaves every member as the current definition says
 
     // A scheduled sync that finds nothing to send is not recorded (the audience's lastSyncAt says it ran):
     // at the demo interval of 30 s such rows buried the syncs that sent something. An audience's first
@@ -296,6 +306,9 @@ function prepare(db: DatabaseSync) {
     forgetMembers: db.prepare('DELETE FROM audience_members WHERE audience_id = ?'),
     deleteAudience: db.prepare('DELETE FROM audiences WHERE id = ?'),
     audience: db.prepare('SELECT id, kind, source_id, property, definition FROM audiences WHERE id = ?'),
+    redefined: db.prepare(`SELECT 1 FROM settings WHERE key = '${REDEFINED_KEY}' || ?`),
+    setRedefined: db.prepare(`INSERT INTO settings (key, value) VALUES ('${REDEFINED_KEY}' || ?, '1') ON CONFLICT (key) DO NOTHING`),
+    clearRedefined: db.prepare(`DELETE FROM settings WHERE key = '${REDEFINED_KEY}' || ?`),
     sentTo: db.prepare(`SELECT value FROM settings WHERE key = '${SENT_KEY}' || ?`),
     setSentTo: db.prepare(`INSERT INTO settings (key, value) VALUES ('${SENT_KEY}' || ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     clearSentTo: db.prepare(`DELETE FROM settings WHERE key = '${SENT_KEY}' || ?`),

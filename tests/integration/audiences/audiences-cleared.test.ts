@@ -90,3 +90,35 @@ it("a computed trait's last value outlives the messages it was read from: a clea
     await hook.close();
   }
 });
+
+it('a last-property trait whose event or property is edited keeps no value computed under the old one', async () => {
+  const hook = await startReceiver();
+  try {
+    core = await startCore({
+      config: {
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+      },
+    });
+    core.writeKey = 'wk_web';
+    const sourceId = core.sources.byName('web')!.id;
+    const traits = () => hook.received.map((r) => JSON.parse(r.body) as { userId: string; traits?: Record<string, unknown> })
+      .filter((b) => b.traits?.last_value !== undefined).map((b) => [b.userId, b.traits!.last_value]);
+    expect((await post(core, '/v1/track', { type: 'track', userId: 'alice', event: 'Order Completed', properties: { plan: 'pro' } })).status).toBe(200);
+    const saved = await core.audiences.save({ sourceId, name: 'Last value', kind: 'computed_trait', computation: { kind: 'last_property', event: 'Order Completed', property: 'plan' } });
+    await core.audiences.syncNow(saved.id);
+    await core.delivery.idle();
+    expect(traits()).toEqual([['alice', 'pro']]);
+    hook.received.length = 0;
+
+    const edited = { kind: 'last_property' as const, event: 'Order Completed', property: 'tier' };
+    expect(await core.audiences.preview({ sourceId, kind: 'computed_trait', computation: edited, sampleSize: 10, audienceId: saved.id })).toMatchObject({ members: 0, leaving: 1 });
+    await core.audiences.save({ id: saved.id, sourceId, name: 'Last value', kind: 'computed_trait', computation: edited });
+    expect(await core.audiences.preview({ sourceId, kind: 'computed_trait', computation: edited, sampleSize: 10, audienceId: saved.id })).toMatchObject({ members: 0, leaving: 1 });
+    await core.audiences.syncNow(saved.id);
+    await core.delivery.idle();
+    expect(traits()).toEqual([['alice', null]]); // she has no tier: told so, not left with her plan
+  } finally {
+    await hook.close();
+  }
+});
