@@ -238,7 +238,7 @@ export class AudienceWriter {
         `"context":{"personas":{"computation_class":"${computationClass}","computation_id":"${row.id}","computation_key":${JSON.stringify(row.property)}}}}`;
       const id = Number(this.#s.insertMessage.run(requestOf(via), sourceId, messageId, userId, op.now, op.now, raw).lastInsertRowid);
       for (const destinationId of to) this.#s.insertDelivery.run(id, destinationId, op.now, op.now, op.now);
-      if (to.length > 0) this.#s.sentUser.run(row.id, userId); // a deletion request tells these destinations (migration 30)
+      for (const destinationId of to) this.#s.sentUser.run(userId, sourceId, destinationId); // a deletion request tells them (migration 30)
       deliveries += to.length;
       this.#s.link.run(syncId, id, userId, value, change);
       messageIds.push(id);
@@ -365,7 +365,7 @@ function prepare(db: DatabaseSync) {
        VALUES (?, ?, 'audience', 'pending', ?, ?, ?)`,
     ),
     link: db.prepare('INSERT INTO audience_sync_messages (sync_id, message_id, user_id, value, change) VALUES (?, ?, ?, ?, ?)'),
-    sentUser: db.prepare('INSERT OR IGNORE INTO audience_sent_users (audience_id, user_id) VALUES (?, ?)'),
+    sentUser: db.prepare('INSERT OR IGNORE INTO audience_sent_users (user_id, source_id, destination_id) VALUES (?, ?, ?)'),
     upsertMember: db.prepare(
       `INSERT INTO audience_members (audience_id, user_id, value, since) VALUES (?, ?, ?, ?)
        ON CONFLICT (audience_id, user_id) DO UPDATE SET value = excluded.value`,
@@ -377,7 +377,7 @@ function prepare(db: DatabaseSync) {
     ),
     // No index by user: a purge (rare) goes over the source's syncs' rows once.
     forgetPurgedSent: db.prepare(
-      'DELETE FROM audience_sent_users WHERE user_id = ? AND audience_id IN (SELECT id FROM audiences WHERE source_id = ?)',
+      'DELETE FROM audience_sent_users WHERE user_id = ? AND source_id = ?',
     ),
     forgetPurgedSyncMessages: db.prepare(
       `DELETE FROM audience_sync_messages WHERE user_id = ? AND sync_id IN

@@ -42,13 +42,12 @@ export class DeletionRequestsRepo {
       // one scan, no index by user), or a profile of them (audiences' traits and events, which outlive the
       // messages: a prune keeps them).
       sourcesOfUser: `SELECT source_id AS id FROM messages WHERE user_id = ? UNION ${PROFILED} ORDER BY 1`,
-      // Audiences with a destination list of their own (NULL: their source's, notified as the source's are)
-      // that have the user as a member or sent them (migration 30: kept when retention or a clear takes the
-      // identifies it sent; before, those destinations were no longer told).
-      audienceDestinations: `SELECT DISTINCT CAST(j.value AS INTEGER) AS id FROM audiences a, json_each(a.destination_ids) j
-         WHERE a.destination_ids IS NOT NULL AND (
-           EXISTS (SELECT 1 FROM audience_members m WHERE m.audience_id = a.id AND m.user_id = ?)
-           OR EXISTS (SELECT 1 FROM audience_sent_users s WHERE s.audience_id = a.id AND s.user_id = ?))
+      // The destinations an audience's sync sent the user to (migration 30: kept when retention or a clear takes
+      // the identifies, the audience is edited or deleted; before, found through those identifies only), and
+      // those in the own lists of audiences the user is a member of (synced before the record existed).
+      audienceDestinations: `SELECT destination_id AS id FROM audience_sent_users WHERE user_id = ?
+         UNION SELECT CAST(j.value AS INTEGER) FROM audiences a, json_each(a.destination_ids) j
+         WHERE a.destination_ids IS NOT NULL AND EXISTS (SELECT 1 FROM audience_members m WHERE m.audience_id = a.id AND m.user_id = ?)
          ORDER BY 1`,
       // The rows a purge takes (deletion-writes.ts purgeUser, the audience writer's forgetPurgedUser) in
       // the sources sourcesOfUser names (here read from the same two parts): the user's messages, the

@@ -873,21 +873,24 @@ ${ISSUE_TRIGGERS}
   },
   {
     version: 30,
-    name: 'the users each audience sent to its own destinations, kept past retention',
+    name: 'the destinations each audience sent a user to, kept past retention',
     sql: `
-      -- A deletion request notifies the destinations an audience with its own list sent the user to (0be353b),
-      -- found through the syncs' record of the identifies they stored (audience_sync_messages) — which goes with
-      -- those messages when retention prunes them, or a clear takes them: after that a destination that had the
-      -- user's data was not told to delete it. One row per audience and user the audience sent, written as it
-      -- sends (audiences/audience-writer.ts), taken by a purge of the user, a reset, or the audience's deletion (not by a fresh start of its members:
-      -- the destinations still had the user's data).
+      -- A deletion request notifies the destinations an audience sent the user to (0be353b), found through the
+      -- syncs' record of the identifies they stored (audience_sync_messages) — which goes with those messages
+      -- when retention prunes them or a clear takes them: after that a destination that had the user's data was
+      -- not told to delete it. One row per user, source and destination an audience's sync sent them to,
+      -- written as it sends (audiences/audience-writer.ts), whatever later happens to the audience (edited to
+      -- other destinations, deleted), taken by a purge of the user in that source, or a reset.
       CREATE TABLE IF NOT EXISTS audience_sent_users (
-        audience_id INTEGER NOT NULL REFERENCES audiences(id) ON DELETE CASCADE,
         user_id TEXT NOT NULL,
-        PRIMARY KEY (audience_id, user_id)
+        source_id INTEGER NOT NULL,
+        destination_id INTEGER NOT NULL,
+        PRIMARY KEY (user_id, source_id, destination_id)
       ) WITHOUT ROWID;
-      INSERT OR IGNORE INTO audience_sent_users (audience_id, user_id)
-        SELECT DISTINCT y.audience_id, s.user_id FROM audience_sync_messages s JOIN audience_syncs y ON y.id = s.sync_id;
+      INSERT OR IGNORE INTO audience_sent_users (user_id, source_id, destination_id)
+        SELECT DISTINCT s.user_id, a.source_id, d.destination_id FROM audience_sync_messages s
+          JOIN audience_syncs y ON y.id = s.sync_id JOIN audiences a ON a.id = y.audience_id
+          JOIN deliveries d ON d.message_id = s.message_id;
     `,
   },
 ];

@@ -278,6 +278,20 @@ describe('a deletion request', () => {
     // The purge took the record with the rest of ada's data: a second request has nothing left to tell b.
     expect(await core.operations['deletions.preview']({ userId: 'ada' })).toMatchObject({ notifications: 0 });
   });
+  it('still notifies it after the audience was edited to send elsewhere, or deleted', async () => {
+    const { core, a, b, ids } = await setup({ bConnected: false });
+    const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
+    expect(await syncAndDeliver(core, saved.id, [a, b])).toEqual([[], ['ada', 'bob']]);
+    // Edited to send to a only: b still holds ada's membership.
+    await core.audiences.save({ id: saved.id, sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.a] });
+    expect(await core.operations['deletions.preview']({ userId: 'ada' })).toMatchObject({ notifications: 2 });
+    // Deleted: b (and a, connected to the source) still hold what it sent.
+    await core.audiences.delete(saved.id);
+    expect(await core.operations['deletions.preview']({ userId: 'bob' })).toMatchObject({ notifications: 2 });
+    const deletion = await core.operations['deletions.create']({ userId: 'bob', purge: false });
+    expect(deletion.deliveryIds).toHaveLength(2);
+  });
+
   it('a store from before the record (schema 29) has it made from the syncs it kept', async () => {
     const { core, a, b, ids } = await setup({ bConnected: false });
     const saved = await core.audiences.save({ sourceId: ids.web, name: 'Pro Users', rule, destinationIds: [ids.b] });
@@ -287,8 +301,8 @@ describe('a deletion request', () => {
     try {
       db.exec('DROP TABLE audience_sent_users; PRAGMA user_version = 29;');
       migrate(db);
-      expect(db.prepare('SELECT audience_id AS audienceId, user_id AS userId FROM audience_sent_users ORDER BY user_id').all())
-        .toEqual([{ audienceId: saved.id, userId: 'ada' }, { audienceId: saved.id, userId: 'bob' }]);
+      expect(db.prepare('SELECT user_id AS userId, source_id AS sourceId, destination_id AS destinationId FROM audience_sent_users ORDER BY user_id').all())
+        .toEqual([{ userId: 'ada', sourceId: ids.web, destinationId: ids.b }, { userId: 'bob', sourceId: ids.web, destinationId: ids.b }]);
     } finally {
       db.close();
     }
