@@ -26,7 +26,7 @@ const MESSAGE_FILTER = z
     messageId: z.string().max(1000).optional(),
     source: z.string().max(100).optional().describe('The source\'s name'),
     status: z.enum(['accepted', 'rejected', 'duplicate']).optional().describe('Default: accepted messages only'),
-    origin: z.enum(['ingest', 'client', 'audience', 'plan']).optional().describe('plan = Violation Generated events, matched only when named'),
+    origin: z.enum(['ingest', 'audience', 'plan']).optional().describe('plan = Violation Generated events, matched only when named'),
     properties: z.record(z.string(), z.unknown()).optional().describe('Matched in part: every key given must be there with the same value (deeply)'),
     traits: z.record(z.string(), z.unknown()).optional().describe('Matched in part, as properties'),
     context: z.record(z.string(), z.unknown()).optional().describe('Matched in part, as properties'),

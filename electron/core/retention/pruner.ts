@@ -204,7 +204,15 @@ export class Pruner {
       if (upToId <= afterId) break;
       const limit = aged || overBytes ? SLICE : Math.min(SLICE, budget);
       const { removed } = await this.#o.writer.write({ op: 'prune', afterId, upToId, limit });
-      if (!removed || removed.lastId === 0) break;
+      if (!removed) break;
+      if (removed.lastId === 0) {
+        // Nothing left up to the age's id (a clear took it meanwhile): on to the count, if it is over.
+        if (aged) {
+          afterId = limits.ageUpToId;
+          continue;
+        }
+        break;
+      }
       if (removed.messages > 0) this.#o.bus.emit('messages.removed', { topId: removed.topId }); // now: a follower reads on from there
       afterId = removed.lastId;
       report.messages += removed.messages;

@@ -103,7 +103,9 @@ function funnelOf(id: number, name: string, enabled: boolean, tally: Map<string,
   const reasons: DestinationFunnel['reasons'] = [];
   for (const [key, count] of tally) {
     if (count === 0) continue;
-    const [status, reason] = key.split('\u0000') as [string, string];
+    // At the first NUL only: a reason may quote an event name holding one.
+    const cut = key.indexOf('\u0000');
+    const [status, reason] = [key.slice(0, cut), key.slice(cut + 1)];
     states[status] = (states[status] ?? 0) + count;
     if (status !== 'skipped') continue;
     const kind = skipKindOf(reason || null);

@@ -11,7 +11,7 @@ import { shownDeliveryIs } from './shown-delivery.ts';
 import { composedStatements, partialIndexTerm } from './prepared.ts';
 
 /** `plan`: a `Violation Generated` event a tracking plan forwards (plans/violation-event.ts). */
-export type MessageOrigin = 'ingest' | 'client' | 'audience' | 'plan';
+export type MessageOrigin = 'ingest' | 'audience' | 'plan';
 
 /** A committed message as lists and the event bus carry it (the columns, not the payload). */
 export interface StoredMessage {

@@ -41,6 +41,9 @@ it('counts an event holding a NUL as the event it is, under its plan, and takes 
     expect(skipped).toHaveLength(1);
     expect(skipped[0]!.reason).toContain(odd);
     expect(db.prepare("SELECT skip_reason AS reason, n FROM delivery_hours WHERE status = 'skipped'").all()).toEqual([{ reason: skipped[0]!.reason, n: 1 }]);
+    // And the Overview shows it whole (it split its own key at every NUL too).
+    const overview = await core.operations['overview.deliveries']({ window: 'all' });
+    expect(overview.destinations.find((d) => d.name === 'crm')!.reasons.map((r) => r.reason)).toEqual([skipped[0]!.reason]);
 
     await core.operations['storage.clear']({ scope: { filter: { event: odd } }, dryRun: false });
     expect(counts()).toEqual([{ event: 'Known', plan: '', n: 1 }]);
