@@ -42,8 +42,8 @@ export const MISSING_CODES: Partial<Record<string, RejectCode>> = {
 type Loose = Record<string, unknown>;
 type Rule = (value: unknown) => boolean;
 
-const ID_TEXT = 'a string of 1 to 1024 characters or a finite number';
-const USER_ID_TEXT = 'a string of up to 1024 characters or a finite number';
+const ID_TEXT = 'a string of 1 to 1024 characters (well-formed: no lone surrogate) or a finite number';
+const USER_ID_TEXT = 'a string of up to 1024 characters (well-formed: no lone surrogate) or a finite number';
 const OBJECT_TEXT = 'an object';
 const NAME_TEXT = 'a string of up to 1024 characters, or null';
 
@@ -167,8 +167,9 @@ export function timestampRejection(field: string): Rejection {
   return { code: 'invalid_timestamp', message: `"${field}" must be an ISO 8601 date string between the years 1 and 9999` };
 }
 
+/** An id (userId, anonymousId, groupId, previousId): well-formed text too, as a messageId (optionalMessageId says why: a user's deletion would purge another's). */
 function isIdentifier(v: unknown): boolean {
-  return typeof v === 'string' ? v.length >= 1 && v.length <= 1024 : typeof v === 'number' && Number.isFinite(v);
+  return typeof v === 'string' ? v.length >= 1 && v.length <= 1024 && isWellFormed(v) : typeof v === 'number' && Number.isFinite(v);
 }
 function optionalUserIdentifier(v: unknown): boolean {
   return v === undefined || v === null || v === '' || isIdentifier(v);

@@ -26,15 +26,16 @@ export {
   type Rejection,
 } from './message-rules.ts';
 
-const identifier = z.union([z.string().min(1).max(1024), z.number().finite()]);
+const wellFormed = 'must be well-formed text (no lone surrogate)';
+const identifier = z.union([z.string().min(1).max(1024).refine(isWellFormed, wellFormed), z.number().finite()]);
 /** userId and anonymousId may each be empty or null, as long as one of them is set (checked after). */
-const userIdentifier = z.union([z.string().max(1024), z.number().finite()]).nullish();
+const userIdentifier = z.union([z.string().max(1024).refine(isWellFormed, wellFormed), z.number().finite()]).nullish();
 const jsonObject = z.record(z.string(), z.unknown());
 const isoTime = z.string().max(64).refine((s) => isTime(parseTime(s)), 'not an ISO 8601 date between the years 1 and 9999');
 
 /** Fields every message may carry. Unknown keys are kept: Segment messages are open-ended. */
 const common = {
-  messageId: z.string().min(1).max(256).refine(isWellFormed, 'must be well-formed text (no lone surrogate)').optional(),
+  messageId: z.string().min(1).max(256).refine(isWellFormed, wellFormed).optional(),
   userId: userIdentifier,
   anonymousId: userIdentifier,
   context: jsonObject.optional(),

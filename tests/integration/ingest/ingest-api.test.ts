@@ -248,6 +248,10 @@ describe('limits', () => {
     const stored = storedMessages(core, 'all');
     expect(stored.filter((m) => m.status === 'duplicate')).toEqual([]);
     expect(stored.filter((m) => m.status === 'accepted').map((m) => m.messageId)).toEqual(['m-\ud83d\ude00']);
+
+    // The user ids too: two users kept as one, a deletion request for one would purge the other.
+    const users = await post(core, '/v1/batch', { batch: [{ type: 'identify', userId: 'a\ud800' }, { type: 'identify', anonymousId: 'b\udfff' }, { type: 'group', userId: 'u', groupId: 'g\ud800' }] });
+    expect(users.json.rejected.map((r: { index: number; code: string }) => [r.index, r.code])).toEqual([[0, 'invalid_field'], [1, 'invalid_field'], [2, 'invalid_field']]);
   });
 
   it('refuses timestamps outside the years 1–9999, also when only the skew correction leaves them', async () => {
