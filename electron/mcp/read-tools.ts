@@ -8,8 +8,8 @@ import { explainViolations } from './explain.ts';
 import { RelayError, type RelayApi } from './relay-api.ts';
 import { answer, answerPage } from './tool-result.ts';
 
-/** What a stored message looks like in an answer: the message as the client sent it plus what Sluice made of it. */
-export const STORED_MESSAGE = 'the message as the client sent it plus sequence (its place in the stored order), receivedAt, source (the source\'s name), status (accepted, rejected or duplicate), rejection, violations (each {type, path, message, plan}), blocked and warning';
+/** What a stored message looks like in an answer: the message as the client sent it (its batch's context merged in) plus what Sluice made of it. */
+export const STORED_MESSAGE = 'the message as the client sent it (with its batch\'s context, integrations and sentAt merged in, its own keys winning) plus sequence (its place in the stored order), receivedAt, source (the source\'s name), status (accepted, rejected or duplicate), rejection, violations (each {type, path, message, plan}), blocked and warning';
 
 const QUERY_LANGUAGE = `Query language (all clauses must hold, separated by spaces): words match anywhere in the message's JSON (Order Completed; "ord_123" keeps words together; the last word may be a prefix of 3+ characters); field:value compares a field, case-insensitive: event:"Order Completed", type:identify, userId:u_*, anonymousId, messageId, source, origin (ingest, client, audience, plan), violations:yes|no, plan:NAME (breaks that tracking plan), status:accepted|rejected|duplicate|pending|retrying|delivered|failed|skipped|cancelled|none (the message's outcome), delivery:"DEST:STEP" (its delivery to destination DEST is at STEP: received, skipped, attempted, pending, delivered, retrying, failed, cancelled), pinned:true; a payload field by path: properties.plan:pro, traits.email:*, context.app.version:2.*, properties.items.0.sku:x; numbers compared: properties.price:>=10 (>, >=, <, <=); * is any characters; a leading minus excludes: -type:identify.`;
 

@@ -1,11 +1,12 @@
 /**
  * A test's filter (filters.ts) as SQL terms on `messages m`, matching exactly the messages `matches`
  * picks, so that a page of the HTTP API is read by id with SQL rather than by converting every stored
- * message in JavaScript. Each field is read where the test's message takes it from (test-queries.ts
- * testMessage): the row's columns for what Sluice recorded (type and messageId, then the message's own
- * when the row has none; status, origin, source, violations), the message as received for the rest —
- * through the column that holds the same value where there is one (a track's event, the ids), so that
- * most rows are not parsed. A field matches by its text, as `matches` compares (a userId of 42 matches "42").
+ * message in JavaScript. Each field is read where the test's message takes it from (test-message.ts):
+ * the row's columns for what Sluice recorded (type and messageId, then the message's own when the row
+ * has none; status, origin, source, violations), the message as received for the rest — through the
+ * column that holds the same value where there is one (a track's event, the ids), so that most rows
+ * are not parsed — except `context`, whose keys the message may take from its batch (its request's
+ * envelope). A field matches by its text, as `matches` compares (a userId of 42 matches "42").
  */
 import { asciiLower, wordsOf } from '../../../shared/message-query.ts';
 import { ID_COLUMN_MAX } from '../../../shared/limits.ts';
@@ -44,14 +45,15 @@ function receivedText(path: string): string {
  * The filter's terms (`everyOrigin`: Violation Generated events too, as a lookup by messageId finds
  * them), and the search index that narrows them where one can (`index`): the trigram index of the
  * ids (3 characters or more: its terms are trigrams), else the word index for the event and for the
- * strings the filter names in part (properties, traits, context: matched in part by `matches` in
- * JavaScript, on the rows these terms give).
+ * strings the filter names in part in properties and traits (matched in part by `matches` in
+ * JavaScript, on the rows these terms give). Not for those in context: the word index holds the
+ * message's own text, not its batch's context, which the message may take them from.
  */
 export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolean } = {}): SqlTerms {
   const where: string[] = [];
   const params: (string | number)[] = [];
   const add = (sql: string, ...values: (string | number)[]) => (where.push(sql), params.push(...values));
-  const addTerm = (term: { sql: string; params: string[] }) => add(term.sql, ...term.params);
+  const addTerm = (term: { sql: string; params: (string | number)[] }) => add(term.sql, ...term.params);
   const text = (value: string | number) => String(value);
   // A rejected message's fields are read from its text (ingestion recorded no columns it could not
   // trust); the others' from the columns, which the trigram index holds.
@@ -103,14 +105,16 @@ export function filterSql(filter: MessageFilter, options: { everyOrigin?: boolea
   // What a filter names in part, its plain values (a string, a number, true, false, null) tested in SQL
   // — exactly as `matches` compares them — so that the rows read and parsed are the matches, not every
   // row the other terms allow; arrays (compared whole) are left to `matches`.
-  for (const key of ['properties', 'traits', 'context'] as const) {
+  for (const key of ['properties', 'traits'] as const) {
     const wanted = filter[key];
-    if (wanted !== undefined) for (const leaf of plainLeaves(wanted, [key])) add(ifJson(leaf.sql), ...leaf.params);
+    if (wanted !== undefined) for (const leaf of plainLeaves(wanted, [key])) addTerm(ownTest(leaf));
   }
+  if (filter.context !== undefined) for (const leaf of plainLeaves(filter.context, ['context'])) addTerm(contextTest(leaf));
   if (byId) return { where, params, byId };
   if (trigrams.length > 0) return { where, params, index: { table: 'messages_search', match: trigrams.join(' AND ') } };
-  // The event, and the strings named in part, are strings in the message's text: their words are there.
-  const phrases = [filter.event, filter.properties, filter.traits, filter.context].flatMap((value) => (value === undefined ? [] : stringLeaves(value)));
+  // The event, and the strings named in part in properties and traits, are strings in the message's
+  // own text: their words are there (a context string may be its batch's: not in the word index).
+  const phrases = [filter.event, filter.properties, filter.traits].flatMap((value) => (value === undefined ? [] : stringLeaves(value)));
   if (phrases.length > 0) return { where, params, index: { table: 'messages_text', match: phrases.join(' AND ') } };
   return { where, params };
 }
@@ -126,23 +130,56 @@ function keyPath(keys: readonly string[]): string {
   return `$${keys.map((k) => `."${k.replace(/["\\]/g, (c) => `\\${c}`)}"`).join('')}`;
 }
 
+/** A plain value a partial filter names: its path in the message, and its test there. */
+interface Leaf {
+  keys: string[];
+  /** The test on the JSON text `doc` (m.raw, or r.envelope: the path is the same in both); on m.raw, wrap it in ifJson. */
+  test: (doc: string) => { sql: string; params: (string | number)[] };
+}
+
 /**
- * The SQL tests of the plain values a partial filter names, at most 16: each as `matches` compares it
- * (deep strict equality: a string only equals a string, a number a number — an integer only when it is
+ * The plain values a partial filter names, at most 16, each tested as `matches` compares it (deep
+ * strict equality: a string only equals a string, a number a number — an integer only when it is
  * safe, past 2^53 JavaScript's and SQLite's readings part — true, false, null their own JSON type).
  */
-function plainLeaves(value: unknown, keys: string[], out: { sql: string; params: (string | number)[] }[] = []): typeof out {
+function plainLeaves(value: unknown, keys: string[], out: Leaf[] = []): Leaf[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
   for (const [key, leaf] of Object.entries(value)) {
     if (out.length >= 16) break;
-    const path = keyPath([...keys, key]);
-    if (typeof leaf === 'string') out.push({ sql: `json_type(m.raw, ?) = 'text' AND json_extract(m.raw, ?) = ?`, params: [path, path, leaf] });
+    const at = [...keys, key];
+    const path = keyPath(at);
+    if (typeof leaf === 'string') out.push({ keys: at, test: (doc) => ({ sql: `json_type(${doc}, ?) = 'text' AND json_extract(${doc}, ?) = ?`, params: [path, path, leaf] }) });
     else if (typeof leaf === 'number' && Number.isFinite(leaf) && (Number.isSafeInteger(leaf) || !Number.isInteger(leaf))) {
-      out.push({ sql: `json_type(m.raw, ?) IN ('integer', 'real') AND json_extract(m.raw, ?) = ?`, params: [path, path, leaf] });
-    } else if (typeof leaf === 'boolean' || leaf === null) out.push({ sql: 'json_type(m.raw, ?) = ?', params: [path, leaf === null ? 'null' : String(leaf)] });
-    else if (typeof leaf === 'object' && !Array.isArray(leaf)) plainLeaves(leaf, [...keys, key], out);
+      out.push({ keys: at, test: (doc) => ({ sql: `json_type(${doc}, ?) IN ('integer', 'real') AND json_extract(${doc}, ?) = ?`, params: [path, path, leaf] }) });
+    } else if (typeof leaf === 'boolean' || leaf === null) out.push({ keys: at, test: (doc) => ({ sql: `json_type(${doc}, ?) = ?`, params: [path, leaf === null ? 'null' : String(leaf)] }) });
+    else if (typeof leaf === 'object' && !Array.isArray(leaf)) plainLeaves(leaf, at, out);
   }
   return out;
+}
+
+/** A leaf's test on the message's own text. */
+function ownTest(leaf: Leaf): { sql: string; params: (string | number)[] } {
+  const { sql, params } = leaf.test('m.raw');
+  return { sql: ifJson(sql), params };
+}
+
+/**
+ * A context leaf's test on the context the message shows (test-message.ts): its batch's merged one
+ * level down, its own keys winning. The key under `context` decides where the value is read: the
+ * message's own context when it has that key (or has a context that is not an object, which it keeps),
+ * else its request's envelope — looked up by the request's primary key only for such a message. Never
+ * the envelope for a message nothing is merged into: a text that is not a JSON object, a rejected
+ * message's stand-in (`{"_sluice": …}`, export-lines.ts notKeptWhole).
+ */
+function contextTest(leaf: Leaf): { sql: string; params: (string | number)[] } {
+  const own = ownTest(leaf);
+  const batch = leaf.test('r.envelope');
+  const fromBatch = `json_type(m.raw) = 'object' AND NOT (m.status = 'rejected' AND substr(m.raw, 1, 11) = '{"_sluice":')
+    AND (json_type(m.raw, '$.context') IS NULL OR (json_type(m.raw, '$.context') = 'object' AND json_type(m.raw, ?) IS NULL))`;
+  return {
+    sql: `(CASE WHEN ${ifJson(fromBatch)} THEN EXISTS (SELECT 1 FROM requests r WHERE r.id = m.request_id AND ${batch.sql}) ELSE ${own.sql} END)`,
+    params: [keyPath(leaf.keys.slice(0, 2)), ...batch.params, ...own.params],
+  };
 }
 
 /**

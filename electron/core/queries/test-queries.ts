@@ -8,12 +8,12 @@ import type { DeliveriesRepo, Delivery } from '../store/deliveries-repo.ts';
 import type { DestinationsRepo } from '../store/destinations-repo.ts';
 import type { MessagesRepo } from '../store/messages-repo.ts';
 import type { MessageText, MessageTexts } from '../store/message-texts.ts';
+import { testMessage } from './test-message.ts';
 import type { HeldValues, MessageHead, MessageHeads } from '../store/message-heads.ts';
 import type { SourcesRepo } from '../store/sources-repo.ts';
 import { DELIVERY_STATUSES } from '../../../shared/message-filter.ts';
 import { sourceLabel } from '../../../shared/refused-request.ts';
-import type { Violation } from '../../../shared/tracking-plan.ts';
-import { checkFilter, checkOptions, explainShortfall, MESSAGE_FILTER_FIELDS, matches, type MessageFilter, type Row, type SluiceFields, type TestDelivery, type TestMessage } from './filters.ts';
+import { checkFilter, checkOptions, explainShortfall, MESSAGE_FILTER_FIELDS, matches, type MessageFilter, type Row, type TestDelivery, type TestMessage } from './filters.ts';
 
 export type { Row, TestDelivery } from './filters.ts';
 import { deliveryTerms, filterSql, type DeliveryWanted, type SqlTerms } from './filter-sql.ts';
@@ -350,34 +350,6 @@ export class TestQueries {
 
 function destinationName(destinations: Map<number, string>, d: Delivery): string {
   return destinations.get(d.destinationId) ?? `#${d.destinationId} (deleted)`;
-}
-
-function testMessage(row: MessageText, source: string): TestMessage {
-  let received: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(row.raw);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) received = parsed as Record<string, unknown>;
-  } catch {
-    // a rejected message's text that is not JSON: only what Sluice recorded of it
-  }
-  const added: SluiceFields = {
-    receivedAt: new Date(row.receivedAt).toISOString(),
-    sequence: row.id,
-    source,
-    origin: row.origin,
-    status: row.status,
-    rejection: row.status === 'rejected' ? { code: row.rejectCode ?? 'rejected', reason: row.rejectReason ?? '' } : null,
-    violations: row.violationsJson ? (JSON.parse(row.violationsJson) as Violation[]) : [],
-    blocked: row.blocked ?? null,
-    warning: row.warning ?? null,
-    pinned: row.pinned === true,
-  };
-  return {
-    ...received,
-    ...(row.type !== null ? { type: row.type } : {}),
-    ...(row.messageId !== null ? { messageId: row.messageId } : {}),
-    ...added,
-  };
 }
 
 function waitOptions(options: WaitOptions, where: string): { count: number; timeoutMs: number } {

@@ -13,7 +13,7 @@ import { compileQuery } from '../store/message-query-sql.ts';
 import type { BatchEnvelope } from '../store/normalize.ts';
 import { filterTerms } from '../store/messages-repo.ts';
 import { lineSafe } from './json-lines.ts';
-import { memberValue, mergedUnder, objectMembers, withMembers, type Member } from './json-text.ts';
+import { memberValue, mergedUnder, mergedValue, objectMembers, withMembers, type Member } from './json-text.ts';
 
 /** Which messages an export holds; every field given must match. */
 export interface ExportFilter {
@@ -179,8 +179,7 @@ function exportLine(row: Row): ExportLine {
  * stores `{"_sluice": …, "preview"}` instead), has message null and its stored text as `raw`.
  */
 export function asSent(row: Pick<Row, 'raw' | 'status' | 'type' | 'message_id' | 'envelope'>): { message: string | null; raw?: string } {
-  // The marker is what prepare-request.ts writes for such a message, always with this start.
-  if (row.status === 'rejected' && row.raw.startsWith('{"_sluice":')) return { message: null, raw: row.raw };
+  if (notKeptWhole(row)) return { message: null, raw: row.raw };
   let parsed: unknown;
   try {
     parsed = JSON.parse(row.raw);
@@ -200,11 +199,40 @@ export function asSent(row: Pick<Row, 'raw' | 'status' | 'type' | 'message_id' |
 }
 
 /**
+ * Whether the stored text is a rejected message's stand-in (`{"_sluice": …, "preview"}`), not the
+ * message: one too large or too deep to keep whole. The marker is what prepare-request.ts writes for
+ * such a message, always with this start.
+ */
+export function notKeptWhole(row: { status: string; raw: string }): boolean {
+  return row.status === 'rejected' && row.raw.startsWith('{"_sluice":');
+}
+
+/**
+ * What a message takes from its request's envelope, as ingestion reads a batch (normalize.ts): the
+ * batch's `context` and `integrations`, each to go under the message's own (`own` undefined: it has
+ * none), and the batch's `sentAt` when the message has none. A message whose own context or
+ * integrations is not an object keeps it, for ingestion's rules to refuse as before: left out here.
+ * One rule for the two readings of a stored message: the export's text (envelopeChanges) and the
+ * test's view (withEnvelope), which must agree.
+ */
+function envelopeTakes(
+  parsed: Record<string, unknown>,
+  envelope: Pick<BatchEnvelope, 'context' | 'integrations' | 'sentAt'>,
+): { merges: { field: 'context' | 'integrations'; outer: Record<string, unknown>; own: Record<string, unknown> | undefined }[]; sentAt: string | undefined } {
+  const merges = [];
+  for (const field of ['context', 'integrations'] as const) {
+    const outer = envelope[field];
+    if (!isObject(outer)) continue;
+    const own = parsed[field];
+    if (own === undefined || isObject(own)) merges.push({ field, outer, own });
+  }
+  return { merges, sentAt: parsed.sentAt === undefined && envelope.sentAt !== undefined ? envelope.sentAt : undefined };
+}
+
+/**
  * A batch's `context` and `integrations` under the message's own (the message's fields win), and its
- * `sentAt` when the message has none: as ingestion reads a batch (normalize.ts). A message whose own
- * context or integrations is not an object keeps it, for ingestion's rules to refuse as before. Adds
- * to `changes` (for withMembers) what that changes in the message `parsed`, whose `members` are as
- * written: its own stay so.
+ * `sentAt` when the message has none (envelopeTakes). Adds to `changes` (for withMembers) what that
+ * changes in the message `parsed`, whose `members` are as written: its own stay so.
  */
 export function envelopeChanges(
   parsed: Record<string, unknown>,
@@ -212,18 +240,28 @@ export function envelopeChanges(
   envelope: Pick<BatchEnvelope, 'context' | 'integrations' | 'sentAt'>,
   changes: Map<string, string | undefined>,
 ): void {
-  for (const field of ['context', 'integrations'] as const) {
-    const outer = envelope[field];
-    if (!isObject(outer)) continue;
-    const own = parsed[field];
+  const { merges, sentAt } = envelopeTakes(parsed, envelope);
+  for (const { field, outer, own } of merges) {
     if (own === undefined) changes.set(field, JSON.stringify(outer));
-    else if (isObject(own)) {
+    else {
       const ownText = memberValue(members(), field)!;
       const merged = mergedUnder(outer, ownText, own);
       if (merged !== ownText) changes.set(field, merged);
     }
   }
-  if (parsed.sentAt === undefined && envelope.sentAt !== undefined) changes.set('sentAt', JSON.stringify(envelope.sentAt));
+  if (sentAt !== undefined) changes.set('sentAt', JSON.stringify(sentAt));
+}
+
+/**
+ * The parsed message `parsed` (changed in place, and returned) with what envelopeChanges writes on
+ * its text: the same members, in the same order, so that JSON.parse of an export line's message and
+ * this agree (mergedValue is mergedUnder's value).
+ */
+export function withEnvelope(parsed: Record<string, unknown>, envelope: Pick<BatchEnvelope, 'context' | 'integrations' | 'sentAt'>): Record<string, unknown> {
+  const { merges, sentAt } = envelopeTakes(parsed, envelope);
+  for (const { field, outer, own } of merges) parsed[field] = own === undefined ? outer : mergedValue(outer, own);
+  if (sentAt !== undefined) parsed.sentAt = sentAt;
+  return parsed;
 }
 
 /** `make()`'s value, made the first time it is asked for. */

@@ -75,6 +75,15 @@ export function mergedUnder(outer: Record<string, unknown>, own: string, ownValu
   return `{${members}${Object.keys(ownValue).length > 0 ? ',' : ''}${rest}`;
 }
 
+/**
+ * What JSON.parse reads of mergedUnder's text, built from the values: `outer`'s members that `ownValue`
+ * lacks, then `ownValue`'s, in that order (not `{...outer, ...ownValue}`, which keeps outer's order for
+ * the keys both have). Object.fromEntries, as JSON.parse, makes a `__proto__` key a member, not the prototype.
+ */
+export function mergedValue(outer: Record<string, unknown>, ownValue: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries([...Object.entries(outer).filter(([key]) => !Object.hasOwn(ownValue, key)), ...Object.entries(ownValue)]);
+}
+
 /** A number a double may not hold as written: 16 digits or more in a row, or an exponent. */
 const INEXACT = /\d{16}|\d[eE]/;
 
