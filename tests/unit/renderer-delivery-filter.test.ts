@@ -37,8 +37,8 @@ const replayQueued = (deliveryId: number, messageId: number): DeliveryChange => 
 });
 
 /** Messages 1–3, each failed (delivery 10 × id), under `filters`; the fake core filters with the page's own test. */
-async function started(filters: Partial<Filters>) {
-  const stored = new Map<number, MessageSummary>([1, 2, 3].map((id) => [id, msg(id, { delivery: failed(id * 10), deliveryCount: 1 })]));
+async function started(filters: Partial<Filters>, deliveryCount = 1) {
+  const stored = new Map<number, MessageSummary>([1, 2, 3].map((id) => [id, msg(id, { delivery: failed(id * 10), deliveryCount })]));
   const matching = () => [...stored.values()].filter((m) => matchesFilters(m, t.inspector.store.getState().filters, 0));
   const fake = fakeApi({
     'app.info': () => ({ version: '0', ingestUrl: 'http://x', receiverUrl: 'http://y', dataDir: '/tmp', sources: [] }),
@@ -99,6 +99,20 @@ describe('the stream under a filter on delivery state', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect(other.order()).toEqual([3, 2, 1]);
     expect(other.counted()).toBe(counted);
+  });
+
+  it('a row asked for again (a replay while other deliveries of it are unseen) is tested when its answer lands, not on the guess', async () => {
+    // Each message went to two destinations, both failed; the page knows one delivery of each.
+    const t = await started({ status: 'failed' }, 2);
+    const change = replayQueued(21, 2);
+    // The core: a replay of one destination's failure; the other's still failed, so the row still shows failed.
+    t.stored.set(2, { ...t.stored.get(2)!, deliveryCount: 3 });
+    t.emit({ type: 'deliveries.changed', changes: [change] });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.order()).toEqual([3, 2, 1]); // not dropped on the guess (pending) for a frame
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.order()).toEqual([3, 2, 1]);
+    expect(t.inspector.store.getState().list.byId.get(2)!.delivery!.status).toBe('failed');
   });
 
   it('while paused the list stays as it is; on resume the rows that no longer match leave', async () => {

@@ -185,6 +185,19 @@ describe('the open and selected message after a removal', () => {
     expect(t.inspector.store.getState().detail).toMatchObject({ id: 3, data: null, gone: true });
   });
 
+  it('a clear of a short list checks the open message by identity: another message that took its id before the check is not it', async () => {
+    const stored = rows(1, 5);
+    const t = await stream(5, stored);
+    t.inspector.open(5);
+    await tick();
+    // Cleared, and a new message took id 5 before the page's check ran.
+    stored.clear();
+    stored.set(5, row(5, { messageId: 'another-5', receivedAt: 1_800_000_000_000 }));
+    t.emit(pruned('clear', 5));
+    await tick(8);
+    expect(t.inspector.store.getState().detail).toMatchObject({ id: 5, data: null, gone: true });
+  });
+
   it('a reset lets the open and selected messages go: the message that takes the id next is not shown in their place', async () => {
     const stored = rows(1, 5);
     const t = await stream(5, stored);

@@ -94,6 +94,9 @@ export class FrameQueue {
     // A listed row the filters no longer match (its delivery left the Status filter's state, a newer
     // summary says otherwise) leaves the list, as an un-pinned row does under pinned:true. Not while
     // paused: the list stays as it was, and is tested again on resume.
+    // A row asked for again (its picture unsure) is tested when its answer lands: its guess here could
+    // drop it for a frame and bring it back (a blink, its place lost).
+    for (const id of refetch) touched.delete(id);
     if (touched.size > 0 && hasFilters(state.filters) && !state.paused) {
       const now = env.now();
       const rows = [...touched].flatMap((id) => list.byId.get(id) ?? []);

@@ -1,6 +1,6 @@
 import type { PruneReport } from '../../../../shared/storage.ts';
 import type { RelayApi } from '../../transport/relay-api.ts';
-import { dropRows, isListed } from '../model.ts';
+import { dropRows } from '../model.ts';
 import { goneDetail, sameMessage } from './detail.ts';
 import type { InspectorStore } from './state.ts';
 import { REFRESH_CHUNK } from './violation-refresh.ts';
@@ -75,8 +75,11 @@ export class PruneRefresh {
         await this.#checkOpen();
         await this.#deps.reload();
       } else if (kind === 'all') {
-        // The open and selected messages with the rows, when they are not listed.
-        await this.#check([[...order, ...this.#openIds().filter((id) => !isListed(order, id))]], kept);
+        // The rows (at most REFRESH_CHUNK: one call), then the open and selected messages on their own, by
+        // identity (an id another message took since is gone too): added to the rows' call they could take
+        // it past what one call takes, and were tested for being stored only.
+        await this.#check([order], kept);
+        await this.#checkOpen();
       } else await this.#check(null, kept);
     } finally {
       this.#running = false;

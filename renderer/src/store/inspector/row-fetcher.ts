@@ -122,7 +122,10 @@ export class RowFetcher {
           const got = new Set(result.ok ? result.value.messages.map((m) => m.id) : []);
           for (const id of ids) if (!got.has(id)) this.#restoring.delete(id);
         }
-        if (result.ok) this.#deps.onRows({ rows: result.value.messages, sentSeq: request.seq, query: forQuery });
+        if (result.ok) {
+          this.#deps.onRows({ rows: result.value.messages, sentSeq: request.seq, query: forQuery });
+          if (this.#retried.size > 0) for (const id of ids) this.#retried.delete(id); // read: a later failure is asked again
+        }
         else if (result.error.code !== DISCONNECTED) this.#failed(ids, result.error.message, forQuery);
         // Kept until the frame has applied the changes logged since this request was sent.
         env.requestFrame(() => changeLog.end(request.id));
