@@ -66,6 +66,8 @@ export class TestQueries {
   #generation = 0;
   /** The highest message id a page has handed out in this generation (its `next` cursor may name it). */
   #handedOut = 0;
+  /** The same for the pages of deliveries (their ids are given again as messages' are). */
+  #handedOutDeliveries = 0;
   /** Sources' and destinations' names by id, read once per turn of the event loop (a commit's checks share them). */
   #names: { sources: Map<number, string>; destinations: Map<number, string> } | null = null;
 
@@ -80,9 +82,11 @@ export class TestQueries {
     // past what is left would skip the messages that take them, so it is refused (409 stale_cursor), as
     // after a reset. Before 2026-12-01 only a reset did this, and paging on after a clear missed them.
     parts.bus.on('messages.removed', ({ topId }) => {
-      if (topId >= this.#handedOut) return;
+      const deliveriesTop = this.#handedOutDeliveries > 0 ? (this.#p.deliveries.latestIds(1)[0] ?? 0) : 0;
+      if (topId >= this.#handedOut && deliveriesTop >= this.#handedOutDeliveries) return;
       this.#generation++;
       this.#handedOut = 0;
+      this.#handedOutDeliveries = 0;
     });
   }
 
@@ -110,6 +114,8 @@ export class TestQueries {
   async deliveryPage(filter: unknown, search: string | undefined, after: number, limit: number, where: string): Promise<{ deliveries: TestDelivery[]; more: boolean }> {
     const wanted = deliveryFilter(filter, where);
     const { found, more } = await this.#matching('deliveries', deliveryTerms(wanted), search, after, limit, (ids) => this.deliveriesOf(ids, wanted));
+    const lastId = found.at(-1)?.id;
+    if (lastId !== undefined && more) this.#handedOutDeliveries = Math.max(this.#handedOutDeliveries, lastId);
     return { deliveries: found, more };
   }
 
@@ -209,6 +215,7 @@ export class TestQueries {
     this.#seen.clear();
     this.#generation++;
     this.#handedOut = 0;
+    this.#handedOutDeliveries = 0;
   }
 
   /** Where a wait reads the store (waits.ts). */

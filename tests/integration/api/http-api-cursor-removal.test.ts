@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { UiServer } from '../../../electron/host/ui-server.ts';
 import { closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore } from '../../helpers/core.ts';
+import { startReceiver } from '../../helpers/receiver.ts';
 
 const closing = closedAfterEach();
 
@@ -58,4 +59,35 @@ it('keeps a cursor when what was removed left the newest messages (retention, a 
   const rest = await api(`/messages?after=${encodeURIComponent(first.json.next!)}`);
   expect(rest.status).toBe(200);
   expect(rest.json.messages!.map((m) => m.messageId)).toEqual(['b2']);
+});
+
+it("refuses a page of deliveries' cursor past the deliveries a clear removed (their ids are given again too)", async () => {
+  const hook = await startReceiver();
+  try {
+    const core = closing.core(await startCore({
+      config: {
+        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+        destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+      },
+    }));
+    core.writeKey = 'wk_web';
+    const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
+    await ui.listen();
+    const get = async (path: string) => {
+      const res = await request(`${ui.apiUrl}${path}`, { headers: { authorization: `Bearer ${ui.token}` } });
+      return { status: res.statusCode, json: (await res.body.json()) as { next?: string | null; error?: { code: string } } };
+    };
+    for (const id of ['d1', 'd2', 'd3']) expect((await post(core, '/v1/track', { userId: 'u', event: 'E', messageId: id })).status).toBe(200);
+    await core.queries.waitForDeliveries({}, { status: 'delivered', count: 3 });
+    const first = await get('/deliveries?limit=2');
+    expect(first.json.next).toBeTruthy();
+    await core.operations['storage.clear']({ scope: { all: true }, dryRun: false });
+    expect((await post(core, '/v1/track', { userId: 'u', event: 'E', messageId: 'd4' })).status).toBe(200);
+    await core.queries.waitForDeliveries({ messageId: 'd4' }, { status: 'delivered' });
+    const after = await get(`/deliveries?after=${encodeURIComponent(first.json.next!)}`);
+    expect(after.status).toBe(409);
+    expect(after.json.error!.code).toBe('stale_cursor');
+  } finally {
+    await hook.close();
+  }
 });
