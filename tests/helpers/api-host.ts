@@ -1,5 +1,6 @@
 // Each test's own core and the UI server that serves its HTTP API, closed after the test: the UI server
 // first (it answers for the core), then the core with its data folder.
+import { request } from 'undici';
 import { afterEach } from 'vitest';
 import type { UiServer } from '../../electron/host/ui-server.ts';
 import type { TestCore } from './core.ts';
@@ -15,5 +16,17 @@ export function closedAfterEach(): { core<T extends TestCore>(core: T): T; ui(ui
   return {
     core: (core) => (cores.push(core), core),
     ui: (ui) => (uis.push(ui), ui),
+  };
+}
+
+/** A call of the UI server's HTTP API with its token: GET, or POST of `body` as JSON; the answer's status and parsed JSON. */
+export function apiOf(ui: UiServer): <T = Record<string, unknown>>(path: string, body?: unknown) => Promise<{ status: number; json: T }> {
+  return async (path, body) => {
+    const res = await request(`${ui.apiUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${ui.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as never };
   };
 }

@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import { request } from 'undici';
 import { UiServer } from '../../../electron/host/ui-server.ts';
-import { closedAfterEach } from '../../helpers/api-host.ts';
+import { apiOf, closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore } from '../../helpers/core.ts';
 import { startReceiver } from '../../helpers/receiver.ts';
 
@@ -17,14 +17,8 @@ async function setup() {
   core.writeKey = 'wk_web';
   const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
   await ui.listen();
-  const api = async (path: string, body?: unknown) => {
-    const res = await request(`${ui.apiUrl}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${ui.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.statusCode, json: (await res.body.json()) as { next?: string | null; messages?: { messageId: string; sequence: number }[]; error?: { code: string } } };
-  };
+  const call = apiOf(ui);
+  const api = (path: string, body?: unknown) => call<{ next?: string | null; messages?: { messageId: string; sequence: number }[]; error?: { code: string } }>(path, body);
   const track = async (event: string, messageId: string) => expect((await post(core, '/v1/track', { userId: 'u', event, messageId })).status).toBe(200);
   return { core, api, track };
 }

@@ -2,9 +2,8 @@
 // matched exactly, as any other. Before 2026-12-01 the trigram index's hint put it inside an FTS5 phrase,
 // which a NUL ends: "unterminated string", answered 500 (and a wait rejected with SQLite's error).
 import { expect, it } from 'vitest';
-import { request } from 'undici';
 import { UiServer } from '../../../electron/host/ui-server.ts';
-import { closedAfterEach } from '../../helpers/api-host.ts';
+import { apiOf, closedAfterEach } from '../../helpers/api-host.ts';
 import { post, startCore } from '../../helpers/core.ts';
 import { indexCaughtUp } from '../../helpers/search-index.ts';
 
@@ -15,14 +14,8 @@ it('matches a value holding a NUL exactly, in a list, a search and a wait', asyn
   core.writeKey = 'wk_web';
   const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
   await ui.listen();
-  const api = async (path: string, body?: unknown) => {
-    const res = await request(`${ui.apiUrl}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${ui.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.statusCode, json: (await res.body.json()) as { messages?: { messageId: string }[] } };
-  };
+  const call = apiOf(ui);
+  const api = (path: string, body?: unknown) => call<{ messages?: { messageId: string }[] }>(path, body);
   expect((await post(core, '/v1/track', { userId: 'ab\u0000cd', event: 'E', messageId: 'nul-1' })).status).toBe(200);
   await post(core, '/v1/track', { userId: 'abcd', event: 'E', messageId: 'plain-1' });
   await api('/messages/wait', { filter: { messageId: 'plain-1' }, timeoutMs: 5_000 });

@@ -5,7 +5,7 @@
 // was read from messages now gone keeps it, rather than sending null. Real core, real store, a receiver.
 import { afterEach, expect, it } from 'vitest';
 import { post, startCore, storedMessages, type TestCore } from '../../helpers/core.ts';
-import { startReceiver } from '../../helpers/receiver.ts';
+import { startReceiver, type Receiver } from '../../helpers/receiver.ts';
 
 let core: TestCore | undefined;
 afterEach(async () => {
@@ -17,6 +17,21 @@ async function setup(): Promise<{ core: TestCore; sourceId: number }> {
   core = await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } });
   core.writeKey = 'wk_web';
   return { core, sourceId: core.sources.byName('web')!.id };
+}
+
+/** A core whose web source goes to `hook` (destination crm); `traits()`: the values of `trait` it received, by user. */
+async function withHook(hook: Receiver, trait: string): Promise<{ core: TestCore; sourceId: number; traits: () => unknown[][] }> {
+  const started = await startCore({
+    config: {
+      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+      destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+    },
+  });
+  core = started;
+  started.writeKey = 'wk_web';
+  const traits = () => hook.received.map((r) => JSON.parse(r.body) as { userId: string; traits?: Record<string, unknown> })
+    .filter((b) => b.traits?.[trait] !== undefined).map((b) => [b.userId, b.traits![trait]]);
+  return { core: started, sourceId: started.sources.byName('web')!.id, traits };
 }
 
 async function clearAll(core: TestCore): Promise<void> {
@@ -54,16 +69,7 @@ it("a computed trait's last value is never read from another user's message that
 it("a computed trait's last value outlives the messages it was read from: a clear or a prune sends no null, a newer event its value", async () => {
   const hook = await startReceiver();
   try {
-    core = await startCore({
-      config: {
-        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-        destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
-      },
-    });
-    core.writeKey = 'wk_web';
-    const sourceId = core.sources.byName('web')!.id;
-    const traits = () => hook.received.map((r) => JSON.parse(r.body) as { userId: string; traits?: Record<string, unknown> })
-      .filter((b) => b.traits?.last_plan !== undefined).map((b) => [b.userId, b.traits!.last_plan]);
+    const { core, sourceId, traits } = await withHook(hook, 'last_plan');
     const order = (userId: string, plan: string) => ({ type: 'track', userId, event: 'Order Completed', properties: { plan } });
     expect((await post(core, '/v1/batch', { batch: [order('alice', 'pro'), order('bob', 'free')] })).status).toBe(200);
     const computation = { kind: 'last_property' as const, event: 'Order Completed', property: 'plan' };
@@ -94,16 +100,7 @@ it("a computed trait's last value outlives the messages it was read from: a clea
 it('a last-property trait whose event or property is edited keeps no value computed under the old one', async () => {
   const hook = await startReceiver();
   try {
-    core = await startCore({
-      config: {
-        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-        destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
-      },
-    });
-    core.writeKey = 'wk_web';
-    const sourceId = core.sources.byName('web')!.id;
-    const traits = () => hook.received.map((r) => JSON.parse(r.body) as { userId: string; traits?: Record<string, unknown> })
-      .filter((b) => b.traits?.last_value !== undefined).map((b) => [b.userId, b.traits!.last_value]);
+    const { core, sourceId, traits } = await withHook(hook, 'last_value');
     expect((await post(core, '/v1/track', { type: 'track', userId: 'alice', event: 'Order Completed', properties: { plan: 'pro' } })).status).toBe(200);
     const saved = await core.audiences.save({ sourceId, name: 'Last value', kind: 'computed_trait', computation: { kind: 'last_property', event: 'Order Completed', property: 'plan' } });
     await core.audiences.syncNow(saved.id);
