@@ -4,6 +4,10 @@ import { issueKeyOf } from './issue-kind.ts';
 import { preparedOnUse } from './prepared.ts';
 import { LATEST_IN_LANE_SQL } from './shown-delivery.ts';
 
+/** A delivery (of status ?, given twice) leaves group ?, which closes at ? when it was the last. */
+const LEAVE_SQL = `UPDATE issues SET failed = failed - (? = 'failed'), retrying = retrying - (? = 'retrying'),
+  closed_at = CASE WHEN failed + retrying = 1 THEN ? ELSE closed_at END WHERE id = ?`;
+
 /**
  * Puts a delivery that a round left retrying or failed in its Issues group (migration 24), in the
  * caller's transaction, after the round's result is recorded (delivery-results.ts): the group of its
@@ -24,8 +28,7 @@ export function issueJoiner(db: DatabaseSync): (result: DeliveryResult, now: num
      ON CONFLICT (destination_id, url, http_status, error_kind) DO UPDATE SET error = excluded.error, last_seen = max(last_seen, excluded.last_seen)
      RETURNING id`,
     member: 'SELECT issue_id FROM issue_deliveries WHERE delivery_id = ?',
-    leave: `UPDATE issues SET failed = failed - (? = 'failed'), retrying = retrying - (? = 'retrying'),
-       closed_at = CASE WHEN failed + retrying = 1 THEN ? ELSE closed_at END WHERE id = ?`,
+    leave: LEAVE_SQL,
     enter: `UPDATE issues SET failed = failed + (? = 'failed'), retrying = retrying + (? = 'retrying'), seen = seen + 1, closed_at = NULL WHERE id = ?`,
     place: 'INSERT INTO issue_deliveries (delivery_id, issue_id) VALUES (?, ?) ON CONFLICT (delivery_id) DO UPDATE SET issue_id = excluded.issue_id',
   });
@@ -57,8 +60,7 @@ export function issueLeaver(db: DatabaseSync): (id: number, now: number) => void
          AND (d.target_url IS NULL) = (later.target_url IS NULL)
        JOIN issue_deliveries m ON m.delivery_id = d.id
       WHERE later.id = ? AND later.message_id IS NOT NULL`,
-    leave: `UPDATE issues SET failed = failed - (? = 'failed'), retrying = retrying - (? = 'retrying'),
-       closed_at = CASE WHEN failed + retrying = 1 THEN ? ELSE closed_at END WHERE id = ?`,
+    leave: LEAVE_SQL,
     forget: 'DELETE FROM issue_deliveries WHERE delivery_id = ?',
   });
   return (id, now) => {

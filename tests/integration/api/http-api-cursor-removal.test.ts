@@ -4,20 +4,14 @@
 // messages that take them, and a wait for messages after a sequence counts them. Before 2026-12-01 the
 // cursor read on past them, and the wait timed out.
 import { expect, it } from 'vitest';
-import { request } from 'undici';
-import { UiServer } from '../../../electron/host/ui-server.ts';
-import { apiOf, closedAfterEach } from '../../helpers/api-host.ts';
-import { post, startCore } from '../../helpers/core.ts';
+import { closedAfterEach, relayWithApi } from '../../helpers/api-host.ts';
+import { post } from '../../helpers/core.ts';
 import { startReceiver } from '../../helpers/receiver.ts';
 
 const closing = closedAfterEach();
 
 async function setup() {
-  const core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } }));
-  core.writeKey = 'wk_web';
-  const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
-  await ui.listen();
-  const call = apiOf(ui);
+  const { core, api: call } = await relayWithApi(closing);
   const api = (path: string, body?: unknown) => call<{ next?: string | null; messages?: { messageId: string; sequence: number }[]; error?: { code: string } }>(path, body);
   const track = async (event: string, messageId: string) => expect((await post(core, '/v1/track', { userId: 'u', event, messageId })).status).toBe(200);
   return { core, api, track };
@@ -58,19 +52,11 @@ it('keeps a cursor when what was removed left the newest messages (retention, a 
 it("refuses a page of deliveries' cursor past the deliveries a clear removed (their ids are given again too)", async () => {
   const hook = await startReceiver();
   try {
-    const core = closing.core(await startCore({
-      config: {
-        sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
-        destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
-      },
-    }));
-    core.writeKey = 'wk_web';
-    const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
-    await ui.listen();
-    const get = async (path: string) => {
-      const res = await request(`${ui.apiUrl}${path}`, { headers: { authorization: `Bearer ${ui.token}` } });
-      return { status: res.statusCode, json: (await res.body.json()) as { next?: string | null; error?: { code: string } } };
-    };
+    const { core, api } = await relayWithApi(closing, {
+      sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }],
+      destinations: [{ name: 'crm', enabled: true, sources: ['web'], webhooks: [{ url: `${hook.url}/crm`, headers: {} }], options: { bodyShape: 'seed', concurrency: 4 } }],
+    });
+    const get = (path: string) => api<{ next?: string | null; error?: { code: string } }>(path);
     for (const id of ['d1', 'd2', 'd3']) expect((await post(core, '/v1/track', { userId: 'u', event: 'E', messageId: id })).status).toBe(200);
     await core.queries.waitForDeliveries({}, { status: 'delivered', count: 3 });
     const first = await get('/deliveries?limit=2');

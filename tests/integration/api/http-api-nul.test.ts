@@ -2,19 +2,14 @@
 // matched exactly, as any other. Before 2026-12-01 the trigram index's hint put it inside an FTS5 phrase,
 // which a NUL ends: "unterminated string", answered 500 (and a wait rejected with SQLite's error).
 import { expect, it } from 'vitest';
-import { UiServer } from '../../../electron/host/ui-server.ts';
-import { apiOf, closedAfterEach } from '../../helpers/api-host.ts';
-import { post, startCore } from '../../helpers/core.ts';
+import { closedAfterEach, relayWithApi } from '../../helpers/api-host.ts';
+import { post } from '../../helpers/core.ts';
 import { indexCaughtUp } from '../../helpers/search-index.ts';
 
 const closing = closedAfterEach();
 
 it('matches a value holding a NUL exactly, in a list, a search and a wait', async () => {
-  const core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } }));
-  core.writeKey = 'wk_web';
-  const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
-  await ui.listen();
-  const call = apiOf(ui);
+  const { core, api: call } = await relayWithApi(closing);
   const api = (path: string, body?: unknown) => call<{ messages?: { messageId: string }[] }>(path, body);
   expect((await post(core, '/v1/track', { userId: 'ab\u0000cd', event: 'E', messageId: 'nul-1' })).status).toBe(200);
   await post(core, '/v1/track', { userId: 'abcd', event: 'E', messageId: 'plain-1' });

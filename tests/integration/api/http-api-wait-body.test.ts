@@ -4,10 +4,8 @@
 // was left out, so `{"event": "Signed Up"}` waited for any message and a test of an event never sent
 // passed; a timeoutMs that was no number became 0 or 1 ms, one over 5 minutes was cut without a word.
 import { describe, expect, it } from 'vitest';
-import { request } from 'undici';
-import { UiServer } from '../../../electron/host/ui-server.ts';
-import { closedAfterEach } from '../../helpers/api-host.ts';
-import { post, startCore } from '../../helpers/core.ts';
+import { closedAfterEach, relayWithApi } from '../../helpers/api-host.ts';
+import { post } from '../../helpers/core.ts';
 import { receiversClosedAfterEach } from '../../helpers/receiver.ts';
 
 const receiver = receiversClosedAfterEach();
@@ -16,16 +14,10 @@ const closing = closedAfterEach();
 async function setup() {
   const [a, b] = await Promise.all([receiver(), receiver()]);
   const destination = (name: string, url: string) => ({ name, enabled: true, sources: ['web'], sharedSecret: 's3cret', webhooks: [{ url, headers: {} }], options: { bodyShape: 'full' as const, concurrency: 4 } });
-  const core = closing.core(await startCore({
-    config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [destination('a', `${a.url}/a`), destination('b', `${b.url}/b`)] },
-  }));
-  core.writeKey = 'wk_web';
-  const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
-  await ui.listen();
-  const api = async (path: string, body: unknown) => {
-    const res = await request(`${ui.apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ui.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.statusCode, json: (await res.body.json()) as { error?: { code: string; message: string } } };
-  };
+  const { core, api: call } = await relayWithApi(closing, {
+    sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [destination('a', `${a.url}/a`), destination('b', `${b.url}/b`)],
+  });
+  const api = (path: string, body: unknown) => call<{ error?: { code: string; message: string } }>(path, body);
   return { core, api };
 }
 

@@ -8,9 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import AjvModule from 'ajv';
 import { expect, it } from 'vitest';
-import { UiServer } from '../../../electron/host/ui-server.ts';
-import { apiOf, closedAfterEach } from '../../helpers/api-host.ts';
-import { post, startCore } from '../../helpers/core.ts';
+import { closedAfterEach, relayWithApi } from '../../helpers/api-host.ts';
+import { post } from '../../helpers/core.ts';
 
 const closing = closedAfterEach();
 const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/http-api.openapi.json'), 'utf8')) as {
@@ -18,11 +17,7 @@ const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../
 };
 
 it('describes every message the list answers, rejected ones too, and the cursor a newest-first page gives', async () => {
-  const core = closing.core(await startCore({ config: { sources: [{ name: 'web', writeKey: 'wk_web', kind: 'web' }], destinations: [] } }));
-  core.writeKey = 'wk_web';
-  const ui = closing.ui(new UiServer({ core, host: '127.0.0.1', port: 0 }));
-  await ui.listen();
-  const api = apiOf(ui);
+  const { core, api } = await relayWithApi(closing);
   await post(core, '/v1/track', { userId: 'u', event: 'Fine', messageId: 'ok-1' });
   await post(core, '/v1/batch', { batch: [{ userId: 'u', event: 'No Type' }, { type: 42, userId: 'u' }, { type: 'track', userId: 'u', event: 'E', messageId: 5 }] });
   await post({ ingestUrl: core.ingestUrl, writeKey: 'wk_nobody' }, '/v1/track', { userId: 'u', event: 'Refused' });
